@@ -1,0 +1,72 @@
+/**
+ * The contract between the Flowport API and its workers: how a catalog is published to Temporal
+ * and what it contains. The API imports this module (`@flowport/worker/contract`), so it must stay
+ * free of anything but TypeBox.
+ */
+import { Type, type Static } from '@sinclair/typebox'
+
+/** Workflow type of the internal catalog workflow; hidden from run listings. */
+export const CATALOG_WORKFLOW_TYPE = '__flowport_catalog'
+
+/** One catalog workflow per catalog id, on the task queue of the same name. */
+export function catalogWorkflowId (catalogId: string): string {
+  return `__flowport_catalog:${catalogId}`
+}
+
+/** Memo keys of the catalog workflow: the API reads the catalog by `describe`, no worker needed. */
+export const CATALOG_MEMO_KEY = 'catalog'
+export const CATALOG_HASH_MEMO_KEY = 'catalogHash'
+
+/** Valid workflow, step, evaluator and handler names: usable as JS identifiers and in URLs. */
+export const NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]{0,99}$'
+
+const JsonSchema = Type.Record(Type.String(), Type.Unknown(), { description: 'A JSON Schema' })
+const NullableJsonSchema = Type.Union([JsonSchema, Type.Null()])
+
+export const CatalogStepSchema = Type.Object({
+  name: Type.String(),
+  description: Type.Union([Type.String(), Type.Null()]),
+  inputSchema: JsonSchema,
+  outputSchema: JsonSchema
+}, { $id: 'CatalogStep', additionalProperties: false })
+
+export const CatalogEvaluatorSchema = Type.Object({
+  name: Type.String(),
+  description: Type.Union([Type.String(), Type.Null()]),
+  inputSchema: JsonSchema
+}, { $id: 'CatalogEvaluator', additionalProperties: false })
+
+export const CatalogHandlerSchema = Type.Object({
+  name: Type.String(),
+  description: Type.Union([Type.String(), Type.Null()]),
+  /** JSON Schema of the payload; null when the handler takes no argument. */
+  payloadSchema: NullableJsonSchema,
+  /** JSON Schema of the result; null for signals. */
+  resultSchema: NullableJsonSchema
+}, { $id: 'CatalogHandler', additionalProperties: false })
+
+export const CatalogWorkflowSchema = Type.Object({
+  name: Type.String(),
+  description: Type.String(),
+  aliases: Type.Array(Type.String()),
+  inputSchema: JsonSchema,
+  outputSchema: JsonSchema,
+  steps: Type.Array(Type.Unsafe<Static<typeof CatalogStepSchema>>(Type.Ref('CatalogStep'))),
+  evaluators: Type.Array(Type.Unsafe<Static<typeof CatalogEvaluatorSchema>>(Type.Ref('CatalogEvaluator'))),
+  signals: Type.Array(Type.Unsafe<Static<typeof CatalogHandlerSchema>>(Type.Ref('CatalogHandler'))),
+  queries: Type.Array(Type.Unsafe<Static<typeof CatalogHandlerSchema>>(Type.Ref('CatalogHandler'))),
+  updates: Type.Array(Type.Unsafe<Static<typeof CatalogHandlerSchema>>(Type.Ref('CatalogHandler'))),
+  source: Type.Object({ package: Type.String(), version: Type.Union([Type.String(), Type.Null()]) }, { additionalProperties: false })
+}, { $id: 'CatalogWorkflow', additionalProperties: false })
+
+export const CatalogSchema = Type.Object({
+  catalog: Type.String({ description: 'Catalog id = Temporal task queue' }),
+  publishedAt: Type.String({ format: 'date-time' }),
+  workflows: Type.Array(Type.Unsafe<Static<typeof CatalogWorkflowSchema>>(Type.Ref('CatalogWorkflow')))
+}, { $id: 'Catalog', additionalProperties: false })
+
+export type CatalogStep = Static<typeof CatalogStepSchema>
+export type CatalogEvaluator = Static<typeof CatalogEvaluatorSchema>
+export type CatalogHandler = Static<typeof CatalogHandlerSchema>
+export type CatalogWorkflow = Static<typeof CatalogWorkflowSchema>
+export type Catalog = Static<typeof CatalogSchema>
