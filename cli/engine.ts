@@ -1,0 +1,127 @@
+/**
+ * Starts and stops an embedded Temporal dev server (`temporal server start-dev`) on free ports.
+ * Used by `npm start` (persistent SQLite file, UI on) and by the test runner (headless).
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdirSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { dirname } from 'node:path'
+import { Connection } from '@temporalio/client'
+import { findTemporalBinary } from './temporal-binary.js'
+
+export interface EngineOptions {
+  /** SQLite file; omitted = in-memory (nothing survives a restart). */
+  dbFile?: string
+  /** Preferred frontend port; a free one is chosen when it is taken. */
+  port?: number
+  /** Serve the Temporal Web UI (on `uiPort`, else frontend port + 1000 when free). */
+  ui?: boolean
+  uiPort?: number
+  namespace?: string
+  startTimeoutMs?: number
+  log?: (message: string) => void
+}
+
+export interface Engine {
+  address: string
+  namespace: string
+  uiUrl: string | null
+  binary: string
+  process: ChildProcess
+  stop: () => Promise<void>
+}
+
+async function freePort (preferred = 0): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      if (preferred !== 0 && err.code === 'EADDRINUSE') resolve(freePort(0))
+      else reject(err)
+    })
+    server.listen(preferred, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+async function waitUntilServing (address: string, child: ChildProcess, timeoutMs: number, output: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`temporal exited with code ${child.exitCode}:\n${output()}`)
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: '1s' })
+      try {
+        const health = await connection.withDeadline(Date.now() + 1000, () => connection.healthService.check({}))
+        if (health.status === 1) return // SERVING
+      } finally {
+        await connection.close()
+      }
+    } catch { /* not up yet */ }
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  throw new Error(`temporal did not answer on ${address} within ${timeoutMs} ms:\n${output()}`)
+}
+
+function stopProcess (child: ChildProcess, graceMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), graceMs)
+    child.once('exit', () => { clearTimeout(force); resolve() })
+    child.kill('SIGTERM')
+  })
+}
+
+export async function startEngine (opts: EngineOptions = {}): Promise<Engine> {
+  const log = opts.log ?? (() => {})
+  const binary = await findTemporalBinary(log)
+  log(`temporal CLI: ${binary.path} (from ${binary.source})`)
+  const port = await freePort(opts.port ?? 0)
+  const httpPort = await freePort(0)
+  const metricsPort = await freePort(0)
+  const namespace = opts.namespace ?? 'default'
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--http-port', String(httpPort),
+    '--metrics-port', String(metricsPort), '--namespace', namespace, '--log-level', 'warn', '--log-format', 'json',
+    '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true',
+    '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecutionAsyncAccepted=true']
+  let uiUrl: string | null = null
+  if (opts.ui) {
+    const uiPort = await freePort(opts.uiPort ?? port + 1000)
+    args.push('--ui-port', String(uiPort))
+    uiUrl = `http://127.0.0.1:${uiPort}`
+  } else {
+    args.push('--headless')
+  }
+  if (opts.dbFile) {
+    mkdirSync(dirname(opts.dbFile), { recursive: true })
+    args.push('--db-filename', opts.dbFile)
+  }
+
+  let output = ''
+  const child = spawn(binary.path, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  const keep = (chunk: Buffer) => { output = (output + chunk.toString()).slice(-4000) }
+  child.stdout?.on('data', keep)
+  child.stderr?.on('data', keep)
+  // If this process dies without stopping the engine, take the engine down with it.
+  const killOnExit = () => { child.kill('SIGKILL') }
+  process.once('exit', killOnExit)
+
+  const address = `127.0.0.1:${port}`
+  try {
+    await waitUntilServing(address, child, opts.startTimeoutMs ?? 60_000, () => output)
+  } catch (err) {
+    await stopProcess(child, 2000)
+    throw err
+  }
+  return {
+    address,
+    namespace,
+    uiUrl,
+    binary: binary.path,
+    process: child,
+    stop: async () => {
+      await stopProcess(child)
+      process.removeListener('exit', killOnExit)
+    }
+  }
+}

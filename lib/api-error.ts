@@ -1,0 +1,51 @@
+/**
+ * The one error type routes throw for expected failures. The error handler turns it into the
+ * documented ErrorResponse body (DESIGN.md §4.6); anything else becomes a 500 without internals.
+ */
+export type ErrorName =
+  | 'ValidationError' | 'UnauthorizedError' | 'WorkflowNotFoundError' | 'QueryNotFoundError'
+  | 'UpdateNotFoundError' | 'SignalNotFoundError' | 'WorkflowExecutionTimedOutError'
+  | 'WorkflowAlreadyStartedError' | 'WorkflowAlreadyClosedError' | 'PayloadTooLargeError'
+  | 'UpdateRejectedError' | 'WorkflowNotCompletedError' | 'CatalogNotAvailableError'
+  | 'EngineUnavailableError' | 'NotAcceptableError' | 'UnsupportedMediaTypeError' | 'RouteNotFoundError'
+  | 'InternalServerError'
+
+export interface Issue { path: string, in: string, message: string }
+
+export interface ApiErrorExtras {
+  workflowId?: string
+  runId?: string
+  issues?: Issue[]
+  headers?: Record<string, string>
+}
+
+export class ApiError extends Error {
+  readonly statusCode: number
+  readonly error: ErrorName
+  readonly extras: ApiErrorExtras
+
+  constructor (statusCode: number, error: ErrorName, message: string, extras: ApiErrorExtras = {}) {
+    super(message)
+    this.name = error
+    this.statusCode = statusCode
+    this.error = error
+    this.extras = extras
+  }
+
+  toBody (): Record<string, unknown> {
+    const { workflowId, runId, issues } = this.extras
+    return { error: this.error, message: this.message, workflowId, runId, issues }
+  }
+}
+
+/** Seconds a client should wait before retrying a 503. */
+export const RETRY_AFTER_SECONDS = '3'
+
+export const validationError = (issues: Issue[]) =>
+  new ApiError(400, 'ValidationError', 'Invalid Payload', { issues })
+
+export const notFound = (message: string, extras: ApiErrorExtras = {}) =>
+  new ApiError(404, 'WorkflowNotFoundError', message, extras)
+
+export const engineUnavailable = (message = 'The workflow engine is unavailable') =>
+  new ApiError(503, 'EngineUnavailableError', message, { headers: { 'retry-after': RETRY_AFTER_SECONDS } })

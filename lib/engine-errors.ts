@@ -1,0 +1,39 @@
+/**
+ * Maps errors of the Temporal client to API errors, so no engine error name or gRPC detail
+ * reaches a client (DESIGN.md §4.6). Routes add context (workflowId, runId) where they know it.
+ */
+import { status as GrpcStatus } from '@grpc/grpc-js'
+import { ServiceError, WorkflowNotFoundError, isGrpcServiceError } from '@temporalio/client'
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common'
+import { ApiError, engineUnavailable, notFound } from './api-error.js'
+
+interface Context { workflowId?: string, runId?: string }
+
+function grpcCode (err: unknown): number | undefined {
+  if (isGrpcServiceError(err)) return err.code
+  if (err instanceof ServiceError && err.cause) return grpcCode(err.cause)
+  return undefined
+}
+
+/** Returns an ApiError for a known engine failure, or undefined for a real internal error. */
+export function fromEngineError (err: unknown, ctx: Context = {}): ApiError | undefined {
+  if (err instanceof ApiError) return err
+  if (err instanceof WorkflowNotFoundError) {
+    return notFound(ctx.runId ? `Workflow ${ctx.workflowId} run ${ctx.runId} not found` : `Workflow ${ctx.workflowId ?? err.workflowId} not found`, ctx)
+  }
+  if (err instanceof WorkflowExecutionAlreadyStartedError) {
+    return new ApiError(409, 'WorkflowAlreadyStartedError', `Workflow ${err.workflowId} is already running`, { workflowId: err.workflowId, ...ctx })
+  }
+  switch (grpcCode(err)) {
+    case GrpcStatus.UNAVAILABLE:
+    case GrpcStatus.DEADLINE_EXCEEDED:
+      return engineUnavailable()
+    case GrpcStatus.NOT_FOUND:
+      return notFound(ctx.workflowId ? `Workflow ${ctx.workflowId} not found` : 'Not found', ctx)
+  }
+  // The connection itself could not be made (lazy connect): the engine is down.
+  if (err instanceof Error && /connect|ECONNREFUSED|transport/i.test(err.message) && !(err instanceof ServiceError && grpcCode(err) !== undefined)) {
+    return engineUnavailable()
+  }
+  return undefined
+}

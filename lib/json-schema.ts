@@ -1,0 +1,39 @@
+/**
+ * Validates values against the JSON Schemas of the catalog (workflow input, handler payloads)
+ * before anything reaches the engine. Compiled validators are cached by schema text.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import addFormatsModule from 'ajv-formats'
+import { validationError, type Issue } from './api-error.js'
+
+// ajv-formats is CommonJS: under NodeNext its default import is the module object.
+const addFormats = addFormatsModule.default
+
+const ajv = new Ajv({ allErrors: true, strict: false })
+addFormats(ajv)
+const compiled = new Map<string, ValidateFunction>()
+
+function validatorFor (schema: object): ValidateFunction {
+  const key = JSON.stringify(schema)
+  let validate = compiled.get(key)
+  if (!validate) {
+    validate = ajv.compile(schema)
+    compiled.set(key, validate)
+  }
+  return validate
+}
+
+/** Throws a 400 ValidationError whose issues point into `where` (e.g. `input`, `payload`). */
+export function assertMatches (schema: object, value: unknown, where: Issue['in']): void {
+  const validate = validatorFor(schema)
+  if (validate(value)) return
+  throw validationError((validate.errors ?? []).map((e) => issueFromAjv(e, where)))
+}
+
+/** One issue per ajv error; the path names the missing or extra property itself. */
+export function issueFromAjv (e: Pick<ErrorObject, 'instancePath' | 'params' | 'message'>, where: string): Issue {
+  const params = e.params as Record<string, unknown>
+  const child = params.missingProperty ?? params.additionalProperty
+  const path = child === undefined ? e.instancePath : `${e.instancePath}/${String(child)}`
+  return { path: path || '/', in: where, message: e.message ?? 'is invalid' }
+}

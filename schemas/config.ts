@@ -1,0 +1,63 @@
+/**
+ * The API's settings: one TypeBox schema, validated at start (DESIGN.md §3).
+ * Environment values are strings; `loadConfig` converts and checks them and names the first bad variable.
+ */
+import { Type, type Static } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+
+const Millis = (def: number, min = 1) => Type.Integer({ minimum: min, default: def })
+const Bool = (def: boolean) => Type.Boolean({ default: def })
+const OptionalString = Type.Optional(Type.String({ minLength: 1 }))
+
+export const ConfigSchema = Type.Object({
+  NODE_ENV: Type.String({ default: 'development' }),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3001 }),
+  HOST: Type.String({ default: '0.0.0.0' }),
+  LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
+  SERVICE_CATALOG_ID: Type.String({ minLength: 1, maxLength: 200, default: 'main' }),
+  SERVICE_API_AUTH_TOKEN: OptionalString,
+  SERVICE_API_AUTH_DISABLED: Bool(false),
+  SERVICE_BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 2 * 1024 * 1024 }),
+  SERVICE_RUN_TIMEOUT_MS: Millis(300_000),
+  SERVICE_RUN_MAX_TIMEOUT_MS: Millis(900_000),
+  SERVICE_ENGINE_CALL_TIMEOUT_MS: Millis(10_000),
+  SERVICE_CORS_ORIGIN: Type.String({ default: '*' }),
+  TEMPORAL_ADDRESS: Type.String({ minLength: 1, default: 'localhost:7233' }),
+  TEMPORAL_NAMESPACE: Type.String({ minLength: 1, default: 'default' }),
+  TEMPORAL_API_KEY: OptionalString,
+  TEMPORAL_TLS: Bool(false),
+  TEMPORAL_TLS_SERVER_NAME: OptionalString,
+  TEMPORAL_TLS_CA_PATH: OptionalString,
+  TEMPORAL_TLS_CERT_PATH: OptionalString,
+  TEMPORAL_TLS_KEY_PATH: OptionalString
+})
+
+export type Config = Static<typeof ConfigSchema>
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+/** Builds the configuration from an environment; throws a ConfigError naming the variable at fault. */
+export function loadConfig (env: Record<string, string | undefined> = process.env): Config {
+  const raw: Record<string, unknown> = {}
+  for (const key of Object.keys(ConfigSchema.properties)) {
+    const value = env[key]
+    if (value !== undefined && value !== '') raw[key] = value
+  }
+  // Convert strings to the declared types, then fill defaults, then check.
+  const config = Value.Default(ConfigSchema, Value.Convert(ConfigSchema, raw)) as Record<string, unknown>
+  const firstError = Value.Errors(ConfigSchema, config).First()
+  if (firstError) {
+    const variable = firstError.path.split('/')[1] ?? '?'
+    throw new ConfigError(`Invalid setting ${variable}=${JSON.stringify(env[variable] ?? '')}: ${firstError.message}`)
+  }
+  const result = config as Config
+  if (result.SERVICE_RUN_TIMEOUT_MS > result.SERVICE_RUN_MAX_TIMEOUT_MS) {
+    throw new ConfigError('Invalid setting SERVICE_RUN_TIMEOUT_MS: must not exceed SERVICE_RUN_MAX_TIMEOUT_MS')
+  }
+  if (result.NODE_ENV === 'production' && !result.SERVICE_API_AUTH_TOKEN && !result.SERVICE_API_AUTH_DISABLED) {
+    throw new ConfigError('Missing setting SERVICE_API_AUTH_TOKEN: required when NODE_ENV=production (or set SERVICE_API_AUTH_DISABLED=true)')
+  }
+  return result
+}

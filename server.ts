@@ -1,0 +1,29 @@
+/**
+ * Production entry of the API: settings → app → listen; graceful shutdown on SIGTERM/SIGINT.
+ */
+import closeWithGrace from 'close-with-grace'
+import { buildApp } from './app.js'
+import { ConfigError, loadConfig } from './schemas/config.js'
+
+export async function startApi (env: Record<string, string | undefined> = process.env) {
+  const config = loadConfig(env)
+  const app = await buildApp({ config })
+  await app.listen({ host: config.HOST, port: config.PORT })
+  return app
+}
+
+/** Runs the API until SIGTERM/SIGINT; a bad setting stops the process naming the variable. */
+export async function main (): Promise<void> {
+  try {
+    const app = await startApi()
+    closeWithGrace({ delay: 10_000 }, async ({ err }) => {
+      if (err) app.log.error({ err }, 'closing after error')
+      await app.close()
+    })
+  } catch (err) {
+    console.error(err instanceof ConfigError ? err.message : err)
+    process.exit(1)
+  }
+}
+
+if (import.meta.url === new URL(process.argv[1] ?? '', 'file:').href) await main()

@@ -1,0 +1,67 @@
+import t from 'tap'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Client, Connection } from '@temporalio/client'
+import { CATALOG_MEMO_KEY, CATALOG_WORKFLOW_TYPE, catalogWorkflowId } from '@flowport/worker/contract'
+import { startEngine } from '../cli/engine.js'
+import { build } from './helpers/app.js'
+
+t.test('liveness is 200', async (t) => {
+  const app = await build(t)
+  const res = await app.inject({ method: 'GET', url: '/health' })
+  t.equal(res.statusCode, 200)
+  t.same(res.json(), { status: 'ok' })
+})
+
+t.test('ready when the engine answers and the default catalog is published', async (t) => {
+  const app = await build(t)
+  const res = await app.inject({ method: 'GET', url: '/ready' })
+  t.equal(res.statusCode, 200)
+  t.same(res.json(), { status: 'ready', engine: true, catalog: true, reason: null })
+})
+
+t.test('not ready while the default catalog is not published', async (t) => {
+  const app = await build(t, { SERVICE_CATALOG_ID: 'never-published' })
+  const res = await app.inject({ method: 'GET', url: '/ready' })
+  t.equal(res.statusCode, 503)
+  t.match(res.json(), { status: 'unavailable', engine: true, catalog: false, reason: /never-published/ })
+})
+
+t.test('readiness follows the engine down and back up without an API restart', async (t) => {
+  // A second engine of this test's own, so stopping it leaves the shared one alone.
+  const dbFile = join(mkdtempSync(join(tmpdir(), 'flowport-ready-')), 'temporal.db')
+  let engine = await startEngine({ dbFile })
+  const address = engine.address
+  const port = Number(address.split(':')[1])
+  t.teardown(() => engine.stop())
+
+  // Publish a catalog the way a worker does: a catalog workflow whose memo holds it.
+  const connection = await Connection.connect({ address })
+  const client = new Client({ connection })
+  await client.workflow.start(CATALOG_WORKFLOW_TYPE, {
+    workflowId: catalogWorkflowId('ready-test'),
+    taskQueue: 'ready-test',
+    memo: { [CATALOG_MEMO_KEY]: { catalog: 'ready-test', publishedAt: new Date().toISOString(), workflows: [] } }
+  })
+  await connection.close()
+
+  const app = await build(t, { TEMPORAL_ADDRESS: address, SERVICE_CATALOG_ID: 'ready-test' })
+  t.equal((await app.inject({ method: 'GET', url: '/ready' })).statusCode, 200, 'ready at first')
+
+  await engine.stop()
+  const down = await app.inject({ method: 'GET', url: '/ready' })
+  t.equal(down.statusCode, 503, 'not ready while the engine is down')
+  t.match(down.json(), { status: 'unavailable', engine: false, reason: /unavailable/i })
+  t.ok(down.headers['retry-after'])
+
+  engine = await startEngine({ dbFile, port })
+  t.equal(engine.address, address, 'the engine came back on the same address')
+  let back = 0
+  // The client reconnects on its own; allow it a few readiness probes.
+  for (let i = 0; i < 20 && back !== 200; i++) {
+    back = (await app.inject({ method: 'GET', url: '/ready' })).statusCode
+    if (back !== 200) await new Promise((r) => setTimeout(r, 500))
+  }
+  t.equal(back, 200, 'ready again once the engine is back')
+})

@@ -1,0 +1,20 @@
+/**
+ * Builds the real app against the real engine for a test, closed at teardown.
+ */
+import type { Test } from 'tap'
+import { buildApp, type App } from '../../app.js'
+import { loadConfig } from '../../schemas/config.js'
+import { engineAddress, testCatalog } from './env.js'
+
+export async function build (t: Test, env: Record<string, string> = {}): Promise<App> {
+  const config = loadConfig({
+    TEMPORAL_ADDRESS: engineAddress(),
+    TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default',
+    SERVICE_CATALOG_ID: testCatalog(),
+    LOG_LEVEL: 'silent',
+    ...env
+  })
+  const app = await buildApp({ config })
+  t.teardown(() => app.close())
+  return app
+}
