@@ -37,6 +37,9 @@ export async function buildApp ({ config, logger }: BuildOptions) {
       }
     },
     bodyLimit: config.SERVICE_BODY_LIMIT_BYTES,
+    // Path parameters are length-checked by the route schemas (ids up to 1000 characters → 400);
+    // the router's own limit (default 100, answered 414) must sit above that.
+    maxParamLength: 4096,
     // Long-lived SSE streams must not hold `close()`; plugins/sse.ts ends them first.
     forceCloseConnections: true,
     requestIdHeader: false,

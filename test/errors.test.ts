@@ -72,3 +72,10 @@ t.test('an unreachable engine is a 503 EngineUnavailableError with Retry-After',
   t.equal(res.json().error, 'EngineUnavailableError')
   t.ok(Number(res.headers['retry-after']) > 0)
 })
+
+t.test('an over-long path parameter is a 400 ValidationError, not a router 414', async (t) => {
+  const app = await build(t)
+  const res = await app.inject({ method: 'GET', url: `/workflow/catalog/${'x'.repeat(300)}` })
+  t.equal(res.statusCode, 400)
+  t.match(res.json(), { error: 'ValidationError', issues: [{ in: 'params', path: '/catalogId' }] })
+})
