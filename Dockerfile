@@ -1,0 +1,32 @@
+# One image, two entry points: the API (default) and the worker.
+#   docker build -t flowport .
+#   docker run -e TEMPORAL_ADDRESS=temporal:7233 -e SERVICE_API_AUTH_TOKEN=… -p 3001:3001 flowport
+#   docker run -e TEMPORAL_ADDRESS=temporal:7233 flowport node worker/dist/main.js
+# glibc base: Temporal's native worker bridge has no musl (Alpine) build.
+# Every RUN step below is a command .ci/run exercises (scripts/image-smoke.sh).
+ARG NODE_IMAGE=node:20.20.2-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY worker/package.json worker/
+COPY examples/package.json examples/
+RUN npm ci --no-audit --no-fund
+COPY . .
+# Compiles API, worker and examples, then prebundles the workflow code for the worker.
+RUN npm run build
+
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY worker/package.json worker/
+COPY examples/package.json examples/
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force \
+ && find node_modules/@temporalio/core-bridge/releases -mindepth 1 -maxdepth 1 ! -name "$(uname -m)-unknown-linux-gnu" -exec rm -rf {} +
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/worker/dist ./worker/dist
+COPY --from=build /app/examples/dist ./examples/dist
+USER node
+EXPOSE 3001
+CMD ["node", "dist/server.js"]
