@@ -1,0 +1,88 @@
+/**
+ * The worker process's settings, read from the environment: one TypeBox schema, checked at start.
+ * A bad value stops the process with a message naming the variable.
+ */
+import { readFileSync } from 'node:fs'
+import { Type, type Static } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+import type { WorkerOptions } from './runtime/start-worker.js'
+
+const Count = (def: number, minimum: number) => Type.Integer({ minimum, default: def })
+const OptionalString = Type.Optional(Type.String({ minLength: 1 }))
+
+export const WorkerEnvSchema = Type.Object({
+  TEMPORAL_ADDRESS: Type.String({ minLength: 1, default: 'localhost:7233' }),
+  TEMPORAL_NAMESPACE: Type.String({ minLength: 1, default: 'default' }),
+  TEMPORAL_API_KEY: OptionalString,
+  TEMPORAL_TLS: Type.Boolean({ default: false }),
+  TEMPORAL_TLS_SERVER_NAME: OptionalString,
+  TEMPORAL_TLS_CA_PATH: OptionalString,
+  TEMPORAL_TLS_CERT_PATH: OptionalString,
+  TEMPORAL_TLS_KEY_PATH: OptionalString,
+  SERVICE_CATALOG_ID: Type.String({ minLength: 1, maxLength: 200, default: 'main' }),
+  SERVICE_WORKFLOWS_DIR: OptionalString,
+  ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_EXECUTIONS: Count(100, 1),
+  ENGINE_MAX_CONCURRENT_WORKFLOW_TASK_EXECUTIONS: Count(40, 2),
+  ENGINE_MAX_CACHED_WORKFLOWS: Count(1000, 0),
+  ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_POLLS: Count(10, 1),
+  ENGINE_MAX_CONCURRENT_WORKFLOW_TASK_POLLS: Count(10, 2),
+  ENGINE_SHUTDOWN_GRACE_MS: Count(10_000, 0)
+})
+
+export type WorkerEnv = Static<typeof WorkerEnvSchema>
+
+export class WorkerConfigError extends Error {
+  override name = 'WorkerConfigError'
+}
+
+export function readWorkerEnv (env: Record<string, string | undefined> = process.env): WorkerEnv {
+  const raw: Record<string, unknown> = {}
+  for (const key of Object.keys(WorkerEnvSchema.properties)) {
+    const value = env[key]
+    if (value !== undefined && value !== '') raw[key] = value
+  }
+  // Strings to the declared types, then defaults, then the check.
+  const config = Value.Default(WorkerEnvSchema, Value.Convert(WorkerEnvSchema, raw))
+  const first = Value.Errors(WorkerEnvSchema, config).First()
+  if (first !== undefined) {
+    const variable = first.path.split('/')[1] ?? '?'
+    throw new WorkerConfigError(`Invalid setting ${variable}=${JSON.stringify(env[variable] ?? '')}: ${first.message}`)
+  }
+  const result = config as WorkerEnv
+  for (const kind of ['ACTIVITY', 'WORKFLOW'] as const) {
+    const polls = `ENGINE_MAX_CONCURRENT_${kind}_TASK_POLLS` as const
+    const executions = `ENGINE_MAX_CONCURRENT_${kind}_TASK_EXECUTIONS` as const
+    if (result[polls] > result[executions]) throw new WorkerConfigError(`Invalid setting ${polls}=${result[polls]}: must not exceed ${executions} (${result[executions]})`)
+  }
+  return result
+}
+
+/** startWorker options from the settings (TLS when asked for, or implied by an API key or a client certificate). */
+export function workerOptionsFromEnv (config: WorkerEnv): WorkerOptions {
+  const read = (path?: string): Buffer | undefined => (path === undefined ? undefined : readFileSync(path))
+  const tls = config.TEMPORAL_TLS || config.TEMPORAL_API_KEY !== undefined || config.TEMPORAL_TLS_CERT_PATH !== undefined
+  const crt = read(config.TEMPORAL_TLS_CERT_PATH)
+  const key = read(config.TEMPORAL_TLS_KEY_PATH)
+  return {
+    address: config.TEMPORAL_ADDRESS,
+    namespace: config.TEMPORAL_NAMESPACE,
+    catalogId: config.SERVICE_CATALOG_ID,
+    workflowsDir: config.SERVICE_WORKFLOWS_DIR,
+    apiKey: config.TEMPORAL_API_KEY,
+    tls: tls
+      ? {
+          serverNameOverride: config.TEMPORAL_TLS_SERVER_NAME,
+          serverRootCACertificate: read(config.TEMPORAL_TLS_CA_PATH),
+          clientCertPair: crt !== undefined && key !== undefined ? { crt, key } : undefined
+        }
+      : undefined,
+    shutdownGraceTime: config.ENGINE_SHUTDOWN_GRACE_MS,
+    engine: {
+      maxConcurrentActivityTaskExecutions: config.ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_EXECUTIONS,
+      maxConcurrentWorkflowTaskExecutions: config.ENGINE_MAX_CONCURRENT_WORKFLOW_TASK_EXECUTIONS,
+      maxCachedWorkflows: config.ENGINE_MAX_CACHED_WORKFLOWS,
+      maxConcurrentActivityTaskPolls: config.ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_POLLS,
+      maxConcurrentWorkflowTaskPolls: config.ENGINE_MAX_CONCURRENT_WORKFLOW_TASK_POLLS
+    }
+  }
+}

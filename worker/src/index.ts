@@ -1,0 +1,15 @@
+/**
+ * `@flowport/worker`: the Node side. Steps and evaluators are defined here (they run in Node, as
+ * Temporal activities); workflows are defined with `@flowport/worker/workflow`.
+ */
+export { defineStep, defineEvaluator, EvaluationSchema, isStep, isEvaluator } from './shared/step.js'
+export type { Evaluation, EvaluatorDefinition, EvaluatorSpec, StepContext, StepDefinition, StepSpec } from './shared/step.js'
+export { DEFAULT_STEP_OPTIONS, type RetryOptions, type StepOptions } from './shared/step-options.js'
+export { FatalError, ValidationError } from './shared/errors.js'
+export { startWorker, type WorkerHandle, type WorkerOptions } from './runtime/start-worker.js'
+export { buildWorkflowBundle, type BuildBundleOptions } from './runtime/build-bundle.js'
+export { EngineOptionsSchema, resolveEngineOptions, type EngineOptions } from './runtime/engine.js'
+export { DefinitionError } from './runtime/definition-error.js'
+export { consoleLogger, type Logger } from './runtime/logger.js'
+export type { WorkflowDefinition } from './workflow/types.js'
+export type { Catalog, CatalogWorkflow } from './contract.js'

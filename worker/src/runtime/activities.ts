@@ -1,0 +1,85 @@
+/**
+ * Steps and evaluators as Temporal activities named `<workflow>#<name>`: input and output are
+ * checked against their schemas inside the activity, and errors become failures that keep the
+ * error's `name` (FatalError and its subclasses are not retried).
+ */
+import { Context } from '@temporalio/activity'
+import { ApplicationFailure, TemporalFailure } from '@temporalio/common'
+import { isNonRetryable } from '../shared/errors.js'
+import { resolveStepOptions } from '../shared/step-options.js'
+import { EvaluationSchema, type StepContext } from '../shared/step.js'
+import { explain } from '../shared/validate.js'
+import type { Manifest } from '../workflow/manifest.js'
+import type { Component } from './discovery/load.js'
+import type { Registry } from './registry.js'
+
+type Activity = (input: unknown) => Promise<unknown>
+
+function validationFailure (message: string): ApplicationFailure {
+  return ApplicationFailure.create({ message, type: 'ValidationError', nonRetryable: true })
+}
+
+export function toActivityFailure (err: unknown): unknown {
+  if (err instanceof TemporalFailure) return err
+  if (err instanceof Error) {
+    // Temporal would use the constructor name; the error's `name` is what users set and see.
+    const failure = ApplicationFailure.create({
+      message: err.message,
+      type: err.name,
+      nonRetryable: isNonRetryable(err),
+      cause: err.cause instanceof Error ? err.cause : undefined
+    })
+    failure.stack = err.stack ?? failure.stack
+    return failure
+  }
+  return ApplicationFailure.create({ message: String(err), type: 'Error' })
+}
+
+function stepContext (activityType: string): StepContext {
+  const ctx = Context.current()
+  const { info } = ctx
+  return {
+    attempt: info.attempt,
+    workflowName: activityType.slice(0, activityType.indexOf('#')),
+    workflowId: info.workflowExecution?.workflowId ?? '',
+    runId: info.workflowExecution?.runId ?? '',
+    activityType,
+    signal: ctx.cancellationSignal,
+    heartbeat: (details) => { ctx.heartbeat(details) }
+  }
+}
+
+export function toActivity (component: Component, activityType: string): Activity {
+  const kind = component.kind === 'flowport.step' ? 'step' : 'evaluator'
+  const outputSchema = component.kind === 'flowport.step' ? component.outputSchema : EvaluationSchema
+  return async (input) => {
+    const problem = explain(component.inputSchema, input)
+    if (problem !== undefined) throw validationFailure(`Invalid input of ${kind} ${activityType}: ${problem}`)
+    let output: unknown
+    try {
+      output = await component.run(input as never, stepContext(activityType))
+    } catch (err) {
+      throw toActivityFailure(err)
+    }
+    const outputProblem = explain(outputSchema, output)
+    if (outputProblem !== undefined) throw validationFailure(`Invalid output of ${kind} ${activityType}: ${outputProblem}`)
+    return output
+  }
+}
+
+/** Every workflow gets the shared components plus its own (its own win on a name clash). */
+export function buildActivities (registry: Registry): { activities: Record<string, Activity>, manifest: Manifest } {
+  const activities: Record<string, Activity> = {}
+  const manifest: Manifest = { workflows: {}, activities: {} }
+  for (const workflow of registry.workflows) {
+    const { name, aliases } = workflow.meta
+    for (const type of [name, ...aliases]) manifest.workflows[type] = name
+    const components = new Map([...registry.shared, ...workflow.own])
+    for (const [componentName, { definition }] of components) {
+      const activityType = `${name}#${componentName}`
+      activities[activityType] = toActivity(definition, activityType)
+      manifest.activities[activityType] = resolveStepOptions(definition.options)
+    }
+  }
+  return { activities, manifest }
+}

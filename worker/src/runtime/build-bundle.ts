@@ -1,0 +1,24 @@
+/**
+ * The workflow bundle a worker would run, without connecting anywhere: for prebuilding, for
+ * replay tests (`Worker.runReplayHistories`) and for inspecting what the sandbox receives.
+ */
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker'
+import type { Catalog } from '../contract.js'
+import { bundleWorkflows } from './bundle.js'
+import { consoleLogger, type Logger } from './logger.js'
+import { loadProject } from './project.js'
+
+export interface BuildBundleOptions {
+  catalogId?: string
+  workflowsDir?: string
+  packagesFrom?: string
+  logger?: Logger
+  reuseBundle?: boolean
+}
+
+export async function buildWorkflowBundle (options: BuildBundleOptions = {}): Promise<{ bundle: WorkflowBundleWithSourceMap, catalog: Catalog, activityTypes: string[] }> {
+  const logger = options.logger ?? consoleLogger
+  const project = await loadProject({ ...options, catalogId: options.catalogId ?? 'main', logger })
+  const bundle = await bundleWorkflows({ registry: project.registry, manifest: project.manifest, logger, reuse: options.reuseBundle })
+  return { bundle, catalog: project.catalog, activityTypes: Object.keys(project.activities).sort() }
+}

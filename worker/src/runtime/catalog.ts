@@ -1,0 +1,57 @@
+/**
+ * The catalog a worker publishes (contract.ts: CatalogSchema) and its hash. The hash covers
+ * everything but `publishedAt`, so a worker restarted with the same workflows changes nothing.
+ */
+import { createHash } from 'node:crypto'
+import type { TSchema } from '@sinclair/typebox'
+import type { Catalog, CatalogHandler, CatalogWorkflow } from '../contract.js'
+import type { Registry, RegisteredWorkflow } from './registry.js'
+import { toJsonSchema } from './schemas.js'
+
+interface Declaration { description?: string, payloadSchema?: TSchema, resultSchema?: TSchema }
+
+function handlers (declared: Record<string, Declaration>): CatalogHandler[] {
+  return Object.entries(declared).sort(([a], [b]) => a.localeCompare(b)).map(([name, d]) => ({
+    name,
+    description: d.description ?? null,
+    payloadSchema: d.payloadSchema === undefined ? null : toJsonSchema(d.payloadSchema),
+    resultSchema: d.resultSchema === undefined ? null : toJsonSchema(d.resultSchema)
+  }))
+}
+
+function catalogWorkflow ({ meta, own, origin }: RegisteredWorkflow): CatalogWorkflow {
+  const components = [...own.values()].map((c) => c.definition).sort((a, b) => a.name.localeCompare(b.name))
+  return {
+    name: meta.name,
+    description: meta.description,
+    aliases: [...meta.aliases],
+    inputSchema: toJsonSchema(meta.inputSchema),
+    outputSchema: toJsonSchema(meta.outputSchema),
+    steps: components.flatMap((d) => d.kind === 'flowport.step'
+      ? [{ name: d.name, description: d.description, inputSchema: toJsonSchema(d.inputSchema), outputSchema: toJsonSchema(d.outputSchema) }]
+      : []),
+    evaluators: components.flatMap((d) => d.kind === 'flowport.evaluator'
+      ? [{ name: d.name, description: d.description, inputSchema: toJsonSchema(d.inputSchema) }]
+      : []),
+    signals: handlers(meta.signals),
+    queries: handlers(meta.queries),
+    updates: handlers(meta.updates),
+    source: { package: origin.package, version: origin.version }
+  }
+}
+
+/** JSON with sorted keys: the same catalog always hashes the same. */
+function canonical (value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`
+  }
+  return JSON.stringify(value)
+}
+
+export function buildCatalog (catalogId: string, registry: Registry): { catalog: Catalog, hash: string } {
+  const workflows = registry.workflows.map(catalogWorkflow)
+  const hash = createHash('sha256').update(canonical({ catalog: catalogId, workflows })).digest('hex')
+  return { catalog: { catalog: catalogId, publishedAt: new Date().toISOString(), workflows }, hash }
+}

@@ -1,0 +1,118 @@
+/**
+ * Checks everything discovery loaded and assembles the registry the worker runs: valid and unique
+ * names, publishable schemas, valid step options. Any problem stops the worker with a message
+ * naming the file (and, for duplicates, both origins).
+ */
+import type { TSchema } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+import { CATALOG_WORKFLOW_TYPE, NAME_PATTERN } from '../contract.js'
+import { StepOptionsSchema } from '../shared/step-options.js'
+import type { WorkflowMeta } from '../workflow/types.js'
+import { DefinitionError } from './definition-error.js'
+import type { Component, Loaded, LoadedSource, Origin } from './discovery/load.js'
+import { schemaProblem } from './schemas.js'
+
+export interface RegisteredWorkflow {
+  meta: WorkflowMeta
+  file: string
+  exportName: string
+  origin: Origin
+  /** The workflow's own steps and evaluators (next to its file), by name. */
+  own: Map<string, Loaded<Component>>
+}
+
+export interface Registry {
+  workflows: RegisteredWorkflow[]
+  /** Shared steps and evaluators (exported by a package entry), callable from every workflow. */
+  shared: Map<string, Loaded<Component>>
+}
+
+const NAME = new RegExp(NAME_PATTERN)
+const RESERVED_PREFIX = '__flowport'
+
+const where = (file: string, origin: Origin): string => `${file} (${origin.label})`
+
+function checkName (file: string, what: string, name: unknown): void {
+  if (typeof name !== 'string' || !NAME.test(name)) {
+    throw new DefinitionError(`${file}: ${what} name ${JSON.stringify(name)} is invalid: names must match ${NAME_PATTERN}`)
+  }
+  if (name.startsWith(RESERVED_PREFIX) || name === CATALOG_WORKFLOW_TYPE) {
+    throw new DefinitionError(`${file}: ${what} name "${name}" is reserved (names starting with ${RESERVED_PREFIX})`)
+  }
+}
+
+function checkSchema (file: string, what: string, schema: unknown): void {
+  const problem = schemaProblem(schema)
+  if (problem !== undefined) throw new DefinitionError(`${file}: ${what} ${problem}`)
+}
+
+function checkHandlers (file: string, meta: WorkflowMeta): void {
+  const groups = { signal: meta.signals, query: meta.queries, update: meta.updates }
+  for (const [kind, declared] of Object.entries(groups)) {
+    for (const [name, d] of Object.entries(declared as Record<string, { payloadSchema?: TSchema, resultSchema?: TSchema }>)) {
+      checkName(file, `${meta.name}: ${kind}`, name)
+      if (d.payloadSchema !== undefined) checkSchema(file, `workflow ${meta.name}: ${kind} ${name}: payloadSchema`, d.payloadSchema)
+      if (d.resultSchema !== undefined) checkSchema(file, `workflow ${meta.name}: ${kind} ${name}: resultSchema`, d.resultSchema)
+    }
+  }
+  for (const name of Object.keys(meta.queries)) {
+    if (meta.queries[name]?.resultSchema === undefined) throw new DefinitionError(`${file}: workflow ${meta.name}: query ${name} needs a resultSchema`)
+  }
+}
+
+function checkWorkflow (file: string, meta: WorkflowMeta): void {
+  checkName(file, 'workflow', meta.name)
+  for (const alias of meta.aliases) checkName(file, `workflow ${meta.name}: alias`, alias)
+  if (typeof meta.description !== 'string') throw new DefinitionError(`${file}: workflow ${meta.name}: description must be a string`)
+  if (typeof meta.run !== 'function') throw new DefinitionError(`${file}: workflow ${meta.name}: run must be a function`)
+  if (meta.cleanup !== undefined && typeof meta.cleanup !== 'function') throw new DefinitionError(`${file}: workflow ${meta.name}: cleanup must be a function`)
+  checkSchema(file, `workflow ${meta.name}: inputSchema`, meta.inputSchema)
+  checkSchema(file, `workflow ${meta.name}: outputSchema`, meta.outputSchema)
+  checkHandlers(file, meta)
+}
+
+function checkComponent ({ definition: d, file }: Loaded<Component>): void {
+  const kind = d.kind === 'flowport.step' ? 'step' : 'evaluator'
+  checkName(file, kind, d.name)
+  if (typeof d.run !== 'function') throw new DefinitionError(`${file}: ${kind} ${d.name}: run must be a function`)
+  checkSchema(file, `${kind} ${d.name}: inputSchema`, d.inputSchema)
+  if (d.kind === 'flowport.step') checkSchema(file, `step ${d.name}: outputSchema`, d.outputSchema)
+  if (d.options !== undefined && !Value.Check(StepOptionsSchema, d.options)) {
+    const first = Value.Errors(StepOptionsSchema, d.options).First()
+    throw new DefinitionError(`${file}: ${kind} ${d.name}: invalid options: ${first?.path ?? ''} ${first?.message ?? ''}`.trim())
+  }
+}
+
+export function buildRegistry (sources: LoadedSource[], warn: (message: string) => void): Registry {
+  const owners = new Map<string, RegisteredWorkflow>()
+  const workflows: RegisteredWorkflow[] = []
+  const shared = new Map<string, Loaded<Component>>()
+
+  for (const source of sources) {
+    for (const loaded of source.workflows) {
+      const meta = loaded.definition.definition
+      checkWorkflow(loaded.file, meta)
+      const registered: RegisteredWorkflow = { meta, file: loaded.file, exportName: loaded.exportName, origin: loaded.origin, own: loaded.components }
+      for (const name of [meta.name, ...meta.aliases]) {
+        const owner = owners.get(name)
+        if (owner !== undefined) {
+          throw new DefinitionError(`Workflow name "${name}" is registered twice: by ${where(owner.file, owner.origin)} and by ${where(loaded.file, loaded.origin)}`)
+        }
+        owners.set(name, registered)
+      }
+      for (const component of loaded.components.values()) checkComponent(component)
+      workflows.push(registered)
+    }
+    for (const component of source.shared) {
+      checkComponent(component)
+      const name = component.definition.name
+      const earlier = shared.get(name)
+      if (earlier !== undefined) {
+        warn(`Shared step/evaluator "${name}" of ${where(component.file, component.origin)} replaces the one of ${where(earlier.file, earlier.origin)}`)
+      }
+      shared.set(name, component)
+    }
+  }
+  workflows.sort((a, b) => a.meta.name.localeCompare(b.meta.name))
+  return { workflows, shared }
+}

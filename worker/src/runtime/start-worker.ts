@@ -1,0 +1,91 @@
+/**
+ * `startWorker`: load workflows, bundle them once, poll the catalog's task queue and publish the
+ * catalog. Resolves once the worker runs and the catalog is published.
+ */
+import { Client } from '@temporalio/client'
+import type { Duration } from '@temporalio/common'
+import { NativeConnection, Worker, type NativeConnectionOptions } from '@temporalio/worker'
+import type { Catalog } from '../contract.js'
+import { bundleWorkflows } from './bundle.js'
+import { resolveEngineOptions, type EngineOptions } from './engine.js'
+import { consoleLogger, type Logger } from './logger.js'
+import { loadProject } from './project.js'
+import { publishCatalog } from './publish.js'
+
+export interface WorkerOptions {
+  /** Temporal frontend, e.g. `localhost:7233`. */
+  address: string
+  namespace: string
+  /** Catalog id = task queue polled and catalog published. */
+  catalogId: string
+  /** Local workflows folder (entry: its `index` module). Default: `./workflows` when it exists. */
+  workflowsDir?: string
+  /** Directory whose `node_modules` is scanned for workflow packages. Default: the current directory. */
+  packagesFrom?: string
+  /** Concurrency; see EngineOptionsSchema for the defaults. */
+  engine?: Partial<EngineOptions>
+  tls?: NativeConnectionOptions['tls']
+  apiKey?: string
+  logger?: Logger
+  /** How long running steps may finish after shutdown starts before they are cancelled. Default 10s. */
+  shutdownGraceTime?: Duration
+  /** Reuse a bundle built earlier in this process for the same workflow files (tests). */
+  reuseBundle?: boolean
+}
+
+export interface WorkerHandle {
+  /** Stops polling, lets running tasks finish (within the grace time) and closes the connection. */
+  shutdown: () => Promise<void>
+  /** Settles when the worker has stopped; rejects if it stopped on an error. */
+  done: Promise<void>
+  /** The catalog this worker published. */
+  catalog: Catalog
+}
+
+export async function startWorker (options: WorkerOptions): Promise<WorkerHandle> {
+  const logger = options.logger ?? consoleLogger
+  const engine = resolveEngineOptions(options.engine)
+  const project = await loadProject({ ...options, logger })
+  const workflowBundle = await bundleWorkflows({ registry: project.registry, manifest: project.manifest, logger, reuse: options.reuseBundle })
+
+  const connection = await NativeConnection.connect({ address: options.address, tls: options.tls, apiKey: options.apiKey })
+  let worker: Worker
+  try {
+    worker = await Worker.create({
+      connection,
+      namespace: options.namespace,
+      taskQueue: options.catalogId,
+      workflowBundle,
+      activities: project.activities,
+      shutdownGraceTime: options.shutdownGraceTime ?? '10s',
+      ...engine
+    })
+  } catch (err) {
+    await connection.close()
+    throw err
+  }
+
+  const running = worker.run()
+  const done = running.finally(async () => { await connection.close() })
+  const shutdown = async (): Promise<void> => {
+    if (worker.getState() === 'RUNNING') worker.shutdown()
+    await done
+  }
+
+  try {
+    // The update that replaces a catalog is handled by this very worker, so it must already run;
+    // if it stops meanwhile, give up instead of waiting forever.
+    const stopped = running.then(() => { throw new Error('Worker stopped before the catalog was published') })
+    stopped.catch(() => {}) // only raced below; a later stop is reported through `done`
+    const client = new Client({ connection, namespace: options.namespace })
+    const outcome = await Promise.race([publishCatalog(client, options.catalogId, project.catalog, project.hash), stopped])
+    logger.info(`Worker polling catalog ${options.catalogId}; catalog ${outcome}`, {
+      workflows: project.catalog.workflows.map((w) => w.name),
+      hash: project.hash
+    })
+  } catch (err) {
+    await shutdown().catch(() => {})
+    throw err
+  }
+  return { shutdown, done, catalog: project.catalog }
+}

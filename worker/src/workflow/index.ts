@@ -1,0 +1,14 @@
+/**
+ * `@flowport/worker/workflow`: everything workflow code may import. Runs inside Temporal's
+ * sandbox, so it depends only on @temporalio/workflow, TypeBox and this package's pure modules.
+ */
+export { defineWorkflow, isWorkflow } from './define.js'
+export { useSteps, useEvaluators, type StepCallers, type EvaluatorCallers } from './steps.js'
+export { FatalError, ValidationError } from '../shared/errors.js'
+export type { Evaluation, StepDefinition, EvaluatorDefinition } from '../shared/step.js'
+export type {
+  ChildOptions, PayloadOf, QueryDeclaration, Queries, ResultOf, RunInfo, SignalDeclaration, Signals,
+  UpdateDeclaration, UpdateOptions, Updates, WorkflowContext, WorkflowDefinition, WorkflowMeta, WorkflowSpec
+} from './types.js'
+// Deterministic building blocks workflow code commonly needs, so one import line is enough.
+export { CancellationScope, condition, isCancellation, log, sleep, uuid4, workflowInfo } from '@temporalio/workflow'

@@ -1,0 +1,43 @@
+/**
+ * Runs a definition as a Temporal workflow. The generated bundle entry wraps every registered
+ * workflow with `workflowEntry`, so definitions stay plain data and user source is never rewritten.
+ */
+import { CancellationScope, isCancellation } from '@temporalio/workflow'
+import { explain } from '../shared/validate.js'
+import { createContext } from './context.js'
+import { toFailure, validationFailure } from './failures.js'
+import { installManifest, type Manifest } from './manifest.js'
+import type { WorkflowDefinition } from './types.js'
+
+export { installManifest, type Manifest }
+
+export function workflowEntry (definition: WorkflowDefinition, manifest: Manifest): (input: unknown) => Promise<unknown> {
+  const meta = definition.definition
+  return async function (input: unknown): Promise<unknown> {
+    installManifest(manifest)
+    const problem = explain(meta.inputSchema, input)
+    if (problem !== undefined) throw validationFailure(`Invalid input of workflow ${meta.name}: ${problem}`)
+
+    const ctx = createContext(meta, input)
+    let output: unknown
+    try {
+      output = await meta.run(input, ctx)
+    } catch (err) {
+      // Only a cancellation of the run itself (a stop request) triggers cleanup, not a scope the
+      // workflow cancelled on its own.
+      if (isCancellation(err) && meta.cleanup !== undefined && CancellationScope.current().consideredCancelled) {
+        const cleanup = meta.cleanup
+        try {
+          await CancellationScope.nonCancellable(async () => { await cleanup(ctx) })
+        } catch (cleanupError) {
+          // A failed cleanup is reported as the run's failure rather than hidden behind `canceled`.
+          throw toFailure(cleanupError)
+        }
+      }
+      throw toFailure(err)
+    }
+    const outputProblem = explain(meta.outputSchema, output)
+    if (outputProblem !== undefined) throw validationFailure(`Invalid output of workflow ${meta.name}: ${outputProblem}`)
+    return output
+  }
+}

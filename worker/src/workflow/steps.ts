@@ -1,0 +1,58 @@
+/**
+ * Typed step and evaluator callers for workflow code. A workflow file imports its steps module
+ * with `import type`, so no step implementation reaches the bundle; the caller resolves the
+ * activity `<current workflow>#<key>` and its options from the manifest at call time.
+ */
+import type { Static } from '@sinclair/typebox'
+import { ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow'
+import type { Evaluation, EvaluatorDefinition, StepDefinition } from '../shared/step.js'
+import { currentManifest } from './manifest.js'
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- `any` here only matches definitions of every schema */
+export type StepCallers<M> = {
+  [K in keyof M as M[K] extends StepDefinition<any, any> ? K : never]:
+  M[K] extends StepDefinition<infer I, infer O> ? (input: Static<I>) => Promise<Static<O>> : never
+}
+
+export type EvaluatorCallers<M> = {
+  [K in keyof M as M[K] extends EvaluatorDefinition<any> ? K : never]:
+  M[K] extends EvaluatorDefinition<infer I> ? (input: Static<I>) => Promise<Evaluation> : never
+}
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+async function callActivity (key: string, input: unknown): Promise<unknown> {
+  const manifest = currentManifest()
+  const type = workflowInfo().workflowType
+  const workflow = manifest.workflows[type] ?? type
+  const activityType = `${workflow}#${key}`
+  const options = manifest.activities[activityType]
+  if (options === undefined) {
+    throw ApplicationFailure.create({
+      type: 'StepNotFoundError',
+      message: `Workflow ${workflow} has no step or evaluator "${key}": put it in the steps/evaluators module next to the workflow file, or export it as a shared one`,
+      nonRetryable: true
+    })
+  }
+  const activities = proxyActivities<Record<string, (input: unknown) => Promise<unknown>>>(options)
+  return await activities[activityType](input)
+}
+
+function callers (): Record<string, unknown> {
+  return new Proxy({}, {
+    get (_target, key) {
+      // Not a thenable: returning the callers from an async function must not call a step "then".
+      if (typeof key !== 'string' || key === 'then') return undefined
+      return async (input: unknown) => await callActivity(key, input)
+    }
+  })
+}
+
+/** `const { greet } = useSteps<typeof steps>()` with `import type * as steps from './steps.js'`. */
+export function useSteps<M> (): StepCallers<M> {
+  return callers() as StepCallers<M>
+}
+
+/** `const { lengthScore } = useEvaluators<typeof evaluators>()`; each call resolves to `{score, reasoning?}`. */
+export function useEvaluators<M> (): EvaluatorCallers<M> {
+  return callers() as EvaluatorCallers<M>
+}
