@@ -15,6 +15,7 @@ import temporal from './plugins/temporal.js'
 import catalogPlugin from './plugins/catalog.js'
 import health from './routes/health.js'
 import catalogRoutes from './routes/catalog.js'
+import workflowRoutes from './routes/workflows/index.js'
 
 export interface BuildOptions {
   config: Config
@@ -63,6 +64,7 @@ export async function buildApp ({ config, logger }: BuildOptions) {
 
   await app.register(health)
   await app.register(catalogRoutes)
+  await app.register(workflowRoutes)
   return app
 }
 

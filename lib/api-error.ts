@@ -6,7 +6,7 @@ export type ErrorName =
   | 'ValidationError' | 'UnauthorizedError' | 'WorkflowNotFoundError' | 'QueryNotFoundError'
   | 'UpdateNotFoundError' | 'SignalNotFoundError' | 'WorkflowExecutionTimedOutError'
   | 'WorkflowAlreadyStartedError' | 'WorkflowAlreadyClosedError' | 'PayloadTooLargeError'
-  | 'UpdateRejectedError' | 'WorkflowNotCompletedError' | 'CatalogNotAvailableError'
+  | 'UpdateRejectedError' | 'UpdateFailedError' | 'QueryFailedError' | 'WorkflowNotCompletedError' | 'CatalogNotAvailableError'
   | 'EngineUnavailableError' | 'NotAcceptableError' | 'UnsupportedMediaTypeError' | 'RouteNotFoundError'
   | 'InternalServerError'
 

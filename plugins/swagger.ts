@@ -13,6 +13,19 @@ export const openapiInfo = {
   description: 'Run, start, observe and control Temporal workflows over HTTP. Errors share one JSON shape (ErrorResponse, ValidationError).'
 }
 
+/** Marker in a route schema: the body may be left out entirely (Fastify's swagger marks every body required). */
+export const OPTIONAL_BODY = 'x-optional-body'
+
+function markOptionalBodies (doc: { paths?: Record<string, Record<string, any>> }) {
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const op of Object.values(item)) {
+      if (!op?.[OPTIONAL_BODY]) continue
+      delete op[OPTIONAL_BODY]
+      if (op.requestBody) op.requestBody.required = false
+    }
+  }
+}
+
 export default fp(async (fastify) => {
   await fastify.register(swagger, {
     openapi: {
@@ -33,6 +46,11 @@ export default fp(async (fastify) => {
       security: [{ bearerAuth: [] }, { basicToken: [] }]
     },
     hideUntagged: true,
+    transformObject: (documentObject) => {
+      if (!('openapiObject' in documentObject)) return documentObject.swaggerObject
+      markOptionalBodies(documentObject.openapiObject as Parameters<typeof markOptionalBodies>[0])
+      return documentObject.openapiObject
+    },
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`)
     }

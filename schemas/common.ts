@@ -46,6 +46,7 @@ export const errors = {
   400: ref(ValidationErrorSchema),
   401: ref(ErrorResponseSchema),
   404: ref(ErrorResponseSchema),
+  408: ref(ErrorResponseSchema),
   409: ref(ErrorResponseSchema),
   413: ref(ErrorResponseSchema),
   415: ref(ErrorResponseSchema),

@@ -7,9 +7,19 @@ import { HealthSchema, ReadinessSchema } from './health.js'
 import {
   CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogParamsSchema, CatalogSchema, CatalogStepSchema, CatalogWorkflowSchema
 } from './catalog.js'
+import {
+  ErrorDetailsSchema, FailureCauseSchema, HandlerBodySchema, QueryParamsSchema, QueryResultSchema, RunWorkflowBodySchema, RunsQuerySchema,
+  SignalParamsSchema, SignalResultSchema, StartWorkflowBodySchema, TraceInfoSchema, UpdateParamsSchema, UpdateResultSchema,
+  WorkflowInputSchema, WorkflowResultSchema, WorkflowRunsSchema, WorkflowStartedSchema, WorkflowStatusSchema
+} from './workflow.js'
+import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema } from './control.js'
 
 export const schemas = [
   IssueSchema, ErrorResponseSchema, ValidationErrorSchema, WorkflowParamsSchema, RunParamsSchema,
   HealthSchema, ReadinessSchema,
-  CatalogStepSchema, CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogWorkflowSchema, CatalogSchema, CatalogParamsSchema
+  CatalogStepSchema, CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogWorkflowSchema, CatalogSchema, CatalogParamsSchema,
+  StartWorkflowBodySchema, RunWorkflowBodySchema, WorkflowStartedSchema, TraceInfoSchema, FailureCauseSchema, ErrorDetailsSchema,
+  WorkflowResultSchema, WorkflowStatusSchema, WorkflowInputSchema, RunsQuerySchema, WorkflowRunsSchema, HandlerBodySchema,
+  SignalParamsSchema, QueryParamsSchema, UpdateParamsSchema, SignalResultSchema, QueryResultSchema, UpdateResultSchema,
+  StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema
 ]

@@ -1,0 +1,59 @@
+/**
+ * Graceful stop (Temporal cancellation: the workflow's cleanup runs, the run ends `canceled`),
+ * optionally escalated to termination, and termination. Both act on exactly one run: the pinned
+ * one, or the latest run as described before acting; a newer run is never touched.
+ */
+import type { FastifyInstance } from 'fastify'
+import type { StopResult, TerminateResult } from '../schemas/control.js'
+import { alreadyClosed, closedMeanwhile, describeRun } from './execution.js'
+import { readCloseEvent, timedOut, waitForCloseEvent, type RunRef } from './run-history.js'
+import { isTerminal, statusFromEngine } from './status.js'
+import { outcomeOf } from './workflow-result.js'
+
+export interface ControlCall {
+  workflowId: string
+  runId?: string
+  signal?: AbortSignal
+}
+
+async function openRun (fastify: FastifyInstance, call: ControlCall) {
+  const execution = await describeRun(fastify, call)
+  const run: RunRef = { workflowId: call.workflowId, runId: execution.runId }
+  const status = statusFromEngine(execution.status.name)
+  if (isTerminal(status)) throw alreadyClosed(run, status)
+  return { run, status }
+}
+
+async function stopped (fastify: FastifyInstance, run: RunRef, event: Parameters<typeof outcomeOf>[1]): Promise<StopResult> {
+  const { status } = await outcomeOf(fastify, event)
+  return { ...run, status, outcome: status === 'canceled' ? 'canceled' : 'closed' }
+}
+
+export async function stopRun (fastify: FastifyInstance, call: ControlCall & { terminateAfterMs?: number }): Promise<StopResult> {
+  const { run, status } = await openRun(fastify, call)
+  const handle = fastify.temporal.workflow.getHandle(run.workflowId, run.runId)
+  await fastify.engineCall(() => handle.cancel(), { signal: call.signal, ...run }).catch((err: unknown) => { throw closedMeanwhile(err, run) })
+  if (call.terminateAfterMs === undefined) return { ...run, status, outcome: 'cancel_requested' }
+
+  const wait = Math.min(call.terminateAfterMs, fastify.config.SERVICE_RUN_MAX_TIMEOUT_MS)
+  const event = await waitForCloseEvent(fastify, run, { signal: call.signal, deadline: Date.now() + wait })
+  if (event !== timedOut) return await stopped(fastify, run, event)
+
+  const reason = `Stop escalated: the run had not closed ${wait} ms after its cancellation`
+  try {
+    await fastify.engineCall(() => handle.terminate(reason), { signal: call.signal, ...run })
+  } catch (err) {
+    // It closed between the deadline and the terminate call: report how.
+    const closeEvent = await readCloseEvent(fastify, run, call.signal)
+    if (closeEvent) return await stopped(fastify, run, closeEvent)
+    throw err
+  }
+  return { ...run, status: 'terminated', outcome: 'terminated' }
+}
+
+export async function terminateRun (fastify: FastifyInstance, call: ControlCall & { reason?: string }): Promise<TerminateResult> {
+  const { run } = await openRun(fastify, call)
+  const handle = fastify.temporal.workflow.getHandle(run.workflowId, run.runId)
+  await fastify.engineCall(() => handle.terminate(call.reason), { signal: call.signal, ...run }).catch((err: unknown) => { throw closedMeanwhile(err, run) })
+  return { ...run, status: 'terminated', reason: call.reason ?? null }
+}

@@ -1,0 +1,58 @@
+/**
+ * Finding the run a request is about: the latest run of a workflow id, or a pinned run. Every
+ * later engine call of the request is pinned to the run found here, so a run that continues as
+ * new or is restarted meanwhile is never touched by mistake, and responses name the run acted on.
+ */
+import type { FastifyInstance } from 'fastify'
+import type { WorkflowExecutionInfo } from '@temporalio/client'
+import { CATALOG_WORKFLOW_TYPE } from '@flowport/worker/contract'
+import type { WorkflowStatus } from '../schemas/workflow.js'
+import { ApiError, notFound } from './api-error.js'
+import { isoOrNull, statusFromEngine } from './status.js'
+
+/** Internal workflows (the published catalogs, `__flowport_catalog:<id>`) are not the API's to show, signal or stop. */
+export const RESERVED_ID_PREFIX = '__flowport'
+
+export function isReservedWorkflowId (workflowId: string): boolean {
+  return workflowId.startsWith(RESERVED_ID_PREFIX)
+}
+
+export interface DescribeOptions {
+  workflowId: string
+  /** Pins the run; absent = the latest run of the id. */
+  runId?: string
+  signal?: AbortSignal
+}
+
+export type Execution = Pick<WorkflowExecutionInfo, 'type' | 'workflowId' | 'runId' | 'taskQueue' | 'status' | 'historyLength' | 'startTime' | 'closeTime' | 'parentExecution'>
+
+export async function describeRun (fastify: FastifyInstance, { workflowId, runId, signal }: DescribeOptions): Promise<Execution> {
+  const ctx = { workflowId, runId }
+  if (isReservedWorkflowId(workflowId)) throw notFound(`Workflow ${workflowId} not found`, ctx)
+  const execution = await fastify.engineCall(() => fastify.temporal.workflow.getHandle(workflowId, runId).describe(), { signal, ...ctx })
+  if (execution.type === CATALOG_WORKFLOW_TYPE) throw notFound(`Workflow ${workflowId} not found`, ctx)
+  return execution
+}
+
+export function statusOf (execution: Execution): WorkflowStatus {
+  return {
+    workflowId: execution.workflowId,
+    runId: execution.runId,
+    workflowName: execution.type,
+    catalog: execution.taskQueue,
+    status: statusFromEngine(execution.status.name),
+    startTime: isoOrNull(execution.startTime),
+    closeTime: isoOrNull(execution.closeTime),
+    historyLength: execution.historyLength,
+    parentWorkflowId: execution.parentExecution?.workflowId ?? null
+  }
+}
+
+export function alreadyClosed (run: { workflowId: string, runId: string }, status: string): ApiError {
+  return new ApiError(409, 'WorkflowAlreadyClosedError', `Workflow ${run.workflowId} run ${run.runId} is already closed (${status})`, run)
+}
+
+/** After a describe said "open", a not-found from the engine means the run closed in between. */
+export function closedMeanwhile (err: unknown, run: { workflowId: string, runId: string }): unknown {
+  return err instanceof ApiError && err.statusCode === 404 ? alreadyClosed(run, 'closed meanwhile') : err
+}

@@ -1,0 +1,104 @@
+/**
+ * Signals, queries and updates. The run's catalog (= its task queue) says which handlers its
+ * workflow declares and what payload each takes, so unknown names and bad payloads are answered
+ * by the API before anything reaches the engine. Every engine call is pinned to the run that was
+ * checked, and the response names that run.
+ */
+import { randomUUID } from 'node:crypto'
+import type { FastifyInstance } from 'fastify'
+import { QueryNotRegisteredError, QueryRejectedError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client'
+import { WorkflowUpdateStage } from '@temporalio/client'
+import type { CatalogHandler } from '@flowport/worker/contract'
+import { ApiError, engineUnavailable, validationError, type ErrorName } from './api-error.js'
+import { alreadyClosed, closedMeanwhile, describeRun, type Execution } from './execution.js'
+import { assertMatches } from './json-schema.js'
+import { isTerminal, statusFromEngine } from './status.js'
+
+export type HandlerKind = 'signal' | 'query' | 'update'
+
+const LIST = { signal: 'signals', query: 'queries', update: 'updates' } as const
+const NOT_FOUND: Record<HandlerKind, ErrorName> = { signal: 'SignalNotFoundError', query: 'QueryNotFoundError', update: 'UpdateNotFoundError' }
+
+export interface HandlerCall {
+  workflowId: string
+  kind: HandlerKind
+  name: string
+  payload: unknown
+  signal?: AbortSignal
+}
+
+interface Prepared {
+  execution: Execution
+  run: { workflowId: string, runId: string }
+  args: unknown[]
+}
+
+async function prepare (fastify: FastifyInstance, call: HandlerCall): Promise<Prepared> {
+  const execution = await describeRun(fastify, { workflowId: call.workflowId, signal: call.signal })
+  const run = { workflowId: call.workflowId, runId: execution.runId }
+  const catalog = await fastify.catalogs.get(execution.taskQueue, call.signal)
+  const workflow = catalog.workflows.find((w) => w.name === execution.type || w.aliases.includes(execution.type))
+  const handler: CatalogHandler | undefined = workflow?.[LIST[call.kind]].find((h) => h.name === call.name)
+  if (!handler) {
+    throw new ApiError(404, NOT_FOUND[call.kind],
+      `Workflow ${execution.type} (catalog ${execution.taskQueue}) declares no ${call.kind} named ${call.name}`, run)
+  }
+  if (handler.payloadSchema) {
+    assertMatches(handler.payloadSchema, call.payload, 'payload')
+  } else if (call.payload !== undefined) {
+    throw validationError([{ path: '/', in: 'payload', message: `must be absent: ${call.kind} ${call.name} takes no payload` }])
+  }
+  // Queries may still be answered by a closed run; signals and updates cannot reach one.
+  const status = statusFromEngine(execution.status.name)
+  if (call.kind !== 'query' && isTerminal(status)) throw alreadyClosed(run, status)
+  return { execution, run, args: call.payload === undefined ? [] : [call.payload] }
+}
+
+export async function sendSignal (fastify: FastifyInstance, call: HandlerCall) {
+  const { run, args } = await prepare(fastify, call)
+  const handle = fastify.temporal.workflow.getHandle(run.workflowId, run.runId)
+  await fastify.engineCall(() => handle.signal(call.name, ...args), { signal: call.signal, ...run }).catch((err: unknown) => { throw closedMeanwhile(err, run) })
+  return run
+}
+
+export async function runQuery (fastify: FastifyInstance, call: HandlerCall) {
+  const { run, args } = await prepare(fastify, call)
+  const handle = fastify.temporal.workflow.getHandle(run.workflowId, run.runId)
+  try {
+    const result = await fastify.engineCall(() => handle.query(call.name, ...args), { signal: call.signal, ...run })
+    return { ...run, result: result ?? null }
+  } catch (err) {
+    // The engine reports an unknown query and a query handler that threw the same way.
+    if (err instanceof QueryNotRegisteredError) {
+      if (/unknown queryType/i.test(err.message)) throw new ApiError(404, 'QueryNotFoundError', `The run does not handle query ${call.name}`, run)
+      throw new ApiError(422, 'QueryFailedError', `Query ${call.name} failed: ${err.message}`, run)
+    }
+    if (err instanceof QueryRejectedError) throw alreadyClosed(run, 'the run rejects queries in its state')
+    throw err
+  }
+}
+
+export async function runUpdate (fastify: FastifyInstance, call: HandlerCall) {
+  const { run, args } = await prepare(fastify, call)
+  const handle = fastify.temporal.workflow.getHandle(run.workflowId, run.runId)
+  const updateId = randomUUID()
+  // Waiting for acceptance first tells a validator's rejection (nothing recorded, 422 UpdateRejectedError)
+  // from a handler that ran and failed (422 UpdateFailedError).
+  const accepted = await fastify.engineCall(
+    () => handle.startUpdate(call.name, { args: args as [], updateId, waitForStage: WorkflowUpdateStage.ACCEPTED }),
+    { signal: call.signal, ...run }
+  ).catch((err: unknown) => { throw updateError(err, call.name, run, 'UpdateRejectedError') })
+  const result = await fastify.engineCall(() => accepted.result(), { signal: call.signal, ...run })
+    .catch((err: unknown) => { throw updateError(err, call.name, run, 'UpdateFailedError') })
+  return { ...run, updateId, result: result ?? null }
+}
+
+function updateError (err: unknown, name: string, run: { workflowId: string, runId: string }, as: ErrorName): unknown {
+  if (err instanceof WorkflowUpdateFailedError) {
+    const reason = err.cause instanceof Error ? err.cause.message : err.message
+    const verb = as === 'UpdateRejectedError' ? 'was rejected' : 'failed'
+    return new ApiError(422, as, `Update ${name} ${verb}: ${reason}`, run)
+  }
+  if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return engineUnavailable(`Update ${name} did not finish in time (is a worker running for this catalog?)`)
+  return closedMeanwhile(err, run)
+}

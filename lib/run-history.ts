@@ -1,0 +1,98 @@
+/**
+ * The two history reads a result needs, always pinned to one run: its first event (the start
+ * input) and its close event (the outcome). The close read can long-poll until the run closes;
+ * the caller's deadline and abort signal bound it, so no engine call outlives its request.
+ */
+import type { FastifyInstance } from 'fastify'
+// @temporalio/proto is CommonJS: its named exports are not visible to ESM.
+import protoRoot from '@temporalio/proto'
+import type { temporal } from '@temporalio/proto'
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js'
+import { ApiError } from './api-error.js'
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent
+const { EventType, HistoryEventFilterType } = protoRoot.temporal.api.enums.v1
+
+export interface RunRef { workflowId: string, runId: string }
+
+export interface CloseWait {
+  signal?: AbortSignal
+  /** Epoch ms; when it passes the wait ends with `timedOut`. */
+  deadline: number
+}
+
+const getHistory = (fastify: FastifyInstance, run: RunRef, request: Omit<temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryRequest, 'namespace' | 'execution'>) =>
+  fastify.temporal.workflowService.getWorkflowExecutionHistory({
+    namespace: fastify.temporal.options.namespace,
+    execution: { workflowId: run.workflowId, runId: run.runId },
+    skipArchival: true,
+    ...request
+  })
+
+/** Decodes the first value of a payload list; absent or `undefined` becomes null. */
+export async function decodeFirst (fastify: FastifyInstance, payloads: temporal.api.common.v1.IPayloads | null | undefined): Promise<unknown> {
+  const value = await decodeFromPayloadsAtIndex(fastify.temporal.options.loadedDataConverter, 0, payloads?.payloads)
+  return value ?? null
+}
+
+/** The start input of one run (the first argument it was started with), or null. */
+export async function readRunInput (fastify: FastifyInstance, run: RunRef, signal?: AbortSignal): Promise<unknown> {
+  const res = await fastify.engineCall(() => getHistory(fastify, run, { maximumPageSize: 1 }), { signal, ...run })
+  const started = res.history?.events?.[0]?.workflowExecutionStartedEventAttributes
+  return await decodeFirst(fastify, started?.input)
+}
+
+/** The close event of a closed run, without waiting; null while the run is open. */
+export async function readCloseEvent (fastify: FastifyInstance, run: RunRef, signal?: AbortSignal): Promise<HistoryEvent | null> {
+  const res = await fastify.engineCall(() => getHistory(fastify, run, {
+    historyEventFilterType: HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT
+  }), { signal, ...run })
+  return res.history?.events?.[0] ?? null
+}
+
+export const timedOut = Symbol('timedOut')
+
+/**
+ * Long-polls the close event of one run until it arrives or `deadline` passes. The engine answers
+ * an empty page when its own long-poll interval ends; the loop then asks again with the token.
+ */
+export async function waitForCloseEvent (fastify: FastifyInstance, run: RunRef, wait: CloseWait): Promise<HistoryEvent | typeof timedOut> {
+  let nextPageToken: Uint8Array | undefined
+  for (;;) {
+    const remaining = wait.deadline - Date.now()
+    if (remaining <= 0) return timedOut
+    let res: temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryResponse
+    try {
+      res = await fastify.engineCall(() => getHistory(fastify, run, {
+        waitNewEvent: true,
+        historyEventFilterType: HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT,
+        nextPageToken
+      }), { signal: wait.signal, timeoutMs: remaining, ...run })
+    } catch (err) {
+      // The deadline of the call is the wait's own: the engine ran out of time, not the API.
+      if (err instanceof ApiError && err.statusCode === 503 && Date.now() >= wait.deadline - 50) return timedOut
+      throw err
+    }
+    const event = res.history?.events?.find(isCloseEvent)
+    if (event) return event
+    nextPageToken = res.nextPageToken?.length ? res.nextPageToken : undefined
+  }
+}
+
+const CLOSE_EVENTS = new Set<number>([
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED,
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED,
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT,
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW
+])
+
+export function isCloseEvent (event: HistoryEvent): boolean {
+  return event.eventType != null && CLOSE_EVENTS.has(event.eventType)
+}
+
+/** The run a continue-as-new close event chains to, if any. */
+export function continuedAs (event: HistoryEvent): string | undefined {
+  return event.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined
+}

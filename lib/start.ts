@@ -1,0 +1,61 @@
+/**
+ * Starting a workflow from a request: catalog and name resolution, input validation against the
+ * catalog, then one start call. Shared by POST /workflow/start and POST /workflow/run.
+ */
+import { randomUUID } from 'node:crypto'
+import type { FastifyInstance } from 'fastify'
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common'
+import type { StartWorkflowBody } from '../schemas/workflow.js'
+import { ApiError, validationError } from './api-error.js'
+import { describeRun, isReservedWorkflowId } from './execution.js'
+import { assertMatches } from './json-schema.js'
+
+export interface Started {
+  workflowId: string
+  runId: string
+  /** Canonical workflow name (an alias in the request is resolved). */
+  workflowName: string
+  catalog: string
+}
+
+/** `catalog` wins over the deprecated `taskQueue`; neither = the default catalog. */
+export function catalogOf (fastify: FastifyInstance, body: StartWorkflowBody): string {
+  return body.catalog ?? body.taskQueue ?? fastify.config.SERVICE_CATALOG_ID
+}
+
+function assertUsableId (workflowId: string | undefined): void {
+  if (workflowId === undefined) return
+  // `catalog` would be shadowed by /workflow/catalog/{catalogId}; `__flowport…` ids are internal.
+  if (workflowId === 'catalog' || isReservedWorkflowId(workflowId)) {
+    throw validationError([{ path: '/workflowId', in: 'body', message: 'is reserved (the id "catalog" and ids starting with "__flowport")' }])
+  }
+}
+
+export async function startWorkflow (fastify: FastifyInstance, body: StartWorkflowBody, signal?: AbortSignal): Promise<Started> {
+  assertUsableId(body.workflowId)
+  const catalog = catalogOf(fastify, body)
+  const workflow = await fastify.catalogs.workflow(catalog, body.workflowName, signal)
+  assertMatches(workflow.inputSchema, body.input, 'input')
+  const workflowId = body.workflowId ?? randomUUID()
+  try {
+    const handle = await fastify.engineCall(() => fastify.temporal.workflow.start(workflow.name, {
+      workflowId,
+      taskQueue: catalog,
+      args: [body.input],
+      // A closed run's id may be used again (a new run starts); an open one is refused (409).
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL
+    }), { signal, workflowId })
+    return { workflowId, runId: handle.firstExecutionRunId, workflowName: workflow.name, catalog }
+  } catch (err) {
+    if (err instanceof ApiError && err.error === 'WorkflowAlreadyStartedError') throw await alreadyStarted(fastify, workflowId, signal)
+    throw err
+  }
+}
+
+/** The 409 names the run that holds the id, so the client can follow it instead. */
+async function alreadyStarted (fastify: FastifyInstance, workflowId: string, signal?: AbortSignal): Promise<ApiError> {
+  const running = await describeRun(fastify, { workflowId, signal }).catch(() => undefined)
+  return new ApiError(409, 'WorkflowAlreadyStartedError', `Workflow ${workflowId} is already running${running ? ` (run ${running.runId})` : ''}`,
+    { workflowId, runId: running?.runId })
+}

@@ -1,0 +1,80 @@
+/**
+ * Builds a WorkflowResult (DESIGN.md §4.2) from the close event of one run. Nothing here follows
+ * a run chain: callers that want to (POST /workflow/run, the latest-run result) pick the run first.
+ */
+import type { FastifyInstance } from 'fastify'
+// @temporalio/proto is CommonJS: its named exports are not visible to ESM.
+import protoRoot from '@temporalio/proto'
+import type { temporal } from '@temporalio/proto'
+import { decodeOptionalFailureToOptionalError } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js'
+import type { ErrorDetails, WorkflowResult } from '../schemas/workflow.js'
+import { ApiError } from './api-error.js'
+import { describeRun } from './execution.js'
+import { closeDetails, failureDetails } from './failure.js'
+import { decodeFirst, readCloseEvent, readRunInput, type RunRef } from './run-history.js'
+import { isTerminal, statusFromEngine, type TerminalStatus } from './status.js'
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent
+const { EventType } = protoRoot.temporal.api.enums.v1
+
+interface Outcome {
+  status: TerminalStatus
+  output: unknown
+  error: string | null
+  errorDetails: ErrorDetails | null
+}
+
+const closedWith = (status: TerminalStatus, details: ErrorDetails): Outcome =>
+  ({ status, output: null, error: details.message, errorDetails: details })
+
+/** The outcome a close event records; throws for an event that does not close a run. */
+export async function outcomeOf (fastify: FastifyInstance, event: HistoryEvent): Promise<Outcome> {
+  switch (event.eventType) {
+    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED:
+      return { status: 'completed', output: await decodeFirst(fastify, event.workflowExecutionCompletedEventAttributes?.result), error: null, errorDetails: null }
+    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED: {
+      const failure = event.workflowExecutionFailedEventAttributes?.failure
+      const err = await decodeOptionalFailureToOptionalError(fastify.temporal.options.loadedDataConverter, failure)
+      return closedWith('failed', err ? failureDetails(err) : closeDetails('Error', 'Workflow run failed'))
+    }
+    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED:
+      return closedWith('canceled', closeDetails('CanceledFailure', 'Workflow run was canceled'))
+    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED: {
+      const reason = event.workflowExecutionTerminatedEventAttributes?.reason
+      return closedWith('terminated', closeDetails('TerminatedFailure', reason ? `Workflow run was terminated: ${reason}` : 'Workflow run was terminated'))
+    }
+    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT:
+      return closedWith('timed_out', closeDetails('TimeoutFailure', 'Workflow run timed out (its execution or run timeout elapsed)'))
+    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW:
+      // Not a failure: the run handed over to a new one; its result is that run's.
+      return { status: 'continued_as_new', output: null, error: null, errorDetails: null }
+    default:
+      throw new Error(`history event ${event.eventType ?? '?'} does not close a run`)
+  }
+}
+
+export async function resultOf (fastify: FastifyInstance, run: RunRef, input: unknown, closeEvent: HistoryEvent): Promise<WorkflowResult> {
+  const outcome = await outcomeOf(fastify, closeEvent)
+  // Tracing is a later issue: no trace is written yet, so there is none to point to.
+  return { workflowId: run.workflowId, runId: run.runId, input: input ?? null, trace: null, ...outcome }
+}
+
+export interface ReadResult {
+  workflowId: string
+  /** Pinned run; absent = the latest run (after continue-as-new: the newest run of the chain). */
+  runId?: string
+  signal?: AbortSignal
+}
+
+/** GET …/result: the result of a closed run, or 424 while it is open. */
+export async function readResult (fastify: FastifyInstance, { workflowId, runId, signal }: ReadResult): Promise<WorkflowResult> {
+  const execution = await describeRun(fastify, { workflowId, runId, signal })
+  const run = { workflowId, runId: execution.runId }
+  const status = statusFromEngine(execution.status.name)
+  if (!isTerminal(status)) {
+    throw new ApiError(424, 'WorkflowNotCompletedError', `Workflow ${workflowId} run ${run.runId} is not closed yet (status ${status})`, run)
+  }
+  const [input, closeEvent] = await Promise.all([readRunInput(fastify, run, signal), readCloseEvent(fastify, run, signal)])
+  if (!closeEvent) throw new Error(`closed run ${run.runId} of ${workflowId} has no close event`)
+  return await resultOf(fastify, run, input, closeEvent)
+}

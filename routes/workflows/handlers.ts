@@ -1,0 +1,71 @@
+/**
+ * Signals, queries and updates of the latest run of a workflow id. Handler names and payloads are
+ * checked against the run's catalog first: an undeclared name is a 404 (Signal|Query|Update)NotFoundError,
+ * a payload that breaks the declared payloadSchema a 400 with issues `in: payload`.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { errorsFor, ref } from '../../schemas/common.js'
+import {
+  HandlerBodySchema, QueryParamsSchema, QueryResultSchema, SignalParamsSchema, SignalResultSchema, UpdateParamsSchema, UpdateResultSchema
+} from '../../schemas/workflow.js'
+import { clientGone } from '../../lib/abort.js'
+import { optionalBody, optionalBodySchema } from './optional-body.js'
+import { runQuery, runUpdate, sendSignal } from '../../lib/handlers.js'
+
+const common = '404: unknown workflow id, or a name the run\'s workflow does not declare in its catalog. ' +
+  '503: the run\'s catalog is not published (its handlers cannot be checked).'
+
+const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
+  fastify.post('/workflow/:id/signal/:name', {
+    ...optionalBody,
+    schema: {
+      ...optionalBodySchema,
+      tags: ['workflows'],
+      operationId: 'signalWorkflow',
+      summary: 'Send a signal to the latest run',
+      description: `Answers once the engine has recorded the signal. 409 WorkflowAlreadyClosedError when the run is closed. ${common}`,
+      params: ref(SignalParamsSchema),
+      body: ref(HandlerBodySchema),
+      response: { 200: ref(SignalResultSchema), ...errorsFor(400, 401, 404, 409, 413, 415, 500, 503) }
+    }
+  }, async (request, reply) => await sendSignal(fastify, {
+    workflowId: request.params.id, kind: 'signal', name: request.params.name, payload: request.body?.payload, signal: clientGone(reply)
+  }))
+
+  fastify.post('/workflow/:id/query/:query', {
+    ...optionalBody,
+    schema: {
+      ...optionalBodySchema,
+      tags: ['workflows'],
+      operationId: 'queryWorkflow',
+      summary: 'Query the latest run',
+      description: 'Read-only. A closed run is still answered when a worker can replay it. ' +
+        `422 QueryFailedError when the query handler throws. ${common}`,
+      params: ref(QueryParamsSchema),
+      body: ref(HandlerBodySchema),
+      response: { 200: ref(QueryResultSchema), ...errorsFor(400, 401, 404, 409, 413, 415, 422, 500, 503) }
+    }
+  }, async (request, reply) => await runQuery(fastify, {
+    workflowId: request.params.id, kind: 'query', name: request.params.query, payload: request.body?.payload, signal: clientGone(reply)
+  }))
+
+  fastify.post('/workflow/:id/update/:name', {
+    ...optionalBody,
+    schema: {
+      ...optionalBodySchema,
+      tags: ['workflows'],
+      operationId: 'updateWorkflow',
+      summary: 'Run an update on the latest run and return its result',
+      description: 'Answers after the workflow accepted and ran the update. 422 UpdateRejectedError when its validator ' +
+        'rejects the payload (nothing is recorded), 422 UpdateFailedError when the accepted update\'s handler fails. ' +
+        `409 WorkflowAlreadyClosedError when the run is closed. ${common}`,
+      params: ref(UpdateParamsSchema),
+      body: ref(HandlerBodySchema),
+      response: { 200: ref(UpdateResultSchema), ...errorsFor(400, 401, 404, 409, 413, 415, 422, 500, 503) }
+    }
+  }, async (request, reply) => await runUpdate(fastify, {
+    workflowId: request.params.id, kind: 'update', name: request.params.name, payload: request.body?.payload, signal: clientGone(reply)
+  }))
+}
+
+export default handlers

@@ -1,0 +1,20 @@
+/**
+ * The execution endpoints under /workflow (DESIGN.md §4.1), one file per concern. Static
+ * segments (`/workflow/catalog`, `/workflow/run`, `/workflow/runs`) win over `/workflow/:id` in
+ * the router, so no workflow route shadows them.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import run from './run.js'
+import start from './start.js'
+import status from './status.js'
+import result from './result.js'
+import input from './input.js'
+import runs from './runs.js'
+import handlers from './handlers.js'
+import control from './control.js'
+
+const workflows: FastifyPluginAsyncTypebox = async (fastify) => {
+  for (const group of [run, start, status, result, input, runs, handlers, control]) await fastify.register(group)
+}
+
+export default workflows

@@ -1,0 +1,24 @@
+/**
+ * GET /workflow/runs: the executions the engine knows, filtered and paged.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { errorsFor, ref } from '../../schemas/common.js'
+import { RunsQuerySchema, WorkflowRunsSchema } from '../../schemas/workflow.js'
+import { listRuns } from '../../lib/runs.js'
+
+const runs: FastifyPluginAsyncTypebox = async (fastify) => {
+  fastify.get('/workflow/runs', {
+    schema: {
+      tags: ['workflows'],
+      operationId: 'listRuns',
+      summary: 'List runs, newest first, with filters and cursor pagination',
+      description: 'Every run is listed (child workflows and earlier runs of a continue-as-new chain too); internal ' +
+        'catalog workflows never are. Pass `nextPageToken` as `pageToken` with the same filters for the next page; a ' +
+        'token that is not one is a 400. Order: the engine\'s visibility order, newest first.',
+      querystring: ref(RunsQuerySchema),
+      response: { 200: ref(WorkflowRunsSchema), ...errorsFor(400, 401, 500, 503) }
+    }
+  }, async (request) => await listRuns(fastify, request.query))
+}
+
+export default runs

@@ -1,0 +1,164 @@
+/**
+ * Schemas of the execution endpoints: start/run bodies, WorkflowResult (DESIGN.md §4.2),
+ * Status (§4.3), run listing, input, and the signal/query/update handlers.
+ */
+import { Type, type Static } from '@sinclair/typebox'
+import { Nullable, NameSchema, WorkflowIdSchema, ref } from './common.js'
+import { STATUSES, TERMINAL_STATUSES } from '../lib/status.js'
+
+/** A string enum: one `enum` keyword, so a bad value gives one issue (a union of literals gives one per branch). */
+const Literals = <T extends readonly string[]>(values: T, options = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options })
+
+const CatalogIdSchema = Type.String({ minLength: 1, maxLength: 200, description: 'Catalog id (= Temporal task queue)' })
+const Json = (description: string) => Type.Unknown({ description })
+const IsoTime = (description: string) => Nullable(Type.String({ format: 'date-time', description }))
+
+const startFields = {
+  workflowName: Type.String({ minLength: 1, maxLength: 1000, description: 'Workflow name or alias in the catalog (an alias runs the canonical workflow)' }),
+  input: Json('The workflow input; validated against the catalog\'s inputSchema before the start'),
+  workflowId: Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: 1000,
+    description: 'Workflow id to use (default: a random UUID). An id whose run is still open is refused with 409; ' +
+      'the id of a closed run may be reused (reuse policy ALLOW_DUPLICATE), which starts a new run. ' +
+      'Ids starting with `__flowport` and the id `catalog` are reserved.'
+  })),
+  catalog: Type.Optional({ ...CatalogIdSchema, description: 'Catalog (= Temporal task queue) to run on; default SERVICE_CATALOG_ID' }),
+  taskQueue: Type.Optional({ ...CatalogIdSchema, deprecated: true, description: 'Deprecated alias of `catalog`; ignored when `catalog` is sent' })
+}
+
+export const StartWorkflowBodySchema = Type.Object(startFields, { $id: 'StartWorkflowBody', additionalProperties: false })
+
+export const RunWorkflowBodySchema = Type.Object({
+  ...startFields,
+  timeout: Type.Optional(Type.Integer({
+    minimum: 1,
+    description: 'How long to wait for the result, in milliseconds (default SERVICE_RUN_TIMEOUT_MS; values above ' +
+      'SERVICE_RUN_MAX_TIMEOUT_MS are lowered to it). When it elapses the answer is 408 and the workflow keeps running.'
+  }))
+}, { $id: 'RunWorkflowBody', additionalProperties: false })
+
+export const WorkflowStartedSchema = Type.Object({
+  workflowId: Type.String(),
+  runId: Type.String({ description: 'Run id of the run this request started' })
+}, { $id: 'WorkflowStarted', additionalProperties: false })
+
+export const TraceInfoSchema = Type.Object({
+  destinations: Type.Object({
+    local: Nullable(Type.String({ description: 'Absolute path of the local trace file' })),
+    remote: Nullable(Type.String({ description: 'Remote trace location, e.g. an s3:// URI' }))
+  }, { additionalProperties: false })
+}, { $id: 'TraceInfo', additionalProperties: false })
+
+export interface FailureCause {
+  name: string
+  message: string
+  cause: FailureCause | null
+  [extra: string]: unknown
+}
+
+/** Self-referencing: every level of the chain is a FailureCause. */
+export const FailureCauseSchema = Type.Unsafe<FailureCause>(Type.Object({
+  name: Type.String({ description: 'Error name (an application error\'s type, or the kind of wrapper: ActivityFailure, ChildWorkflowFailure, TimeoutFailure, CanceledFailure, TerminatedFailure, ServerFailure)' }),
+  message: Type.String(),
+  cause: Type.Union([Type.Ref('FailureCause'), Type.Null()])
+}, {
+  $id: 'FailureCause',
+  additionalProperties: true,
+  description: 'One level of the sanitized failure chain: names and messages, never stacks. Some levels carry extra ' +
+    'properties (activityId, workflowName, timeoutType, retryable).'
+}))
+
+export const ErrorDetailsSchema = Type.Object({
+  message: Nullable(Type.String({ description: 'Message of the underlying application error' })),
+  name: Nullable(Type.String({ description: 'Name (type) of the underlying application error, e.g. ExplosionError' })),
+  retryable: Nullable(Type.Boolean({ description: 'Whether the engine considered the failure retryable; null if unknown' })),
+  activityId: Nullable(Type.String({ description: 'The failing step as `workflow#step` (the activity type); null when no step failed' })),
+  cause: Nullable(ref(FailureCauseSchema))
+}, { $id: 'ErrorDetails', additionalProperties: false })
+
+export const WorkflowResultSchema = Type.Object({
+  workflowId: Type.String(),
+  runId: Type.String({ description: 'The run this result belongs to' }),
+  input: Json('The start input of this run; null if it had none'),
+  output: Json('The value the workflow returned; null unless status is completed'),
+  trace: Nullable(ref(TraceInfoSchema)),
+  status: Literals(TERMINAL_STATUSES, { description: 'Final status of the run' }),
+  error: Nullable(Type.String({ description: 'Why the run did not complete (failed, canceled, terminated, timed_out); null otherwise' })),
+  errorDetails: Nullable(ref(ErrorDetailsSchema))
+}, { $id: 'WorkflowResult', additionalProperties: false })
+
+export const WorkflowStatusSchema = Type.Object({
+  workflowId: Type.String(),
+  runId: Type.String(),
+  workflowName: Type.String({ description: 'Workflow type (canonical name)' }),
+  catalog: Type.String({ description: 'Catalog (= task queue) the run executes on' }),
+  status: Literals(STATUSES, {
+    description: '`running`, the six terminal statuses, `paused` (a run paused by an operator, Temporal ≥ 1.28), ' +
+      'or `unknown` (a status this API does not know yet)'
+  }),
+  startTime: IsoTime('When the run started'),
+  closeTime: IsoTime('When the run closed; null while it is open'),
+  historyLength: Type.Integer({ minimum: 0, description: 'Number of history events so far' }),
+  parentWorkflowId: Nullable(Type.String({ description: 'Workflow id of the parent when this run is a child workflow' }))
+}, { $id: 'WorkflowStatus', additionalProperties: false })
+
+export const WorkflowInputSchema = Type.Object({
+  workflowId: Type.String(),
+  runId: Type.String(),
+  input: Json('The start input of that run; null if it had none')
+}, { $id: 'WorkflowInput', additionalProperties: false })
+
+export const RunsQuerySchema = Type.Object({
+  workflowName: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Only runs of this workflow type' })),
+  status: Type.Optional(Literals(STATUSES.filter((s) => s !== 'unknown'), { description: 'Only runs in this status' })),
+  catalog: Type.Optional(CatalogIdSchema),
+  startedAfter: Type.Optional(Type.String({ format: 'date-time', description: 'Only runs started at or after this time' })),
+  startedBefore: Type.Optional(Type.String({ format: 'date-time', description: 'Only runs started before this time' })),
+  pageSize: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),
+  pageToken: Type.Optional(Type.String({
+    maxLength: 8192,
+    pattern: '^[A-Za-z0-9_-]*$',
+    description: 'The nextPageToken of the previous page (opaque, URL-safe); empty or absent = first page'
+  }))
+}, { $id: 'RunsQuery', additionalProperties: false })
+
+export const WorkflowRunsSchema = Type.Object({
+  runs: Type.Array(ref(WorkflowStatusSchema)),
+  nextPageToken: Nullable(Type.String({ description: 'Pass as pageToken for the next page; null on the last page' }))
+}, { $id: 'WorkflowRuns', additionalProperties: false })
+
+export const HandlerBodySchema = Type.Object({
+  payload: Type.Optional(Json('The handler\'s argument; absent = the handler is called without one. ' +
+    'Validated against the payloadSchema the catalog declares for the handler.'))
+}, { $id: 'HandlerBody', additionalProperties: false })
+
+export const SignalParamsSchema = Type.Object({ id: WorkflowIdSchema, name: { ...NameSchema, description: 'Signal name' } }, { $id: 'SignalParams' })
+export const QueryParamsSchema = Type.Object({ id: WorkflowIdSchema, query: { ...NameSchema, description: 'Query name' } }, { $id: 'QueryParams' })
+export const UpdateParamsSchema = Type.Object({ id: WorkflowIdSchema, name: { ...NameSchema, description: 'Update name' } }, { $id: 'UpdateParams' })
+
+export const SignalResultSchema = Type.Object({
+  workflowId: Type.String(),
+  runId: Type.String({ description: 'The run that received the signal' })
+}, { $id: 'SignalResult', additionalProperties: false })
+
+export const QueryResultSchema = Type.Object({
+  workflowId: Type.String(),
+  runId: Type.String({ description: 'The run that answered' }),
+  result: Json('What the query handler returned (null when it returned nothing)')
+}, { $id: 'QueryResult', additionalProperties: false })
+
+export const UpdateResultSchema = Type.Object({
+  workflowId: Type.String(),
+  runId: Type.String({ description: 'The run that accepted and ran the update' }),
+  updateId: Type.String(),
+  result: Json('What the update handler returned (null when it returned nothing)')
+}, { $id: 'UpdateResult', additionalProperties: false })
+
+export type StartWorkflowBody = Static<typeof StartWorkflowBodySchema>
+export type RunWorkflowBody = Static<typeof RunWorkflowBodySchema>
+export type WorkflowResult = Static<typeof WorkflowResultSchema>
+export type ErrorDetails = Static<typeof ErrorDetailsSchema>
+export type WorkflowStatus = Static<typeof WorkflowStatusSchema>
+export type RunsQuery = Static<typeof RunsQuerySchema>
