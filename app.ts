@@ -13,8 +13,11 @@ import schemas from './plugins/schemas.js'
 import swagger from './plugins/swagger.js'
 import temporal from './plugins/temporal.js'
 import catalogPlugin from './plugins/catalog.js'
+import sse from './plugins/sse.js'
+import historyPlugin from './plugins/history.js'
 import health from './routes/health.js'
 import catalogRoutes from './routes/catalog.js'
+import historyRoutes from './routes/history/index.js'
 import workflowRoutes from './routes/workflows/index.js'
 
 export interface BuildOptions {
@@ -61,9 +64,12 @@ export async function buildApp ({ config, logger }: BuildOptions) {
   await app.register(swagger)
   await app.register(temporal)
   await app.register(catalogPlugin)
+  await app.register(sse)
+  await app.register(historyPlugin)
 
   await app.register(health)
   await app.register(catalogRoutes)
+  await app.register(historyRoutes)
   await app.register(workflowRoutes)
   return app
 }

@@ -8,6 +8,10 @@ import {
   CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogParamsSchema, CatalogSchema, CatalogStepSchema, CatalogWorkflowSchema
 } from './catalog.js'
 import {
+  HistoryEventSchema, HistoryPageSchema, HistoryQuerySchema, HistoryStreamDoneSchema, HistoryStreamQuerySchema,
+  HistoryStreamServerErrorSchema, HistoryWorkflowSchema
+} from './history.js'
+import {
   ErrorDetailsSchema, FailureCauseSchema, HandlerBodySchema, QueryParamsSchema, QueryResultSchema, RunWorkflowBodySchema, RunsQuerySchema,
   SignalParamsSchema, SignalResultSchema, StartWorkflowBodySchema, TraceInfoSchema, UpdateParamsSchema, UpdateResultSchema,
   WorkflowInputSchema, WorkflowResultSchema, WorkflowRunsSchema, WorkflowStartedSchema, WorkflowStatusSchema
@@ -21,5 +25,7 @@ export const schemas = [
   StartWorkflowBodySchema, RunWorkflowBodySchema, WorkflowStartedSchema, TraceInfoSchema, FailureCauseSchema, ErrorDetailsSchema,
   WorkflowResultSchema, WorkflowStatusSchema, WorkflowInputSchema, RunsQuerySchema, WorkflowRunsSchema, HandlerBodySchema,
   SignalParamsSchema, QueryParamsSchema, UpdateParamsSchema, SignalResultSchema, QueryResultSchema, UpdateResultSchema,
-  StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema
+  StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema,
+  HistoryEventSchema, HistoryWorkflowSchema, HistoryQuerySchema, HistoryPageSchema, HistoryStreamQuerySchema,
+  HistoryStreamDoneSchema, HistoryStreamServerErrorSchema
 ]

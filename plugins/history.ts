@@ -1,0 +1,38 @@
+/**
+ * History reads from the engine and the per-run hubs that share one long-poll between all
+ * streams of a run (lib/history/hub.ts). `fastify.historyHubs.metrics` counts every upstream
+ * history call, for tests and the benchmark.
+ */
+import fp from 'fastify-plugin'
+import { HistoryHubs, type HistoryReader } from '../lib/history/hub.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    historyHubs: HistoryHubs
+  }
+}
+
+/** Above the engine's own long-poll interval (20 s), which answers first with an empty page. */
+const LONG_POLL_DEADLINE_MS = 70_000
+/** Newest events each run's hub keeps for late joiners and reconnects. */
+const BUFFER_EVENTS = 2000
+/** A client further behind than this replays from the buffer or the engine instead of queueing. */
+const MAX_QUEUED_EVENTS = 2000
+
+export default fp(async (fastify) => {
+  const namespace = fastify.config.TEMPORAL_NAMESPACE
+  const read: HistoryReader = async ({ workflowId, runId, pageToken, wait, pageSize, signal }) => {
+    const response = await fastify.engineCall(() => fastify.temporal.workflowService.getWorkflowExecutionHistory({
+      namespace,
+      execution: { workflowId, runId },
+      nextPageToken: pageToken,
+      waitNewEvent: wait,
+      maximumPageSize: pageSize ?? 0
+    }), { signal, timeoutMs: wait ? LONG_POLL_DEADLINE_MS : undefined, workflowId, runId })
+    return { events: response.history?.events ?? [], nextPageToken: response.nextPageToken ?? undefined }
+  }
+  const hubs = new HistoryHubs(read, { bufferEvents: BUFFER_EVENTS, maxQueuedEvents: MAX_QUEUED_EVENTS })
+  fastify.decorate('historyHubs', hubs)
+  // After the SSE plugin's preClose has ended the streams; this catches anything left.
+  fastify.addHook('onClose', async () => { hubs.closeAll() })
+}, { name: 'history', dependencies: ['temporal'] })

@@ -1,0 +1,13 @@
+/**
+ * Execution history: paginated pages and the live SSE stream (DESIGN.md §4.5, §5).
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import history from './history.js'
+import stream from './stream.js'
+
+const historyRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  await fastify.register(history)
+  await fastify.register(stream)
+}
+
+export default historyRoutes

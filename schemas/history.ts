@@ -1,0 +1,71 @@
+/**
+ * History page and live stream (DESIGN.md §4.5, §5). Events are the engine's canonical JSON form;
+ * the schema names the fields every event has and lets the rest through.
+ */
+import { Type, type Static } from '@sinclair/typebox'
+import { Nullable, ref } from './common.js'
+import { STATUSES } from '../lib/status.js'
+import { TERMINAL_REASONS } from '../lib/history/events.js'
+
+const Token = (description: string) => Type.String({ minLength: 1, maxLength: 8192, pattern: '^[A-Za-z0-9_-]+$', description })
+const IncludePayloads = Type.Optional(Type.Boolean({
+  default: false,
+  description: 'Decode every payload (inputs, results, failure details, signal and update arguments, memo, headers, search attributes) to its JSON value; without it payloads are removed. A payload that is not JSON (binary, codec-encrypted) keeps its `{metadata, data}` form.'
+}))
+
+export const HistoryEventSchema = Type.Object({
+  eventId: Type.String({ pattern: '^[0-9]+$', description: 'int64 as a decimal string' }),
+  eventTime: Type.String({ format: 'date-time', description: 'RFC 3339, up to nanoseconds' }),
+  eventType: Type.String({ pattern: '^EVENT_TYPE_', examples: ['EVENT_TYPE_WORKFLOW_EXECUTION_STARTED'] }),
+  taskId: Type.Optional(Type.String())
+}, {
+  $id: 'HistoryEvent',
+  additionalProperties: true,
+  description: 'A Temporal history event in the protobuf JSON mapping (as `temporal workflow show --output json` prints it): one `…EventAttributes` object per event, string int64s, RFC 3339 times, durations like "10s", enum names.'
+})
+
+export const HistoryWorkflowSchema = Type.Object({
+  workflowId: Type.String(),
+  runId: Type.String(),
+  status: Type.Union(STATUSES.map((s) => Type.Literal(s))),
+  startTime: Nullable(Type.String({ format: 'date-time' })),
+  closeTime: Nullable(Type.String({ format: 'date-time' })),
+  historyLength: Type.Integer({ minimum: 0 }),
+  taskQueue: Type.String()
+}, { $id: 'HistoryWorkflow', additionalProperties: false, description: 'The run the history belongs to, as it was when the page was read or the stream connected' })
+
+export const HistoryQuerySchema = Type.Object({
+  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Maximum events per page; the engine may return a few more or fewer to keep event batches whole' })),
+  pageToken: Type.Optional(Token('`nextPageToken` of the previous page (it pins the run, so paging never mixes runs)')),
+  includePayloads: IncludePayloads
+}, { $id: 'HistoryQuery', additionalProperties: false })
+
+export const HistoryPageSchema = Type.Object({
+  workflow: ref(HistoryWorkflowSchema),
+  events: Type.Array(ref(HistoryEventSchema)),
+  nextPageToken: Nullable(Type.String({ description: 'Opaque, URL-safe; null on the last page' }))
+}, { $id: 'HistoryPage', additionalProperties: false })
+
+export const HistoryStreamQuerySchema = Type.Object({
+  includePayloads: IncludePayloads,
+  lastEventId: Type.Optional(Token('Resume after this event id (the `id:` of a received event); the `Last-Event-ID` header wins when both are sent')),
+  access_token: Type.Optional(Type.String({ minLength: 1, description: 'The API token, for EventSource clients that cannot send headers (never logged)' }))
+}, { $id: 'HistoryStreamQuery', description: 'Unknown parameters are ignored (EventSource polyfills add their own)' })
+
+export const HistoryStreamDoneSchema = Type.Object({
+  reason: Type.Union(TERMINAL_REASONS.map((r) => Type.Literal(r))),
+  newRunId: Type.Optional(Type.String({ description: 'Only when the terminal event chains a new run (continue-as-new, cron, retry)' }))
+}, { $id: 'HistoryStreamDone', additionalProperties: false })
+
+export const HistoryStreamServerErrorSchema = Type.Object({
+  error: Type.String(),
+  message: Type.String(),
+  workflowId: Type.String(),
+  runId: Type.String()
+}, { $id: 'HistoryStreamServerError', additionalProperties: false })
+
+export type HistoryEvent = Static<typeof HistoryEventSchema>
+export type HistoryWorkflow = Static<typeof HistoryWorkflowSchema>
+export type HistoryPage = Static<typeof HistoryPageSchema>
+export type HistoryStreamDone = Static<typeof HistoryStreamDoneSchema>
+export type HistoryStreamServerError = Static<typeof HistoryStreamServerErrorSchema>
