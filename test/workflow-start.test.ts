@@ -1,0 +1,63 @@
+import t from 'tap'
+import { build } from './helpers/app.js'
+import { call, newId, start, waitClosed } from './helpers/workflows.js'
+
+const startCall = (payload: unknown) => ({ method: 'POST' as const, url: '/workflow/start', route: '/workflow/start', payload })
+
+t.test('start answers the ids at once, while the run is still open', async (t) => {
+  const app = await build(t)
+  const workflowId = newId('approval')
+  const res = await call(t, app, startCall({ workflowName: 'approval', input: { label: 'x' }, workflowId }))
+  t.equal(res.status, 200)
+  t.same(Object.keys(res.body).sort(), ['runId', 'workflowId'])
+  t.equal(res.body.workflowId, workflowId)
+  const described = await app.temporal.workflow.getHandle(workflowId).describe()
+  t.equal(described.status.name, 'RUNNING')
+  t.equal(described.runId, res.body.runId)
+  t.equal(described.taskQueue, process.env.FLOWPORT_TEST_CATALOG, 'the task queue is the catalog id')
+  await app.temporal.workflow.getHandle(workflowId).terminate('test cleanup')
+})
+
+t.test('without a workflowId a random one is generated', async (t) => {
+  const app = await build(t)
+  const res = await call(t, app, startCall({ workflowName: 'hello', input: { name: 'x' } }))
+  t.equal(res.status, 200)
+  t.match(res.body.workflowId, /^[0-9a-f-]{36}$/)
+})
+
+t.test('starting an id whose run is open is a 409 naming the running run', async (t) => {
+  const app = await build(t)
+  const first = await start(t, app, 'approval', { label: 'first' })
+  const again = await call(t, app, startCall({ workflowName: 'approval', input: { label: 'second' }, workflowId: first.workflowId }))
+  t.equal(again.status, 409)
+  t.equal(again.body.error, 'WorkflowAlreadyStartedError')
+  t.equal(again.body.workflowId, first.workflowId)
+  t.equal(again.body.runId, first.runId)
+  await app.temporal.workflow.getHandle(first.workflowId).terminate('test cleanup')
+})
+
+t.test('the id of a closed run may be reused: a new run starts', async (t) => {
+  const app = await build(t)
+  const first = await start(t, app, 'hello', { name: 'one' })
+  await waitClosed(app, first.workflowId)
+  const second = await call(t, app, startCall({ workflowName: 'hello', input: { name: 'two' }, workflowId: first.workflowId }))
+  t.equal(second.status, 200)
+  t.not(second.body.runId, first.runId)
+  await waitClosed(app, first.workflowId)
+  const latest = await call(t, app, { method: 'GET', url: `/workflow/${first.workflowId}/result`, route: '/workflow/{id}/result' })
+  t.same(latest.body.output, { greeting: 'Hello, two!' })
+  const pinned = await call(t, app, { method: 'GET', url: `/workflow/${first.workflowId}/runs/${first.runId}/result`, route: '/workflow/{id}/runs/{rid}/result' })
+  t.same(pinned.body.output, { greeting: 'Hello, one!' }, 'the first run keeps its own result')
+})
+
+t.test('start validates like run: unknown name 404, bad input 400, bad body 400', async (t) => {
+  const app = await build(t)
+  const unknown = await call(t, app, startCall({ workflowName: 'nope', input: {} }))
+  t.equal(unknown.status, 404)
+  t.equal(unknown.body.error, 'WorkflowNotFoundError')
+  const badInput = await call(t, app, startCall({ workflowName: 'sleepy', input: { steps: 0, delayMs: -1 } }))
+  t.equal(badInput.status, 400)
+  t.same(badInput.body.issues.map((i: { path: string, in: string }) => `${i.in}:${i.path}`).sort(), ['input:/delayMs', 'input:/steps'])
+  const timeout = await call(t, app, startCall({ workflowName: 'hello', input: { name: 'x' }, timeout: 5 }))
+  t.equal(timeout.status, 400, 'timeout belongs to /run only')
+})
