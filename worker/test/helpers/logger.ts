@@ -1,0 +1,15 @@
+import type { Logger } from '../../src/runtime/logger.js'
+
+/** A logger that keeps warnings and errors for assertions and prints nothing. */
+export function recordingLogger (): Logger & { warnings: string[], errors: string[] } {
+  const warnings: string[] = []
+  const errors: string[] = []
+  return {
+    warnings,
+    errors,
+    debug: () => {},
+    info: () => {},
+    warn: (message) => { warnings.push(message) },
+    error: (message) => { errors.push(message) }
+  }
+}
