@@ -31,7 +31,7 @@ export async function runDevStack (): Promise<void> {
   let engine: Engine | undefined
   if (!env.TEMPORAL_ADDRESS) {
     engine = await startEngine({
-      dbFile: resolve('.flowport', 'temporal.db'), port: 7233, ui: true, uiPort: 8233, log: (m) => console.log(`[engine] ${m}`)
+      dbFile: resolve(env.FLOWPORT_DATA_DIR ?? '.flowport', 'temporal.db'), port: 7233, ui: true, uiPort: 8233, log: (m) => console.log(`[engine] ${m}`)
     })
     env.TEMPORAL_ADDRESS = engine.address
   }
