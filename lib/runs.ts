@@ -1,8 +1,11 @@
 /**
  * GET /workflow/runs: one page of the engine's visibility list. Filters become a visibility
- * query with quoted, escaped values; the engine's own page token is handed out as base64url, so
- * the cursor is opaque, URL-safe and needs no server state.
+ * query with quoted, escaped values. The cursor is the engine's own page token behind a short
+ * digest of token and query, as base64url: opaque, URL-safe, no server state, and a forged,
+ * damaged or other-filter token is a 400 before it reaches the engine (which answers a garbage
+ * token with an unhelpful UNKNOWN error).
  */
+import { createHash } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { status as GrpcStatus } from '@grpc/grpc-js'
 import { isGrpcServiceError } from '@temporalio/client'
@@ -29,15 +32,31 @@ export function visibilityQuery (q: Omit<RunsQuery, 'pageSize' | 'pageToken'>): 
   return clauses.join(' AND ')
 }
 
-const badToken = () => validationError([{ path: '/pageToken', in: 'querystring', message: 'is not a page token of this listing; start again without it' }])
+const badToken = () => validationError([{ path: '/pageToken', in: 'querystring', message: 'is not a nextPageToken of this listing with these filters; start again without it' }])
+
+const DIGEST_BYTES = 8
+const digest = (query: string, engineToken: Uint8Array) =>
+  createHash('sha256').update(query).update('\0').update(engineToken).digest().subarray(0, DIGEST_BYTES)
+
+export function encodePageToken (query: string, engineToken: Uint8Array): string {
+  return Buffer.concat([digest(query, engineToken), engineToken]).toString('base64url')
+}
+
+export function decodePageToken (query: string, token: string): Uint8Array {
+  const raw = Buffer.from(token, 'base64url')
+  const engineToken = raw.subarray(DIGEST_BYTES)
+  if (raw.length <= DIGEST_BYTES || !digest(query, engineToken).equals(raw.subarray(0, DIGEST_BYTES))) throw badToken()
+  return engineToken
+}
 
 export async function listRuns (fastify: FastifyInstance, q: RunsQuery, signal?: AbortSignal): Promise<{ runs: WorkflowStatus[], nextPageToken: string | null }> {
   const { namespace, loadedDataConverter } = fastify.temporal.options
-  const nextPageToken = q.pageToken ? Buffer.from(q.pageToken, 'base64url') : undefined
+  const query = visibilityQuery(q)
+  const nextPageToken = q.pageToken ? decodePageToken(query, q.pageToken) : undefined
   let res
   try {
     res = await fastify.engineCall(() => fastify.temporal.workflowService.listWorkflowExecutions({
-      namespace, pageSize: q.pageSize, nextPageToken, query: visibilityQuery(q)
+      namespace, pageSize: q.pageSize, nextPageToken, query
     }), { signal })
   } catch (err) {
     if (nextPageToken && isGrpcServiceError(err) && err.code === GrpcStatus.INVALID_ARGUMENT) throw badToken()
@@ -45,6 +64,6 @@ export async function listRuns (fastify: FastifyInstance, q: RunsQuery, signal?:
   }
   const runs = await Promise.all((res.executions ?? []).map(async (raw) =>
     statusOf(await executionInfoFromRaw(raw, loadedDataConverter, raw, namespace))))
-  const token = res.nextPageToken?.length ? Buffer.from(res.nextPageToken).toString('base64url') : null
+  const token = res.nextPageToken?.length ? encodePageToken(query, res.nextPageToken) : null
   return { runs, nextPageToken: token }
 }

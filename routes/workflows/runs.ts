@@ -14,7 +14,9 @@ const runs: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'List runs, newest first, with filters and cursor pagination',
       description: 'Every run is listed (child workflows and earlier runs of a continue-as-new chain too); internal ' +
         'catalog workflows never are. Pass `nextPageToken` as `pageToken` with the same filters for the next page; a ' +
-        'token that is not one is a 400. Order: the engine\'s visibility order, newest first.',
+        'token that is not one (or one of other filters) is a 400. Order: newest first as the engine\'s visibility ' +
+        'store sorts: open runs first (latest start first), then closed runs by close time, latest first. The last page ' +
+        'may be empty.',
       querystring: ref(RunsQuerySchema),
       response: { 200: ref(WorkflowRunsSchema), ...errorsFor(400, 401, 500, 503) }
     }
