@@ -70,5 +70,12 @@ t.test('flowport dev serves /health and /ready, and SIGTERM leaves no process be
     dev.kill('SIGTERM')
   })
   t.equal(exitCode, 0, 'exits cleanly')
-  t.same(children.filter(alive), [], 'no orphan process')
+  const survivors = children.filter(alive).map((pid) => {
+    try {
+      return execFileSync('ps', ['-o', 'pid=,stat=,args=', '-p', String(pid)], { encoding: 'utf8' }).trim()
+    } catch {
+      return String(pid)
+    }
+  })
+  t.same(survivors, [], 'no orphan process')
 })
