@@ -7,7 +7,6 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { QueryNotRegisteredError, QueryRejectedError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client'
-import { WorkflowUpdateStage } from '@temporalio/client'
 import type { CatalogHandler } from '@flowport/worker/contract'
 import { ApiError, engineUnavailable, validationError, type ErrorName } from './api-error.js'
 import { alreadyClosed, closedMeanwhile, describeRun, type Execution } from './execution.js'
@@ -79,26 +78,46 @@ export async function runQuery (fastify: FastifyInstance, call: HandlerCall) {
 }
 
 export async function runUpdate (fastify: FastifyInstance, call: HandlerCall) {
-  const { run, args } = await prepare(fastify, call)
+  const { execution, run, args } = await prepare(fastify, call)
   const handle = fastify.temporal.workflow.getHandle(run.workflowId, run.runId)
   const updateId = randomUUID()
-  // Waiting for acceptance first tells a validator's rejection (nothing recorded, 422 UpdateRejectedError)
-  // from a handler that ran and failed (422 UpdateFailedError).
-  const accepted = await fastify.engineCall(
-    () => handle.startUpdate(call.name, { args: args as [], updateId, waitForStage: WorkflowUpdateStage.ACCEPTED }),
-    { signal: call.signal, ...run }
-  ).catch((err: unknown) => { throw updateError(err, call.name, run, 'UpdateRejectedError') })
-  const result = await fastify.engineCall(() => accepted.result(), { signal: call.signal, ...run })
-    .catch((err: unknown) => { throw updateError(err, call.name, run, 'UpdateFailedError') })
-  return { ...run, updateId, result: result ?? null }
+  try {
+    const result = await fastify.engineCall(() => handle.executeUpdate(call.name, { args: args as [], updateId }), { signal: call.signal, ...run })
+    return { ...run, updateId, result: result ?? null }
+  } catch (err) {
+    if (!(err instanceof WorkflowUpdateFailedError)) throw updateError(err, call.name, run)
+    // The engine reports a validator's rejection and a failed handler the same way; only an
+    // accepted update leaves events in the history.
+    const accepted = await updateWasAccepted(fastify, run, updateId, execution.historyLength, call.signal)
+    const reason = err.cause instanceof Error ? err.cause.message : err.message
+    throw accepted
+      ? new ApiError(422, 'UpdateFailedError', `Update ${call.name} failed: ${reason}`, run)
+      : new ApiError(422, 'UpdateRejectedError', `Update ${call.name} was rejected: ${reason}`, run)
+  }
 }
 
-function updateError (err: unknown, name: string, run: { workflowId: string, runId: string }, as: ErrorName): unknown {
-  if (err instanceof WorkflowUpdateFailedError) {
-    const reason = err.cause instanceof Error ? err.cause.message : err.message
-    const verb = as === 'UpdateRejectedError' ? 'was rejected' : 'failed'
-    return new ApiError(422, as, `Update ${name} ${verb}: ${reason}`, run)
-  }
+function updateError (err: unknown, name: string, run: { workflowId: string, runId: string }): unknown {
   if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return engineUnavailable(`Update ${name} did not finish in time (is a worker running for this catalog?)`)
   return closedMeanwhile(err, run)
+}
+
+/**
+ * Reads the history backwards down to the length it had before the update was sent: an
+ * accepted update has an UpdateAccepted (or UpdateCompleted) event with its id up there.
+ */
+async function updateWasAccepted (fastify: FastifyInstance, run: { workflowId: string, runId: string }, updateId: string, lengthBefore: number, signal?: AbortSignal): Promise<boolean> {
+  let nextPageToken: Uint8Array | undefined
+  do {
+    const res = await fastify.engineCall(() => fastify.temporal.workflowService.getWorkflowExecutionHistoryReverse({
+      namespace: fastify.temporal.options.namespace, execution: run, maximumPageSize: 100, nextPageToken
+    }), { signal, ...run })
+    for (const event of res.history?.events ?? []) {
+      if (Number(event.eventId) <= lengthBefore) return false
+      const id = event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.meta?.updateId ??
+        event.workflowExecutionUpdateCompletedEventAttributes?.meta?.updateId
+      if (id === updateId) return true
+    }
+    nextPageToken = res.nextPageToken?.length ? res.nextPageToken : undefined
+  } while (nextPageToken)
+  return false
 }
