@@ -2,11 +2,12 @@
  * Builds the workflow bundle from a generated entry file. The entry (written to a fresh temp dir,
  * never into node_modules or this package) imports each workflow file by absolute path, wraps it
  * with the SDK runtime, exports it under its name and aliases, and embeds the step manifest.
- * Step modules are never imported by it; a plugin fails the build if workflow code pulls one in.
+ * Step modules are never imported by it; a plugin fails the build if workflow code pulls one in
+ * (or a Node built-in).
  */
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { createRequire } from 'node:module'
+import { builtinModules, createRequire } from 'node:module'
 import { dirname, extname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bundleWorkflowCode, type BundleOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker'
@@ -46,17 +47,32 @@ export function generateEntry (registry: Registry, manifest: Manifest): string {
   return lines.join('\n') + '\n'
 }
 
-interface Offender { module: string, issuer: string }
+/** Temporal ships sandbox versions of these; every other Node built-in is refused. */
+const SANDBOX_BUILTINS = new Set(['assert', 'url', 'util'])
+const NODE_BUILTINS = new Set(builtinModules)
 
-/** A webpack plugin that keeps step modules out: it records who imports one and drops it. */
-function stepGuard (forbidden: Set<string>, offenders: Offender[]): { apply: (compiler: any) => void } {
+/**
+ * A webpack plugin that keeps step modules and Node built-ins out of the bundle: it records who
+ * imports one (for a message naming both files) and drops the import.
+ */
+function sandboxGuard (stepModules: Set<string>, problems: string[]): { apply: (compiler: any) => void } {
   return {
     apply (compiler) {
-      compiler.hooks.normalModuleFactory.tap('flowport-step-guard', (factory: any) => {
-        factory.hooks.afterResolve.tap('flowport-step-guard', (data: any) => {
+      compiler.hooks.normalModuleFactory.tap('flowport-sandbox-guard', (factory: any) => {
+        factory.hooks.beforeResolve.tap('flowport-sandbox-guard', (data: any) => {
+          const request = String(data.request ?? '').replace(/^node:/, '')
+          const issuer = String(data.contextInfo?.issuer ?? '')
+          if (NODE_BUILTINS.has(request) && !SANDBOX_BUILTINS.has(request) && !issuer.includes('node_modules')) {
+            problems.push(`${issuer} imports the Node built-in '${request}'; workflow code runs in a sandbox without Node APIs: do that work in a step`)
+            return false
+          }
+          return undefined
+        })
+        factory.hooks.afterResolve.tap('flowport-sandbox-guard', (data: any) => {
           const resource: unknown = data.createData?.resource
-          if (typeof resource === 'string' && forbidden.has(resource)) {
-            offenders.push({ module: resource, issuer: String(data.contextInfo?.issuer ?? 'workflow code') })
+          if (typeof resource === 'string' && stepModules.has(resource)) {
+            const issuer = String(data.contextInfo?.issuer ?? 'workflow code')
+            problems.push(`${issuer} imports the step module ${resource} as a value; workflow code must import steps with \`import type\` and call them through useSteps()`)
             return false
           }
           return undefined
@@ -66,9 +82,10 @@ function stepGuard (forbidden: Set<string>, offenders: Offender[]): { apply: (co
   }
 }
 
-function offenderError (offenders: Offender[]): DefinitionError {
-  const { module, issuer } = offenders[0]!
-  return new DefinitionError(`${issuer} imports the step module ${module} as a value; workflow code must import steps with \`import type\` and call them through useSteps()`)
+/** The "ERROR in …" blocks of webpack's report, without stack frames. */
+function webpackErrors (report: string): string {
+  const blocks = report.split(/\n(?=ERROR in )/).filter((b) => b.startsWith('ERROR in '))
+  return blocks.map((b) => b.split('\n').filter((l) => !/^\s+at /.test(l) && !l.startsWith('webpack ')).join('\n').trim()).join('\n\n')
 }
 
 const cache = new Map<string, Promise<WorkflowBundleWithSourceMap>>()
@@ -90,7 +107,8 @@ export async function bundleWorkflows ({ registry, manifest, logger, reuse = fal
   for (const loaded of [...registry.shared.values(), ...registry.workflows.flatMap((w) => [...w.own.values()])]) {
     forbidden.add(realpathSync(loaded.file))
   }
-  const offenders: Offender[] = []
+  const problems: string[] = []
+  let report = ''
   const build = (async () => {
     const dir = mkdtempSync(join(tmpdir(), 'flowport-bundle-'))
     try {
@@ -104,8 +122,8 @@ export async function bundleWorkflows ({ registry, manifest, logger, reuse = fal
           debug: () => {},
           info: (message: string) => { logger.debug(message) },
           warn: (message: string) => { logger.warn(message) },
-          // On failure webpack's full report comes here; the guard's own message is clearer.
-          error: (message: string) => { if (offenders.length === 0) logger.error(message) }
+          // On failure webpack's full report comes here; it is condensed into the thrown error.
+          error: (message: string) => { report += message }
         },
         webpackConfigHook: (config: WebpackConfig) => {
           config.resolve = {
@@ -113,19 +131,21 @@ export async function bundleWorkflows ({ registry, manifest, logger, reuse = fal
             modules: [...(config.resolve?.modules ?? ['node_modules']), temporalModules],
             ...(SOURCE_MODE ? { conditionNames: ['flowport-source', '...'] } : {})
           }
-          config.plugins = [...(config.plugins ?? []), stepGuard(forbidden, offenders)]
+          config.plugins = [...(config.plugins ?? []), sandboxGuard(forbidden, problems)]
           return config
         }
       })
     } catch (err) {
-      if (offenders.length > 0) throw offenderError(offenders)
+      if (problems.length > 0) throw new DefinitionError(problems.join('\n'))
+      const errors = webpackErrors(report)
+      if (errors !== '') throw new DefinitionError(`Bundling the workflows failed:\n${errors}`, { cause: err })
       throw err
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
   })()
   const checked = build.then((bundle) => {
-    if (offenders.length > 0) throw offenderError(offenders)
+    if (problems.length > 0) throw new DefinitionError(problems.join('\n'))
     return bundle
   })
   if (reuse) {

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto'
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client'
 import { DefaultLogger, Runtime } from '@temporalio/worker'
 import type { Test } from 'tap'
+import { catalogWorkflowId } from '../../src/contract.js'
 
 const address = process.env.TEMPORAL_ADDRESS
 if (address === undefined || address === '') {
@@ -41,4 +42,9 @@ export async function eventsOf (handle: WorkflowHandle, kind: string): Promise<H
 /** Activity types scheduled by a run, in order. */
 export async function scheduledActivities (handle: WorkflowHandle): Promise<string[]> {
   return (await eventsOf(handle, 'activityTaskScheduled')).map((a) => String(a.activityType?.name))
+}
+
+/** Catalog workflows outlive their workers; tests end theirs so the shared engine stays tidy. */
+export async function endCatalog (client: Client, catalogId: string): Promise<void> {
+  await client.workflow.getHandle(catalogWorkflowId(catalogId)).terminate('test finished').catch(() => {})
 }
