@@ -109,11 +109,16 @@ t.test('two workers of one catalog starting together do not fight', async (t) =>
   t.teardown(async () => { await endCatalog(client, catalogId) })
   const workers = await Promise.all([startVersion('v1', catalogId), startVersion('v1', catalogId)])
   t.teardown(async () => { await Promise.all(workers.map(async (w) => { await w.shutdown() })) })
-  const { hash, updates } = await published(catalogId)
+  const { catalog, updates } = await published(catalogId)
   t.equal(updates, 0, 'nobody replaced anything')
-  t.equal(hash, (await published(catalogId)).hash)
-  const runs = []
-  for await (const run of client.workflow.list({ query: `WorkflowId = '${catalogWorkflowId(catalogId)}'` })) runs.push(run.runId)
+  t.same(workers[0].catalog, catalog)
+  t.same(workers[1].catalog, catalog, 'both report the one catalog published (same publishedAt)')
+  const runs: string[] = []
+  // Visibility is written asynchronously: wait until the run shows up, then count.
+  for (let i = 0; i < 50 && runs.length === 0; i++) {
+    for await (const run of client.workflow.list({ query: `WorkflowId = '${catalogWorkflowId(catalogId)}'` })) runs.push(run.runId)
+    if (runs.length === 0) await new Promise((resolve) => setTimeout(resolve, 100))
+  }
   t.equal(runs.length, 1, 'one catalog run')
 })
 

@@ -38,7 +38,7 @@ export interface WorkerHandle {
   shutdown: () => Promise<void>
   /** Settles when the worker has stopped; rejects if it stopped on an error. */
   done: Promise<void>
-  /** The catalog this worker published. */
+  /** The catalog published for this catalog id (an identical one published earlier is kept as is). */
   catalog: Catalog
 }
 
@@ -72,14 +72,16 @@ export async function startWorker (options: WorkerOptions): Promise<WorkerHandle
     await done
   }
 
+  let catalog: Catalog
   try {
     // The update that replaces a catalog is handled by this very worker, so it must already run;
     // if it stops meanwhile, give up instead of waiting forever.
     const stopped = running.then(() => { throw new Error('Worker stopped before the catalog was published') })
     stopped.catch(() => {}) // only raced below; a later stop is reported through `done`
     const client = new Client({ connection, namespace: options.namespace })
-    const outcome = await Promise.race([publishCatalog(client, options.catalogId, project.catalog, project.hash), stopped])
-    logger.info(`Worker polling catalog ${options.catalogId}; catalog ${outcome}`, {
+    const publication = await Promise.race([publishCatalog(client, options.catalogId, project.catalog, project.hash), stopped])
+    catalog = publication.catalog
+    logger.info(`Worker polling catalog ${options.catalogId}; catalog ${publication.outcome}`, {
       workflows: project.catalog.workflows.map((w) => w.name),
       hash: project.hash
     })
@@ -87,5 +89,5 @@ export async function startWorker (options: WorkerOptions): Promise<WorkerHandle
     await shutdown().catch(() => {})
     throw err
   }
-  return { shutdown, done, catalog: project.catalog }
+  return { shutdown, done, catalog }
 }
