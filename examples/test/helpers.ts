@@ -3,9 +3,10 @@
  * and a worker started from the repository root, which finds the examples through node_modules.
  */
 import { randomUUID } from 'node:crypto'
-import { fileURLToPath } from 'node:url'
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client'
 import { DefaultLogger, Runtime } from '@temporalio/worker'
+
+export { quietLogger, REPOSITORY_ROOT } from './paths.js'
 
 const address = process.env.TEMPORAL_ADDRESS
 if (address === undefined || address === '') {
@@ -13,14 +14,11 @@ if (address === undefined || address === '') {
 }
 export const TEMPORAL_ADDRESS = address
 export const TEMPORAL_NAMESPACE = process.env.TEMPORAL_NAMESPACE ?? 'default'
-export const REPOSITORY_ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 // Expected workflow failures would otherwise print their stacks.
 Runtime.install({ logger: new DefaultLogger('ERROR') })
 
 export const uniqueCatalog = (label: string): string => `test-${label}-${randomUUID()}`
-
-export const quietLogger = { debug: () => {}, info: () => {}, warn: () => {}, error: (message: string) => { console.error(message) } }
 
 export async function connect (): Promise<{ client: Client, close: () => Promise<void> }> {
   const connection = await Connection.connect({ address: TEMPORAL_ADDRESS })
