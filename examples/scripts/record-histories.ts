@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client'
+import { Client, Connection, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client'
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js'
 import { DefaultLogger, Runtime } from '@temporalio/worker'
 import { startWorker } from '@flowport/worker'
@@ -30,7 +30,7 @@ const client = new Client({ connection, namespace })
  * Workflow ids matter to replay (child ids derive from them): a history file `<id>.json` or
  * `<id>.<run>.json` is recorded under the id `replay-<id>`, which the replay test passes back.
  */
-const start = async (id: string, workflow: string, input: unknown): Promise<WorkflowHandle> =>
+const start = async (id: string, workflow: string, input: unknown): Promise<WorkflowHandleWithFirstExecutionRunId> =>
   await client.workflow.start(workflow, { taskQueue: catalogId, workflowId: `replay-${id}`, args: [input], workflowIdConflictPolicy: 'TERMINATE_EXISTING' })
 
 async function save (name: string, handle: WorkflowHandle): Promise<void> {
