@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './schemas/config.js'
+import { buildValidator } from './lib/validator.js'
 import configPlugin from './plugins/config.js'
 import errors from './plugins/errors.js'
 import cors from './plugins/cors.js'
@@ -43,7 +44,7 @@ export async function buildApp ({ config, logger }: BuildOptions) {
     bodyLimit: config.SERVICE_BODY_LIMIT_BYTES,
     // Path parameters are length-checked by the route schemas (ids up to 1000 characters → 400);
     // the router's own limit (default 100, answered 414) must sit above that.
-    maxParamLength: 4096,
+    routerOptions: { maxParamLength: 4096 },
     // Long-lived SSE streams must not hold `close()`; plugins/sse.ts ends them first.
     forceCloseConnections: true,
     requestIdHeader: false,
@@ -51,8 +52,18 @@ export async function buildApp ({ config, logger }: BuildOptions) {
       const given = req.headers['x-request-id']
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
     },
-    ajv: { customOptions: { allErrors: true, removeAdditional: false } }
+    ajv: { customOptions: { allErrors: true, removeAdditional: false } },
+    schemaController: { compilersFactory: { buildValidator } }
   }).withTypeProvider<TypeBoxTypeProvider>()
+
+  // An empty body sent with a JSON content type means "no body" (optional bodies stay optional);
+  // anything else goes through Fastify's own JSON parser (prototype-poisoning protection).
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') done(null, undefined)
+    else parseJson(request, body as string, done)
+  })
 
   app.addHook('onSend', async (request, reply) => { reply.header('x-request-id', request.id) })
 

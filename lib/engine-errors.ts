@@ -31,9 +31,5 @@ export function fromEngineError (err: unknown, ctx: Context = {}): ApiError | un
     case GrpcStatus.NOT_FOUND:
       return notFound(ctx.workflowId ? `Workflow ${ctx.workflowId} not found` : 'Not found', ctx)
   }
-  // The connection itself could not be made (lazy connect): the engine is down.
-  if (err instanceof Error && /connect|ECONNREFUSED|transport/i.test(err.message) && !(err instanceof ServiceError && grpcCode(err) !== undefined)) {
-    return engineUnavailable()
-  }
   return undefined
 }

@@ -49,7 +49,7 @@ async function poll (url: string, until: (status: number) => boolean, attempts: 
 
 t.test('flowport dev serves /health and /ready, and SIGTERM leaves no process behind', async (t) => {
   const port = await freePort()
-  const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', FLOWPORT_DATA_DIR: mkdtempSync(join(tmpdir(), 'flowport-dev-')), LOG_LEVEL: 'warn' }
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', FLOWPORT_DATA_DIR: mkdtempSync(join(tmpdir(), 'flowport-dev-')), LOG_LEVEL: 'warn' }
   delete env.TEMPORAL_ADDRESS // the embedded engine is what is under test
   const dev = spawn(process.execPath, ['--import', 'tsx', '--conditions=flowport-source', resolve('cli/flowport.ts'), 'dev'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''

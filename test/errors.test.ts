@@ -79,3 +79,19 @@ t.test('an over-long path parameter is a 400 ValidationError, not a router 414',
   t.equal(res.statusCode, 400)
   t.match(res.json(), { error: 'ValidationError', issues: [{ in: 'params', path: '/catalogId' }] })
 })
+
+t.test('JSON bodies are not type-coerced; query strings are', async (t) => {
+  const app = await withEchoRoute(t)
+  const res = await app.inject({ method: 'POST', url: '/test/echo', payload: { name: 5, count: '3' } })
+  t.equal(res.statusCode, 400)
+  t.same(res.json().issues.map((i: { path: string }) => i.path).sort(), ['/count', '/name'])
+  const ok = await app.inject({ method: 'POST', url: '/test/echo', payload: { name: 'five', count: 3 } })
+  t.equal(ok.statusCode, 200)
+})
+
+t.test('an empty body with a JSON content type counts as no body', async (t) => {
+  const app = await withEchoRoute(t)
+  const res = await app.inject({ method: 'POST', url: '/test/echo', headers: { 'content-type': 'application/json' }, payload: '' })
+  t.equal(res.statusCode, 400)
+  t.match(res.json(), { error: 'ValidationError', issues: [{ in: 'body' }] }, 'a required body is still required')
+})
