@@ -54,6 +54,21 @@ t.test('a workflow name registered twice stops the start, naming both origins', 
   t.match((err as Error).message, `${fixture('dup-local/twin.ts')} (local workflows)`)
 })
 
+t.test('names differing only by case count as the same name', async (t) => {
+  const packagesFrom = projectWith(t, { '@fixture/dup-a': 'dup-a' })
+  const err = await load({ packagesFrom, workflowsDir: fixture('dup-case') }).catch((e: unknown) => e)
+  t.ok(err instanceof DefinitionError)
+  t.match((err as Error).message, 'Workflow name "twin" / "TWIN" (names are compared ignoring case) is registered twice')
+})
+
+t.test('a workflow that types its calls with another folder\'s steps is warned about', async (t) => {
+  const logger = recordingLogger()
+  await load({ workflowsDir: fixture('sdk'), packagesFrom: projectWith(t, { '@fixture/shared-steps': 'shared-steps' }) }, logger)
+  const foreign = logger.warnings.filter((w) => w.includes('belongs to another workflow folder'))
+  t.equal(foreign.length, 1, 'only the stray workflow (shared steps from a package entry are fine)')
+  t.match(foreign[0], `${fixture('sdk/stray/workflow.ts')}: imports the step types of ${fixture('sdk/checks/steps.ts')}`)
+})
+
 t.test('startWorker refuses invalid definitions before connecting', async (t) => {
   const cases = [
     ['bad-name', /bad-name\/workflow\.ts: workflow name "bad-name" is invalid: names must match/],

@@ -10,6 +10,7 @@ import { buildActivities } from './activities.js'
 import { SOURCE_MODE } from './bundle.js'
 import { buildCatalog } from './catalog.js'
 import { DefinitionError } from './definition-error.js'
+import { warnForeignSteps } from './discovery/foreign-steps.js'
 import { loadSource, type LoadedSource, type Origin } from './discovery/load.js'
 import { findWorkflowPackages } from './discovery/packages.js'
 import { resolvePackageEntry, type PackageJson } from './discovery/resolve.js'
@@ -73,6 +74,7 @@ export async function loadProject (options: ProjectOptions): Promise<Project> {
   if (local !== undefined) sources.push(local)
 
   const registry = buildRegistry(sources, warn)
+  warnForeignSteps(registry, warn)
   const { activities, manifest } = buildActivities(registry)
   const { catalog, hash } = buildCatalog(options.catalogId, registry)
   return { registry, activities, manifest, catalog, hash }

@@ -84,7 +84,9 @@ function checkComponent ({ definition: d, file }: Loaded<Component>): void {
 }
 
 export function buildRegistry (sources: LoadedSource[], warn: (message: string) => void): Registry {
-  const owners = new Map<string, RegisteredWorkflow>()
+  // Keyed case-insensitively: Temporal would accept `hello` and `Hello` side by side, but API and
+  // CLI users would not tell them apart.
+  const owners = new Map<string, { name: string, workflow: RegisteredWorkflow }>()
   const workflows: RegisteredWorkflow[] = []
   const shared = new Map<string, Loaded<Component>>()
 
@@ -94,11 +96,12 @@ export function buildRegistry (sources: LoadedSource[], warn: (message: string) 
       checkWorkflow(loaded.file, meta)
       const registered: RegisteredWorkflow = { meta, file: loaded.file, exportName: loaded.exportName, origin: loaded.origin, own: loaded.components }
       for (const name of [meta.name, ...meta.aliases]) {
-        const owner = owners.get(name)
+        const owner = owners.get(name.toLowerCase())
         if (owner !== undefined) {
-          throw new DefinitionError(`Workflow name "${name}" is registered twice: by ${where(owner.file, owner.origin)} and by ${where(loaded.file, loaded.origin)}`)
+          const same = owner.name === name ? `"${name}"` : `"${owner.name}" / "${name}" (names are compared ignoring case)`
+          throw new DefinitionError(`Workflow name ${same} is registered twice: by ${where(owner.workflow.file, owner.workflow.origin)} and by ${where(loaded.file, loaded.origin)}`)
         }
-        owners.set(name, registered)
+        owners.set(name.toLowerCase(), { name, workflow: registered })
       }
       for (const component of loaded.components.values()) checkComponent(component)
       workflows.push(registered)

@@ -16,6 +16,8 @@ export interface ModuleExports {
   stars: string[]
   /** Constructs not followed, in words (namespace re-exports, CommonJS, dynamic imports). */
   unfollowed: string[]
+  /** Specifiers imported for types only (`import type …`): how workflow files reach step modules. */
+  typeImports: string[]
 }
 
 const TS_EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.tsx'])
@@ -65,13 +67,17 @@ export function readModuleExports (file: string): ModuleExports {
   const program = parseSync(readFileSync(file, 'utf8'), ts
     ? { syntax: 'typescript', tsx: extname(file) === '.tsx' }
     : { syntax: 'ecmascript', jsx: false })
-  const result: ModuleExports = { local: new Set(), reexports: new Map(), stars: [], unfollowed: [] }
+  const result: ModuleExports = { local: new Set(), reexports: new Map(), stars: [], unfollowed: [], typeImports: [] }
   const imported = new Map<string, { specifier: string, name: string }>()
   const namespaces = new Set<string>()
 
   const body: ModuleItem[] = program.body
   for (const item of body) {
-    if (item.type !== 'ImportDeclaration' || item.typeOnly) continue
+    if (item.type !== 'ImportDeclaration') continue
+    if (item.typeOnly || (item.specifiers.length > 0 && item.specifiers.every((s) => s.type === 'ImportSpecifier' && s.isTypeOnly))) {
+      result.typeImports.push(item.source.value)
+      continue
+    }
     for (const s of item.specifiers) {
       if (s.type === 'ImportNamespaceSpecifier') namespaces.add(s.local.value)
       else if (s.type === 'ImportDefaultSpecifier') imported.set(s.local.value, { specifier: item.source.value, name: 'default' })
