@@ -12,7 +12,7 @@ import { Client, Connection, type WorkflowHandle, type WorkflowHandleWithFirstEx
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js'
 import { DefaultLogger, Runtime } from '@temporalio/worker'
 import { startWorker } from '@flowport/worker'
-import { catalogWorkflowId } from '@flowport/worker/contract'
+import { CATALOG_WORKFLOW_TYPE, catalogWorkflowId } from '@flowport/worker/contract'
 
 const address = process.env.TEMPORAL_ADDRESS
 if (address === undefined || address === '') throw new Error('Set TEMPORAL_ADDRESS to a Temporal server')
@@ -68,6 +68,15 @@ try {
   await stopped.query('state')
   await stopped.cancel()
   await save('approval-stopped', stopped)
+
+  // The catalog workflow runs in every worker's bundle: its code must stay replay-safe too.
+  const published = { catalog: worker.catalog, hash: 'recorded-1' }
+  const catalog = await start('catalog', CATALOG_WORKFLOW_TYPE, published)
+  await catalog.query('get')
+  await catalog.executeUpdate('replace', { args: [published] })
+  await catalog.executeUpdate('replace', { args: [{ catalog: { ...worker.catalog, publishedAt: '2026-01-01T00:00:00.000Z' }, hash: 'recorded-2' }] })
+  await catalog.terminate('recorded')
+  await save('catalog', catalog)
 } finally {
   await client.workflow.getHandle(catalogWorkflowId(catalogId)).terminate('recording finished').catch(() => {})
   await worker.shutdown()

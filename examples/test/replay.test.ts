@@ -1,5 +1,6 @@
 /**
- * Replays the recorded example histories (scripts/record-histories.ts) against the current code:
+ * Replays the recorded histories (scripts/record-histories.ts: the examples and the catalog
+ * workflow) against the current code:
  * a change to the examples or to the SDK runtime that would break runs in flight fails here.
  * Replay runs in the worker sandbox only; no engine is involved.
  */
@@ -22,7 +23,7 @@ t.before(async () => {
   workflowBundle = (await buildWorkflowBundle({ packagesFrom: REPOSITORY_ROOT, logger: quietLogger })).bundle
 })
 
-t.test('every recorded example history replays without a determinism error', async (t) => {
+t.test('every recorded history (the examples and the catalog workflow) replays without a determinism error', async (t) => {
   t.ok(files.length >= 10, `${files.length} histories recorded`)
   // Recorded under `replay-<file name up to its first dot>` (see the recording script).
   const histories = files.map((file) => ({ workflowId: `replay-${file.split('.')[0]}`, history: historyFromJSON(read(file)) }))
