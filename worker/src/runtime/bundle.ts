@@ -7,7 +7,7 @@
  */
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { builtinModules, createRequire } from 'node:module'
+import { createRequire } from 'node:module'
 import { dirname, extname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bundleWorkflowCode, type BundleOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker'
@@ -16,6 +16,7 @@ import type { Manifest } from '../workflow/manifest.js'
 import { DefinitionError } from './definition-error.js'
 import type { Logger } from './logger.js'
 import type { Registry } from './registry.js'
+import { sandboxGuard, webpackErrors } from './sandbox-guard.js'
 
 type WebpackConfig = Parameters<NonNullable<BundleOptions['webpackConfigHook']>>[0]
 
@@ -45,47 +46,6 @@ export function generateEntry (registry: Registry, manifest: Manifest): string {
     )
   })
   return lines.join('\n') + '\n'
-}
-
-/** Temporal ships sandbox versions of these; every other Node built-in is refused. */
-const SANDBOX_BUILTINS = new Set(['assert', 'url', 'util'])
-const NODE_BUILTINS = new Set(builtinModules)
-
-/**
- * A webpack plugin that keeps step modules and Node built-ins out of the bundle: it records who
- * imports one (for a message naming both files) and drops the import.
- */
-function sandboxGuard (stepModules: Set<string>, problems: string[]): { apply: (compiler: any) => void } {
-  return {
-    apply (compiler) {
-      compiler.hooks.normalModuleFactory.tap('flowport-sandbox-guard', (factory: any) => {
-        factory.hooks.beforeResolve.tap('flowport-sandbox-guard', (data: any) => {
-          const request = String(data.request ?? '').replace(/^node:/, '')
-          const issuer = String(data.contextInfo?.issuer ?? '')
-          if (NODE_BUILTINS.has(request) && !SANDBOX_BUILTINS.has(request) && !issuer.includes('node_modules')) {
-            problems.push(`${issuer} imports the Node built-in '${request}'; workflow code runs in a sandbox without Node APIs: do that work in a step`)
-            return false
-          }
-          return undefined
-        })
-        factory.hooks.afterResolve.tap('flowport-sandbox-guard', (data: any) => {
-          const resource: unknown = data.createData?.resource
-          if (typeof resource === 'string' && stepModules.has(resource)) {
-            const issuer = String(data.contextInfo?.issuer ?? 'workflow code')
-            problems.push(`${issuer} imports the step module ${resource} as a value; workflow code must import steps with \`import type\` and call them through useSteps()`)
-            return false
-          }
-          return undefined
-        })
-      })
-    }
-  }
-}
-
-/** The "ERROR in …" blocks of webpack's report, without stack frames. */
-function webpackErrors (report: string): string {
-  const blocks = report.split(/\n(?=ERROR in )/).filter((b) => b.startsWith('ERROR in '))
-  return blocks.map((b) => b.split('\n').filter((l) => !/^\s+at /.test(l) && !l.startsWith('webpack ')).join('\n').trim()).join('\n\n')
 }
 
 const cache = new Map<string, Promise<WorkflowBundleWithSourceMap>>()
