@@ -21,6 +21,7 @@ export const WorkerEnvSchema = Type.Object({
   TEMPORAL_TLS_KEY_PATH: OptionalString,
   SERVICE_CATALOG_ID: Type.String({ minLength: 1, maxLength: 200, default: 'main' }),
   SERVICE_WORKFLOWS_DIR: OptionalString,
+  WORKFLOW_BUNDLE: OptionalString,
   ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_EXECUTIONS: Count(100, 1),
   ENGINE_MAX_CONCURRENT_WORKFLOW_TASK_EXECUTIONS: Count(40, 2),
   ENGINE_MAX_CACHED_WORKFLOWS: Count(1000, 0),
@@ -68,6 +69,7 @@ export function workerOptionsFromEnv (config: WorkerEnv): WorkerOptions {
     namespace: config.TEMPORAL_NAMESPACE,
     catalogId: config.SERVICE_CATALOG_ID,
     workflowsDir: config.SERVICE_WORKFLOWS_DIR,
+    workflowBundlePath: config.WORKFLOW_BUNDLE,
     apiKey: config.TEMPORAL_API_KEY,
     tls: tls
       ? {

@@ -9,7 +9,8 @@ import type { Catalog } from '../contract.js'
 import { bundleWorkflows } from './bundle.js'
 import { resolveEngineOptions, type EngineOptions } from './engine.js'
 import { consoleLogger, type Logger } from './logger.js'
-import { loadProject } from './project.js'
+import { loadProject, type Project } from './project.js'
+import { entryHash, readPrebuiltBundle } from './prebuilt-bundle.js'
 import { publishCatalog } from './publish.js'
 
 export interface WorkerOptions {
@@ -31,6 +32,8 @@ export interface WorkerOptions {
   shutdownGraceTime?: Duration
   /** Reuse a bundle built earlier in this process for the same workflow files (tests). */
   reuseBundle?: boolean
+  /** A bundle prebuilt by `prebundle` (WORKFLOW_BUNDLE); used only if it matches the loaded workflows. */
+  workflowBundlePath?: string
 }
 
 export interface WorkerHandle {
@@ -46,7 +49,7 @@ export async function startWorker (options: WorkerOptions): Promise<WorkerHandle
   const logger = options.logger ?? consoleLogger
   const engine = resolveEngineOptions(options.engine)
   const project = await loadProject({ ...options, logger })
-  const workflowBundle = await bundleWorkflows({ registry: project.registry, manifest: project.manifest, logger, reuse: options.reuseBundle })
+  const workflowBundle = await workflowBundleFor(project, options, logger)
 
   const connection = await NativeConnection.connect({ address: options.address, tls: options.tls, apiKey: options.apiKey })
   let worker: Worker
@@ -90,4 +93,13 @@ export async function startWorker (options: WorkerOptions): Promise<WorkerHandle
     throw err
   }
   return { shutdown, done, catalog }
+}
+
+async function workflowBundleFor (project: Project, options: WorkerOptions, logger: Logger): Promise<{ code: string }> {
+  if (options.workflowBundlePath !== undefined) {
+    const prebuilt = readPrebuiltBundle(options.workflowBundlePath, entryHash(project.registry, project.manifest))
+    if ('code' in prebuilt) return prebuilt
+    logger.warn(`Not using the prebuilt workflow bundle: ${prebuilt.reason}; bundling now`)
+  }
+  return await bundleWorkflows({ registry: project.registry, manifest: project.manifest, logger, reuse: options.reuseBundle })
 }

@@ -1,0 +1,86 @@
+/**
+ * The Dockerfile's steps, run literally (there is no Docker engine here): a clean copy of the
+ * project, `npm ci` + `npm run build` (build stage), then `npm ci --omit=dev` with only the built
+ * files (runtime stage), and both entry points — API and worker with the prebuilt bundle —
+ * serving a real run. Keeps the image honest without building it.
+ */
+import t from 'tap'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { cpSync, mkdirSync, mkdtempSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { randomUUID } from 'node:crypto'
+import { engineAddress } from './helpers/env.js'
+
+const repo = process.cwd()
+const npm = (cwd: string, ...args: string[]) => execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, stdio: 'pipe', encoding: 'utf8' })
+
+async function freePort (): Promise<number> {
+  return await new Promise((done) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => done(port))
+    })
+  })
+}
+
+function copyFiles (files: string[], from: string, to: string): void {
+  for (const file of files) {
+    mkdirSync(dirname(join(to, file)), { recursive: true })
+    cpSync(join(from, file), join(to, file), { recursive: true })
+  }
+}
+
+function stop (child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve()
+  return new Promise((done) => { child.once('exit', () => done()); child.kill('SIGTERM') })
+}
+
+t.test('the image steps produce working api and worker entry points', async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'flowport-image-'))
+  const build = join(root, 'build')
+  const runtime = join(root, 'runtime')
+  const manifests = ['package.json', 'package-lock.json', 'worker/package.json', 'examples/package.json']
+
+  // Build stage: the committed files only, as `COPY . .` with .dockerignore would give.
+  const tracked = execFileSync('git', ['ls-files'], { cwd: repo, encoding: 'utf8' }).split('\n').filter(Boolean)
+  copyFiles(tracked, repo, build)
+  npm(build, 'ci')
+  npm(build, 'run', 'build')
+
+  // Runtime stage: production dependencies and the built output, nothing else.
+  copyFiles(manifests, build, runtime)
+  npm(runtime, 'ci', '--omit=dev')
+  copyFiles(['dist', 'worker/dist', 'examples/dist'], build, runtime)
+  t.throws(() => execFileSync('node', ['-e', 'import("tsx")'], { cwd: runtime, stdio: 'pipe' }), 'no dev dependency in the runtime stage')
+
+  const catalog = `image-${randomUUID()}`
+  const port = await freePort()
+  const env = { PATH: process.env.PATH, NODE_ENV: 'production', TEMPORAL_ADDRESS: engineAddress(), SERVICE_CATALOG_ID: catalog }
+  let workerLog = ''
+  const worker = spawn('node', ['worker/dist/main.js'], { cwd: runtime, env: { ...env, WORKFLOW_BUNDLE: join(runtime, 'worker/dist/workflow-bundle.js') } })
+  worker.stdout?.on('data', (c: Buffer) => { workerLog += c.toString() })
+  worker.stderr?.on('data', (c: Buffer) => { workerLog += c.toString() })
+  const api = spawn('node', ['dist/server.js'], { cwd: runtime, env: { ...env, PORT: String(port), HOST: '127.0.0.1', SERVICE_API_AUTH_TOKEN: 'image-token' }, stdio: 'ignore' })
+  t.teardown(async () => { await stop(api); await stop(worker) })
+
+  const base = `http://127.0.0.1:${port}`
+  let ready = 0
+  for (let i = 0; i < 120 && ready !== 200; i++) {
+    ready = await fetch(`${base}/ready`).then((r) => r.status, () => 0)
+    if (ready !== 200) await new Promise((r) => setTimeout(r, 500))
+  }
+  t.equal(ready, 200, 'the API is ready once the worker published its catalog')
+  t.notMatch(workerLog, /Not using the prebuilt workflow bundle/, 'the worker runs the prebuilt bundle')
+
+  const res = await fetch(`${base}/workflow/run`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer image-token' },
+    body: JSON.stringify({ workflowName: 'hello', input: { name: 'Image' } })
+  })
+  t.equal(res.status, 200)
+  t.match(await res.json(), { status: 'completed', output: { greeting: 'Hello, Image!' } })
+  const denied = await fetch(`${base}/workflow/catalog`)
+  t.equal(denied.status, 401, 'production requires the token')
+})
