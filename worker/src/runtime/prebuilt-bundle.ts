@@ -4,7 +4,7 @@
  * produce the same entry; otherwise it bundles afresh and says why, so a stale file never runs.
  */
 import { createHash } from 'node:crypto'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker'
 import { generateEntry } from './bundle.js'
 import type { Manifest } from '../workflow/manifest.js'
@@ -12,8 +12,10 @@ import type { Registry } from './registry.js'
 
 const STAMP = '// flowport-entry-sha256:'
 
-export function entryHash (registry: Registry, manifest: Manifest): string {
-  return createHash('sha256').update(generateEntry(registry, manifest)).digest('hex')
+/** Hash of the generated entry, with the project root left out so a moved tree still matches. */
+export function entryHash (registry: Registry, manifest: Manifest, root = process.cwd()): string {
+  const entry = generateEntry(registry, manifest).replaceAll(realpathSync(root), '<root>')
+  return createHash('sha256').update(entry).digest('hex')
 }
 
 export function writePrebuiltBundle (path: string, bundle: WorkflowBundleWithSourceMap, hash: string): void {
