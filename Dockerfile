@@ -3,7 +3,7 @@
 #   docker run -e TEMPORAL_ADDRESS=temporal:7233 -e SERVICE_API_AUTH_TOKEN=… -p 3001:3001 flowport
 #   docker run -e TEMPORAL_ADDRESS=temporal:7233 flowport node worker/dist/main.js
 # glibc base: Temporal's native worker bridge has no musl (Alpine) build.
-# Every RUN step below is a command .ci/run exercises (scripts/image-smoke.sh).
+# Every step below is run literally by test/production-image.test.ts (part of `npm test`).
 ARG NODE_IMAGE=node:20.20.2-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
@@ -13,11 +13,13 @@ COPY worker/package.json worker/
 COPY examples/package.json examples/
 RUN npm ci --no-audit --no-fund
 COPY . .
-# Compiles API, worker and examples, then prebundles the workflow code for the worker.
+# Compiles API, worker and examples, then prebundles the workflow code (worker/dist/workflow-bundle.js).
 RUN npm run build
 
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
+# The worker skips webpack at start when this bundle matches its workflows (it rebundles otherwise).
+ENV WORKFLOW_BUNDLE=/app/worker/dist/workflow-bundle.js
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY worker/package.json worker/

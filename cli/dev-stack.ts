@@ -7,12 +7,12 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { resolve } from 'node:path'
 import { startEngine, type Engine } from './engine.js'
 import { startApi } from '../server.js'
+import { workerNodeArgs } from './worker-entry.js'
 
 type Api = Awaited<ReturnType<typeof startApi>>
 
 function startWorkerProcess (env: NodeJS.ProcessEnv): ChildProcess {
-  const entry = resolve(import.meta.dirname, '..', 'worker', 'src', 'main.ts')
-  return spawn(process.execPath, ['--import', 'tsx', '--conditions=flowport-source', entry], {
+  return spawn(process.execPath, workerNodeArgs, {
     env, stdio: 'inherit', detached: true
   })
 }

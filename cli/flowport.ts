@@ -24,15 +24,15 @@ switch (command) {
     break
   }
   case 'worker': {
-    // The worker owns its signal handling (Temporal's Runtime); run it as the whole process.
-    const entry = resolve(import.meta.dirname, '..', 'worker', 'src', 'main.ts')
-    const child = spawn(process.execPath, [...process.execArgv, entry], { stdio: 'inherit' })
+    // The worker has its own signal handling; it runs as a child with the terminal's signals.
+    const { workerNodeArgs } = await import('./worker-entry.js')
+    const child = spawn(process.execPath, workerNodeArgs, { stdio: 'inherit' })
     child.on('exit', (code) => process.exit(code ?? 1))
     break
   }
   case 'engine': {
     const { startEngine } = await import('./engine.js')
-    const engine = await startEngine({ dbFile: resolve('.flowport', 'temporal.db'), port: 7233, ui: true, uiPort: 8233, log: console.log })
+    const engine = await startEngine({ dbFile: resolve(process.env.FLOWPORT_DATA_DIR ?? '.flowport', 'temporal.db'), port: 7233, ui: true, uiPort: 8233, log: console.log })
     console.log(`Temporal at ${engine.address}${engine.uiUrl ? `, UI at ${engine.uiUrl}` : ''}. Ctrl-C to stop.`)
     const stop = () => { void engine.stop().then(() => process.exit(0)) }
     process.once('SIGINT', stop)

@@ -8,6 +8,7 @@ import { resolve } from 'node:path'
 import { Client, Connection } from '@temporalio/client'
 import { CATALOG_MEMO_KEY, catalogWorkflowId } from '@flowport/worker/contract'
 import { startEngine } from '../cli/engine.js'
+import { workerNodeArgs } from '../cli/worker-entry.js'
 
 /** The catalog the shared test worker serves; API tests route their runs to it. */
 const TEST_CATALOG = 'flowport-e2e'
@@ -40,7 +41,7 @@ function summarize (output: string, exitCode: number): string {
 
 const engine = await startEngine({ log: (m) => console.log(`# engine: ${m}`) })
 const env = { ...process.env, TEMPORAL_ADDRESS: engine.address, TEMPORAL_NAMESPACE: engine.namespace, FLOWPORT_TEST_CATALOG: TEST_CATALOG }
-const worker = spawn(process.execPath, ['--import', 'tsx', '--conditions=flowport-source', resolve('worker/src/main.ts')], {
+const worker = spawn(process.execPath, workerNodeArgs, {
   env: { ...env, SERVICE_CATALOG_ID: TEST_CATALOG, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'inherit', 'inherit']
 })
 let exitCode = 1
