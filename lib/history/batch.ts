@@ -1,16 +1,21 @@
 /**
- * A batch of consecutive history events as read from the engine. Shared by every client of a
- * run: the JSON form and its serialized text are computed once per payload mode, not per client.
+ * A batch of consecutive history events of one run, as read from the engine. Shared by every
+ * client of the run: the JSON form and the finished SSE frame (bytes) are made once per payload
+ * mode, not per client, so a fan-out to many clients costs one socket write each.
  */
+import { encodeCursor } from './cursor.js'
 import { eventIdOf, eventsToJson, type EventJson, type RawEvent } from './events.js'
 
 export class Batch {
   readonly firstId: number
   readonly lastId: number
+  /** When the API got the batch from the engine (monotonic and wall clock), for the benchmark's lag figures. */
+  readonly readAt = performance.now()
+  readonly readAtWall = Date.now()
   readonly #json: Array<EventJson[] | undefined> = [undefined, undefined]
-  readonly #text: Array<string | undefined> = [undefined, undefined]
+  readonly #frame: Array<Buffer | undefined> = [undefined, undefined]
 
-  constructor (readonly events: RawEvent[]) {
+  constructor (readonly runId: string, readonly events: RawEvent[]) {
     this.firstId = eventIdOf(events[0])
     this.lastId = eventIdOf(events[events.length - 1])
   }
@@ -20,10 +25,15 @@ export class Batch {
     return (this.#json[mode] ??= eventsToJson(this.events, includePayloads))
   }
 
-  /** The JSON text of the events after `position` (all of them for a client that is in step). */
-  textAfter (position: number, includePayloads: boolean): string {
+  /** The `history` SSE frame with the events after `position` (all of them for a client in step). */
+  frameAfter (position: number, includePayloads: boolean): Buffer {
     const mode = Number(includePayloads)
-    if (position < this.firstId) return (this.#text[mode] ??= JSON.stringify(this.json(includePayloads)))
-    return JSON.stringify(this.json(includePayloads).filter((e) => Number(e.eventId) > position))
+    if (position < this.firstId) return (this.#frame[mode] ??= this.#build(this.json(includePayloads)))
+    return this.#build(this.json(includePayloads).filter((e) => Number(e.eventId) > position))
+  }
+
+  #build (events: EventJson[]): Buffer {
+    const id = encodeCursor({ runId: this.runId, eventId: this.lastId, done: false })
+    return Buffer.from(`id: ${id}\nevent: history\ndata: ${JSON.stringify(events)}\n\n`)
   }
 }

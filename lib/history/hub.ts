@@ -104,7 +104,7 @@ export class RunHub {
         const page = await this.read({ workflowId: this.workflowId, runId: this.runId, pageToken: token, wait: true, signal: this.#abort.signal })
         if (this.#closed) return
         const fresh = page.events.filter((e) => eventIdOf(e) > this.head)
-        if (fresh.length > 0) this.#append(new Batch(fresh))
+        if (fresh.length > 0) this.#append(new Batch(this.runId, fresh))
         token = pageToken(page)
         if (token) continue
         if (!this.terminal) throw new Error(`history of ${this.workflowId}/${this.runId} ended without a terminal event`)
@@ -169,16 +169,23 @@ export class Subscription {
     this.#wakeUp()
   }
 
-  async next (): Promise<HubItem | undefined> {
+  /** The next item that is already queued, without waiting or reading the engine. */
+  nextReady (): HubItem | undefined {
     while (!this.#closed) {
       const item = this.#queue.shift()
-      if (item?.kind === 'events') {
-        this.#queuedEvents -= item.batch.events.length
-        if (item.batch.lastId <= this.position) continue
-        const after = this.position
-        this.position = item.batch.lastId
-        return { ...item, after }
-      }
+      if (item?.kind !== 'events') return item
+      this.#queuedEvents -= item.batch.events.length
+      if (item.batch.lastId <= this.position) continue
+      const after = this.position
+      this.position = item.batch.lastId
+      return { ...item, after }
+    }
+    return undefined
+  }
+
+  async next (): Promise<HubItem | undefined> {
+    while (!this.#closed) {
+      const item = this.nextReady()
       if (item) return item
       if (this.#live) {
         await new Promise<void>((resolve) => { this.#wake = resolve })
@@ -224,7 +231,7 @@ export class Subscription {
     this.#abort ??= new AbortController()
     const page = await hub.read({ workflowId: hub.workflowId, runId: hub.runId, pageToken: this.#replayToken, wait: false, signal: this.#abort.signal })
     const fresh = page.events.filter((e) => eventIdOf(e) > this.position)
-    if (fresh.length > 0) this.#queue.push({ kind: 'events', batch: new Batch(fresh), after: 0 })
+    if (fresh.length > 0) this.#queue.push({ kind: 'events', batch: new Batch(hub.runId, fresh), after: 0 })
     this.#replayFresh += fresh.length
     this.#replayToken = pageToken(page)
     if (this.#replayToken === undefined) {
@@ -253,6 +260,14 @@ export class HistoryHubs {
   readonly read: HistoryReader
 
   readonly #idleWaiters = new Set<() => void>()
+  /**
+   * For the benchmark, off unless `trackDeliveries`: per delivered event, the engine's eventTime →
+   * API read lag, and per delivered frame the API read → frame handed to the socket lag (ms).
+   */
+  deliveryLags: Float64Array | undefined
+  deliveries = 0
+  readLags: Float64Array | undefined
+  reads = 0
 
   constructor (read: HistoryReader, readonly options: HubOptions) {
     this.read = async (request) => {
@@ -266,6 +281,24 @@ export class HistoryHubs {
         this.metrics.inFlight--
         this.#checkIdle()
       }
+    }
+  }
+
+  /** Starts (or restarts) keeping the last `capacity` delivery lags. */
+  trackDeliveries (capacity: number): void {
+    this.deliveryLags = new Float64Array(capacity)
+    this.readLags = new Float64Array(capacity)
+    this.deliveries = this.reads = 0
+  }
+
+  recordDelivery (batch: Batch, after: number): void {
+    if (!this.deliveryLags || !this.readLags) return
+    this.deliveryLags[this.deliveries++ % this.deliveryLags.length] = performance.now() - batch.readAt
+    for (const event of batch.events) {
+      if (eventIdOf(event) <= after) continue
+      const time = event.eventTime
+      const committed = Number(time?.seconds ?? 0) * 1000 + Math.floor((time?.nanos ?? 0) / 1e6)
+      this.readLags[this.reads++ % this.readLags.length] = batch.readAtWall - committed
     }
   }
 

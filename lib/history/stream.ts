@@ -6,7 +6,7 @@
 import type { FastifyBaseLogger, FastifyReply } from 'fastify'
 import { fromEngineError } from '../engine-errors.js'
 import { encodeCursor } from './cursor.js'
-import type { HistoryHubs } from './hub.js'
+import type { HistoryHubs, HubItem } from './hub.js'
 import type { WorkflowInfo } from './workflow-info.js'
 import type { HistoryStreamDone, HistoryStreamServerError } from '../../schemas/history.js'
 
@@ -36,6 +36,23 @@ function serverError (err: unknown, { workflowId, runId }: WorkflowInfo, log: Fa
   return { error: 'InternalServerError', message: 'The history stream failed', workflowId, runId }
 }
 
+/**
+ * Writes a finished frame (shared by all clients of the batch) straight to the response the SSE
+ * plugin opened, waiting for the socket to drain like the plugin's own `send` does.
+ */
+async function writeFrame (reply: FastifyReply, frame: Buffer): Promise<void> {
+  if (reply.raw.write(frame)) return
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      reply.raw.off('drain', done)
+      reply.raw.off('close', done)
+      resolve()
+    }
+    reply.raw.once('drain', done)
+    reply.raw.once('close', done)
+  })
+}
+
 export async function streamRun ({ reply, hubs, streams, info, position, includePayloads, log }: StreamSession): Promise<void> {
   const { workflowId, runId } = info
   const subscription = hubs.subscribe(workflowId, runId, position)
@@ -45,16 +62,28 @@ export async function streamRun ({ reply, hubs, streams, info, position, include
     try {
       await reply.sse.send({ event: 'workflow', data: info, retry: RETRY_MS })
       for (let item = await subscription.next(); item; item = await subscription.next()) {
-        if (item.kind === 'events') {
-          const id = encodeCursor({ runId, eventId: item.batch.lastId, done: false })
-          await reply.sse.send({ id, event: 'history', data: item.batch.textAfter(item.after, includePayloads) })
-        } else if (item.kind === 'done') {
-          const { eventId, reason, newRunId } = item.terminal
+        // Everything already queued goes out in one write: under load (batches arriving faster
+        // than a fan-out to every client takes) each client costs one syscall per round, not per batch.
+        const frames: Buffer[] = []
+        let end: HubItem | undefined
+        for (let ready: HubItem | undefined = item; ready; ready = subscription.nextReady()) {
+          if (ready.kind !== 'events') {
+            end = ready
+            break
+          }
+          frames.push(ready.batch.frameAfter(ready.after, includePayloads))
+          hubs.recordDelivery(ready.batch, ready.after)
+        }
+        if (!reply.sse.isConnected) return
+        if (frames.length > 0) await writeFrame(reply, frames.length === 1 ? frames[0] : Buffer.concat(frames))
+        if (end?.kind === 'done') {
+          const { eventId, reason, newRunId } = end.terminal
           const done: HistoryStreamDone = newRunId ? { reason, newRunId } : { reason }
           await reply.sse.send({ id: encodeCursor({ runId, eventId, done: true }), event: 'done', data: done })
           return
-        } else {
-          await reply.sse.send({ event: 'server_error', data: serverError(item.error, info, log) })
+        }
+        if (end?.kind === 'error') {
+          await reply.sse.send({ event: 'server_error', data: serverError(end.error, info, log) })
           return
         }
       }

@@ -1,0 +1,235 @@
+/**
+ * SSE benchmark (DESIGN.md §11): 1,000 concurrent stream clients on one run.
+ * - upstream engine history calls per event (target: one shared long-poll, not one per client)
+ * - API memory per idle stream (target ≤ 20 KB; heap and RSS deltas after forced GC)
+ * - event-to-client latency p50/p99 (target p50 ≤ 50 ms), measured from the event's `eventTime`
+ *   (the time the engine recorded the event, i.e. when it was committed to history) to the moment
+ *   the client has the frame, next to the same figure for a raw engine long-poll on the same run.
+ */
+import net from 'node:net'
+import type { Client } from '@temporalio/client'
+
+export interface ApiHandle {
+  base: string
+  call: <T>(cmd: 'memory' | 'metrics' | 'trackLags' | 'lags' | 'close') => Promise<T>
+}
+
+interface Memory { rss: number, heapUsed: number, external: number, arrayBuffers: number }
+interface Metrics { upstreamCalls: number, longPolls: number, replayCalls: number, inFlight: number, hubs: number, subscribers: number, openStreams: number }
+
+const now = () => performance.timeOrigin + performance.now()
+
+interface StreamClient {
+  historyFrames: number
+  eventIds: number[]
+  firstHistory: Promise<void>
+  ended: Promise<void>
+  close: () => void
+}
+
+/** Every `"key":"value"` string value in `text`, found by scanning (much cheaper than JSON.parse). */
+function valuesOf (text: string, key: string): string[] {
+  const marker = `"${key}":"`
+  const values: string[] = []
+  for (let i = text.indexOf(marker); i >= 0; i = text.indexOf(marker, i)) {
+    i += marker.length
+    values.push(text.slice(i, text.indexOf('"', i)))
+  }
+  return values
+}
+
+/**
+ * A lean SSE client on a raw socket (a hand-written GET; the chunked body is scanned as is, since
+ * every SSE frame is one HTTP chunk). 1,000 clients share this process' event loop, so the data
+ * callback does as little as possible (no HTTP client stack, no JSON.parse, nothing retained but
+ * numbers): cost here would show up as API latency.
+ */
+function openStream (url: string, record: Recorder): StreamClient {
+  let firstHistory!: () => void
+  let ended!: () => void
+  const client: StreamClient = {
+    historyFrames: 0,
+    eventIds: [],
+    firstHistory: new Promise<void>((resolve) => { firstHistory = resolve }),
+    ended: new Promise<void>((resolve) => { ended = resolve }),
+    close: () => { socket.destroy() }
+  }
+  const { hostname, port, pathname, search } = new URL(url)
+  const socket = net.connect({ host: hostname, port: Number(port) })
+  socket.setEncoding('latin1')
+  socket.write(`GET ${pathname}${search} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: text/event-stream\r\n\r\n`)
+  let pending = ''
+  socket.on('data', (chunk: string) => {
+    const at = now()
+    pending += chunk
+    const end = pending.lastIndexOf('\n\n')
+    if (end < 0) return
+    const complete = pending.slice(0, end)
+    pending = pending.slice(end + 2)
+    for (let i = complete.indexOf('event: history'); i >= 0; i = complete.indexOf('event: history', i + 1)) client.historyFrames++
+    for (const id of valuesOf(complete, 'eventId')) client.eventIds.push(Number(id))
+    if (record.since !== undefined) {
+      for (const time of valuesOf(complete, 'eventTime')) {
+        const committed = Date.parse(time)
+        if (committed >= record.since) record.latencies.push(at - committed)
+      }
+    }
+    if (client.historyFrames > 0) firstHistory()
+    // The last chunk of a chunked body: the server ended the stream.
+    if (pending.includes('0\r\n\r\n')) socket.end()
+  })
+  socket.on('close', () => { firstHistory(); ended() })
+  socket.on('error', () => {})
+  return client
+}
+
+/** Latency samples of events committed at or after `since` (set once every client is connected). */
+interface Recorder { since?: number, latencies: number[] }
+
+async function openMany (url: string, n: number, record: Recorder): Promise<StreamClient[]> {
+  const clients: StreamClient[] = []
+  // Ramp in waves so the accept queue never overflows.
+  for (let i = 0; i < n; i += 100) {
+    const wave = Array.from({ length: Math.min(100, n - i) }, () => openStream(url, record))
+    await Promise.all(wave.map(async (c) => await c.firstHistory))
+    clients.push(...wave)
+  }
+  return clients
+}
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
+}
+
+async function until (check: () => Promise<boolean>, tries = 400): Promise<void> {
+  for (let i = 0; i < tries; i++) {
+    if (await check()) return
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error('condition not reached')
+}
+
+/** The engine floor: one raw long-poll loop on the same run, same latency definition. */
+async function rawFollower (client: Client, workflowId: string, runId: string, record: Recorder): Promise<void> {
+  let token: Uint8Array | undefined
+  for (;;) {
+    const page = await client.workflowService.getWorkflowExecutionHistory({ namespace: 'default', execution: { workflowId, runId }, waitNewEvent: true, nextPageToken: token })
+    const at = now()
+    for (const e of page.history?.events ?? []) {
+      const committed = Number(e.eventTime?.seconds ?? 0) * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6)
+      if (record.since !== undefined && committed >= record.since) record.latencies.push(at - committed)
+    }
+    if (!page.nextPageToken?.length) return
+    token = page.nextPageToken
+  }
+}
+
+interface Percentiles { samples: number, p50: number, p99: number }
+const summary = (values: number[]): Percentiles => ({ samples: values.length, p50: percentile(values, 50), p99: percentile(values, 99) })
+
+export interface LiveResult {
+  clients: number
+  events: number
+  frames: number
+  upstreamCalls: number
+  longPolls: number
+  replayCalls: number
+  clientsComplete: number
+  exact: boolean
+  /** eventTime → frame parsed at the client. */
+  latency: Percentiles
+  /** eventTime → page read by one raw engine long-poll (the floor). */
+  raw: Percentiles
+  /** eventTime → page read by the API's hub. */
+  apiRead: Percentiles
+  /** API page read → frame written to the client's socket. */
+  apiDelivery: Percentiles
+}
+
+export interface SseResults {
+  clients: number
+  idle: { perStreamHeapBytes: number, perStreamRssBytes: number, perStreamExternalBytes: number, hubs: number, inFlight: number, upstreamCallsWhileIdle: number, releasedHubs: number, releasedInFlight: number }
+  live: LiveResult[]
+  shutdown: { openStreams: number, closeMs: number }
+}
+
+/** n clients follow one live `sleepy` run: upstream calls and latency. */
+async function livePhase (api: ApiHandle, temporal: Client, taskQueue: string, n: number, steps: number): Promise<LiveResult> {
+  const record: Recorder = { latencies: [] }
+  const raw: Recorder = { latencies: [] }
+  const m0 = await api.call<Metrics>('metrics')
+  const run = await temporal.workflow.start('sleepy', { taskQueue, workflowId: `bench-sleepy-${n}-${Date.now()}`, args: [{ steps, delayMs: 600 }] })
+  const clients = await openMany(`${api.base}/workflow/${run.workflowId}/history/stream`, n, record)
+  const rawDone = rawFollower(temporal, run.workflowId, run.firstExecutionRunId, raw)
+  // Latency counts only events committed after every client is connected.
+  record.since = raw.since = Date.now()
+  await api.call('trackLags')
+  await Promise.all(clients.map(async (c) => await c.ended))
+  await rawDone
+  const m1 = await api.call<Metrics>('metrics')
+  const lags = await api.call<{ delivery: number[], read: number[] }>('lags')
+  const events = Math.max(...clients.map((c) => c.eventIds.length))
+  return {
+    clients: n,
+    events,
+    frames: Math.max(...clients.map((c) => c.historyFrames)),
+    upstreamCalls: m1.upstreamCalls - m0.upstreamCalls,
+    longPolls: m1.longPolls - m0.longPolls,
+    replayCalls: m1.replayCalls - m0.replayCalls,
+    clientsComplete: clients.filter((c) => c.eventIds.length === events).length,
+    exact: clients.every((c) => c.eventIds.length === events && c.eventIds.every((id, i) => id === i + 1)),
+    latency: summary(record.latencies),
+    raw: summary(raw.latencies),
+    apiRead: summary(lags.read),
+    apiDelivery: summary(lags.delivery)
+  }
+}
+
+export async function runSseBenchmark (api: ApiHandle, temporal: Client, taskQueue: string, n = 1000): Promise<SseResults> {
+  const streamUrl = (id: string) => `${api.base}/workflow/${id}/history/stream`
+  const off: Recorder = { latencies: [] }
+
+  // 1. Idle streams: memory per stream and upstream calls while nothing happens.
+  const idle = await temporal.workflow.start('bench-idle', { taskQueue: 'bench-no-worker', workflowId: `bench-idle-${Date.now()}`, args: [] })
+  const warm = await openMany(streamUrl(idle.workflowId), 50, off)
+  for (const c of warm) c.close()
+  await until(async () => (await api.call<Metrics>('metrics')).hubs === 0)
+  const before = await api.call<Memory>('memory')
+  const idleClients = await openMany(streamUrl(idle.workflowId), n, off)
+  const idleStart = await api.call<Metrics>('metrics')
+  await new Promise((resolve) => setTimeout(resolve, 3000))
+  const after = await api.call<Memory>('memory')
+  const idleMetrics = await api.call<Metrics>('metrics')
+  for (const c of idleClients) c.close()
+  await until(async () => { const m = await api.call<Metrics>('metrics'); return m.hubs === 0 && m.inFlight === 0 })
+  const released = await api.call<Metrics>('metrics')
+  await idle.terminate('benchmark phase over')
+
+  // 2. Live runs: n clients (the figure of record), then 100 and 1 for how latency scales with the fan-out.
+  const live = [await livePhase(api, temporal, taskQueue, n, 20)]
+  for (const small of [100, 1]) if (small < n) live.push(await livePhase(api, temporal, taskQueue, small, 10))
+
+  // 3. Shutdown with n open streams.
+  const idle2 = await temporal.workflow.start('bench-idle', { taskQueue: 'bench-no-worker', workflowId: `bench-idle2-${Date.now()}`, args: [] })
+  const open = await openMany(streamUrl(idle2.workflowId), n, off)
+  const { closeMs } = await api.call<{ closeMs: number }>('close')
+  await Promise.all(open.map(async (c) => await c.ended))
+  await idle2.terminate('benchmark over')
+
+  return {
+    clients: n,
+    idle: {
+      perStreamHeapBytes: (after.heapUsed - before.heapUsed) / n,
+      perStreamRssBytes: (after.rss - before.rss) / n,
+      perStreamExternalBytes: (after.external - before.external) / n,
+      hubs: idleMetrics.hubs,
+      inFlight: idleMetrics.inFlight,
+      upstreamCallsWhileIdle: idleMetrics.upstreamCalls - idleStart.upstreamCalls,
+      releasedHubs: released.hubs,
+      releasedInFlight: released.inFlight
+    },
+    live,
+    shutdown: { openStreams: open.length, closeMs }
+  }
+}
