@@ -3,7 +3,7 @@
  */
 import t from 'tap'
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -26,10 +26,11 @@ function descendants (pid: number): number[] {
   return direct.flatMap((child) => [child, ...descendants(child)])
 }
 
+/** Running, that is: an exited process waiting to be reaped (state Z) holds nothing but its pid. */
 const alive = (pid: number) => {
   try {
-    process.kill(pid, 0)
-    return true
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
   } catch {
     return false
   }
