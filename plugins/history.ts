@@ -4,7 +4,8 @@
  * history call, for tests and the benchmark.
  */
 import fp from 'fastify-plugin'
-import { HistoryHubs, type HistoryReader } from '../lib/history/hub.js'
+import type { HistoryReader } from '../lib/history/hub.js'
+import { HistoryHubs } from '../lib/history/hubs.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

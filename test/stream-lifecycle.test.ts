@@ -6,7 +6,9 @@ import type { Test } from 'tap'
 import { Client, Connection } from '@temporalio/client'
 import { build } from './helpers/app.js'
 import { engineClient, eventIds, openSse, startExample, startIdle, type SseConnection } from './helpers/history.js'
-import { HistoryHubs, type HubItem, type Subscription } from '../lib/history/hub.js'
+import type { HubItem } from '../lib/history/hub.js'
+import { HistoryHubs } from '../lib/history/hubs.js'
+import type { Subscription } from '../lib/history/subscription.js'
 import { startEngine } from '../cli/engine.js'
 
 async function listen (t: Test, env: Record<string, string> = {}) {

@@ -6,7 +6,8 @@
 import type { FastifyBaseLogger, FastifyReply } from 'fastify'
 import { fromEngineError } from '../engine-errors.js'
 import { encodeCursor } from './cursor.js'
-import type { HistoryHubs, HubItem } from './hub.js'
+import type { HubItem } from './hub.js'
+import type { HistoryHubs } from './hubs.js'
 import type { WorkflowInfo } from './workflow-info.js'
 import type { HistoryStreamDone, HistoryStreamServerError } from '../../schemas/history.js'
 
@@ -72,7 +73,7 @@ export async function streamRun ({ reply, hubs, streams, info, position, include
             break
           }
           frames.push(ready.batch.frameAfter(ready.after, includePayloads))
-          hubs.recordDelivery(ready.batch, ready.after)
+          hubs.recordDelivery(ready.batch)
         }
         if (!reply.sse.isConnected) return
         if (frames.length > 0) await writeFrame(reply, frames.length === 1 ? frames[0] : Buffer.concat(frames))
