@@ -108,7 +108,13 @@ export class RunHub {
         const fresh = page.events.filter((e) => eventIdOf(e) > this.head)
         if (fresh.length > 0) this.#append(new Batch(this.runId, fresh))
         token = pageToken(page)
-        if (token) continue
+        if (token) {
+          // Ask again only once this batch is written to every client (the writes run in the
+          // micro-tasks the offers set off): events the engine commits meanwhile then come back as
+          // one page and cost each client one write, not one per event batch.
+          if (fresh.length > 0) await new Promise<void>((resolve) => setImmediate(resolve))
+          continue
+        }
         if (!this.terminal) throw new Error(`history of ${this.workflowId}/${this.runId} ended without a terminal event`)
         this.finished = true
         for (const s of this.subscribers) s.offer({ kind: 'done', terminal: this.terminal })
