@@ -4,8 +4,7 @@
  * error's `name` (FatalError and its subclasses are not retried).
  */
 import { Context } from '@temporalio/activity'
-import { ApplicationFailure, TemporalFailure } from '@temporalio/common'
-import { isNonRetryable } from '../shared/errors.js'
+import { failureFrom, validationFailure } from '../shared/failure.js'
 import { resolveStepOptions } from '../shared/step-options.js'
 import { EvaluationSchema, type StepContext } from '../shared/step.js'
 import { explain } from '../shared/validate.js'
@@ -14,26 +13,6 @@ import type { Component } from './discovery/load.js'
 import type { Registry } from './registry.js'
 
 type Activity = (input: unknown) => Promise<unknown>
-
-function validationFailure (message: string): ApplicationFailure {
-  return ApplicationFailure.create({ message, type: 'ValidationError', nonRetryable: true })
-}
-
-export function toActivityFailure (err: unknown): unknown {
-  if (err instanceof TemporalFailure) return err
-  if (err instanceof Error) {
-    // Temporal would use the constructor name; the error's `name` is what users set and see.
-    const failure = ApplicationFailure.create({
-      message: err.message,
-      type: err.name,
-      nonRetryable: isNonRetryable(err),
-      cause: err.cause instanceof Error ? err.cause : undefined
-    })
-    failure.stack = err.stack ?? failure.stack
-    return failure
-  }
-  return ApplicationFailure.create({ message: String(err), type: 'Error' })
-}
 
 function stepContext (activityType: string): StepContext {
   const ctx = Context.current()
@@ -59,7 +38,7 @@ export function toActivity (component: Component, activityType: string): Activit
     try {
       output = await component.run(input as never, stepContext(activityType))
     } catch (err) {
-      throw toActivityFailure(err)
+      throw failureFrom(err)
     }
     const outputProblem = explain(outputSchema, output)
     if (outputProblem !== undefined) throw validationFailure(`Invalid output of ${kind} ${activityType}: ${outputProblem}`)
