@@ -1,6 +1,6 @@
 /**
  * `npm test`: starts one real Temporal dev server and one worker serving the example workflows
- * for the whole run (DESIGN.md §10), runs tap against them, stops both, and ends with a plain
+ * (and the test-only ones of test/fixtures/workflows) for the whole run (DESIGN.md §10), runs tap against them, stops both, and ends with a plain
  * `N passed, N failed` line. Extra arguments go to tap (e.g. a test file).
  */
 import { spawn } from 'node:child_process'
@@ -42,7 +42,8 @@ function summarize (output: string, exitCode: number): string {
 const engine = await startEngine({ log: (m) => console.log(`# engine: ${m}`) })
 const env = { ...process.env, TEMPORAL_ADDRESS: engine.address, TEMPORAL_NAMESPACE: engine.namespace, FLOWPORT_TEST_CATALOG: TEST_CATALOG }
 const worker = spawn(process.execPath, workerNodeArgs, {
-  env: { ...env, SERVICE_CATALOG_ID: TEST_CATALOG, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'inherit', 'inherit']
+  env: { ...env, SERVICE_CATALOG_ID: TEST_CATALOG, SERVICE_WORKFLOWS_DIR: resolve('test/fixtures/workflows'), LOG_LEVEL: 'warn' },
+  stdio: ['ignore', 'inherit', 'inherit']
 })
 let exitCode = 1
 let output = ''

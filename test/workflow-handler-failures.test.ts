@@ -1,0 +1,41 @@
+/**
+ * Handlers that accept their input and then fail (test/fixtures/workflows/faulty): the API answers
+ * 422 with distinct names, and the run goes on.
+ */
+import t from 'tap'
+import { build } from './helpers/app.js'
+import { call, start, waitClosed } from './helpers/workflows.js'
+
+t.test('a query whose handler throws is 422 QueryFailedError', async (t) => {
+  const app = await build(t)
+  const { workflowId } = await start(t, app, 'faulty', {})
+  const res = await call(t, app, { method: 'POST', url: `/workflow/${workflowId}/query/broken`, route: '/workflow/{id}/query/{query}', payload: {} })
+  t.equal(res.status, 422)
+  t.match(res.body, { error: 'QueryFailedError', message: /the query handler failed/, workflowId })
+  await app.temporal.workflow.getHandle(workflowId).terminate('test done')
+})
+
+t.test('an accepted update whose handler throws is 422 UpdateFailedError, and the run goes on', async (t) => {
+  const app = await build(t)
+  const { workflowId, runId } = await start(t, app, 'faulty', {})
+  const res = await call(t, app, {
+    method: 'POST', url: `/workflow/${workflowId}/update/broken`, route: '/workflow/{id}/update/{name}', payload: { payload: { reason: 'disk full' } }
+  })
+  t.equal(res.status, 422)
+  t.match(res.body, { error: 'UpdateFailedError', message: /the update handler failed: disk full/, workflowId, runId })
+
+  const signal = await call(t, app, { method: 'POST', url: `/workflow/${workflowId}/signal/finish`, route: '/workflow/{id}/signal/{name}', payload: {} })
+  t.equal(signal.status, 200)
+  t.equal(await waitClosed(app, workflowId), 'COMPLETED', 'a failed update does not fail the run')
+})
+
+t.test('the update payload is still checked against its schema first (400, nothing sent)', async (t) => {
+  const app = await build(t)
+  const { workflowId } = await start(t, app, 'faulty', {})
+  const res = await call(t, app, {
+    method: 'POST', url: `/workflow/${workflowId}/update/broken`, route: '/workflow/{id}/update/{name}', payload: { payload: { reason: 5 } }
+  })
+  t.equal(res.status, 400)
+  t.match(res.body, { error: 'ValidationError', issues: [{ in: 'payload', path: '/reason' }] })
+  await app.temporal.workflow.getHandle(workflowId).terminate('test done')
+})
