@@ -6,8 +6,10 @@ import Fastify, { type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './schemas/config.js'
 import { buildValidator } from './lib/validator.js'
+import { validationError } from './lib/api-error.js'
+import { loneSurrogateAt } from './lib/unicode.js'
 import configPlugin from './plugins/config.js'
-import errors from './plugins/errors.js'
+import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js'
 import cors from './plugins/cors.js'
 import auth from './plugins/auth.js'
 import schemas from './plugins/schemas.js'
@@ -28,6 +30,14 @@ export interface BuildOptions {
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/
 
+/**
+ * Request line + headers Node accepts (its default is 16 KiB). The longest request the OpenAPI
+ * document allows is about 25 KB: two 1000-character path parameters of 4-byte characters are
+ * 12,000 bytes each once percent-encoded (`/workflow/{id}/update/{name}`), and the runs listing's
+ * filters and page token add up to about as much. Larger requests get 431 (plugins/errors.ts).
+ */
+const MAX_HEADER_BYTES = 64 * 1024
+
 /** Never log `access_token` (stream routes accept it in the query string). */
 function redactUrl (url: string): string {
   return url.replace(/([?&]access_token=)[^&]*/g, '$1[redacted]')
@@ -42,9 +52,13 @@ export async function buildApp ({ config, logger }: BuildOptions) {
       }
     },
     bodyLimit: config.SERVICE_BODY_LIMIT_BYTES,
+    http: { maxHeaderSize: MAX_HEADER_BYTES },
     // Path parameters are length-checked by the route schemas (ids up to 1000 characters → 400);
-    // the router's own limit (default 100, answered 414) must sit above that.
-    routerOptions: { maxParamLength: 4096 },
+    // the router's own limit (default 100, answered 414) must never be reached first: no parameter
+    // can be longer than the request line Node accepts.
+    routerOptions: { maxParamLength: MAX_HEADER_BYTES },
+    frameworkErrors,
+    clientErrorHandler,
     // Long-lived SSE streams must not hold `close()`; plugins/sse.ts ends them first.
     forceCloseConnections: true,
     requestIdHeader: false,
@@ -58,11 +72,19 @@ export async function buildApp ({ config, logger }: BuildOptions) {
 
   // An empty body sent with a JSON content type means "no body" (optional bodies stay optional);
   // anything else goes through Fastify's own JSON parser (prototype-poisoning protection).
+  // JSON may escape a lone surrogate (`"\udc00"`), a string no UTF-8 encoder can send on: the
+  // engine refuses it (gRPC: invalid UTF-8), so it is the client's 400, not a 500 later.
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') done(null, undefined)
-    else parseJson(request, body as string, done)
+    if (body === '') return done(null, undefined)
+    parseJson(request, body as string, (err, value) => {
+      if (err) return done(err)
+      // The raw text is decoded UTF-8, so a lone surrogate can only come from a \uD800–\uDFFF escape.
+      const at = /\\u[dD][89a-fA-F]/.test(body as string) ? loneSurrogateAt(value) : undefined
+      if (at !== undefined) return done(validationError([{ path: at, in: 'body', message: 'must be well-formed Unicode (it contains a lone surrogate)' }]))
+      done(null, value)
+    })
   })
 
   app.addHook('onSend', async (request, reply) => { reply.header('x-request-id', request.id) })

@@ -8,7 +8,7 @@ export type ErrorName =
   | 'WorkflowAlreadyStartedError' | 'WorkflowAlreadyClosedError' | 'PayloadTooLargeError'
   | 'UpdateRejectedError' | 'UpdateFailedError' | 'QueryFailedError' | 'WorkflowNotCompletedError' | 'CatalogNotAvailableError'
   | 'EngineUnavailableError' | 'NotAcceptableError' | 'UnsupportedMediaTypeError' | 'RouteNotFoundError'
-  | 'InternalServerError'
+  | 'MethodNotAllowedError' | 'RequestHeaderFieldsTooLargeError' | 'RequestTimeoutError' | 'InternalServerError'
 
 export interface Issue { path: string, in: string, message: string }
 

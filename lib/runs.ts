@@ -27,9 +27,36 @@ export function visibilityQuery (q: Omit<RunsQuery, 'pageSize' | 'pageToken'>): 
   if (q.workflowName !== undefined) clauses.push(`WorkflowType = ${quote(q.workflowName)}`)
   if (q.status !== undefined) clauses.push(`ExecutionStatus = ${quote(visibilityName[q.status as Exclude<Status, 'unknown'>])}`)
   if (q.catalog !== undefined) clauses.push(`TaskQueue = ${quote(q.catalog)}`)
-  if (q.startedAfter !== undefined) clauses.push(`StartTime >= ${quote(new Date(q.startedAfter).toISOString())}`)
-  if (q.startedBefore !== undefined) clauses.push(`StartTime < ${quote(new Date(q.startedBefore).toISOString())}`)
+  if (q.startedAfter !== undefined) clauses.push(`StartTime >= ${quote(instant(q.startedAfter))}`)
+  if (q.startedBefore !== undefined) clauses.push(`StartTime < ${quote(instant(q.startedBefore))}`)
   return clauses.join(' AND ')
+}
+
+// The `date-time` format as the request schema's Ajv accepts it: RFC 3339 with `T`, `t` or any
+// whitespace between date and time, an offset `Z`, `±hh`, `±hhmm` or `±hh:mm`, and a leap second.
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt\s](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:[Zz]|([+-])(\d{2})(?::?(\d{2}))?)$/
+
+/** The engine parses four-digit years only; no run starts outside them, so clamping changes no answer. */
+const EARLIEST = Date.parse('0000-01-01T00:00:00.000Z')
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z')
+
+/**
+ * A `date-time` the schema accepted, as an ISO-8601 UTC instant the engine can parse. `Date`
+ * cannot parse some of them (`…T23:59:60Z`, offsets like `+05`), and an Invalid Date would throw:
+ * a leap second is the instant one second after `…:59`, as the engine counts time. An offset can
+ * move year 0000 or 9999 out of four digits: those are clamped.
+ */
+export function instant (value: string): string {
+  const m = DATE_TIME.exec(value)
+  if (!m) throw validationError([{ path: '/', in: 'querystring', message: `${value} is not an RFC 3339 date-time` }])
+  const [, year, month, day, hour, minute, second, fraction, sign, offsetHours, offsetMinutes] = m
+  const date = new Date(Date.UTC(2000, Number(month) - 1, Number(day), Number(hour), Number(minute), Math.min(Number(second), 59)))
+  // Date.UTC maps years 0–99 to 1900–1999; the year is set on its own (the schema checked the day exists in it).
+  date.setUTCFullYear(Number(year), Number(month) - 1, Number(day))
+  const offsetMs = sign ? (sign === '-' ? -1 : 1) * (Number(offsetHours) * 60 + Number(offsetMinutes ?? 0)) * 60_000 : 0
+  const leapMs = Number(second) === 60 ? 1000 : 0
+  const fractionMs = fraction ? Math.floor(Number(fraction) * 1000) : 0
+  return new Date(Math.min(Math.max(date.getTime() + leapMs + fractionMs - offsetMs, EARLIEST), LATEST)).toISOString()
 }
 
 const badToken = () => validationError([{ path: '/pageToken', in: 'querystring', message: 'is not a nextPageToken of this listing with these filters; start again without it' }])
@@ -56,7 +83,7 @@ export async function listRuns (fastify: FastifyInstance, q: RunsQuery, signal?:
   let res
   try {
     res = await fastify.engineCall(() => fastify.temporal.workflowService.listWorkflowExecutions({
-      namespace, pageSize: q.pageSize, nextPageToken, query
+      namespace, pageSize: q.pageSize ?? 50, nextPageToken, query
     }), { signal })
   } catch (err) {
     if (nextPageToken && isGrpcServiceError(err) && err.code === GrpcStatus.INVALID_ARGUMENT) throw badToken()

@@ -23,11 +23,18 @@ export function catalogOf (fastify: FastifyInstance, body: StartWorkflowBody): s
   return body.catalog ?? body.taskQueue ?? fastify.config.SERVICE_CATALOG_ID
 }
 
+/** The engine's limit on ids, in UTF-8 bytes (the schema's maxLength counts characters). */
+const MAX_WORKFLOW_ID_BYTES = 1000
+
 function assertUsableId (workflowId: string | undefined): void {
   if (workflowId === undefined) return
   // `catalog` would be shadowed by /workflow/catalog/{catalogId}; `__flowport…` ids are internal.
   if (workflowId === 'catalog' || isReservedWorkflowId(workflowId)) {
     throw validationError([{ path: '/workflowId', in: 'body', message: 'is reserved (the id "catalog" and ids starting with "__flowport")' }])
+  }
+  // Checked here, or the engine refuses the start (INVALID_ARGUMENT) and the client gets a 500.
+  if (Buffer.byteLength(workflowId) > MAX_WORKFLOW_ID_BYTES) {
+    throw validationError([{ path: '/workflowId', in: 'body', message: `must NOT be longer than ${MAX_WORKFLOW_ID_BYTES} bytes in UTF-8` }])
   }
 }
 

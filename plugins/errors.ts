@@ -1,13 +1,17 @@
 /**
  * One error shape for every failure (DESIGN.md §4, §4.6): ApiError bodies, schema validation
- * issues, malformed JSON, oversized bodies, unknown routes. 500s carry no internals and are
- * logged with the request id.
+ * issues, malformed JSON, oversized bodies, unknown routes, wrong methods, and the failures Node
+ * and the router answer before any route runs (bad URL encoding, oversized header section).
+ * 500s carry no internals and are logged with the request id.
  */
+import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
 import fp from 'fastify-plugin'
-import type { FastifyError } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError, validationError } from '../lib/api-error.js'
 import { fromEngineError } from '../lib/engine-errors.js'
 import { issueFromAjv } from '../lib/json-schema.js'
+import { ErrorResponseSchema, ref } from '../schemas/common.js'
 
 /** Fastify's own client-error codes and the API error each becomes. */
 const clientErrors: Record<string, (err: FastifyError) => ApiError> = {
@@ -15,7 +19,11 @@ const clientErrors: Record<string, (err: FastifyError) => ApiError> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: () => validationError([{ path: '/', in: 'body', message: 'Body is empty but Content-Type is application/json' }]),
   FST_ERR_CTP_BODY_TOO_LARGE: () => new ApiError(413, 'PayloadTooLargeError', 'Request body is larger than the limit'),
   FST_ERR_CTP_INVALID_MEDIA_TYPE: (err) => new ApiError(415, 'UnsupportedMediaTypeError', err.message),
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => validationError([{ path: '/', in: 'headers', message: 'Content-Length does not match the body' }])
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => validationError([{ path: '/', in: 'headers', message: 'Content-Length does not match the body' }]),
+  // Percent-encoding that does not decode to UTF-8, in the path.
+  FST_ERR_BAD_URL: () => validationError([{ path: '/', in: 'params', message: 'The path is not valid percent-encoded UTF-8' }]),
+  // Unreachable while maxParamLength >= MAX_HEADER_BYTES (app.ts); mapped so it can never answer in another shape.
+  FST_ERR_MAX_PARAM_LENGTH: () => validationError([{ path: '/', in: 'params', message: 'A path parameter is too long' }])
 }
 
 export function toApiError (err: FastifyError): ApiError | undefined {
@@ -25,7 +33,7 @@ export function toApiError (err: FastifyError): ApiError | undefined {
   if (mapped) return mapped(err)
   const engine = fromEngineError(err)
   if (engine) return engine
-  // Remaining 4xx from Fastify or plugins (bad URL encoding, 406 from SSE-only routes …).
+  // Remaining 4xx from Fastify or plugins (406 from SSE-only routes …).
   if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
     if (err.statusCode === 406) return new ApiError(406, 'NotAcceptableError', err.message)
     return validationError([{ path: '/', in: 'headers', message: err.message }])
@@ -33,17 +41,109 @@ export function toApiError (err: FastifyError): ApiError | undefined {
   return undefined
 }
 
-export default fp(async (fastify) => {
-  fastify.setErrorHandler(function (err: FastifyError, request, reply) {
-    const apiError = toApiError(err)
-    if (!apiError) {
-      request.log.error({ err }, 'internal error')
-      return reply.code(500).send({ error: 'InternalServerError', message: `Internal server error (request ${request.id})` })
+function sendError (request: FastifyRequest, reply: FastifyReply, err: FastifyError) {
+  const apiError = toApiError(err)
+  if (!apiError) {
+    request.log.error({ err }, 'internal error')
+    return reply.code(500).send({ error: 'InternalServerError', message: `Internal server error (request ${request.id})` })
+  }
+  if (apiError.statusCode >= 500) request.log.warn({ err }, apiError.message)
+  for (const [name, value] of Object.entries(apiError.extras.headers ?? {})) reply.header(name, value)
+  if (apiError.statusCode === 401) reply.header('www-authenticate', 'Bearer realm="flowport"')
+  return reply.code(apiError.statusCode).send(apiError.toBody())
+}
+
+/**
+ * Fastify's `frameworkErrors`: failures of the router (a path that is not valid percent-encoding),
+ * answered before any route or hook runs. Without it Fastify writes its own body shape.
+ */
+export function frameworkErrors (this: FastifyInstance, err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header('x-request-id', request.id)
+  return sendError(request, reply, err)
+}
+
+/**
+ * Fastify's `clientErrorHandler`: requests Node's HTTP parser refuses (header section above
+ * maxHeaderSize, unparsable request) never become a request, so there is no reply to send through;
+ * the answer is written to the socket, in the API's error shape instead of Fastify's.
+ */
+export function clientErrorHandler (this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket) {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  const [status, body] = err.code === 'HPE_HEADER_OVERFLOW'
+    ? [431, { error: 'RequestHeaderFieldsTooLargeError', message: 'The request line and headers are larger than the limit' }]
+    : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, { error: 'RequestTimeoutError', message: 'The request was not received in time' }]
+      : [400, validationError([{ path: '/', in: 'headers', message: 'Malformed HTTP request' }]).toBody()]
+  this.log.trace({ err }, 'client error')
+  if (socket.writable) {
+    const json = JSON.stringify(body)
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(json)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${json}`)
+  }
+  socket.destroy(err)
+}
+
+/**
+ * The methods each path template answers, for 405 instead of 404 when the path exists but the
+ * method does not. Catch-all routes (the CORS preflight route `OPTIONS *`) say nothing about a
+ * resource and are left out, or every path would seem to exist.
+ */
+class RouteIndex {
+  readonly #routes: Array<{ segments: string[], methods: Set<string> }> = []
+
+  add (url: string, methods: string[]): void {
+    if (url === '*' || url === '/*') return
+    const segments = url.split('/')
+    const known = this.#routes.find((r) => r.segments.join('/') === url)
+    if (known) methods.forEach((m) => known.methods.add(m))
+    else this.#routes.push({ segments, methods: new Set(methods) })
+  }
+
+  /** Methods of every route whose template matches the path (`:param` = one non-empty segment, `*` = the rest). */
+  allowed (path: string): string[] {
+    const parts = path.split('/')
+    const methods = new Set<string>()
+    for (const { segments, methods: routeMethods } of this.#routes) {
+      if (matches(segments, parts)) routeMethods.forEach((m) => methods.add(m))
     }
-    if (apiError.statusCode >= 500) request.log.warn({ err }, apiError.message)
-    for (const [name, value] of Object.entries(apiError.extras.headers ?? {})) reply.header(name, value)
-    if (apiError.statusCode === 401) reply.header('www-authenticate', 'Bearer realm="flowport"')
-    return reply.code(apiError.statusCode).send(apiError.toBody())
+    return [...methods].sort()
+  }
+}
+
+function matches (template: string[], parts: string[]): boolean {
+  for (let i = 0; i < template.length; i++) {
+    const segment = template[i]
+    if (segment === '*') return true
+    if (i >= parts.length) return false
+    if (segment.startsWith(':') ? parts[i] === '' : segment !== parts[i]) return false
+  }
+  return template.length === parts.length
+}
+
+export default fp(async (fastify) => {
+  const routes = new RouteIndex()
+
+  fastify.addHook('onRoute', (route) => {
+    routes.add(route.url, [route.method].flat())
+    // Node answers 431 for any request whose header section is above maxHeaderSize, before a route
+    // runs; app.ts sets the limit above every request the document describes, and every operation
+    // declares it. Routes with another representation of their responses (none so far) are left alone.
+    const response = route.schema?.response as Record<string, unknown> | undefined
+    if (response && !route.schema?.hide && response['431'] === undefined) response['431'] = ref(ErrorResponseSchema)
+  })
+
+  // After the onRequest hooks (CORS headers, auth) and before the body is parsed, so a method the
+  // path does not have is a 405 whatever body or content type it was sent with.
+  fastify.addHook('preParsing', async (request, reply, payload) => {
+    if (!request.is404) return payload
+    const path = request.url.split('?')[0]
+    const allow = routes.allowed(path)
+    if (allow.length === 0) return payload
+    reply.header('allow', allow.join(', '))
+    throw new ApiError(405, 'MethodNotAllowedError', `Method ${request.method} is not allowed on ${path} (allowed: ${allow.join(', ')})`)
+  })
+
+  fastify.setErrorHandler(function (err: FastifyError, request, reply) {
+    return sendError(request, reply, err)
   })
 
   fastify.setNotFoundHandler(function (request, reply) {

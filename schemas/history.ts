@@ -49,7 +49,7 @@ export const HistoryPageSchema = Type.Object({
 export const HistoryStreamQuerySchema = Type.Object({
   includePayloads: IncludePayloads,
   lastEventId: Type.Optional(Token('Resume after this event id (the `id:` of a received event); the `Last-Event-ID` header wins when both are sent')),
-  access_token: Type.Optional(Type.String({ minLength: 1, description: 'The API token, for EventSource clients that cannot send headers (never logged)' }))
+  access_token: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'The API token, for EventSource clients that cannot send headers (never logged)' }))
 }, { $id: 'HistoryStreamQuery', description: 'Unknown parameters are ignored (EventSource polyfills add their own)' })
 
 export const HistoryStreamDoneSchema = Type.Object({

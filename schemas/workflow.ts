@@ -22,7 +22,8 @@ const startFields = {
     maxLength: 1000,
     description: 'Workflow id to use (default: a random UUID). An id whose run is still open is refused with 409; ' +
       'the id of a closed run may be reused (reuse policy ALLOW_DUPLICATE), which starts a new run. ' +
-      'Ids starting with `__flowport` and the id `catalog` are reserved.'
+      'Ids starting with `__flowport` and the id `catalog` are reserved. At most 1000 bytes in UTF-8 (the engine\'s ' +
+      'limit), so fewer than 1000 characters outside ASCII; a longer id is a 400.'
   })),
   catalog: Type.Optional({ ...CatalogIdSchema, description: 'Catalog (= Temporal task queue) to run on; default SERVICE_CATALOG_ID' }),
   taskQueue: Type.Optional({ ...CatalogIdSchema, deprecated: true, description: 'Deprecated alias of `catalog`; ignored when `catalog` is sent' })
@@ -110,13 +111,16 @@ export const WorkflowInputSchema = Type.Object({
   input: Json('The start input of that run; null if it had none')
 }, { $id: 'WorkflowInput', additionalProperties: false })
 
+/** The engine's visibility store cannot search for a NUL character (the query hangs until its deadline). */
+const NO_NUL = '^[^\\x00]*$'
+
 export const RunsQuerySchema = Type.Object({
-  workflowName: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Only runs of this workflow type' })),
+  workflowName: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, pattern: NO_NUL, description: 'Only runs of this workflow type' })),
   status: Type.Optional(Literals(STATUSES.filter((s) => s !== 'unknown'), { description: 'Only runs in this status' })),
-  catalog: Type.Optional(CatalogIdSchema),
+  catalog: Type.Optional({ ...CatalogIdSchema, pattern: NO_NUL }),
   startedAfter: Type.Optional(Type.String({ format: 'date-time', description: 'Only runs started at or after this time' })),
   startedBefore: Type.Optional(Type.String({ format: 'date-time', description: 'Only runs started before this time' })),
-  pageSize: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),
+  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50, description: 'Maximum runs per page' })),
   pageToken: Type.Optional(Type.String({
     maxLength: 8192,
     pattern: '^[A-Za-z0-9_-]*$',

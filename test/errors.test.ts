@@ -1,6 +1,8 @@
 import t from 'tap'
+import { connect } from 'node:net'
 import { Type } from '@sinclair/typebox'
 import { build } from './helpers/app.js'
+import { assertContract } from './helpers/contract.js'
 import { errorsFor } from '../schemas/common.js'
 
 async function withEchoRoute (t: Parameters<typeof build>[0], env: Record<string, string> = {}) {
@@ -95,3 +97,78 @@ t.test('an empty body with a JSON content type counts as no body', async (t) => 
   t.equal(res.statusCode, 400)
   t.match(res.json(), { error: 'ValidationError', issues: [{ in: 'body' }] }, 'a required body is still required')
 })
+
+t.test('a method the path does not have is a 405 with Allow, whatever its body; an unknown path stays 404', async (t) => {
+  const app = await build(t)
+  const trace = await app.inject({ method: 'TRACE', url: '/health' })
+  t.equal(trace.statusCode, 405)
+  t.equal(trace.headers.allow, 'GET, HEAD')
+  t.same(trace.json(), { error: 'MethodNotAllowedError', message: 'Method TRACE is not allowed on /health (allowed: GET, HEAD)' })
+  // QUERY has a body: Fastify would refuse the missing Content-Type (400) before any 404 handler.
+  const query = await app.inject({ method: 'QUERY', url: '/workflow/some-id/status' })
+  t.equal(query.statusCode, 405)
+  t.equal(query.headers.allow, 'GET, HEAD')
+  const get = await app.inject({ method: 'GET', url: '/workflow/start' })
+  t.equal(get.statusCode, 405)
+  t.equal(get.headers.allow, 'POST')
+  const unknown = await app.inject({ method: 'TRACE', url: '/workflow/some-id/nothing' })
+  t.equal(unknown.statusCode, 404)
+  t.equal(unknown.json().error, 'RouteNotFoundError')
+})
+
+t.test('a path that is not valid percent-encoded UTF-8 is a 400 ValidationError in the API shape', async (t) => {
+  const app = await build(t)
+  for (const url of ['/workflow/%ED%B0%80/status', '/workflow/%ZZ/status']) {
+    const res = await app.inject({ method: 'GET', url })
+    t.equal(res.statusCode, 400, url)
+    t.same(res.json(), { error: 'ValidationError', message: 'Invalid Payload', issues: [{ path: '/', in: 'params', message: 'The path is not valid percent-encoded UTF-8' }] })
+    assertContract(t, 'GET', '/workflow/{id}/status', res)
+  }
+})
+
+t.test('a path parameter far above its maxLength is still the schema\'s 400, not the router\'s 414', async (t) => {
+  const app = await build(t)
+  const res = await app.inject({ method: 'GET', url: `/workflow/${'x'.repeat(5000)}/status` })
+  t.equal(res.statusCode, 400)
+  t.match(res.json(), { error: 'ValidationError', issues: [{ in: 'params', path: '/id' }] })
+})
+
+t.test('a JSON string with a lone surrogate is a 400 naming where it is (the engine cannot take it: 500 before)', async (t) => {
+  const app = await withEchoRoute(t)
+  const res = await app.inject({ method: 'POST', url: '/test/echo', headers: { 'content-type': 'application/json' }, payload: '{"name":"a\\udc00","count":1}' })
+  t.equal(res.statusCode, 400)
+  t.same(res.json().issues, [{ path: '/name', in: 'body', message: 'must be well-formed Unicode (it contains a lone surrogate)' }])
+  const pair = await app.inject({ method: 'POST', url: '/test/echo', headers: { 'content-type': 'application/json' }, payload: '{"name":"\\ud83d\\ude00","count":1}' })
+  t.equal(pair.statusCode, 200, 'an escaped surrogate pair is one character')
+  t.equal(pair.json().name, '😀')
+})
+
+t.test('the longest URL the document allows is served; a larger header section is a 431 in the API shape', async (t) => {
+  const app = await build(t)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as { port: number }
+  // Two 1000-character parameters of 4-byte characters: 24 KB percent-encoded, above Node's default 16 KiB.
+  const longest = encodeURIComponent('\u{10FFFF}'.repeat(1000))
+  const served = await rawRequest(port, `POST /workflow/${longest}/update/${longest} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`)
+  t.match(served.head, /^HTTP\/1\.1 (400|404) /, 'answered by the route (the name is not a catalog handler name), not by the parser')
+  const tooLarge = await rawRequest(port, `GET /workflow/x/status HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(70 * 1024)}\r\nConnection: close\r\n\r\n`)
+  t.match(tooLarge.head, /^HTTP\/1\.1 431 /)
+  t.same(JSON.parse(tooLarge.body), { error: 'RequestHeaderFieldsTooLargeError', message: 'The request line and headers are larger than the limit' })
+  assertContract(t, 'GET', '/workflow/{id}/status', { statusCode: 431, body: tooLarge.body })
+})
+
+/** One request over a plain socket, so the request line and headers reach Node's parser as written. */
+async function rawRequest (port: number, request: string): Promise<{ head: string, body: string }> {
+  const socket = connect(port, '127.0.0.1')
+  // Not end(): a half-closed client would let the server drop the answer; `Connection: close` ends it.
+  socket.write(request)
+  let text = ''
+  // The server closes as soon as it has answered a refused request, possibly before reading all of it.
+  try {
+    for await (const chunk of socket) text += chunk.toString()
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ECONNRESET' && (err as NodeJS.ErrnoException).code !== 'EPIPE') throw err
+  }
+  const split = text.indexOf('\r\n\r\n')
+  return { head: text.slice(0, split), body: text.slice(split + 4) }
+}

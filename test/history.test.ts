@@ -221,3 +221,16 @@ t.test('400 and 404 are JSON', async (t) => {
   const badRun = await app.inject({ method: 'GET', url: `/workflow/${handle.workflowId}/runs/not-a-uuid/history` })
   t.equal(badRun.statusCode, 400)
 })
+
+t.test('the internal catalog workflows have no history here, as they have no status (they were readable before)', async (t) => {
+  const app = await build(t)
+  const { CATALOG_WORKFLOW_TYPE, catalogWorkflowId } = await import('@flowport/worker/contract')
+  const id = catalogWorkflowId(process.env.FLOWPORT_TEST_CATALOG!)
+  const described = await app.temporal.workflow.getHandle(id).describe()
+  t.equal(described.type, CATALOG_WORKFLOW_TYPE, 'the catalog workflow exists')
+  for (const url of [`/workflow/${id}/history`, `/workflow/${id}/runs/${described.runId}/history`, `/workflow/${id}/history/stream`]) {
+    const res = await app.inject({ method: 'GET', url, headers: { accept: 'text/event-stream' } })
+    t.equal(res.statusCode, 404, url)
+    t.match(res.json(), { error: 'WorkflowNotFoundError' })
+  }
+})

@@ -111,3 +111,37 @@ t.test('bad page tokens and parameters are 400s', async (t) => {
   t.equal(next.status, 200, 'the real token works')
   t.equal(next.body.runs.length, 1)
 })
+
+t.test('every date-time the schema accepts filters (leap seconds, ±hh offsets, years at the edges: 500 before)', async (t) => {
+  const app = await build(t)
+  const mine = await start(t, app, 'hello', { name: 'dates' })
+  const found = (res: Awaited<ReturnType<typeof list>>) => res.body.runs.some((r: Row) => r.workflowId === mine.workflowId)
+  for (const startedAfter of ['1990-12-31T23:59:60Z', '2000-01-01T00:00:00+05', '2000-01-01 00:00:00.5+0530', '0000-01-01T00:00:00+01:00']) {
+    const res = await eventually(() => list(t, app, { startedAfter, pageSize: 1000 }), found)
+    t.equal(res.status, 200, startedAfter)
+    t.ok(found(res), `${startedAfter}: the run started after it`)
+  }
+  const before = await list(t, app, { startedBefore: '9999-12-31T23:59:59-23:59', workflowName: 'hello' })
+  t.equal(before.status, 200)
+  t.ok(before.body.runs.length > 0, 'a time beyond year 9999 is "any time"')
+  const nothing = await list(t, app, { startedBefore: '2016-12-31T23:59:60Z' })
+  t.same(nothing.body, { runs: [], nextPageToken: null }, 'a leap second is an instant like any other')
+})
+
+t.test('a NUL in a filter value is a 400 at once (the visibility store hung until the deadline: 503)', async (t) => {
+  const app = await build(t)
+  for (const [name, value] of [['workflowName', 'a\u0000b'], ['catalog', '\u0000']]) {
+    const started = Date.now()
+    const res = await list(t, app, { [name]: value })
+    t.equal(res.status, 400, name)
+    t.match(res.body.issues, [{ path: `/${name}`, in: 'querystring' }])
+    t.ok(Date.now() - started < 2000, 'answered without asking the engine')
+  }
+})
+
+t.test('pageSize is optional and defaults to 50 (the document said required)', async (t) => {
+  const app = await build(t)
+  const res = await list(t, app, {})
+  t.equal(res.status, 200)
+  t.ok(res.body.runs.length <= 50)
+})

@@ -61,3 +61,15 @@ t.test('start validates like run: unknown name 404, bad input 400, bad body 400'
   const timeout = await call(t, app, startCall({ workflowName: 'hello', input: { name: 'x' }, timeout: 5 }))
   t.equal(timeout.status, 400, 'timeout belongs to /run only')
 })
+
+t.test('an id the engine would refuse is a 400, not a 500: over 1000 UTF-8 bytes, or a lone surrogate', async (t) => {
+  const app = await build(t)
+  const wide = await call(t, app, startCall({ workflowName: 'hello', input: { name: 'x' }, workflowId: 'é'.repeat(1000) }))
+  t.equal(wide.status, 400, '1000 characters, 2000 bytes')
+  t.same(wide.body.issues, [{ path: '/workflowId', in: 'body', message: 'must NOT be longer than 1000 bytes in UTF-8' }])
+  const atLimit = await call(t, app, startCall({ workflowName: 'hello', input: { name: 'x' }, workflowId: `${newId('w')}-${'é'.repeat(400)}` }))
+  t.equal(atLimit.status, 200, 'fewer bytes than the limit still start')
+  const res = await app.inject({ method: 'POST', url: '/workflow/start', headers: { 'content-type': 'application/json' }, payload: '{"workflowName":"hello","input":{"name":"x"},"workflowId":"a\\udc00"}' })
+  t.equal(res.statusCode, 400)
+  t.same(res.json().issues, [{ path: '/workflowId', in: 'body', message: 'must be well-formed Unicode (it contains a lone surrogate)' }])
+})

@@ -3,6 +3,7 @@
  * in the API's one status vocabulary and time format.
  */
 import type { FastifyInstance } from 'fastify'
+import { describeRun as describeExecution } from '../execution.js'
 import { isoOrNull, statusFromEngine, type Status } from '../status.js'
 
 export interface WorkflowInfo {
@@ -15,9 +16,12 @@ export interface WorkflowInfo {
   taskQueue: string
 }
 
-/** Describes one run, or the current run when `runId` is omitted; 404 when there is none. */
+/**
+ * Describes one run, or the current run when `runId` is omitted; 404 when there is none, and for
+ * the internal catalog workflows, exactly as every other route (lib/execution.ts).
+ */
 export async function describeRun (fastify: FastifyInstance, workflowId: string, runId?: string, signal?: AbortSignal): Promise<WorkflowInfo> {
-  const info = await fastify.engineCall(() => fastify.temporal.workflow.getHandle(workflowId, runId).describe(), { signal, workflowId, runId })
+  const info = await describeExecution(fastify, { workflowId, runId, signal })
   return {
     workflowId: info.workflowId,
     runId: info.runId,

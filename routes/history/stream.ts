@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { Type } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import { validationError, type Issue } from '../../lib/api-error.js'
 import { decodeCursor, type StreamCursor } from '../../lib/history/cursor.js'
 import { streamRun } from '../../lib/history/stream.js'
@@ -45,22 +45,33 @@ const errorDescriptions: Record<string, string> = {
   503: 'The engine is unavailable'
 }
 
+/**
+ * One event of the stream as an SSE parser delivers it, `{event, data, id?, retry?}`, with `data`
+ * the JSON text of the event's schema (`contentSchema`): the OpenAPI 3.2 reading of a
+ * text/event-stream schema, which schemathesis and stream-aware client generators follow. A
+ * parser carries the last `id:` over to later events, so `id` may appear on any event.
+ */
+function sseEvent (event: string, data: TSchema, description: string, fields: { id?: 'required', retry?: true } = {}) {
+  const id = Type.String({ description: 'Opaque cursor; reconnect with it as Last-Event-ID' })
+  return Type.Object({
+    event: Type.Literal(event),
+    data: Type.String({ contentMediaType: 'application/json', contentSchema: data }),
+    id: fields.id ? id : Type.Optional(id),
+    ...(fields.retry ? { retry: Type.Optional(Type.Integer({ minimum: 0, description: 'Reconnect delay hint in milliseconds' })) } : {})
+  }, { description, additionalProperties: false })
+}
+
+const streamEvent = Type.Union([
+  sseEvent('workflow', ref(HistoryWorkflowSchema), 'First event of every connection: the run being streamed', { retry: true }),
+  sseEvent('history', Type.Array(ref(HistoryEventSchema)), 'A batch of events the client has not seen', { id: 'required' }),
+  sseEvent('done', ref(HistoryStreamDoneSchema), 'The run closed; the stream ends', { id: 'required' }),
+  sseEvent('server_error', ref(HistoryStreamServerErrorSchema), 'The stream failed; it ends (reconnect to resume)')
+], { description: 'One event of the stream' })
+
 const streamResponses = {
   200: {
     description: sseDescription,
-    content: {
-      'text/event-stream': {
-        schema: Type.String({
-          description: sseDescription,
-          'x-sse-events': {
-            workflow: ref(HistoryWorkflowSchema),
-            history: Type.Array(ref(HistoryEventSchema)),
-            done: ref(HistoryStreamDoneSchema),
-            server_error: ref(HistoryStreamServerErrorSchema)
-          }
-        })
-      }
-    }
+    content: { 'text/event-stream': { schema: streamEvent } }
   },
   204: Type.Null({ description: 'The cursor is at `done`: nothing more will come (EventSource stops reconnecting)' }),
   // Failures before the stream are JSON, whatever the success type is.

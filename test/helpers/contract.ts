@@ -1,6 +1,8 @@
 /**
  * Checks a response against the committed openapi/openapi.json: the status must be declared for
  * that operation and the body must match the declared schema. What generated clients rely on.
+ * A text/event-stream body is checked event by event: each `{event, data, id?, retry?}` against
+ * the declared event schema, and its `data` JSON against that event's `contentSchema`.
  */
 import { readFileSync } from 'node:fs'
 import { Ajv2020 } from 'ajv/dist/2020.js'
@@ -39,6 +41,10 @@ export function assertContract (t: Test, method: string, routePath: string, res:
     t.equal(res.body, '', `${where}: no body declared, none sent`)
     return
   }
+  if (mediaTypes.includes('text/event-stream') && String(res.headers?.['content-type'] ?? '').startsWith('text/event-stream')) {
+    assertEvents(t, where, ['paths', routePath, method.toLowerCase(), 'responses', status, 'content', 'text/event-stream', 'schema'], res.body)
+    return
+  }
   const jsonType = mediaTypes.find((m) => m.includes('json'))
   if (!jsonType) {
     t.ok(mediaTypes.length > 0, `${where}: non-JSON body (${mediaTypes.join(', ')})`)
@@ -53,4 +59,61 @@ export function assertContract (t: Test, method: string, routePath: string, res:
   const body = res.body === '' ? undefined : JSON.parse(res.body)
   const valid = validate(body) as boolean
   t.ok(valid, `${where}: body matches the schema`, valid ? {} : { errors: validate.errors, body })
+}
+
+export interface SseEvent { event: string, data: string, id?: string, retry?: number }
+
+/** Events as an SSE parser (EventSource, schemathesis) delivers them: the last id carries over, comments are dropped. */
+export function parseSse (text: string): SseEvent[] {
+  const events: SseEvent[] = []
+  let lastId: string | undefined
+  let current: Partial<SseEvent> = {}
+  let data: string[] = []
+  const flush = () => {
+    if (data.length > 0) {
+      events.push({ event: current.event ?? 'message', data: data.join('\n'), ...(lastId === undefined ? {} : { id: lastId }), ...(current.retry === undefined ? {} : { retry: current.retry }) })
+    }
+    current = {}
+    data = []
+  }
+  for (const line of text.split(/\r\n|\r|\n/)) {
+    if (line === '') { flush(); continue }
+    if (line.startsWith(':')) continue
+    const colon = line.indexOf(':')
+    const field = colon < 0 ? line : line.slice(0, colon)
+    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '')
+    if (field === 'data') data.push(value)
+    else if (field === 'event') current.event = value
+    else if (field === 'id') lastId = value
+    else if (field === 'retry' && /^\d+$/.test(value)) current.retry = Number(value)
+  }
+  flush()
+  return events
+}
+
+const contentValidators = new Map<string, ReturnType<typeof ajv.compile>>()
+
+function assertEvents (t: Test, where: string, path: string[], body: string): void {
+  const pointer = (segments: Array<string | number>) => `${DOC_ID}#/${segments.map((s) => escape(String(s))).join('/')}`
+  const validateEvent = ajv.getSchema(pointer(path))
+  const schema = path.reduce((node, key) => node?.[key], doc)
+  if (!validateEvent || !schema) {
+    t.fail(`${where}: no event schema at ${path.join('/')}`)
+    return
+  }
+  const branches: any[] = schema.anyOf ?? schema.oneOf ?? [schema]
+  const events = parseSse(body)
+  t.ok(events.length > 0, `${where}: the stream has events`)
+  for (const [i, event] of events.entries()) {
+    const valid = validateEvent(event) as boolean
+    if (!t.ok(valid, `${where}: event ${i} (${event.event}) matches the event schema`, valid ? {} : { errors: validateEvent.errors, event })) continue
+    const branch = branches.findIndex((b) => [b.properties?.event?.const, ...(b.properties?.event?.enum ?? [])].includes(event.event))
+    if (branch < 0 || !branches[branch].properties?.data?.contentSchema) continue
+    const contentPath = [...path, ...(schema.anyOf ? ['anyOf', branch] : schema.oneOf ? ['oneOf', branch] : []), 'properties', 'data', 'contentSchema']
+    const ref = pointer(contentPath)
+    const validateData = contentValidators.get(ref) ?? ajv.compile({ $ref: ref })
+    contentValidators.set(ref, validateData)
+    const ok = validateData(JSON.parse(event.data)) as boolean
+    t.ok(ok, `${where}: event ${i} (${event.event}) data matches its contentSchema`, ok ? {} : { errors: validateData.errors, data: event.data.slice(0, 500) })
+  }
 }
