@@ -172,3 +172,17 @@ async function rawRequest (port: number, request: string): Promise<{ head: strin
   const split = text.indexOf('\r\n\r\n')
   return { head: text.slice(0, split), body: text.slice(split + 4) }
 }
+
+t.test('a __proto__ key is refused with a 400 naming it (it said "Malformed JSON" of valid JSON)', async (t) => {
+  const app = await build(t)
+  app.post('/test/any', { schema: { body: Type.Object({ input: Type.Unknown() }), response: { 200: Type.Object({ ok: Type.Boolean() }), ...errorsFor(400) } } }, async () => ({ ok: true }))
+  for (const [payload, path] of [['{"input":{"a":[{"__proto__":{"x":1}}]}}', '/input/a/0/__proto__'], ['{"input":{"constructor":{"prototype":{}}}}', '/input/constructor']]) {
+    const res = await app.inject({ method: 'POST', url: '/test/any', headers: { 'content-type': 'application/json' }, payload })
+    t.equal(res.statusCode, 400, payload)
+    t.same(res.json().issues, [{ path, in: 'body', message: 'is refused: a __proto__ key, or a constructor holding a prototype, could poison prototypes' }])
+  }
+  const constructorValue = await app.inject({ method: 'POST', url: '/test/any', headers: { 'content-type': 'application/json' }, payload: '{"input":{"constructor":"fine"}}' })
+  t.equal(constructorValue.statusCode, 200, 'a constructor key without a prototype is data like any other')
+  const malformed = await app.inject({ method: 'POST', url: '/test/any', headers: { 'content-type': 'application/json' }, payload: '{"input":' })
+  t.match(malformed.json().issues, [{ in: 'body', message: /Malformed JSON/ }])
+})
