@@ -1,19 +1,39 @@
 /**
- * `npm run bench`: starts its own Temporal dev server, a worker serving the examples and the API
- * (a separate process, GC exposed), runs the benchmarks and writes bench/RESULTS.md.
+ * `npm run bench`: starts its own Temporal dev server and a worker serving the examples, then runs
+ * each benchmark against a fresh API process (GC exposed) and writes its section of
+ * bench/RESULTS.md. `npm run bench -- start` (or `BENCH=start`) runs only the start throughput and
+ * /run overhead benchmark, `npm run bench -- sse` only the SSE one; the default is both.
  * Not a test: figures are measured and written down next to their targets, never asserted.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process'
-import { cpus, loadavg, totalmem } from 'node:os'
 import { writeFileSync } from 'node:fs'
+import { cpus, tmpdir } from 'node:os'
 import { resolve } from 'node:path'
 import { Client, Connection } from '@temporalio/client'
 import { CATALOG_MEMO_KEY, catalogWorkflowId } from '@flowport/worker/contract'
 import { startEngine } from '../cli/engine.js'
-import { runSseBenchmark, type ApiHandle, type SseResults } from './sse.js'
+import { workerNodeArgs } from '../cli/worker-entry.js'
+import { runSseBenchmark, type SseResults } from './sse.js'
+import { runStartBenchmark, startReport } from './start.js'
+import { machineNote, SECTIONS, writeSection } from './results.js'
 
 const CATALOG = 'flowport-bench'
 const CLIENTS = Number(process.env.BENCH_SSE_CLIENTS ?? 1000)
+const START = {
+  starts: Number(process.env.BENCH_START_N ?? 2000),
+  concurrency: Number(process.env.BENCH_START_CONCURRENCY ?? 32),
+  rounds: Number(process.env.BENCH_START_ROUNDS ?? 8),
+  runSamples: Number(process.env.BENCH_RUN_SAMPLES ?? 300),
+  quietShare: Number(process.env.BENCH_QUIET_SHARE ?? 0.15),
+  budgetMs: Number(process.env.BENCH_START_BUDGET_S ?? 600) * 1000
+}
+
+const asked = (process.argv.slice(2).length ? process.argv.slice(2) : (process.env.BENCH ?? '').split(',')).map((s) => s.trim()).filter(Boolean)
+for (const name of asked) {
+  if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`unknown benchmark ${name}: choose among ${SECTIONS.join(', ')}`)
+}
+// SSE first: the start benchmark leaves a few thousand idle runs (never polled) in the engine.
+const selected = (['sse', 'start'] as const).filter((s) => asked.length === 0 || asked.includes(s))
 
 async function waitForCatalog (client: Client, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs
@@ -27,7 +47,13 @@ async function waitForCatalog (client: Client, timeoutMs: number): Promise<void>
   throw new Error(`the worker did not publish catalog ${CATALOG}`)
 }
 
-async function startApi (env: NodeJS.ProcessEnv): Promise<{ api: ApiHandle, child: ChildProcess }> {
+interface Api {
+  base: string
+  pid: number
+  call: <T>(cmd: string) => Promise<T>
+}
+
+async function startApi (env: NodeJS.ProcessEnv): Promise<{ api: Api, child: ChildProcess }> {
   const child = fork(resolve('bench/api-process.ts'), [], {
     env,
     execArgv: ['--import', 'tsx', '--conditions=flowport-source', '--expose-gc',
@@ -43,33 +69,28 @@ async function startApi (env: NodeJS.ProcessEnv): Promise<{ api: ApiHandle, chil
       else if (message.id !== undefined) pending.get(message.id)?.(message.result)
     })
   })
-  const call = async <T>(cmd: 'memory' | 'metrics' | 'trackLags' | 'lags' | 'close') => await new Promise<T>((done) => {
+  const call = async <T>(cmd: string) => await new Promise<T>((done) => {
     const id = nextId++
     pending.set(id, (r) => { pending.delete(id); done(r as T) })
     child.send({ id, cmd })
   })
-  return { api: { base, call }, child }
+  return { api: { base, pid: child.pid ?? 0, call }, child }
 }
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`
 const ms = (v: number) => `${v.toFixed(1)} ms`
 const verdict = (ok: boolean) => (ok ? 'met' : '**not met**')
 
-function report (r: SseResults): string {
+function sseReport (r: SseResults, machine: string): string {
   const main = r.live[0]
   const heap = r.idle.perStreamHeapBytes + r.idle.perStreamExternalBytes
   const pct = (p: { p50: number, p99: number }) => `p50 ${ms(p.p50)}, p99 ${ms(p.p99)}`
   const scaling = r.live.map((l) => `| ${l.clients} | ${pct(l.latency)} | ${pct(l.raw)} | ${pct(l.apiRead)} | ${pct(l.apiDelivery)} | ${l.upstreamCalls} for ${l.events} events | ${l.exact ? 'yes' : '**no**'} |`)
-  return `# Benchmark results
+  return `## SSE: ${r.clients} concurrent clients on one run (DESIGN.md §11)
 
-Written by \`npm run bench\` (bench/run.ts) on ${new Date().toISOString()}.
-Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load average
-at the start ${loadavg().map((l) => l.toFixed(1)).join(' / ')} (the machine is shared with other work).
-Engine: \`temporal server start-dev\` (in-memory SQLite) started by the benchmark; one worker serving the examples;
-the API in its own process with \`--expose-gc\`; the clients (raw sockets, one per stream) in the benchmark process. All of
+${machine}
+The API in its own process with \`--expose-gc\`; the clients (raw sockets, one per stream) in the benchmark process. All of
 it on these ${cpus().length} cores, so every socket costs a write syscall in the API *and* a read in the client on the same CPUs.
-
-## SSE: ${r.clients} concurrent clients on one run (DESIGN.md §11)
 
 | Figure | Target | Measured | |
 |---|---|---|---|
@@ -114,23 +135,47 @@ and the clients' reads, on the same CPUs) dominate. Run the clients on other mac
 
 const engine = await startEngine({ log: (m) => console.log(`engine: ${m}`) })
 const env = { ...process.env, TEMPORAL_ADDRESS: engine.address, TEMPORAL_NAMESPACE: engine.namespace, SERVICE_CATALOG_ID: CATALOG }
-const worker = spawn(process.execPath, ['--import', 'tsx', '--conditions=flowport-source', resolve('worker/src/main.ts')], {
-  env: { ...env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'inherit', 'inherit']
-})
+const worker = spawn(process.execPath, workerNodeArgs, { env: { ...env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'inherit', 'inherit'] })
 const connection = await Connection.connect({ address: engine.address })
 const temporal = new Client({ connection, namespace: engine.namespace })
 let api: ChildProcess | undefined
+
+async function stopApi (): Promise<void> {
+  const child = api
+  api = undefined
+  if (!child || child.exitCode !== null || child.signalCode !== null) return
+  await new Promise((done) => { child.once('exit', done); child.kill('SIGTERM') })
+}
+
 try {
   await waitForCatalog(temporal, 120_000)
-  const started = await startApi(env)
-  api = started.child
-  console.log(`API at ${started.api.base}; ${CLIENTS} clients`)
-  const results = await runSseBenchmark(started.api, temporal, CATALOG, CLIENTS)
-  console.log(JSON.stringify(results, null, 2))
-  writeFileSync(new URL('./RESULTS.md', import.meta.url), report(results))
-  console.log('wrote bench/RESULTS.md')
+  for (const name of selected) {
+    // Each benchmark gets an API process of its own (the SSE one ends by closing its API).
+    const machine = machineNote()
+    const started = await startApi(env)
+    api = started.child
+    if (name === 'start') {
+      console.log(`API at ${started.api.base}; start benchmark: ${JSON.stringify(START)}`)
+      const results = await runStartBenchmark(started.api, {
+        address: engine.address, namespace: engine.namespace, taskQueue: CATALOG, ...START,
+        pids: { engine: engine.process.pid ?? 0, worker: worker.pid ?? 0 }
+      })
+      // Everything measured, for a closer look than the section shows.
+      const json = resolve(tmpdir(), 'flowport-bench-start.json')
+      writeFileSync(json, JSON.stringify({ machine, results }, null, 2))
+      console.log(`ratio ${results.throughput.ratio.toFixed(2)} (starts only ${results.startsOnly.ratio.toFixed(2)}), /run p50 overhead ${results.overhead.p50Difference.toFixed(1)} ms; all figures in ${json}`)
+      writeSection('start', startReport(results, machine))
+    } else {
+      console.log(`API at ${started.api.base}; SSE benchmark: ${CLIENTS} clients`)
+      const results = await runSseBenchmark(started.api, temporal, CATALOG, CLIENTS)
+      console.log(JSON.stringify(results, null, 2))
+      writeSection('sse', sseReport(results, machine))
+    }
+    console.log(`wrote the ${name} section of ${process.env.BENCH_RESULTS ?? 'bench/RESULTS.md'}`)
+    await stopApi()
+  }
 } finally {
-  api?.kill('SIGTERM')
+  await stopApi()
   worker.kill('SIGTERM')
   await new Promise((done) => (worker.exitCode !== null ? done(null) : worker.once('exit', done)))
   await connection.close()
