@@ -1,0 +1,236 @@
+/**
+ * `npm run fuzz`: fuzzes the API from its own OpenAPI document with schemathesis (DESIGN.md §11:
+ * no 5xx, no response that breaks its schema). Installs schemathesis into the cache if missing,
+ * starts the dev stack (embedded engine + example worker + API, auth on) on a free port with a
+ * throw-away data dir, seeds runs in every state, runs every check of the examples, coverage and
+ * fuzzing phases (no stateful phase), stops the stack, and exits with schemathesis' status.
+ *
+ * Settings: FUZZ_MAX_EXAMPLES (default 50 per operation), FUZZ_SEED (replay a run), FUZZ_WORKERS
+ * (default 1: with more, Hypothesis calls ast.parse from several threads, which Python 3.11.7
+ * fails with "AST constructor recursion depth mismatch"), FUZZ_REPORT_DIR (keep a JUnit report
+ * there), FLOWPORT_CACHE_DIR (default ~/.cache/flowport).
+ * What the document cannot say (expected refusals, real workflow names and runs) is in
+ * scripts/fuzz-hooks.py.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { homedir, tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+
+const SCHEMATHESIS_VERSION = '4.32.5'
+/** Above SERVICE_RUN_MAX_TIMEOUT_MS below, so a waiting /workflow/run is answered (408) before this. */
+const REQUEST_TIMEOUT_S = 30
+const READY_TIMEOUT_MS = 180_000
+const STOP_GRACE_MS = 60_000
+/** Longer than any run the fuzzer should meet open on purpose (a /workflow/run waits up to 3 s). */
+const REAP_AFTER_MS = 5000
+
+const root = resolve(import.meta.dirname, '..')
+const cacheDir = resolve(process.env.FLOWPORT_CACHE_DIR ?? join(homedir(), '.cache', 'flowport'))
+const log = (message: string) => { console.log(`# fuzz: ${message}`) }
+
+/** schemathesis in `<cache>/schemathesis-<version>`; installed from PyPI next to it, then moved in place, so a broken install is never used. */
+function installSchemathesis (): string {
+  const target = join(cacheDir, `schemathesis-${SCHEMATHESIS_VERSION}`)
+  if (existsSync(join(target, 'schemathesis', '__init__.py'))) return target
+  const python = spawnSync('python3', ['-c', 'import sys; sys.exit(sys.version_info < (3, 11))'])
+  if (python.status !== 0) throw new Error(`schemathesis ${SCHEMATHESIS_VERSION} needs python3 ≥ 3.11 with pip`)
+  log(`installing schemathesis ${SCHEMATHESIS_VERSION} into ${target}`)
+  const staging = `${target}.partial`
+  rmSync(staging, { recursive: true, force: true })
+  const pip = spawnSync('python3', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-warn-script-location',
+    '--target', staging, `schemathesis==${SCHEMATHESIS_VERSION}`], { stdio: 'inherit' })
+  if (pip.status !== 0) throw new Error(`pip could not install schemathesis ${SCHEMATHESIS_VERSION}`)
+  renameSync(staging, target)
+  return target
+}
+
+async function freePort (): Promise<number> {
+  return await new Promise((done, fail) => {
+    const server = createServer().once('error', fail).listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => done(port))
+    })
+  })
+}
+
+/** The dev stack (cli/dev-stack.ts) as a direct child: SIGTERM stops API, worker and engine in order. */
+function startStack (env: NodeJS.ProcessEnv, logFile: string): ChildProcess {
+  const out = openSync(logFile, 'a')
+  return spawn(process.execPath, ['--import', 'tsx', '--conditions=flowport-source', 'cli/flowport.ts', 'dev'], {
+    cwd: root, env, stdio: ['ignore', out, out], detached: true
+  })
+}
+
+async function stopStack (stack: ChildProcess): Promise<void> {
+  if (stack.exitCode !== null || stack.signalCode !== null) return
+  const exited = new Promise<void>((done) => stack.once('exit', () => { done() }))
+  stack.kill('SIGTERM')
+  const timer = setTimeout(() => {
+    log('the dev stack did not stop in time: killing its process group')
+    try { process.kill(-stack.pid!, 'SIGKILL') } catch { /* gone */ }
+  }, STOP_GRACE_MS)
+  await exited
+  clearTimeout(timer)
+}
+
+async function waitUntilReady (base: string, stack: ChildProcess): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS
+  while (Date.now() < deadline) {
+    if (stack.exitCode !== null) throw new Error(`the dev stack exited with code ${stack.exitCode}`)
+    const status = await fetch(`${base}/ready`).then((r) => r.status, () => 0)
+    if (status === 200) return
+    await new Promise((done) => setTimeout(done, 500))
+  }
+  throw new Error(`${base}/ready did not answer 200 within ${READY_TIMEOUT_MS} ms`)
+}
+
+interface SeededRun { workflowId: string, runId: string, open: boolean }
+
+/**
+ * Runs in every state for the id-based operations to meet (scripts/fuzz-hooks.py addresses them):
+ * completed (under "0", the id Hypothesis generates first), failed, continued-as-new (the pinned
+ * first run of a chain), parent of a child, and one left running that declares handlers.
+ */
+async function seed (base: string, token: string): Promise<SeededRun[]> {
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body)
+    })
+    return { status: res.status, body: await res.json() as Record<string, unknown> }
+  }
+  const runs: Array<[string, string, unknown, boolean]> = [
+    ['0', 'hello', { name: 'fuzz' }, false],
+    ['fuzz-failed', 'explode', { message: 'fuzz' }, false],
+    ['fuzz-chain', 'relay', { hops: 2 }, false],
+    ['fuzz-parent', 'parent', { name: 'fuzz' }, false],
+    ['fuzz-open', 'approval', { label: 'fuzz' }, true]
+  ]
+  const seeded: SeededRun[] = []
+  for (const [workflowId, workflowName, input, open] of runs) {
+    const started = await api('POST', '/workflow/start', { workflowName, workflowId, input })
+    if (started.status !== 200) throw new Error(`seeding ${workflowName} failed: ${started.status} ${JSON.stringify(started.body)}`)
+    seeded.push({ workflowId, runId: String(started.body.runId), open })
+  }
+  // The closed ones must have closed before the fuzzer meets them (their streams then end).
+  for (const { workflowId, open } of seeded.filter((r) => !r.open)) {
+    for (let i = 0; ; i++) {
+      if ((await api('GET', `/workflow/${workflowId}/result`)).status === 200) break
+      if (i === 100) throw new Error(`seeded run ${workflowId} did not close`)
+      await new Promise((done) => setTimeout(done, 100))
+    }
+  }
+  return seeded
+}
+
+/**
+ * A stream ends only when its run closes, and its heartbeat (every 15 s) keeps the fuzzer's read
+ * timeout from ever firing: a run the fuzzer started and left open (it learns names such as
+ * `approval` from the catalog) would hang the whole run on its stream. Every open run except the
+ * seeded ones is terminated once it is REAP_AFTER_MS old (the hooks keep streams off the seeded
+ * open run).
+ */
+function startReaper (base: string, token: string, keep: Set<string>): () => Promise<void> {
+  const headers = { authorization: `Bearer ${token}` }
+  let busy: Promise<void> = Promise.resolve()
+  const sweep = async () => {
+    const res = await fetch(`${base}/workflow/runs?status=running&pageSize=1000`, { headers })
+    if (res.status !== 200) return
+    const { runs } = await res.json() as { runs: Array<{ workflowId: string, runId: string, startTime: string | null }> }
+    for (const run of runs) {
+      if (keep.has(run.workflowId) || Date.now() - Date.parse(run.startTime ?? '') < REAP_AFTER_MS) continue
+      await fetch(`${base}/workflow/${encodeURIComponent(run.workflowId)}/runs/${run.runId}/terminate`, {
+        method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ reason: 'fuzz: left open' })
+      })
+    }
+  }
+  const timer = setInterval(() => { busy = busy.then(sweep).catch(() => {}) }, 1000)
+  return async () => {
+    clearInterval(timer)
+    await busy
+  }
+}
+
+function runSchemathesis (pythonPath: string, base: string, token: string, cwd: string, runs: SeededRun[]): ChildProcess {
+  const args = [
+    '-m', 'schemathesis.cli', 'run', `${base}/openapi.json`,
+    '--checks', 'all',
+    '--phases', 'examples,coverage,fuzzing',
+    '--max-examples', process.env.FUZZ_MAX_EXAMPLES ?? '50',
+    '--workers', process.env.FUZZ_WORKERS ?? '1',
+    '--request-timeout', String(REQUEST_TIMEOUT_S),
+    '--generation-database', 'none',
+    '--header', `Authorization: Bearer ${token}`,
+    ...(process.env.FUZZ_SEED ? ['--seed', process.env.FUZZ_SEED] : []),
+    ...(process.env.FUZZ_REPORT_DIR ? ['--report', 'junit', '--report-dir', resolve(process.env.FUZZ_REPORT_DIR)] : [])
+  ]
+  return spawn('python3', args, {
+    cwd,
+    stdio: 'inherit',
+    env: { ...process.env, PYTHONPATH: pythonPath, SCHEMATHESIS_HOOKS: join(root, 'scripts', 'fuzz-hooks.py'), FLOWPORT_FUZZ_RUNS: JSON.stringify(runs) }
+  })
+}
+
+/** The API's own 500s (logged with their stacks) say more than the fuzzer's summary. */
+function reportInternalErrors (logFile: string): void {
+  const lines = readFileSync(logFile, 'utf8').split('\n').filter((l) => l.includes('"level":50'))
+  if (lines.length === 0) return
+  log(`${lines.length} internal error(s) in the API log:`)
+  for (const line of lines.slice(0, 20)) console.log(line.slice(0, 2000))
+}
+
+const work = mkdtempSync(join(tmpdir(), 'flowport-fuzz-'))
+const logFile = join(work, 'stack.log')
+let stack: ChildProcess | undefined
+let fuzzer: ChildProcess | undefined
+let exitCode = 1
+const started = Date.now()
+try {
+  const pythonPath = installSchemathesis()
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  const token = randomBytes(24).toString('base64url')
+  stack = startStack({
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    FLOWPORT_DATA_DIR: join(work, 'data'),
+    SERVICE_API_AUTH_TOKEN: token,
+    // Every /workflow/run and stop escalation answers within 3 s, whatever `timeout` was generated.
+    SERVICE_RUN_TIMEOUT_MS: '3000',
+    SERVICE_RUN_MAX_TIMEOUT_MS: '3000',
+    LOG_LEVEL: 'warn',
+    TEMPORAL_ADDRESS: ''
+  }, logFile)
+  // Interrupted: schemathesis and the stack (its own process group, out of reach of a terminal's Ctrl-C) stop too.
+  const stopOnSignal = () => {
+    fuzzer?.kill('SIGTERM')
+    void (stack ? stopStack(stack) : Promise.resolve()).then(() => {
+      log(`interrupted: dev stack stopped, kept ${work}`)
+      process.exit(130)
+    })
+  }
+  process.once('SIGINT', stopOnSignal)
+  process.once('SIGTERM', stopOnSignal)
+  log(`dev stack on ${base} (log: ${logFile})`)
+  await waitUntilReady(base, stack)
+  const runs = await seed(base, token)
+  const stopReaper = startReaper(base, token, new Set(runs.filter((r) => r.open).map((r) => r.workflowId)))
+  fuzzer = runSchemathesis(pythonPath, base, token, work, runs)
+  exitCode = await new Promise<number>((done) => fuzzer!.once('exit', (code) => done(code ?? 1)))
+  await stopReaper()
+  reportInternalErrors(logFile)
+} catch (err) {
+  console.error(err instanceof Error ? err.message : err)
+  if (existsSync(logFile)) console.error(readFileSync(logFile, 'utf8').split('\n').slice(-30).join('\n'))
+} finally {
+  if (stack) await stopStack(stack)
+  if (exitCode === 0) rmSync(work, { recursive: true, force: true })
+  else log(`kept ${work} (stack log)`)
+}
+log(`${exitCode === 0 ? 'passed' : 'FAILED'} in ${Math.round((Date.now() - started) / 1000)} s`)
+process.exit(exitCode)
