@@ -10,7 +10,8 @@ Two things the OpenAPI document cannot say, and nothing else:
    400 that also names anything else still fails. So is the documented refusal of `__proto__`
    keys (prototype-poisoning protection, anywhere in a body). `POST /workflow/run` answers 408
    WorkflowExecutionTimedOutError when its `timeout` (any integer ≥ 1) elapses first (DESIGN.md
-   §4.6). And DESIGN.md §4.4/§4.6 answer a catalog no worker has published with 503
+   §4.6); a result of the seeded open run is 424 WorkflowNotCompletedError (the specification's
+   answer while a run is running). And DESIGN.md §4.4/§4.6 answer a catalog no worker has published with 503
    CatalogNotAvailableError (Retry-After); any other 5xx still fails.
 
 2. Which workflows and runs exist. A generated `workflowName` is never in the catalog and a
@@ -90,6 +91,8 @@ def filter_failure(context, failure, case, response):
     elif isinstance(failure, RejectedPositiveData):
         if response.status_code == 408 and body.get("error") == "WorkflowExecutionTimedOutError":
             return _accept(f"{label}: /workflow/run timeout elapsed")
+        if response.status_code == 424 and body.get("error") == "WorkflowNotCompletedError":
+            return _accept(f"{label}: result of the seeded run that is still open")
         issues = body.get("issues") or []
         if response.status_code == 400 and body.get("error") == "ValidationError" and issues and all(map(_expected_refusal, issues)):
             where = sorted(set(map(_reason, issues)))
