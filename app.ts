@@ -6,10 +6,9 @@ import Fastify, { type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './schemas/config.js'
 import { buildValidator } from './lib/validator.js'
-import { validationError } from './lib/api-error.js'
-import { loneSurrogateAt, prototypeKeyAt } from './lib/json-body.js'
 import configPlugin from './plugins/config.js'
 import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js'
+import jsonBody from './plugins/json-body.js'
 import cors from './plugins/cors.js'
 import auth from './plugins/auth.js'
 import schemas from './plugins/schemas.js'
@@ -22,15 +21,6 @@ import health from './routes/health.js'
 import catalogRoutes from './routes/catalog.js'
 import historyRoutes from './routes/history/index.js'
 import workflowRoutes from './routes/workflows/index.js'
-
-/** Plain JSON.parse (own `__proto__` properties, no prototype change), only to locate what the safe parser refused. */
-function parsedOrUndefined (text: string): unknown {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
-  }
-}
 
 export interface BuildOptions {
   config: Config
@@ -79,32 +69,11 @@ export async function buildApp ({ config, logger }: BuildOptions) {
     schemaController: { compilersFactory: { buildValidator } }
   }).withTypeProvider<TypeBoxTypeProvider>()
 
-  // An empty body sent with a JSON content type means "no body" (optional bodies stay optional);
-  // anything else goes through Fastify's own JSON parser (prototype-poisoning protection: it
-  // refuses `__proto__` keys, and says only "not valid JSON", so the refused key is named here).
-  // JSON may escape a lone surrogate (`"\udc00"`), a string no UTF-8 encoder can send on: the
-  // engine refuses it (gRPC: invalid UTF-8), so it is the client's 400, not a 500 later.
-  const parseJson = app.getDefaultJsonParser('error', 'error')
-  app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') return done(null, undefined)
-    parseJson(request, body as string, (err, value) => {
-      if (err) {
-        const at = prototypeKeyAt(parsedOrUndefined(body as string))
-        if (at === undefined) return done(err)
-        return done(validationError([{ path: at, in: 'body', message: 'is refused: a __proto__ key, or a constructor holding a prototype, could poison prototypes' }]))
-      }
-      // The raw text is decoded UTF-8, so a lone surrogate can only come from a \uD800–\uDFFF escape.
-      const at = /\\u[dD][89a-fA-F]/.test(body as string) ? loneSurrogateAt(value) : undefined
-      if (at !== undefined) return done(validationError([{ path: at, in: 'body', message: 'must be well-formed Unicode (it contains a lone surrogate)' }]))
-      done(null, value)
-    })
-  })
-
   app.addHook('onSend', async (request, reply) => { reply.header('x-request-id', request.id) })
 
   await app.register(configPlugin, { config })
   await app.register(errors)
+  await app.register(jsonBody)
   await app.register(cors)
   await app.register(auth)
   await app.register(schemas)

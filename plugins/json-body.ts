@@ -1,0 +1,39 @@
+/**
+ * The JSON body parser: Fastify's own (prototype-poisoning protection) plus what it cannot say.
+ * - An empty body sent with a JSON content type means "no body" (optional bodies stay optional).
+ * - A refused `__proto__` key is a 400 naming the key (Fastify says only "not valid JSON").
+ * - JSON may escape a lone surrogate (`"\udc00"`), a string no UTF-8 encoder can send on: the
+ *   engine refuses it (gRPC: invalid UTF-8), so it is the client's 400, not a 500 later.
+ */
+import fp from 'fastify-plugin'
+import { validationError } from '../lib/api-error.js'
+import { loneSurrogateAt, prototypeKeyAt } from '../lib/json-body.js'
+
+/** Plain JSON.parse (own `__proto__` properties, no prototype change), only to locate what the safe parser refused. */
+function parsedOrUndefined (text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+export default fp(async (fastify) => {
+  const parseJson = fastify.getDefaultJsonParser('error', 'error')
+  fastify.removeContentTypeParser('application/json')
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string
+    if (text === '') return done(null, undefined)
+    parseJson(request, text, (err, value) => {
+      if (err) {
+        const at = prototypeKeyAt(parsedOrUndefined(text))
+        if (at === undefined) return done(err)
+        return done(validationError([{ path: at, in: 'body', message: 'is refused: a __proto__ key, or a constructor holding a prototype, could poison prototypes' }]))
+      }
+      // The raw text is decoded UTF-8, so a lone surrogate can only come from a \uD800–\uDFFF escape.
+      const at = /\\u[dD][89a-fA-F]/.test(text) ? loneSurrogateAt(value) : undefined
+      if (at !== undefined) return done(validationError([{ path: at, in: 'body', message: 'must be well-formed Unicode (it contains a lone surrogate)' }]))
+      done(null, value)
+    })
+  })
+}, { name: 'json-body' })
