@@ -4,9 +4,9 @@
  * deadline through `fastify.engineCall`; the connection is closed on shutdown.
  * @see https://typescript.temporal.io/api/classes/client.Connection
  */
-import { readFileSync } from 'node:fs'
 import fp from 'fastify-plugin'
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client'
+import { tlsFromSettings } from '@flowport/worker/tls'
 import type { Config } from '../schemas/config.js'
 import { fromEngineError } from '../lib/engine-errors.js'
 
@@ -28,20 +28,10 @@ declare module 'fastify' {
 }
 
 export function connectionOptions (config: Config): ConnectionOptions {
-  const read = (path?: string) => (path ? readFileSync(path) : undefined)
-  const tlsWanted = config.TEMPORAL_TLS || config.TEMPORAL_API_KEY !== undefined || config.TEMPORAL_TLS_CERT_PATH !== undefined
-  const cert = read(config.TEMPORAL_TLS_CERT_PATH)
-  const key = read(config.TEMPORAL_TLS_KEY_PATH)
   return {
     address: config.TEMPORAL_ADDRESS,
     apiKey: config.TEMPORAL_API_KEY,
-    tls: tlsWanted
-      ? {
-          serverNameOverride: config.TEMPORAL_TLS_SERVER_NAME,
-          serverRootCACertificate: read(config.TEMPORAL_TLS_CA_PATH),
-          clientCertPair: cert && key ? { crt: cert, key } : undefined
-        }
-      : undefined,
+    tls: tlsFromSettings(config),
     // Short connect timeout: a down engine should answer 503 quickly, not hang requests.
     connectTimeout: '3s'
   }

@@ -2,10 +2,10 @@
  * The worker process's settings, read from the environment: one TypeBox schema, checked at start.
  * A bad value stops the process with a message naming the variable.
  */
-import { readFileSync } from 'node:fs'
 import { Type, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import type { WorkerOptions } from './runtime/start-worker.js'
+import { tlsFromSettings } from './tls.js'
 
 const Count = (def: number, minimum: number) => Type.Integer({ minimum, default: def })
 const OptionalString = Type.Optional(Type.String({ minLength: 1 }))
@@ -60,10 +60,6 @@ export function readWorkerEnv (env: Record<string, string | undefined> = process
 
 /** startWorker options from the settings (TLS when asked for, or implied by an API key or a client certificate). */
 export function workerOptionsFromEnv (config: WorkerEnv): WorkerOptions {
-  const read = (path?: string): Buffer | undefined => (path === undefined ? undefined : readFileSync(path))
-  const tls = config.TEMPORAL_TLS || config.TEMPORAL_API_KEY !== undefined || config.TEMPORAL_TLS_CERT_PATH !== undefined
-  const crt = read(config.TEMPORAL_TLS_CERT_PATH)
-  const key = read(config.TEMPORAL_TLS_KEY_PATH)
   return {
     address: config.TEMPORAL_ADDRESS,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -71,13 +67,7 @@ export function workerOptionsFromEnv (config: WorkerEnv): WorkerOptions {
     workflowsDir: config.SERVICE_WORKFLOWS_DIR,
     workflowBundlePath: config.WORKFLOW_BUNDLE,
     apiKey: config.TEMPORAL_API_KEY,
-    tls: tls
-      ? {
-          serverNameOverride: config.TEMPORAL_TLS_SERVER_NAME,
-          serverRootCACertificate: read(config.TEMPORAL_TLS_CA_PATH),
-          clientCertPair: crt !== undefined && key !== undefined ? { crt, key } : undefined
-        }
-      : undefined,
+    tls: tlsFromSettings(config),
     shutdownGraceTime: config.ENGINE_SHUTDOWN_GRACE_MS,
     engine: {
       maxConcurrentActivityTaskExecutions: config.ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_EXECUTIONS,
