@@ -67,11 +67,7 @@ process.on('message', (message: Command) => {
     const { deliveryLags, deliveries, readLags, reads } = app.historyHubs
     const taken = (ring: Float64Array | undefined, n: number) => Array.from(ring?.subarray(0, Math.min(n, ring.length)) ?? [])
     reply({ delivery: taken(deliveryLags, deliveries), read: taken(readLags, reads) })
-  }
-  else if (message.cmd === 'traceOn') { tracing = true; requests = []; counts = {}; reply(true) }
-  else if (message.cmd === 'traceOff') { tracing = false; latest = undefined; reply(true) }
-  else if (message.cmd === 'trace') { reply({ requests, counts }); requests = []; counts = {} }
-  else if (message.cmd === 'close') {
+  } else if (message.cmd === 'traceOn') { tracing = true; requests = []; counts = {}; reply(true) } else if (message.cmd === 'traceOff') { tracing = false; latest = undefined; reply(true) } else if (message.cmd === 'trace') { reply({ requests, counts }); requests = []; counts = {} } else if (message.cmd === 'close') {
     const started = Date.now()
     void app.close().then(() => { reply({ closeMs: Date.now() - started }); process.exit(0) })
   }

@@ -157,7 +157,10 @@ try {
     if (name === 'start') {
       console.log(`API at ${started.api.base}; start benchmark: ${JSON.stringify(START)}`)
       const results = await runStartBenchmark(started.api, {
-        address: engine.address, namespace: engine.namespace, taskQueue: CATALOG, ...START,
+        address: engine.address,
+        namespace: engine.namespace,
+        taskQueue: CATALOG,
+        ...START,
         pids: { engine: engine.process.pid ?? 0, worker: worker.pid ?? 0 }
       })
       // Everything measured, for a closer look than the section shows.

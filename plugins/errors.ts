@@ -59,7 +59,7 @@ function sendError (request: FastifyRequest, reply: FastifyReply, err: FastifyEr
  */
 export function frameworkErrors (this: FastifyInstance, err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   reply.header('x-request-id', request.id)
-  return sendError(request, reply, err)
+  void sendError(request, reply, err)
 }
 
 /**

@@ -24,7 +24,7 @@ export default fp(async (fastify) => {
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string
     if (text === '') return done(null, undefined)
-    parseJson(request, text, (err, value) => {
+    void parseJson(request, text, (err, value) => {
       if (err) {
         const at = prototypeKeyAt(parsedOrUndefined(text))
         if (at === undefined) return done(err)

@@ -6,7 +6,7 @@
  */
 import fp from 'fastify-plugin'
 import { fastifySSE } from '@fastify/sse'
-import type { onRequestHookHandler } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import { ApiError } from '../lib/api-error.js'
 
 export const HEARTBEAT_MS = 15_000
@@ -58,7 +58,7 @@ export function acceptsEventStream (accept: string | undefined): boolean {
   return best > 0 && !refused
 }
 
-const requireEventStream: onRequestHookHandler = async (request) => {
+async function requireEventStream (request: FastifyRequest): Promise<void> {
   if (!acceptsEventStream(request.headers.accept)) {
     throw new ApiError(406, 'NotAcceptableError', 'This endpoint only produces text/event-stream')
   }

@@ -117,7 +117,7 @@ async function seed (base: string, token: string): Promise<SeededRun[]> {
     seeded.push({ workflowId, runId: String(started.body.runId), open })
   }
   // The closed ones must have closed before the fuzzer meets them (their streams then end).
-  for (const { workflowId, open } of seeded.filter((r) => !r.open)) {
+  for (const { workflowId } of seeded.filter((r) => !r.open)) {
     for (let i = 0; ; i++) {
       if ((await api('GET', `/workflow/${workflowId}/result`)).status === 200) break
       if (i === 100) throw new Error(`seeded run ${workflowId} did not close`)

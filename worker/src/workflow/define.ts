@@ -6,7 +6,6 @@ import type { Static, TSchema } from '@sinclair/typebox'
 import { executeChild, inWorkflowContext, uuid4, workflowInfo } from '@temporalio/workflow'
 import type { ChildOptions, Queries, Signals, Updates, WorkflowDefinition, WorkflowMeta, WorkflowSpec } from './types.js'
 
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
 type None = {}
 
 export function defineWorkflow<I extends TSchema, O extends TSchema, S extends Signals = None, Q extends Queries = None, U extends Updates = None> (

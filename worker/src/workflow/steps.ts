@@ -8,7 +8,7 @@ import { ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/w
 import type { Evaluation, EvaluatorDefinition, StepDefinition } from '../shared/step.js'
 import { currentManifest } from './manifest.js'
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- `any` here only matches definitions of every schema */
+// `any` here only matches definitions of every schema.
 export type StepCallers<M> = {
   [K in keyof M as M[K] extends StepDefinition<any, any> ? K : never]:
   M[K] extends StepDefinition<infer I, infer O> ? (input: Static<I>) => Promise<Static<O>> : never
@@ -18,7 +18,6 @@ export type EvaluatorCallers<M> = {
   [K in keyof M as M[K] extends EvaluatorDefinition<any> ? K : never]:
   M[K] extends EvaluatorDefinition<infer I> ? (input: Static<I>) => Promise<Evaluation> : never
 }
-/* eslint-enable @typescript-eslint/no-explicit-any */
 
 async function callActivity (key: string, input: unknown): Promise<unknown> {
   const manifest = currentManifest()
