@@ -23,24 +23,14 @@ const MAX_QUEUED_EVENTS = 2000
 export default fp(async (fastify) => {
   const namespace = fastify.config.TEMPORAL_NAMESPACE
   const read: HistoryReader = async ({ workflowId, runId, pageToken, wait, pageSize, signal }) => {
-    // The Temporal client adds an abort listener per call and never removes it: a hub polling for
-    // days on one signal would pile them up. Each call gets its own signal, linked to the caller's.
-    const call = new AbortController()
-    const abort = () => { call.abort() }
-    if (signal?.aborted) call.abort()
-    signal?.addEventListener('abort', abort, { once: true })
-    try {
-      const response = await fastify.engineCall(() => fastify.temporal.workflowService.getWorkflowExecutionHistory({
-        namespace,
-        execution: { workflowId, runId },
-        nextPageToken: pageToken,
-        waitNewEvent: wait,
-        maximumPageSize: pageSize ?? 0
-      }), { signal: call.signal, timeoutMs: wait ? LONG_POLL_DEADLINE_MS : undefined, workflowId, runId })
-      return { events: response.history?.events ?? [], nextPageToken: response.nextPageToken ?? undefined }
-    } finally {
-      signal?.removeEventListener('abort', abort)
-    }
+    const response = await fastify.engineCall(() => fastify.temporal.workflowService.getWorkflowExecutionHistory({
+      namespace,
+      execution: { workflowId, runId },
+      nextPageToken: pageToken,
+      waitNewEvent: wait,
+      maximumPageSize: pageSize ?? 0
+    }), { signal, timeoutMs: wait ? LONG_POLL_DEADLINE_MS : undefined, workflowId, runId })
+    return { events: response.history?.events ?? [], nextPageToken: response.nextPageToken ?? undefined }
   }
   const hubs = new HistoryHubs(read, { bufferEvents: BUFFER_EVENTS, maxQueuedEvents: MAX_QUEUED_EVENTS })
   fastify.decorate('historyHubs', hubs)

@@ -8,6 +8,7 @@ import fp from 'fastify-plugin'
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client'
 import { tlsFromSettings } from '@flowport/worker/tls'
 import type { Config } from '../schemas/config.js'
+import { withCallSignal } from '../lib/abort.js'
 import { fromEngineError } from '../lib/engine-errors.js'
 
 export interface EngineCallOptions {
@@ -46,7 +47,8 @@ export default fp(async (fastify) => {
     const deadline = Date.now() + (opts.timeoutMs ?? config.SERVICE_ENGINE_CALL_TIMEOUT_MS)
     try {
       const withDeadline = () => connection.withDeadline(deadline, fn)
-      return await (opts.signal ? connection.withAbortSignal(opts.signal, withDeadline) : withDeadline())
+      const { signal } = opts
+      return await (signal ? withCallSignal(signal, (callSignal) => connection.withAbortSignal(callSignal, withDeadline)) : withDeadline())
     } catch (err) {
       throw fromEngineError(err, { workflowId: opts.workflowId, runId: opts.runId }) ?? err
     }

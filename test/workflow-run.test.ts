@@ -89,6 +89,26 @@ t.test('a run that outlasts its timeout answers 408 and keeps running; its resul
   t.same(result.body.output, { label: 'slow', approvedBy: 'lead' })
 })
 
+t.test('repeated 408s leave no abort listener behind (no MaxListenersExceededWarning)', async (t) => {
+  const app = await build(t)
+  const warnings: Error[] = []
+  const onWarning = (warning: Error) => { if (warning.name === 'MaxListenersExceededWarning') warnings.push(warning) }
+  process.on('warning', onWarning)
+  t.teardown(() => { process.off('warning', onWarning) })
+  const ids: string[] = []
+  for (let i = 0; i < 4; i++) {
+    const workflowId = newId('approval')
+    ids.push(workflowId)
+    // Long enough for the close-event wait to make many engine calls on the request's one signal.
+    const res = await call(t, app, run({ workflowName: 'approval', input: { label: `timeout ${i}` }, workflowId, timeout: 600 }))
+    t.equal(res.status, 408)
+  }
+  // Warnings are emitted on the next tick.
+  await new Promise((resolve) => setImmediate(resolve))
+  t.same(warnings.map((w) => w.message), [], 'no listener piled up on a request\'s signal')
+  await Promise.all(ids.map(async (id) => { await app.temporal.workflow.getHandle(id).terminate('test cleanup') }))
+})
+
 t.test('a timeout above SERVICE_RUN_MAX_TIMEOUT_MS is lowered to it', async (t) => {
   const app = await build(t, { SERVICE_RUN_TIMEOUT_MS: '200', SERVICE_RUN_MAX_TIMEOUT_MS: '400' })
   const workflowId = newId('approval')
