@@ -17,6 +17,7 @@ import temporal from './plugins/temporal.js'
 import catalogPlugin from './plugins/catalog.js'
 import sse from './plugins/sse.js'
 import historyPlugin from './plugins/history.js'
+import type { HubObserver } from './lib/history/hubs.js'
 import health from './routes/health.js'
 import catalogRoutes from './routes/catalog.js'
 import historyRoutes from './routes/history/index.js'
@@ -25,6 +26,8 @@ import workflowRoutes from './routes/workflows/index.js'
 export interface BuildOptions {
   config: Config
   logger?: FastifyServerOptions['logger']
+  /** The benchmark's seam into the history hubs (lib/history/hubs.ts); production passes none. */
+  historyObserver?: HubObserver
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/
@@ -42,7 +45,7 @@ function redactUrl (url: string): string {
   return url.replace(/([?&]access_token=)[^&]*/g, '$1[redacted]')
 }
 
-export async function buildApp ({ config, logger }: BuildOptions) {
+export async function buildApp ({ config, logger, historyObserver }: BuildOptions) {
   const app = Fastify({
     logger: logger ?? {
       level: config.LOG_LEVEL,
@@ -81,7 +84,7 @@ export async function buildApp ({ config, logger }: BuildOptions) {
   await app.register(temporal)
   await app.register(catalogPlugin)
   await app.register(sse)
-  await app.register(historyPlugin)
+  await app.register(historyPlugin, { observer: historyObserver })
 
   await app.register(health)
   await app.register(catalogRoutes)

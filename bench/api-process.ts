@@ -8,8 +8,10 @@ import diagnostics from 'node:diagnostics_channel'
 import type { IncomingMessage } from 'node:http'
 import { buildApp } from '../app.js'
 import { loadConfig } from '../schemas/config.js'
+import { DeliveryLags } from './delivery-lags.js'
 
-const app = await buildApp({ config: loadConfig({ ...process.env, LOG_LEVEL: 'warn' }) })
+const lags = new DeliveryLags()
+const app = await buildApp({ config: loadConfig({ ...process.env, LOG_LEVEL: 'warn' }), historyObserver: lags })
 const address = await app.listen({ port: 0, host: '127.0.0.1' })
 
 type Command = { id: number, cmd: 'memory' | 'metrics' | 'trackLags' | 'lags' | 'close' | 'traceOn' | 'trace' | 'traceOff' }
@@ -62,12 +64,9 @@ process.on('message', (message: Command) => {
   const reply = (result: unknown) => process.send?.({ id: message.id, result })
   if (message.cmd === 'memory') reply(memory())
   else if (message.cmd === 'metrics') reply(metrics())
-  else if (message.cmd === 'trackLags') reply(app.historyHubs.trackDeliveries(1_000_000))
-  else if (message.cmd === 'lags') {
-    const { deliveryLags, deliveries, readLags, reads } = app.historyHubs
-    const taken = (ring: Float64Array | undefined, n: number) => Array.from(ring?.subarray(0, Math.min(n, ring.length)) ?? [])
-    reply({ delivery: taken(deliveryLags, deliveries), read: taken(readLags, reads) })
-  } else if (message.cmd === 'traceOn') { tracing = true; requests = []; counts = {}; reply(true) } else if (message.cmd === 'traceOff') { tracing = false; latest = undefined; reply(true) } else if (message.cmd === 'trace') { reply({ requests, counts }); requests = []; counts = {} } else if (message.cmd === 'close') {
+  else if (message.cmd === 'trackLags') reply(lags.track(1_000_000))
+  else if (message.cmd === 'lags') reply(lags.taken())
+  else if (message.cmd === 'traceOn') { tracing = true; requests = []; counts = {}; reply(true) } else if (message.cmd === 'traceOff') { tracing = false; latest = undefined; reply(true) } else if (message.cmd === 'trace') { reply({ requests, counts }); requests = []; counts = {} } else if (message.cmd === 'close') {
     const started = Date.now()
     void app.close().then(() => { reply({ closeMs: Date.now() - started }); process.exit(0) })
   }

@@ -128,8 +128,8 @@ and the clients' reads, on the same CPUs) dominate. Run the clients on other mac
   heartbeat timer, the stream's subscription.
 - **Latency**: "committed" = the event's \`eventTime\`, which the engine sets when it writes the event to history; a
   client's latency is the time its frame was parsed minus that (one clock, one machine). Only events written after all
-  clients were connected count. The API-side split comes from a delivery-lag recorder that is off unless the benchmark
-  switches it on (\`historyHubs.trackDeliveries\`).
+  clients were connected count. The API-side split comes from the benchmark's delivery-lag recorder
+  (bench/delivery-lags.ts), passed into the API's history hubs as an observer.
 `
 }
 

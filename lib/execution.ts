@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { WorkflowExecutionInfo } from '@temporalio/client'
 import { CATALOG_WORKFLOW_TYPE } from '@flowport/worker/contract'
+import type { HistoryWorkflow } from '../schemas/history.js'
 import type { WorkflowStatus } from '../schemas/workflow.js'
 import { ApiError, notFound } from './api-error.js'
 import { isoOrNull, statusFromEngine } from './status.js'
@@ -46,6 +47,12 @@ export function statusOf (execution: Execution): WorkflowStatus {
     historyLength: execution.historyLength,
     parentWorkflowId: execution.parentExecution?.workflowId ?? null
   }
+}
+
+/** The `workflow` object of a history page and of a stream's `workflow` event: the same facts, named by task queue. */
+export function historyWorkflowOf (execution: Execution): HistoryWorkflow {
+  const { workflowId, runId, status, startTime, closeTime, historyLength, catalog } = statusOf(execution)
+  return { workflowId, runId, status, startTime, closeTime, historyLength, taskQueue: catalog }
 }
 
 export function alreadyClosed (run: { workflowId: string, runId: string }, status: string): ApiError {

@@ -9,9 +9,9 @@ import protoRoot from '@temporalio/proto'
 import type { temporal } from '@temporalio/proto'
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js'
 import { ApiError } from './api-error.js'
+import { isCloseEvent, type HistoryEvent } from './close-events.js'
 
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent
-const { EventType, HistoryEventFilterType } = protoRoot.temporal.api.enums.v1
+const { HistoryEventFilterType } = protoRoot.temporal.api.enums.v1
 
 export interface RunRef { workflowId: string, runId: string }
 
@@ -77,22 +77,4 @@ export async function waitForCloseEvent (fastify: FastifyInstance, run: RunRef, 
     if (event) return event
     nextPageToken = res.nextPageToken?.length ? res.nextPageToken : undefined
   }
-}
-
-const CLOSE_EVENTS = new Set<number>([
-  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
-  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
-  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED,
-  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED,
-  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT,
-  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW
-])
-
-export function isCloseEvent (event: HistoryEvent): boolean {
-  return event.eventType != null && CLOSE_EVENTS.has(event.eventType)
-}
-
-/** The run a continue-as-new close event chains to, if any. */
-export function continuedAs (event: HistoryEvent): string | undefined {
-  return event.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined
 }

@@ -1,11 +1,8 @@
 /**
  * GET /workflow/runs: one page of the engine's visibility list. Filters become a visibility
- * query with quoted, escaped values. The cursor is the engine's own page token behind a short
- * digest of token and query, as base64url: opaque, URL-safe, no server state, and a forged,
- * damaged or other-filter token is a 400 before it reaches the engine (which answers a garbage
- * token with an unhelpful UNKNOWN error).
+ * query with quoted, escaped values. The page token (lib/page-token.ts) is bound to the query, so
+ * a forged, damaged or other-filter token is a 400 before it reaches the engine.
  */
-import { createHash } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { status as GrpcStatus } from '@grpc/grpc-js'
 import { isGrpcServiceError } from '@temporalio/client'
@@ -14,7 +11,9 @@ import { CATALOG_WORKFLOW_TYPE } from '@flowport/worker/contract'
 import type { RunsQuery, WorkflowStatus } from '../schemas/workflow.js'
 import { validationError } from './api-error.js'
 import { statusOf } from './execution.js'
-import { visibilityName, type Status } from './status.js'
+import { decodePageToken, encodePageToken } from './page-token.js'
+import { visibilityName } from './status.js'
+import type { Status } from '../schemas/status.js'
 
 /** A visibility-query string literal: backslashes and double quotes escaped, so a value can never end the literal. */
 export function quote (value: string): string {
@@ -61,25 +60,17 @@ export function instant (value: string): string {
 
 const badToken = () => validationError([{ path: '/pageToken', in: 'querystring', message: 'is not a nextPageToken of this listing with these filters; start again without it' }])
 
-const DIGEST_BYTES = 8
-const digest = (query: string, engineToken: Uint8Array) =>
-  createHash('sha256').update(query).update('\0').update(engineToken).digest().subarray(0, DIGEST_BYTES)
-
-export function encodePageToken (query: string, engineToken: Uint8Array): string {
-  return Buffer.concat([digest(query, engineToken), engineToken]).toString('base64url')
-}
-
-export function decodePageToken (query: string, token: string): Uint8Array {
-  const raw = Buffer.from(token, 'base64url')
-  const engineToken = raw.subarray(DIGEST_BYTES)
-  if (raw.length <= DIGEST_BYTES || !digest(query, engineToken).equals(raw.subarray(0, DIGEST_BYTES))) throw badToken()
-  return engineToken
+/** The engine's token behind a listing token, bound to the listing's query. */
+function engineTokenOf (query: string, value: string): Uint8Array {
+  const token = decodePageToken(query, value)
+  if (!token || token.state !== '' || token.engineToken.length === 0) throw badToken()
+  return token.engineToken
 }
 
 export async function listRuns (fastify: FastifyInstance, q: RunsQuery, signal?: AbortSignal): Promise<{ runs: WorkflowStatus[], nextPageToken: string | null }> {
   const { namespace, loadedDataConverter } = fastify.temporal.options
   const query = visibilityQuery(q)
-  const nextPageToken = q.pageToken ? decodePageToken(query, q.pageToken) : undefined
+  const nextPageToken = q.pageToken ? engineTokenOf(query, q.pageToken) : undefined
   let res
   try {
     res = await fastify.engineCall(() => fastify.temporal.workflowService.listWorkflowExecutions({
@@ -91,6 +82,6 @@ export async function listRuns (fastify: FastifyInstance, q: RunsQuery, signal?:
   }
   const runs = await Promise.all((res.executions ?? []).map(async (raw) =>
     statusOf(await executionInfoFromRaw(raw, loadedDataConverter, raw, namespace))))
-  const token = res.nextPageToken?.length ? encodePageToken(query, res.nextPageToken) : null
+  const token = res.nextPageToken?.length ? encodePageToken(query, { state: '', engineToken: res.nextPageToken }) : null
   return { runs, nextPageToken: token }
 }

@@ -1,14 +1,8 @@
 /**
- * One status vocabulary for the whole API (DESIGN.md §4.3): lower-case, `canceled` with one L,
- * plus `paused` (Temporal 1.28+ can pause a run) and `unknown` for codes newer than this SDK.
+ * The engine's status names mapped onto the API's status vocabulary (schemas/status.ts).
  */
 import type { WorkflowExecutionStatusName } from '@temporalio/client'
-
-export const TERMINAL_STATUSES = ['completed', 'failed', 'canceled', 'terminated', 'timed_out', 'continued_as_new'] as const
-export const STATUSES = ['running', 'paused', ...TERMINAL_STATUSES, 'unknown'] as const
-
-export type TerminalStatus = typeof TERMINAL_STATUSES[number]
-export type Status = typeof STATUSES[number]
+import { TERMINAL_STATUSES, type Status, type TerminalStatus } from '../schemas/status.js'
 
 const byEngineName: Record<WorkflowExecutionStatusName, Status> = {
   RUNNING: 'running',

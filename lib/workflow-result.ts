@@ -1,21 +1,17 @@
 /**
- * Builds a WorkflowResult (DESIGN.md §4.2) from the close event of one run. Nothing here follows
+ * Builds a WorkflowResult from the close event of one run. Nothing here follows
  * a run chain: callers that want to (POST /workflow/run, the latest-run result) pick the run first.
  */
 import type { FastifyInstance } from 'fastify'
-// @temporalio/proto is CommonJS: its named exports are not visible to ESM.
-import protoRoot from '@temporalio/proto'
-import type { temporal } from '@temporalio/proto'
 import { decodeOptionalFailureToOptionalError } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js'
 import type { ErrorDetails, WorkflowResult } from '../schemas/workflow.js'
 import { ApiError } from './api-error.js'
+import { closeKindOf, type HistoryEvent } from './close-events.js'
 import { describeRun } from './execution.js'
 import { closeDetails, failureDetails } from './failure.js'
 import { decodeFirst, readCloseEvent, readRunInput, type RunRef } from './run-history.js'
-import { isTerminal, statusFromEngine, type TerminalStatus } from './status.js'
-
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent
-const { EventType } = protoRoot.temporal.api.enums.v1
+import { isTerminal, statusFromEngine } from './status.js'
+import type { TerminalStatus } from '../schemas/status.js'
 
 interface Outcome {
   status: TerminalStatus
@@ -29,26 +25,27 @@ const closedWith = (status: TerminalStatus, details: ErrorDetails): Outcome =>
 
 /** The outcome a close event records; throws for an event that does not close a run. */
 export async function outcomeOf (fastify: FastifyInstance, event: HistoryEvent): Promise<Outcome> {
-  switch (event.eventType) {
-    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED:
+  const status = closeKindOf(event)?.status
+  switch (status) {
+    case 'completed':
       return { status: 'completed', output: await decodeFirst(fastify, event.workflowExecutionCompletedEventAttributes?.result), error: null, errorDetails: null }
-    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED: {
+    case 'failed': {
       const failure = event.workflowExecutionFailedEventAttributes?.failure
       const err = await decodeOptionalFailureToOptionalError(fastify.temporal.options.loadedDataConverter, failure)
       return closedWith('failed', err ? failureDetails(err) : closeDetails('Error', 'Workflow run failed'))
     }
-    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED:
+    case 'canceled':
       return closedWith('canceled', closeDetails('CanceledFailure', 'Workflow run was canceled'))
-    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED: {
+    case 'terminated': {
       const reason = event.workflowExecutionTerminatedEventAttributes?.reason
       return closedWith('terminated', closeDetails('TerminatedFailure', reason ? `Workflow run was terminated: ${reason}` : 'Workflow run was terminated'))
     }
-    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT:
+    case 'timed_out':
       return closedWith('timed_out', closeDetails('TimeoutFailure', 'Workflow run timed out (its execution or run timeout elapsed)'))
-    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW:
+    case 'continued_as_new':
       // Not a failure: the run handed over to a new one; its result is that run's.
       return { status: 'continued_as_new', output: null, error: null, errorDetails: null }
-    default:
+    case undefined:
       throw new Error(`history event ${event.eventType ?? '?'} does not close a run`)
   }
 }

@@ -4,8 +4,8 @@
  * history call, for tests and the benchmark.
  */
 import fp from 'fastify-plugin'
-import type { HistoryReader } from '../lib/history/hub.js'
-import { HistoryHubs } from '../lib/history/hubs.js'
+import { HistoryHubs, type HubObserver } from '../lib/history/hubs.js'
+import type { HistoryReader } from '../lib/history/reader.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -20,7 +20,12 @@ const BUFFER_EVENTS = 2000
 /** A client further behind than this replays from the buffer or the engine instead of queueing. */
 const MAX_QUEUED_EVENTS = 2000
 
-export default fp(async (fastify) => {
+export interface HistoryPluginOptions {
+  /** The benchmark's seam (lib/history/hubs.ts); absent in production. */
+  observer?: HubObserver
+}
+
+export default fp<HistoryPluginOptions>(async (fastify, opts) => {
   const namespace = fastify.config.TEMPORAL_NAMESPACE
   const read: HistoryReader = async ({ workflowId, runId, pageToken, wait, pageSize, signal }) => {
     const response = await fastify.engineCall(() => fastify.temporal.workflowService.getWorkflowExecutionHistory({
@@ -32,7 +37,7 @@ export default fp(async (fastify) => {
     }), { signal, timeoutMs: wait ? LONG_POLL_DEADLINE_MS : undefined, workflowId, runId })
     return { events: response.history?.events ?? [], nextPageToken: response.nextPageToken ?? undefined }
   }
-  const hubs = new HistoryHubs(read, { bufferEvents: BUFFER_EVENTS, maxQueuedEvents: MAX_QUEUED_EVENTS })
+  const hubs = new HistoryHubs(read, { bufferEvents: BUFFER_EVENTS, maxQueuedEvents: MAX_QUEUED_EVENTS }, opts.observer)
   fastify.decorate('historyHubs', hubs)
   // After the SSE plugin's preClose has ended the streams; this catches anything left.
   fastify.addHook('onClose', async () => { hubs.closeAll() })

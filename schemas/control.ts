@@ -2,10 +2,9 @@
  * Schemas of graceful stop (cancellation, optionally escalated to termination) and terminate.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { Nullable } from './common.js'
-import { STATUSES } from '../lib/status.js'
+import { Nullable, ref } from './common.js'
+import { RunStatusSchema } from './status.js'
 
-const Status = Type.Unsafe<typeof STATUSES[number]>({ type: 'string', enum: [...STATUSES], description: 'Status of the run after the call' })
 
 export const StopBodySchema = Type.Object({
   terminateAfterMs: Type.Optional(Type.Integer({
@@ -20,7 +19,7 @@ export const StopBodySchema = Type.Object({
 export const StopResultSchema = Type.Object({
   workflowId: Type.String(),
   runId: Type.String({ description: 'The run that was asked to stop' }),
-  status: Status,
+  status: ref(RunStatusSchema),
   outcome: Type.Unsafe<'cancel_requested' | 'canceled' | 'closed' | 'terminated'>({
     type: 'string',
     enum: ['cancel_requested', 'canceled', 'closed', 'terminated'],

@@ -4,8 +4,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 import { Nullable, ref } from './common.js'
-import { STATUSES } from '../lib/status.js'
-import { TERMINAL_REASONS } from '../lib/history/events.js'
+import { RunStatusSchema } from './status.js'
 
 const Token = (description: string) => Type.String({ minLength: 1, maxLength: 8192, pattern: '^[A-Za-z0-9_-]+$', description })
 const IncludePayloads = Type.Optional(Type.Boolean({
@@ -27,7 +26,7 @@ export const HistoryEventSchema = Type.Object({
 export const HistoryWorkflowSchema = Type.Object({
   workflowId: Type.String(),
   runId: Type.String(),
-  status: Type.Union(STATUSES.map((s) => Type.Literal(s))),
+  status: ref(RunStatusSchema),
   startTime: Nullable(Type.String({ format: 'date-time' })),
   closeTime: Nullable(Type.String({ format: 'date-time' })),
   historyLength: Type.Integer({ minimum: 0 }),
@@ -35,7 +34,7 @@ export const HistoryWorkflowSchema = Type.Object({
 }, { $id: 'HistoryWorkflow', additionalProperties: false, description: 'The run the history belongs to, as it was when the page was read or the stream connected' })
 
 export const HistoryQuerySchema = Type.Object({
-  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Maximum events per page; the engine may return a few more or fewer to keep event batches whole' })),
+  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Maximum events per page (a page may hold fewer)' })),
   pageToken: Type.Optional(Token('`nextPageToken` of the previous page (it pins the run, so paging never mixes runs)')),
   includePayloads: IncludePayloads
 }, { $id: 'HistoryQuery', additionalProperties: false })
@@ -52,6 +51,13 @@ export const HistoryStreamQuerySchema = Type.Object({
   access_token: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'The API token, for EventSource clients that cannot send headers (never logged)' }))
 }, { $id: 'HistoryStreamQuery', description: 'Unknown parameters are ignored (EventSource polyfills add their own)' })
 
+/** Why a stream's run ended: its close event's type without the `EVENT_TYPE_` prefix. */
+export const TERMINAL_REASONS = [
+  'WORKFLOW_EXECUTION_COMPLETED', 'WORKFLOW_EXECUTION_FAILED', 'WORKFLOW_EXECUTION_TIMED_OUT',
+  'WORKFLOW_EXECUTION_CANCELED', 'WORKFLOW_EXECUTION_TERMINATED', 'WORKFLOW_EXECUTION_CONTINUED_AS_NEW'
+] as const
+export type TerminalReason = typeof TERMINAL_REASONS[number]
+
 export const HistoryStreamDoneSchema = Type.Object({
   reason: Type.Union(TERMINAL_REASONS.map((r) => Type.Literal(r))),
   newRunId: Type.Optional(Type.String({ description: 'Only when the terminal event chains a new run (continue-as-new, cron, retry)' }))
@@ -67,5 +73,6 @@ export const HistoryStreamServerErrorSchema = Type.Object({
 export type HistoryEvent = Static<typeof HistoryEventSchema>
 export type HistoryWorkflow = Static<typeof HistoryWorkflowSchema>
 export type HistoryPage = Static<typeof HistoryPageSchema>
+export type HistoryQuery = Static<typeof HistoryQuerySchema>
 export type HistoryStreamDone = Static<typeof HistoryStreamDoneSchema>
 export type HistoryStreamServerError = Static<typeof HistoryStreamServerErrorSchema>

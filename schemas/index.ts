@@ -4,6 +4,7 @@
  */
 import { ErrorResponseSchema, IssueSchema, RunParamsSchema, ValidationErrorSchema, WorkflowParamsSchema } from './common.js'
 import { HealthSchema, ReadinessSchema } from './health.js'
+import { RunStatusSchema, TerminalRunStatusSchema } from './status.js'
 import {
   CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogParamsSchema, CatalogSchema, CatalogStepSchema, CatalogWorkflowSchema
 } from './catalog.js'
@@ -20,7 +21,7 @@ import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultS
 
 export const schemas = [
   IssueSchema, ErrorResponseSchema, ValidationErrorSchema, WorkflowParamsSchema, RunParamsSchema,
-  HealthSchema, ReadinessSchema,
+  HealthSchema, ReadinessSchema, RunStatusSchema, TerminalRunStatusSchema,
   CatalogStepSchema, CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogWorkflowSchema, CatalogSchema, CatalogParamsSchema,
   StartWorkflowBodySchema, RunWorkflowBodySchema, WorkflowStartedSchema, TraceInfoSchema, FailureCauseSchema, ErrorDetailsSchema,
   WorkflowResultSchema, WorkflowStatusSchema, WorkflowInputSchema, RunsQuerySchema, WorkflowRunsSchema, HandlerBodySchema,

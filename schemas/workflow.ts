@@ -4,11 +4,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 import { Nullable, NameSchema, WorkflowIdSchema, ref } from './common.js'
-import { STATUSES, TERMINAL_STATUSES } from '../lib/status.js'
-
-/** A string enum: one `enum` keyword, so a bad value gives one issue (a union of literals gives one per branch). */
-const Literals = <T extends readonly string[]>(values: T, options = {}) =>
-  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options })
+import { Literals, RunStatusSchema, STATUSES, TerminalRunStatusSchema } from './status.js'
 
 const CatalogIdSchema = Type.String({ minLength: 1, maxLength: 200, description: 'Catalog id (= Temporal task queue)' })
 const Json = (description: string) => Type.Unknown({ description })
@@ -85,7 +81,7 @@ export const WorkflowResultSchema = Type.Object({
   input: Json('The start input of this run; null if it had none'),
   output: Json('The value the workflow returned; null unless status is completed'),
   trace: Nullable(ref(TraceInfoSchema)),
-  status: Literals(TERMINAL_STATUSES, { description: 'Final status of the run' }),
+  status: ref(TerminalRunStatusSchema),
   error: Nullable(Type.String({ description: 'Why the run did not complete (failed, canceled, terminated, timed_out); null otherwise' })),
   errorDetails: Nullable(ref(ErrorDetailsSchema))
 }, { $id: 'WorkflowResult', additionalProperties: false })
@@ -95,10 +91,7 @@ export const WorkflowStatusSchema = Type.Object({
   runId: Type.String(),
   workflowName: Type.String({ description: 'Workflow type (canonical name)' }),
   catalog: Type.String({ description: 'Catalog (= task queue) the run executes on' }),
-  status: Literals(STATUSES, {
-    description: '`running`, the six terminal statuses, `paused` (a run paused by an operator, Temporal ≥ 1.28), ' +
-      'or `unknown` (a status this API does not know yet)'
-  }),
+  status: ref(RunStatusSchema),
   startTime: IsoTime('When the run started'),
   closeTime: IsoTime('When the run closed; null while it is open'),
   historyLength: Type.Integer({ minimum: 0, description: 'Number of history events so far' }),

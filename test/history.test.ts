@@ -5,7 +5,7 @@ import protoRoot from '@temporalio/proto'
 import { build } from './helpers/app.js'
 import { assertContract } from './helpers/contract.js'
 import { engineClient, payloadPaths, protobufLeaks, startExample, startIdle, uniqueId } from './helpers/history.js'
-import { encodePageToken } from '../lib/history/cursor.js'
+import { encodePageToken } from '../lib/page-token.js'
 
 type Event = Record<string, any> & { eventId: string, eventType: string, eventTime: string }
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/
@@ -145,6 +145,35 @@ t.test('pages: a small pageSize walks the same events as one page, tokens are UR
   t.same(walked, all, 'pages concatenate to the whole history')
 })
 
+t.test('every pageSize from 1 to 7: pages hold at most pageSize events, concatenate to the whole history, and end with a null token', async (t) => {
+  const client = await engineClient(t)
+  // Timers and steps make the engine keep several events per batch, so its own pages overshoot small sizes.
+  const handle = await startExample(client, 'sleepy', { steps: 3, delayMs: 1 })
+  await handle.result()
+  const app = await build(t)
+  const url = `/workflow/${handle.workflowId}/history`
+  const all: Event[] = (await app.inject({ method: 'GET', url: `${url}?pageSize=1000` })).json().events
+  t.equal(Number(all.at(-1)?.eventId), all.length, 'the unpaged history is whole')
+
+  for (let pageSize = 1; pageSize <= 7; pageSize++) {
+    const walked: Event[] = []
+    const sizes: number[] = []
+    let token: string | null = null
+    do {
+      const res: { statusCode: number, json: () => any } = await app.inject({ method: 'GET', url: `${url}?pageSize=${pageSize}${token ? `&pageToken=${token}` : ''}` })
+      t.equal(res.statusCode, 200)
+      const body: { events: Event[], nextPageToken: string | null } = res.json()
+      sizes.push(body.events.length)
+      walked.push(...body.events)
+      token = body.nextPageToken
+    } while (token && sizes.length <= all.length)
+    t.ok(sizes.every((n) => n <= pageSize), `pageSize ${pageSize}: no page larger (${sizes.join(', ')})`)
+    t.ok(sizes.every((n) => n > 0), `pageSize ${pageSize}: no empty page`)
+    t.equal(token, null, `pageSize ${pageSize}: the last page has no token`)
+    t.same(walked, all, `pageSize ${pageSize}: the pages concatenate to the whole history`)
+  }
+})
+
 t.test('the latest-run form resolves the current run; the pinned form reads that run only', async (t) => {
   const client = await engineClient(t)
   const handle = await startExample(client, 'relay', { hops: 2 })
@@ -190,18 +219,18 @@ t.test('400 and 404 are JSON', async (t) => {
   const app = await build(t)
   const url = `/workflow/${handle.workflowId}/history`
 
-  for (const bad of ['not-a-token', 'abc+def=', encodePageToken({ runId: 'not-a-uuid', engineToken: Buffer.from('x') })]) {
+  for (const bad of ['not-a-token', 'abc+def=', encodePageToken(handle.workflowId, { state: 'not-a-uuid:1', engineToken: Buffer.from('x') })]) {
     const res = await app.inject({ method: 'GET', url: `${url}?pageToken=${encodeURIComponent(bad)}` })
     t.equal(res.statusCode, 400, `pageToken ${bad}`)
     t.match(res.json(), { error: 'ValidationError', message: 'Invalid Payload', issues: [{ path: '/pageToken', in: 'querystring' }] })
     assertContract(t, 'GET', '/workflow/{id}/history', res)
   }
-  const forged = encodePageToken({ runId: handle.firstExecutionRunId, engineToken: Buffer.from('forged by a client') })
+  const forged = encodePageToken(handle.workflowId, { state: `${handle.firstExecutionRunId}:1`, engineToken: Buffer.from('forged by a client') })
   const rejected = await app.inject({ method: 'GET', url: `${url}?pageToken=${forged}` })
   t.equal(rejected.statusCode, 400, 'a token the engine rejects is the client\'s error')
   t.match(rejected.json(), { error: 'ValidationError', issues: [{ path: '/pageToken' }] })
 
-  const othersToken = encodePageToken({ runId: other.firstExecutionRunId, engineToken: Buffer.from('x') })
+  const othersToken = encodePageToken(handle.workflowId, { state: `${other.firstExecutionRunId}:1`, engineToken: Buffer.from('x') })
   const mismatch = await app.inject({ method: 'GET', url: `/workflow/${handle.workflowId}/runs/${handle.firstExecutionRunId}/history?pageToken=${othersToken}` })
   t.equal(mismatch.statusCode, 400, 'a pinned route refuses another run\'s token')
 

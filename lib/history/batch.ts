@@ -9,9 +9,6 @@ import { eventIdOf, eventsToJson, type EventJson, type RawEvent } from './events
 export class Batch {
   readonly firstId: number
   readonly lastId: number
-  /** When the API got the batch from the engine (monotonic and wall clock), for the benchmark's lag figures. */
-  readonly readAt = performance.now()
-  readonly readAtWall = Date.now()
   readonly #json: Array<EventJson[] | undefined> = [undefined, undefined]
   readonly #frame: Array<Buffer | undefined> = [undefined, undefined]
 

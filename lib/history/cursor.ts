@@ -1,11 +1,12 @@
 /**
- * Opaque, URL-safe position markers. Both carry the run id, so a client that resumes after the
- * workflow's current run changed (continue-as-new, reset) resumes the run it was reading, never
- * another run's events filtered by its own event number (the anchor's gap, research §9.13).
+ * The SSE stream's cursors (its `id:` lines), opaque and URL-safe. Each carries the run id, so a
+ * client that resumes after the workflow's current run changed (continue-as-new, reset) resumes
+ * the run it was reading, never another run's events filtered by its own event number.
  *
- * - SSE `id:` = base64url(`<runId>:<eventId>`) after a `history` batch, and
- *   base64url(`<runId>:<eventId>:done`) on `done` (a reconnect with it gets 204).
- * - REST `pageToken` = base64url(`<runId>` LF `<engine page token bytes>`).
+ * - base64url(`<runId>:<eventId>`) after a `history` batch, and
+ * - base64url(`<runId>:<eventId>:done`) on `done` (a reconnect with it gets 204).
+ *
+ * History pages use page tokens instead (lib/page-token.ts).
  */
 const RUN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const CURSOR = /^([0-9a-f-]{36}):([1-9][0-9]{0,15})(:done)?$/i
@@ -31,24 +32,4 @@ export function decodeCursor (value: string): StreamCursor | undefined {
   const cursor = { runId: match[1].toLowerCase(), eventId: Number(match[2]), done: match[3] !== undefined }
   // Only the canonical spelling: one cursor, one string.
   return encodeCursor(cursor) === value ? cursor : undefined
-}
-
-export interface PageToken {
-  runId: string
-  engineToken: Uint8Array
-}
-
-export function encodePageToken ({ runId, engineToken }: PageToken): string {
-  return Buffer.concat([Buffer.from(`${runId}\n`), engineToken]).toString('base64url')
-}
-
-export function decodePageToken (value: string): PageToken | undefined {
-  if (!BASE64URL.test(value)) return undefined
-  const bytes = Buffer.from(value, 'base64url')
-  const newline = bytes.indexOf(0x0a)
-  if (newline < 0 || newline === bytes.length - 1) return undefined
-  const runId = bytes.subarray(0, newline).toString('utf8')
-  if (!RUN_ID.test(runId)) return undefined
-  const token = { runId: runId.toLowerCase(), engineToken: bytes.subarray(newline + 1) }
-  return encodePageToken(token) === value ? token : undefined
 }

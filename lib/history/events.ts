@@ -10,6 +10,8 @@ import type { temporal } from '@temporalio/proto'
 import protojson from 'protobufjs/ext/protojson.js'
 import protobuf, { type Field, type Type } from 'protobufjs'
 import { defaultPayloadConverter } from '@temporalio/common'
+import type { TerminalReason } from '../../schemas/history.js'
+import { closeKindOf, nextRunOf } from '../close-events.js'
 
 export type RawEvent = temporal.api.history.v1.IHistoryEvent
 export type EventJson = Record<string, unknown> & { eventId: string, eventType: string, eventTime: string }
@@ -100,24 +102,6 @@ export function eventsToJson (events: RawEvent[], includePayloads: boolean): Eve
   return (json.events ?? []).map((e) => rewrite(api.history.v1.HistoryEvent as unknown as Type, e, includePayloads) as EventJson)
 }
 
-const EventType = api.enums.v1.EventType
-
-/** The terminal event types and the unprefixed reason `done` reports (DESIGN.md §5). */
-const terminalAttributes = new Map<number, { reason: TerminalReason, attributes: keyof RawEvent }>([
-  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, { reason: 'WORKFLOW_EXECUTION_COMPLETED', attributes: 'workflowExecutionCompletedEventAttributes' }],
-  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED, { reason: 'WORKFLOW_EXECUTION_FAILED', attributes: 'workflowExecutionFailedEventAttributes' }],
-  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT, { reason: 'WORKFLOW_EXECUTION_TIMED_OUT', attributes: 'workflowExecutionTimedOutEventAttributes' }],
-  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED, { reason: 'WORKFLOW_EXECUTION_CANCELED', attributes: 'workflowExecutionCanceledEventAttributes' }],
-  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED, { reason: 'WORKFLOW_EXECUTION_TERMINATED', attributes: 'workflowExecutionTerminatedEventAttributes' }],
-  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW, { reason: 'WORKFLOW_EXECUTION_CONTINUED_AS_NEW', attributes: 'workflowExecutionContinuedAsNewEventAttributes' }]
-])
-
-export const TERMINAL_REASONS = [
-  'WORKFLOW_EXECUTION_COMPLETED', 'WORKFLOW_EXECUTION_FAILED', 'WORKFLOW_EXECUTION_TIMED_OUT',
-  'WORKFLOW_EXECUTION_CANCELED', 'WORKFLOW_EXECUTION_TERMINATED', 'WORKFLOW_EXECUTION_CONTINUED_AS_NEW'
-] as const
-export type TerminalReason = typeof TERMINAL_REASONS[number]
-
 export interface Terminal {
   eventId: number
   reason: TerminalReason
@@ -129,9 +113,8 @@ export const eventIdOf = (event: RawEvent): number => Number(event.eventId ?? 0)
 
 /** The run's end, when `event` is its terminal event. */
 export function terminalOf (event: RawEvent): Terminal | undefined {
-  const known = terminalAttributes.get(event.eventType ?? 0)
-  if (!known) return undefined
-  const attributes = event[known.attributes] as { newExecutionRunId?: string | null } | null | undefined
-  const newRunId = attributes?.newExecutionRunId || undefined
-  return { eventId: eventIdOf(event), reason: known.reason, ...(newRunId ? { newRunId } : {}) }
+  const kind = closeKindOf(event)
+  if (!kind) return undefined
+  const newRunId = nextRunOf(event)
+  return { eventId: eventIdOf(event), reason: kind.reason, ...(newRunId ? { newRunId } : {}) }
 }

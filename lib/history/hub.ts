@@ -1,5 +1,5 @@
 /**
- * One upstream long-poll per run, shared by every stream of that run (DESIGN.md §5, §11).
+ * One upstream long-poll per run, shared by every stream of that run.
  *
  * A RunHub reads the run's history from the engine with wait-for-new-event, from event 1 to the
  * terminal event, keeps the newest events in a bounded buffer and hands each new batch to its
@@ -8,31 +8,9 @@
  * covers it, then follows the hub. The last subscriber to leave aborts the long-poll.
  */
 import { Batch } from './batch.js'
-import { eventIdOf, terminalOf, type RawEvent, type Terminal } from './events.js'
-import { Subscription } from './subscription.js'
-
-export interface ReadRequest {
-  workflowId: string
-  runId: string
-  pageToken?: Uint8Array
-  /** Long-poll: the engine answers when there are new events (or its poll interval expires). */
-  wait: boolean
-  pageSize?: number
-  signal?: AbortSignal
-}
-
-export interface HistoryPage {
-  events: RawEvent[]
-  /** Undefined once a closed run's history is exhausted (or, without `wait`, at the current end). */
-  nextPageToken?: Uint8Array
-}
-
-export type HistoryReader = (request: ReadRequest) => Promise<HistoryPage>
-
-export type HubItem =
-  | { kind: 'events', batch: Batch, after: number }
-  | { kind: 'done', terminal: Terminal }
-  | { kind: 'error', error: unknown }
+import { eventIdOf, terminalOf, type Terminal } from './events.js'
+import { nextEngineToken, type HistoryReader } from './reader.js'
+import { Subscription, type HubItem, type SubscriptionSource } from './subscription.js'
 
 export interface HubOptions {
   /** Events the hub keeps for late joiners and slow clients. */
@@ -41,10 +19,7 @@ export interface HubOptions {
   maxQueuedEvents: number
 }
 
-/** The engine's next page token, or undefined at the end. */
-export const pageToken = (page: HistoryPage) => (page.nextPageToken && page.nextPageToken.length > 0 ? page.nextPageToken : undefined)
-
-export class RunHub {
+export class RunHub implements SubscriptionSource {
   head = 0
   terminal: Terminal | undefined
   /** The terminal event has been read and the engine has nothing after it. */
@@ -107,7 +82,7 @@ export class RunHub {
         if (this.#closed) return
         const fresh = page.events.filter((e) => eventIdOf(e) > this.head)
         if (fresh.length > 0) this.#append(new Batch(this.runId, fresh))
-        token = pageToken(page)
+        token = nextEngineToken(page)
         if (token) {
           // Ask again only once this batch is written to every client (the writes run in the
           // micro-tasks the offers set off): events the engine commits meanwhile then come back as

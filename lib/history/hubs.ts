@@ -3,8 +3,20 @@
  * when its last stream leaves) and the counters of upstream engine calls.
  */
 import type { Batch } from './batch.js'
-import { RunHub, type HistoryReader, type HubOptions } from './hub.js'
+import { RunHub, type HubOptions } from './hub.js'
+import type { EnginePage, HistoryReader } from './reader.js'
 import type { Subscription } from './subscription.js'
+
+/**
+ * A seam for the benchmark (bench/sse.ts measures delivery lags with it); production passes none,
+ * so the hubs keep no measuring state of their own.
+ */
+export interface HubObserver {
+  /** A page arrived from the engine (its events are the objects later batches hold). */
+  onPage?: (page: EnginePage) => void
+  /** A batch was handed to one client's socket. */
+  onDelivery?: (batch: Batch) => void
+}
 
 export interface HubMetrics {
   /** Every history call made to the engine (long-polls and replays). */
@@ -22,48 +34,21 @@ export class HistoryHubs {
   readonly read: HistoryReader
 
   readonly #idleWaiters = new Set<() => void>()
-  /**
-   * For the benchmark, off unless `trackDeliveries`: per delivered event, the engine's eventTime →
-   * API read lag, and per delivered frame the API read → frame handed to the socket lag (ms).
-   */
-  deliveryLags: Float64Array | undefined
-  deliveries = 0
-  readLags: Float64Array | undefined
-  reads = 0
-  readonly #readRecorded = new WeakSet<Batch>()
 
-  constructor (read: HistoryReader, readonly options: HubOptions) {
+  constructor (read: HistoryReader, readonly options: HubOptions, readonly observer: HubObserver = {}) {
     this.read = async (request) => {
       this.metrics.upstreamCalls++
       if (request.wait) this.metrics.longPolls++
       else this.metrics.replayCalls++
       this.metrics.inFlight++
       try {
-        return await read(request)
+        const page = await read(request)
+        observer.onPage?.(page)
+        return page
       } finally {
         this.metrics.inFlight--
         this.#checkIdle()
       }
-    }
-  }
-
-  /** Starts (or restarts) keeping the last `capacity` delivery lags. */
-  trackDeliveries (capacity: number): void {
-    this.deliveryLags = new Float64Array(capacity)
-    this.readLags = new Float64Array(capacity)
-    this.deliveries = this.reads = 0
-  }
-
-  recordDelivery (batch: Batch): void {
-    if (!this.deliveryLags || !this.readLags) return
-    this.deliveryLags[this.deliveries++ % this.deliveryLags.length] = performance.now() - batch.readAt
-    // The read lag is the same for every client of a batch: once per batch keeps the percentiles.
-    if (this.#readRecorded.has(batch)) return
-    this.#readRecorded.add(batch)
-    for (const event of batch.events) {
-      const time = event.eventTime
-      const committed = Number(time?.seconds ?? 0) * 1000 + Math.floor((time?.nanos ?? 0) / 1e6)
-      this.readLags[this.reads++ % this.readLags.length] = batch.readAtWall - committed
     }
   }
 

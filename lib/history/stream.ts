@@ -1,15 +1,14 @@
 /**
- * One SSE session on a run (DESIGN.md §5): `workflow`, then a `history` frame per batch of
+ * One SSE session on a run: `workflow`, then a `history` frame per batch of
  * events the client has not seen, then `done` (or `server_error`). Every `history` and `done`
  * frame carries a cursor id, so a reconnect resumes exactly after the last frame received.
  */
 import type { FastifyBaseLogger, FastifyReply } from 'fastify'
 import { fromEngineError } from '../engine-errors.js'
 import { encodeCursor } from './cursor.js'
-import type { HubItem } from './hub.js'
+import type { HubItem } from './subscription.js'
 import type { HistoryHubs } from './hubs.js'
-import type { WorkflowInfo } from './workflow-info.js'
-import type { HistoryStreamDone, HistoryStreamServerError } from '../../schemas/history.js'
+import type { HistoryStreamDone, HistoryStreamServerError, HistoryWorkflow } from '../../schemas/history.js'
 
 /** Reconnect delay hinted to EventSource: short, a resume costs one describe and a buffer replay. */
 export const RETRY_MS = 2000
@@ -23,14 +22,14 @@ export interface StreamSession {
   reply: FastifyReply
   hubs: HistoryHubs
   streams: StreamRegistry
-  info: WorkflowInfo
+  info: HistoryWorkflow
   /** Last event the client has (0 = none). */
   position: number
   includePayloads: boolean
   log: FastifyBaseLogger
 }
 
-function serverError (err: unknown, { workflowId, runId }: WorkflowInfo, log: FastifyBaseLogger): HistoryStreamServerError {
+function serverError (err: unknown, { workflowId, runId }: HistoryWorkflow, log: FastifyBaseLogger): HistoryStreamServerError {
   const known = fromEngineError(err, { workflowId, runId })
   if (known) return { error: known.error, message: known.message, workflowId, runId }
   log.error({ err, workflowId, runId }, 'history stream failed')
@@ -73,7 +72,7 @@ export async function streamRun ({ reply, hubs, streams, info, position, include
             break
           }
           frames.push(ready.batch.frameAfter(ready.after, includePayloads))
-          hubs.recordDelivery(ready.batch)
+          hubs.observer.onDelivery?.(ready.batch)
         }
         if (!reply.sse.isConnected) return
         if (frames.length > 0) await writeFrame(reply, frames.length === 1 ? frames[0] : Buffer.concat(frames))

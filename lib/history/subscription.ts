@@ -3,8 +3,28 @@
  * from the hub's buffer or, when that does not reach back far enough, from the engine.
  */
 import { Batch } from './batch.js'
-import { eventIdOf } from './events.js'
-import { pageToken, type HubItem, type RunHub } from './hub.js'
+import { eventIdOf, type Terminal } from './events.js'
+import { nextEngineToken, type HistoryReader } from './reader.js'
+
+export type HubItem =
+  | { kind: 'events', batch: Batch, after: number }
+  | { kind: 'done', terminal: Terminal }
+  | { kind: 'error', error: unknown }
+
+/** What a subscription reads of its run's hub (lib/history/hub.ts). */
+export interface SubscriptionSource {
+  readonly workflowId: string
+  readonly runId: string
+  readonly read: HistoryReader
+  readonly options: { maxQueuedEvents: number }
+  readonly finished: boolean
+  readonly terminal: Terminal | undefined
+  readonly failure: unknown
+  /** Whether the hub's buffer holds every event after `position` that the hub has read. */
+  covers: (position: number) => boolean
+  batchesAfter: (position: number) => Batch[]
+  unsubscribe: (subscription: Subscription) => void
+}
 
 /**
  * One stream's view of a hub: `next()` yields the events after the client's position, in order,
@@ -21,7 +41,7 @@ export class Subscription {
   #replayToken: Uint8Array | undefined
   #replayFresh = 0
 
-  constructor (readonly hub: RunHub, public position: number) {}
+  constructor (readonly hub: SubscriptionSource, public position: number) {}
 
   /** Called by the hub; a subscriber that is still catching up picks events up from the buffer instead. */
   offer (item: HubItem): void {
@@ -106,7 +126,7 @@ export class Subscription {
     const fresh = page.events.filter((e) => eventIdOf(e) > this.position)
     if (fresh.length > 0) this.#queue.push({ kind: 'events', batch: new Batch(hub.runId, fresh), after: 0 })
     this.#replayFresh += fresh.length
-    this.#replayToken = pageToken(page)
+    this.#replayToken = nextEngineToken(page)
     if (this.#replayToken === undefined) {
       // A pass over everything the engine has ends where the buffer covers us, or the hub moved
       // on meanwhile and the next pass catches up. A pass that found nothing new is inconsistent:

@@ -9,7 +9,7 @@ import { Type, type TSchema } from '@sinclair/typebox'
 import { validationError, type Issue } from '../../lib/api-error.js'
 import { decodeCursor, type StreamCursor } from '../../lib/history/cursor.js'
 import { streamRun } from '../../lib/history/stream.js'
-import { describeRun } from '../../lib/history/workflow-info.js'
+import { describeRun, historyWorkflowOf } from '../../lib/execution.js'
 import { ErrorResponseSchema, errorsFor, ref, RunParamsSchema, WorkflowParamsSchema } from '../../schemas/common.js'
 import {
   HistoryEventSchema, HistoryStreamDoneSchema, HistoryStreamQuerySchema, HistoryStreamServerErrorSchema, HistoryWorkflowSchema
@@ -84,7 +84,7 @@ const stream: FastifyPluginAsyncTypebox = async (fastify) => {
     const { cursor, issue } = cursorOf(request, query)
     if (cursor && rid && cursor.runId !== rid.toLowerCase()) throw validationError([{ ...issue, message: 'The event id belongs to another run' }])
     // The unpinned route follows the run named by the cursor, else the run current now.
-    const info = await describeRun(fastify, id, rid ?? cursor?.runId)
+    const info = historyWorkflowOf(await describeRun(fastify, { workflowId: id, runId: rid ?? cursor?.runId }))
     if (cursor && cursor.eventId > info.historyLength) throw validationError([{ ...issue, message: 'The event id is ahead of the run\'s history' }])
     if (cursor?.done) return await reply.code(204).send()
     await streamRun({

@@ -1,0 +1,93 @@
+/**
+ * One page of a run's history (GET /workflow/{id}/history and its pinned form). The engine keeps
+ * its event batches whole, so its pages can hold more events than asked for: a page here holds at
+ * most `pageSize`, and its token carries where in the engine's page the next one starts. The token
+ * also names the run, so the unpinned form keeps paging the run it started on even when a new run
+ * becomes current in between.
+ */
+import type { FastifyInstance } from 'fastify'
+import { status as GrpcStatus } from '@grpc/grpc-js'
+import { isGrpcServiceError } from '@temporalio/client'
+import type { HistoryPage } from '../../schemas/history.js'
+import { isTerminal } from '../status.js'
+import { validationError } from '../api-error.js'
+import { describeRun, historyWorkflowOf } from '../execution.js'
+import { decodePageToken, encodePageToken } from '../page-token.js'
+import { eventIdOf, eventsToJson, type RawEvent } from './events.js'
+import { nextEngineToken } from './reader.js'
+
+export interface PageRequest {
+  workflowId: string
+  /** Pins the run; absent = the run of the token, else the current run. */
+  runId?: string
+  pageSize: number
+  pageToken?: string
+  includePayloads: boolean
+  signal?: AbortSignal
+}
+
+/** Where the next page starts: the engine page that holds `nextEventId` (empty token = the engine's first page). */
+interface Position { runId: string, nextEventId: number, engineToken: Uint8Array }
+
+const RUN_POSITION = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}):([1-9][0-9]{0,15})$/
+
+const badToken = (message: string) => validationError([{ path: '/pageToken', in: 'querystring', message }])
+
+// A token is bound to its workflow id: another workflow's token is refused like a forged one.
+function decodePosition (workflowId: string, value: string): Position {
+  const token = decodePageToken(workflowId, value)
+  const match = token && RUN_POSITION.exec(token.state)
+  if (!token || !match) throw badToken('Not a page token of this workflow')
+  return { runId: match[1], nextEventId: Number(match[2]), engineToken: token.engineToken }
+}
+
+const encodePosition = (workflowId: string, { runId, nextEventId, engineToken }: Position) =>
+  encodePageToken(workflowId, { state: `${runId}:${nextEventId}`, engineToken })
+
+/** The engine rejects a page token that does not fit the run (INVALID_ARGUMENT): the client's fault. */
+function isInvalidArgument (err: unknown): boolean {
+  const cause = err instanceof Error && 'cause' in err ? err.cause : undefined
+  return [err, cause].some((e) => isGrpcServiceError(e) && e.code === GrpcStatus.INVALID_ARGUMENT)
+}
+
+export async function readHistoryPage (fastify: FastifyInstance, request: PageRequest): Promise<HistoryPage> {
+  const { workflowId, pageSize, signal } = request
+  const from = request.pageToken === undefined ? undefined : decodePosition(workflowId, request.pageToken)
+  if (from && request.runId && from.runId !== request.runId.toLowerCase()) throw badToken('The page token belongs to another run')
+  const workflow = historyWorkflowOf(await describeRun(fastify, { workflowId, runId: request.runId ?? from?.runId, signal }))
+  const { runId } = workflow
+
+  // A closed run's history is complete: past its last event there is nothing more to read.
+  const complete = isTerminal(workflow.status)
+  const events: RawEvent[] = []
+  let engineToken = from?.engineToken ?? new Uint8Array()
+  let nextEventId = from?.nextEventId ?? 1
+  let next: Position | null = null
+  // Each pass reads one engine page, until this page is full or the history ends.
+  for (;;) {
+    const page = await fastify.historyHubs.read({ workflowId, runId, pageToken: engineToken.length > 0 ? engineToken : undefined, wait: false, pageSize, signal })
+      .catch((err: unknown) => { throw from && isInvalidArgument(err) ? badToken('The engine rejected the page token') : err })
+    const fresh = page.events.filter((e) => eventIdOf(e) >= nextEventId)
+    const room = pageSize - events.length
+    events.push(...fresh.slice(0, room))
+    if (events.length > 0) nextEventId = eventIdOf(events[events.length - 1]) + 1
+    const after = nextEngineToken(page)
+    if (complete && nextEventId > workflow.historyLength) {
+      next = null
+      break
+    }
+    if (fresh.length > room) {
+      // The rest of this engine page comes next: it is read again from the same token.
+      next = { runId, nextEventId, engineToken }
+      break
+    }
+    if (after === undefined) {
+      next = null
+      break
+    }
+    engineToken = after
+    next = { runId, nextEventId, engineToken }
+    if (events.length === pageSize) break
+  }
+  return { workflow, events: eventsToJson(events, request.includePayloads), nextPageToken: next ? encodePosition(workflowId, next) : null }
+}
