@@ -3,7 +3,7 @@
  * Environment values are strings; `loadConfig` converts and checks them and names the first bad variable.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { Value } from '@sinclair/typebox/value'
+import { loadSettings } from '@flowport/worker/settings'
 
 const Millis = (def: number, min = 1) => Type.Integer({ minimum: min, default: def })
 const Bool = (def: boolean) => Type.Boolean({ default: def })
@@ -40,19 +40,7 @@ export class ConfigError extends Error {
 
 /** Builds the configuration from an environment; throws a ConfigError naming the variable at fault. */
 export function loadConfig (env: Record<string, string | undefined> = process.env): Config {
-  const raw: Record<string, unknown> = {}
-  for (const key of Object.keys(ConfigSchema.properties)) {
-    const value = env[key]
-    if (value !== undefined && value !== '') raw[key] = value
-  }
-  // Convert strings to the declared types, then fill defaults, then check.
-  const config = Value.Default(ConfigSchema, Value.Convert(ConfigSchema, raw)) as Record<string, unknown>
-  const firstError = Value.Errors(ConfigSchema, config).First()
-  if (firstError) {
-    const variable = firstError.path.split('/')[1] ?? '?'
-    throw new ConfigError(`Invalid setting ${variable}=${JSON.stringify(env[variable] ?? '')}: ${firstError.message}`)
-  }
-  const result = config as Config
+  const result = loadSettings(ConfigSchema, env, (message) => new ConfigError(message))
   if (result.SERVICE_RUN_TIMEOUT_MS > result.SERVICE_RUN_MAX_TIMEOUT_MS) {
     throw new ConfigError('Invalid setting SERVICE_RUN_TIMEOUT_MS: must not exceed SERVICE_RUN_MAX_TIMEOUT_MS')
   }

@@ -3,8 +3,8 @@
  * A bad value stops the process with a message naming the variable.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { Value } from '@sinclair/typebox/value'
 import type { WorkerOptions } from './runtime/start-worker.js'
+import { loadSettings } from './settings.js'
 import { tlsFromSettings } from './tls.js'
 
 const Count = (def: number, minimum: number) => Type.Integer({ minimum, default: def })
@@ -37,19 +37,7 @@ export class WorkerConfigError extends Error {
 }
 
 export function readWorkerEnv (env: Record<string, string | undefined> = process.env): WorkerEnv {
-  const raw: Record<string, unknown> = {}
-  for (const key of Object.keys(WorkerEnvSchema.properties)) {
-    const value = env[key]
-    if (value !== undefined && value !== '') raw[key] = value
-  }
-  // Strings to the declared types, then defaults, then the check.
-  const config = Value.Default(WorkerEnvSchema, Value.Convert(WorkerEnvSchema, raw))
-  const first = Value.Errors(WorkerEnvSchema, config).First()
-  if (first !== undefined) {
-    const variable = first.path.split('/')[1] ?? '?'
-    throw new WorkerConfigError(`Invalid setting ${variable}=${JSON.stringify(env[variable] ?? '')}: ${first.message}`)
-  }
-  const result = config as WorkerEnv
+  const result = loadSettings(WorkerEnvSchema, env, (message) => new WorkerConfigError(message))
   for (const kind of ['ACTIVITY', 'WORKFLOW'] as const) {
     const polls = `ENGINE_MAX_CONCURRENT_${kind}_TASK_POLLS` as const
     const executions = `ENGINE_MAX_CONCURRENT_${kind}_TASK_EXECUTIONS` as const

@@ -1,0 +1,57 @@
+/**
+ * The OpenAPI description of the history stream's responses: the SSE events as a parser delivers
+ * them, and the JSON errors answered before the stream starts.
+ */
+import { Type, type TSchema } from '@sinclair/typebox'
+import { ErrorResponseSchema, errorsFor, ref } from './common.js'
+import { HistoryEventSchema, HistoryStreamDoneSchema, HistoryStreamServerErrorSchema, HistoryWorkflowSchema } from './history.js'
+
+const sseDescription = [
+  'A text/event-stream. Events: `workflow` (HistoryWorkflow) on every connect, with a `retry:` hint;',
+  '`history` (array of HistoryEvent, with an `id:`) per batch of new events; `done` (HistoryStreamDone, with an `id:`)',
+  'when the run ends, then the stream closes; `server_error` (HistoryStreamServerError) after a failure, then the stream closes.',
+  'Comments (`: heartbeat`) every 15 s. Resume with `Last-Event-ID` (or `?lastEventId=`): exactly the unseen events follow.'
+].join(' ')
+
+const errorDescriptions: Record<string, string> = {
+  400: 'Invalid parameter or Last-Event-ID / lastEventId',
+  401: 'Missing or wrong token',
+  404: 'No such workflow or run',
+  406: 'The client does not accept text/event-stream',
+  500: 'Internal error',
+  503: 'The engine is unavailable'
+}
+
+/**
+ * One event of the stream as an SSE parser delivers it, `{event, data, id?, retry?}`, with `data`
+ * the JSON text of the event's schema (`contentSchema`): the OpenAPI 3.2 reading of a
+ * text/event-stream schema, which schemathesis and stream-aware client generators follow. A
+ * parser carries the last `id:` over to later events, so `id` may appear on any event.
+ */
+function sseEvent (event: string, data: TSchema, description: string, fields: { id?: 'required', retry?: true } = {}) {
+  const id = Type.String({ description: 'Opaque cursor; reconnect with it as Last-Event-ID' })
+  return Type.Object({
+    event: Type.Literal(event),
+    data: Type.String({ contentMediaType: 'application/json', contentSchema: data }),
+    id: fields.id ? id : Type.Optional(id),
+    ...(fields.retry ? { retry: Type.Optional(Type.Integer({ minimum: 0, description: 'Reconnect delay hint in milliseconds' })) } : {})
+  }, { description, additionalProperties: false })
+}
+
+const streamEvent = Type.Union([
+  sseEvent('workflow', ref(HistoryWorkflowSchema), 'First event of every connection: the run being streamed', { retry: true }),
+  sseEvent('history', Type.Array(ref(HistoryEventSchema)), 'A batch of events the client has not seen', { id: 'required' }),
+  sseEvent('done', ref(HistoryStreamDoneSchema), 'The run closed; the stream ends', { id: 'required' }),
+  sseEvent('server_error', ref(HistoryStreamServerErrorSchema), 'The stream failed; it ends (reconnect to resume)')
+], { description: 'One event of the stream' })
+
+export const streamResponses = {
+  200: {
+    description: sseDescription,
+    content: { 'text/event-stream': { schema: streamEvent } }
+  },
+  204: Type.Null({ description: 'The cursor is at `done`: nothing more will come (EventSource stops reconnecting)' }),
+  // Failures before the stream are JSON, whatever the success type is.
+  ...Object.fromEntries(Object.entries({ ...errorsFor(400, 401, 404, 500, 503), 406: ref(ErrorResponseSchema) })
+    .map(([status, schema]) => [status, { description: errorDescriptions[status], content: { 'application/json': { schema } } }]))
+}
