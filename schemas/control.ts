@@ -43,4 +43,5 @@ export const TerminateResultSchema = Type.Object({
 
 export type StopBody = Static<typeof StopBodySchema>
 export type StopResult = Static<typeof StopResultSchema>
+export type TerminateBody = Static<typeof TerminateBodySchema>
 export type TerminateResult = Static<typeof TerminateResultSchema>

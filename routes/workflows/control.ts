@@ -3,8 +3,9 @@
  * of a workflow id and for a pinned run. Both answer 409 WorkflowAlreadyClosedError for a closed run.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply } from 'fastify'
 import { RunParamsSchema, WorkflowParamsSchema, errorsFor, ref } from '../../schemas/common.js'
-import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema } from '../../schemas/control.js'
+import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema, type StopBody, type TerminateBody } from '../../schemas/control.js'
 import { clientGone } from '../../lib/abort.js'
 import { optionalBody, optionalBodySchema } from './optional-body.js'
 import { stopRun, terminateRun } from '../../lib/control.js'
@@ -15,33 +16,40 @@ const stopDescription = 'Requests cancellation: the workflow\'s cleanup runs and
 const terminateDescription = 'Ends the run at once: no cleanup runs, the run ends `terminated` and its result says so ' +
   '(error names the reason).'
 
+/** The latest-run and pinned forms differ only in `rid`. */
+interface RunRequest<B> { params: { id: string, rid?: string }, body?: B }
+
+const runCall = (request: RunRequest<unknown>, reply: FastifyReply) =>
+  ({ workflowId: request.params.id, runId: request.params.rid, signal: clientGone(reply) })
+
 const control: FastifyPluginAsyncTypebox = async (fastify) => {
   const stopResponse = { 200: ref(StopResultSchema), ...errorsFor(400, 401, 404, 409, 413, 415, 500, 503) }
   const terminateResponse = { 200: ref(TerminateResultSchema), ...errorsFor(400, 401, 404, 409, 413, 415, 500, 503) }
 
+  const stop = async (request: RunRequest<StopBody>, reply: FastifyReply) =>
+    await stopRun(fastify, { ...runCall(request, reply), terminateAfterMs: request.body?.terminateAfterMs })
+  const terminate = async (request: RunRequest<TerminateBody>, reply: FastifyReply) =>
+    await terminateRun(fastify, { ...runCall(request, reply), reason: request.body?.reason })
+
   fastify.patch('/workflow/:id/stop', {
     ...optionalBody,
     schema: { ...optionalBodySchema, tags: ['workflows'], operationId: 'stopWorkflow', summary: 'Gracefully stop the latest run', description: stopDescription, params: ref(WorkflowParamsSchema), body: ref(StopBodySchema), response: stopResponse }
-  }, async (request, reply) => await stopRun(fastify, { workflowId: request.params.id, terminateAfterMs: request.body?.terminateAfterMs, signal: clientGone(reply) }))
+  }, stop)
 
   fastify.patch('/workflow/:id/runs/:rid/stop', {
     ...optionalBody,
     schema: { ...optionalBodySchema, tags: ['workflows'], operationId: 'stopRun', summary: 'Gracefully stop one run', description: stopDescription, params: ref(RunParamsSchema), body: ref(StopBodySchema), response: stopResponse }
-  }, async (request, reply) => await stopRun(fastify, {
-    workflowId: request.params.id, runId: request.params.rid, terminateAfterMs: request.body?.terminateAfterMs, signal: clientGone(reply)
-  }))
+  }, stop)
 
   fastify.post('/workflow/:id/terminate', {
     ...optionalBody,
     schema: { ...optionalBodySchema, tags: ['workflows'], operationId: 'terminateWorkflow', summary: 'Terminate the latest run', description: terminateDescription, params: ref(WorkflowParamsSchema), body: ref(TerminateBodySchema), response: terminateResponse }
-  }, async (request, reply) => await terminateRun(fastify, { workflowId: request.params.id, reason: request.body?.reason, signal: clientGone(reply) }))
+  }, terminate)
 
   fastify.post('/workflow/:id/runs/:rid/terminate', {
     ...optionalBody,
     schema: { ...optionalBodySchema, tags: ['workflows'], operationId: 'terminateRun', summary: 'Terminate one run', description: terminateDescription, params: ref(RunParamsSchema), body: ref(TerminateBodySchema), response: terminateResponse }
-  }, async (request, reply) => await terminateRun(fastify, {
-    workflowId: request.params.id, runId: request.params.rid, reason: request.body?.reason, signal: clientGone(reply)
-  }))
+  }, terminate)
 }
 
 export default control

@@ -4,16 +4,22 @@
  * a payload that breaks the declared payloadSchema a 400 with issues `in: payload`.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply } from 'fastify'
 import { errorsFor, ref } from '../../schemas/common.js'
 import {
   HandlerBodySchema, QueryParamsSchema, QueryResultSchema, SignalParamsSchema, SignalResultSchema, UpdateParamsSchema, UpdateResultSchema
 } from '../../schemas/workflow.js'
 import { clientGone } from '../../lib/abort.js'
 import { optionalBody, optionalBodySchema } from './optional-body.js'
-import { runQuery, runUpdate, sendSignal } from '../../lib/handlers.js'
+import { runQuery, runUpdate, sendSignal, type HandlerCall, type HandlerKind } from '../../lib/handlers.js'
 
 const common = '404: unknown workflow id, or a name the run\'s workflow does not declare in its catalog. ' +
   '503: the run\'s catalog is not published (its handlers cannot be checked).'
+
+interface HandlerRequest { params: { id: string }, body?: { payload?: unknown } }
+
+const handlerCall = (request: HandlerRequest, reply: FastifyReply, kind: HandlerKind, name: string): HandlerCall =>
+  ({ workflowId: request.params.id, kind, name, payload: request.body?.payload, signal: clientGone(reply) })
 
 const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/workflow/:id/signal/:name', {
@@ -28,9 +34,7 @@ const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
       body: ref(HandlerBodySchema),
       response: { 200: ref(SignalResultSchema), ...errorsFor(400, 401, 404, 409, 413, 415, 500, 503) }
     }
-  }, async (request, reply) => await sendSignal(fastify, {
-    workflowId: request.params.id, kind: 'signal', name: request.params.name, payload: request.body?.payload, signal: clientGone(reply)
-  }))
+  }, async (request, reply) => await sendSignal(fastify, handlerCall(request, reply, 'signal', request.params.name)))
 
   fastify.post('/workflow/:id/query/:query', {
     ...optionalBody,
@@ -45,9 +49,7 @@ const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
       body: ref(HandlerBodySchema),
       response: { 200: ref(QueryResultSchema), ...errorsFor(400, 401, 404, 409, 413, 415, 422, 500, 503) }
     }
-  }, async (request, reply) => await runQuery(fastify, {
-    workflowId: request.params.id, kind: 'query', name: request.params.query, payload: request.body?.payload, signal: clientGone(reply)
-  }))
+  }, async (request, reply) => await runQuery(fastify, handlerCall(request, reply, 'query', request.params.query)))
 
   fastify.post('/workflow/:id/update/:name', {
     ...optionalBody,
@@ -63,9 +65,7 @@ const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
       body: ref(HandlerBodySchema),
       response: { 200: ref(UpdateResultSchema), ...errorsFor(400, 401, 404, 409, 413, 415, 422, 500, 503) }
     }
-  }, async (request, reply) => await runUpdate(fastify, {
-    workflowId: request.params.id, kind: 'update', name: request.params.name, payload: request.body?.payload, signal: clientGone(reply)
-  }))
+  }, async (request, reply) => await runUpdate(fastify, handlerCall(request, reply, 'update', request.params.name)))
 }
 
 export default handlers
