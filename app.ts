@@ -16,7 +16,7 @@ import swagger from './plugins/swagger.js'
 import temporal from './plugins/temporal.js'
 import catalogPlugin from './plugins/catalog.js'
 import sse from './plugins/sse.js'
-import historyPlugin from './plugins/history.js'
+import historyHubs from './plugins/history-hubs.js'
 import type { HubObserver } from './lib/history/hubs.js'
 import health from './routes/health.js'
 import catalogRoutes from './routes/catalog.js'
@@ -84,7 +84,7 @@ export async function buildApp ({ config, logger, historyObserver }: BuildOption
   await app.register(temporal)
   await app.register(catalogPlugin)
   await app.register(sse)
-  await app.register(historyPlugin, { observer: historyObserver })
+  await app.register(historyHubs, { observer: historyObserver })
 
   await app.register(health)
   await app.register(catalogRoutes)

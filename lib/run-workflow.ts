@@ -9,7 +9,7 @@ import type { RunWorkflowBody, WorkflowResult } from '../schemas/workflow.js'
 import { ApiError } from './api-error.js'
 import { continuedAs } from './close-events.js'
 import { decodeFirst, timedOut, waitForCloseEvent } from './run-history.js'
-import { startWorkflow } from './start.js'
+import { startWorkflow } from './start-workflow.js'
 import { resultOf } from './workflow-result.js'
 
 export async function runWorkflow (fastify: FastifyInstance, body: RunWorkflowBody, signal: AbortSignal): Promise<WorkflowResult> {

@@ -1,5 +1,5 @@
 /**
- * History page and live stream (DESIGN.md §4.5, §5). Events are the engine's canonical JSON form;
+ * History page and live stream. Events are the engine's canonical JSON form;
  * the schema names the fields every event has and lets the rest through.
  */
 import { Type, type Static } from '@sinclair/typebox'

@@ -1,5 +1,5 @@
 /**
- * History events in the engine's canonical JSON form (DESIGN.md §4.5): the protobuf JSON mapping
+ * History events in the engine's canonical JSON form: the protobuf JSON mapping
  * the Temporal SDK's `historyToJSON` and the Temporal CLI use (string int64s, RFC 3339 times,
  * `EVENT_TYPE_…` enum names, durations like "10s"), produced by protobufjs' protojson with the
  * SDK's own reflected types, never by a hand-written table. Payload fields are then found by

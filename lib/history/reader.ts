@@ -1,5 +1,5 @@
 /**
- * What the history code asks of the engine: one page of a run's events (plugins/history.ts
+ * What the history code asks of the engine: one page of a run's events (plugins/history-hubs.ts
  * implements it with the Temporal client, through `engineCall`).
  */
 import type { RawEvent } from './events.js'

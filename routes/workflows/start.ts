@@ -4,7 +4,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { StartWorkflowBodySchema, WorkflowStartedSchema } from '../../schemas/workflow.js'
-import { startWorkflow } from '../../lib/start.js'
+import { startWorkflow } from '../../lib/start-workflow.js'
 import { clientGone } from '../../lib/abort.js'
 
 const start: FastifyPluginAsyncTypebox = async (fastify) => {

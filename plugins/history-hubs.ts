@@ -41,4 +41,4 @@ export default fp<HistoryPluginOptions>(async (fastify, opts) => {
   fastify.decorate('historyHubs', hubs)
   // After the SSE plugin's preClose has ended the streams; this catches anything left.
   fastify.addHook('onClose', async () => { hubs.closeAll() })
-}, { name: 'history', dependencies: ['temporal'] })
+}, { name: 'history-hubs', dependencies: ['temporal'] })
