@@ -200,9 +200,11 @@ ${cpuRow('Other work on the shared machine', (c) => c.others)}
   starts only (other work in the rounds counted: ${(t.othersShare.api * 100).toFixed(0)}% / ${(t.othersShare.raw * 100).toFixed(0)}% and ${(q.othersShare.api * 100).toFixed(0)}% / ${(q.othersShare.raw * 100).toFixed(0)}%). Where the ${cores} cores are nearly full, the
   API path's extra CPU is taken from the engine and the worker and the throughput ratio follows the CPU ratio; with
   headroom, both sides are bounded by the engine's own start latency under ${t.concurrency} in flight (start p50 ${f1(median(of(q, 'api').map((x) => x.latency.p50)))} ms through the
-  API, ${f1(median(of(q, 'raw').map((x) => x.latency.p50)))} ms raw, against ${f1(oneStartMs)} ms for one start alone).${drained ? `
+  API, ${f1(median(of(q, 'raw').map((x) => x.latency.p50)))} ms raw, against ${f1(oneStartMs)} ms for one start alone).${drained
+? `
 - Until the started runs were closed, the engine spent ${f2(drained.api.engine)} (API rounds) and ${f2(drained.raw.engine)} (raw rounds) ms per start and the worker
-  ${f2(drained.api.worker)} and ${f2(drained.raw.worker)} ms: the same work on both sides, most of it running the workflows rather than starting them.` : ''}
+  ${f2(drained.api.worker)} and ${f2(drained.raw.worker)} ms: the same work on both sides, most of it running the workflows rather than starting them.`
+: ''}
 - The API described the catalog ${t.catalogDescribes + q.catalogDescribes} times in ${t.catalogStarts + q.catalogStarts} starts (its 2 s cache): a start costs it one engine call, like
   the raw client.
 `

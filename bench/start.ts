@@ -3,7 +3,8 @@
  * (bench/run-overhead.ts), always measured side by side against the raw @temporalio/client on the
  * same engine, task queue and concurrency, after one shared warm-up; and their section of
  * bench/RESULTS.md. Targets: throughput ratio ≥ 0.85, p50 overhead ≤ 5 ms.
- */import { cpus, loadavg } from 'node:os'
+ */
+import { loadavg } from 'node:os'
 import { CATALOG_MEMO_KEY, catalogWorkflowId } from '@flowport/worker/contract'
 import { closedLoop, f1, f2, median, verdict } from './measure.js'
 import { measureRunOverhead, overheadReport, type Overhead } from './run-overhead.js'

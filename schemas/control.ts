@@ -5,7 +5,6 @@ import { Type, type Static } from '@sinclair/typebox'
 import { Nullable, ref } from './common.js'
 import { RunStatusSchema } from './status.js'
 
-
 export const StopBodySchema = Type.Object({
   terminateAfterMs: Type.Optional(Type.Integer({
     minimum: 1,

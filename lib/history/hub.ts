@@ -10,7 +10,7 @@
 import { Batch } from './batch.js'
 import { eventIdOf, terminalOf, type Terminal } from './events.js'
 import { nextEngineToken, type HistoryReader } from './reader.js'
-import { Subscription, type HubItem, type SubscriptionSource } from './subscription.js'
+import { Subscription, type SubscriptionSource } from './subscription.js'
 
 export interface HubOptions {
   /** Events the hub keeps for late joiners and slow clients. */
