@@ -87,7 +87,8 @@ export async function readHistoryPage (fastify: FastifyInstance, request: PageRe
     }
     engineToken = after
     next = { runId, nextEventId, engineToken }
-    if (events.length === pageSize) break
+    // An empty engine page with a token (an open run's current end) ends this page, never spins.
+    if (events.length === pageSize || page.events.length === 0) break
   }
   return { workflow, events: eventsToJson(events, request.includePayloads), nextPageToken: next ? encodePosition(workflowId, next) : null }
 }
