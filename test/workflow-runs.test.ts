@@ -131,11 +131,10 @@ t.test('every date-time the schema accepts filters (leap seconds, ±hh offsets, 
 t.test('a NUL in a filter value is a 400 at once (the visibility store hung until the deadline: 503)', async (t) => {
   const app = await build(t)
   for (const [name, value] of [['workflowName', 'a\u0000b'], ['catalog', '\u0000']]) {
-    const started = Date.now()
+    // A 400 is the proof that the engine was not asked: the store answered such a query with a 503.
     const res = await list(t, app, { [name]: value })
     t.equal(res.status, 400, name)
     t.match(res.body.issues, [{ path: `/${name}`, in: 'querystring' }])
-    t.ok(Date.now() - started < 2000, 'answered without asking the engine')
   }
 })
 
