@@ -2,7 +2,7 @@
  * Builds the Flowport API from its plugins and route groups; never listens (server.ts does).
  */
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyServerOptions } from 'fastify'
+import Fastify, { LogController, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './schemas/config.js'
 import { buildValidator } from './lib/validator.js'
@@ -28,6 +28,8 @@ export interface BuildOptions {
   logger?: FastifyServerOptions['logger']
   /** The benchmark's seam into the history hubs (lib/history/hubs.ts); production passes none. */
   historyObserver?: HubObserver
+  /** Destination of the default logger (default: stdout). */
+  logStream?: NodeJS.WritableStream
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/
@@ -45,10 +47,16 @@ function redactUrl (url: string): string {
   return url.replace(/([?&]access_token=)[^&]*/g, '$1[redacted]')
 }
 
-export async function buildApp ({ config, logger, historyObserver }: BuildOptions) {
+/** Probes are polled every few seconds by supervisors; a log line for each would drown the rest. */
+const PROBES = new Set(['/health', '/ready'])
+const logController = new LogController({ disableRequestLogging: (req) => PROBES.has(req.url.split('?')[0]) })
+
+export async function buildApp ({ config, logger, historyObserver, logStream }: BuildOptions) {
   const app = Fastify({
+    logController,
     logger: logger ?? {
       level: config.LOG_LEVEL,
+      stream: logStream,
       serializers: {
         req: (req) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip })
       }

@@ -2,12 +2,13 @@
  * Production entry of the API: settings → app → listen; graceful shutdown on SIGTERM/SIGINT.
  */
 import closeWithGrace from 'close-with-grace'
-import { buildApp } from './app.js'
+import { buildApp, type BuildOptions } from './app.js'
 import { ConfigError, loadConfig } from './schemas/config.js'
 
-export async function startApi (env: Record<string, string | undefined> = process.env) {
+/** `logStream`: where the log lines go (default stdout, as JSON); the dev stack prettifies them. */
+export async function startApi (env: Record<string, string | undefined> = process.env, { logStream }: Pick<BuildOptions, 'logStream'> = {}) {
   const config = loadConfig(env)
-  const app = await buildApp({ config })
+  const app = await buildApp({ config, logStream })
   await app.listen({ host: config.HOST, port: config.PORT })
   return app
 }

@@ -1,72 +1,134 @@
 /**
  * `flowport dev` / `npm start`: embedded Temporal (unless TEMPORAL_ADDRESS is set) + worker + API.
- * Children run in their own process groups so a terminal Ctrl-C reaches only this process, which
- * then stops them in order: API, worker, engine — no orphan, no worker talking to a dead engine.
+ * The API runs in this process and supervises the others: a worker or engine that exits is
+ * restarted (the engine on the same data file and port), so only SIGTERM/SIGINT, or the end of the
+ * process that started this one (npm), stop the stack, and then all of it: API, worker, engine.
+ * Children run in their own process groups so that a terminal's Ctrl-C reaches only this process
+ * and the order of the shutdown is this one's.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { resolve } from 'node:path'
-import { startEngine, type Engine } from './engine.js'
+import { readWorkerEnv } from '@flowport/worker/env'
+import { startEngine, type Engine, type EngineOptions } from './engine.js'
+import { supervise, type Supervised } from './supervise.js'
 import { startApi } from '../server.js'
+import { loadConfig } from '../schemas/config.js'
 import { workerNodeArgs } from './worker-entry.js'
+import { devLogStream } from './dev-log.js'
 
 type Api = Awaited<ReturnType<typeof startApi>>
 
+const log = (message: string): void => { console.log(`[dev] ${message}`) }
+
 function startWorkerProcess (env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, workerNodeArgs, {
-    env, stdio: 'inherit', detached: true
-  })
+  return spawn(process.execPath, workerNodeArgs, { env, stdio: 'inherit', detached: true })
 }
 
-function stopChild (child: ChildProcess, graceMs: number): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
-  return new Promise((done) => {
-    const force = setTimeout(() => child.kill('SIGKILL'), graceMs)
-    child.once('exit', () => { clearTimeout(force); done() })
-    child.kill('SIGTERM')
-  })
+/** FLOWPORT_ENGINE_PORT / FLOWPORT_ENGINE_UI_PORT: where the embedded engine listens (preferred). */
+function enginePort (env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = env[name]
+  if (value === undefined || value === '') return fallback
+  const port = Number(value)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid setting ${name}=${JSON.stringify(value)}: Expected an integer from 0 to 65535`)
+  return port
+}
+
+/** A bad setting is one line naming it, before anything starts; null when all are valid. */
+function settingsError (env: NodeJS.ProcessEnv): string | null {
+  try {
+    loadConfig(env)
+    readWorkerEnv(env)
+    enginePort(env, 'FLOWPORT_ENGINE_PORT', 7233)
+    enginePort(env, 'FLOWPORT_ENGINE_UI_PORT', 8233)
+    return null
+  } catch (err) {
+    return (err as Error).message
+  }
+}
+
+/**
+ * npm forwards SIGTERM to the shell it started, and the shell dies without passing it on; the
+ * parent's end is how this process learns that it should stop.
+ */
+function onParentExit (stop: () => void): void {
+  const parent = process.ppid
+  const timer = setInterval(() => {
+    try {
+      process.kill(parent, 0)
+    } catch {
+      clearInterval(timer)
+      stop()
+    }
+  }, 500)
+  timer.unref()
 }
 
 export async function runDevStack (): Promise<void> {
-  const env: NodeJS.ProcessEnv = { ...process.env }
-  let engine: Engine | undefined
-  if (!env.TEMPORAL_ADDRESS) {
-    engine = await startEngine({
-      dbFile: resolve(env.FLOWPORT_DATA_DIR ?? '.flowport', 'temporal.db'), port: 7233, ui: true, uiPort: 8233, log: (m) => console.log(`[engine] ${m}`)
-    })
-    env.TEMPORAL_ADDRESS = engine.address
+  // Dev listens on loopback only unless HOST says otherwise (production `flowport api`: 0.0.0.0).
+  const env: NodeJS.ProcessEnv = { ...process.env, HOST: process.env.HOST || '127.0.0.1' }
+  const invalid = settingsError(env)
+  if (invalid !== null) {
+    console.error(invalid)
+    process.exit(1)
   }
-  const worker = startWorkerProcess(env)
-  process.once('exit', () => { worker.kill('SIGKILL') })
-  let api: Api | undefined
-  let stopping = false
 
+  let stopping = false
+  let api: Api | undefined
+  let engine: Engine | undefined
+  let engineSupervisor: Supervised | undefined
+  let workerSupervisor: Supervised | undefined
   const shutdown = async (code: number) => {
     if (stopping) return
     stopping = true
-    console.log('\nStopping Flowport …')
+    log('Stopping Flowport …')
     await api?.close()
-    await stopChild(worker, 15_000)
-    await engine?.stop()
+    await workerSupervisor?.stop(15_000)
+    await engineSupervisor?.stop(10_000)
     process.exit(code)
   }
   process.on('SIGINT', () => { void shutdown(0) })
   process.on('SIGTERM', () => { void shutdown(0) })
-  worker.once('exit', (code) => {
-    if (!stopping) {
-      console.error(`The worker exited (code ${code}); stopping.`)
-      void shutdown(1)
+  onParentExit(() => { log('The parent process ended'); void shutdown(0) })
+
+  if (!env.TEMPORAL_ADDRESS) {
+    const options: EngineOptions = {
+      dbFile: resolve(env.FLOWPORT_DATA_DIR ?? '.flowport', 'temporal.db'),
+      port: enginePort(env, 'FLOWPORT_ENGINE_PORT', 7233),
+      ui: true,
+      uiPort: enginePort(env, 'FLOWPORT_ENGINE_UI_PORT', 8233),
+      detached: true,
+      log: (m) => { log(`engine: ${m}`) }
     }
-  })
+    try {
+      engine = await startEngine(options)
+    } catch (err) {
+      console.error((err as Error).message)
+      process.exit(1)
+    }
+    env.TEMPORAL_ADDRESS = engine.address
+    // A restarted engine must be where the API and the worker already look.
+    const again: EngineOptions = { ...options, port: engine.port, uiPort: engine.uiPort ?? undefined, strictPorts: true }
+    engineSupervisor = supervise(engine.process, {
+      name: 'engine',
+      start: async () => {
+        engine = await startEngine(again)
+        return engine.process
+      },
+      log
+    })
+  }
+  if (stopping) return
+  workerSupervisor = supervise(startWorkerProcess(env), { name: 'worker', start: async () => startWorkerProcess(env), log })
 
   try {
-    api = await startApi(env)
+    api = await startApi(env, { logStream: devLogStream() })
   } catch (err) {
-    console.error(err)
+    console.error((err as Error).message)
     await shutdown(1)
     return
   }
   const port = api.server.address()
-  const base = `http://localhost:${typeof port === 'object' && port ? port.port : env.PORT ?? 3001}`
+  const base = `http://${env.HOST === '0.0.0.0' || env.HOST === '::' ? 'localhost' : env.HOST}:${typeof port === 'object' && port ? port.port : env.PORT ?? 3001}`
   console.log([
     '',
     'Flowport is running:',

@@ -12,8 +12,12 @@ import { findTemporalBinary } from './temporal-binary.js'
 export interface EngineOptions {
   /** SQLite file; omitted = in-memory (nothing survives a restart). */
   dbFile?: string
-  /** Preferred frontend port; a free one is chosen when it is taken. */
+  /** Preferred frontend port; a free one is chosen when it is taken (unless `strictPorts`). */
   port?: number
+  /** Fail instead of choosing other ports: a restarted engine must be where its clients look. */
+  strictPorts?: boolean
+  /** Own process group: only this process stops it, not a terminal's Ctrl-C sent to the group. */
+  detached?: boolean
   /** Serve the Temporal Web UI (on `uiPort`, else frontend port + 1000 when free). */
   ui?: boolean
   uiPort?: number
@@ -24,6 +28,8 @@ export interface EngineOptions {
 
 export interface Engine {
   address: string
+  port: number
+  uiPort: number | null
   namespace: string
   uiUrl: string | null
   binary: string
@@ -31,11 +37,11 @@ export interface Engine {
   stop: () => Promise<void>
 }
 
-async function freePort (preferred = 0): Promise<number> {
+async function freePort (preferred = 0, strict = false): Promise<number> {
   return await new Promise((resolve, reject) => {
     const server = createServer()
     server.once('error', (err: NodeJS.ErrnoException) => {
-      if (preferred !== 0 && err.code === 'EADDRINUSE') resolve(freePort(0))
+      if (preferred !== 0 && err.code === 'EADDRINUSE' && !strict) resolve(freePort(0))
       else reject(err)
     })
     server.listen(preferred, '127.0.0.1', () => {
@@ -76,7 +82,7 @@ export async function startEngine (opts: EngineOptions = {}): Promise<Engine> {
   const log = opts.log ?? (() => {})
   const binary = await findTemporalBinary(log)
   log(`temporal CLI: ${binary.path} (from ${binary.source})`)
-  const port = await freePort(opts.port ?? 0)
+  const port = await freePort(opts.port ?? 0, opts.strictPorts)
   const httpPort = await freePort(0)
   const metricsPort = await freePort(0)
   const namespace = opts.namespace ?? 'default'
@@ -85,8 +91,9 @@ export async function startEngine (opts: EngineOptions = {}): Promise<Engine> {
     '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true',
     '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecutionAsyncAccepted=true']
   let uiUrl: string | null = null
+  let uiPort: number | null = null
   if (opts.ui) {
-    const uiPort = await freePort(opts.uiPort ?? port + 1000)
+    uiPort = await freePort(opts.uiPort ?? port + 1000, opts.strictPorts)
     args.push('--ui-port', String(uiPort))
     uiUrl = `http://127.0.0.1:${uiPort}`
   } else {
@@ -98,13 +105,14 @@ export async function startEngine (opts: EngineOptions = {}): Promise<Engine> {
   }
 
   let output = ''
-  const child = spawn(binary.path, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(binary.path, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: opts.detached })
   const keep = (chunk: Buffer) => { output = (output + chunk.toString()).slice(-4000) }
   child.stdout?.on('data', keep)
   child.stderr?.on('data', keep)
   // If this process dies without stopping the engine, take the engine down with it.
   const killOnExit = () => { child.kill('SIGKILL') }
   process.once('exit', killOnExit)
+  child.once('exit', () => { process.removeListener('exit', killOnExit) })
 
   const address = `127.0.0.1:${port}`
   try {
@@ -115,6 +123,8 @@ export async function startEngine (opts: EngineOptions = {}): Promise<Engine> {
   }
   return {
     address,
+    port,
+    uiPort,
     namespace,
     uiUrl,
     binary: binary.path,

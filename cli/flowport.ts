@@ -2,11 +2,11 @@
 /**
  * The `flowport` command: `dev` (engine + worker + API), `api`, `worker`, `engine`.
  */
-import { spawn } from 'node:child_process'
 import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 
 const usage = `Usage: flowport <command>
-  dev      embedded Temporal dev server (unless TEMPORAL_ADDRESS is set) + worker + API on PORT (3001)
+  dev      embedded Temporal dev server (unless TEMPORAL_ADDRESS is set) + worker + API on HOST:PORT (127.0.0.1:3001)
   api      the API server alone (production entry; settings from the environment)
   worker   the worker alone (production entry; settings from the environment)
   engine   only the embedded Temporal dev server, until Ctrl-C`
@@ -24,10 +24,10 @@ switch (command) {
     break
   }
   case 'worker': {
-    // The worker has its own signal handling; it runs as a child with the terminal's signals.
-    const { workerNodeArgs } = await import('./worker-entry.js')
-    const child = spawn(process.execPath, workerNodeArgs, { stdio: 'inherit' })
-    child.on('exit', (code) => process.exit(code ?? 1))
+    // In this process, not a child: SIGTERM then reaches the worker's own handler and nothing is
+    // left behind when this process is stopped.
+    const { workerEntry } = await import('./worker-entry.js')
+    await import(pathToFileURL(workerEntry).href)
     break
   }
   case 'engine': {
@@ -39,7 +39,14 @@ switch (command) {
     process.once('SIGTERM', stop)
     break
   }
+  case undefined:
+  case 'help':
+  case '--help':
+  case '-h':
+    console.log(usage)
+    process.exit(command === undefined ? 2 : 0)
+    break
   default:
-    console.error(usage)
-    process.exit(command ? 1 : 0)
+    console.error(`Unknown command: ${command}\n${usage}`)
+    process.exit(2)
 }

@@ -1,82 +1,63 @@
 /**
- * `npm start`'s promise: one command brings up engine, worker and API; SIGTERM stops all three.
+ * `npm start`'s promise: one command brings up engine, worker and API on 127.0.0.1, and SIGTERM,
+ * sent to the npm process, to the `flowport` process or to the process group, stops all of it.
  */
-import t from 'tap'
-import { execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import t, { type Test } from 'tap'
+import { networkInterfaces } from 'node:os'
+import { descendants, killStack, startStack, status, survivors, until, type Stack } from './helpers/processes.js'
 
-async function freePort (): Promise<number> {
-  return await new Promise((done) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => done(port))
-    })
-  })
+t.setTimeout(600_000)
+
+async function ready (t: Test, stack: Stack): Promise<void> {
+  t.teardown(() => { killStack(stack) })
+  t.ok(await until(async () => await status(`${stack.base}/ready`) === 200), '/ready answers 200 once the worker published the catalog')
+  t.ok(stack.find('worker') && stack.find('engine'), 'engine and worker run as child processes')
 }
 
-/** Every process below `pid`, grandchildren included. */
-function descendants (pid: number): number[] {
-  let direct: number[] = []
-  try {
-    direct = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number)
-  } catch { /* none */ }
-  return direct.flatMap((child) => [child, ...descendants(child)])
+async function stopsEverything (t: Test, stack: Stack, signal: () => void): Promise<void> {
+  const pids = [stack.process.pid!, ...descendants(stack.process.pid!)]
+  const exited = new Promise<number | null>((done) => stack.process.once('exit', (code) => done(code)))
+  signal()
+  t.same(await survivors(pids), [], 'no process of the stack remains')
+  // npm ends by re-raising the signal it forwarded; `flowport dev` itself exits 0.
+  if (stack.process.spawnfile !== 'npm') t.equal(await exited, 0, 'exits cleanly')
 }
 
-/** Running, that is: an exited process waiting to be reaped (state Z) holds nothing but its pid. */
-const alive = (pid: number) => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
-  } catch {
-    return false
-  }
+/** An address of this machine other than loopback, if it has one. */
+function externalAddress (): string | undefined {
+  return Object.values(networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal)?.address
 }
 
-async function poll (url: string, until: (status: number) => boolean, attempts: number): Promise<number> {
-  let status = 0
-  for (let i = 0; i < attempts; i++) {
-    try {
-      status = (await fetch(url)).status
-      if (until(status)) return status
-    } catch { /* not listening yet */ }
-    await new Promise((r) => setTimeout(r, 500))
-  }
-  return status
-}
+t.test('flowport dev listens on 127.0.0.1, prints readable lines, and SIGTERM to it stops everything', async (t) => {
+  const stack = await startStack('flowport', { LOG_LEVEL: 'info' })
+  await ready(t, stack)
+  const port = new URL(stack.base).port
+  t.equal(await status(`${stack.base}/health`), 200)
+  t.match(stack.output(), new RegExp(`Swagger UI\\s+http://127\\.0\\.0\\.1:${port}/docs`), 'prints the Swagger UI address')
+  t.match(stack.output(), /Temporal UI\s+http:\/\/127\.0\.0\.1:\d+/, 'prints the Temporal UI address')
+  const external = externalAddress()
+  if (external) t.equal(await status(`http://${external}:${port}/health`), 0, `not reachable on ${external}`)
+  else t.pass('no other interface to check')
 
-t.test('flowport dev serves /health and /ready, and SIGTERM leaves no process behind', async (t) => {
-  const port = await freePort()
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', FLOWPORT_DATA_DIR: mkdtempSync(join(tmpdir(), 'flowport-dev-')), LOG_LEVEL: 'warn' }
-  delete env.TEMPORAL_ADDRESS // the embedded engine is what is under test
-  const dev = spawn(process.execPath, ['--import', 'tsx', '--conditions=flowport-source', resolve('cli/flowport.ts'), 'dev'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
-  let output = ''
-  dev.stdout.on('data', (c: Buffer) => { output += c.toString() })
-  dev.stderr.on('data', (c: Buffer) => { output += c.toString() })
-  t.teardown(() => { if (dev.exitCode === null) dev.kill('SIGKILL') })
+  for (let i = 0; i < 5; i++) await status(`${stack.base}/ready`)
+  await status(`${stack.base}/catalog`)
+  const output = stack.output()
+  t.match(output, /INFO: \[api\] Server listening at http:\/\/127\.0\.0\.1:\d+/, 'API log lines are formatted for reading')
+  t.notMatch(output, /^\{"level"/m, 'no JSON log line')
+  t.notMatch(output, /"url":"\/ready"|url: "\/ready"|\/ready/, 'no log line per /ready poll')
+  t.match(output, /\/catalog/, 'other requests are logged')
+  t.notMatch(output, /TMPRL1103/, 'no memo size warning')
+  await stopsEverything(t, stack, () => stack.process.kill('SIGTERM'))
+})
 
-  const base = `http://127.0.0.1:${port}`
-  t.equal(await poll(`${base}/health`, (s) => s === 200, 240), 200, '/health answers 200')
-  t.equal(await poll(`${base}/ready`, (s) => s === 200, 240), 200, '/ready answers 200 once the worker published the catalog')
-  t.match(output, /Swagger UI\s+http:\/\/localhost:\d+\/docs/, 'prints the Swagger UI address')
-  t.match(output, /Temporal UI\s+http:\/\/127\.0\.0\.1:\d+/, 'prints the Temporal UI address')
+t.test('SIGTERM to the npm process stops everything', async (t) => {
+  const stack = await startStack('npm')
+  await ready(t, stack)
+  await stopsEverything(t, stack, () => stack.process.kill('SIGTERM'))
+})
 
-  const children = descendants(dev.pid!)
-  t.ok(children.length >= 2, 'engine and worker run as child processes')
-  const exitCode = await new Promise<number | null>((done) => {
-    dev.once('exit', (code) => done(code))
-    dev.kill('SIGTERM')
-  })
-  t.equal(exitCode, 0, 'exits cleanly')
-  const survivors = children.filter(alive).map((pid) => {
-    try {
-      return execFileSync('ps', ['-o', 'pid=,stat=,args=', '-p', String(pid)], { encoding: 'utf8' }).trim()
-    } catch {
-      return String(pid)
-    }
-  })
-  t.same(survivors, [], 'no orphan process')
+t.test('SIGTERM to the process group of npm start stops everything', async (t) => {
+  const stack = await startStack('npm')
+  await ready(t, stack)
+  await stopsEverything(t, stack, () => process.kill(-stack.process.pid!, 'SIGTERM'))
 })

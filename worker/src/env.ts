@@ -27,7 +27,11 @@ export const WorkerEnvSchema = Type.Object({
   ENGINE_MAX_CACHED_WORKFLOWS: Count(1000, 0),
   ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_POLLS: Count(10, 1),
   ENGINE_MAX_CONCURRENT_WORKFLOW_TASK_POLLS: Count(10, 2),
-  ENGINE_SHUTDOWN_GRACE_MS: Count(10_000, 0)
+  ENGINE_SHUTDOWN_GRACE_MS: Count(10_000, 0),
+  /** How long the engine may stay out of reach (at start or later) before the worker exits 1. */
+  SERVICE_WORKER_ENGINE_RETRY_MS: Count(120_000, 0),
+  /** Port of the worker's /health and /ready probes; unset: no probe server. */
+  SERVICE_WORKER_HEALTH_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 }))
 })
 
 export type WorkerEnv = Static<typeof WorkerEnvSchema>

@@ -1,29 +1,57 @@
 /**
- * Production entry of the worker: settings from the environment, runs until SIGTERM/SIGINT, then
- * lets running tasks finish (ENGINE_SHUTDOWN_GRACE_MS) and exits. Exit code 1 on any start error.
+ * Production entry of the worker: settings from the environment, polls until SIGTERM/SIGINT, then
+ * lets running tasks finish (ENGINE_SHUTDOWN_GRACE_MS) and exits 0. While the engine is away it
+ * retries (SERVICE_WORKER_ENGINE_RETRY_MS) and then exits 1, as on a bad setting or a definition
+ * error: a worker is either polling or gone, so that a supervisor can restart it.
  */
-import { readWorkerEnv, workerOptionsFromEnv } from './env.js'
-import { startWorker } from './runtime/start-worker.js'
+import type { Server } from 'node:http'
+import { readWorkerEnv, workerOptionsFromEnv, type WorkerEnv } from './env.js'
+import { keepPolling } from './runtime/keep-polling.js'
+import { serveHealth } from './runtime/health-server.js'
 import { consoleLogger } from './runtime/logger.js'
 
-async function main (): Promise<void> {
-  const options = workerOptionsFromEnv(readWorkerEnv())
-  const worker = await startWorker({ ...options, logger: consoleLogger })
-  let stopping = false
+async function main (): Promise<number> {
+  let settings: WorkerEnv
+  try {
+    settings = readWorkerEnv()
+  } catch (err) {
+    consoleLogger.error((err as Error).message)
+    return 1
+  }
+  const worker = keepPolling({ ...workerOptionsFromEnv(settings), logger: consoleLogger }, { retryWindowMs: settings.SERVICE_WORKER_ENGINE_RETRY_MS })
   const stop = (signal: string): void => {
     // npm and shells may deliver the same signal twice; one shutdown is enough.
-    if (stopping) return
-    stopping = true
+    if (worker.state() === 'stopping') return
     consoleLogger.info(`${signal} received, shutting down`)
-    worker.shutdown().catch(() => {}) // the outcome is reported through `done`
+    worker.stop()
   }
   process.on('SIGTERM', () => { stop('SIGTERM') })
   process.on('SIGINT', () => { stop('SIGINT') })
-  await worker.done
-  consoleLogger.info('Worker stopped')
+
+  let health: Server | undefined
+  if (settings.SERVICE_WORKER_HEALTH_PORT !== undefined) {
+    try {
+      health = await serveHealth(worker, settings.SERVICE_WORKER_HEALTH_PORT)
+      consoleLogger.info(`Worker probes on port ${settings.SERVICE_WORKER_HEALTH_PORT}: /health, /ready`)
+    } catch (err) {
+      consoleLogger.error(`SERVICE_WORKER_HEALTH_PORT=${settings.SERVICE_WORKER_HEALTH_PORT}: ${(err as Error).message}`)
+      worker.stop()
+      await worker.done
+      return 1
+    }
+  }
+  const code = await worker.done
+  health?.close()
+  consoleLogger.info(code === 0 ? 'Worker stopped' : 'Worker exiting with code 1')
+  return code
 }
 
-main().catch((err: unknown) => {
-  consoleLogger.error(err instanceof Error ? `${err.name}: ${err.message}` : String(err))
-  process.exitCode = 1
-})
+// Exit explicitly: the Temporal runtime and the bundler keep handles open, and a worker without a
+// poller must not stay alive because of them.
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    consoleLogger.error(err instanceof Error ? `${err.name}: ${err.message}` : String(err))
+    process.exit(1)
+  }
+)

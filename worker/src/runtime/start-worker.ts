@@ -43,14 +43,33 @@ export interface WorkerHandle {
   done: Promise<void>
   /** The catalog published for this catalog id (an identical one published earlier is kept as is). */
   catalog: Catalog
+  /** Whether both pollers run and the engine answers its health check now. */
+  isPolling: () => Promise<boolean>
 }
 
-export async function startWorker (options: WorkerOptions): Promise<WorkerHandle> {
+/** What `startWorker` needs before it connects: loaded workflows and their bundle. */
+export interface PreparedWorker {
+  project: Project
+  workflowBundle: { code: string }
+  engine: EngineOptions
+}
+
+/** Loads and bundles the workflows; fails on a definition error, before any engine is needed. */
+export async function prepareWorker (options: WorkerOptions): Promise<PreparedWorker> {
   const logger = options.logger ?? consoleLogger
   const engine = resolveEngineOptions(options.engine)
   const project = await loadProject({ ...options, logger })
   const workflowBundle = await workflowBundleFor(project, options, logger)
+  return { project, workflowBundle, engine }
+}
 
+export async function startWorker (options: WorkerOptions): Promise<WorkerHandle> {
+  return await startPreparedWorker(await prepareWorker(options), options)
+}
+
+/** Connects, polls and publishes the catalog; every failure here is one of the engine's. */
+export async function startPreparedWorker ({ project, workflowBundle, engine }: PreparedWorker, options: WorkerOptions): Promise<WorkerHandle> {
+  const logger = options.logger ?? consoleLogger
   const connection = await NativeConnection.connect({ address: options.address, tls: options.tls, apiKey: options.apiKey })
   let worker: Worker
   try {
@@ -92,7 +111,19 @@ export async function startWorker (options: WorkerOptions): Promise<WorkerHandle
     await shutdown().catch(() => {})
     throw err
   }
-  return { shutdown, done, catalog }
+
+  const isPolling = async (): Promise<boolean> => {
+    const status = worker.getStatus()
+    if (status.runState !== 'RUNNING' || status.workflowPollerState !== 'POLLING' || status.activityPollerState !== 'POLLING') return false
+    // The pollers keep their state while the engine is away (they retry); ask the engine itself.
+    try {
+      const health = await connection.withDeadline(Date.now() + 1000, () => connection.healthService.check({}))
+      return health.status === 1 // SERVING
+    } catch {
+      return false
+    }
+  }
+  return { shutdown, done, catalog, isPolling }
 }
 
 async function workflowBundleFor (project: Project, options: WorkerOptions, logger: Logger): Promise<{ code: string }> {

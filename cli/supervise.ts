@@ -1,0 +1,84 @@
+/**
+ * Keeps one child of the dev stack running: when it exits for any reason other than `stop`, it is
+ * started again after a backoff (doubling up to 10 s, back to the start after a minute of uptime),
+ * and each restart is logged. Stopping sends SIGTERM, then SIGKILL after the grace time.
+ */
+import type { ChildProcess } from 'node:child_process'
+
+export interface Supervised {
+  /** The running child, if any (none while it is being restarted). */
+  current: () => ChildProcess | undefined
+  stop: (graceMs: number) => Promise<void>
+}
+
+export interface SuperviseOptions {
+  name: string
+  /** Starts the child; rejects when it cannot (retried with the same backoff). */
+  start: () => Promise<ChildProcess>
+  /** Called once a restarted child runs (e.g. to tell what changed). */
+  restarted?: (child: ChildProcess) => void
+  log: (message: string) => void
+}
+
+const MIN_BACKOFF_MS = 500
+const MAX_BACKOFF_MS = 10_000
+const STABLE_MS = 60_000
+
+export function supervise (first: ChildProcess, { name, start, restarted, log }: SuperviseOptions): Supervised {
+  let child: ChildProcess | undefined = first
+  let stopping = false
+  let backoff = MIN_BACKOFF_MS
+  let timer: NodeJS.Timeout | undefined
+
+  const watch = (proc: ChildProcess): void => {
+    const since = Date.now()
+    // Children have their own process groups: if this process dies, nothing else stops them.
+    const killOnExit = (): void => { proc.kill('SIGKILL') }
+    process.once('exit', killOnExit)
+    proc.once('exit', (code, signal) => {
+      process.removeListener('exit', killOnExit)
+      if (stopping) return
+      child = undefined
+      if (Date.now() - since > STABLE_MS) backoff = MIN_BACKOFF_MS
+      log(`${name} exited (${signal ?? `code ${code}`}); restarting in ${backoff} ms`)
+      schedule()
+    })
+  }
+
+  const schedule = (): void => {
+    timer = setTimeout(() => {
+      timer = undefined
+      start().then((proc) => {
+        if (stopping) { proc.kill('SIGKILL'); return }
+        child = proc
+        watch(proc)
+        log(`${name} restarted (pid ${proc.pid})`)
+        restarted?.(proc)
+      }, (err: unknown) => {
+        if (stopping) return
+        log(`${name} did not start (${(err as Error).message.split('\n')[0]}); retrying in ${backoff} ms`)
+        schedule()
+      })
+      backoff = Math.min(backoff * 2, MAX_BACKOFF_MS)
+    }, backoff)
+  }
+
+  watch(first)
+  return {
+    current: () => child,
+    stop: async (graceMs) => {
+      stopping = true
+      clearTimeout(timer)
+      if (child) await stopProcess(child, graceMs)
+    }
+  }
+}
+
+export function stopProcess (child: ChildProcess, graceMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  return new Promise((done) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), graceMs)
+    child.once('exit', () => { clearTimeout(force); done() })
+    child.kill('SIGTERM')
+  })
+}

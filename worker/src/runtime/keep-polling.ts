@@ -1,0 +1,92 @@
+/**
+ * `keepPolling`: a worker that is either polling or gone. Any failure that needs the engine
+ * (connecting, creating the worker, publishing the catalog, a poller that stops on an error) is
+ * retried with backoff until the engine has been out of reach for `retryWindowMs`; then `done`
+ * resolves to 1 so that a supervisor (the dev stack, Kubernetes, systemd) restarts the process.
+ * Workflow definition errors are not retried: they are the same on every attempt.
+ */
+import { consoleLogger, type Logger } from './logger.js'
+import { prepareWorker, startPreparedWorker, type WorkerHandle, type WorkerOptions } from './start-worker.js'
+
+export interface KeepPollingOptions {
+  /** How long the engine may stay out of reach before giving up. */
+  retryWindowMs: number
+  /** First and longest pause between attempts. */
+  minBackoffMs?: number
+  maxBackoffMs?: number
+}
+
+export interface PollingWorker {
+  /** `starting` and `retrying` have no poller; `polling` has one while the engine answers. */
+  state: () => 'starting' | 'polling' | 'retrying' | 'stopping'
+  isPolling: () => Promise<boolean>
+  /** Stops polling and lets running tasks finish; `done` then resolves to 0. */
+  stop: () => void
+  /** The process's exit code: 0 after `stop`, 1 on a definition error or when the engine stayed away. */
+  done: Promise<number>
+}
+
+export function keepPolling (options: WorkerOptions, { retryWindowMs, minBackoffMs = 500, maxBackoffMs = 10_000 }: KeepPollingOptions): PollingWorker {
+  const logger: Logger = options.logger ?? consoleLogger
+  let state: ReturnType<PollingWorker['state']> = 'starting'
+  let current: WorkerHandle | undefined
+  let wake: (() => void) | undefined
+  const stopped = () => state === 'stopping'
+  const pause = (ms: number) => new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    wake = () => { clearTimeout(timer); resolve() }
+  })
+
+  const run = async (): Promise<number> => {
+    let prepared
+    try {
+      prepared = await prepareWorker(options)
+    } catch (err) {
+      logger.error(describe(err))
+      return 1
+    }
+    let backoff = minBackoffMs
+    let outSince = Date.now()
+    while (!stopped()) {
+      try {
+        current = await startPreparedWorker(prepared, options)
+        if (stopped()) { await current.shutdown(); break }
+        state = 'polling'
+        backoff = minBackoffMs
+        await current.done
+        if (stopped()) break
+        throw new Error('the worker stopped polling')
+      } catch (err) {
+        if (stopped()) break
+        if (state === 'polling') outSince = Date.now()
+        state = 'retrying'
+        const outFor = Date.now() - outSince
+        if (outFor >= retryWindowMs) {
+          logger.error(`Engine out of reach for ${Math.round(outFor / 1000)} s, giving up: ${describe(err)}`)
+          return 1
+        }
+        logger.warn(`Engine unavailable (${describe(err)}); retrying in ${backoff} ms`)
+        await pause(backoff)
+        backoff = Math.min(backoff * 2, maxBackoffMs)
+      }
+    }
+    return 0
+  }
+
+  const done = run()
+  return {
+    state: () => state,
+    isPolling: async () => state === 'polling' && current !== undefined && await current.isPolling(),
+    stop: () => {
+      if (stopped()) return
+      state = 'stopping'
+      wake?.()
+      current?.shutdown().catch(() => {}) // the outcome is reported through `done`
+    },
+    done
+  }
+}
+
+function describe (err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message.split('\n')[0]}` : String(err)
+}
