@@ -65,8 +65,9 @@ export function keepPolling (options: WorkerOptions, { retryWindowMs, minBackoff
           logger.error(`Engine out of reach for ${Math.round(outFor / 1000)} s, giving up: ${describe(err)}`)
           return 1
         }
-        logger.warn(`Engine unavailable (${describe(err)}); retrying in ${backoff} ms`)
-        await pause(backoff)
+        const wait = Math.min(backoff, retryWindowMs - outFor)
+        logger.warn(`Engine unavailable (${describe(err)}); retrying in ${wait} ms`)
+        await pause(wait)
         backoff = Math.min(backoff * 2, maxBackoffMs)
       }
     }

@@ -116,11 +116,15 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
     const status = worker.getStatus()
     if (status.runState !== 'RUNNING' || status.workflowPollerState !== 'POLLING' || status.activityPollerState !== 'POLLING') return false
     // The pollers keep their state while the engine is away (they retry); ask the engine itself.
+    // The connection retries an unanswered call past its deadline, hence the timer of our own.
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<false>((resolve) => { timer = setTimeout(() => { resolve(false) }, 1000) })
+    const check = connection.withDeadline(Date.now() + 1000, () => connection.healthService.check({}))
+      .then((health) => health.status === 1, () => false) // 1 = SERVING
     try {
-      const health = await connection.withDeadline(Date.now() + 1000, () => connection.healthService.check({}))
-      return health.status === 1 // SERVING
-    } catch {
-      return false
+      return await Promise.race([check, late])
+    } finally {
+      clearTimeout(timer)
     }
   }
   return { shutdown, done, catalog, isPolling }
