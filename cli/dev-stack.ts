@@ -75,15 +75,15 @@ export async function runDevStack (): Promise<void> {
   let stopping = false
   let api: Api | undefined
   let engine: Engine | undefined
-  let engineSupervisor: Supervised | undefined
-  let workerSupervisor: Supervised | undefined
+  // Filled in as they start; a signal may come before either exists.
+  const supervisors: { engine?: Supervised, worker?: Supervised } = {}
   const shutdown = async (code: number) => {
     if (stopping) return
     stopping = true
     log('Stopping Flowport …')
     await api?.close()
-    await workerSupervisor?.stop(15_000)
-    await engineSupervisor?.stop(10_000)
+    await supervisors.worker?.stop(15_000)
+    await supervisors.engine?.stop(10_000)
     process.exit(code)
   }
   process.on('SIGINT', () => { void shutdown(0) })
@@ -108,7 +108,7 @@ export async function runDevStack (): Promise<void> {
     env.TEMPORAL_ADDRESS = engine.address
     // A restarted engine must be where the API and the worker already look.
     const again: EngineOptions = { ...options, port: engine.port, uiPort: engine.uiPort ?? undefined, strictPorts: true }
-    engineSupervisor = supervise(engine.process, {
+    supervisors.engine = supervise(engine.process, {
       name: 'engine',
       start: async () => {
         engine = await startEngine(again)
@@ -118,7 +118,7 @@ export async function runDevStack (): Promise<void> {
     })
   }
   if (stopping) return
-  workerSupervisor = supervise(startWorkerProcess(env), { name: 'worker', start: async () => startWorkerProcess(env), log })
+  supervisors.worker = supervise(startWorkerProcess(env), { name: 'worker', start: async () => startWorkerProcess(env), log })
 
   try {
     api = await startApi(env, { logStream: devLogStream() })

@@ -11,7 +11,8 @@ t.setTimeout(900_000)
 
 async function startRun (stack: Stack): Promise<{ workflowId: string, runId: string }> {
   const res = await fetch(`${stack.base}/workflow/start`, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ workflowName: 'sleepy', input: { steps: 5, delayMs: 1500 } })
   })
   if (res.status !== 200) throw new Error(`start answered ${res.status}: ${await res.text()}`)
