@@ -62,7 +62,8 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
       }
     },
     bodyLimit: config.SERVICE_BODY_LIMIT_BYTES,
-    http: { maxHeaderSize: MAX_HEADER_BYTES },
+    // Node answers a missing Host header with an empty 400 of its own; plugins/errors.ts answers it in the error shape.
+    http: { maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false },
     // Path parameters are length-checked by the route schemas (ids up to 1000 characters → 400);
     // the router's own limit (default 100, answered 414) must never be reached first: no parameter
     // can be longer than the request line Node accepts.

@@ -1,16 +1,15 @@
 /**
  * The one error type routes throw for expected failures. The error handler turns it into the
- * documented ErrorResponse body (DESIGN.md §4.6); anything else becomes a 500 without internals.
+ * documented ErrorResponse body; anything else becomes a 500 without internals.
  */
-export type ErrorName =
-  | 'ValidationError' | 'UnauthorizedError' | 'WorkflowNotFoundError' | 'QueryNotFoundError'
-  | 'UpdateNotFoundError' | 'SignalNotFoundError' | 'WorkflowExecutionTimedOutError'
-  | 'WorkflowAlreadyStartedError' | 'WorkflowAlreadyClosedError' | 'PayloadTooLargeError'
-  | 'UpdateRejectedError' | 'UpdateFailedError' | 'QueryFailedError' | 'WorkflowNotCompletedError' | 'CatalogNotAvailableError'
-  | 'EngineUnavailableError' | 'NotAcceptableError' | 'UnsupportedMediaTypeError' | 'RouteNotFoundError'
-  | 'MethodNotAllowedError' | 'RequestHeaderFieldsTooLargeError' | 'RequestTimeoutError' | 'InternalServerError'
+import type { ErrorName } from '../schemas/common.js'
+
+export type { ErrorName }
 
 export interface Issue { path: string, in: string, message: string }
+
+/** What the error handler sends: an ErrorResponse, or a ValidationError with its issues. */
+export interface ErrorBody { error: ErrorName, message: string, workflowId?: string, runId?: string, issues?: Issue[] }
 
 export interface ApiErrorExtras {
   workflowId?: string
@@ -32,7 +31,7 @@ export class ApiError extends Error {
     this.extras = extras
   }
 
-  toBody (): Record<string, unknown> {
+  toBody (): ErrorBody {
     const { workflowId, runId, issues } = this.extras
     return { error: this.error, message: this.message, workflowId, runId, issues }
   }

@@ -35,7 +35,8 @@ export async function describeRun (fastify: FastifyInstance, { workflowId, runId
   return execution
 }
 
-export function statusOf (execution: Execution): WorkflowStatus {
+/** `workersPolling` is only known for open runs (see `statusWithWorkers`); null otherwise. */
+export function statusOf (execution: Execution, workersPolling: boolean | null = null): WorkflowStatus {
   return {
     workflowId: execution.workflowId,
     runId: execution.runId,
@@ -45,7 +46,8 @@ export function statusOf (execution: Execution): WorkflowStatus {
     startTime: isoOrNull(execution.startTime),
     closeTime: isoOrNull(execution.closeTime),
     historyLength: execution.historyLength,
-    parentWorkflowId: execution.parentExecution?.workflowId ?? null
+    parentWorkflowId: execution.parentExecution?.workflowId ?? null,
+    workersPolling
   }
 }
 
@@ -53,6 +55,12 @@ export function statusOf (execution: Execution): WorkflowStatus {
 export function historyWorkflowOf (execution: Execution): HistoryWorkflow {
   const { workflowId, runId, status, startTime, closeTime, historyLength, catalog } = statusOf(execution)
   return { workflowId, runId, status, startTime, closeTime, historyLength, taskQueue: catalog }
+}
+
+/** The status, and for an open run whether a worker polls its task queue (a run nobody polls never moves). */
+export async function statusWithWorkers (fastify: FastifyInstance, execution: Execution, signal?: AbortSignal): Promise<WorkflowStatus> {
+  if (execution.closeTime) return statusOf(execution)
+  return statusOf(execution, (await fastify.catalogs.workers(execution.taskQueue, signal)).polling)
 }
 
 export function alreadyClosed (run: { workflowId: string, runId: string }, status: string): ApiError {

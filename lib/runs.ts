@@ -10,7 +10,7 @@ import { executionInfoFromRaw } from '@temporalio/client/lib/helpers.js'
 import { CATALOG_WORKFLOW_TYPE } from '@flowport/worker/contract'
 import type { RunsQuery, WorkflowStatus } from '../schemas/workflow.js'
 import { validationError } from './api-error.js'
-import { statusOf } from './execution.js'
+import { statusWithWorkers } from './execution.js'
 import { decodePageToken, encodePageToken } from './page-token.js'
 import { visibilityName } from './status.js'
 import type { Status } from '../schemas/status.js'
@@ -81,7 +81,7 @@ export async function listRuns (fastify: FastifyInstance, q: RunsQuery, signal?:
     throw err
   }
   const runs = await Promise.all((res.executions ?? []).map(async (raw) =>
-    statusOf(await executionInfoFromRaw(raw, loadedDataConverter, raw, namespace))))
+    await statusWithWorkers(fastify, await executionInfoFromRaw(raw, loadedDataConverter, raw, namespace), signal)))
   const token = res.nextPageToken?.length ? encodePageToken(query, { state: '', engineToken: res.nextPageToken }) : null
   return { runs, nextPageToken: token }
 }

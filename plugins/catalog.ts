@@ -1,58 +1,113 @@
 /**
- * Reads published catalogs from Temporal: the catalog workflow's memo, by `describe` alone, so it
- * needs no worker round trip. A short cache keeps starts at one engine call (the start itself).
+ * Reads published catalogs from Temporal (the catalog workflow's memo, by `describe` alone, so it
+ * needs no worker round trip) and whether any worker polls a catalog's task queue (the engine's
+ * DescribeTaskQueue). Short caches keep a start at one engine call (the start itself) and let
+ * clients poll /status or /ready without adding engine load.
+ *
+ * Never published, not the default catalog: 404 WorkflowNotFoundError (a typo or a catalog that
+ * does not exist; retrying will not help). The default catalog before its worker has published
+ * it, or a published catalog that no worker polls: 503 CatalogNotAvailableError with Retry-After
+ * (a worker is expected to come: the stack is starting, or its workers are restarting).
  */
 import fp from 'fastify-plugin'
-import { CATALOG_MEMO_KEY, catalogWorkflowId, type Catalog, type CatalogWorkflow } from '@flowport/worker/contract'
+// @temporalio/proto is CommonJS: its named exports are not visible to ESM.
+import protoRoot from '@temporalio/proto'
+import { CATALOG_MEMO_KEY, CATALOG_WORKFLOW_TYPE, catalogWorkflowId, type Catalog, type CatalogWorkflow } from '@flowport/worker/contract'
 import { ApiError, RETRY_AFTER_SECONDS } from '../lib/api-error.js'
+import { isoOrNull } from '../lib/status.js'
+import type { CatalogWorkers } from '../schemas/catalog.js'
+
+const { TaskQueueKind, TaskQueueType } = protoRoot.temporal.api.enums.v1
 
 const CACHE_TTL_MS = 2000
+/**
+ * A worker holds a long poll on its task queue and renews it at least every minute (the engine
+ * answers an idle poll after 60 s), so a poller seen within 70 s is alive; one that was killed
+ * drops out of the count within 70 s.
+ */
+export const POLLER_RECENT_MS = 70_000
 
 export interface Catalogs {
-  /** The published catalog, or CatalogNotAvailableError (503). */
+  /** The published catalog, or WorkflowNotFoundError (404) / CatalogNotAvailableError (503). */
   get: (catalogId: string, signal?: AbortSignal) => Promise<Catalog>
-  /** A workflow of the catalog by name or alias, or WorkflowNotFoundError (404). */
+  /** A workflow of the catalog by name or alias, or WorkflowNotFoundError (404); 503 when no worker would run it. */
   workflow: (catalogId: string, name: string, signal?: AbortSignal) => Promise<CatalogWorkflow>
+  /** Workers polling the catalog's task queue (= the catalog id) for workflow tasks. */
+  workers: (catalogId: string, signal?: AbortSignal) => Promise<CatalogWorkers>
+  /** Ids of every published catalog (the engine's visibility list: eventually consistent). */
+  published: (signal?: AbortSignal) => Promise<string[]>
 }
 
 declare module 'fastify' {
   interface FastifyInstance { catalogs: Catalogs }
 }
 
-const notAvailable = (catalogId: string) => new ApiError(503, 'CatalogNotAvailableError',
-  `Catalog ${catalogId} is not available: no worker has published it`, { headers: { 'retry-after': RETRY_AFTER_SECONDS } })
+const howToPublish = (catalogId: string) => `start a worker with SERVICE_CATALOG_ID=${catalogId} to publish it`
+
+const notAvailable = (catalogId: string, why: string) => new ApiError(503, 'CatalogNotAvailableError',
+  `Catalog ${catalogId} is not available: ${why}`, { headers: { 'retry-after': RETRY_AFTER_SECONDS } })
+
+/** Caches a promise per key for CACHE_TTL_MS; concurrent callers share one engine call, failures are not kept. */
+function cached<T> (load: (key: string, signal?: AbortSignal) => Promise<T>) {
+  const cache = new Map<string, { at: number, value: Promise<T> }>()
+  return async (key: string, signal?: AbortSignal): Promise<T> => {
+    const hit = cache.get(key)
+    if (hit && Date.now() - hit.at < CACHE_TTL_MS) return await hit.value
+    const value = load(key, signal)
+    cache.set(key, { at: Date.now(), value })
+    value.catch(() => { if (cache.get(key)?.value === value) cache.delete(key) })
+    return await value
+  }
+}
 
 export default fp(async (fastify) => {
-  const cache = new Map<string, { at: number, catalog: Promise<Catalog> }>()
+  const defaultCatalog = fastify.config.SERVICE_CATALOG_ID
 
-  async function load (catalogId: string, signal?: AbortSignal): Promise<Catalog> {
+  const get = cached(async (catalogId, signal): Promise<Catalog> => {
     const description = await fastify.engineCall(
       () => fastify.temporal.workflow.getHandle(catalogWorkflowId(catalogId)).describe(), { signal }
     ).catch((err: unknown) => {
-      if (err instanceof ApiError && err.statusCode === 404) throw notAvailable(catalogId)
-      throw err
+      if (!(err instanceof ApiError && err.statusCode === 404)) throw err
+      if (catalogId === defaultCatalog) throw notAvailable(catalogId, `its worker has not published it yet; ${howToPublish(catalogId)}`)
+      throw new ApiError(404, 'WorkflowNotFoundError', `Catalog ${catalogId} not found: no worker has ever published it; ${howToPublish(catalogId)}`)
     })
     const catalog = description.memo?.[CATALOG_MEMO_KEY] as Catalog | undefined
-    if (description.status.name !== 'RUNNING' || !catalog) throw notAvailable(catalogId)
+    if (description.status.name !== 'RUNNING' || !catalog) throw notAvailable(catalogId, `it is no longer published; ${howToPublish(catalogId)}`)
     return catalog
-  }
+  })
 
-  async function get (catalogId: string, signal?: AbortSignal): Promise<Catalog> {
-    const hit = cache.get(catalogId)
-    if (hit && Date.now() - hit.at < CACHE_TTL_MS) return await hit.catalog
-    const catalog = load(catalogId, signal)
-    cache.set(catalogId, { at: Date.now(), catalog })
-    // Failures are not cached: the next request asks the engine again.
-    catalog.catch(() => { if (cache.get(catalogId)?.catalog === catalog) cache.delete(catalogId) })
-    return await catalog
-  }
+  const workers = cached(async (catalogId, signal): Promise<CatalogWorkers> => {
+    const { namespace } = fastify.temporal.options
+    const { pollers } = await fastify.engineCall(() => fastify.temporal.workflowService.describeTaskQueue({
+      namespace,
+      taskQueue: { name: catalogId, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+      taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW
+    }), { signal })
+    const seen = (pollers ?? []).map((p) => Number(p.lastAccessTime?.seconds ?? 0) * 1000 + Math.floor((p.lastAccessTime?.nanos ?? 0) / 1e6))
+    const recent = seen.filter((at) => Date.now() - at < POLLER_RECENT_MS)
+    const last = seen.length > 0 ? new Date(Math.max(...seen)) : null
+    return { polling: recent.length > 0, pollers: recent.length, lastPollTime: isoOrNull(last) }
+  })
+
+  const listed = cached(async (_key, signal): Promise<string[]> => {
+    const { namespace } = fastify.temporal.options
+    const { executions } = await fastify.engineCall(() => fastify.temporal.workflowService.listWorkflowExecutions({
+      namespace, pageSize: 1000, query: `WorkflowType = "${CATALOG_WORKFLOW_TYPE}" AND ExecutionStatus = "Running"`
+    }), { signal })
+    return [...new Set((executions ?? []).map((e) => e.taskQueue ?? '').filter((q) => q !== ''))].sort()
+  })
+  const published = async (signal?: AbortSignal) => await listed('', signal)
 
   async function workflow (catalogId: string, name: string, signal?: AbortSignal): Promise<CatalogWorkflow> {
     const catalog = await get(catalogId, signal)
     const found = catalog.workflows.find((w) => w.name === name || w.aliases.includes(name))
     if (!found) throw new ApiError(404, 'WorkflowNotFoundError', `Workflow ${name} is not in catalog ${catalogId}`)
+    // The engine would accept the start and keep the run waiting, unseen, until a worker comes.
+    if (!(await workers(catalogId, signal)).polling) {
+      throw notAvailable(catalogId, `no worker polls its task queue (none for ${POLLER_RECENT_MS / 1000} s); start a worker with SERVICE_CATALOG_ID=${catalogId}`)
+    }
     return found
   }
 
-  fastify.decorate('catalogs', { get, workflow })
+  fastify.decorate('catalogs', { get, workflow, workers, published })
 }, { name: 'catalog', dependencies: ['temporal'] })

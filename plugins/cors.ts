@@ -5,8 +5,17 @@
  */
 import fp from 'fastify-plugin'
 import cors from '@fastify/cors'
+import { validationError } from '../lib/api-error.js'
 
 export default fp(async (fastify) => {
+  // OPTIONS is only ever a CORS preflight here; without its headers the plugin would answer a text/plain 400.
+  fastify.addHook('onRequest', async (request) => {
+    if (request.method !== 'OPTIONS') return
+    const missing = ['origin', 'access-control-request-method'].filter((name) => request.headers[name] === undefined)
+    if (missing.length > 0) {
+      throw validationError(missing.map((name) => ({ path: `/${name}`, in: 'headers', message: 'is required: OPTIONS is answered only as a CORS preflight' })))
+    }
+  })
   const origin = fastify.config.SERVICE_CORS_ORIGIN
   await fastify.register(cors, {
     origin: origin === '*' ? '*' : origin.split(',').map((o) => o.trim()),
@@ -15,4 +24,4 @@ export default fp(async (fastify) => {
     exposedHeaders: ['x-request-id', 'retry-after', 'www-authenticate'],
     maxAge: 600
   })
-}, { name: 'cors', dependencies: ['config'] })
+}, { name: 'cors', dependencies: ['config', 'errors'] })

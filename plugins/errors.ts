@@ -1,5 +1,5 @@
 /**
- * One error shape for every failure (DESIGN.md §4, §4.6): ApiError bodies, schema validation
+ * One error shape for every failure: ApiError bodies, schema validation
  * issues, malformed JSON, oversized bodies, unknown routes, wrong methods, and the failures Node
  * and the router answer before any route runs (bad URL encoding, oversized header section).
  * 500s carry no internals and are logged with the request id.
@@ -8,10 +8,10 @@ import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { ApiError, validationError } from '../lib/api-error.js'
+import { ApiError, validationError, type ErrorBody } from '../lib/api-error.js'
 import { fromEngineError } from '../lib/engine-errors.js'
 import { issueFromAjv } from '../lib/json-schema.js'
-import { ErrorResponseSchema, ref } from '../schemas/common.js'
+import { ERROR_DESCRIPTIONS, ErrorResponseSchema, response, type ErrorResponse } from '../schemas/common.js'
 
 /** Fastify's own client-error codes and the API error each becomes. */
 const clientErrors: Record<string, (err: FastifyError) => ApiError> = {
@@ -45,7 +45,8 @@ function sendError (request: FastifyRequest, reply: FastifyReply, err: FastifyEr
   const apiError = toApiError(err)
   if (!apiError) {
     request.log.error({ err }, 'internal error')
-    return reply.code(500).send({ error: 'InternalServerError', message: `Internal server error (request ${request.id})` })
+    const body: ErrorResponse = { error: 'InternalServerError', message: `Internal server error (request ${request.id})` }
+    return reply.code(500).send(body)
   }
   if (apiError.statusCode >= 500) request.log.warn({ err }, apiError.message)
   for (const [name, value] of Object.entries(apiError.extras.headers ?? {})) reply.header(name, value)
@@ -69,7 +70,7 @@ export function frameworkErrors (this: FastifyInstance, err: FastifyError, reque
  */
 export function clientErrorHandler (this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket) {
   if (err.code === 'ECONNRESET' || socket.destroyed) return
-  const [status, body] = err.code === 'HPE_HEADER_OVERFLOW'
+  const [status, body]: [number, ErrorBody] = err.code === 'HPE_HEADER_OVERFLOW'
     ? [431, { error: 'RequestHeaderFieldsTooLargeError', message: 'The request line and headers are larger than the limit' }]
     : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
       ? [408, { error: 'RequestTimeoutError', message: 'The request was not received in time' }]
@@ -127,8 +128,15 @@ export default fp(async (fastify) => {
     // Node answers 431 for any request whose header section is above maxHeaderSize, before a route
     // runs; app.ts sets the limit above every request the document describes, and every operation
     // declares it. Routes with another representation of their responses (none so far) are left alone.
-    const response = route.schema?.response as Record<string, unknown> | undefined
-    if (response && !route.schema?.hide && response['431'] === undefined) response['431'] = ref(ErrorResponseSchema)
+    const responses = route.schema?.response as Record<string, unknown> | undefined
+    if (responses && !route.schema?.hide && responses['431'] === undefined) responses['431'] = response(ErrorResponseSchema, ERROR_DESCRIPTIONS[431])
+  })
+
+  // HTTP/1.1 requires Host (RFC 9112 §3.2); Node's own refusal (app.ts turns it off) is an empty 400.
+  fastify.addHook('onRequest', async (request) => {
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      throw validationError([{ path: '/host', in: 'headers', message: 'is required in an HTTP/1.1 request' }])
+    }
   })
 
   // After the onRequest hooks (CORS headers, auth) and before the body is parsed, so a method the
@@ -147,6 +155,7 @@ export default fp(async (fastify) => {
   })
 
   fastify.setNotFoundHandler(function (request, reply) {
-    return reply.code(404).send({ error: 'RouteNotFoundError', message: `Route ${request.method} ${request.url.split('?')[0]} not found` })
+    const body: ErrorResponse = { error: 'RouteNotFoundError', message: `Route ${request.method} ${request.url.split('?')[0]} not found` }
+    return reply.code(404).send(body)
   })
 }, { name: 'errors' })

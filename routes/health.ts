@@ -1,10 +1,11 @@
 /**
  * Liveness and readiness. Readiness asks the engine each time (with a short deadline), so it
- * turns 503 while Temporal is down and 200 again as soon as it answers, with no restart.
+ * turns 503 while Temporal is down and 200 again as soon as it answers, with no restart. It also
+ * says which catalogs have no worker, the reason runs would sit in `running` without progress.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { ApiError } from '../lib/api-error.js'
-import { ref } from '../schemas/common.js'
+import { ApiError, RETRY_AFTER_SECONDS } from '../lib/api-error.js'
+import { errorsFor, response } from '../schemas/common.js'
 import { HealthSchema, ReadinessSchema, type Readiness } from '../schemas/health.js'
 
 const READY_CHECK_TIMEOUT_MS = 2000
@@ -12,34 +13,64 @@ const READY_CHECK_TIMEOUT_MS = 2000
 const health: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/health', {
     config: { public: true },
-    schema: { tags: ['health'], operationId: 'getHealth', summary: 'Liveness: 200 while the process is up', security: [], response: { 200: ref(HealthSchema) } }
+    schema: {
+      tags: ['health'],
+      operationId: 'getHealth',
+      summary: 'Liveness: 200 while the process is up',
+      security: [],
+      // 400: only a request without Host (HTTP/1.1) or another malformed request.
+      response: { 200: response(HealthSchema, 'The process is up'), ...errorsFor(400) }
+    }
   }, async () => ({ status: 'ok' as const }))
+
+  async function catalogStates (signal: AbortSignal): Promise<Readiness['catalogs']> {
+    const ids = await fastify.catalogs.published(signal)
+    return await Promise.all(ids.map(async (catalog) => ({ catalog, workers: await fastify.catalogs.workers(catalog, signal) })))
+  }
 
   fastify.get('/ready', {
     config: { public: true },
     schema: {
       tags: ['health'],
       operationId: 'getReadiness',
-      summary: 'Readiness: 200 when the engine answers and the default catalog is published, else 503 with the reason',
+      summary: 'Readiness: 200 when the engine answers, the default catalog is published and a worker polls it; else 503 with the reason',
       security: [],
-      response: { 200: ref(ReadinessSchema), 503: ref(ReadinessSchema) }
+      response: {
+        ...errorsFor(400),
+        200: response(ReadinessSchema, 'Ready; `catalogs` lists every published catalog and whether a worker polls it'),
+        503: response(ReadinessSchema, 'Not ready: `reason` says why (the engine is unreachable, the default catalog is not published, or no worker polls it); `Retry-After` is set')
+      }
     }
   }, async (request, reply) => {
-    const result: Readiness = { status: 'unavailable', engine: false, catalog: false, reason: null }
+    const result: Readiness = { status: 'unavailable', engine: false, catalog: false, workers: false, catalogs: [], reason: null }
+    const signal = AbortSignal.timeout(READY_CHECK_TIMEOUT_MS)
+    const catalogId = fastify.config.SERVICE_CATALOG_ID
     try {
       await fastify.engineCall(() => fastify.temporal.workflowService.getSystemInfo({}), { timeoutMs: READY_CHECK_TIMEOUT_MS })
       result.engine = true
-      await fastify.catalogs.get(fastify.config.SERVICE_CATALOG_ID)
-      result.catalog = true
-      result.status = 'ready'
+      const [, workers, catalogs] = await Promise.all([
+        fastify.catalogs.get(catalogId, signal).then(() => { result.catalog = true }, (err: unknown) => { result.reason ??= reasonOf(err) }),
+        fastify.catalogs.workers(catalogId, signal),
+        catalogStates(signal)
+      ])
+      result.workers = workers.polling
+      result.catalogs = catalogs
+      if (result.catalog && !result.workers) result.reason = `No worker polls catalog ${catalogId}: start a worker with SERVICE_CATALOG_ID=${catalogId}`
+      if (result.catalog && result.workers) result.status = 'ready'
     } catch (err) {
-      result.reason = err instanceof ApiError ? err.message : 'Readiness check failed'
+      result.reason ??= reasonOf(err)
       if (!(err instanceof ApiError)) request.log.warn({ err }, 'readiness check failed')
-      reply.header('retry-after', '3')
-      return reply.code(503).send(result)
     }
-    return result
+    if (result.status === 'ready') return result
+    reply.header('retry-after', RETRY_AFTER_SECONDS)
+    return reply.code(503).send(result)
   })
+}
+
+function reasonOf (err: unknown): string {
+  if (err instanceof ApiError) return err.message
+  if (err instanceof Error && err.name === 'TimeoutError') return 'The engine did not answer in time'
+  return 'Readiness check failed'
 }
 
 export default health

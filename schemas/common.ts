@@ -18,21 +18,39 @@ export const IssueSchema = Type.Object({
   message: Type.String()
 }, { $id: 'Issue', additionalProperties: false })
 
+/**
+ * Every `error` name the API sends, whatever the status. ApiError only takes these (lib/api-error.ts)
+ * and test/openapi.test.ts checks that each one is sent somewhere and documented.
+ */
+export const ERROR_NAMES = [
+  'ValidationError', 'UnauthorizedError', 'WorkflowNotFoundError', 'RouteNotFoundError', 'SignalNotFoundError',
+  'QueryNotFoundError', 'UpdateNotFoundError', 'MethodNotAllowedError', 'NotAcceptableError', 'WorkflowExecutionTimedOutError',
+  'RequestTimeoutError', 'WorkflowAlreadyStartedError', 'WorkflowAlreadyClosedError', 'PayloadTooLargeError',
+  'UnsupportedMediaTypeError', 'UpdateRejectedError', 'UpdateFailedError', 'QueryFailedError', 'WorkflowNotCompletedError',
+  'RequestHeaderFieldsTooLargeError', 'InternalServerError', 'CatalogNotAvailableError', 'EngineUnavailableError'
+] as const
+
+export type ErrorName = typeof ERROR_NAMES[number]
+
 export const ErrorResponseSchema = Type.Object({
-  error: Type.String({ description: 'Stable error name, e.g. WorkflowNotFoundError' }),
+  error: Type.Unsafe<ErrorName>({ type: 'string', enum: [...ERROR_NAMES], description: 'Stable error name; the status code\'s description lists the ones it comes with' }),
   message: Type.String(),
   workflowId: Type.Optional(Type.String()),
   runId: Type.Optional(Type.String())
-}, { $id: 'ErrorResponse', additionalProperties: false })
+}, {
+  $id: 'ErrorResponse',
+  additionalProperties: false,
+  description: 'Every failure other than a validation error. `workflowId`/`runId` name the execution when one is concerned.'
+})
 
 export const ValidationErrorSchema = Type.Object({
   error: Type.Literal('ValidationError'),
   message: Type.Literal('Invalid Payload'),
   issues: Type.Array(ref(IssueSchema))
-}, { $id: 'ValidationError', additionalProperties: false })
+}, { $id: 'ValidationError', additionalProperties: false, description: 'A request the schema or the catalog refuses: one issue per problem' })
 
-export const WorkflowIdSchema = Type.String({ minLength: 1, maxLength: 1000, description: 'Workflow id' })
-export const RunIdSchema = Type.String({ format: 'uuid', description: 'Run id (a UUID)' })
+export const WorkflowIdSchema = Type.String({ minLength: 1, maxLength: 1000, description: 'Workflow id', examples: ['expense-42'] })
+export const RunIdSchema = Type.String({ format: 'uuid', description: 'Run id (a UUID)', examples: ['0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60'] })
 export const NameSchema = Type.String({ minLength: 1, maxLength: 1000 })
 
 export const WorkflowParamsSchema = Type.Object({ id: WorkflowIdSchema }, { $id: 'WorkflowParams' })
@@ -41,19 +59,45 @@ export const RunParamsSchema = Type.Object({ id: WorkflowIdSchema, rid: RunIdSch
 export type Issue = Static<typeof IssueSchema>
 export type ErrorResponse = Static<typeof ErrorResponseSchema>
 
+/**
+ * The OpenAPI description of each error status (the response's, not the schema's): which error
+ * names come with it.
+ */
+export const ERROR_DESCRIPTIONS = {
+  400: 'ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog\'s JSON Schema; one issue per problem',
+  401: 'UnauthorizedError: the token is missing or wrong (`WWW-Authenticate` is set)',
+  404: 'WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or ' +
+    'UpdateNotFoundError: the workflow declares no handler of that name',
+  408: 'WorkflowExecutionTimedOutError: `timeout` elapsed before the run closed; the workflow keeps running',
+  409: 'WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed',
+  413: 'PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES',
+  415: 'UnsupportedMediaTypeError: the body is not `application/json`',
+  422: 'UpdateRejectedError: the update\'s validator refused the payload; UpdateFailedError / QueryFailedError: the handler threw',
+  424: 'WorkflowNotCompletedError: the run is still open; read it again once it has closed',
+  431: 'RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit',
+  500: 'InternalServerError: an unexpected failure; the message names the request id, the server log has the details',
+  503: 'EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, ' +
+    'or the default catalog is not published yet. `Retry-After` says when to try again'
+} as const
+
+/** A `$ref` response with its own description (@fastify/swagger takes a response's description from the `$ref`'s sibling). */
+export function response<T extends TSchema> (schema: T, description: string) {
+  return Type.Unsafe<Static<T>>(Type.Ref(String(schema.$id), { description }))
+}
+
 /** Standard error responses; spread into a route's `response` next to its success schema. */
 export const errors = {
-  400: ref(ValidationErrorSchema),
-  401: ref(ErrorResponseSchema),
-  404: ref(ErrorResponseSchema),
-  408: ref(ErrorResponseSchema),
-  409: ref(ErrorResponseSchema),
-  413: ref(ErrorResponseSchema),
-  415: ref(ErrorResponseSchema),
-  422: ref(ErrorResponseSchema),
-  424: ref(ErrorResponseSchema),
-  500: ref(ErrorResponseSchema),
-  503: ref(ErrorResponseSchema)
+  400: response(ValidationErrorSchema, ERROR_DESCRIPTIONS[400]),
+  401: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[401]),
+  404: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[404]),
+  408: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[408]),
+  409: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[409]),
+  413: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[413]),
+  415: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[415]),
+  422: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[422]),
+  424: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[424]),
+  500: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[500]),
+  503: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[503])
 } as const
 
 /** Picks the error responses a route can send, e.g. `errorsFor(400, 404, 503)`. */

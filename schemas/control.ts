@@ -13,7 +13,7 @@ export const StopBodySchema = Type.Object({
       'Without it the answer comes right after the cancellation request, without waiting. ' +
       'If the client disconnects during the wait, the escalation is abandoned (the cancellation stands).'
   }))
-}, { $id: 'StopBody', additionalProperties: false })
+}, { $id: 'StopBody', additionalProperties: false, examples: [{ terminateAfterMs: 5000 }] })
 
 export const StopResultSchema = Type.Object({
   workflowId: Type.String(),
@@ -27,18 +27,18 @@ export const StopResultSchema = Type.Object({
       '`closed`: the run ended otherwise within terminateAfterMs (e.g. it completed first, or its cleanup failed; see status). ' +
       '`terminated`: it had not closed by terminateAfterMs and was terminated.'
   })
-}, { $id: 'StopResult', additionalProperties: false })
+}, { $id: 'StopResult', additionalProperties: false, description: 'The stop request was recorded; `outcome` says what happened' })
 
 export const TerminateBodySchema = Type.Object({
   reason: Type.Optional(Type.String({ maxLength: 1000, description: 'Recorded in the run\'s history and in its result\'s error' }))
-}, { $id: 'TerminateBody', additionalProperties: false })
+}, { $id: 'TerminateBody', additionalProperties: false, examples: [{ reason: 'Started by mistake' }] })
 
 export const TerminateResultSchema = Type.Object({
   workflowId: Type.String(),
   runId: Type.String({ description: 'The run that was terminated' }),
   status: Type.Literal('terminated'),
   reason: Nullable(Type.String())
-}, { $id: 'TerminateResult', additionalProperties: false })
+}, { $id: 'TerminateResult', additionalProperties: false, description: 'The run was terminated' })
 
 export type StopBody = Static<typeof StopBodySchema>
 export type StopResult = Static<typeof StopResultSchema>

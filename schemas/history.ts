@@ -43,7 +43,7 @@ export const HistoryPageSchema = Type.Object({
   workflow: ref(HistoryWorkflowSchema),
   events: Type.Array(ref(HistoryEventSchema)),
   nextPageToken: Nullable(Type.String({ description: 'Opaque, URL-safe; null on the last page' }))
-}, { $id: 'HistoryPage', additionalProperties: false })
+}, { $id: 'HistoryPage', additionalProperties: false, description: 'One page of a run\'s history events' })
 
 export const HistoryStreamQuerySchema = Type.Object({
   includePayloads: IncludePayloads,

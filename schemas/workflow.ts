@@ -1,18 +1,19 @@
 /**
- * Schemas of the execution endpoints: start/run bodies, WorkflowResult (DESIGN.md §4.2),
- * Status (§4.3), run listing, input, and the signal/query/update handlers.
+ * Schemas of the execution endpoints: start/run bodies, WorkflowResult, Status, run listing,
+ * input, and the signal/query/update handlers. Request examples name the example workflows
+ * (examples/), so Swagger UI's "Try it out" works unedited against the dev stack.
  */
 import { Type, type Static } from '@sinclair/typebox'
 import { Nullable, NameSchema, WorkflowIdSchema, ref } from './common.js'
 import { Literals, RunStatusSchema, STATUSES, TerminalRunStatusSchema } from './status.js'
+import { CatalogIdSchema } from './catalog.js'
 
-const CatalogIdSchema = Type.String({ minLength: 1, maxLength: 200, description: 'Catalog id (= Temporal task queue)' })
 const Json = (description: string) => Type.Unknown({ description })
 const IsoTime = (description: string) => Nullable(Type.String({ format: 'date-time', description }))
 
 const startFields = {
-  workflowName: Type.String({ minLength: 1, maxLength: 1000, description: 'Workflow name or alias in the catalog (an alias runs the canonical workflow)' }),
-  input: Json('The workflow input; validated against the catalog\'s inputSchema before the start'),
+  workflowName: Type.String({ minLength: 1, maxLength: 1000, description: 'Workflow name or alias in the catalog (an alias runs the canonical workflow)', examples: ['hello'] }),
+  input: Type.Unknown({ description: 'The workflow input; validated against the catalog\'s inputSchema before the start', examples: [{ name: 'Ada' }] }),
   workflowId: Type.Optional(Type.String({
     minLength: 1,
     maxLength: 1000,
@@ -25,7 +26,12 @@ const startFields = {
   taskQueue: Type.Optional({ ...CatalogIdSchema, deprecated: true, description: 'Deprecated alias of `catalog`; ignored when `catalog` is sent' })
 }
 
-export const StartWorkflowBodySchema = Type.Object(startFields, { $id: 'StartWorkflowBody', additionalProperties: false })
+export const StartWorkflowBodySchema = Type.Object(startFields, {
+  $id: 'StartWorkflowBody',
+  additionalProperties: false,
+  // `approval` waits for its `approve` signal: the handler examples below address this run.
+  examples: [{ workflowName: 'approval', workflowId: 'expense-42', input: { label: 'expense-42' } }]
+})
 
 export const RunWorkflowBodySchema = Type.Object({
   ...startFields,
@@ -34,18 +40,20 @@ export const RunWorkflowBodySchema = Type.Object({
     description: 'How long to wait for the result, in milliseconds (default SERVICE_RUN_TIMEOUT_MS; values above ' +
       'SERVICE_RUN_MAX_TIMEOUT_MS are lowered to it). When it elapses the answer is 408 and the workflow keeps running.'
   }))
-}, { $id: 'RunWorkflowBody', additionalProperties: false })
+}, { $id: 'RunWorkflowBody', additionalProperties: false, examples: [{ workflowName: 'hello', input: { name: 'Ada' } }] })
 
 export const WorkflowStartedSchema = Type.Object({
   workflowId: Type.String(),
   runId: Type.String({ description: 'Run id of the run this request started' })
-}, { $id: 'WorkflowStarted', additionalProperties: false })
+}, { $id: 'WorkflowStarted', additionalProperties: false, description: 'The run was started; poll its status or result with these ids' })
+
+export const TraceDestinationsSchema = Type.Object({
+  local: Nullable(Type.String({ description: 'Absolute path of the local trace file' })),
+  remote: Nullable(Type.String({ description: 'Remote trace location, e.g. an s3:// URI' }))
+}, { $id: 'TraceDestinations', additionalProperties: false, description: 'Where the run\'s trace was written' })
 
 export const TraceInfoSchema = Type.Object({
-  destinations: Type.Object({
-    local: Nullable(Type.String({ description: 'Absolute path of the local trace file' })),
-    remote: Nullable(Type.String({ description: 'Remote trace location, e.g. an s3:// URI' }))
-  }, { additionalProperties: false })
+  destinations: ref(TraceDestinationsSchema)
 }, { $id: 'TraceInfo', additionalProperties: false })
 
 export interface FailureCause {
@@ -84,7 +92,7 @@ export const WorkflowResultSchema = Type.Object({
   status: ref(TerminalRunStatusSchema),
   error: Nullable(Type.String({ description: 'Why the run did not complete (failed, canceled, terminated, timed_out); null otherwise' })),
   errorDetails: Nullable(ref(ErrorDetailsSchema))
-}, { $id: 'WorkflowResult', additionalProperties: false })
+}, { $id: 'WorkflowResult', additionalProperties: false, description: 'The outcome of a closed run, whatever its final status' })
 
 export const WorkflowStatusSchema = Type.Object({
   workflowId: Type.String(),
@@ -95,14 +103,19 @@ export const WorkflowStatusSchema = Type.Object({
   startTime: IsoTime('When the run started'),
   closeTime: IsoTime('When the run closed; null while it is open'),
   historyLength: Type.Integer({ minimum: 0, description: 'Number of history events so far' }),
-  parentWorkflowId: Nullable(Type.String({ description: 'Workflow id of the parent when this run is a child workflow' }))
-}, { $id: 'WorkflowStatus', additionalProperties: false })
+  parentWorkflowId: Nullable(Type.String({ description: 'Workflow id of the parent when this run is a child workflow' })),
+  workersPolling: Nullable(Type.Boolean({
+    description: 'For an open run: whether any worker polls its catalog\'s task queue (polled within the last 70 s; the engine\'s ' +
+      'answer is cached for 2 s). `false` = the run makes no progress until a worker with SERVICE_CATALOG_ID=<catalog> starts. ' +
+      '`null` for a closed run (not checked).'
+  }))
+}, { $id: 'WorkflowStatus', additionalProperties: false, description: 'Status of one run' })
 
 export const WorkflowInputSchema = Type.Object({
   workflowId: Type.String(),
   runId: Type.String(),
   input: Json('The start input of that run; null if it had none')
-}, { $id: 'WorkflowInput', additionalProperties: false })
+}, { $id: 'WorkflowInput', additionalProperties: false, description: 'The input a run was started with' })
 
 /** The engine's visibility store cannot search for a NUL character (the query hangs until its deadline). */
 const NO_NUL = '^[^\\x00]*$'
@@ -124,34 +137,39 @@ export const RunsQuerySchema = Type.Object({
 export const WorkflowRunsSchema = Type.Object({
   runs: Type.Array(ref(WorkflowStatusSchema)),
   nextPageToken: Nullable(Type.String({ description: 'Pass as pageToken for the next page; null on the last page' }))
-}, { $id: 'WorkflowRuns', additionalProperties: false })
+}, { $id: 'WorkflowRuns', additionalProperties: false, description: 'One page of runs, newest first' })
 
-export const HandlerBodySchema = Type.Object({
+/** The body of a signal, query or update; the example fits the `approval` example workflow's handler. */
+const handlerBody = ($id: string, example: Record<string, unknown>) => Type.Object({
   payload: Type.Optional(Json('The handler\'s argument; absent = the handler is called without one. ' +
     'Validated against the payloadSchema the catalog declares for the handler.'))
-}, { $id: 'HandlerBody', additionalProperties: false })
+}, { $id, additionalProperties: false, examples: [example] })
 
-export const SignalParamsSchema = Type.Object({ id: WorkflowIdSchema, name: { ...NameSchema, description: 'Signal name' } }, { $id: 'SignalParams' })
-export const QueryParamsSchema = Type.Object({ id: WorkflowIdSchema, query: { ...NameSchema, description: 'Query name' } }, { $id: 'QueryParams' })
-export const UpdateParamsSchema = Type.Object({ id: WorkflowIdSchema, name: { ...NameSchema, description: 'Update name' } }, { $id: 'UpdateParams' })
+export const SignalBodySchema = handlerBody('SignalBody', { payload: { by: 'Ada' } })
+export const QueryBodySchema = handlerBody('QueryBody', {})
+export const UpdateBodySchema = handlerBody('UpdateBody', { payload: { label: 'expense-43' } })
+
+export const SignalParamsSchema = Type.Object({ id: WorkflowIdSchema, name: { ...NameSchema, description: 'Signal name', examples: ['approve'] } }, { $id: 'SignalParams' })
+export const QueryParamsSchema = Type.Object({ id: WorkflowIdSchema, query: { ...NameSchema, description: 'Query name', examples: ['state'] } }, { $id: 'QueryParams' })
+export const UpdateParamsSchema = Type.Object({ id: WorkflowIdSchema, name: { ...NameSchema, description: 'Update name', examples: ['relabel'] } }, { $id: 'UpdateParams' })
 
 export const SignalResultSchema = Type.Object({
   workflowId: Type.String(),
   runId: Type.String({ description: 'The run that received the signal' })
-}, { $id: 'SignalResult', additionalProperties: false })
+}, { $id: 'SignalResult', additionalProperties: false, description: 'The signal was delivered' })
 
 export const QueryResultSchema = Type.Object({
   workflowId: Type.String(),
   runId: Type.String({ description: 'The run that answered' }),
   result: Json('What the query handler returned (null when it returned nothing)')
-}, { $id: 'QueryResult', additionalProperties: false })
+}, { $id: 'QueryResult', additionalProperties: false, description: 'What the query handler returned' })
 
 export const UpdateResultSchema = Type.Object({
   workflowId: Type.String(),
   runId: Type.String({ description: 'The run that accepted and ran the update' }),
   updateId: Type.String(),
   result: Json('What the update handler returned (null when it returned nothing)')
-}, { $id: 'UpdateResult', additionalProperties: false })
+}, { $id: 'UpdateResult', additionalProperties: false, description: 'The update was accepted and its handler returned' })
 
 export type StartWorkflowBody = Static<typeof StartWorkflowBodySchema>
 export type RunWorkflowBody = Static<typeof RunWorkflowBodySchema>

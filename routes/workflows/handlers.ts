@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { errorsFor, ref } from '../../schemas/common.js'
 import {
-  HandlerBodySchema, QueryParamsSchema, QueryResultSchema, SignalParamsSchema, SignalResultSchema, UpdateParamsSchema, UpdateResultSchema
+  QueryBodySchema, QueryParamsSchema, QueryResultSchema, SignalBodySchema, SignalParamsSchema, SignalResultSchema, UpdateBodySchema, UpdateParamsSchema, UpdateResultSchema
 } from '../../schemas/workflow.js'
 import { clientGone } from '../../lib/abort.js'
 import { optionalBody, optionalBodySchema } from './optional-body.js'
@@ -31,7 +31,7 @@ const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Send a signal to the latest run',
       description: `Answers once the engine has recorded the signal. 409 WorkflowAlreadyClosedError when the run is closed. ${common}`,
       params: ref(SignalParamsSchema),
-      body: ref(HandlerBodySchema),
+      body: ref(SignalBodySchema),
       response: { 200: ref(SignalResultSchema), ...errorsFor(400, 401, 404, 409, 413, 415, 500, 503) }
     }
   }, async (request, reply) => await sendSignal(fastify, handlerCall(request, reply, 'signal', request.params.name)))
@@ -46,7 +46,7 @@ const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Read-only. A closed run is still answered when a worker can replay it. ' +
         `422 QueryFailedError when the query handler throws. ${common}`,
       params: ref(QueryParamsSchema),
-      body: ref(HandlerBodySchema),
+      body: ref(QueryBodySchema),
       response: { 200: ref(QueryResultSchema), ...errorsFor(400, 401, 404, 409, 413, 415, 422, 500, 503) }
     }
   }, async (request, reply) => await runQuery(fastify, handlerCall(request, reply, 'query', request.params.query)))
@@ -62,7 +62,7 @@ const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
         'rejects the payload (nothing is recorded), 422 UpdateFailedError when the accepted update\'s handler fails. ' +
         `409 WorkflowAlreadyClosedError when the run is closed. ${common}`,
       params: ref(UpdateParamsSchema),
-      body: ref(HandlerBodySchema),
+      body: ref(UpdateBodySchema),
       response: { 200: ref(UpdateResultSchema), ...errorsFor(400, 401, 404, 409, 413, 415, 422, 500, 503) }
     }
   }, async (request, reply) => await runUpdate(fastify, handlerCall(request, reply, 'update', request.params.name)))

@@ -45,6 +45,11 @@ export const CatalogHandlerSchema = Type.Object({
   resultSchema: NullableJsonSchema
 }, { $id: 'CatalogHandler', additionalProperties: false })
 
+export const CatalogWorkflowSourceSchema = Type.Object({
+  package: Type.String({ description: 'npm package the workflow comes from (the worker\'s own project for local workflows)' }),
+  version: Type.Union([Type.String(), Type.Null()], { description: 'Its version; null when the package has none' })
+}, { $id: 'CatalogWorkflowSource', additionalProperties: false })
+
 export const CatalogWorkflowSchema = Type.Object({
   name: Type.String(),
   description: Type.String(),
@@ -56,7 +61,7 @@ export const CatalogWorkflowSchema = Type.Object({
   signals: Type.Array(Type.Unsafe<Static<typeof CatalogHandlerSchema>>(Type.Ref('CatalogHandler'))),
   queries: Type.Array(Type.Unsafe<Static<typeof CatalogHandlerSchema>>(Type.Ref('CatalogHandler'))),
   updates: Type.Array(Type.Unsafe<Static<typeof CatalogHandlerSchema>>(Type.Ref('CatalogHandler'))),
-  source: Type.Object({ package: Type.String(), version: Type.Union([Type.String(), Type.Null()]) }, { additionalProperties: false })
+  source: Type.Unsafe<Static<typeof CatalogWorkflowSourceSchema>>(Type.Ref('CatalogWorkflowSource'))
 }, { $id: 'CatalogWorkflow', additionalProperties: false })
 
 export const CatalogSchema = Type.Object({

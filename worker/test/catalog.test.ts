@@ -9,14 +9,14 @@ import { Value } from '@sinclair/typebox/value'
 import { startWorker, type WorkerHandle } from '../src/index.js'
 import {
   CATALOG_HASH_MEMO_KEY, CATALOG_MEMO_KEY, CATALOG_WORKFLOW_TYPE, CatalogEvaluatorSchema, CatalogHandlerSchema,
-  CatalogSchema, CatalogStepSchema, CatalogWorkflowSchema, catalogWorkflowId, type Catalog
+  CatalogSchema, CatalogStepSchema, CatalogWorkflowSchema, CatalogWorkflowSourceSchema, catalogWorkflowId, type Catalog
 } from '../src/contract.js'
 import { catalogMemo, getCatalogQuery, replaceCatalogUpdate } from '../src/workflow/catalog.js'
 import { connectClient, endCatalog, eventsOf, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, uniqueCatalog } from './helpers/engine.js'
 import { fixture } from './helpers/fixtures.js'
 import { recordingLogger } from './helpers/logger.js'
 
-const REFERENCES = [CatalogWorkflowSchema, CatalogStepSchema, CatalogEvaluatorSchema, CatalogHandlerSchema]
+const REFERENCES = [CatalogWorkflowSchema, CatalogStepSchema, CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogWorkflowSourceSchema]
 let client: Client
 t.before(async () => { client = await connectClient(t) })
 
