@@ -14,8 +14,9 @@ const unavailable = response(ErrorResponseSchema, 'CatalogNotAvailableError: the
 
 const catalog: FastifyPluginAsyncTypebox = async (fastify) => {
   async function read (catalogId: string, signal?: AbortSignal): Promise<CatalogResponse> {
-    const [published, workers] = await Promise.all([fastify.catalogs.get(catalogId, signal), fastify.catalogs.workers(catalogId, signal)])
-    return { ...published, workers }
+    // One after the other: a call left running after the answer would outlive a closing app.
+    const published = await fastify.catalogs.get(catalogId, signal)
+    return { ...published, workers: await fastify.catalogs.workers(catalogId, signal) }
   }
 
   fastify.get('/workflow/catalog', {

@@ -25,7 +25,9 @@ const health: FastifyPluginAsyncTypebox = async (fastify) => {
 
   async function catalogStates (signal: AbortSignal): Promise<Readiness['catalogs']> {
     const ids = await fastify.catalogs.published(signal)
-    return await Promise.all(ids.map(async (catalog) => ({ catalog, workers: await fastify.catalogs.workers(catalog, signal) })))
+    const states: Readiness['catalogs'] = []
+    for (const catalog of ids) states.push({ catalog, workers: await fastify.catalogs.workers(catalog, signal) })
+    return states
   }
 
   fastify.get('/ready', {
@@ -48,13 +50,10 @@ const health: FastifyPluginAsyncTypebox = async (fastify) => {
     try {
       await fastify.engineCall(() => fastify.temporal.workflowService.getSystemInfo({}), { timeoutMs: READY_CHECK_TIMEOUT_MS })
       result.engine = true
-      const [, workers, catalogs] = await Promise.all([
-        fastify.catalogs.get(catalogId, signal).then(() => { result.catalog = true }, (err: unknown) => { result.reason ??= reasonOf(err) }),
-        fastify.catalogs.workers(catalogId, signal),
-        catalogStates(signal)
-      ])
-      result.workers = workers.polling
-      result.catalogs = catalogs
+      // Sequential (each answer is cached briefly): no engine call outlives the response.
+      await fastify.catalogs.get(catalogId, signal).then(() => { result.catalog = true }, (err: unknown) => { result.reason = reasonOf(err) })
+      result.workers = (await fastify.catalogs.workers(catalogId, signal)).polling
+      result.catalogs = await catalogStates(signal)
       if (result.catalog && !result.workers) result.reason = `No worker polls catalog ${catalogId}: start a worker with SERVICE_CATALOG_ID=${catalogId}`
       if (result.catalog && result.workers) result.status = 'ready'
     } catch (err) {
@@ -68,9 +67,7 @@ const health: FastifyPluginAsyncTypebox = async (fastify) => {
 }
 
 function reasonOf (err: unknown): string {
-  if (err instanceof ApiError) return err.message
-  if (err instanceof Error && err.name === 'TimeoutError') return 'The engine did not answer in time'
-  return 'Readiness check failed'
+  return err instanceof ApiError ? err.message : 'Readiness check failed: the engine did not answer in time'
 }
 
 export default health

@@ -3,9 +3,9 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client, Connection } from '@temporalio/client'
-import { CATALOG_MEMO_KEY, CATALOG_WORKFLOW_TYPE, catalogWorkflowId } from '@flowport/worker/contract'
 import { startEngine } from '../cli/engine.js'
 import { build } from './helpers/app.js'
+import { publishCatalog, startPolling } from './helpers/poller.js'
 
 t.test('liveness is 200', async (t) => {
   const app = await build(t)
@@ -18,7 +18,9 @@ t.test('ready when the engine answers and the default catalog is published', asy
   const app = await build(t)
   const res = await app.inject({ method: 'GET', url: '/ready' })
   t.equal(res.statusCode, 200)
-  t.same(res.json(), { status: 'ready', engine: true, catalog: true, reason: null })
+  t.match(res.json(), { status: 'ready', engine: true, catalog: true, workers: true, reason: null })
+  const own = res.json().catalogs.find((c: { catalog: string }) => c.catalog === process.env.FLOWPORT_TEST_CATALOG)
+  t.match(own, { workers: { polling: true, pollers: Number, lastPollTime: String } }, 'the test worker polls the default catalog')
 })
 
 t.test('not ready while the default catalog is not published', async (t) => {
@@ -36,18 +38,24 @@ t.test('readiness follows the engine down and back up without an API restart', a
   const port = Number(address.split(':')[1])
   t.teardown(() => engine.stop())
 
-  // Publish a catalog the way a worker does: a catalog workflow whose memo holds it.
+  // Publish a catalog the way a worker does, and poll its task queue as a worker would.
   const connection = await Connection.connect({ address })
   const client = new Client({ connection })
-  await client.workflow.start(CATALOG_WORKFLOW_TYPE, {
-    workflowId: catalogWorkflowId('ready-test'),
-    taskQueue: 'ready-test',
-    memo: { [CATALOG_MEMO_KEY]: { catalog: 'ready-test', publishedAt: new Date().toISOString(), workflows: [] } }
+  await publishCatalog(client, 'ready-test')
+  const stopPolling = startPolling(client, 'ready-test')
+  t.teardown(async () => {
+    await stopPolling()
+    await connection.close()
   })
-  await connection.close()
 
   const app = await build(t, { TEMPORAL_ADDRESS: address, SERVICE_CATALOG_ID: 'ready-test' })
-  t.equal((await app.inject({ method: 'GET', url: '/ready' })).statusCode, 200, 'ready at first')
+  let first = 0
+  // The engine lists the poller once its first poll has arrived.
+  for (let i = 0; i < 20 && first !== 200; i++) {
+    first = (await app.inject({ method: 'GET', url: '/ready' })).statusCode
+    if (first !== 200) await new Promise((r) => setTimeout(r, 250))
+  }
+  t.equal(first, 200, 'ready at first')
 
   await engine.stop()
   const down = await app.inject({ method: 'GET', url: '/ready' })

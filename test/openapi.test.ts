@@ -1,7 +1,12 @@
 import t from 'tap'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import SwaggerParser from '@apidevtools/swagger-parser'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import addFormatsModule from 'ajv-formats'
 import { openapiDocument, serialize } from '../openapi/document.js'
+import { ERROR_NAMES } from '../schemas/common.js'
+
+const addFormats = addFormatsModule.default
 
 const committedPath = new URL('../openapi/openapi.json', import.meta.url)
 
@@ -36,6 +41,61 @@ t.test('every operation has an id, a tag, a summary and declares its error respo
       const codes = Object.keys(op.responses)
       t.ok(codes.some((c) => c.startsWith('2')), `${where} declares a success response`)
       if (op.security?.length !== 0) t.ok(codes.includes('401'), `${where} declares 401`)
+    }
+  }
+})
+
+t.test('every response has a real description; no "Default Response" is left', async (t) => {
+  const doc = await openapiDocument() as any
+  for (const [path, item] of Object.entries<any>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(item)) {
+      for (const [status, response] of Object.entries<any>(op.responses)) {
+        t.ok(typeof response.description === 'string' && response.description.length > 10 && response.description !== 'Default Response',
+          `${method.toUpperCase()} ${path} ${status}: ${response.description}`)
+      }
+    }
+  }
+  t.notMatch(JSON.stringify(doc), /Default Response/)
+})
+
+t.test('the ErrorResponse `error` enum is exactly the names the API can send', async (t) => {
+  const doc = await openapiDocument() as any
+  t.same(doc.components.schemas.ErrorResponse.properties.error.enum, [...ERROR_NAMES])
+  // Every error name written in the code that answers requests is in the list, and every listed name is sent somewhere.
+  const sent = new Set<string>()
+  for (const dir of ['lib', 'plugins', 'routes']) {
+    for (const file of readdirSync(new URL(`../${dir}/`, import.meta.url), { recursive: true, encoding: 'utf8' })) {
+      if (!file.endsWith('.ts')) continue
+      const source = readFileSync(new URL(`../${dir}/${file}`, import.meta.url), 'utf8')
+      for (const [, name] of source.matchAll(/'([A-Z][A-Za-z]+Error)'/g)) sent.add(name)
+    }
+  }
+  t.same([...sent].filter((name) => !(ERROR_NAMES as readonly string[]).includes(name)), [], 'no name outside the enum')
+  t.same(ERROR_NAMES.filter((name) => !sent.has(name)), [], 'no name in the enum that nothing sends')
+})
+
+t.test('shared objects are named components, not inline copies', async (t) => {
+  const doc = await openapiDocument() as any
+  const { schemas } = doc.components
+  t.same(schemas.CatalogWorkflow.properties.source, { $ref: '#/components/schemas/CatalogWorkflowSource' })
+  t.same(schemas.TraceInfo.properties.destinations, { $ref: '#/components/schemas/TraceDestinations' })
+  t.same(schemas.Catalog.properties.workers, { $ref: '#/components/schemas/CatalogWorkers' })
+})
+
+t.test('every request body carries an example that its own schema accepts', async (t) => {
+  const doc = await openapiDocument() as any
+  const ajv = new Ajv2020({ strict: false, validateSchema: false })
+  addFormats(ajv)
+  ajv.addSchema({ ...doc, $id: 'doc' })
+  for (const [path, item] of Object.entries<any>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(item)) {
+      const schema = op.requestBody?.content?.['application/json']?.schema
+      if (!schema) continue
+      const name = String(schema.$ref).split('/').pop() as string
+      const examples = doc.components.schemas[name]?.examples
+      if (!t.ok(Array.isArray(examples) && examples.length > 0, `${method.toUpperCase()} ${path}: ${name} has an example`)) continue
+      const validate = ajv.getSchema(`doc#/components/schemas/${name}`)
+      t.ok(validate?.(examples[0]), `${method.toUpperCase()} ${path}: the example matches ${name}`)
     }
   }
 })

@@ -22,10 +22,11 @@ t.test('status of a closed run: every field, ISO times', async (t) => {
     status: 'completed',
     startTime: ISO,
     closeTime: ISO,
-    parentWorkflowId: null
+    parentWorkflowId: null,
+    workersPolling: null
   })
   t.ok(res.body.historyLength > 0)
-  t.same(Object.keys(res.body).sort(), ['catalog', 'closeTime', 'historyLength', 'parentWorkflowId', 'runId', 'startTime', 'status', 'workflowId', 'workflowName'])
+  t.same(Object.keys(res.body).sort(), ['catalog', 'closeTime', 'historyLength', 'parentWorkflowId', 'runId', 'startTime', 'status', 'workersPolling', 'workflowId', 'workflowName'])
   const pinned = await call(t, app, runStatusOf(workflowId, runId))
   t.same(pinned.body, res.body, 'the pinned form of the same run')
 })
@@ -91,6 +92,7 @@ t.test('internal catalog workflows are not visible through the workflow routes',
 t.test('/workflow/catalog/... is never read as a workflow id', async (t) => {
   const app = await build(t)
   const res = await app.inject({ method: 'GET', url: '/workflow/catalog/status' })
-  t.equal(res.statusCode, 503, 'the catalog route answered (no catalog named "status")')
-  t.equal(res.json().error, 'CatalogNotAvailableError')
+  t.equal(res.statusCode, 404, 'the catalog route answered (no catalog named "status" was ever published)')
+  t.equal(res.json().error, 'WorkflowNotFoundError')
+  t.match(res.json().message, /Catalog status /)
 })

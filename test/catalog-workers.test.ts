@@ -1,0 +1,118 @@
+/**
+ * Catalogs that do not exist, catalogs nobody serves, and runs nobody polls, against the real
+ * engine: a never-published catalog is a 404 naming it; the default catalog before its worker
+ * publishes it, or a published catalog without a worker, is a 503 with Retry-After; the catalog,
+ * /ready and a run's status say whether a worker polls the task queue.
+ */
+import t from 'tap'
+import { randomUUID } from 'node:crypto'
+import type { CatalogWorkflow } from '@flowport/worker/contract'
+import { build } from './helpers/app.js'
+import { testCatalog } from './helpers/env.js'
+import { publishCatalog, startPolling } from './helpers/poller.js'
+import { call, eventually, newId, start } from './helpers/workflows.js'
+
+const unique = (prefix: string) => `${prefix}-${randomUUID()}`
+
+t.test('a catalog nobody ever published is a 404 WorkflowNotFoundError that names it and says how to publish it', async (t) => {
+  const app = await build(t)
+  const catalog = unique('never')
+  const read = await call(t, app, { method: 'GET', url: `/workflow/catalog/${catalog}`, route: '/workflow/catalog/{catalogId}' })
+  t.equal(read.status, 404)
+  t.equal(read.body.error, 'WorkflowNotFoundError')
+  t.match(read.body.message, catalog)
+  t.match(read.body.message, `SERVICE_CATALOG_ID=${catalog}`)
+  t.notOk(read.headers['retry-after'], 'nothing to wait for')
+
+  const started = await call(t, app, { method: 'POST', url: '/workflow/start', route: '/workflow/start', payload: { workflowName: 'hello', input: { name: 'Ada' }, catalog } })
+  t.equal(started.status, 404)
+  t.equal(started.body.error, 'WorkflowNotFoundError')
+  t.match(started.body.message, `SERVICE_CATALOG_ID=${catalog}`)
+})
+
+t.test('the default catalog before its worker has published it is a 503 CatalogNotAvailableError with Retry-After', async (t) => {
+  const catalog = unique('starting')
+  const app = await build(t, { SERVICE_CATALOG_ID: catalog })
+  const read = await call(t, app, { method: 'GET', url: '/workflow/catalog', route: '/workflow/catalog' })
+  t.equal(read.status, 503)
+  t.equal(read.body.error, 'CatalogNotAvailableError')
+  t.match(read.body.message, `SERVICE_CATALOG_ID=${catalog}`)
+  t.ok(Number(read.headers['retry-after']) > 0)
+  const started = await call(t, app, { method: 'POST', url: '/workflow/start', route: '/workflow/start', payload: { workflowName: 'hello', input: { name: 'Ada' } } })
+  t.equal(started.status, 503)
+  t.equal(started.body.error, 'CatalogNotAvailableError')
+})
+
+t.test('a published catalog without a worker: listed with polling false, starts are 503, /ready says why; a poller turns it around', async (t) => {
+  const app = await build(t)
+  const catalog = unique('orphan')
+  const served = await call(t, app, { method: 'GET', url: '/workflow/catalog', route: '/workflow/catalog' })
+  t.match(served.body.workers, { polling: true }, 'the test worker polls the default catalog')
+  const hello = served.body.workflows.find((w: CatalogWorkflow) => w.name === 'hello')
+  await publishCatalog(app.temporal, catalog, [hello])
+
+  const read = await call(t, app, { method: 'GET', url: `/workflow/catalog/${catalog}`, route: '/workflow/catalog/{catalogId}' })
+  t.equal(read.status, 200)
+  t.match(read.body, { catalog, workers: { polling: false, pollers: 0, lastPollTime: null } })
+
+  const started = await call(t, app, { method: 'POST', url: '/workflow/start', route: '/workflow/start', payload: { workflowName: 'hello', input: { name: 'Ada' }, catalog } })
+  t.equal(started.status, 503)
+  t.equal(started.body.error, 'CatalogNotAvailableError')
+  t.match(started.body.message, /no worker polls/)
+  t.match(started.body.message, `SERVICE_CATALOG_ID=${catalog}`)
+  t.ok(Number(started.headers['retry-after']) > 0)
+  const unknown = await call(t, app, { method: 'POST', url: '/workflow/start', route: '/workflow/start', payload: { workflowName: 'nope', input: {}, catalog } })
+  t.equal(unknown.status, 404, 'a workflow the catalog does not have is still a 404')
+
+  const orphanApp = await build(t, { SERVICE_CATALOG_ID: catalog })
+  const ready = await call(t, orphanApp, { method: 'GET', url: '/ready', route: '/ready' })
+  t.equal(ready.status, 503)
+  t.match(ready.body, { status: 'unavailable', engine: true, catalog: true, workers: false, reason: /No worker polls catalog/ })
+
+  const stopPolling = startPolling(app.temporal, catalog)
+  t.teardown(stopPolling)
+  const polled = await eventually(
+    async () => await call(t, app, { method: 'GET', url: `/workflow/catalog/${catalog}`, route: '/workflow/catalog/{catalogId}' }),
+    (res) => res.body.workers?.polling === true)
+  t.match(polled.body.workers, { polling: true, pollers: 1, lastPollTime: String }, 'a poller is seen once it polls')
+  const readyNow = await eventually(async () => await call(t, orphanApp, { method: 'GET', url: '/ready', route: '/ready' }), (res) => res.status === 200)
+  t.equal(readyNow.status, 200)
+  t.match(readyNow.body.catalogs, [], 'catalogs is a list')
+  t.ok(readyNow.body.catalogs.some((c: { catalog: string, workers: { polling: boolean } }) => c.catalog === catalog && c.workers.polling),
+    'the published catalog is listed with its worker')
+})
+
+t.test('a run whose task queue nobody polls says so in its status; one a worker polls, and a closed one, do not', async (t) => {
+  const app = await build(t)
+  const taskQueue = unique('nobody-polls')
+  const stuck = await app.temporal.workflow.start('hello', { taskQueue, workflowId: newId('stuck'), args: [{ name: 'Ada' }] })
+  t.teardown(() => stuck.terminate('test cleanup'))
+  const status = await call(t, app, { method: 'GET', url: `/workflow/${stuck.workflowId}/status`, route: '/workflow/{id}/status' })
+  t.match(status.body, { status: 'running', catalog: taskQueue, workersPolling: false })
+
+  const served = await start(t, app, 'approval', { label: 'x' })
+  t.teardown(() => app.temporal.workflow.getHandle(served.workflowId).terminate('test cleanup'))
+  const running = await call(t, app, { method: 'GET', url: `/workflow/${served.workflowId}/status`, route: '/workflow/{id}/status' })
+  t.match(running.body, { status: 'running', workersPolling: true })
+
+  const found = await eventually(async () => await call(t, app, { method: 'GET', url: `/workflow/runs?status=running&catalog=${taskQueue}`, route: '/workflow/runs' }),
+    (res) => res.body.runs.length > 0)
+  t.equal(found.status, 200)
+  t.match(found.body.runs, [{ workflowId: stuck.workflowId, workersPolling: false }], 'the listing says it too')
+})
+
+t.test('the task-queue description is cached: polling a status does not add an engine call per request', async (t) => {
+  const app = await build(t)
+  // Started past the API, so this app has not described the task queue yet.
+  const served = await app.temporal.workflow.start('approval', { taskQueue: testCatalog(), workflowId: newId('cached'), args: [{ label: 'x' }] })
+  t.teardown(() => served.terminate('test cleanup'))
+  const service = app.temporal.workflowService
+  const describe = service.describeTaskQueue.bind(service)
+  let calls = 0
+  service.describeTaskQueue = (async (...args: Parameters<typeof describe>) => { calls++; return await describe(...args) }) as typeof service.describeTaskQueue
+  t.teardown(() => { service.describeTaskQueue = describe as typeof service.describeTaskQueue })
+  const url = `/workflow/${served.workflowId}/status`
+  const answers = await Promise.all(Array.from({ length: 5 }, async () => await call(t, app, { method: 'GET', url, route: '/workflow/{id}/status' })))
+  t.same(answers.map((a) => a.body.workersPolling), [true, true, true, true, true])
+  t.equal(calls, 1, 'five status reads, one task-queue description')
+})
