@@ -49,6 +49,16 @@ export const ValidationErrorSchema = Type.Object({
   issues: Type.Array(ref(IssueSchema))
 }, { $id: 'ValidationError', additionalProperties: false, description: 'A request the schema or the catalog refuses: one issue per problem' })
 
+/**
+ * Unpadded base64url in its one canonical spelling (the unused low bits of the last character are
+ * zero): exactly the strings `Buffer.toString('base64url')` produces, so every value a generator
+ * draws from this pattern decodes, and decodes back to itself.
+ */
+export const BASE64URL_PATTERN = '^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2}[AEIMQUYcgkosw048]|[A-Za-z0-9_-][AQgw])?$'
+
+/** A stream cursor: 24 bytes as base64url, 32 characters; every such string is one (lib/history/cursor.ts). */
+export const CURSOR_PATTERN = '^[A-Za-z0-9_-]{32}$'
+
 export const WorkflowIdSchema = Type.String({ minLength: 1, maxLength: 1000, description: 'Workflow id', examples: ['expense-42'] })
 export const RunIdSchema = Type.String({ format: 'uuid', description: 'Run id (a UUID)', examples: ['0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60'] })
 export const NameSchema = Type.String({ minLength: 1, maxLength: 1000 })

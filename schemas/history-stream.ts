@@ -3,7 +3,7 @@
  * them, and the JSON errors answered before the stream starts.
  */
 import { Type, type TSchema } from '@sinclair/typebox'
-import { ErrorResponseSchema, errorsFor, ref } from './common.js'
+import { CURSOR_PATTERN, ErrorResponseSchema, errorsFor, ref } from './common.js'
 import { HistoryEventSchema, HistoryStreamDoneSchema, HistoryStreamServerErrorSchema, HistoryWorkflowSchema } from './history.js'
 
 const sseDescription = [
@@ -29,7 +29,7 @@ const errorDescriptions: Record<string, string> = {
  * parser carries the last `id:` over to later events, so `id` may appear on any event.
  */
 function sseEvent (event: string, data: TSchema, description: string, fields: { id?: 'required', retry?: true } = {}) {
-  const id = Type.String({ description: 'Opaque cursor; reconnect with it as Last-Event-ID' })
+  const id = Type.String({ pattern: CURSOR_PATTERN, description: 'Opaque cursor; reconnect with it as Last-Event-ID' })
   return Type.Object({
     event: Type.Literal(event),
     data: Type.String({ contentMediaType: 'application/json', contentSchema: data }),

@@ -3,10 +3,12 @@
  * the schema names the fields every event has and lets the rest through.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { Nullable, ref } from './common.js'
+import { BASE64URL_PATTERN, CURSOR_PATTERN, Nullable, ref } from './common.js'
 import { RunStatusSchema } from './status.js'
 
-const Token = (description: string) => Type.String({ minLength: 1, maxLength: 8192, pattern: '^[A-Za-z0-9_-]+$', description })
+/** A history page token (lib/page-token.ts: a digest, the run it pins and the engine's token) as canonical base64url. */
+const PageToken = (description: string) => Type.String({ minLength: 12, maxLength: 8192, pattern: BASE64URL_PATTERN, description })
+const Cursor = (description: string) => Type.String({ minLength: 32, maxLength: 32, pattern: CURSOR_PATTERN, description })
 const IncludePayloads = Type.Optional(Type.Boolean({
   default: false,
   description: 'Decode every payload (inputs, results, failure details, signal and update arguments, memo, headers, search attributes) to its JSON value; without it payloads are removed. A payload that is not JSON (binary, codec-encrypted) keeps its `{metadata, data}` form.'
@@ -35,19 +37,20 @@ export const HistoryWorkflowSchema = Type.Object({
 
 export const HistoryQuerySchema = Type.Object({
   pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Maximum events per page (a page may hold fewer)' })),
-  pageToken: Type.Optional(Token('`nextPageToken` of the previous page (it pins the run, so paging never mixes runs)')),
+  pageToken: Type.Optional(PageToken('`nextPageToken` of the previous page (it pins the run, so paging never mixes runs); a token of another run or one the engine no longer knows is a 400')),
   includePayloads: IncludePayloads
 }, { $id: 'HistoryQuery', additionalProperties: false })
 
 export const HistoryPageSchema = Type.Object({
   workflow: ref(HistoryWorkflowSchema),
   events: Type.Array(ref(HistoryEventSchema)),
-  nextPageToken: Nullable(Type.String({ description: 'Opaque, URL-safe; null on the last page' }))
+  nextPageToken: Nullable(PageToken('Opaque (base64url); pass it as pageToken for the next page; null on the last page'))
 }, { $id: 'HistoryPage', additionalProperties: false, description: 'One page of a run\'s history events' })
 
 export const HistoryStreamQuerySchema = Type.Object({
   includePayloads: IncludePayloads,
-  lastEventId: Type.Optional(Token('Resume after this event id (the `id:` of a received event); the `Last-Event-ID` header wins when both are sent')),
+  lastEventId: Type.Optional(Cursor('Resume after this event id (the `id:` of a received event); the `Last-Event-ID` header wins when both are sent. ' +
+    'One naming a run this workflow does not have is a 404; one ahead of its run\'s history, or of another run on the pinned route, a 400')),
   access_token: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'The API token, for EventSource clients that cannot send headers (never logged)' }))
 }, { $id: 'HistoryStreamQuery', description: 'Unknown parameters are ignored (EventSource polyfills add their own)' })
 
@@ -57,6 +60,14 @@ export const TERMINAL_REASONS = [
   'WORKFLOW_EXECUTION_CANCELED', 'WORKFLOW_EXECUTION_TERMINATED', 'WORKFLOW_EXECUTION_CONTINUED_AS_NEW'
 ] as const
 export type TerminalReason = typeof TERMINAL_REASONS[number]
+
+export const HistoryStreamHeadersSchema = Type.Object({
+  'last-event-id': Type.Optional(Type.String({
+    maxLength: 32,
+    pattern: '^(?:[A-Za-z0-9_-]{32})?$',
+    description: 'What an EventSource sends on reconnect: the `id:` of the last event received (empty = none). Wins over `?lastEventId=`'
+  }))
+}, { $id: 'HistoryStreamHeaders' })
 
 export const HistoryStreamDoneSchema = Type.Object({
   reason: Type.Union(TERMINAL_REASONS.map((r) => Type.Literal(r))),

@@ -10,7 +10,7 @@ import {
   CatalogWorkflowSchema, CatalogWorkflowSourceSchema
 } from './catalog.js'
 import {
-  HistoryEventSchema, HistoryPageSchema, HistoryQuerySchema, HistoryStreamDoneSchema, HistoryStreamQuerySchema,
+  HistoryEventSchema, HistoryPageSchema, HistoryQuerySchema, HistoryStreamDoneSchema, HistoryStreamHeadersSchema, HistoryStreamQuerySchema,
   HistoryStreamServerErrorSchema, HistoryWorkflowSchema
 } from './history.js'
 import {
@@ -32,5 +32,5 @@ export const schemas = [
   SignalParamsSchema, QueryParamsSchema, UpdateParamsSchema, SignalResultSchema, QueryResultSchema, UpdateResultSchema,
   StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema,
   HistoryEventSchema, HistoryWorkflowSchema, HistoryQuerySchema, HistoryPageSchema, HistoryStreamQuerySchema,
-  HistoryStreamDoneSchema, HistoryStreamServerErrorSchema
+  HistoryStreamHeadersSchema, HistoryStreamDoneSchema, HistoryStreamServerErrorSchema
 ]

@@ -4,7 +4,7 @@
  * (examples/), so Swagger UI's "Try it out" works unedited against the dev stack.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { Nullable, NameSchema, WorkflowIdSchema, ref } from './common.js'
+import { BASE64URL_PATTERN, Nullable, NameSchema, WorkflowIdSchema, ref } from './common.js'
 import { Literals, RunStatusSchema, STATUSES, TerminalRunStatusSchema } from './status.js'
 import { CatalogIdSchema } from './catalog.js'
 
@@ -129,14 +129,15 @@ export const RunsQuerySchema = Type.Object({
   pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50, description: 'Maximum runs per page' })),
   pageToken: Type.Optional(Type.String({
     maxLength: 8192,
-    pattern: '^[A-Za-z0-9_-]*$',
-    description: 'The nextPageToken of the previous page (opaque, URL-safe); empty or absent = first page'
+    pattern: BASE64URL_PATTERN,
+    description: 'The nextPageToken of the previous page (opaque, base64url); empty or absent = first page. A token this listing ' +
+      'did not issue for these filters is a 400'
   }))
 }, { $id: 'RunsQuery', additionalProperties: false })
 
 export const WorkflowRunsSchema = Type.Object({
   runs: Type.Array(ref(WorkflowStatusSchema)),
-  nextPageToken: Nullable(Type.String({ description: 'Pass as pageToken for the next page; null on the last page' }))
+  nextPageToken: Nullable(Type.String({ minLength: 12, maxLength: 8192, pattern: BASE64URL_PATTERN, description: 'Pass as pageToken (with the same filters) for the next page; null on the last page' }))
 }, { $id: 'WorkflowRuns', additionalProperties: false, description: 'One page of runs, newest first' })
 
 /** The body of a signal, query or update; the example fits the `approval` example workflow's handler. */

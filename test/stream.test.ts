@@ -144,8 +144,9 @@ t.test('before the stream: 400 for a bad cursor, 404 for an unknown workflow or 
   t.match(numeric.issues, [{ path: '/lastEventId', in: 'querystring' }], 'a bare event number is not a cursor')
   await expect(await openSse(`${url}?lastEventId=${encodeURIComponent('a+b=')}`), 400, 'ValidationError')
   await expect(await openSse(url, { 'last-event-id': encodeCursor({ runId, eventId: 99, done: false }) }), 400, 'ValidationError')
+  // The cursor names a run of another workflow: for this workflow no such run exists.
   await expect(await openSse(`${base}/workflow/${workflowId}/runs/${runId}/history/stream`, { 'last-event-id': encodeCursor({ runId: other.firstExecutionRunId, eventId: 1, done: false }) }),
-    400, 'ValidationError', PINNED)
+    404, 'WorkflowNotFoundError', PINNED)
   await expect(await openSse(`${base}/workflow/${workflowId}/runs/not-a-uuid/history/stream`), 400, 'ValidationError', PINNED)
   await expect(await openSse(`${url}?includePayloads=perhaps`), 400, 'ValidationError')
 

@@ -3,14 +3,15 @@
  * client that resumes after the workflow's current run changed (continue-as-new, reset) resumes
  * the run it was reading, never another run's events filtered by its own event number.
  *
- * - base64url(`<runId>:<eventId>`) after a `history` batch, and
- * - base64url(`<runId>:<eventId>:done`) on `done` (a reconnect with it gets 204).
+ * - base64url of 24 bytes: the run id (16), the last event id the client has (6, big-endian)
+ *   and a done mark (2; not zero on `done`: a reconnect with it gets 204). Fixed width, so every
+ *   32-character base64url string is a cursor (schemas/common.ts CURSOR_PATTERN): a client
+ *   generator or fuzzer that follows the schema produces cursors the API reads; one naming an
+ *   unknown run is a 404, one ahead of the run's history a 400.
  *
  * History pages use page tokens instead (lib/page-token.ts).
  */
-const RUN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-const CURSOR = /^([0-9a-f-]{36}):([1-9][0-9]{0,15})(:done)?$/i
-const BASE64URL = /^[A-Za-z0-9_-]+$/
+const CURSOR = /^[A-Za-z0-9_-]{32}$/
 
 export interface StreamCursor {
   runId: string
@@ -21,15 +22,18 @@ export interface StreamCursor {
 }
 
 export function encodeCursor ({ runId, eventId, done }: StreamCursor): string {
-  return Buffer.from(`${runId}:${eventId}${done ? ':done' : ''}`).toString('base64url')
+  const bytes = Buffer.alloc(24)
+  Buffer.from(runId.replace(/-/g, ''), 'hex').copy(bytes, 0)
+  bytes.writeUIntBE(eventId, 16, 6)
+  bytes.writeUInt16BE(done ? 1 : 0, 22)
+  return bytes.toString('base64url')
 }
 
-/** The cursor, or undefined when the value is not one this API produced. */
+/** The cursor, or undefined when the value is not 32 base64url characters. */
 export function decodeCursor (value: string): StreamCursor | undefined {
-  if (!BASE64URL.test(value) || value.length > 100) return undefined
-  const match = CURSOR.exec(Buffer.from(value, 'base64url').toString('utf8'))
-  if (!match || !RUN_ID.test(match[1])) return undefined
-  const cursor = { runId: match[1].toLowerCase(), eventId: Number(match[2]), done: match[3] !== undefined }
-  // Only the canonical spelling: one cursor, one string.
-  return encodeCursor(cursor) === value ? cursor : undefined
+  if (!CURSOR.test(value)) return undefined
+  const bytes = Buffer.from(value, 'base64url')
+  const hex = bytes.subarray(0, 16).toString('hex')
+  const runId = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+  return { runId, eventId: bytes.readUIntBE(16, 6), done: bytes.readUInt16BE(22) !== 0 }
 }

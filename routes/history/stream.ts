@@ -10,7 +10,7 @@ import { decodeCursor, type StreamCursor } from '../../lib/history/cursor.js'
 import { streamRun } from '../../lib/history/stream.js'
 import { describeRun, historyWorkflowOf } from '../../lib/execution.js'
 import { ref, RunParamsSchema, WorkflowParamsSchema } from '../../schemas/common.js'
-import { HistoryStreamQuerySchema } from '../../schemas/history.js'
+import { HistoryStreamHeadersSchema, HistoryStreamQuerySchema } from '../../schemas/history.js'
 import { streamResponses } from '../../schemas/history-stream.js'
 
 interface StreamQuery { includePayloads?: boolean, lastEventId?: string }
@@ -30,7 +30,11 @@ function cursorOf (request: FastifyRequest, query: StreamQuery): { cursor?: Stre
 const stream: FastifyPluginAsyncTypebox = async (fastify) => {
   async function open (request: FastifyRequest, reply: FastifyReply, id: string, rid: string | undefined, query: StreamQuery) {
     const { cursor, issue } = cursorOf(request, query)
-    if (cursor && rid && cursor.runId !== rid.toLowerCase()) throw validationError([{ ...issue, message: 'The event id belongs to another run' }])
+    if (cursor && rid && cursor.runId !== rid.toLowerCase()) {
+      // A cursor naming a run this workflow does not have is a 404 like any unknown run; one of another run of it, a 400.
+      await describeRun(fastify, id, cursor.runId)
+      throw validationError([{ ...issue, message: 'The event id belongs to another run' }])
+    }
     // The unpinned route follows the run named by the cursor, else the run current now.
     const info = historyWorkflowOf(await describeRun(fastify, { workflowId: id, runId: rid ?? cursor?.runId }))
     if (cursor && cursor.eventId > info.historyLength) throw validationError([{ ...issue, message: 'The event id is ahead of the run\'s history' }])
@@ -49,6 +53,7 @@ const stream: FastifyPluginAsyncTypebox = async (fastify) => {
   const common = {
     tags: ['history'],
     querystring: ref(HistoryStreamQuerySchema),
+    headers: ref(HistoryStreamHeadersSchema),
     response: streamResponses
   }
 
