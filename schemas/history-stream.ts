@@ -14,12 +14,12 @@ const sseDescription = [
 ].join(' ')
 
 const errorDescriptions: Record<string, string> = {
-  400: 'Invalid parameter or Last-Event-ID / lastEventId',
-  401: 'Missing or wrong token',
-  404: 'No such workflow or run',
-  406: 'The client does not accept text/event-stream',
-  500: 'Internal error',
-  503: 'The engine is unavailable'
+  400: 'ValidationError: an invalid parameter, or a Last-Event-ID / lastEventId ahead of its run\'s history or of another run of the pinned one',
+  401: 'UnauthorizedError: the token is missing or wrong',
+  404: 'WorkflowNotFoundError: no such workflow, run, or run named by Last-Event-ID / lastEventId',
+  406: 'NotAcceptableError: the client does not accept text/event-stream',
+  500: 'InternalServerError: an unexpected failure before the stream started',
+  503: 'EngineUnavailableError: the engine is unreachable (`Retry-After` is set)'
 }
 
 /**

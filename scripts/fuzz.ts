@@ -1,16 +1,17 @@
 /**
- * `npm run fuzz`: fuzzes the API from its own OpenAPI document with schemathesis (DESIGN.md §11:
- * no 5xx, no response that breaks its schema). Installs schemathesis into the cache if missing,
- * starts the dev stack (embedded engine + example worker + API, auth on) on a free port with a
- * throw-away data dir, seeds runs in every state, runs every check of the examples, coverage and
- * fuzzing phases (no stateful phase), stops the stack, and exits with schemathesis' status.
+ * `npm run fuzz`: fuzzes the API from its own OpenAPI document with schemathesis: no 5xx, no
+ * response that breaks its schema, no schema-valid request refused. Installs schemathesis into the
+ * cache if missing, starts the dev stack (embedded engine + example worker + API, auth on) on a
+ * free port with a throw-away data dir, seeds closed runs, runs every check in every phase
+ * (examples, coverage, fuzzing, stateful), stops the stack, and exits with schemathesis' status.
+ * No hooks: the cases are what the document lets any generator build (its request examples name
+ * the example workflows, and the stateful phase follows the ids a start returns). scripts/fuzz.toml
+ * lists, per operation, the documented statuses a schema-valid request can still get and why.
  *
  * Settings: FUZZ_MAX_EXAMPLES (default 50 per operation), FUZZ_SEED (replay a run), FUZZ_WORKERS
  * (default 1: with more, Hypothesis calls ast.parse from several threads, which Python 3.11.7
  * fails with "AST constructor recursion depth mismatch"), FUZZ_REPORT_DIR (keep a JUnit report
  * there), FLOWPORT_CACHE_DIR (default ~/.cache/flowport).
- * What the document cannot say (expected refusals, real workflow names and runs) is in
- * scripts/fuzz-hooks.py.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -87,14 +88,12 @@ async function waitUntilReady (base: string, stack: ChildProcess): Promise<void>
   throw new Error(`${base}/ready did not answer 200 within ${READY_TIMEOUT_MS} ms`)
 }
 
-interface SeededRun { workflowId: string, runId: string, open: boolean }
-
 /**
- * Runs in every state for the id-based operations to meet (scripts/fuzz-hooks.py addresses them):
- * completed (under "0", the id Hypothesis generates first), failed, continued-as-new (the pinned
- * first run of a chain), parent of a child, and one left running that declares handlers.
+ * Closed runs for the id-based operations to meet: completed under "0" (the id Hypothesis
+ * generates first), and failed, continued-as-new and parent-of-a-child runs under ids the fuzzer
+ * meets when it lists runs in the stateful phase.
  */
-async function seed (base: string, token: string): Promise<SeededRun[]> {
+async function seed (base: string, token: string): Promise<void> {
   const api = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${base}${path}`, {
       method,
@@ -103,38 +102,33 @@ async function seed (base: string, token: string): Promise<SeededRun[]> {
     })
     return { status: res.status, body: await res.json() as Record<string, unknown> }
   }
-  const runs: Array<[string, string, unknown, boolean]> = [
-    ['0', 'hello', { name: 'fuzz' }, false],
-    ['fuzz-failed', 'explode', { message: 'fuzz' }, false],
-    ['fuzz-chain', 'relay', { hops: 2 }, false],
-    ['fuzz-parent', 'parent', { name: 'fuzz' }, false],
-    ['fuzz-open', 'approval', { label: 'fuzz' }, true]
+  const runs: Array<[string, string, unknown]> = [
+    ['0', 'hello', { name: 'fuzz' }],
+    ['fuzz-failed', 'explode', { message: 'fuzz' }],
+    ['fuzz-chain', 'relay', { hops: 2 }],
+    ['fuzz-parent', 'parent', { name: 'fuzz' }]
   ]
-  const seeded: SeededRun[] = []
-  for (const [workflowId, workflowName, input, open] of runs) {
+  for (const [workflowId, workflowName, input] of runs) {
     const started = await api('POST', '/workflow/start', { workflowName, workflowId, input })
     if (started.status !== 200) throw new Error(`seeding ${workflowName} failed: ${started.status} ${JSON.stringify(started.body)}`)
-    seeded.push({ workflowId, runId: String(started.body.runId), open })
   }
-  // The closed ones must have closed before the fuzzer meets them (their streams then end).
-  for (const { workflowId } of seeded.filter((r) => !r.open)) {
+  // They must have closed before the fuzzer meets them (their streams then end).
+  for (const [workflowId] of runs) {
     for (let i = 0; ; i++) {
       if ((await api('GET', `/workflow/${workflowId}/result`)).status === 200) break
       if (i === 100) throw new Error(`seeded run ${workflowId} did not close`)
       await new Promise((done) => setTimeout(done, 100))
     }
   }
-  return seeded
 }
 
 /**
  * A stream ends only when its run closes, and its heartbeat (every 15 s) keeps the fuzzer's read
- * timeout from ever firing: a run the fuzzer started and left open (it learns names such as
- * `approval` from the catalog) would hang the whole run on its stream. Every open run except the
- * seeded ones is terminated once it is REAP_AFTER_MS old (the hooks keep streams off the seeded
- * open run).
+ * timeout from ever firing: a run the fuzzer started and left open (the start example is an
+ * `approval` that waits for its signal) would hang the whole run on its stream. Every open run is
+ * terminated once it is REAP_AFTER_MS old.
  */
-function startReaper (base: string, token: string, keep: Set<string>): () => Promise<void> {
+function startReaper (base: string, token: string): () => Promise<void> {
   const headers = { authorization: `Bearer ${token}` }
   let busy: Promise<void> = Promise.resolve()
   const sweep = async () => {
@@ -142,7 +136,7 @@ function startReaper (base: string, token: string, keep: Set<string>): () => Pro
     if (res.status !== 200) return
     const { runs } = await res.json() as { runs: Array<{ workflowId: string, runId: string, startTime: string | null }> }
     for (const run of runs) {
-      if (keep.has(run.workflowId) || Date.now() - Date.parse(run.startTime ?? '') < REAP_AFTER_MS) continue
+      if (Date.now() - Date.parse(run.startTime ?? '') < REAP_AFTER_MS) continue
       await fetch(`${base}/workflow/${encodeURIComponent(run.workflowId)}/runs/${run.runId}/terminate`, {
         method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ reason: 'fuzz: left open' })
       })
@@ -155,11 +149,11 @@ function startReaper (base: string, token: string, keep: Set<string>): () => Pro
   }
 }
 
-function runSchemathesis (pythonPath: string, base: string, token: string, cwd: string, runs: SeededRun[]): ChildProcess {
+function runSchemathesis (pythonPath: string, base: string, token: string, cwd: string): ChildProcess {
   const args = [
-    '-m', 'schemathesis.cli', 'run', `${base}/openapi.json`,
+    '-m', 'schemathesis.cli', '--config-file', join(root, 'scripts', 'fuzz.toml'), 'run', `${base}/openapi.json`,
     '--checks', 'all',
-    '--phases', 'examples,coverage,fuzzing',
+    '--phases', 'examples,coverage,fuzzing,stateful',
     '--max-examples', process.env.FUZZ_MAX_EXAMPLES ?? '50',
     '--workers', process.env.FUZZ_WORKERS ?? '1',
     '--request-timeout', String(REQUEST_TIMEOUT_S),
@@ -171,7 +165,7 @@ function runSchemathesis (pythonPath: string, base: string, token: string, cwd: 
   return spawn('python3', args, {
     cwd,
     stdio: 'inherit',
-    env: { ...process.env, PYTHONPATH: pythonPath, SCHEMATHESIS_HOOKS: join(root, 'scripts', 'fuzz-hooks.py'), FLOWPORT_FUZZ_RUNS: JSON.stringify(runs) }
+    env: { ...process.env, PYTHONPATH: pythonPath }
   })
 }
 
@@ -218,9 +212,9 @@ try {
   process.once('SIGTERM', stopOnSignal)
   log(`dev stack on ${base} (log: ${logFile})`)
   await waitUntilReady(base, stack)
-  const runs = await seed(base, token)
-  const stopReaper = startReaper(base, token, new Set(runs.filter((r) => r.open).map((r) => r.workflowId)))
-  fuzzer = runSchemathesis(pythonPath, base, token, work, runs)
+  await seed(base, token)
+  const stopReaper = startReaper(base, token)
+  fuzzer = runSchemathesis(pythonPath, base, token, work)
   exitCode = await new Promise<number>((done) => fuzzer!.once('exit', (code) => done(code ?? 1)))
   await stopReaper()
   reportInternalErrors(logFile)

@@ -32,7 +32,7 @@ const stream: FastifyPluginAsyncTypebox = async (fastify) => {
     const { cursor, issue } = cursorOf(request, query)
     if (cursor && rid && cursor.runId !== rid.toLowerCase()) {
       // A cursor naming a run this workflow does not have is a 404 like any unknown run; one of another run of it, a 400.
-      await describeRun(fastify, id, cursor.runId)
+      await describeRun(fastify, { workflowId: id, runId: cursor.runId })
       throw validationError([{ ...issue, message: 'The event id belongs to another run' }])
     }
     // The unpinned route follows the run named by the cursor, else the run current now.
