@@ -151,15 +151,15 @@ t.test('input is validated against the catalog inputSchema before anything start
   t.equal(status.status, 404, 'nothing was started')
 })
 
-t.test('an unknown workflow name is a 404; an unpublished catalog a 503', async (t) => {
+t.test('an unknown workflow name is a 404; so is a catalog nobody ever published, named in the message', async (t) => {
   const app = await build(t)
   const unknown = await call(t, app, run({ workflowName: 'nope', input: {} }))
   t.equal(unknown.status, 404)
   t.equal(unknown.body.error, 'WorkflowNotFoundError')
   const noCatalog = await call(t, app, run({ workflowName: 'hello', input: { name: 'x' }, catalog: 'never-published' }))
-  t.equal(noCatalog.status, 503)
-  t.equal(noCatalog.body.error, 'CatalogNotAvailableError')
-  t.ok(noCatalog.headers['retry-after'])
+  t.equal(noCatalog.status, 404)
+  t.equal(noCatalog.body.error, 'WorkflowNotFoundError')
+  t.match(noCatalog.body.message, /Catalog never-published .*SERVICE_CATALOG_ID=never-published/)
 })
 
 t.test('catalog wins over the deprecated taskQueue; taskQueue alone still routes', async (t) => {
@@ -168,5 +168,6 @@ t.test('catalog wins over the deprecated taskQueue; taskQueue alone still routes
   t.equal(both.status, 200)
   t.equal(both.body.status, 'completed')
   const alone = await call(t, app, run({ workflowName: 'hello', input: { name: 'x' }, taskQueue: 'never-published' }))
-  t.equal(alone.status, 503, 'taskQueue is used when catalog is absent')
+  t.equal(alone.status, 404, 'taskQueue is used when catalog is absent')
+  t.match(alone.body.message, /never-published/)
 })
