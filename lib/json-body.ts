@@ -1,18 +1,65 @@
 /**
- * Checks of parsed JSON bodies that JSON Schema cannot express, each answered with a 400 naming
- * where the offending value is (app.ts runs them when the body is parsed).
+ * Checks of JSON bodies that JSON Schema cannot express, each answered with a 400 naming where the
+ * offending value is (plugins/json-body.ts runs them when the body is parsed). None of them
+ * recurses: a body nested 100,000 levels deep must cost a loop, not the call stack.
  */
 const LONE_SURROGATE = /\p{Cs}/u
 
+const OPEN_BRACE = 0x7b
+const OPEN_BRACKET = 0x5b
+const CLOSE_BRACE = 0x7d
+const CLOSE_BRACKET = 0x5d
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+
+/**
+ * Whether JSON text nests arrays and objects deeper than `maxDepth` (the outermost one is level 1).
+ * Read from the text, before it is parsed: everything after the parser (validation, the payload
+ * converter's JSON.stringify, response serialization) recurses once per level.
+ */
+export function nestsDeeperThan (text: string, maxDepth: number): boolean {
+  // A text shorter than the limit cannot hold more opening brackets than the limit.
+  if (text.length <= maxDepth) return false
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === BACKSLASH) i++
+      else if (c === QUOTE) inString = false
+    } else if (c === QUOTE) {
+      inString = true
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > maxDepth) return true
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--
+    }
+  }
+  return false
+}
+
 const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1')
 
-/** The first property (depth first, with its JSON pointer) for which `test` holds; `key` is undefined for the root value. */
-function findPath (value: unknown, test: (key: string | undefined, value: unknown) => boolean, pointer = '', key?: string): string | undefined {
-  if (test(key, value)) return pointer || '/'
-  if (typeof value !== 'object' || value === null) return undefined
-  for (const [childKey, child] of Object.entries(value)) {
-    const found = findPath(child, test, `${pointer}/${escapePointer(childKey)}`, childKey)
-    if (found !== undefined) return found
+interface Node { value: unknown, key?: string, parent?: Node }
+
+function pointerOf (node: Node): string {
+  const keys: string[] = []
+  for (let n: Node | undefined = node; n?.key !== undefined; n = n.parent) keys.push(escapePointer(n.key))
+  return keys.length === 0 ? '/' : `/${keys.reverse().join('/')}`
+}
+
+/**
+ * The JSON pointer of the first value (depth first, in document order) for which `test` holds;
+ * `key` is undefined for the root value. Walks with an explicit stack, never recursion.
+ */
+function findPath (root: unknown, test: (key: string | undefined, value: unknown) => boolean): string | undefined {
+  const stack: Node[] = [{ value: root }]
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    if (test(node.key, node.value)) return pointerOf(node)
+    const { value } = node
+    if (typeof value !== 'object' || value === null) continue
+    const entries = Object.entries(value)
+    for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i][1], key: entries[i][0], parent: node })
   }
   return undefined
 }

@@ -4,10 +4,12 @@
  * - A refused `__proto__` key is a 400 naming the key (Fastify says only "not valid JSON").
  * - JSON may escape a lone surrogate (`"\udc00"`), a string no UTF-8 encoder can send on: the
  *   engine refuses it (gRPC: invalid UTF-8), so it is the client's 400, not a 500 later.
+ * - Arrays and objects nested deeper than SERVICE_JSON_MAX_DEPTH are a 400, found before parsing:
+ *   what handles a parsed body (validation, the engine's payload converter) recurses per level.
  */
 import fp from 'fastify-plugin'
 import { validationError } from '../lib/api-error.js'
-import { loneSurrogateAt, prototypeKeyAt } from '../lib/json-body.js'
+import { loneSurrogateAt, nestsDeeperThan, prototypeKeyAt } from '../lib/json-body.js'
 
 /** Plain JSON.parse (own `__proto__` properties, no prototype change), only to locate what the safe parser refused. */
 function parsedOrUndefined (text: string): unknown {
@@ -20,10 +22,14 @@ function parsedOrUndefined (text: string): unknown {
 
 export default fp(async (fastify) => {
   const parseJson = fastify.getDefaultJsonParser('error', 'error')
+  const maxDepth = fastify.config.SERVICE_JSON_MAX_DEPTH
   fastify.removeContentTypeParser('application/json')
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string
     if (text === '') return done(null, undefined)
+    if (nestsDeeperThan(text, maxDepth)) {
+      return done(validationError([{ path: '/', in: 'body', message: `must not nest arrays and objects more than ${maxDepth} levels deep` }]))
+    }
     void parseJson(request, text, (err, value) => {
       if (err) {
         const at = prototypeKeyAt(parsedOrUndefined(text))
@@ -36,4 +42,4 @@ export default fp(async (fastify) => {
       done(null, value)
     })
   })
-}, { name: 'json-body' })
+}, { name: 'json-body', dependencies: ['config'] })

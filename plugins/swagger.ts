@@ -12,7 +12,8 @@ export const openapiInfo = {
   version: '1.0.0',
   description: 'Run, start, observe and control Temporal workflows over HTTP. Errors share one JSON shape (ErrorResponse, ValidationError). ' +
     'JSON bodies, `input` and `payload` included, must not contain a `__proto__` key or a `constructor` key holding an object with a ' +
-    '`prototype` (400 ValidationError: prototype-poisoning protection), nor a string with a lone UTF-16 surrogate (400: it has no UTF-8 form).'
+    '`prototype` (400 ValidationError: prototype-poisoning protection), nor a string with a lone UTF-16 surrogate (400: it has no UTF-8 form), ' +
+    'nor nest arrays and objects more than SERVICE_JSON_MAX_DEPTH levels deep (default 64, the body itself being level 1; 400).'
 }
 
 /** Marker in a route schema: the body may be left out entirely (Fastify's swagger marks every body required). */

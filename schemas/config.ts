@@ -18,6 +18,8 @@ export const ConfigSchema = Type.Object({
   SERVICE_API_AUTH_TOKEN: OptionalString,
   SERVICE_API_AUTH_DISABLED: Bool(false),
   SERVICE_BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 2 * 1024 * 1024 }),
+  // Deeper JSON bodies are a 400; the cap keeps what recurses per level downstream far from the stack limit.
+  SERVICE_JSON_MAX_DEPTH: Type.Integer({ minimum: 1, maximum: 1000, default: 64 }),
   SERVICE_RUN_TIMEOUT_MS: Millis(300_000),
   SERVICE_RUN_MAX_TIMEOUT_MS: Millis(900_000),
   SERVICE_ENGINE_CALL_TIMEOUT_MS: Millis(10_000),
