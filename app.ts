@@ -6,6 +6,7 @@ import Fastify, { LogController, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './schemas/config.js'
 import { buildValidator } from './lib/validator.js'
+import { Redactor, withRedaction } from './lib/log-redaction.js'
 import configPlugin from './plugins/config.js'
 import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js'
 import jsonBody from './plugins/json-body.js'
@@ -42,11 +43,6 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/
  */
 const MAX_HEADER_BYTES = 64 * 1024
 
-/** Never log `access_token` (stream routes accept it in the query string). */
-function redactUrl (url: string): string {
-  return url.replace(/([?&]access_token=)[^&]*/g, '$1[redacted]')
-}
-
 /** Probes are polled every few seconds by supervisors; a log line for each would drown the rest. */
 const PROBES = new Set(['/health', '/ready'])
 const logController = new LogController({ disableRequestLogging: (req) => PROBES.has(req.url.split('?')[0]) })
@@ -54,13 +50,9 @@ const logController = new LogController({ disableRequestLogging: (req) => PROBES
 export async function buildApp ({ config, logger, historyObserver, logStream }: BuildOptions) {
   const app = Fastify({
     logController,
-    logger: logger ?? {
-      level: config.LOG_LEVEL,
-      stream: logStream,
-      serializers: {
-        req: (req) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip })
-      }
-    },
+    // Whatever the caller's logger options, credentials never reach the log (lib/log-redaction.ts).
+    logger: withRedaction(logger ?? { level: config.LOG_LEVEL, stream: logStream },
+      new Redactor([config.SERVICE_API_AUTH_TOKEN, config.TEMPORAL_API_KEY])),
     bodyLimit: config.SERVICE_BODY_LIMIT_BYTES,
     // Node answers a missing Host header with an empty 400 of its own; plugins/errors.ts answers it in the error shape.
     http: { maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false },

@@ -1,7 +1,10 @@
 /**
- * Shared-token authentication (DESIGN.md §6). Open routes declare `config: { public: true }`;
- * stream routes declare `config: { queryToken: true }` because EventSource cannot send headers.
- * CORS preflights never reach this hook's check (no credentials are sent with them).
+ * Shared-token authentication: on whenever SERVICE_API_AUTH_TOKEN is set (schemas/config.ts refuses
+ * a token that is blank, holds whitespace or, in production, is short). Open routes declare
+ * `config: { public: true }`; stream routes declare `config: { queryToken: true }` because
+ * EventSource cannot send headers: there, and only there, `?access_token=` (the decoded name and
+ * value) is accepted too. CORS preflights never reach this hook's check (no credentials are sent
+ * with them). The token never reaches the log (lib/log-redaction.ts).
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
 import fp from 'fastify-plugin'
@@ -21,15 +24,17 @@ export function tokenMatches (given: string, expected: Buffer): boolean {
   return timingSafeEqual(digest(given), expected)
 }
 
+/** The token the request presents, or undefined; an empty one counts as none. */
 function presentedToken (authorization: string | undefined, queryToken: unknown): string | undefined {
   const match = authorization?.match(/^(?:Basic|Bearer)\s+(\S+)\s*$/i)
   if (match) return match[1]
-  return typeof queryToken === 'string' ? queryToken : undefined
+  // Fastify's query parser has decoded name and value; a repeated parameter (an array) is refused.
+  return typeof queryToken === 'string' && queryToken !== '' ? queryToken : undefined
 }
 
 export default fp(async (fastify) => {
   const token = fastify.config.SERVICE_API_AUTH_TOKEN
-  if (!token || fastify.config.SERVICE_API_AUTH_DISABLED) return
+  if (token === undefined) return
   const expected = digest(token)
 
   fastify.addHook('onRequest', async (request) => {

@@ -75,7 +75,8 @@ export function clientErrorHandler (this: FastifyInstance, err: NodeJS.ErrnoExce
     : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
       ? [408, { error: 'RequestTimeoutError', message: 'The request was not received in time' }]
       : [400, validationError([{ path: '/', in: 'headers', message: 'Malformed HTTP request' }]).toBody()]
-  this.log.trace({ err }, 'client error')
+  // Not the whole error: its rawPacket holds the request's bytes, credentials included.
+  this.log.trace({ code: err.code, message: err.message }, 'client error')
   if (socket.writable) {
     const json = JSON.stringify(body)
     socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(json)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${json}`)

@@ -36,6 +36,12 @@ export const ConfigSchema = Type.Object({
 
 export type Config = Static<typeof ConfigSchema>
 
+/** Shortest SERVICE_API_AUTH_TOKEN a production start accepts. */
+export const MIN_PRODUCTION_TOKEN_LENGTH = 16
+
+/** `NODE_ENV` names production in any case and with stray spaces (`Production`, `PRODUCTION `). */
+export const isProduction = (nodeEnv: string) => nodeEnv.trim().toLowerCase() === 'production'
+
 export class ConfigError extends Error {
   override name = 'ConfigError'
 }
@@ -46,8 +52,30 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   if (result.SERVICE_RUN_TIMEOUT_MS > result.SERVICE_RUN_MAX_TIMEOUT_MS) {
     throw new ConfigError('Invalid setting SERVICE_RUN_TIMEOUT_MS: must not exceed SERVICE_RUN_MAX_TIMEOUT_MS')
   }
-  if (result.NODE_ENV === 'production' && !result.SERVICE_API_AUTH_TOKEN && !result.SERVICE_API_AUTH_DISABLED) {
+  checkAuthSettings(result, env.SERVICE_API_AUTH_TOKEN)
+  return result
+}
+
+/**
+ * Auth fails closed: a set token always turns auth on, and production refuses a token that is
+ * blank or short. Messages never repeat the token.
+ */
+function checkAuthSettings (config: Config, rawToken: string | undefined): void {
+  const token = config.SERVICE_API_AUTH_TOKEN
+  const production = isProduction(config.NODE_ENV)
+  if (token !== undefined && config.SERVICE_API_AUTH_DISABLED) {
+    throw new ConfigError('Invalid settings: SERVICE_API_AUTH_DISABLED=true contradicts a set SERVICE_API_AUTH_TOKEN (a set token always turns auth on): unset one of them')
+  }
+  if (production && rawToken !== undefined && rawToken.trim() === '') {
+    throw new ConfigError(`Invalid setting SERVICE_API_AUTH_TOKEN: empty or only whitespace; in production set a token of at least ${MIN_PRODUCTION_TOKEN_LENGTH} characters (or unset it and set SERVICE_API_AUTH_DISABLED=true)`)
+  }
+  if (token !== undefined && /\s/.test(token)) {
+    throw new ConfigError('Invalid setting SERVICE_API_AUTH_TOKEN: must not contain whitespace (it is sent as Authorization: Bearer <token>)')
+  }
+  if (production && token !== undefined && token.length < MIN_PRODUCTION_TOKEN_LENGTH) {
+    throw new ConfigError(`Invalid setting SERVICE_API_AUTH_TOKEN: must be at least ${MIN_PRODUCTION_TOKEN_LENGTH} characters in production (it has ${token.length})`)
+  }
+  if (production && token === undefined && !config.SERVICE_API_AUTH_DISABLED) {
     throw new ConfigError('Missing setting SERVICE_API_AUTH_TOKEN: required when NODE_ENV=production (or set SERVICE_API_AUTH_DISABLED=true)')
   }
-  return result
 }

@@ -32,6 +32,42 @@ t.test('a bad value names the variable', async (t) => {
 t.test('production refuses to start without a token unless auth is explicitly disabled', async (t) => {
   t.throws(() => loadConfig({ NODE_ENV: 'production' }), ConfigError)
   t.throws(() => loadConfig({ NODE_ENV: 'production' }), { message: /SERVICE_API_AUTH_TOKEN/ })
-  t.equal(loadConfig({ NODE_ENV: 'production', SERVICE_API_AUTH_TOKEN: 's3cret' }).SERVICE_API_AUTH_TOKEN, 's3cret')
+  t.equal(loadConfig({ NODE_ENV: 'production', SERVICE_API_AUTH_TOKEN: 's3cret-s3cret-s3cret' }).SERVICE_API_AUTH_TOKEN, 's3cret-s3cret-s3cret')
   t.equal(loadConfig({ NODE_ENV: 'production', SERVICE_API_AUTH_DISABLED: 'true' }).SERVICE_API_AUTH_DISABLED, true)
+})
+
+t.test('production is recognised in any case and with stray spaces', async (t) => {
+  for (const nodeEnv of ['production', 'Production', 'PRODUCTION', ' production ', 'pRoDuCtIoN\n']) {
+    t.throws(() => loadConfig({ NODE_ENV: nodeEnv }), { name: 'ConfigError', message: /^Missing setting SERVICE_API_AUTH_TOKEN/ }, JSON.stringify(nodeEnv))
+  }
+  for (const nodeEnv of ['development', 'test', 'productionish']) {
+    t.equal(loadConfig({ NODE_ENV: nodeEnv }).SERVICE_API_AUTH_TOKEN, undefined, `${nodeEnv}: no token needed`)
+  }
+})
+
+t.test('auth fails closed: bad tokens refuse to start with one line that never repeats the token', async (t) => {
+  const production = { NODE_ENV: 'Production' }
+  const refused: Array<[Record<string, string>, RegExp]> = [
+    [{ ...production, SERVICE_API_AUTH_TOKEN: '' }, /empty or only whitespace/],
+    [{ ...production, SERVICE_API_AUTH_TOKEN: ' ' }, /empty or only whitespace/],
+    [{ ...production, SERVICE_API_AUTH_TOKEN: '\t \n' }, /empty or only whitespace/],
+    [{ ...production, SERVICE_API_AUTH_TOKEN: '', SERVICE_API_AUTH_DISABLED: 'true' }, /empty or only whitespace/],
+    [{ ...production, SERVICE_API_AUTH_TOKEN: 'short-secret' }, /at least 16 characters in production \(it has 12\)/],
+    [{ ...production, SERVICE_API_AUTH_TOKEN: ' sixteen-chars-token ' }, /must not contain whitespace/],
+    [{ SERVICE_API_AUTH_TOKEN: 'a b' }, /must not contain whitespace/],
+    [{ SERVICE_API_AUTH_TOKEN: ' ' }, /must not contain whitespace/],
+    [{ SERVICE_API_AUTH_TOKEN: 'dev-token', SERVICE_API_AUTH_DISABLED: 'true' }, /contradicts/],
+    [{ ...production, SERVICE_API_AUTH_TOKEN: 'a-long-enough-token-1234', SERVICE_API_AUTH_DISABLED: 'true' }, /contradicts/]
+  ]
+  for (const [env, message] of refused) {
+    const err = (() => { try { loadConfig(env); return undefined } catch (e) { return e as Error } })()
+    t.type(err, ConfigError, JSON.stringify(env))
+    t.match(err?.message, message)
+    t.notMatch(err?.message, /\n/, 'one line')
+    const token = env.SERVICE_API_AUTH_TOKEN?.trim()
+    if (token) t.notOk(err?.message.includes(token), 'the message does not repeat the token')
+  }
+  t.equal(loadConfig({ ...production, SERVICE_API_AUTH_TOKEN: 'exactly-16-chars' }).SERVICE_API_AUTH_TOKEN, 'exactly-16-chars', 'the minimum length is accepted')
+  t.equal(loadConfig({ SERVICE_API_AUTH_TOKEN: 'dev' }).SERVICE_API_AUTH_TOKEN, 'dev', 'outside production a short token is allowed')
+  t.equal(loadConfig({ SERVICE_API_AUTH_TOKEN: '' }).SERVICE_API_AUTH_TOKEN, undefined, 'outside production an empty token means none')
 })

@@ -62,7 +62,7 @@ t.test('the image steps produce working api and worker entry points', async (t) 
   const worker = spawn('node', ['worker/dist/main.js'], { cwd: runtime, env: { ...env, WORKFLOW_BUNDLE: join(runtime, 'worker/dist/workflow-bundle.js') } })
   worker.stdout?.on('data', (c: Buffer) => { workerLog += c.toString() })
   worker.stderr?.on('data', (c: Buffer) => { workerLog += c.toString() })
-  const api = spawn('node', ['dist/server.js'], { cwd: runtime, env: { ...env, PORT: String(port), HOST: '127.0.0.1', SERVICE_API_AUTH_TOKEN: 'image-token' }, stdio: 'ignore' })
+  const api = spawn('node', ['dist/server.js'], { cwd: runtime, env: { ...env, PORT: String(port), HOST: '127.0.0.1', SERVICE_API_AUTH_TOKEN: 'image-token-0123456789' }, stdio: 'ignore' })
   t.teardown(async () => { await stop(api); await stop(worker) })
 
   const base = `http://127.0.0.1:${port}`

@@ -1,0 +1,115 @@
+/**
+ * Keeps credentials out of the log, whatever their name and however they are percent-encoded.
+ * Two passes, because neither is enough alone:
+ * - by name and by value in URLs (requests are logged without their headers): a query parameter
+ *   whose decoded name looks like a credential (`token`, `api_key`, `authorization`,
+ *   `access%5Ftoken` …), or a path segment or parameter whose decoded value holds a configured
+ *   secret, is logged as `[redacted]`;
+ * - by value in every log line: the configured secrets (the API token) are replaced wherever they
+ *   appear, literally, percent-encoded (even character by character) or JSON-escaped, in any
+ *   field of any log record.
+ */
+import { unescape } from 'node:querystring'
+import type { FastifyServerOptions } from 'fastify'
+
+export const REDACTED = '[redacted]'
+
+/** Names of credentials: matched anywhere in the decoded, lower-cased name. */
+const CREDENTIAL_NAME = /token|key|secret|passw|pwd|auth|credential|session|cookie|signature/
+/** Parameters of this API that match the pattern but are opaque cursors, useful when reading a log. */
+const NOT_CREDENTIALS = new Set(['pagetoken'])
+/** Secrets shorter than this would blank out ordinary words of every line; only the URL/header pass covers them. */
+const MIN_SECRET_LENGTH_IN_TEXT = 4
+
+/** Percent-decoding (and `+` as space) repeated until nothing changes, so double encoding does not hide a name. */
+export function decodeFully (text: string): string {
+  let current = text
+  for (let i = 0; i < 5; i++) {
+    // querystring.unescape leaves malformed escapes as they are instead of throwing.
+    const next = unescape(current.replace(/\+/g, ' '))
+    if (next === current) return current
+    current = next
+  }
+  return current
+}
+
+export function isCredentialName (name: string): boolean {
+  const decoded = decodeFully(name).toLowerCase()
+  return !NOT_CREDENTIALS.has(decoded) && CREDENTIAL_NAME.test(decoded)
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/**
+ * A pattern of the secret with each character as itself, JSON-escaped, percent-encoded (once or
+ * twice, any case): however a client encoded it in a URL, the logged form matches.
+ */
+function anyEncodingOf (secret: string): string {
+  return [...secret].map((ch) => {
+    const hex = [...Buffer.from(ch)].map((b) => b.toString(16).padStart(2, '0'))
+    const forms = new Set([escapeRegExp(ch), escapeRegExp(JSON.stringify(ch).slice(1, -1)), hex.map((h) => `%${h}`).join(''), hex.map((h) => `%25${h}`).join('')])
+    return `(?:${[...forms].join('|')})`
+  }).join('')
+}
+
+export class Redactor {
+  readonly #secrets: string[]
+  readonly #inText: RegExp | undefined
+
+  constructor (secrets: Array<string | undefined>) {
+    this.#secrets = secrets.filter((s): s is string => typeof s === 'string' && s !== '')
+    const patterns = this.#secrets.filter((s) => s.length >= MIN_SECRET_LENGTH_IN_TEXT).map(anyEncodingOf)
+    this.#inText = patterns.length === 0 ? undefined : new RegExp(patterns.join('|'), 'gi')
+  }
+
+  /** Whether a URL component or header value, decoded, holds a configured secret. */
+  holdsSecret (component: string): boolean {
+    if (this.#secrets.length === 0) return false
+    const decoded = decodeFully(component)
+    return this.#secrets.some((s) => decoded.includes(s) || component.includes(s))
+  }
+
+  /** The URL with path segments and query parameters that hold credentials replaced. */
+  url (url: string): string {
+    const q = url.indexOf('?')
+    const path = q < 0 ? url : url.slice(0, q)
+    const safePath = path.split('/').map((segment) => (this.holdsSecret(segment) ? REDACTED : segment)).join('/')
+    if (q < 0) return safePath
+    const query = url.slice(q + 1).replace(/[^&;]+/g, (pair) => {
+      const eq = pair.indexOf('=')
+      const name = eq < 0 ? pair : pair.slice(0, eq)
+      if (this.holdsSecret(name)) return REDACTED
+      if (eq < 0) return pair
+      return isCredentialName(name) || this.holdsSecret(pair.slice(eq + 1)) ? `${name}=${REDACTED}` : pair
+    })
+    return `${safePath}?${query}`
+  }
+
+  /** A serialized log line with every form of every secret replaced. */
+  text (line: string): string {
+    return this.#inText ? line.replace(this.#inText, REDACTED) : line
+  }
+}
+
+type LoggerOption = FastifyServerOptions['logger']
+type LoggerOptions = Exclude<LoggerOption, boolean | undefined>
+
+/**
+ * Fastify logger options with both passes applied, whatever options the caller chose (level,
+ * stream, transport): requests are logged with a redacted URL and no headers, and every
+ * serialized line goes through `Redactor.text` before it is written.
+ */
+export function withRedaction (logger: LoggerOption, redactor: Redactor): LoggerOption {
+  if (logger === false || logger === undefined) return logger
+  const options: LoggerOptions = logger === true ? {} : logger
+  const hooks = options.hooks ?? {}
+  const write = hooks.streamWrite
+  return {
+    ...options,
+    serializers: {
+      ...options.serializers,
+      req: (req) => ({ method: req.method, url: redactor.url(req.url), remoteAddress: req.ip })
+    },
+    hooks: { ...hooks, streamWrite: (line: string) => redactor.text(write ? write(line) : line) }
+  }
+}
