@@ -6,6 +6,7 @@ import { status as GrpcStatus } from '@grpc/grpc-js'
 import { ServiceError, WorkflowNotFoundError, isGrpcServiceError } from '@temporalio/client'
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common'
 import { ApiError, engineUnavailable, notFound } from './api-error.js'
+import { EngineBreakerOpenError } from './engine-breaker.js'
 
 interface Context { workflowId?: string, runId?: string }
 
@@ -18,6 +19,7 @@ function grpcCode (err: unknown): number | undefined {
 /** Returns an ApiError for a known engine failure, or undefined for a real internal error. */
 export function fromEngineError (err: unknown, ctx: Context = {}): ApiError | undefined {
   if (err instanceof ApiError) return err
+  if (err instanceof EngineBreakerOpenError) return engineUnavailable()
   if (err instanceof WorkflowNotFoundError) {
     return notFound(ctx.runId ? `Workflow ${ctx.workflowId} run ${ctx.runId} not found` : `Workflow ${ctx.workflowId ?? err.workflowId} not found`, ctx)
   }

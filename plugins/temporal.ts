@@ -1,14 +1,15 @@
 /**
  * The Temporal client. The connection is lazy, so the API starts (and answers /health, and 503 on
- * /ready) while the engine is down, and recovers by itself when it returns. Every call gets a
- * deadline through `fastify.engineCall`; the connection is closed on shutdown.
+ * /ready) while the engine is down, and recovers by itself when it returns. Every call goes
+ * through `fastify.engineCall`: a deadline, and the engine breaker (lib/engine-breaker.ts), which
+ * answers 503 at once while the engine is unreachable. The connection is closed on shutdown.
  * @see https://typescript.temporal.io/api/classes/client.Connection
  */
 import fp from 'fastify-plugin'
-import { Client, Connection, type ConnectionOptions } from '@temporalio/client'
+import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type ConnectionOptions } from '@temporalio/client'
 import { tlsFromSettings } from '@flowport/worker/tls'
 import type { Config } from '../schemas/config.js'
-import { withCallSignal } from '../lib/abort.js'
+import { EngineBreaker, RECONNECT_CHANNEL_ARGS } from '../lib/engine-breaker.js'
 import { fromEngineError } from '../lib/engine-errors.js'
 
 export interface EngineCallOptions {
@@ -23,36 +24,61 @@ export interface EngineCallOptions {
 declare module 'fastify' {
   interface FastifyInstance {
     temporal: Client
+    /** Open while the engine is unreachable: engine calls are refused without trying it. */
+    engineBreaker: EngineBreaker
     /** Runs engine calls with a deadline and maps engine errors to API errors. */
     engineCall: <T>(fn: () => Promise<T>, opts?: EngineCallOptions) => Promise<T>
   }
 }
 
-export function connectionOptions (config: Config): ConnectionOptions {
+/** A deadline of the breaker's probe: the engine answers GetSystemInfo in milliseconds. */
+const PROBE_DEADLINE_MS = 1000
+
+export function connectionOptions (config: Config, breaker?: EngineBreaker): ConnectionOptions {
   return {
     address: config.TEMPORAL_ADDRESS,
     apiKey: config.TEMPORAL_API_KEY,
     tls: tlsFromSettings(config),
     // Short connect timeout: a down engine should answer 503 quickly, not hang requests.
-    connectTimeout: '3s'
+    connectTimeout: '3s',
+    channelArgs: RECONNECT_CHANNEL_ARGS,
+    // The client's own retries stay outermost; the breaker sees each attempt under them.
+    interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions()), ...(breaker ? [breaker.interceptor] : [])]
   }
 }
 
 export default fp(async (fastify) => {
   const { config } = fastify
-  const connection = Connection.lazy(connectionOptions(config))
+  const breaker = new EngineBreaker(
+    () => connection.withDeadline(Date.now() + PROBE_DEADLINE_MS, () => connection.workflowService.getSystemInfo({})),
+    {
+      onOpen: (reason) => { fastify.log.warn({ reason }, 'engine unreachable: answering 503 until it is back') },
+      onClose: (downMs) => { fastify.log.info({ downMs }, 'engine reachable again') }
+    })
+  const connection = Connection.lazy(connectionOptions(config, breaker))
   fastify.decorate('temporal', new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }))
+  fastify.decorate('engineBreaker', breaker)
 
   fastify.decorate('engineCall', async function engineCall<T> (fn: () => Promise<T>, opts: EngineCallOptions = {}): Promise<T> {
     const deadline = Date.now() + (opts.timeoutMs ?? config.SERVICE_ENGINE_CALL_TIMEOUT_MS)
+    // Each call has a signal of its own: the breaker aborts it, and the Temporal client's
+    // listener (never removed) dies with it instead of piling up on a long-lived caller signal.
+    const call = new AbortController()
+    const { signal } = opts
+    const follow = () => { call.abort(signal?.reason) }
+    if (signal?.aborted) follow()
+    else signal?.addEventListener('abort', follow, { once: true })
     try {
-      const withDeadline = () => connection.withDeadline(deadline, fn)
-      const { signal } = opts
-      return await (signal ? withCallSignal(signal, (callSignal) => connection.withAbortSignal(callSignal, withDeadline)) : withDeadline())
+      return await breaker.run(() => connection.withAbortSignal(call.signal, () => connection.withDeadline(deadline, fn)), () => { call.abort() })
     } catch (err) {
       throw fromEngineError(err, { workflowId: opts.workflowId, runId: opts.runId }) ?? err
+    } finally {
+      signal?.removeEventListener('abort', follow)
     }
   })
 
-  fastify.addHook('onClose', async () => { await connection.close() })
+  fastify.addHook('onClose', async () => {
+    breaker.stop()
+    await connection.close()
+  })
 }, { name: 'temporal', dependencies: ['config'] })

@@ -1,0 +1,133 @@
+/**
+ * Circuit breaker of the engine connection: once the engine is seen unreachable, engine calls are
+ * refused at once (503 EngineUnavailableError) instead of each one retrying until its deadline
+ * (10–15 s), and calls in flight are released; a probe finds the engine again.
+ *
+ * States: `closed` (calls go through), `open` (calls refused; a probe call runs every
+ * PROBE_INTERVAL_MS: the half-open trial), back to `closed` on the first answer of the engine.
+ *
+ * Why not a library such as opossum: its breaker opens on the share of failed calls in a rolling
+ * window and takes the next real request as the half-open trial. Here the signal is the transport
+ * itself, seen on every gRPC attempt by an interceptor placed under the Temporal client's retry
+ * interceptor (which otherwise hides it for the whole deadline), and recovery must not wait for
+ * traffic, nor take a long poll of 70 s as its trial. That is the few lines below.
+ */
+import { InterceptingCall, status, type Interceptor } from '@grpc/grpc-js'
+
+/** A call refused, or ended early, because the breaker is open (lib/engine-errors.ts maps it to 503). */
+export class EngineBreakerOpenError extends Error {
+  override name = 'EngineBreakerOpenError'
+  constructor () { super('The workflow engine is unreachable') }
+}
+
+/** How often the open breaker asks the engine; with gRPC's reconnect backoff capped at 1 s, recovery follows within ~2 s. */
+const PROBE_INTERVAL_MS = 500
+
+/** gRPC method whose deadline passing means the engine is unresponsive: the cheapest call, used by readiness and the probe. */
+const SYSTEM_INFO = '/temporal.api.workflowservice.v1.WorkflowService/GetSystemInfo'
+
+/** gRPC channel arguments that keep reconnect attempts at most ~1 s apart (default backoff grows to 120 s). */
+export const RECONNECT_CHANNEL_ARGS = {
+  'grpc.initial_reconnect_backoff_ms': 250,
+  'grpc.max_reconnect_backoff_ms': 1000
+}
+
+export type BreakerState = 'closed' | 'open'
+
+export interface EngineBreakerEvents {
+  onOpen?: (reason: string) => void
+  onClose?: (downMs: number) => void
+}
+
+export class EngineBreaker {
+  #state: BreakerState = 'closed'
+  #openedAt = 0
+  #timer: NodeJS.Timeout | undefined
+  #probing = false
+  #stopped = false
+  readonly #listeners = new Set<() => void>()
+
+  /** `probe` asks the engine something cheap with a short deadline, resolving if it answered. */
+  constructor (private readonly probe: () => Promise<unknown>, private readonly events: EngineBreakerEvents = {}) {}
+
+  get state (): BreakerState { return this.#state }
+  get isOpen (): boolean { return this.#state === 'open' }
+
+  /**
+   * A gRPC interceptor that watches every attempt: no connection (UNAVAILABLE) or an unanswered
+   * GetSystemInfo opens the breaker; any answer of the engine closes it.
+   */
+  readonly interceptor: Interceptor = (options, nextCall) => {
+    const method = options.method_definition.path
+    return new InterceptingCall(nextCall(options), {
+      start: (metadata, listener, next) => {
+        next(metadata, {
+          onReceiveStatus: (received, nextStatus) => {
+            if (received.code === status.UNAVAILABLE) this.open(received.details)
+            else if (received.code === status.DEADLINE_EXCEEDED && method === SYSTEM_INFO) this.open('the engine did not answer in time')
+            else if (received.code !== status.CANCELLED && received.code !== status.DEADLINE_EXCEEDED) this.close()
+            nextStatus(received)
+          }
+        })
+      }
+    })
+  }
+
+  /**
+   * Runs `fn` unless the breaker is open; rejects with EngineBreakerOpenError at once when it is, or when it
+   * opens while `fn` runs (then `abort` releases the call).
+   */
+  async run<T> (fn: () => Promise<T>, abort: () => void): Promise<T> {
+    if (this.isOpen) throw new EngineBreakerOpenError()
+    let onOpen: (() => void) | undefined
+    const opened = new Promise<never>((_resolve, reject) => {
+      onOpen = () => { abort(); reject(new EngineBreakerOpenError()) }
+      this.#listeners.add(onOpen)
+    })
+    try {
+      return await Promise.race([fn(), opened])
+    } finally {
+      if (onOpen) this.#listeners.delete(onOpen)
+    }
+  }
+
+  open (reason: string): void {
+    if (this.#state === 'open' || this.#stopped) return
+    this.#state = 'open'
+    this.#openedAt = Date.now()
+    this.events.onOpen?.(reason)
+    for (const listener of [...this.#listeners]) listener()
+    this.#schedule()
+  }
+
+  close (): void {
+    if (this.#state === 'closed') return
+    this.#state = 'closed'
+    clearTimeout(this.#timer)
+    this.events.onClose?.(Date.now() - this.#openedAt)
+  }
+
+  /** Stops probing for good (shutdown). */
+  stop (): void {
+    this.#stopped = true
+    clearTimeout(this.#timer)
+  }
+
+  #schedule (): void {
+    if (this.#stopped || this.#state === 'closed') return
+    this.#timer = setTimeout(() => { void this.#probe() }, PROBE_INTERVAL_MS)
+    this.#timer.unref()
+  }
+
+  async #probe (): Promise<void> {
+    if (this.#probing) return
+    this.#probing = true
+    try {
+      await this.probe()
+      this.close()
+    } catch { /* still unreachable */ } finally {
+      this.#probing = false
+      this.#schedule()
+    }
+  }
+}
