@@ -54,8 +54,19 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
     logger: withRedaction(logger ?? { level: config.LOG_LEVEL, stream: logStream },
       new Redactor([config.SERVICE_API_AUTH_TOKEN, config.TEMPORAL_API_KEY])),
     bodyLimit: config.SERVICE_BODY_LIMIT_BYTES,
+    // A request not received within these bounds is answered 408 RequestTimeoutError and closed
+    // (plugins/errors.ts). Node checks them every `connectionsCheckingInterval` (default 30 s,
+    // which would stretch a 10 s bound to 40 s). Fastify's `connectionTimeout` (socket inactivity)
+    // stays off: a /workflow/run wait sends nothing for minutes and must not be cut.
     // Node answers a missing Host header with an empty 400 of its own; plugins/errors.ts answers it in the error shape.
-    http: { maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false },
+    http: {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      requireHostHeader: false,
+      headersTimeout: config.SERVICE_HEADERS_TIMEOUT_MS,
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(config.SERVICE_HEADERS_TIMEOUT_MS / 4)))
+    },
+    requestTimeout: config.SERVICE_REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: config.SERVICE_KEEP_ALIVE_TIMEOUT_MS,
     // Path parameters are length-checked by the route schemas (ids up to 1000 characters → 400);
     // the router's own limit (default 100, answered 414) must never be reached first: no parameter
     // can be longer than the request line Node accepts.

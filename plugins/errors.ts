@@ -77,7 +77,10 @@ export function clientErrorHandler (this: FastifyInstance, err: NodeJS.ErrnoExce
       : [400, validationError([{ path: '/', in: 'headers', message: 'Malformed HTTP request' }]).toBody()]
   // Not the whole error: its rawPacket holds the request's bytes, credentials included.
   this.log.trace({ code: err.code, message: err.message }, 'client error')
-  if (socket.writable) {
+  // A response already begun on this socket (an early answer to a request whose body then
+  // stalled) cannot be followed by another one.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage
+  if (socket.writable && !inFlight?.headersSent) {
     const json = JSON.stringify(body)
     socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(json)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${json}`)
   }
@@ -121,6 +124,9 @@ function matches (template: string[], parts: string[]): boolean {
   return template.length === parts.length
 }
 
+const REQUEST_TIMEOUT = 'RequestTimeoutError: the request line and headers, or the whole request, were not received within ' +
+  'SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed'
+
 export default fp(async (fastify) => {
   const routes = new RouteIndex()
 
@@ -131,6 +137,9 @@ export default fp(async (fastify) => {
     // declares it. Routes with another representation of their responses (none so far) are left alone.
     const responses = route.schema?.response as Record<string, unknown> | undefined
     if (responses && !route.schema?.hide && responses['431'] === undefined) responses['431'] = response(ErrorResponseSchema, ERROR_DESCRIPTIONS[431])
+    // Likewise 408 RequestTimeoutError for a request not received within SERVICE_HEADERS_TIMEOUT_MS /
+    // SERVICE_REQUEST_TIMEOUT_MS (/workflow/run also sends 408 for its own wait, in the same shape).
+    if (responses && !route.schema?.hide && responses['408'] === undefined) responses['408'] = response(ErrorResponseSchema, REQUEST_TIMEOUT)
   })
 
   // HTTP/1.1 requires Host (RFC 9112 §3.2); Node's own refusal (app.ts turns it off) is an empty 400.

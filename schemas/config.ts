@@ -23,6 +23,13 @@ export const ConfigSchema = Type.Object({
   SERVICE_RUN_TIMEOUT_MS: Millis(300_000),
   SERVICE_RUN_MAX_TIMEOUT_MS: Millis(900_000),
   SERVICE_ENGINE_CALL_TIMEOUT_MS: Millis(10_000),
+  // Slow or stalled clients: time to receive the header section, the whole request (headers and
+  // body; not the response, so streams and long /workflow/run waits are not cut), and how long
+  // an idle keep-alive connection stays open (above the 60 s idle timeout of common load
+  // balancers, so they close first).
+  SERVICE_HEADERS_TIMEOUT_MS: Millis(10_000),
+  SERVICE_REQUEST_TIMEOUT_MS: Millis(30_000),
+  SERVICE_KEEP_ALIVE_TIMEOUT_MS: Millis(72_000),
   SERVICE_CORS_ORIGIN: Type.String({ default: '*' }),
   TEMPORAL_ADDRESS: Type.String({ minLength: 1, default: 'localhost:7233' }),
   TEMPORAL_NAMESPACE: Type.String({ minLength: 1, default: 'default' }),
@@ -51,6 +58,9 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   const result = loadSettings(ConfigSchema, env, (message) => new ConfigError(message))
   if (result.SERVICE_RUN_TIMEOUT_MS > result.SERVICE_RUN_MAX_TIMEOUT_MS) {
     throw new ConfigError('Invalid setting SERVICE_RUN_TIMEOUT_MS: must not exceed SERVICE_RUN_MAX_TIMEOUT_MS')
+  }
+  if (result.SERVICE_HEADERS_TIMEOUT_MS > result.SERVICE_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError('Invalid setting SERVICE_HEADERS_TIMEOUT_MS: must not exceed SERVICE_REQUEST_TIMEOUT_MS')
   }
   checkAuthSettings(result, env.SERVICE_API_AUTH_TOKEN)
   return result
