@@ -14,6 +14,30 @@
  */
 import { InterceptingCall, status, type Interceptor } from '@grpc/grpc-js'
 
+/** Set by the outermost interceptor on the options every attempt of a call is made with. */
+const CALL_STATE = Symbol('engine call state')
+interface CallState { cancelled: boolean }
+
+/**
+ * An attempt that never reaches the channel and never ends. The Temporal client's retry
+ * interceptor keeps scheduling attempts after its call was cancelled (it clears no timer): they
+ * would repeat a start or a signal the client was already answered 503 for, and after shutdown
+ * throw "Channel has been shut down" from a timer. Such attempts get this call instead.
+ */
+function inertAttempt (): InterceptingCall {
+  const inert = {
+    start () {},
+    sendMessage () {},
+    sendMessageWithContext () {},
+    startRead () {},
+    halfClose () {},
+    cancelWithStatus () {},
+    getPeer: () => '',
+    getAuthContext: () => null
+  }
+  return new InterceptingCall(inert, { start () {} })
+}
+
 /** A call refused, or ended early, because the breaker is open (lib/engine-errors.ts maps it to 503). */
 export class EngineBreakerOpenError extends Error {
   override name = 'EngineBreakerOpenError'
@@ -32,15 +56,13 @@ export const RECONNECT_CHANNEL_ARGS = {
   'grpc.max_reconnect_backoff_ms': 1000
 }
 
-export type BreakerState = 'closed' | 'open'
-
 export interface EngineBreakerEvents {
   onOpen?: (reason: string) => void
   onClose?: (downMs: number) => void
 }
 
 export class EngineBreaker {
-  #state: BreakerState = 'closed'
+  #state: 'closed' | 'open' = 'closed'
   #openedAt = 0
   #timer: NodeJS.Timeout | undefined
   #probing = false
@@ -50,27 +72,40 @@ export class EngineBreaker {
   /** `probe` asks the engine something cheap with a short deadline, resolving if it answered. */
   constructor (private readonly probe: () => Promise<unknown>, private readonly events: EngineBreakerEvents = {}) {}
 
-  get state (): BreakerState { return this.#state }
   get isOpen (): boolean { return this.#state === 'open' }
 
   /**
-   * A gRPC interceptor that watches every attempt: no connection (UNAVAILABLE) or an unanswered
-   * GetSystemInfo opens the breaker; any answer of the engine closes it.
+   * The gRPC interceptors of the connection around the client's `retry` interceptor: the outer one
+   * marks a cancelled call; the inner one sees every attempt: no connection (UNAVAILABLE) or an
+   * unanswered GetSystemInfo opens the breaker, any answer of the engine closes it, and attempts of
+   * a cancelled call, or after shutdown, are not made.
    */
-  readonly interceptor: Interceptor = (options, nextCall) => {
-    const method = options.method_definition.path
-    return new InterceptingCall(nextCall(options), {
-      start: (metadata, listener, next) => {
-        next(metadata, {
-          onReceiveStatus: (received, nextStatus) => {
-            if (received.code === status.UNAVAILABLE) this.open(received.details)
-            else if (received.code === status.DEADLINE_EXCEEDED && method === SYSTEM_INFO) this.open('the engine did not answer in time')
-            else if (received.code !== status.CANCELLED && received.code !== status.DEADLINE_EXCEEDED) this.close()
-            nextStatus(received)
-          }
-        })
-      }
-    })
+  interceptors (retry: Interceptor): Interceptor[] {
+    const markCancel: Interceptor = (options, nextCall) => {
+      const state: CallState = { cancelled: false }
+      const marked: typeof options & { [CALL_STATE]: CallState } = { ...options, [CALL_STATE]: state }
+      return new InterceptingCall(nextCall(marked), {
+        cancel: (next) => { state.cancelled = true; next() }
+      })
+    }
+    const watch: Interceptor = (options, nextCall) => {
+      const state = (options as { [CALL_STATE]?: CallState })[CALL_STATE]
+      if (this.#stopped || state?.cancelled) return inertAttempt()
+      const method = options.method_definition.path
+      return new InterceptingCall(nextCall(options), {
+        start: (metadata, listener, next) => {
+          next(metadata, {
+            onReceiveStatus: (received, nextStatus) => {
+              if (received.code === status.UNAVAILABLE) this.open(received.details)
+              else if (received.code === status.DEADLINE_EXCEEDED && method === SYSTEM_INFO) this.open('the engine did not answer in time')
+              else if (received.code !== status.CANCELLED && received.code !== status.DEADLINE_EXCEEDED) this.close()
+              nextStatus(received)
+            }
+          })
+        }
+      })
+    }
+    return [markCancel, retry, watch]
   }
 
   /**

@@ -24,8 +24,6 @@ export interface EngineCallOptions {
 declare module 'fastify' {
   interface FastifyInstance {
     temporal: Client
-    /** Open while the engine is unreachable: engine calls are refused without trying it. */
-    engineBreaker: EngineBreaker
     /** Runs engine calls with a deadline and maps engine errors to API errors. */
     engineCall: <T>(fn: () => Promise<T>, opts?: EngineCallOptions) => Promise<T>
   }
@@ -35,6 +33,7 @@ declare module 'fastify' {
 const PROBE_DEADLINE_MS = 1000
 
 export function connectionOptions (config: Config, breaker?: EngineBreaker): ConnectionOptions {
+  const retry = makeGrpcRetryInterceptor(defaultGrpcRetryOptions())
   return {
     address: config.TEMPORAL_ADDRESS,
     apiKey: config.TEMPORAL_API_KEY,
@@ -42,8 +41,8 @@ export function connectionOptions (config: Config, breaker?: EngineBreaker): Con
     // Short connect timeout: a down engine should answer 503 quickly, not hang requests.
     connectTimeout: '3s',
     channelArgs: RECONNECT_CHANNEL_ARGS,
-    // The client's own retries stay outermost; the breaker sees each attempt under them.
-    interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions()), ...(breaker ? [breaker.interceptor] : [])]
+    // The client's own retries, with the breaker watching each attempt under them.
+    interceptors: breaker ? breaker.interceptors(retry) : [retry]
   }
 }
 
@@ -57,7 +56,6 @@ export default fp(async (fastify) => {
     })
   const connection = Connection.lazy(connectionOptions(config, breaker))
   fastify.decorate('temporal', new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }))
-  fastify.decorate('engineBreaker', breaker)
 
   fastify.decorate('engineCall', async function engineCall<T> (fn: () => Promise<T>, opts: EngineCallOptions = {}): Promise<T> {
     const deadline = Date.now() + (opts.timeoutMs ?? config.SERVICE_ENGINE_CALL_TIMEOUT_MS)
