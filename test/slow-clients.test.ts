@@ -66,10 +66,10 @@ t.test('a body trickled byte by byte is cut at the request timeout, not reset by
   const { port } = await listen(t)
   const exchange = open(port)
   exchange.write('POST /workflow/start HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n')
-  let stop = false
-  void exchange.closed.then(() => { stop = true })
+  const state = { closed: false }
+  void exchange.closed.then(() => { state.closed = true })
   // One byte every 50 ms would take 50 s for the whole body.
-  while (!stop) {
+  while (!state.closed) {
     exchange.write(' ')
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
