@@ -11,6 +11,9 @@
  * itself, seen on every gRPC attempt by an interceptor placed under the Temporal client's retry
  * interceptor (which otherwise hides it for the whole deadline), and recovery must not wait for
  * traffic, nor take a long poll of 70 s as its trial. That is the few lines below.
+ *
+ * Cost of a false alarm: a lone UNAVAILABLE from an engine that is in fact there (a dropped
+ * connection the channel re-establishes at once) means 503s for about one probe interval.
  */
 import { InterceptingCall, status, type Interceptor } from '@grpc/grpc-js'
 
