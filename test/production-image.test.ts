@@ -13,6 +13,9 @@ import { dirname, join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { engineAddress } from './helpers/env.js'
 
+/** Production refuses tokens under 16 characters. */
+const IMAGE_TOKEN = 'image-token-0123456789'
+
 const repo = process.cwd()
 const npm = (cwd: string, ...args: string[]) => execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, stdio: 'pipe', encoding: 'utf8' })
 
@@ -62,7 +65,7 @@ t.test('the image steps produce working api and worker entry points', async (t) 
   const worker = spawn('node', ['worker/dist/main.js'], { cwd: runtime, env: { ...env, WORKFLOW_BUNDLE: join(runtime, 'worker/dist/workflow-bundle.js') } })
   worker.stdout?.on('data', (c: Buffer) => { workerLog += c.toString() })
   worker.stderr?.on('data', (c: Buffer) => { workerLog += c.toString() })
-  const api = spawn('node', ['dist/server.js'], { cwd: runtime, env: { ...env, PORT: String(port), HOST: '127.0.0.1', SERVICE_API_AUTH_TOKEN: 'image-token-0123456789' }, stdio: 'ignore' })
+  const api = spawn('node', ['dist/server.js'], { cwd: runtime, env: { ...env, PORT: String(port), HOST: '127.0.0.1', SERVICE_API_AUTH_TOKEN: IMAGE_TOKEN }, stdio: 'ignore' })
   t.teardown(async () => { await stop(api); await stop(worker) })
 
   const base = `http://127.0.0.1:${port}`
@@ -76,7 +79,7 @@ t.test('the image steps produce working api and worker entry points', async (t) 
 
   const res = await fetch(`${base}/workflow/run`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: 'Bearer image-token' },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${IMAGE_TOKEN}` },
     body: JSON.stringify({ workflowName: 'hello', input: { name: 'Image' } })
   })
   t.equal(res.status, 200)
