@@ -43,7 +43,6 @@ function inertAttempt (): InterceptingCall {
 
 /** A call refused, or ended early, because the breaker is open (lib/engine-errors.ts maps it to 503). */
 export class EngineBreakerOpenError extends Error {
-  override name = 'EngineBreakerOpenError'
   constructor () { super('The workflow engine is unreachable') }
 }
 
