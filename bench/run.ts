@@ -9,6 +9,7 @@ import { fork, spawn, type ChildProcess } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { Client, Connection } from '@temporalio/client'
 import { CATALOG_MEMO_KEY, catalogWorkflowId } from '@flowport/worker/contract'
 import { startEngine } from '../cli/engine.js'
@@ -86,7 +87,7 @@ function sseReport (r: SseResults, machine: string): string {
   const heap = r.idle.perStreamHeapBytes + r.idle.perStreamExternalBytes
   const pct = (p: { p50: number, p99: number }) => `p50 ${ms(p.p50)}, p99 ${ms(p.p99)}`
   const scaling = r.live.map((l) => `| ${l.clients} | ${pct(l.latency)} | ${pct(l.raw)} | ${pct(l.apiRead)} | ${pct(l.apiDelivery)} | ${l.upstreamCalls} for ${l.events} events | ${l.exact ? 'yes' : '**no**'} |`)
-  return `## SSE: ${r.clients} concurrent clients on one run (DESIGN.md §11)
+  return `## SSE: ${r.clients} concurrent clients on one run
 
 ${machine}
 The API in its own process with \`--expose-gc\`; the clients (raw sockets, one per stream) in the benchmark process. All of
@@ -183,4 +184,11 @@ try {
   await new Promise((done) => (worker.exitCode !== null ? done(null) : worker.once('exit', done)))
   await connection.close()
   await engine.stop()
+}
+
+// The outage benchmark kills and restarts an engine of its own, so it runs alone, after the rest.
+if (asked.length === 0 || asked.includes('engine-outage')) {
+  const outage = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL('./engine-outage.ts', import.meta.url))], { stdio: 'inherit' })
+  const code = await new Promise<number | null>((done) => outage.once('exit', done))
+  if (code !== 0) throw new Error(`bench/engine-outage.ts exited with ${code}`)
 }

@@ -1,5 +1,5 @@
 /**
- * SSE benchmark (DESIGN.md §11): 1,000 concurrent stream clients on one run.
+ * SSE benchmark: 1,000 concurrent stream clients on one run.
  * - upstream engine history calls per event (target: one shared long-poll, not one per client)
  * - API memory per idle stream (target ≤ 20 KB; heap and RSS deltas after forced GC)
  * - event-to-client latency p50/p99 (target p50 ≤ 50 ms), measured from the event's `eventTime`

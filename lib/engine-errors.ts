@@ -1,6 +1,6 @@
 /**
  * Maps errors of the Temporal client to API errors, so no engine error name or gRPC detail
- * reaches a client (DESIGN.md §4.6). Routes add context (workflowId, runId) where they know it.
+ * reaches a client. Routes add context (workflowId, runId) where they know it.
  */
 import { status as GrpcStatus } from '@grpc/grpc-js'
 import { ServiceError, WorkflowNotFoundError, isGrpcServiceError } from '@temporalio/client'

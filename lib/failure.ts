@@ -1,6 +1,6 @@
 /**
- * Turns a run's failure (a Temporal failure chain) into the result's `error` and `errorDetails`
- * (DESIGN.md §4.2): names and messages only. Stacks, details payloads and worker identities never
+ * Turns a run's failure (a Temporal failure chain) into the result's `error` and `errorDetails`:
+ * names and messages only. Stacks, details payloads and worker identities never
  * leave the API.
  */
 import {

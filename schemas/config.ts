@@ -1,5 +1,5 @@
 /**
- * The API's settings: one TypeBox schema, validated at start (DESIGN.md §3).
+ * The API's settings: one TypeBox schema, validated at start (README "Settings" documents each).
  * Environment values are strings; `loadConfig` converts and checks them and names the first bad variable.
  */
 import { Type, type Static } from '@sinclair/typebox'

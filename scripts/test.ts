@@ -1,6 +1,6 @@
 /**
  * `npm test`: starts one real Temporal dev server and one worker serving the example workflows
- * (and the test-only ones of test/fixtures/workflows) for the whole run (DESIGN.md §10), runs tap against them, stops both, and ends with a plain
+ * (and the test-only ones of test/fixtures/workflows) for the whole run (docs/architecture.md, "Tests and tools"), runs tap against them, stops both, and ends with a plain
  * `N passed, N failed` line. Extra arguments go to tap (e.g. a test file).
  */
 import { spawn } from 'node:child_process'

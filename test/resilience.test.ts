@@ -1,5 +1,5 @@
 /**
- * DESIGN.md §11: killing and restarting Temporal or the worker loses no run and needs no API
+ * Killing and restarting Temporal or the worker loses no run and needs no API
  * restart. Engine, worker and API here are this test's own, so the shared ones stay untouched.
  */
 import t from 'tap'

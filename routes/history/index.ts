@@ -1,5 +1,5 @@
 /**
- * Execution history: paginated pages and the live SSE stream (DESIGN.md §4.5, §5).
+ * Execution history: paginated pages and the live SSE stream (docs/architecture.md, "The history stream").
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import history from './history.js'

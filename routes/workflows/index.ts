@@ -1,5 +1,5 @@
 /**
- * The execution endpoints under /workflow (DESIGN.md §4.1), one file per concern. Static
+ * The execution endpoints under /workflow, one file per concern. Static
  * segments (`/workflow/catalog`, `/workflow/run`, `/workflow/runs`) win over `/workflow/:id` in
  * the router, so no workflow route shadows them.
  */
