@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto'
 import { EventSource } from 'undici'
 import { Client, Connection } from '@temporalio/client'
 import { build } from './helpers/app.js'
-import { ownEngine, until } from './helpers/own-engine.js'
+import { ownEngine } from './helpers/own-engine.js'
+import { until } from './helpers/processes.js'
 
 interface Received { event: string, data: any, id: string }
 

@@ -109,15 +109,6 @@ export function eventIds (frames: Frame[]): number[] {
 
 export const hasDone = (frames: Frame[]) => frames.some((f) => f.event === 'done' || f.event === 'server_error')
 
-/** Polls a condition that settles asynchronously (e.g. a released engine call), failing after `tries`. */
-export async function eventually (check: () => boolean, tries = 200, everyMs = 25): Promise<boolean> {
-  for (let i = 0; i < tries; i++) {
-    if (check()) return true
-    await new Promise((resolve) => setTimeout(resolve, everyMs))
-  }
-  return check()
-}
-
 /** Every value below `value` that looks like a protobuf Long or raw bytes (must never reach clients). */
 export function protobufLeaks (value: unknown, path = ''): string[] {
   if (value === null || typeof value !== 'object') return []

@@ -49,12 +49,3 @@ export async function ownEngine (t: Test): Promise<OwnEngine> {
     restart: async () => { engine = await startEngine({ dbFile, port }) }
   }
 }
-
-/** Polls `check` every `everyMs` until it holds; false after `attempts` tries. */
-export async function until (check: () => Promise<boolean>, attempts = 240, everyMs = 250): Promise<boolean> {
-  for (let i = 0; i < attempts; i++) {
-    if (await check().catch(() => false)) return true
-    await new Promise((resolve) => setTimeout(resolve, everyMs))
-  }
-  return false
-}

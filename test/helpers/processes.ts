@@ -53,11 +53,11 @@ export async function survivors (pids: number[], deadlineMs = 10_000): Promise<s
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
-/** Polls until `check` holds or `attempts` × 500 ms passed; returns whether it held. */
-export async function until (check: () => Promise<boolean> | boolean, attempts = 240): Promise<boolean> {
+/** Polls until `check` holds (a throwing check counts as not yet) or `attempts` × `everyMs` passed; returns whether it held. */
+export async function until (check: () => Promise<boolean> | boolean, attempts = 240, everyMs = 500): Promise<boolean> {
   for (let i = 0; i < attempts; i++) {
     if (await Promise.resolve().then(check).catch(() => false)) return true
-    await sleep(500)
+    await sleep(everyMs)
   }
   return false
 }
