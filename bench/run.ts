@@ -11,7 +11,7 @@ import { cpus, tmpdir } from 'node:os'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client, Connection } from '@temporalio/client'
-import { CATALOG_MEMO_KEY, catalogWorkflowId } from '@flowport/worker/contract'
+import { CATALOG_HASH_MEMO_KEY, catalogWorkflowId } from '@flowport/worker/contract'
 import { startEngine } from '../cli/engine.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
 import { runSseBenchmark, type SseResults } from './sse.js'
@@ -41,7 +41,7 @@ async function waitForCatalog (client: Client, timeoutMs: number): Promise<void>
   while (Date.now() < deadline) {
     try {
       const { memo } = await client.workflow.getHandle(catalogWorkflowId(CATALOG)).describe()
-      if (memo?.[CATALOG_MEMO_KEY]) return
+      if (memo?.[CATALOG_HASH_MEMO_KEY]) return
     } catch { /* not published yet */ }
     await new Promise((r) => setTimeout(r, 250))
   }

@@ -5,7 +5,7 @@
  * bench/RESULTS.md. Targets: throughput ratio ≥ 0.85, p50 overhead ≤ 5 ms.
  */
 import { loadavg } from 'node:os'
-import { CATALOG_MEMO_KEY, catalogWorkflowId } from '@flowport/worker/contract'
+import { catalogMemo, catalogWorkflowId, type Catalog } from '@flowport/worker/contract'
 import { closedLoop, f1, f2, median, verdict } from './measure.js'
 import { measureRunOverhead, overheadReport, type Overhead } from './run-overhead.js'
 import { openStartSession, type StartApi, type StartBenchOptions } from './start-session.js'
@@ -30,12 +30,14 @@ export async function runStartBenchmark (api: StartApi, opts: StartBenchOptions)
   try {
     // A second catalog, published by hand with the same content on a task queue no worker polls:
     // its starts cost the engine the start alone (the runs wait, never executed).
-    const published = await raw.workflow.getHandle(catalogWorkflowId(opts.taskQueue)).describe()
+    const published = await raw.workflow.getHandle(catalogWorkflowId(opts.taskQueue)).query<Catalog>('get')
     const idleQueue = `${opts.taskQueue}-unpolled`
+    const idleCatalog = { ...published, catalog: idleQueue }
     await raw.workflow.start('bench-unpolled-catalog', {
       taskQueue: idleQueue,
       workflowId: catalogWorkflowId(idleQueue),
-      memo: { [CATALOG_MEMO_KEY]: { ...(published.memo?.[CATALOG_MEMO_KEY] as object), catalog: idleQueue } }
+      args: [{ catalog: idleCatalog, hash: 'bench-unpolled' }],
+      memo: catalogMemo(idleCatalog, 'bench-unpolled')
     })
 
     // Warm-up: JIT, connections (all of the pool's), the API's ajv validators and catalog caches.

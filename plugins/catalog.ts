@@ -1,6 +1,7 @@
 /**
- * Reads published catalogs from Temporal (the catalog workflow's memo, by `describe` alone, so it
- * needs no worker round trip) and whether any worker polls a catalog's task queue (the engine's
+ * Reads published catalogs from Temporal (`describe` of the catalog workflow for its current run
+ * and hash, then, once per run, the run's start input, which is the catalog; no worker round trip)
+ * and whether any worker polls a catalog's task queue (the engine's
  * DescribeTaskQueue). Short caches keep a start at one engine call (the start itself) and let
  * clients poll /status or /ready without adding engine load.
  *
@@ -12,8 +13,11 @@
 import fp from 'fastify-plugin'
 // @temporalio/proto is CommonJS: its named exports are not visible to ESM.
 import protoRoot from '@temporalio/proto'
-import { CATALOG_MEMO_KEY, CATALOG_WORKFLOW_TYPE, catalogWorkflowId, type Catalog, type CatalogWorkflow } from '@flowport/worker/contract'
+import {
+  CATALOG_FORMAT, CATALOG_FORMAT_MEMO_KEY, CATALOG_WORKFLOW_TYPE, catalogWorkflowId, type Catalog, type CatalogWorkflow
+} from '@flowport/worker/contract'
 import { ApiError, RETRY_AFTER_SECONDS } from '../lib/api-error.js'
+import { readRunInput } from '../lib/run-history.js'
 import { isoOrNull } from '../lib/status.js'
 import type { CatalogWorkers } from '../schemas/catalog.js'
 
@@ -63,16 +67,32 @@ function cached<T> (load: (key: string, signal?: AbortSignal) => Promise<T>) {
 export default fp(async (fastify) => {
   const defaultCatalog = fastify.config.SERVICE_CATALOG_ID
 
+  /** The catalog of each catalog workflow's current run: a new catalog comes with a new run. */
+  const ofRun = new Map<string, { runId: string, catalog: Promise<Catalog | null> }>()
+  async function catalogOfRun (workflowId: string, runId: string, signal?: AbortSignal): Promise<Catalog | null> {
+    const known = ofRun.get(workflowId)
+    if (known?.runId === runId) return await known.catalog
+    const catalog = readRunInput(fastify, { workflowId, runId }, signal)
+      .then((input) => (input as { catalog?: Catalog } | null)?.catalog ?? null)
+    ofRun.set(workflowId, { runId, catalog })
+    catalog.catch(() => { if (ofRun.get(workflowId)?.catalog === catalog) ofRun.delete(workflowId) })
+    return await catalog
+  }
+
   const get = cached(async (catalogId, signal): Promise<Catalog> => {
+    const workflowId = catalogWorkflowId(catalogId)
     const description = await fastify.engineCall(
-      () => fastify.temporal.workflow.getHandle(catalogWorkflowId(catalogId)).describe(), { signal }
+      () => fastify.temporal.workflow.getHandle(workflowId).describe(), { signal }
     ).catch((err: unknown) => {
       if (!(err instanceof ApiError && err.statusCode === 404)) throw err
       if (catalogId === defaultCatalog) throw notAvailable(catalogId, `its worker has not published it yet; ${howToPublish(catalogId)}`)
       throw new ApiError(404, 'WorkflowNotFoundError', `Catalog ${catalogId} not found: no worker has ever published it; ${howToPublish(catalogId)}`)
     })
-    const catalog = description.memo?.[CATALOG_MEMO_KEY] as Catalog | undefined
-    if (description.status.name !== 'RUNNING' || !catalog) throw notAvailable(catalogId, `it is no longer published; ${howToPublish(catalogId)}`)
+    const gone = () => notAvailable(catalogId, `it is no longer published; ${howToPublish(catalogId)}`)
+    // A run of another format (an older worker's) is replaced as soon as a current worker publishes.
+    if (description.status.name !== 'RUNNING' || description.memo?.[CATALOG_FORMAT_MEMO_KEY] !== CATALOG_FORMAT) throw gone()
+    const catalog = await catalogOfRun(workflowId, description.runId, signal)
+    if (catalog === null) throw gone()
     return catalog
   })
 

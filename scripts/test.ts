@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process'
 import { resolve } from 'node:path'
 import { Client, Connection } from '@temporalio/client'
-import { CATALOG_MEMO_KEY, catalogWorkflowId } from '@flowport/worker/contract'
+import { CATALOG_HASH_MEMO_KEY, catalogWorkflowId } from '@flowport/worker/contract'
 import { startEngine } from '../cli/engine.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
 
@@ -21,7 +21,7 @@ async function waitForCatalog (address: string, catalogId: string, timeoutMs: nu
     while (Date.now() < deadline) {
       try {
         const { memo } = await client.workflow.getHandle(catalogWorkflowId(catalogId)).describe()
-        if (memo?.[CATALOG_MEMO_KEY]) return
+        if (memo?.[CATALOG_HASH_MEMO_KEY]) return
       } catch { /* not published yet */ }
       await new Promise((r) => setTimeout(r, 250))
     }

@@ -1,16 +1,18 @@
 /**
  * Stand-ins for a worker's presence on a task queue, as the engine sees it: a catalog published
- * the way a worker publishes it (the catalog workflow's memo) and raw workflow-task polls. Used
+ * the way a worker publishes it (the catalog workflow's start input and memo) and raw workflow-task polls. Used
  * where a test needs a catalog with, then without, a worker behind it, without running one.
  */
 import type { Client } from '@temporalio/client'
-import { CATALOG_MEMO_KEY, CATALOG_WORKFLOW_TYPE, catalogWorkflowId } from '@flowport/worker/contract'
+import { CATALOG_WORKFLOW_TYPE, catalogMemo, catalogWorkflowId, type Catalog } from '@flowport/worker/contract'
 
 export async function publishCatalog (client: Client, catalogId: string, workflows: unknown[] = []): Promise<void> {
+  const catalog = { catalog: catalogId, publishedAt: new Date().toISOString(), workflows } as Catalog
   await client.workflow.start(CATALOG_WORKFLOW_TYPE, {
     workflowId: catalogWorkflowId(catalogId),
     taskQueue: catalogId,
-    memo: { [CATALOG_MEMO_KEY]: { catalog: catalogId, publishedAt: new Date().toISOString(), workflows } }
+    args: [{ catalog, hash: 'test' }],
+    memo: catalogMemo(catalog, 'test')
   })
 }
 

@@ -13,9 +13,21 @@ export function catalogWorkflowId (catalogId: string): string {
   return `__flowport_catalog:${catalogId}`
 }
 
-/** Memo keys of the catalog workflow: the API reads the catalog by `describe`, no worker needed. */
-export const CATALOG_MEMO_KEY = 'catalog'
+/**
+ * The catalog itself is the start input of the catalog workflow's current run: a new catalog
+ * continues the workflow as new, so the first event of the current run always holds it (the API
+ * reads it from there, no worker needed). The memo keeps small facts only: memos are copied into
+ * visibility records, and the engine and the SDK warn (TMPRL1103) above 2 KiB.
+ */
 export const CATALOG_HASH_MEMO_KEY = 'catalogHash'
+export const CATALOG_PUBLISHED_AT_MEMO_KEY = 'publishedAt'
+/** Bumped when where the catalog lives changes; a run of another format is replaced on publication. */
+export const CATALOG_FORMAT_MEMO_KEY = 'catalogFormat'
+export const CATALOG_FORMAT = 2
+
+export function catalogMemo (catalog: Catalog, hash: string): Record<string, unknown> {
+  return { [CATALOG_HASH_MEMO_KEY]: hash, [CATALOG_PUBLISHED_AT_MEMO_KEY]: catalog.publishedAt, [CATALOG_FORMAT_MEMO_KEY]: CATALOG_FORMAT }
+}
 
 /** Valid workflow, step, evaluator and handler names: usable as JS identifiers and in URLs. */
 export const NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]{0,99}$'

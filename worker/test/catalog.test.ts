@@ -1,17 +1,20 @@
 /**
- * Catalog publication: contents in the memo of the catalog workflow (what the API reads with
- * describe), the `get` query, replacement in place, workers starting together, continue-as-new.
+ * Catalog publication: contents as the start input of the catalog workflow's current run (what
+ * the API reads) with a small memo, the `get` query, replacement by continue-as-new, workers
+ * starting together, a run of the older format (catalog in the memo) replaced.
  */
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
-import { WorkflowContinuedAsNewError, type Client } from '@temporalio/client'
+import { WorkflowContinuedAsNewError, type Client, type WorkflowHandle } from '@temporalio/client'
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js'
 import { Value } from '@sinclair/typebox/value'
 import { startWorker, type WorkerHandle } from '../src/index.js'
 import {
-  CATALOG_HASH_MEMO_KEY, CATALOG_MEMO_KEY, CATALOG_WORKFLOW_TYPE, CatalogEvaluatorSchema, CatalogHandlerSchema,
-  CatalogSchema, CatalogStepSchema, CatalogWorkflowSchema, CatalogWorkflowSourceSchema, catalogWorkflowId, type Catalog
+  CATALOG_FORMAT, CATALOG_FORMAT_MEMO_KEY, CATALOG_HASH_MEMO_KEY, CATALOG_PUBLISHED_AT_MEMO_KEY, CATALOG_WORKFLOW_TYPE,
+  CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogSchema, CatalogStepSchema, CatalogWorkflowSchema,
+  CatalogWorkflowSourceSchema, catalogMemo, catalogWorkflowId, type Catalog
 } from '../src/contract.js'
-import { catalogMemo, getCatalogQuery, replaceCatalogUpdate } from '../src/workflow/catalog.js'
+import { getCatalogQuery, replaceCatalogUpdate, type PublishedCatalog } from '../src/workflow/catalog.js'
 import { connectClient, endCatalog, eventsOf, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, uniqueCatalog } from './helpers/engine.js'
 import { fixture } from './helpers/fixtures.js'
 import { recordingLogger } from './helpers/logger.js'
@@ -30,18 +33,31 @@ const startVersion = async (version: 'v1' | 'v2', catalogId: string): Promise<Wo
   reuseBundle: true
 })
 
-async function published (catalogId: string): Promise<{ catalog: Catalog, hash: string, runId: string, updates: number }> {
+/** The start input of a run, decoded as the API decodes it. */
+async function inputOf (handle: WorkflowHandle): Promise<PublishedCatalog> {
+  const [started] = await eventsOf(handle, 'workflowExecutionStarted')
+  return await decodeFromPayloadsAtIndex(client.options.loadedDataConverter, 0, started?.input?.payloads)
+}
+
+/** Bytes of the memo as stored by the engine (the engine and the SDK warn above 2 KiB). */
+const memoBytes = (fields: Record<string, { data?: Uint8Array | null }>): number =>
+  Object.entries(fields).reduce((sum, [key, payload]) => sum + key.length + (payload.data?.length ?? 0), 0)
+
+async function published (catalogId: string): Promise<{ catalog: Catalog, hash: string, runId: string, memo: Record<string, unknown>, memoBytes: number }> {
   const handle = client.workflow.getHandle(catalogWorkflowId(catalogId))
   const description = await handle.describe()
+  const run = client.workflow.getHandle(catalogWorkflowId(catalogId), description.runId, { followRuns: false })
+  const input = await inputOf(run)
   return {
-    catalog: description.memo?.[CATALOG_MEMO_KEY] as Catalog,
-    hash: description.memo?.[CATALOG_HASH_MEMO_KEY] as string,
+    catalog: input.catalog,
+    hash: input.hash,
     runId: description.runId,
-    updates: (await eventsOf(handle, 'workflowExecutionUpdateAccepted')).length
+    memo: description.memo ?? {},
+    memoBytes: memoBytes(description.raw.workflowExecutionInfo?.memo?.fields ?? {})
   }
 }
 
-t.test('the catalog is published in the memo of a long-running catalog workflow', async (t) => {
+t.test('the catalog is the start input of a long-running catalog workflow; its memo stays small', async (t) => {
   const catalogId = uniqueCatalog('publish')
   const worker = await startVersion('v1', catalogId)
   t.teardown(async () => { await worker.shutdown(); await endCatalog(client, catalogId) })
@@ -50,9 +66,11 @@ t.test('the catalog is published in the memo of a long-running catalog workflow'
   t.equal(description.type, CATALOG_WORKFLOW_TYPE)
   t.equal(description.taskQueue, catalogId)
   t.equal(description.status.name, 'RUNNING')
-  const { catalog, hash } = await published(catalogId)
+  const { catalog, hash, memo, memoBytes } = await published(catalogId)
   t.ok(Value.Check(CatalogSchema, REFERENCES, catalog), 'matches CatalogSchema')
   t.match(hash, /^[0-9a-f]{64}$/)
+  t.same(memo, { [CATALOG_HASH_MEMO_KEY]: hash, [CATALOG_PUBLISHED_AT_MEMO_KEY]: catalog.publishedAt, [CATALOG_FORMAT_MEMO_KEY]: CATALOG_FORMAT }, 'small facts only')
+  t.ok(memoBytes < 2048, `memo of ${memoBytes} bytes, under the 2 KiB warning limit`)
   t.equal(catalog.catalog, catalogId)
   t.same(catalog, worker.catalog, 'the handle reports what was published')
   t.same(await client.workflow.getHandle(catalogWorkflowId(catalogId)).query(getCatalogQuery), catalog, 'query get')
@@ -81,7 +99,7 @@ t.test('the catalog is published in the memo of a long-running catalog workflow'
   }])
 })
 
-t.test('a worker with changed workflows replaces the catalog in place; the same ones change nothing', async (t) => {
+t.test('a worker with changed workflows continues the catalog workflow as new with its catalog; the same ones change nothing', async (t) => {
   const catalogId = uniqueCatalog('replace')
   t.teardown(async () => { await endCatalog(client, catalogId) })
   const v1 = await startVersion('v1', catalogId)
@@ -90,17 +108,23 @@ t.test('a worker with changed workflows replaces the catalog in place; the same 
 
   const v2 = await startVersion('v2', catalogId)
   const after = await published(catalogId)
-  t.equal(after.runId, before.runId, 'same run: no terminate, no restart')
+  t.not(after.runId, before.runId, 'a new run holds the new catalog')
+  const previous = client.workflow.getHandle(catalogWorkflowId(catalogId), before.runId, { followRuns: false })
+  t.ok(await previous.result().catch((e: unknown) => e) instanceof WorkflowContinuedAsNewError, 'the first run continued as new (no terminate, no restart)')
+  t.equal((await eventsOf(previous, 'workflowExecutionUpdateAccepted')).length, 1, 'replaced by one update')
   t.not(after.hash, before.hash)
+  t.equal(after.memo[CATALOG_HASH_MEMO_KEY], after.hash, 'the memo names the new catalog')
+  t.same(after.catalog, v2.catalog)
   t.same(after.catalog.workflows.map((w) => [w.name, w.description]), [['added', 'New in v2.'], ['listed', 'v2']])
-  t.equal(after.updates, 1, 'replaced by one update')
+  t.same(await client.workflow.getHandle(catalogWorkflowId(catalogId)).query(getCatalogQuery), after.catalog, 'query get')
   await v2.shutdown()
 
   const again = await startVersion('v2', catalogId)
   const unchanged = await published(catalogId)
-  t.equal(unchanged.hash, after.hash)
+  t.equal(unchanged.runId, after.runId, 'same run')
   t.equal(unchanged.catalog.publishedAt, after.catalog.publishedAt, 'the published catalog is kept as is')
-  t.equal(unchanged.updates, 1, 'no further update')
+  t.same(again.catalog, after.catalog, 'the handle reports the catalog kept, publishedAt included')
+  t.equal((await eventsOf(client.workflow.getHandle(catalogWorkflowId(catalogId), after.runId), 'workflowExecutionUpdateAccepted')).length, 0, 'no update')
   await again.shutdown()
 })
 
@@ -109,8 +133,8 @@ t.test('two workers of one catalog starting together do not fight', async (t) =>
   t.teardown(async () => { await endCatalog(client, catalogId) })
   const workers = await Promise.all([startVersion('v1', catalogId), startVersion('v1', catalogId)])
   t.teardown(async () => { await Promise.all(workers.map(async (w) => { await w.shutdown() })) })
-  const { catalog, updates } = await published(catalogId)
-  t.equal(updates, 0, 'nobody replaced anything')
+  const { catalog, runId } = await published(catalogId)
+  t.equal((await eventsOf(client.workflow.getHandle(catalogWorkflowId(catalogId), runId), 'workflowExecutionUpdateAccepted')).length, 0, 'nobody replaced anything')
   t.same(workers[0].catalog, catalog)
   t.same(workers[1].catalog, catalog, 'both report the one catalog published (same publishedAt)')
   const runs: string[] = []
@@ -122,7 +146,7 @@ t.test('two workers of one catalog starting together do not fight', async (t) =>
   t.equal(runs.length, 1, 'one catalog run')
 })
 
-t.test('the catalog workflow continues as new after many replacements and keeps the catalog', async (t) => {
+t.test('the update continues the run as new only for a different catalog', async (t) => {
   const catalogId = uniqueCatalog('continue')
   const worker = await startVersion('v1', catalogId)
   const workflowId = `catalog-continue-${randomUUID()}`
@@ -136,12 +160,13 @@ t.test('the catalog workflow continues as new after many replacements and keeps 
   const first = await client.workflow.start(CATALOG_WORKFLOW_TYPE, {
     workflowId,
     taskQueue: catalogId,
-    args: [{ ...version(0), replacementsPerRun: 2 }],
-    memo: catalogMemo(version(0))
+    args: [version(0)],
+    memo: catalogMemo(version(0).catalog, version(0).hash)
   })
   t.same(await first.executeUpdate(replaceCatalogUpdate, { args: [version(0)] }), { replaced: false }, 'same hash: nothing to do')
+  t.same((await first.describe()).runId, first.firstExecutionRunId, 'same run')
+  await t.rejects(first.executeUpdate(replaceCatalogUpdate, { args: [{ hash: 'x' } as unknown as PublishedCatalog] }), 'not a catalog: rejected')
   t.same(await first.executeUpdate(replaceCatalogUpdate, { args: [version(1)] }), { replaced: true })
-  t.same(await first.executeUpdate(replaceCatalogUpdate, { args: [version(2)] }), { replaced: true })
 
   const pinned = client.workflow.getHandle(workflowId, first.firstExecutionRunId, { followRuns: false })
   const ended = await pinned.result().catch((e: unknown) => e)
@@ -150,7 +175,26 @@ t.test('the catalog workflow continues as new after many replacements and keeps 
   const description = await latest.describe()
   t.not(description.runId, first.firstExecutionRunId)
   t.equal(description.status.name, 'RUNNING')
-  t.equal(description.memo?.[CATALOG_HASH_MEMO_KEY], 'hash-2', 'memo carried to the new run')
-  t.same(description.memo?.[CATALOG_MEMO_KEY], version(2).catalog)
-  t.same(await latest.query(getCatalogQuery), version(2).catalog)
+  t.same(description.memo, catalogMemo(version(1).catalog, 'hash-1'), 'the new run carries the small memo of its catalog')
+  t.same(await inputOf(client.workflow.getHandle(workflowId, description.runId)), version(1), 'and the catalog as its input')
+  t.same(await latest.query(getCatalogQuery), version(1).catalog)
+})
+
+t.test('a run of the older format (catalog in the memo) is replaced by a run of the current one', async (t) => {
+  const catalogId = uniqueCatalog('format')
+  t.teardown(async () => { await endCatalog(client, catalogId) })
+  // As an older worker published it; no worker runs it (another workflow type), as after an upgrade.
+  const old = await client.workflow.start('flowport-test-older-catalog', {
+    workflowId: catalogWorkflowId(catalogId),
+    taskQueue: catalogId,
+    memo: { catalog: { catalog: catalogId, publishedAt: new Date().toISOString(), workflows: [] }, [CATALOG_HASH_MEMO_KEY]: 'older' }
+  })
+  const worker = await startVersion('v1', catalogId)
+  t.teardown(async () => { await worker.shutdown() })
+  const { status } = await client.workflow.getHandle(old.workflowId, old.firstExecutionRunId).describe()
+  t.equal(status.name, 'TERMINATED', 'the older run was ended')
+  const now = await published(catalogId)
+  t.not(now.runId, old.firstExecutionRunId)
+  t.equal(now.memo[CATALOG_FORMAT_MEMO_KEY], CATALOG_FORMAT)
+  t.same(now.catalog, worker.catalog, 'the new run holds the catalog')
 })

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { readWorkerEnv, workerOptionsFromEnv, WorkerConfigError } from '../src/env.js'
-import { CATALOG_MEMO_KEY, catalogWorkflowId, type Catalog } from '../src/contract.js'
+import { catalogWorkflowId, type Catalog } from '../src/contract.js'
 import { connectClient, endCatalog, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, uniqueCatalog } from './helpers/engine.js'
 import { fixture } from './helpers/fixtures.js'
 
@@ -83,8 +83,8 @@ t.test('the worker process publishes its catalog and stops cleanly on SIGTERM', 
   }, t.testdir({}))
   t.teardown(() => { proc.kill('SIGKILL') })
   await proc.waitFor(`Worker polling catalog ${catalogId}`)
-  const { memo } = await client.workflow.getHandle(catalogWorkflowId(catalogId)).describe()
-  t.same((memo?.[CATALOG_MEMO_KEY] as Catalog).workflows.map((w) => w.name), ['listed'])
+  const catalog = await client.workflow.getHandle(catalogWorkflowId(catalogId)).query<Catalog>('get')
+  t.same(catalog.workflows.map((w) => w.name), ['listed'])
 
   proc.kill('SIGTERM')
   t.equal(await proc.exited, 0, 'exit code 0')

@@ -1,38 +1,29 @@
 /**
- * The catalog workflow: one long-running run per catalog id holds the published catalog in its
- * memo (the API reads it with `describe` alone) and answers the `get` query. A worker with a new
- * catalog replaces it in place through the `replace` update, so there is no terminate/start race.
+ * The catalog workflow: one long-running workflow per catalog id whose current run holds the
+ * published catalog as its start input (the API reads it from the run's first history event; the
+ * memo keeps only the hash, see contract.ts) and answers the `get` query. A worker with a new
+ * catalog sends the `replace` update, and the run continues as new with that catalog as input, so
+ * there is no terminate/start race and the memo stays small.
  */
 import {
-  allHandlersFinished, condition, defineQuery, defineUpdate, makeContinueAsNewFunc, setHandler, upsertMemo, workflowInfo
+  allHandlersFinished, condition, defineQuery, defineUpdate, makeContinueAsNewFunc, setHandler, workflowInfo
 } from '@temporalio/workflow'
-import { CATALOG_HASH_MEMO_KEY, CATALOG_MEMO_KEY, type Catalog } from '../contract.js'
+import { catalogMemo, type Catalog } from '../contract.js'
 
 export interface PublishedCatalog {
   catalog: Catalog
   hash: string
-  /** Replacements before the run continues as new (keeps the history short); default 100. */
-  replacementsPerRun?: number
 }
 
 export const getCatalogQuery = defineQuery<Catalog>('get')
 export const replaceCatalogUpdate = defineUpdate<{ replaced: boolean }, [PublishedCatalog]>('replace')
 
-const DEFAULT_REPLACEMENTS_PER_RUN = 100
-
-export function catalogMemo (published: PublishedCatalog): Record<string, unknown> {
-  return { [CATALOG_MEMO_KEY]: published.catalog, [CATALOG_HASH_MEMO_KEY]: published.hash }
-}
-
 export async function catalogWorkflow (published: PublishedCatalog): Promise<void> {
   let current = published
-  let replacements = 0
   setHandler(getCatalogQuery, () => current.catalog)
   setHandler(replaceCatalogUpdate, (next) => {
     if (next.hash === current.hash) return { replaced: false }
-    current = { ...next, replacementsPerRun: published.replacementsPerRun }
-    replacements++
-    upsertMemo(catalogMemo(current))
+    current = { catalog: next.catalog, hash: next.hash }
     return { replaced: true }
   }, {
     validator: (next) => {
@@ -40,9 +31,8 @@ export async function catalogWorkflow (published: PublishedCatalog): Promise<voi
     }
   })
 
-  const limit = published.replacementsPerRun ?? DEFAULT_REPLACEMENTS_PER_RUN
-  await condition(() => replacements >= limit || workflowInfo().continueAsNewSuggested)
+  // Also on the engine's suggestion alone: queries add no events, but a long life may.
+  await condition(() => current !== published || workflowInfo().continueAsNewSuggested)
   await condition(allHandlersFinished)
-  // The memo is passed on explicitly: the API must find the catalog on the new run too.
-  await makeContinueAsNewFunc<typeof catalogWorkflow>({ memo: catalogMemo(current) })(current)
+  await makeContinueAsNewFunc<typeof catalogWorkflow>({ memo: catalogMemo(current.catalog, current.hash) })(current)
 }
