@@ -69,14 +69,18 @@ try {
   await stopped.cancel()
   await save('approval-stopped', stopped)
 
-  // The catalog workflow runs in every worker's bundle: its code must stay replay-safe too.
+  // The catalog workflow runs in every worker's bundle: its code must stay replay-safe too. A new
+  // catalog continues it as new: the first run ends there, the last one runs until terminated.
   const published = { catalog: worker.catalog, hash: 'recorded-1' }
   const catalog = await start('catalog', CATALOG_WORKFLOW_TYPE, published)
   await catalog.query('get')
   await catalog.executeUpdate('replace', { args: [published] })
   await catalog.executeUpdate('replace', { args: [{ catalog: { ...worker.catalog, publishedAt: '2026-01-01T00:00:00.000Z' }, hash: 'recorded-2' }] })
-  await catalog.terminate('recorded')
-  await save('catalog', catalog)
+  const lastCatalog = client.workflow.getHandle(catalog.workflowId)
+  await lastCatalog.query('get')
+  await lastCatalog.terminate('recorded')
+  await save('catalog.first-run', client.workflow.getHandle(catalog.workflowId, catalog.firstExecutionRunId))
+  await save('catalog.last-run', lastCatalog)
 } finally {
   await client.workflow.getHandle(catalogWorkflowId(catalogId)).terminate('recording finished').catch(() => {})
   await worker.shutdown()

@@ -91,3 +91,27 @@ t.test('the worker process publishes its catalog and stops cleanly on SIGTERM', 
   t.match(proc.output(), 'SIGTERM received, shutting down')
   t.match(proc.output(), 'Worker stopped')
 })
+
+t.test('publishing a large catalog, then replacing it, logs no memo-size warning (TMPRL1103)', async (t) => {
+  const client = await connectClient(t)
+  const catalogId = uniqueCatalog('memo')
+  t.teardown(async () => { await endCatalog(client, catalogId) })
+  const env = { TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, SERVICE_CATALOG_ID: catalogId }
+  // From the repository root the worker finds the examples: a catalog of about 7 KB, well above
+  // the 2 KiB at which the SDK warns about a memo.
+  const examples = run(env, fileURLToPath(new URL('../..', import.meta.url)))
+  t.teardown(() => { examples.kill('SIGKILL') })
+  await examples.waitFor(`Worker polling catalog ${catalogId}; catalog current`)
+  const large = await client.workflow.getHandle(catalogWorkflowId(catalogId)).query<Catalog>('get')
+  t.ok(JSON.stringify(large).length > 4096, 'the catalog is large')
+  examples.kill('SIGTERM')
+  t.equal(await examples.exited, 0)
+
+  const replacing = run({ ...env, SERVICE_WORKFLOWS_DIR: fixture('catalog-v1') }, t.testdir({}))
+  t.teardown(() => { replacing.kill('SIGKILL') })
+  await replacing.waitFor(`Worker polling catalog ${catalogId}; catalog replaced`)
+  replacing.kill('SIGTERM')
+  t.equal(await replacing.exited, 0)
+
+  for (const proc of [examples, replacing]) t.notMatch(proc.output(), 'TMPRL1103')
+})
