@@ -90,7 +90,7 @@ ${overheadReport(o)}
   the benchmark process. Both sides start \`hello\` with \`{"name":"Ada"}\` on the same task queue with the same id policies
   (random UUID ids, allow-duplicate reuse, fail on conflict), so the engine does the same work.
 - "Starts only": the benchmark publishes a copy of the catalog as catalog \`${q.taskQueue}\` (a catalog workflow with the same
-  memo on a task queue no worker polls), so the API validates and starts exactly as before and the engine only records
+  catalog on a task queue no worker polls), so the API validates and starts exactly as before and the engine only records
   the starts; the runs stay open and idle.
 - Warm-up before measuring: ${r.warmup.starts} starts per side and catalog at full concurrency (opens every pooled connection,
   compiles the validators, fills the catalog cache) and ${r.warmup.runs} runs per side.

@@ -1,7 +1,8 @@
 /**
  * Stand-ins for a worker's presence on a task queue, as the engine sees it: a catalog published
- * the way a worker publishes it (the catalog workflow's start input and memo) and raw workflow-task polls. Used
- * where a test needs a catalog with, then without, a worker behind it, without running one.
+ * the way a worker publishes it (the catalog workflow's start input and memo) and raw
+ * workflow-task polls. Used where a test needs a catalog with, then without, a worker behind it,
+ * without running one.
  */
 import type { Client } from '@temporalio/client'
 import { CATALOG_WORKFLOW_TYPE, catalogMemo, catalogWorkflowId, type Catalog } from '@flowport/worker/contract'
