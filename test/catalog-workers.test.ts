@@ -6,7 +6,7 @@
  */
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
-import type { CatalogWorkflow } from '@flowport/worker/contract'
+import { CATALOG_WORKFLOW_TYPE, catalogWorkflowId, type CatalogWorkflow } from '@flowport/worker/contract'
 import { build } from './helpers/app.js'
 import { testCatalog } from './helpers/env.js'
 import { publishCatalog, startPolling } from './helpers/poller.js'
@@ -115,4 +115,34 @@ t.test('the task-queue description is cached: polling a status does not add an e
   const answers = await Promise.all(Array.from({ length: 5 }, async () => await call(t, app, { method: 'GET', url, route: '/workflow/{id}/status' })))
   t.same(answers.map((a) => a.body.workersPolling), [true, true, true, true, true])
   t.equal(calls, 1, 'five status reads, one task-queue description')
+})
+
+t.test('the catalog is read from the current run of the catalog workflow; a run of the older format (catalog in the memo) is not read', async (t) => {
+  const app = await build(t)
+  const catalog = unique('runs')
+  const served = await call(t, app, { method: 'GET', url: '/workflow/catalog', route: '/workflow/catalog' })
+  const hello = served.body.workflows.find((w: CatalogWorkflow) => w.name === 'hello')
+  await publishCatalog(app.temporal, catalog, [hello])
+  const read = async () => await call(t, app, { method: 'GET', url: `/workflow/catalog/${catalog}`, route: '/workflow/catalog/{catalogId}' })
+  const first = await read()
+  t.equal(first.status, 200)
+  t.same(first.body.workflows.map((w: CatalogWorkflow) => w.name), ['hello'])
+
+  // A new catalog comes with a new run (a worker continues the workflow as new; here: a new start).
+  const handle = app.temporal.workflow.getHandle(catalogWorkflowId(catalog))
+  await handle.terminate('replaced')
+  await publishCatalog(app.temporal, catalog, [])
+  const next = await eventually(read, (res) => res.status === 200 && res.body.workflows.length === 0)
+  t.same(next.body.workflows, [], 'the new run\'s catalog')
+
+  await handle.terminate('replaced by an older worker')
+  await app.temporal.workflow.start(CATALOG_WORKFLOW_TYPE, {
+    workflowId: catalogWorkflowId(catalog),
+    taskQueue: catalog,
+    memo: { catalog: { catalog, publishedAt: new Date().toISOString(), workflows: [hello] }, catalogHash: 'older' }
+  })
+  const older = await eventually(read, (res) => res.status !== 200)
+  t.equal(older.status, 503)
+  t.equal(older.body.error, 'CatalogNotAvailableError')
+  await handle.terminate('test finished')
 })
