@@ -1,9 +1,9 @@
 /**
- * Reads published catalogs from Temporal (`describe` of the catalog workflow for its current run
- * and hash, then, once per run, the run's start input, which is the catalog; no worker round trip)
- * and whether any worker polls a catalog's task queue (the engine's
- * DescribeTaskQueue). Short caches keep a start at one engine call (the start itself) and let
- * clients poll /status or /ready without adding engine load.
+ * Reads published catalogs from Temporal (`describe` of the catalog workflow for its current run,
+ * then, once per run, that run's start input, which is the catalog; no worker round trip) and
+ * whether any worker polls a catalog's task queue (the engine's DescribeTaskQueue). Short caches
+ * keep a start at one engine call (the start itself) and let clients poll /status or /ready
+ * without adding engine load.
  *
  * Never published, not the default catalog: 404 WorkflowNotFoundError (a typo or a catalog that
  * does not exist; retrying will not help). The default catalog before its worker has published
