@@ -15,7 +15,7 @@ import auth from './plugins/auth.js'
 import schemas from './plugins/schemas.js'
 import swagger from './plugins/swagger.js'
 import temporal from './plugins/temporal.js'
-import catalogPlugin from './plugins/catalog.js'
+import catalogs from './plugins/catalogs.js'
 import sse from './plugins/sse.js'
 import historyHubs from './plugins/history-hubs.js'
 import type { HubObserver } from './lib/history/hubs.js'
@@ -94,7 +94,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   await app.register(schemas)
   await app.register(swagger)
   await app.register(temporal)
-  await app.register(catalogPlugin)
+  await app.register(catalogs)
   await app.register(sse)
   await app.register(historyHubs, { observer: historyObserver })
 
