@@ -2,10 +2,10 @@
  * `@flowport/worker`: the Node side. Steps and evaluators are defined here (they run in Node, as
  * Temporal activities); workflows are defined with `@flowport/worker/workflow`.
  */
-export { defineStep, defineEvaluator, EvaluationSchema, isStep, isEvaluator } from './shared/step.js'
-export type { Evaluation, EvaluatorDefinition, EvaluatorSpec, StepContext, StepDefinition, StepSpec } from './shared/step.js'
-export { DEFAULT_STEP_OPTIONS, type RetryOptions, type StepOptions } from './shared/step-options.js'
-export { FatalError, ValidationError } from './shared/errors.js'
+export { defineStep, defineEvaluator, EvaluationSchema, isStep, isEvaluator } from './common/step.js'
+export type { Evaluation, EvaluatorDefinition, EvaluatorSpec, StepContext, StepDefinition, StepSpec } from './common/step.js'
+export { DEFAULT_STEP_OPTIONS, type RetryOptions, type StepOptions } from './common/step-options.js'
+export { FatalError, ValidationError } from './common/errors.js'
 export { startWorker, type WorkerHandle, type WorkerOptions } from './runtime/start-worker.js'
 export { buildWorkflowBundle, type BuildBundleOptions } from './runtime/build-bundle.js'
 export { EngineOptionsSchema, resolveEngineOptions, type EngineOptions } from './runtime/engine.js'

@@ -4,10 +4,10 @@
  * error's `name` (FatalError and its subclasses are not retried).
  */
 import { Context } from '@temporalio/activity'
-import { failureFrom, validationFailure } from '../shared/failure.js'
-import { resolveStepOptions } from '../shared/step-options.js'
-import { EvaluationSchema, type StepContext } from '../shared/step.js'
-import { explain } from '../shared/validate.js'
+import { failureFrom, validationFailure } from '../common/failure.js'
+import { resolveStepOptions } from '../common/step-options.js'
+import { EvaluationSchema, type StepContext } from '../common/step.js'
+import { explain } from '../common/validate.js'
 import type { Manifest } from '../workflow/manifest.js'
 import type { Component } from './discovery/load.js'
 import type { Registry } from './registry.js'

@@ -6,7 +6,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { CATALOG_WORKFLOW_TYPE, NAME_PATTERN } from '../contract.js'
-import { StepOptionsSchema } from '../shared/step-options.js'
+import { StepOptionsSchema } from '../common/step-options.js'
 import type { WorkflowMeta } from '../workflow/types.js'
 import { DefinitionError } from './definition-error.js'
 import type { Component, Loaded, LoadedSource, Origin } from './discovery/load.js'

@@ -4,9 +4,9 @@
  * API caller with a run that never ends; Flowport fails the run instead, keeping the error's name.
  */
 import { ContinueAsNew } from '@temporalio/workflow'
-import { failureFrom } from '../shared/failure.js'
+import { failureFrom } from '../common/failure.js'
 
-export { validationFailure } from '../shared/failure.js'
+export { validationFailure } from '../common/failure.js'
 
 export function toFailure (err: unknown): unknown {
   // Continue-as-new travels as a thrown value; it is not a failure.

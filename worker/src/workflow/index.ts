@@ -4,8 +4,8 @@
  */
 export { defineWorkflow, isWorkflow } from './define.js'
 export { useSteps, useEvaluators, type StepCallers, type EvaluatorCallers } from './steps.js'
-export { FatalError, ValidationError } from '../shared/errors.js'
-export type { Evaluation, StepDefinition, EvaluatorDefinition } from '../shared/step.js'
+export { FatalError, ValidationError } from '../common/errors.js'
+export type { Evaluation, StepDefinition, EvaluatorDefinition } from '../common/step.js'
 export type {
   ChildOptions, PayloadOf, QueryDeclaration, Queries, ResultOf, RunInfo, SignalDeclaration, Signals,
   UpdateDeclaration, UpdateOptions, Updates, WorkflowContext, WorkflowDefinition, WorkflowMeta, WorkflowSpec

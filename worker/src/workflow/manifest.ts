@@ -4,7 +4,7 @@
  * It is kept on `globalThis` under a registered symbol so that a package bundled with its own
  * copy of this SDK reads the same manifest.
  */
-import type { StepOptions } from '../shared/step-options.js'
+import type { StepOptions } from '../common/step-options.js'
 
 export interface Manifest {
   /** Registered workflow type (canonical name or alias) → canonical name. */

@@ -3,7 +3,7 @@
  * workflow with `workflowEntry`, so definitions stay plain data and user source is never rewritten.
  */
 import { CancellationScope, isCancellation } from '@temporalio/workflow'
-import { explain } from '../shared/validate.js'
+import { explain } from '../common/validate.js'
 import { createContext } from './context.js'
 import { toFailure, validationFailure } from './failures.js'
 import { installManifest, type Manifest } from './manifest.js'

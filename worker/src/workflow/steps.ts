@@ -5,7 +5,7 @@
  */
 import type { Static } from '@sinclair/typebox'
 import { ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow'
-import type { Evaluation, EvaluatorDefinition, StepDefinition } from '../shared/step.js'
+import type { Evaluation, EvaluatorDefinition, StepDefinition } from '../common/step.js'
 import { currentManifest } from './manifest.js'
 
 // `any` here only matches definitions of every schema.

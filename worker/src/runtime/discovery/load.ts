@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs'
 import { dirname, extname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { isEvaluator, isStep, type EvaluatorDefinition, type StepDefinition } from '../../shared/step.js'
+import { isEvaluator, isStep, type EvaluatorDefinition, type StepDefinition } from '../../common/step.js'
 import { isWorkflow } from '../../workflow/define.js'
 import type { WorkflowDefinition } from '../../workflow/types.js'
 import { DefinitionError } from '../definition-error.js'
