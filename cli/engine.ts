@@ -78,10 +78,24 @@ function stopProcess (child: ChildProcess, graceMs = 10_000): Promise<void> {
   })
 }
 
+/** Start attempts when a port turned out taken: a port found free can be taken by another process before the engine binds it. */
+const BIND_ATTEMPTS = 3
+
 export async function startEngine (opts: EngineOptions = {}): Promise<Engine> {
   const log = opts.log ?? (() => {})
   const binary = await findTemporalBinary(log)
   log(`temporal CLI: ${binary.path} (from ${binary.source})`)
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startEngineOnce(opts, binary)
+    } catch (err) {
+      if (attempt >= BIND_ATTEMPTS || !String(err).includes('address already in use')) throw err
+      log('a port was taken before the engine bound it; starting again')
+    }
+  }
+}
+
+async function startEngineOnce (opts: EngineOptions, binary: Awaited<ReturnType<typeof findTemporalBinary>>): Promise<Engine> {
   const port = await freePort(opts.port ?? 0, opts.strictPorts)
   const httpPort = await freePort(0)
   const metricsPort = await freePort(0)
