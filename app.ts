@@ -18,6 +18,7 @@ import temporal from './plugins/temporal.js'
 import catalogs from './plugins/catalogs.js'
 import sse from './plugins/sse.js'
 import historyHubs from './plugins/history-hubs.js'
+import traces from './plugins/traces.js'
 import type { HubObserver } from './lib/history/hubs.js'
 import health from './routes/health.js'
 import catalogRoutes from './routes/catalog.js'
@@ -97,6 +98,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   await app.register(catalogs)
   await app.register(sse)
   await app.register(historyHubs, { observer: historyObserver })
+  await app.register(traces)
 
   await app.register(health)
   await app.register(catalogRoutes)

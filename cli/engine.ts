@@ -37,7 +37,7 @@ export interface Engine {
   stop: () => Promise<void>
 }
 
-async function freePort (preferred = 0, strict = false): Promise<number> {
+export async function freePort (preferred = 0, strict = false): Promise<number> {
   return await new Promise((resolve, reject) => {
     const server = createServer()
     server.once('error', (err: NodeJS.ErrnoException) => {

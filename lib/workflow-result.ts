@@ -8,7 +8,7 @@ import type { ErrorDetails, WorkflowResult } from '../schemas/workflow.js'
 import { ApiError } from './api-error.js'
 import { closeKindOf, type HistoryEvent } from './close-events.js'
 import { describeRun } from './execution.js'
-import { closeDetails, failureDetails } from './failure.js'
+import { closeDetails, failureDetails } from '@flowport/worker/failure'
 import { decodeFirst, readCloseEvent, readRunInput, type RunRef } from './run-history.js'
 import { isTerminal, statusFromEngine } from './status.js'
 import type { TerminalStatus } from '../schemas/status.js'
@@ -52,8 +52,9 @@ export async function outcomeOf (fastify: FastifyInstance, event: HistoryEvent):
 
 export async function resultOf (fastify: FastifyInstance, run: RunRef, input: unknown, closeEvent: HistoryEvent): Promise<WorkflowResult> {
   const outcome = await outcomeOf(fastify, closeEvent)
-  // Tracing is a later issue: no trace is written yet, so there is none to point to.
-  return { workflowId: run.workflowId, runId: run.runId, input: input ?? null, trace: null, ...outcome }
+  // Where the worker's trace keeper writes this run's trace (at its close; docs/traces.md).
+  const trace = fastify.traces === null ? null : { destinations: fastify.traces.destinations(run.workflowId, run.runId) }
+  return { workflowId: run.workflowId, runId: run.runId, input: input ?? null, trace, ...outcome }
 }
 
 export interface ReadResult {

@@ -27,7 +27,8 @@ export const ERROR_NAMES = [
   'QueryNotFoundError', 'UpdateNotFoundError', 'MethodNotAllowedError', 'NotAcceptableError', 'WorkflowExecutionTimedOutError',
   'RequestTimeoutError', 'WorkflowAlreadyStartedError', 'WorkflowAlreadyClosedError', 'PayloadTooLargeError',
   'UnsupportedMediaTypeError', 'UpdateRejectedError', 'UpdateFailedError', 'QueryFailedError', 'WorkflowNotCompletedError',
-  'RequestHeaderFieldsTooLargeError', 'InternalServerError', 'CatalogNotAvailableError', 'EngineUnavailableError'
+  'RequestHeaderFieldsTooLargeError', 'InternalServerError', 'CatalogNotAvailableError', 'EngineUnavailableError',
+  'TraceNotFoundError', 'TraceStorageUnavailableError'
 ] as const
 
 export type ErrorName = typeof ERROR_NAMES[number]
@@ -77,7 +78,8 @@ export const ERROR_DESCRIPTIONS = {
   400: 'ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog\'s JSON Schema; one issue per problem',
   401: 'UnauthorizedError: the token is missing or wrong (`WWW-Authenticate` is set)',
   404: 'WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or ' +
-    'UpdateNotFoundError: the workflow declares no handler of that name',
+    'UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run\'s ' +
+    'trace is in no destination and the engine no longer keeps its history',
   408: 'WorkflowExecutionTimedOutError: `timeout` elapsed before the run closed; the workflow keeps running',
   409: 'WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed',
   413: 'PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES',
@@ -87,7 +89,8 @@ export const ERROR_DESCRIPTIONS = {
   431: 'RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit',
   500: 'InternalServerError: an unexpected failure; the message names the request id, the server log has the details',
   503: 'EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, ' +
-    'or the default catalog is not published yet. `Retry-After` says when to try again'
+    'or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says ' +
+    'when to try again'
 } as const
 
 /** A `$ref` response with its own description (@fastify/swagger takes a response's description from the `$ref`'s sibling). */

@@ -4,6 +4,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 import { loadSettings } from '@flowport/worker/settings'
+import { TraceEnvProperties } from '@flowport/worker/trace-settings'
 
 const Millis = (def: number, min = 1) => Type.Integer({ minimum: min, default: def })
 const Bool = (def: boolean) => Type.Boolean({ default: def })
@@ -38,7 +39,9 @@ export const ConfigSchema = Type.Object({
   TEMPORAL_TLS_SERVER_NAME: OptionalString,
   TEMPORAL_TLS_CA_PATH: OptionalString,
   TEMPORAL_TLS_CERT_PATH: OptionalString,
-  TEMPORAL_TLS_KEY_PATH: OptionalString
+  TEMPORAL_TLS_KEY_PATH: OptionalString,
+  // Shared with the worker (which writes the traces the API reads and names in results).
+  ...TraceEnvProperties
 })
 
 export type Config = Static<typeof ConfigSchema>

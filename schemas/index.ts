@@ -19,6 +19,7 @@ import {
   UpdateBodySchema, UpdateParamsSchema, UpdateResultSchema,
   WorkflowInputSchema, WorkflowResultSchema, WorkflowRunsSchema, WorkflowStartedSchema, WorkflowStatusSchema
 } from './workflow.js'
+import { TraceLogSchema, traceSchemas } from './trace.js'
 import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema } from './control.js'
 
 export const schemas = [
@@ -32,5 +33,6 @@ export const schemas = [
   SignalParamsSchema, QueryParamsSchema, UpdateParamsSchema, SignalResultSchema, QueryResultSchema, UpdateResultSchema,
   StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema,
   HistoryEventSchema, HistoryWorkflowSchema, HistoryQuerySchema, HistoryPageSchema, HistoryStreamQuerySchema,
-  HistoryStreamHeadersSchema, HistoryStreamDoneSchema, HistoryStreamServerErrorSchema
+  HistoryStreamHeadersSchema, HistoryStreamDoneSchema, HistoryStreamServerErrorSchema,
+  ...traceSchemas, TraceLogSchema
 ]

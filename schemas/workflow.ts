@@ -4,6 +4,7 @@
  * (examples/), so Swagger UI's "Try it out" works unedited against the dev stack.
  */
 import { Type, type Static } from '@sinclair/typebox'
+import type { FailureCause } from '@flowport/worker/failure'
 import { BASE64URL_PATTERN, Nullable, NameSchema, WorkflowIdSchema, ref } from './common.js'
 import { Literals, RunStatusSchema, STATUSES, TerminalRunStatusSchema } from './status.js'
 import { CatalogIdSchema } from './catalog.js'
@@ -56,12 +57,7 @@ export const TraceInfoSchema = Type.Object({
   destinations: ref(TraceDestinationsSchema)
 }, { $id: 'TraceInfo', additionalProperties: false })
 
-export interface FailureCause {
-  name: string
-  message: string
-  cause: FailureCause | null
-  [extra: string]: unknown
-}
+export type { FailureCause }
 
 /** Self-referencing: every level of the chain is a FailureCause. */
 export const FailureCauseSchema = Type.Unsafe<FailureCause>(Type.Object({

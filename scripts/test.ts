@@ -1,14 +1,19 @@
 /**
- * `npm test`: starts one real Temporal dev server and one worker serving the example workflows
- * (and the test-only ones of test/fixtures/workflows) for the whole run (docs/architecture.md, "Tests and tools"), runs tap against them, stops both, and ends with a plain
- * `N passed, N failed` line. Extra arguments go to tap (e.g. a test file).
+ * `npm test`: starts one real Temporal dev server, one S3-compatible server (moto) with a trace
+ * bucket, and one worker serving the example workflows (and the test-only ones of
+ * test/fixtures/workflows) that writes traces to a temporary directory and the bucket, for the
+ * whole run (docs/architecture.md, "Tests and tools"); runs tap against them, stops all three, and
+ * ends with a plain `N passed, N failed` line. Extra arguments go to tap (e.g. a test file).
  */
 import { spawn } from 'node:child_process'
-import { resolve } from 'node:path'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { Client, Connection } from '@temporalio/client'
 import { CATALOG_HASH_MEMO_KEY, catalogWorkflowId } from '@flowport/worker/contract'
 import { startEngine } from '../cli/engine.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
+import { createBucket, S3_TEST_CREDENTIALS, startS3Server } from '../test/helpers/s3-server.js'
 
 /** The catalog the shared test worker serves; API tests route their runs to it. */
 const TEST_CATALOG = 'flowport-e2e'
@@ -39,8 +44,27 @@ function summarize (output: string, exitCode: number): string {
   return `${n.pass ?? 0} passed, ${failed} failed${n.skip ? `, ${n.skip} skipped` : ''}${n.todo ? `, ${n.todo} todo` : ''}`
 }
 
-const engine = await startEngine({ log: (m) => console.log(`# engine: ${m}`) })
-const env = { ...process.env, TEMPORAL_ADDRESS: engine.address, TEMPORAL_NAMESPACE: engine.namespace, FLOWPORT_TEST_CATALOG: TEST_CATALOG }
+const [engine, s3] = await Promise.all([
+  startEngine({ log: (m) => console.log(`# engine: ${m}`) }),
+  startS3Server((m) => console.log(`# s3: ${m}`))
+])
+const TRACE_BUCKET = 'flowport-traces'
+await createBucket(s3.endpoint, TRACE_BUCKET)
+const traceDir = mkdtempSync(join(tmpdir(), 'flowport-traces-'))
+// The tests' API apps read traces with the same settings (test/helpers/app.ts passes them on).
+const env = {
+  ...process.env,
+  TEMPORAL_ADDRESS: engine.address,
+  TEMPORAL_NAMESPACE: engine.namespace,
+  FLOWPORT_TEST_CATALOG: TEST_CATALOG,
+  FLOWPORT_TEST_S3_ENDPOINT: s3.endpoint,
+  SERVICE_TRACE_DIR: traceDir,
+  SERVICE_TRACE_S3_BUCKET: TRACE_BUCKET,
+  // Terminated runs get their trace from the keeper's sweep: a short interval keeps those tests short.
+  SERVICE_TRACE_SWEEP_MS: '500',
+  SERVICE_CLOUD_ENDPOINT: s3.endpoint,
+  ...S3_TEST_CREDENTIALS
+}
 const worker = spawn(process.execPath, workerNodeArgs, {
   env: { ...env, SERVICE_CATALOG_ID: TEST_CATALOG, SERVICE_WORKFLOWS_DIR: resolve('test/fixtures/workflows'), LOG_LEVEL: 'warn' },
   stdio: ['ignore', 'inherit', 'inherit']
@@ -57,7 +81,8 @@ try {
 } finally {
   worker.kill('SIGTERM')
   await new Promise((done) => (worker.exitCode !== null ? done(null) : worker.once('exit', done)))
-  await engine.stop()
+  await Promise.all([engine.stop(), s3.stop()])
+  rmSync(traceDir, { recursive: true, force: true })
 }
 console.log(summarize(output, exitCode))
 process.exit(exitCode)

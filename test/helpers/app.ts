@@ -6,8 +6,15 @@ import { buildApp, type App } from '../../app.js'
 import { loadConfig } from '../../schemas/config.js'
 import { engineAddress, testCatalog } from './env.js'
 
+/** The trace settings scripts/test.ts gives the shared worker, so apps read what it writes. */
+export function traceEnv (): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] =>
+    /^SERVICE_(TRACE|CLOUD)_/.test(e[0]) && e[1] !== undefined))
+}
+
 export async function build (t: Test, env: Record<string, string> = {}): Promise<App> {
   const config = loadConfig({
+    ...traceEnv(),
     TEMPORAL_ADDRESS: engineAddress(),
     TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default',
     SERVICE_CATALOG_ID: testCatalog(),

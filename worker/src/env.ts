@@ -6,6 +6,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { WorkerOptions } from './runtime/start-worker.js'
 import { loadSettings } from './settings.js'
 import { tlsFromSettings } from './tls.js'
+import { TraceEnvProperties, traceSettingsFrom } from './trace/settings.js'
 
 const Count = (def: number, minimum: number) => Type.Integer({ minimum, default: def })
 const OptionalString = Type.Optional(Type.String({ minLength: 1 }))
@@ -31,7 +32,8 @@ export const WorkerEnvSchema = Type.Object({
   /** How long the engine may stay out of reach (at start or later) before the worker exits 1. */
   SERVICE_WORKER_ENGINE_RETRY_MS: Count(120_000, 0),
   /** Port of the worker's /health and /ready probes; unset: no probe server. */
-  SERVICE_WORKER_HEALTH_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 }))
+  SERVICE_WORKER_HEALTH_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+  ...TraceEnvProperties
 })
 
 export type WorkerEnv = Static<typeof WorkerEnvSchema>
@@ -61,6 +63,7 @@ export function workerOptionsFromEnv (config: WorkerEnv): WorkerOptions {
     apiKey: config.TEMPORAL_API_KEY,
     tls: tlsFromSettings(config),
     shutdownGraceTime: config.ENGINE_SHUTDOWN_GRACE_MS,
+    trace: traceSettingsFrom(config),
     engine: {
       maxConcurrentActivityTaskExecutions: config.ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_EXECUTIONS,
       maxConcurrentWorkflowTaskExecutions: config.ENGINE_MAX_CONCURRENT_WORKFLOW_TASK_EXECUTIONS,

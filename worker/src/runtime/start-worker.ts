@@ -12,6 +12,11 @@ import { consoleLogger, type Logger } from './logger.js'
 import { loadProject, type Project } from './project.js'
 import { entryHash, readPrebuiltBundle } from './prebuilt-bundle.js'
 import { publishCatalog } from './publish.js'
+import { evaluatorTypes } from '../trace/history.js'
+import { TRACE_SINK, TraceKeeper } from '../trace/keeper.js'
+import { attemptRecorder } from '../trace/recorder.js'
+import type { TraceSettings } from '../trace/settings.js'
+import { TraceStore } from '../trace/store.js'
 
 export interface WorkerOptions {
   /** Temporal frontend, e.g. `localhost:7233`. */
@@ -34,6 +39,8 @@ export interface WorkerOptions {
   reuseBundle?: boolean
   /** A bundle prebuilt by `prebundle` (WORKFLOW_BUNDLE); used only if it matches the loaded workflows. */
   workflowBundlePath?: string
+  /** Where execution traces go; absent: no traces (the `flowport worker` entry traces by default). */
+  trace?: TraceSettings | null
 }
 
 export interface WorkerHandle {
@@ -71,6 +78,12 @@ export async function startWorker (options: WorkerOptions): Promise<WorkerHandle
 export async function startPreparedWorker ({ project, workflowBundle, engine }: PreparedWorker, options: WorkerOptions): Promise<WorkerHandle> {
   const logger = options.logger ?? consoleLogger
   const connection = await NativeConnection.connect({ address: options.address, tls: options.tls, apiKey: options.apiKey })
+  const client = new Client({ connection, namespace: options.namespace })
+  const store = options.trace ? new TraceStore(options.trace) : null
+  const evaluators = evaluatorTypes(project.catalog)
+  const keeper = store === null
+    ? null
+    : new TraceKeeper({ client, taskQueue: options.catalogId, store, isEvaluator: (type) => evaluators.has(type), logger })
   let worker: Worker
   try {
     worker = await Worker.create({
@@ -80,15 +93,27 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
       workflowBundle,
       activities: project.activities,
       shutdownGraceTime: options.shutdownGraceTime ?? '10s',
+      ...(keeper === null || store === null
+        ? {}
+        : {
+            interceptors: { activity: [attemptRecorder(store, logger)] },
+            sinks: { [TRACE_SINK]: { closing: { fn: (info) => { keeper.closing(info.workflowId, info.runId) }, callDuringReplay: false } } }
+          }),
       ...engine
     })
   } catch (err) {
+    store?.close()
     await connection.close()
     throw err
   }
 
   const running = worker.run()
-  const done = running.finally(async () => { await connection.close() })
+  keeper?.startSweeping()
+  const done = running.finally(async () => {
+    await keeper?.stop()
+    store?.close()
+    await connection.close()
+  })
   const shutdown = async (): Promise<void> => {
     if (worker.getState() === 'RUNNING') worker.shutdown()
     await done
@@ -100,7 +125,6 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
     // if it stops meanwhile, give up instead of waiting forever.
     const stopped = running.then(() => { throw new Error('Worker stopped before the catalog was published') })
     stopped.catch(() => {}) // only raced below; a later stop is reported through `done`
-    const client = new Client({ connection, namespace: options.namespace })
     const publication = await Promise.race([publishCatalog(client, options.catalogId, project.catalog, project.hash), stopped])
     catalog = publication.catalog
     logger.info(`Worker polling catalog ${options.catalogId}; catalog ${publication.outcome}`, {

@@ -2,7 +2,7 @@
  * Runs a definition as a Temporal workflow. The generated bundle entry wraps every registered
  * workflow with `workflowEntry`, so definitions stay plain data and user source is never rewritten.
  */
-import { CancellationScope, isCancellation } from '@temporalio/workflow'
+import { CancellationScope, isCancellation, proxySinks, type Sinks } from '@temporalio/workflow'
 import { explain } from '../common/validate.js'
 import { createContext } from './context.js'
 import { toFailure, validationFailure } from './failures.js'
@@ -11,10 +11,25 @@ import type { WorkflowDefinition } from './types.js'
 
 export { installManifest, type Manifest }
 
+/** The worker's trace keeper (worker/src/trace/keeper.ts; the name is its TRACE_SINK). */
+interface TraceSinks extends Sinks {
+  flowportTrace: { closing: () => void }
+}
+const { flowportTrace } = proxySinks<TraceSinks>()
+
 export function workflowEntry (definition: WorkflowDefinition, manifest: Manifest): (input: unknown) => Promise<unknown> {
   const meta = definition.definition
   return async function (input: unknown): Promise<unknown> {
     installManifest(manifest)
+    try {
+      return await run(input)
+    } finally {
+      // Not on replay (the sink is registered that way): the keeper writes the trace once the run has closed.
+      flowportTrace.closing()
+    }
+  }
+
+  async function run (input: unknown): Promise<unknown> {
     const problem = explain(meta.inputSchema, input)
     if (problem !== undefined) throw validationFailure(`Invalid input of workflow ${meta.name}: ${problem}`)
 

@@ -1,12 +1,26 @@
 /**
- * Turns a run's failure (a Temporal failure chain) into the result's `error` and `errorDetails`:
- * names and messages only. Stacks, details payloads and worker identities never
- * leave the API.
+ * A Temporal failure chain as the API and traces show it: names and messages only. Stacks,
+ * details payloads and worker identities never leave Flowport. Used by the API's results and by
+ * execution traces, so a failure reads the same in both.
  */
 import {
   ActivityFailure, ApplicationFailure, CancelledFailure, ChildWorkflowFailure, ServerFailure, TerminatedFailure, TimeoutFailure
 } from '@temporalio/common'
-import type { ErrorDetails, FailureCause } from '../schemas/workflow.js'
+
+export interface FailureCause {
+  name: string
+  message: string
+  cause: FailureCause | null
+  [extra: string]: unknown
+}
+
+export interface ErrorDetails {
+  message: string | null
+  name: string | null
+  retryable: boolean | null
+  activityId: string | null
+  cause: FailureCause | null
+}
 
 /** Deeper chains are cut here: a cycle or a runaway wrapper must not blow up a response. */
 const MAX_DEPTH = 20
@@ -38,28 +52,27 @@ function describeLevel (err: Error): FailureCause {
   return level
 }
 
+function chainOf (err: Error, limit: number): Error[] {
+  const levels: Error[] = []
+  for (let e: unknown = err; e instanceof Error && levels.length < limit; e = e.cause) levels.push(e)
+  return levels
+}
+
 /** The chain as nested `{name, message, cause}` levels, from the outermost failure down. */
 export function sanitizeChain (err: Error): FailureCause {
-  const levels: Error[] = []
-  for (let e: unknown = err; e instanceof Error && levels.length <= MAX_DEPTH; e = e.cause) levels.push(e)
+  const levels = chainOf(err, MAX_DEPTH + 1)
   let cause: FailureCause | null = levels.length > MAX_DEPTH ? { name: 'Error', message: 'Cause chain too deep', cause: null } : null
   for (const level of levels.slice(0, MAX_DEPTH).reverse()) cause = { ...describeLevel(level), cause }
   return cause as FailureCause
 }
 
-function chainOf (err: Error): Error[] {
-  const levels: Error[] = []
-  for (let e: unknown = err; e instanceof Error && levels.length < MAX_DEPTH; e = e.cause) levels.push(e)
-  return levels
-}
-
 /**
- * `errorDetails` of a failed run. The name and message come from the outermost application error
+ * `errorDetails` of a failure. The name and message come from the outermost application error
  * (what workflow or step code threw; a wrapper such as ActivityFailure only says where), else from
  * the deepest level (e.g. a timeout). `activityId` is the first step on the way down.
  */
 export function failureDetails (err: Error): ErrorDetails {
-  const levels = chainOf(err)
+  const levels = chainOf(err, MAX_DEPTH)
   const app = levels.find((e): e is ApplicationFailure => e instanceof ApplicationFailure)
   const chosen = app ?? levels[levels.length - 1] ?? err
   const activity = levels.find((e): e is ActivityFailure => e instanceof ActivityFailure)

@@ -1,0 +1,83 @@
+/**
+ * GET …/trace-log: the trace of a closed run from its destinations (the bucket first, then the
+ * local directory); for an open run, or a closed one whose trace the worker has not written yet,
+ * the same document assembled from the engine's history and the recorded attempts (`source:
+ * "engine"`; `partial: true` while the run is open). A pinned run the engine no longer keeps is
+ * still found in the destinations.
+ */
+import type { FastifyInstance } from 'fastify'
+import { assembleTrace, evaluatorTypes, readWholeHistory, TraceStorageError, type Trace, type TraceStore } from '@flowport/worker/trace'
+import { ApiError, RETRY_AFTER_SECONDS, type ApiErrorExtras } from './api-error.js'
+import { describeRun, type Execution } from './execution.js'
+import { isTerminal, statusFromEngine } from './status.js'
+import type { TraceLog } from '../schemas/trace.js'
+import type { RunRef } from './run-history.js'
+
+export interface ReadTraceLog {
+  workflowId: string
+  /** Pinned run; absent = the latest run. */
+  runId?: string
+  signal?: AbortSignal
+}
+
+const storageDown = (err: TraceStorageError, run: ApiErrorExtras) =>
+  new ApiError(503, 'TraceStorageUnavailableError', err.message, { ...run, headers: { 'retry-after': RETRY_AFTER_SECONDS } })
+
+export async function readTraceLog (fastify: FastifyInstance, { workflowId, runId, signal }: ReadTraceLog): Promise<TraceLog> {
+  const store = fastify.traces
+  if (store === null) {
+    throw new ApiError(404, 'TraceNotFoundError', 'Tracing is switched off on this API (SERVICE_TRACE_ENABLED=false)', { workflowId, runId })
+  }
+  let execution: Execution
+  try {
+    execution = await describeRun(fastify, { workflowId, runId, signal })
+  } catch (err) {
+    // The engine forgets closed runs after its retention period; their traces outlive it.
+    const stored = err instanceof ApiError && err.statusCode === 404 && runId !== undefined
+      ? await readStored(store, { workflowId, runId }, signal)
+      : null
+    if (stored !== null) return stored
+    throw err
+  }
+  const run = { workflowId, runId: execution.runId }
+  if (isTerminal(statusFromEngine(execution.status.name))) {
+    const stored = await readStored(store, run, signal)
+    if (stored !== null) return stored
+  }
+  const trace = await assembleFromEngine(fastify, store, run, execution.taskQueue, signal)
+  return { ...run, source: 'engine', location: null, partial: trace.workflow.status === 'running', trace }
+}
+
+/** The stored document, from the bucket or the local directory; null when neither has it. */
+async function readStored (store: TraceStore, run: RunRef, signal?: AbortSignal): Promise<TraceLog | null> {
+  const where = store.destinations(run.workflowId, run.runId)
+  let remoteError: TraceStorageError | undefined
+  if (store.hasRemote) {
+    try {
+      const trace = await store.readRemote(run.workflowId, run.runId, signal)
+      if (trace !== null) return { ...run, source: 'remote', location: where.remote, partial: false, trace }
+    } catch (err) {
+      if (!(err instanceof TraceStorageError)) throw err
+      remoteError = err
+    }
+  }
+  const trace = await store.readLocal(run.workflowId, run.runId)
+  if (trace !== null) return { ...run, source: 'local', location: where.local, partial: false, trace }
+  if (remoteError !== undefined) throw storageDown(remoteError, run)
+  return null
+}
+
+async function assembleFromEngine (fastify: FastifyInstance, store: TraceStore, run: RunRef, catalogId: string, signal?: AbortSignal): Promise<Trace> {
+  const namespace = fastify.config.TEMPORAL_NAMESPACE
+  const [events, attempts, evaluators] = await Promise.all([
+    readWholeHistory(async (nextPageToken) => await fastify.engineCall(() => fastify.temporal.workflowService.getWorkflowExecutionHistory({
+      namespace, execution: run, nextPageToken, skipArchival: true
+    }), { signal, ...run })),
+    store.readAttempts(run.workflowId, run.runId, signal).catch((err: unknown) => {
+      throw err instanceof TraceStorageError ? storageDown(err, run) : err
+    }),
+    // Which steps are evaluators comes from the catalog; without it every call reads as a step.
+    fastify.catalogs.get(catalogId, signal).then(evaluatorTypes, () => new Set<string>())
+  ])
+  return assembleTrace({ events, attempts, isEvaluator: (type) => evaluators.has(type), maxValueBytes: store.settings.maxValueBytes })
+}

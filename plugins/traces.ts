@@ -1,0 +1,17 @@
+/**
+ * Execution traces (docs/traces.md): `fastify.traces` reads the destinations workers write (the
+ * local directory, the bucket) with the same settings they use; null when tracing is off.
+ */
+import fp from 'fastify-plugin'
+import { TraceStore, traceSettingsFrom } from '@flowport/worker/trace'
+
+declare module 'fastify' {
+  interface FastifyInstance { traces: TraceStore | null }
+}
+
+export default fp(async (fastify) => {
+  const settings = traceSettingsFrom(fastify.config)
+  const store = settings === null ? null : new TraceStore(settings)
+  fastify.decorate('traces', store)
+  fastify.addHook('onClose', async () => { store?.close() })
+}, { name: 'traces', dependencies: ['config'] })

@@ -1,0 +1,10 @@
+/**
+ * `@flowport/worker/trace`: execution traces, written by workers and read by the API.
+ * docs/traces.md describes the document, the layout and how traces stay correct across workers.
+ */
+export * from './schema.js'
+export { traceSettingsFrom, TraceEnvProperties, type TraceEnv, type TraceSettings, type S3Settings } from './settings.js'
+export { TraceStore, TraceStorageError, type Destinations } from './store.js'
+export { assembleTrace, capValue } from './assemble.js'
+export { readWholeHistory, evaluatorTypes, type FetchHistoryPage } from './history.js'
+export { runKey, traceKey } from './layout.js'

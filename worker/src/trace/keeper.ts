@@ -1,0 +1,146 @@
+/**
+ * The worker's trace keeper: writes the final trace of every run of its catalog once the run has
+ * closed, however it closed.
+ *
+ * - When workflow code finishes (completed, failed, canceled after cleanup, continued as new) the
+ *   run tells the keeper through a sink; the keeper waits for the close event and writes at once.
+ * - Runs that close without workflow code (terminated, timed out), and runs whose keeper died
+ *   before writing, are found by a sweep of the engine's visibility list of closed runs, every
+ *   SERVICE_TRACE_SWEEP_MS; the first sweep after a start looks SERVICE_TRACE_LOOKBACK_MS back.
+ *
+ * The document is a pure function of the closed run's history and the recorded attempts, so two
+ * workers that write the same run write the same bytes; no store but the engine and the
+ * destinations is involved.
+ */
+import type { Client } from '@temporalio/client'
+import protoRoot from '@temporalio/proto'
+import { CATALOG_WORKFLOW_TYPE } from '../contract.js'
+import type { Logger } from '../runtime/logger.js'
+import { assembleTrace } from './assemble.js'
+import { readWholeHistory } from './history.js'
+import type { TraceStore } from './store.js'
+
+const { HistoryEventFilterType } = protoRoot.temporal.api.enums.v1
+
+/** The sink workflow code calls when it finishes (see worker/src/workflow/runtime.ts). */
+export const TRACE_SINK = 'flowportTrace'
+
+/** How long the keeper waits for a close event after workflow code said it finished; the sweep covers longer. */
+const CLOSE_WAIT_MS = 60_000
+/** Visibility is eventually consistent: each sweep looks this far behind the previous one. */
+const SWEEP_OVERLAP_MS = 30_000
+
+export interface TraceKeeperOptions {
+  client: Client
+  taskQueue: string
+  store: TraceStore
+  isEvaluator: (activityType: string) => boolean
+  logger: Logger
+}
+
+export class TraceKeeper {
+  private readonly options: TraceKeeperOptions
+  private readonly inFlight = new Map<string, Promise<void>>()
+  private readonly abort = new AbortController()
+  private sweeper: NodeJS.Timeout | undefined
+  private sweptUntil: number
+
+  constructor (options: TraceKeeperOptions) {
+    this.options = options
+    this.sweptUntil = Date.now() - options.store.settings.lookbackMs
+  }
+
+  /** Workflow code of a run finished: write its trace as soon as the run has closed. */
+  closing (workflowId: string, runId: string): void {
+    void this.once(workflowId, runId, async () => {
+      if (await this.waitForClose(workflowId, runId)) await this.write(workflowId, runId)
+    })
+  }
+
+  /** Writes the final trace of a closed run (whoever else writes it too). */
+  async finalize (workflowId: string, runId: string): Promise<void> {
+    await this.once(workflowId, runId, async () => { await this.write(workflowId, runId) })
+  }
+
+  startSweeping (): void {
+    const tick = async () => {
+      try {
+        await this.sweep()
+      } catch (err) {
+        if (!this.abort.signal.aborted) this.options.logger.warn(`Trace sweep failed (retried in ${this.options.store.settings.sweepMs} ms): ${(err as Error).message}`)
+      }
+      if (!this.abort.signal.aborted) this.sweeper = setTimeout(() => { void tick() }, this.options.store.settings.sweepMs)
+    }
+    this.sweeper = setTimeout(() => { void tick() }, 0)
+  }
+
+  /** Closed runs of the catalog since the last sweep whose trace is not written here yet. */
+  async sweep (): Promise<number> {
+    const started = Date.now()
+    const since = new Date(this.sweptUntil - SWEEP_OVERLAP_MS).toISOString()
+    const query = `TaskQueue = '${this.options.taskQueue.replaceAll("'", "\\'")}' AND ExecutionStatus != 'Running' AND CloseTime >= '${since}' AND WorkflowType != '${CATALOG_WORKFLOW_TYPE}'`
+    let written = 0
+    for await (const run of this.options.client.workflow.list({ query })) {
+      if (this.abort.signal.aborted) break
+      if (await this.options.store.hasLocal(run.workflowId, run.runId)) continue
+      await this.finalize(run.workflowId, run.runId)
+      written++
+    }
+    this.sweptUntil = started
+    return written
+  }
+
+  /** Stops sweeping and lets writes in progress finish. */
+  async stop (): Promise<void> {
+    clearTimeout(this.sweeper)
+    this.abort.abort()
+    await Promise.allSettled([...this.inFlight.values()])
+  }
+
+  private async once (workflowId: string, runId: string, work: () => Promise<void>): Promise<void> {
+    const running = this.inFlight.get(runId)
+    if (running !== undefined) return await running
+    const job = work().catch((err: unknown) => {
+      if (!this.abort.signal.aborted) this.options.logger.warn(`Trace of ${workflowId} run ${runId} not written: ${(err as Error).message}`)
+    }).finally(() => this.inFlight.delete(runId))
+    this.inFlight.set(runId, job)
+    await job
+  }
+
+  private async waitForClose (workflowId: string, runId: string): Promise<boolean> {
+    const { client } = this.options
+    const deadline = Date.now() + CLOSE_WAIT_MS
+    let nextPageToken: Uint8Array | undefined
+    while (Date.now() < deadline && !this.abort.signal.aborted) {
+      const res = await client.workflowService.getWorkflowExecutionHistory({
+        namespace: client.options.namespace,
+        execution: { workflowId, runId },
+        waitNewEvent: true,
+        historyEventFilterType: HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT,
+        skipArchival: true,
+        nextPageToken
+      })
+      if ((res.history?.events?.length ?? 0) > 0) return true
+      nextPageToken = res.nextPageToken?.length ? res.nextPageToken : undefined
+    }
+    return false
+  }
+
+  private async write (workflowId: string, runId: string): Promise<void> {
+    const { client, store, isEvaluator, logger } = this.options
+    // A run already written elsewhere (another worker host, same bucket) is copied, not rebuilt.
+    const stored = store.hasRemote ? await store.readRemote(workflowId, runId).catch(() => null) : null
+    const trace = stored ?? assembleTrace({
+      events: await readWholeHistory(async (nextPageToken) => await client.workflowService.getWorkflowExecutionHistory({
+        namespace: client.options.namespace, execution: { workflowId, runId }, skipArchival: true, nextPageToken
+      })),
+      attempts: await store.readAttempts(workflowId, runId),
+      isEvaluator,
+      maxValueBytes: store.settings.maxValueBytes
+    })
+    if (trace.workflow.status === 'running') throw new Error('the run is still open')
+    await store.writeTrace(trace, (where, err) => {
+      logger.warn(`Trace of ${workflowId} run ${runId}: the ${where} copy could not be written: ${(err as Error).message}`)
+    }, stored === null ? 'both' : 'local')
+  }
+}

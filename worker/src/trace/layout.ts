@@ -1,0 +1,33 @@
+/**
+ * Where a run's trace lives, the same relative key on disk and in the bucket:
+ *
+ *   <workflow-id slug>~<hash>/<run id>.json                         the trace document
+ *   <workflow-id slug>~<hash>/<run id>.attempts/<activity>.<n>.json  a failed step attempt
+ *
+ * The slug keeps the id readable (characters outside [A-Za-z0-9._-] become `_`, at most 64 of
+ * them); the hash (SHA-256 of the exact id, 16 hex digits) keeps ids apart that a file system or
+ * S3 would confuse: `a/b` and `a_b`, `Order` and `order` on a case-insensitive disk, ids longer
+ * than a file name may be.
+ */
+import { createHash } from 'node:crypto'
+
+const hash = (value: string) => createHash('sha256').update(value).digest('hex').slice(0, 16)
+
+function segment (value: string): string {
+  const slug = value.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, 64)
+  return `${slug}~${hash(value)}`
+}
+
+/** Run ids come from the engine (UUIDs); anything else is still made safe. */
+const runSegment = (runId: string) => /^[0-9a-f-]{36}$/.test(runId) ? runId : segment(runId)
+
+export function runKey (workflowId: string, runId: string): string {
+  return `${segment(workflowId)}/${runSegment(runId)}`
+}
+
+export const traceKey = (workflowId: string, runId: string) => `${runKey(workflowId, runId)}.json`
+
+export const attemptsKey = (workflowId: string, runId: string) => `${runKey(workflowId, runId)}.attempts/`
+
+export const attemptKey = (workflowId: string, runId: string, activityId: string, attempt: number) =>
+  `${attemptsKey(workflowId, runId)}${segment(activityId)}.${attempt}.json`

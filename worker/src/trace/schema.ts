@@ -1,0 +1,170 @@
+/**
+ * The execution trace document (version 1): one per run, a projection of the run's history in
+ * Flowport's words (steps, evaluators, child workflows, the cleanup of a graceful stop) plus the
+ * failed attempts of retried steps, which the engine's history does not keep. Named schemas: the
+ * API publishes them as components of its OpenAPI document, so generated clients get the type.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+
+export const TRACE_VERSION = 1
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+const Time = (description: string) => Nullable(Type.String({ format: 'date-time', description }))
+const Value = (description: string) => Type.Unknown({
+  description: `${description}. A value whose JSON is larger than SERVICE_TRACE_MAX_VALUE_BYTES is replaced by a TraceTruncatedValue`
+})
+const FailureCause = Type.Unsafe<Record<string, unknown>>(Type.Ref('FailureCause'))
+
+export const TraceTruncatedValueSchema = Type.Object({
+  $truncated: Type.Object({
+    bytes: Type.Integer({ description: 'Size of the value\'s JSON in bytes' }),
+    limit: Type.Integer({ description: 'SERVICE_TRACE_MAX_VALUE_BYTES when the trace was written' }),
+    preview: Type.String({ description: 'The first characters of the value\'s JSON' })
+  }, { additionalProperties: false })
+}, { $id: 'TraceTruncatedValue', additionalProperties: false, description: 'Marker standing for a value too large to record' })
+
+export const TraceErrorSchema = Type.Object({
+  name: Type.String({ description: 'Error name (an application error\'s type, e.g. ExplosionError, or TimeoutFailure, CanceledFailure, …)' }),
+  message: Type.String(),
+  retryable: Nullable(Type.Boolean({ description: 'Whether the engine would retry it; null if unknown' })),
+  cause: Nullable(FailureCause)
+}, { $id: 'TraceError', additionalProperties: false, description: 'A sanitized failure: names and messages, never stacks' })
+
+const Outcome = Type.Union(['running', 'completed', 'failed', 'canceled', 'timed_out', 'terminated'].map((s) => Type.Literal(s)))
+
+export const TraceAttemptSchema = Type.Object({
+  attempt: Type.Integer({ minimum: 1 }),
+  status: Type.Union([Outcome, Type.Literal('unknown')], {
+    description: '`unknown`: an attempt the worker could not record (it crashed or its step timed out before it could); the engine only kept its number'
+  }),
+  startTime: Time('When the attempt started'),
+  endTime: Time('When it ended; null while running or unknown'),
+  error: Nullable(Type.Ref('TraceError'))
+}, { $id: 'TraceAttempt', additionalProperties: false, description: 'One try of a step or evaluator. Every attempt gets the node\'s input; only the last can have an output' })
+
+export const TraceEvaluationSchema = Type.Object({
+  score: Type.Number({ minimum: 0, maximum: 1 }),
+  reasoning: Type.Optional(Type.String())
+}, { $id: 'TraceEvaluation', additionalProperties: false })
+
+export const TraceChildLinkSchema = Type.Object({
+  workflowId: Type.String(),
+  runId: Nullable(Type.String({ description: 'Null until the child has started' })),
+  workflowName: Type.String()
+}, { $id: 'TraceChildLink', additionalProperties: false, description: 'A child run; its own trace is at GET /workflow/{workflowId}/runs/{runId}/trace-log' })
+
+export const TraceNodeSchema = Type.Object({
+  id: Type.String({ description: 'Unique across runs: `<runId>/<activity id>` for steps and evaluators, `<runId>/child/<event id>` for child workflows' }),
+  kind: Type.Union([Type.Literal('step'), Type.Literal('evaluator'), Type.Literal('child')]),
+  name: Type.String({ description: 'Step or evaluator name, or the child\'s workflow name' }),
+  type: Type.String({ description: 'Temporal activity type (`workflow#step`) or child workflow type' }),
+  phase: Type.Union([Type.Literal('run'), Type.Literal('cleanup')], { description: '`cleanup`: scheduled after a graceful stop was requested' }),
+  status: Outcome,
+  scheduledTime: Time('When workflow code called it'),
+  startTime: Time('When its last attempt (or the child run) started'),
+  endTime: Time('When it ended'),
+  input: Value('What it was called with'),
+  output: Value('What it returned; null unless completed'),
+  error: Nullable(Type.Ref('TraceError')),
+  attempts: Type.Array(Type.Ref('TraceAttempt'), { description: 'Every attempt in order (steps and evaluators; empty for a child)' }),
+  evaluation: Type.Union([Type.Ref('TraceEvaluation'), Type.Null()], { description: 'An evaluator\'s score once it completed' }),
+  child: Nullable(Type.Ref('TraceChildLink'))
+}, { $id: 'TraceNode', additionalProperties: false, description: 'A step, evaluator or child workflow call' })
+
+export const TraceRunLinkSchema = Type.Object({
+  workflowId: Type.String(),
+  runId: Type.String()
+}, { $id: 'TraceRunLink', additionalProperties: false })
+
+export const TraceWorkflowSchema = Type.Object({
+  id: Type.String({ description: 'Node id of the run: its run id' }),
+  name: Type.String({ description: 'Workflow type as started (a workflow name or one of its aliases)' }),
+  workflowId: Type.String(),
+  runId: Type.String(),
+  catalog: Type.String(),
+  parent: Type.Union([Type.Ref('TraceRunLink'), Type.Null()], { description: 'The parent run of a child workflow' }),
+  previousRunId: Nullable(Type.String({ description: 'The run this one continues (continue-as-new)' })),
+  nextRunId: Nullable(Type.String({ description: 'The run that continues this one (continue-as-new, or a retry or cron run)' })),
+  status: Type.Union([Outcome, Type.Literal('continued_as_new')]),
+  startTime: Time('When the run started'),
+  closeTime: Time('When the run closed; null while open'),
+  stopRequestedTime: Time('When a graceful stop was requested; its cleanup nodes follow'),
+  input: Value('The start input'),
+  output: Value('What the run returned; null unless completed'),
+  error: Nullable(Type.Ref('TraceError'))
+}, { $id: 'TraceWorkflow', additionalProperties: false })
+
+export const TraceSchema = Type.Object({
+  version: Type.Literal(TRACE_VERSION),
+  workflow: Type.Ref('TraceWorkflow'),
+  nodes: Type.Array(Type.Ref('TraceNode'), { description: 'Steps, evaluators and child workflows in the order workflow code called them' }),
+  evaluations: Type.Array(Type.Object({
+    nodeId: Type.String(),
+    evaluator: Type.String(),
+    score: Type.Number(),
+    reasoning: Nullable(Type.String())
+  }, { additionalProperties: false }), { description: 'The scores of every completed evaluator, in order' })
+}, { $id: 'Trace', additionalProperties: false, description: 'The execution trace of one run (version 1)' })
+
+/** Every named trace schema, in dependency order. */
+export const traceSchemas = [
+  TraceTruncatedValueSchema, TraceErrorSchema, TraceAttemptSchema, TraceEvaluationSchema, TraceChildLinkSchema, TraceNodeSchema,
+  TraceRunLinkSchema, TraceWorkflowSchema, TraceSchema
+]
+
+export type TraceOutcome = Static<typeof Outcome>
+export type TraceError = Static<typeof TraceErrorSchema> & { cause: Record<string, unknown> | null }
+export interface TraceAttempt { attempt: number, status: TraceOutcome | 'unknown', startTime: string | null, endTime: string | null, error: TraceError | null }
+export interface TraceEvaluation { score: number, reasoning?: string }
+export type TraceChildLink = Static<typeof TraceChildLinkSchema>
+export type TraceRunLink = Static<typeof TraceRunLinkSchema>
+export interface TraceNode {
+  id: string
+  kind: 'step' | 'evaluator' | 'child'
+  name: string
+  type: string
+  phase: 'run' | 'cleanup'
+  status: TraceOutcome
+  scheduledTime: string | null
+  startTime: string | null
+  endTime: string | null
+  input: unknown
+  output: unknown
+  error: TraceError | null
+  attempts: TraceAttempt[]
+  evaluation: TraceEvaluation | null
+  child: TraceChildLink | null
+}
+export interface TraceWorkflow {
+  id: string
+  name: string
+  workflowId: string
+  runId: string
+  catalog: string
+  parent: TraceRunLink | null
+  previousRunId: string | null
+  nextRunId: string | null
+  status: TraceOutcome | 'continued_as_new'
+  startTime: string | null
+  closeTime: string | null
+  stopRequestedTime: string | null
+  input: unknown
+  output: unknown
+  error: TraceError | null
+}
+export interface Trace {
+  version: typeof TRACE_VERSION
+  workflow: TraceWorkflow
+  nodes: TraceNode[]
+  evaluations: Array<{ nodeId: string, evaluator: string, score: number, reasoning: string | null }>
+}
+
+/** What the worker records of a failed attempt (the engine keeps only the last one). */
+export interface AttemptRecord {
+  activityId: string
+  attempt: number
+  status: 'failed' | 'canceled'
+  startTime: string
+  endTime: string
+  error: TraceError
+}

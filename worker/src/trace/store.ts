@@ -1,0 +1,176 @@
+/**
+ * The trace destinations: a local directory and, when a bucket is set, S3-compatible storage
+ * (@aws-sdk/client-s3). Both hold the same keys (layout.ts). Local files are written to a
+ * temporary name and renamed, so a reader never sees half a document.
+ */
+import { access, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import { randomUUID } from 'node:crypto'
+import { GetObjectCommand, ListObjectsV2Command, NoSuchKey, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3'
+import { attemptKey, attemptsKey, traceKey } from './layout.js'
+import type { AttemptRecord, Trace } from './schema.js'
+import type { S3Settings, TraceSettings } from './settings.js'
+
+/** Storage answered with an error or not at all (not: the object does not exist). */
+export class TraceStorageError extends Error {
+  override name = 'TraceStorageError'
+}
+
+/** One storage call may take this long; the SDK retries once within it. */
+const S3_TIMEOUT_MS = 5000
+
+export interface Destinations { local: string | null, remote: string | null }
+
+export class TraceStore {
+  readonly settings: TraceSettings
+  private readonly s3: S3Client | null
+
+  constructor (settings: TraceSettings) {
+    this.settings = settings
+    this.s3 = settings.s3 === null ? null : s3Client(settings.s3)
+  }
+
+  /** Where the trace of a run is kept (whether or not it is written yet). */
+  destinations (workflowId: string, runId: string): Destinations {
+    const key = traceKey(workflowId, runId)
+    const s3 = this.settings.s3
+    return { local: join(this.settings.dir, key), remote: s3 === null ? null : `s3://${s3.bucket}/${s3.prefix}${key}` }
+  }
+
+  /**
+   * Writes the document to every destination (`local`: only to the local directory, for a copy of
+   * what the bucket holds); a destination that fails is reported to `onError` and left null.
+   */
+  async writeTrace (trace: Trace, onError: (where: string, err: unknown) => void, to: 'both' | 'local' = 'both'): Promise<Destinations> {
+    const { workflowId, runId } = trace.workflow
+    const key = traceKey(workflowId, runId)
+    const body = JSON.stringify(trace)
+    const where = this.destinations(workflowId, runId)
+    const [local, remote] = await Promise.all([
+      this.writeLocal(key, body).then(() => where.local, (err) => { onError('local', err); return null }),
+      this.s3 === null || to === 'local' ? null : this.put(key, body).then(() => where.remote, (err) => { onError('remote', err); return null })
+    ])
+    return { local, remote }
+  }
+
+  async hasLocal (workflowId: string, runId: string): Promise<boolean> {
+    return await access(join(this.settings.dir, traceKey(workflowId, runId))).then(() => true, () => false)
+  }
+
+  /** The document from the local directory, or null if there is none. */
+  async readLocal (workflowId: string, runId: string): Promise<Trace | null> {
+    const text = await readFile(join(this.settings.dir, traceKey(workflowId, runId)), 'utf8').catch(notFoundAsNull)
+    return text === null ? null : JSON.parse(text) as Trace
+  }
+
+  /** The document from the bucket; null if it is not there; TraceStorageError if the bucket fails. */
+  async readRemote (workflowId: string, runId: string, signal?: AbortSignal): Promise<Trace | null> {
+    const text = await this.get(traceKey(workflowId, runId), signal)
+    return text === null ? null : JSON.parse(text) as Trace
+  }
+
+  get hasRemote (): boolean { return this.s3 !== null }
+
+  /** Records a failed attempt where every worker (and the API) reads them: the bucket if there is one, else the local directory. */
+  async writeAttempt (workflowId: string, runId: string, record: AttemptRecord): Promise<void> {
+    const key = attemptKey(workflowId, runId, record.activityId, record.attempt)
+    const body = JSON.stringify(record)
+    await (this.s3 === null ? this.writeLocal(key, body) : this.put(key, body))
+  }
+
+  /** Every failed attempt recorded for a run. */
+  async readAttempts (workflowId: string, runId: string, signal?: AbortSignal): Promise<AttemptRecord[]> {
+    const prefix = attemptsKey(workflowId, runId)
+    const bodies: string[] = []
+    if (this.s3 === null) {
+      const dir = join(this.settings.dir, prefix)
+      const names = await readdir(dir).catch(notFoundAsNull) ?? []
+      for (const name of names.filter((n) => n.endsWith('.json'))) {
+        const text = await readFile(join(dir, name), 'utf8').catch(notFoundAsNull)
+        if (text !== null) bodies.push(text)
+      }
+    } else {
+      for (const key of await this.list(prefix, signal)) {
+        const text = await this.get(key, signal)
+        if (text !== null) bodies.push(text)
+      }
+    }
+    return bodies.map((b) => JSON.parse(b) as AttemptRecord)
+  }
+
+  close (): void {
+    this.s3?.destroy()
+  }
+
+  private async writeLocal (key: string, body: string): Promise<void> {
+    const path = join(this.settings.dir, key)
+    await mkdir(dirname(path), { recursive: true })
+    const temp = `${path}.${randomUUID()}.tmp`
+    await writeFile(temp, body)
+    await rename(temp, path)
+  }
+
+  private async put (key: string, body: string): Promise<void> {
+    const { bucket, prefix } = this.settings.s3!
+    await this.s3call(async (abortSignal) => await this.s3!.send(new PutObjectCommand({
+      Bucket: bucket, Key: prefix + key, Body: body, ContentType: 'application/json'
+    }), { abortSignal }))
+  }
+
+  private async get (key: string, signal?: AbortSignal): Promise<string | null> {
+    const { bucket, prefix } = this.settings.s3!
+    return await this.s3call(async (abortSignal) => {
+      try {
+        const res = await this.s3!.send(new GetObjectCommand({ Bucket: bucket, Key: prefix + key }), { abortSignal })
+        return await res.Body!.transformToString('utf8')
+      } catch (err) {
+        if (err instanceof NoSuchKey) return null
+        throw err
+      }
+    }, signal)
+  }
+
+  private async list (keyPrefix: string, signal?: AbortSignal): Promise<string[]> {
+    const { bucket, prefix } = this.settings.s3!
+    const keys: string[] = []
+    let token: string | undefined
+    do {
+      const res = await this.s3call(async (abortSignal) => await this.s3!.send(new ListObjectsV2Command({
+        Bucket: bucket, Prefix: prefix + keyPrefix, ContinuationToken: token
+      }), { abortSignal }), signal)
+      for (const { Key } of res.Contents ?? []) if (Key !== undefined) keys.push(Key.slice(prefix.length))
+      token = res.IsTruncated === true ? res.NextContinuationToken : undefined
+    } while (token !== undefined)
+    return keys
+  }
+
+  /** One bounded storage call; every failure of it becomes a TraceStorageError. */
+  private async s3call<T> (call: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const timeout = AbortSignal.timeout(S3_TIMEOUT_MS)
+    try {
+      return await call(signal === undefined ? timeout : AbortSignal.any([signal, timeout]))
+    } catch (err) {
+      if (signal?.aborted === true) throw err
+      const what = err instanceof S3ServiceException ? `${err.name} (HTTP ${err.$metadata.httpStatusCode ?? '?'})` : (err as Error).message
+      throw new TraceStorageError(`Trace storage s3://${this.settings.s3!.bucket} failed: ${what}`, { cause: err })
+    }
+  }
+}
+
+function s3Client (s3: S3Settings): S3Client {
+  return new S3Client({
+    region: s3.region,
+    endpoint: s3.endpoint,
+    // S3-compatible stores (MinIO, moto, Ceph) address buckets by path, not by host name.
+    forcePathStyle: s3.endpoint !== undefined,
+    maxAttempts: 2,
+    credentials: s3.accessKeyId !== undefined && s3.secretAccessKey !== undefined
+      ? { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }
+      : undefined
+  })
+}
+
+function notFoundAsNull (err: NodeJS.ErrnoException): null {
+  if (err.code === 'ENOENT') return null
+  throw err
+}
