@@ -39,6 +39,8 @@ export interface WorkerOptions {
   reuseBundle?: boolean
   /** A bundle prebuilt by `prebundle` (WORKFLOW_BUNDLE); used only if it matches the loaded workflows. */
   workflowBundlePath?: string
+  /** The worker's name in the engine's history (default: the SDK's `<pid>@<host>`). */
+  identity?: string
   /** Where execution traces go; absent: no traces (the `flowport worker` entry traces by default). */
   trace?: TraceSettings | null
 }
@@ -93,6 +95,7 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
       workflowBundle,
       activities: project.activities,
       shutdownGraceTime: options.shutdownGraceTime ?? '10s',
+      ...(options.identity === undefined ? {} : { identity: options.identity }),
       ...(keeper === null || store === null
         ? {}
         : {

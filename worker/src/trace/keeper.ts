@@ -44,6 +44,8 @@ export class TraceKeeper {
   private readonly abort = new AbortController()
   private sweeper: NodeJS.Timeout | undefined
   private sweptUntil: number
+  /** Traces to write again (their upload or attempt read failed), by run id. */
+  private readonly retry = new Map<string, string>()
 
   constructor (options: TraceKeeperOptions) {
     this.options = options
@@ -80,9 +82,13 @@ export class TraceKeeper {
     const since = new Date(this.sweptUntil - SWEEP_OVERLAP_MS).toISOString()
     const query = `TaskQueue = '${this.options.taskQueue.replaceAll("'", "\\'")}' AND ExecutionStatus != 'Running' AND CloseTime >= '${since}' AND WorkflowType != '${CATALOG_WORKFLOW_TYPE}'`
     let written = 0
+    for (const [runId, workflowId] of this.retry) {
+      await this.finalize(workflowId, runId)
+      written++
+    }
     for await (const run of this.options.client.workflow.list({ query })) {
       if (this.abort.signal.aborted) break
-      if (await this.options.store.hasLocal(run.workflowId, run.runId)) continue
+      if (await this.options.store.hasComplete(run.workflowId, run.runId)) continue
       await this.finalize(run.workflowId, run.runId)
       written++
     }
@@ -130,17 +136,26 @@ export class TraceKeeper {
     const { client, store, isEvaluator, logger } = this.options
     // A run already written elsewhere (another worker host, same bucket) is copied, not rebuilt.
     const stored = store.hasRemote ? await store.readRemote(workflowId, runId).catch(() => null) : null
+    let incomplete = false
     const trace = stored ?? assembleTrace({
       events: await readWholeHistory(async (nextPageToken) => await client.workflowService.getWorkflowExecutionHistory({
         namespace: client.options.namespace, execution: { workflowId, runId }, skipArchival: true, nextPageToken
       })),
-      attempts: await store.readAttempts(workflowId, runId),
+      attempts: await store.readAttempts(workflowId, runId).catch((err: unknown) => {
+        logger.warn(`Trace of ${workflowId} run ${runId}: attempt records unreadable, written without them for now: ${(err as Error).message}`)
+        incomplete = true
+        return []
+      }),
       isEvaluator,
       maxValueBytes: store.settings.maxValueBytes
     })
     if (trace.workflow.status === 'running') throw new Error('the run is still open')
-    await store.writeTrace(trace, (where, err) => {
+    const written = await store.writeTrace(trace, (where, err) => {
       logger.warn(`Trace of ${workflowId} run ${runId}: the ${where} copy could not be written: ${(err as Error).message}`)
     }, stored === null ? 'both' : 'local')
+    const again = incomplete || (stored === null && store.hasRemote && written.remote === null)
+    if (again) this.retry.set(runId, workflowId)
+    else this.retry.delete(runId)
+    if (written.local !== null) await store.setPending(workflowId, runId, again)
   }
 }

@@ -3,6 +3,7 @@
  *
  *   <workflow-id slug>~<hash>/<run id>.json                         the trace document
  *   <workflow-id slug>~<hash>/<run id>.attempts/<activity>.<n>.json  a failed step attempt
+ *   <workflow-id slug>~<hash>/<run id>.pending                      (local) to be written again
  *
  * The slug keeps the id readable (characters outside [A-Za-z0-9._-] become `_`, at most 64 of
  * them); the hash (SHA-256 of the exact id, 16 hex digits) keeps ids apart that a file system or
@@ -26,6 +27,9 @@ export function runKey (workflowId: string, runId: string): string {
 }
 
 export const traceKey = (workflowId: string, runId: string) => `${runKey(workflowId, runId)}.json`
+
+/** Marker of a local copy to be written again (store.ts, setPending). */
+export const pendingKey = (workflowId: string, runId: string) => `${runKey(workflowId, runId)}.pending`
 
 export const attemptsKey = (workflowId: string, runId: string) => `${runKey(workflowId, runId)}.attempts/`
 

@@ -3,11 +3,11 @@
  * (@aws-sdk/client-s3). Both hold the same keys (layout.ts). Local files are written to a
  * temporary name and renamed, so a reader never sees half a document.
  */
-import { access, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { access, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { GetObjectCommand, ListObjectsV2Command, NoSuchKey, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3'
-import { attemptKey, attemptsKey, traceKey } from './layout.js'
+import { attemptKey, attemptsKey, pendingKey, traceKey } from './layout.js'
 import type { AttemptRecord, Trace } from './schema.js'
 import type { S3Settings, TraceSettings } from './settings.js'
 
@@ -53,8 +53,21 @@ export class TraceStore {
     return { local, remote }
   }
 
-  async hasLocal (workflowId: string, runId: string): Promise<boolean> {
-    return await access(join(this.settings.dir, traceKey(workflowId, runId))).then(() => true, () => false)
+  /** Whether the local copy is written and complete (no upload or attempt read left to redo). */
+  async hasComplete (workflowId: string, runId: string): Promise<boolean> {
+    const exists = async (key: string) => await access(join(this.settings.dir, key)).then(() => true, () => false)
+    return await exists(traceKey(workflowId, runId)) && !await exists(pendingKey(workflowId, runId))
+  }
+
+  /**
+   * Marks (or clears) a trace whose bucket copy could not be written, or that was assembled while
+   * the attempt records could not be read: the keeper writes it again until that succeeds, also
+   * after a restart (its first sweep looks SERVICE_TRACE_LOOKBACK_MS back).
+   */
+  async setPending (workflowId: string, runId: string, pending: boolean): Promise<void> {
+    const path = join(this.settings.dir, pendingKey(workflowId, runId))
+    if (pending) await this.writeLocal(pendingKey(workflowId, runId), '')
+    else await rm(path, { force: true })
   }
 
   /** The document from the local directory, or null if there is none. */
