@@ -34,6 +34,7 @@ for (const name of asked) {
   if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`unknown benchmark ${name}: choose among ${SECTIONS.join(', ')}`)
 }
 // SSE first: the start benchmark leaves a few thousand idle runs (never polled) in the engine.
+// The outage and trace benchmarks start engines and workers of their own, after the rest.
 const selected = (['sse', 'start'] as const).filter((s) => asked.length === 0 || asked.includes(s))
 
 async function waitForCatalog (client: Client, timeoutMs: number): Promise<void> {
@@ -187,8 +188,9 @@ try {
 }
 
 // The outage benchmark kills and restarts an engine of its own, so it runs alone, after the rest.
-if (asked.length === 0 || asked.includes('engine-outage')) {
-  const outage = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL('./engine-outage.ts', import.meta.url))], { stdio: 'inherit' })
-  const code = await new Promise<number | null>((done) => outage.once('exit', done))
-  if (code !== 0) throw new Error(`bench/engine-outage.ts exited with ${code}`)
+for (const name of ['engine-outage', 'trace-overhead'] as const) {
+  if (asked.length > 0 && !asked.includes(name === 'trace-overhead' ? 'trace' : name)) continue
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL(`./${name}.ts`, import.meta.url))], { stdio: 'inherit' })
+  const code = await new Promise<number | null>((done) => child.once('exit', done))
+  if (code !== 0) throw new Error(`bench/${name}.ts exited with ${code}`)
 }

@@ -79,5 +79,5 @@ async function assembleFromEngine (fastify: FastifyInstance, store: TraceStore, 
     // Which steps are evaluators comes from the catalog; without it every call reads as a step.
     fastify.catalogs.get(catalogId, signal).then(evaluatorTypes, () => new Set<string>())
   ])
-  return assembleTrace({ events, attempts, isEvaluator: (type) => evaluators.has(type), maxValueBytes: store.settings.maxValueBytes })
+  return assembleTrace({ run, events, attempts, isEvaluator: (type) => evaluators.has(type), maxValueBytes: store.settings.maxValueBytes })
 }

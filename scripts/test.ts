@@ -63,7 +63,9 @@ const env = {
   // Terminated runs get their trace from the keeper's sweep: a short interval keeps those tests short.
   SERVICE_TRACE_SWEEP_MS: '500',
   SERVICE_CLOUD_ENDPOINT: s3.endpoint,
-  ...S3_TEST_CREDENTIALS
+  ...S3_TEST_CREDENTIALS,
+  // The SDK's notice that its 2027 releases need Node 22, once per process: noise in test output.
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true'
 }
 const worker = spawn(process.execPath, workerNodeArgs, {
   env: { ...env, SERVICE_CATALOG_ID: TEST_CATALOG, SERVICE_WORKFLOWS_DIR: resolve('test/fixtures/workflows'), LOG_LEVEL: 'warn' },

@@ -33,9 +33,9 @@ async function traceLog (t: Test, workflowId: string, runId?: string) {
   return await call(t, app, { method: 'GET', url, route })
 }
 
-/** The trace once the worker has stored it (it writes at the close; terminated runs at its next sweep). */
+/** The trace once the worker has stored it in the bucket (it writes at the close; terminated runs at its next sweep). */
 async function storedTrace (t: Test, workflowId: string, runId?: string): Promise<TraceLog> {
-  const res = await eventually(async () => await traceLog(t, workflowId, runId), (r) => r.status === 200 && (r.body as TraceLog).source !== 'engine')
+  const res = await eventually(async () => await traceLog(t, workflowId, runId), (r) => r.status === 200 && (r.body as TraceLog).source === 'remote')
   t.equal(res.status, 200)
   const log = res.body as TraceLog
   t.equal(log.source, 'remote', 'read from the bucket')

@@ -44,7 +44,7 @@ t.test('every terminal status has a 200 result', async (t) => {
     t.match(res.body, shape, name)
     return res.body
   }
-  await expect(resultOf(completed.workflowId), { runId: completed.runId, status: 'completed', input: { name: 'Zoe' }, output: { greeting: 'Hello, Zoe!' }, error: null, errorDetails: null, trace: null }, 'completed')
+  await expect(resultOf(completed.workflowId), { runId: completed.runId, status: 'completed', input: { name: 'Zoe' }, output: { greeting: 'Hello, Zoe!' }, error: null, errorDetails: null, trace: { destinations: { local: /\.json$/, remote: /^s3:\/\// } } }, 'completed')
   await expect(resultOf(failed.workflowId), { status: 'failed', output: null, error: 'kaboom', errorDetails: { name: 'ExplosionError', activityId: 'explode#detonate' } }, 'failed')
   await expect(resultOf(canceled.workflowId), { status: 'canceled', output: null, error: String, errorDetails: { name: 'CanceledFailure', retryable: false, activityId: null, cause: null } }, 'canceled')
   await expect(resultOf(terminated.workflowId), { status: 'terminated', output: null, error: /no longer needed/, errorDetails: { name: 'TerminatedFailure' } }, 'terminated')

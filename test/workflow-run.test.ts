@@ -14,7 +14,7 @@ t.test('run waits and answers the WorkflowResult of a completed run', async (t) 
     runId: res.body.runId,
     input: { name: 'Ada' },
     output: { greeting: 'Hello, Ada!' },
-    trace: null,
+    trace: { destinations: app.traces!.destinations(workflowId, res.body.runId) },
     status: 'completed',
     error: null,
     errorDetails: null

@@ -17,6 +17,8 @@ type Payloads = temporal.api.common.v1.IPayloads
 type Failure = temporal.api.failure.v1.IFailure
 
 export interface AssembleOptions {
+  /** The run the history belongs to (a reset run's history names its original run id, not its own). */
+  run: { workflowId: string, runId: string }
   events: HistoryEvent[]
   attempts: AttemptRecord[]
   /** Whether an activity type (`workflow#name`) is an evaluator; anything else is a step. */
@@ -63,16 +65,16 @@ interface OpenNode extends TraceNode {
   lastFailure?: TraceError | null
 }
 
-export function assembleTrace ({ events, attempts, isEvaluator, maxValueBytes }: AssembleOptions): Trace {
+export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueBytes }: AssembleOptions): Trace {
   const cap = (value: unknown) => capValue(value, maxValueBytes)
   const first = events[0]
   const started = first?.workflowExecutionStartedEventAttributes
   if (!started) throw new Error('history does not begin with WorkflowExecutionStarted')
-  const runId = started.originalExecutionRunId ?? ''
+  const { workflowId, runId } = run
   const workflow: TraceWorkflow = {
     id: runId,
     name: started.workflowType?.name ?? '',
-    workflowId: started.workflowId ?? '',
+    workflowId,
     runId,
     catalog: started.taskQueue?.name ?? '',
     parent: started.parentWorkflowExecution?.workflowId

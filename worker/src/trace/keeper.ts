@@ -86,7 +86,11 @@ export class TraceKeeper {
       await this.finalize(workflowId, runId)
       written++
     }
-    for await (const run of this.options.client.workflow.list({ query })) {
+    const runs = this.options.client.workflow.list({ query })[Symbol.asyncIterator]()
+    for (;;) {
+      const next = await this.engine(async () => await runs.next())
+      if (next.done === true) break
+      const run = next.value
       if (this.abort.signal.aborted) break
       if (await this.options.store.hasComplete(run.workflowId, run.runId)) continue
       await this.finalize(run.workflowId, run.runId)
@@ -101,6 +105,11 @@ export class TraceKeeper {
     clearTimeout(this.sweeper)
     this.abort.abort()
     await Promise.allSettled([...this.inFlight.values()])
+  }
+
+  /** An engine call that the keeper's stop aborts (a long-poll would otherwise hold a shutdown for 20 s). */
+  private async engine<T> (call: () => Promise<T>): Promise<T> {
+    return await this.options.client.withAbortSignal(this.abort.signal, call)
   }
 
   private async once (workflowId: string, runId: string, work: () => Promise<void>): Promise<void> {
@@ -118,14 +127,14 @@ export class TraceKeeper {
     const deadline = Date.now() + CLOSE_WAIT_MS
     let nextPageToken: Uint8Array | undefined
     while (Date.now() < deadline && !this.abort.signal.aborted) {
-      const res = await client.workflowService.getWorkflowExecutionHistory({
+      const res = await this.engine(async () => await client.workflowService.getWorkflowExecutionHistory({
         namespace: client.options.namespace,
         execution: { workflowId, runId },
         waitNewEvent: true,
         historyEventFilterType: HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT,
         skipArchival: true,
         nextPageToken
-      })
+      }))
       if ((res.history?.events?.length ?? 0) > 0) return true
       nextPageToken = res.nextPageToken?.length ? res.nextPageToken : undefined
     }
@@ -138,9 +147,10 @@ export class TraceKeeper {
     const stored = store.hasRemote ? await store.readRemote(workflowId, runId).catch(() => null) : null
     let incomplete = false
     const trace = stored ?? assembleTrace({
-      events: await readWholeHistory(async (nextPageToken) => await client.workflowService.getWorkflowExecutionHistory({
+      run: { workflowId, runId },
+      events: await readWholeHistory(async (nextPageToken) => await this.engine(async () => await client.workflowService.getWorkflowExecutionHistory({
         namespace: client.options.namespace, execution: { workflowId, runId }, skipArchival: true, nextPageToken
-      })),
+      }))),
       attempts: await store.readAttempts(workflowId, runId).catch((err: unknown) => {
         logger.warn(`Trace of ${workflowId} run ${runId}: attempt records unreadable, written without them for now: ${(err as Error).message}`)
         incomplete = true
