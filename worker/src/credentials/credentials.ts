@@ -5,7 +5,7 @@
  * stops the worker. Steps read values by path with `credentials.get` / `credentials.require`.
  */
 import { credentialAt } from './document.js'
-import { MissingCredentialError } from './errors.js'
+import { CredentialsError, MissingCredentialError } from './errors.js'
 import { credentialsLocation, readCredentials, unavailable, type CredentialsLocation, type Env } from './location.js'
 
 export const CREDENTIAL_PREFIX = 'credential:'
@@ -37,24 +37,32 @@ export interface ResolvedSettings {
 
 /**
  * Replaces each `credential:<path>` value of `env` by the credential at that path. All problems
- * are reported together in one MissingCredentialError naming each variable and path.
+ * are reported together, by variable name, in one error naming each variable and path: a
+ * MissingCredentialError, or a CredentialsError when a path is malformed or holds a mapping.
  */
 export function resolveCredentialSettings (env: Env = process.env): ResolvedSettings {
   loaded = load(env)
   const { location, data, missing } = loaded
-  const references = Object.entries(env).filter((entry): entry is [string, string] => entry[1]?.startsWith(CREDENTIAL_PREFIX) === true)
+  const references = Object.entries(env)
+    .filter((entry): entry is [string, string] => entry[1]?.startsWith(CREDENTIAL_PREFIX) === true)
+    .sort(([a], [b]) => a.localeCompare(b))
   const problems: string[] = []
+  let onlyMissing = true
   for (const [name, reference] of references) {
     const path = reference.slice(CREDENTIAL_PREFIX.length)
-    if (missing !== undefined) {
-      problems.push(`${name}=${reference}: ${missing}`)
+    let value: string | undefined
+    try {
+      value = missing === undefined ? credentialAt(data, path) : undefined
+    } catch (err) {
+      if (!(err instanceof CredentialsError)) throw err
+      problems.push(`${name}=${reference}: ${err.message}`)
+      onlyMissing = false
       continue
     }
-    const value = credentialAt(data, path)
-    if (value === undefined) problems.push(`${name}=${reference}: no value at ${path} in ${location.file}`)
+    if (value === undefined) problems.push(`${name}=${reference}: ${missing ?? `no value at ${path} in ${location.file}`}`)
     else env[name] = value
   }
-  if (problems.length > 0) throw new MissingCredentialError(problems.join('; '))
+  if (problems.length > 0) throw new (onlyMissing ? MissingCredentialError : CredentialsError)(problems.join('; '))
   return { location, loaded: missing === undefined, resolved: references.map(([name]) => name) }
 }
 

@@ -37,7 +37,7 @@ export function credentialAt (data: unknown, path: string): string | undefined {
     value = (value as Record<string, unknown>)[segment]
   }
   if (value === undefined || value === null || value === '') return undefined
-  if (typeof value === 'object') throw new CredentialsError(`Credential path ${path} holds a ${Array.isArray(value) ? 'list' : 'mapping'}, not a single value; address one of its values`)
+  if (typeof value === 'object') throw new CredentialsError(`The credential path ${path} holds a ${Array.isArray(value) ? 'list' : 'mapping'}, not a single value; address one of its values`)
   return String(value)
 }
 
