@@ -16,7 +16,8 @@ export function pathSegments (path: string): string[] {
 
 /** The YAML text as a document whose top level is a mapping (an empty text is an empty mapping). */
 export function parseCredentials (text: string, where: string): CredentialsDocument {
-  const doc = parseDocument(text, { prettyErrors: false })
+  // prettyErrors sets linePos; the message (which quotes the text) is never used.
+  const doc = parseDocument(text, { prettyErrors: true })
   const error = doc.errors[0]
   if (error !== undefined) {
     const at = error instanceof YAMLParseError && error.linePos ? ` at line ${error.linePos[0].line}, column ${error.linePos[0].col}` : ''
