@@ -95,8 +95,8 @@ function run (args: string[]): void {
   if (values.reveal && command !== 'show') throw new UsageError('--reveal goes with show')
   if (command === 'init') return init(location)
 
+  const doc = readCredentials(location, process.env)
   const key = readKey(location, process.env)
-  const doc = readCredentials(location, process.env, key)
   switch (command) {
     case 'show':
       process.stdout.write(values.reveal ? doc.toString() : maskedText(doc))

@@ -116,6 +116,10 @@ t.test('--env and --file pick the file and the key variable; a wrong key and a m
   const given = await cli(['init', '--env', 'staging', '--file', join(dir, 'second.yml.enc')], { SERVICE_CREDENTIALS_KEY_STAGING: key })
   t.same([given.code, given.stdout], [0, `Created ${join(dir, 'second.yml.enc')}, encrypted with the key in SERVICE_CREDENTIALS_KEY_STAGING.\n`], 'init uses a key already set and does not print it')
 
+  const none = await cli(['show', '--env', 'qa.eu'])
+  t.same([none.code, none.stderr], [1, `MissingCredentialError: no credentials file at ${join(dir, 'config/credentials/qa_eu.yml.enc')} (environment qa.eu; SERVICE_CREDENTIALS_FILE overrides the location)\n`],
+    'any environment name maps to a file and a variable; a missing file is named before a missing key')
+
   const usage = await cli(['rotate'])
   t.equal(usage.code, 2)
   t.match(usage.stderr, /^Unknown command: credentials rotate\nUsage: flowport credentials <command>/)

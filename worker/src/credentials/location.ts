@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto'
 import { basename, dirname, join, resolve } from 'node:path'
 import { decrypt, encrypt, parseKey } from './cipher.js'
 import { parseCredentials, type CredentialsDocument } from './document.js'
-import { CredentialsError, MissingCredentialError } from './errors.js'
+import { MissingCredentialError } from './errors.js'
 
 export type Env = Record<string, string | undefined>
 
@@ -23,10 +23,12 @@ export interface CredentialsLocation {
 
 /** The location for `environment` (default: NODE_ENV, else `development`) and `file` (default: SERVICE_CREDENTIALS_FILE, else the environment's file). */
 export function credentialsLocation (env: Env, options: { environment?: string, file?: string } = {}): CredentialsLocation {
-  const environment = options.environment ?? (env.NODE_ENV || 'development')
-  if (!/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(environment)) throw new CredentialsError(`Invalid environment name ${JSON.stringify(environment)}: expected letters, digits, "_" and "-"`)
-  const file = resolve(options.file ?? (env.SERVICE_CREDENTIALS_FILE || join('config', 'credentials', `${environment.toLowerCase()}.yml.enc`)))
-  return { environment, file, keyVariable: `SERVICE_CREDENTIALS_KEY_${environment.toUpperCase().replace(/-/g, '_')}` }
+  const environment = options.environment || env.NODE_ENV || 'development'
+  // Any NODE_ENV works (a worker that uses no credentials must not stop over it): characters other
+  // than letters, digits, "_" and "-" become "_" in the file name, and all but letters and digits in the variable.
+  const name = environment.toLowerCase().replace(/[^a-z0-9_-]/g, '_')
+  const file = resolve(options.file ?? (env.SERVICE_CREDENTIALS_FILE || join('config', 'credentials', `${name}.yml.enc`)))
+  return { environment, file, keyVariable: `SERVICE_CREDENTIALS_KEY_${environment.toUpperCase().replace(/[^A-Z0-9]/g, '_')}` }
 }
 
 /** Why the location cannot be read (no file, no key), or undefined when both are there. */
@@ -43,10 +45,10 @@ export function readKey (location: CredentialsLocation, env: Env): Buffer {
   return parseKey(text, location.keyVariable)
 }
 
-/** The decrypted document; a MissingCredentialError when the file or the key is missing. */
-export function readCredentials (location: CredentialsLocation, env: Env, key: Buffer = readKey(location, env)): CredentialsDocument {
+/** The decrypted document; a MissingCredentialError when the file (checked first) or the key is missing. */
+export function readCredentials (location: CredentialsLocation, env: Env, key?: Buffer): CredentialsDocument {
   if (!existsSync(location.file)) throw new MissingCredentialError(unavailable(location, env))
-  const plaintext = decrypt(readFileSync(location.file, 'utf8'), key, { variable: location.keyVariable, file: location.file })
+  const plaintext = decrypt(readFileSync(location.file, 'utf8'), key ?? readKey(location, env), { variable: location.keyVariable, file: location.file })
   return parseCredentials(plaintext, location.file)
 }
 
