@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The `flowport` command: `dev` (engine + worker + API), `api`, `worker`, `engine`.
+ * The `flowport` command: `dev` (engine + worker + API), `api`, `worker`, `engine`, `credentials`.
  */
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -9,7 +9,8 @@ const usage = `Usage: flowport <command>
   dev      embedded Temporal dev server (unless TEMPORAL_ADDRESS is set) + worker + API on HOST:PORT (127.0.0.1:3001)
   api      the API server alone (production entry; settings from the environment)
   worker   the worker alone (production entry; settings from the environment)
-  engine   only the embedded Temporal dev server, until Ctrl-C`
+  engine   only the embedded Temporal dev server, until Ctrl-C
+  credentials init|show|get|set|unset|edit   the encrypted credentials file (flowport credentials help)`
 
 const [command] = process.argv.slice(2)
 switch (command) {
@@ -37,6 +38,13 @@ switch (command) {
     const stop = () => { void engine.stop().then(() => process.exit(0)) }
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
+    break
+  }
+  case 'credentials': {
+    const { credentialsCommand, credentialsUsage } = await import('./credentials.js')
+    const [sub] = process.argv.slice(3)
+    if (sub === 'help' || sub === '--help' || sub === '-h') console.log(credentialsUsage)
+    else process.exitCode = credentialsCommand(process.argv.slice(3))
     break
   }
   case undefined:

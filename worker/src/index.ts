@@ -6,6 +6,8 @@ export { defineStep, defineEvaluator, EvaluationSchema, isStep, isEvaluator } fr
 export type { Evaluation, EvaluatorDefinition, EvaluatorSpec, StepContext, StepDefinition, StepSpec } from './common/step.js'
 export { DEFAULT_STEP_OPTIONS, type RetryOptions, type StepOptions } from './common/step-options.js'
 export { FatalError, ValidationError } from './common/errors.js'
+export { credentials } from './credentials/credentials.js'
+export { CredentialsError, MissingCredentialError } from './credentials/errors.js'
 export { startWorker, type WorkerHandle, type WorkerOptions } from './runtime/start-worker.js'
 export { buildWorkflowBundle, type BuildBundleOptions } from './runtime/build-bundle.js'
 export { EngineOptionsSchema, resolveEngineOptions, type EngineOptions } from './runtime/engine.js'

@@ -5,6 +5,8 @@
  * error: a worker is either polling or gone, so that a supervisor can restart it.
  */
 import type { Server } from 'node:http'
+import { CredentialsError } from './credentials/errors.js'
+import { resolveCredentialSettings } from './credentials/credentials.js'
 import { readWorkerEnv, workerOptionsFromEnv, type WorkerEnv } from './env.js'
 import { keepPolling } from './runtime/keep-polling.js'
 import { serveHealth } from './runtime/health-server.js'
@@ -13,9 +15,12 @@ import { consoleLogger } from './runtime/logger.js'
 async function main (): Promise<number> {
   let settings: WorkerEnv
   try {
+    // First: `credential:` settings are replaced before any setting is read or anything runs.
+    const { loaded, location, resolved } = resolveCredentialSettings(process.env)
+    if (loaded) consoleLogger.info(`Credentials of environment ${location.environment} read from ${location.file}${resolved.length > 0 ? `; resolved ${resolved.join(', ')}` : ''}`)
     settings = readWorkerEnv()
   } catch (err) {
-    consoleLogger.error((err as Error).message)
+    consoleLogger.error(err instanceof CredentialsError ? `${err.name}: ${err.message}` : (err as Error).message)
     return 1
   }
   const worker = keepPolling({ ...workerOptionsFromEnv(settings), logger: consoleLogger }, { retryWindowMs: settings.SERVICE_WORKER_ENGINE_RETRY_MS })

@@ -1,0 +1,87 @@
+/**
+ * Credentials at run time. At worker start (main.ts, before the settings are read and before
+ * anything polls), `resolveCredentialSettings` replaces every environment variable whose value is
+ * `credential:<dotted.path>` by the value at that path, synchronously; a missing file, key or path
+ * stops the worker. Steps read values by path with `credentials.get` / `credentials.require`.
+ */
+import { credentialAt } from './document.js'
+import { CredentialsError, MissingCredentialError } from './errors.js'
+import { credentialsLocation, readCredentials, unavailable, type CredentialsLocation, type Env } from './location.js'
+
+export const CREDENTIAL_PREFIX = 'credential:'
+
+interface Loaded {
+  location: CredentialsLocation
+  /** The decrypted mapping, or why there is none. */
+  data: unknown
+  missing?: string
+}
+
+let loaded: Loaded | undefined
+
+/** Reads the environment's file when it and its key exist; a wrong key or a modified file throws. */
+function load (env: Env): Loaded {
+  const location = credentialsLocation(env)
+  const missing = unavailable(location, env)
+  if (missing !== undefined) return { location, data: {}, missing }
+  return { location, data: readCredentials(location, env).toJS() }
+}
+
+export interface ResolvedSettings {
+  location: CredentialsLocation
+  /** Whether the file was read. */
+  loaded: boolean
+  /** Names of the variables that were replaced (never their values). */
+  resolved: string[]
+}
+
+/**
+ * Replaces each `credential:<path>` value of `env` by the credential at that path. All problems
+ * are reported together, by variable name, in one error naming each variable and path: a
+ * MissingCredentialError, or a CredentialsError when a path is malformed or holds a mapping.
+ */
+export function resolveCredentialSettings (env: Env = process.env): ResolvedSettings {
+  loaded = load(env)
+  const { location, data, missing } = loaded
+  const references = Object.entries(env)
+    .filter((entry): entry is [string, string] => entry[1]?.startsWith(CREDENTIAL_PREFIX) === true)
+    .sort(([a], [b]) => a.localeCompare(b))
+  const problems: string[] = []
+  let onlyMissing = true
+  for (const [name, reference] of references) {
+    const path = reference.slice(CREDENTIAL_PREFIX.length)
+    let value: string | undefined
+    try {
+      value = missing === undefined ? credentialAt(data, path) : undefined
+    } catch (err) {
+      if (!(err instanceof CredentialsError)) throw err
+      problems.push(`${name}=${reference}: ${err.message}`)
+      onlyMissing = false
+      continue
+    }
+    if (value === undefined) problems.push(`${name}=${reference}: ${missing ?? `no value at ${path} in ${location.file}`}`)
+    else env[name] = value
+  }
+  if (problems.length > 0) throw new (onlyMissing ? MissingCredentialError : CredentialsError)(problems.join('; '))
+  return { location, loaded: missing === undefined, resolved: references.map(([name]) => name) }
+}
+
+function current (): Loaded {
+  loaded ??= load(process.env)
+  return loaded
+}
+
+/** Credentials for step code (Node side only), read from the worker's environment's file. */
+export const credentials = {
+  /** The value at a dotted path as a string; undefined when the path, the file or its key is missing. */
+  get (path: string): string | undefined {
+    return credentialAt(current().data, path)
+  },
+  /** The value at a dotted path; a non-retryable MissingCredentialError naming the path when it is missing. */
+  require (path: string): string {
+    const { data, missing, location } = current()
+    const value = credentialAt(data, path)
+    if (value !== undefined) return value
+    throw new MissingCredentialError(`Required credential ${path} not found: ${missing ?? `no value at ${path} in ${location.file}`}`)
+  }
+}
