@@ -37,7 +37,6 @@ interface Received { event: string, data: any, id: string }
 
 t.test('a browser EventSource on another origin gets every event exactly once across a dropped connection', async (t) => {
   const client = await engineClient(t)
-  const handle = await startExample(client, 'sleepy', { steps: 8, delayMs: 400 })
   const app = await build(t, { SERVICE_API_AUTH_TOKEN: TOKEN })
   const resumedWith: string[] = []
   app.addHook('onRequest', async (request) => {
@@ -51,7 +50,7 @@ t.test('a browser EventSource on another origin gets every event exactly once ac
   })
   const api = await app.listen({ port: 0, host: '127.0.0.1' })
 
-  const streamUrl = `${api}/workflow/${handle.workflowId}/history/stream?access_token=${TOKEN}`
+  let streamUrl = ''
   const site: Server = createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
     res.end(page(streamUrl))
@@ -63,6 +62,9 @@ t.test('a browser EventSource on another origin gets every event exactly once ac
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
   t.teardown(() => browser.close())
   const tab = await browser.newPage()
+  // The run starts once the browser is up: a slow browser start must not miss the live part of it.
+  const handle = await startExample(client, 'sleepy', { steps: 8, delayMs: 400 })
+  streamUrl = `${api}/workflow/${handle.workflowId}/history/stream?access_token=${TOKEN}`
   await tab.goto(siteUrl)
 
   await tab.waitForFunction(() => (globalThis as any).received.some((r: Received) => r.event === 'history'))

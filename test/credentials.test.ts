@@ -14,6 +14,7 @@ import { catalogWorkflowId } from '@flowport/worker/contract'
 import { buildApp, type App } from '../app.js'
 import { loadConfig } from '../schemas/config.js'
 import { credentialsCli, printedKey } from './helpers/credentials-cli.js'
+import { traceEnv } from './helpers/app.js'
 import { engineAddress } from './helpers/env.js'
 import { engineClient } from './helpers/history.js'
 import { spawnWorker } from './helpers/worker-process.js'
@@ -52,7 +53,7 @@ const workerEnv = (stash: Stash, extra: Record<string, string> = {}) => ({
 
 async function appWithLog (t: Test, catalog: string): Promise<{ app: App, log: () => string }> {
   const lines: string[] = []
-  const config = loadConfig({ TEMPORAL_ADDRESS: engineAddress(), SERVICE_CATALOG_ID: catalog, LOG_LEVEL: 'trace' })
+  const config = loadConfig({ ...traceEnv(), TEMPORAL_ADDRESS: engineAddress(), SERVICE_CATALOG_ID: catalog, LOG_LEVEL: 'trace' })
   const app = await buildApp({ config, logger: { level: 'trace', stream: { write: (line: string) => { lines.push(line) } } } })
   t.teardown(() => app.close())
   return { app, log: () => lines.join('') }
@@ -101,8 +102,8 @@ t.test('every bad reference of one start is named in one line, by variable name'
 })
 
 /**
- * Every place Flowport writes to or answers from during the runs of this test, by name. Execution
- * traces: add the run's trace documents here when runs write them.
+ * Every place Flowport writes to or answers from during the runs of this test, by name, the runs'
+ * execution traces (as the worker stored them in the bucket) included.
  */
 async function placesToSearch (t: Test, app: App, catalog: string, runs: Array<{ workflowId: string, runId: string, response: unknown }>, logs: Record<string, string>): Promise<Record<string, Buffer>> {
   const places: Record<string, Buffer> = {}
@@ -119,6 +120,14 @@ async function placesToSearch (t: Test, app: App, catalog: string, runs: Array<{
     await get(`/workflow/${workflowId}/status`)
     await get(`/workflow/${workflowId}/runs/${runId}/result`)
     await get(`/workflow/${workflowId}/runs/${runId}/history?includePayloads=true`)
+    const url = `/workflow/${workflowId}/runs/${runId}/trace-log`
+    let trace = await app.inject({ method: 'GET', url })
+    for (let i = 0; i < 120 && trace.json().source !== 'remote'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 250))
+      trace = await app.inject({ method: 'GET', url })
+    }
+    t.equal(trace.json().source, 'remote', `${url}: the stored trace`)
+    places[`GET ${url}`] = Buffer.from(trace.body)
     places[`engine history of ${workflowId}`] = Buffer.from(protoRoot.temporal.api.history.v1.History.encode(await client.workflow.getHandle(workflowId, runId).fetchHistory()).finish())
   }
   const catalogHistory = await client.workflow.getHandle(catalogWorkflowId(catalog)).fetchHistory()

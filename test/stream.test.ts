@@ -45,8 +45,9 @@ t.test('a finished run streams workflow, its whole history, done, then closes', 
 
 t.test('the history frames equal the REST history of the run, live and with includePayloads', async (t) => {
   const client = await engineClient(t)
-  const handle = await startExample(client, 'sleepy', { steps: 4, delayMs: 100 })
+  // The app first: a run started before a slow build could be over before the stream opens.
   const { app, base } = await listen(t)
+  const handle = await startExample(client, 'sleepy', { steps: 4, delayMs: 100 })
   const sse = await openSse(`${base}/workflow/${handle.workflowId}/history/stream?includePayloads=true`)
   await sse.ended
   const streamed = sse.frames.filter((f) => f.event === 'history').flatMap((f) => JSON.parse(f.data))

@@ -6,7 +6,7 @@
 import { access, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { randomUUID } from 'node:crypto'
-import { GetObjectCommand, ListObjectsV2Command, NoSuchKey, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3'
+import type { S3Client } from '@aws-sdk/client-s3'
 import { attemptKey, attemptsKey, pendingKey, traceKey } from './layout.js'
 import type { AttemptRecord, Trace } from './schema.js'
 import type { S3Settings, TraceSettings } from './settings.js'
@@ -19,15 +19,20 @@ export class TraceStorageError extends Error {
 /** One storage call may take this long; the SDK retries once within it. */
 const S3_TIMEOUT_MS = 5000
 
+// The AWS SDK is loaded on first use: a process without a bucket never pays for it (about 10 MiB
+// of memory and a few hundred milliseconds of start-up).
+type S3Sdk = typeof import('@aws-sdk/client-s3')
+let sdk: Promise<S3Sdk> | undefined
+const loadSdk = async (): Promise<S3Sdk> => await (sdk ??= import('@aws-sdk/client-s3'))
+
 export interface Destinations { local: string | null, remote: string | null }
 
 export class TraceStore {
   readonly settings: TraceSettings
-  private readonly s3: S3Client | null
+  private s3: S3Client | null = null
 
   constructor (settings: TraceSettings) {
     this.settings = settings
-    this.s3 = settings.s3 === null ? null : s3Client(settings.s3)
   }
 
   /** Where the trace of a run is kept (whether or not it is written yet). */
@@ -48,7 +53,7 @@ export class TraceStore {
     const where = this.destinations(workflowId, runId)
     const [local, remote] = await Promise.all([
       this.writeLocal(key, body).then(() => where.local, (err) => { onError('local', err); return null }),
-      this.s3 === null || to === 'local' ? null : this.put(key, body).then(() => where.remote, (err) => { onError('remote', err); return null })
+      !this.hasRemote || to === 'local' ? null : this.put(key, body).then(() => where.remote, (err) => { onError('remote', err); return null })
     ])
     return { local, remote }
   }
@@ -82,20 +87,20 @@ export class TraceStore {
     return text === null ? null : JSON.parse(text) as Trace
   }
 
-  get hasRemote (): boolean { return this.s3 !== null }
+  get hasRemote (): boolean { return this.settings.s3 !== null }
 
   /** Records a failed attempt where every worker (and the API) reads them: the bucket if there is one, else the local directory. */
   async writeAttempt (workflowId: string, runId: string, record: AttemptRecord): Promise<void> {
     const key = attemptKey(workflowId, runId, record.activityId, record.attempt)
     const body = JSON.stringify(record)
-    await (this.s3 === null ? this.writeLocal(key, body) : this.put(key, body))
+    await (this.hasRemote ? this.put(key, body) : this.writeLocal(key, body))
   }
 
   /** Every failed attempt recorded for a run. */
   async readAttempts (workflowId: string, runId: string, signal?: AbortSignal): Promise<AttemptRecord[]> {
     const prefix = attemptsKey(workflowId, runId)
     const bodies: string[] = []
-    if (this.s3 === null) {
+    if (!this.hasRemote) {
       const dir = join(this.settings.dir, prefix)
       const names = await readdir(dir).catch(notFoundAsNull) ?? []
       for (const name of names.filter((n) => n.endsWith('.json'))) {
@@ -125,16 +130,16 @@ export class TraceStore {
 
   private async put (key: string, body: string): Promise<void> {
     const { bucket, prefix } = this.settings.s3!
-    await this.s3call(async (abortSignal) => await this.s3!.send(new PutObjectCommand({
+    await this.s3call(async (client, { PutObjectCommand }, abortSignal) => await client.send(new PutObjectCommand({
       Bucket: bucket, Key: prefix + key, Body: body, ContentType: 'application/json'
     }), { abortSignal }))
   }
 
   private async get (key: string, signal?: AbortSignal): Promise<string | null> {
     const { bucket, prefix } = this.settings.s3!
-    return await this.s3call(async (abortSignal) => {
+    return await this.s3call(async (client, { GetObjectCommand, NoSuchKey }, abortSignal) => {
       try {
-        const res = await this.s3!.send(new GetObjectCommand({ Bucket: bucket, Key: prefix + key }), { abortSignal })
+        const res = await client.send(new GetObjectCommand({ Bucket: bucket, Key: prefix + key }), { abortSignal })
         return await res.Body!.transformToString('utf8')
       } catch (err) {
         if (err instanceof NoSuchKey) return null
@@ -148,7 +153,7 @@ export class TraceStore {
     const keys: string[] = []
     let token: string | undefined
     do {
-      const res = await this.s3call(async (abortSignal) => await this.s3!.send(new ListObjectsV2Command({
+      const res = await this.s3call(async (client, { ListObjectsV2Command }, abortSignal) => await client.send(new ListObjectsV2Command({
         Bucket: bucket, Prefix: prefix + keyPrefix, ContinuationToken: token
       }), { abortSignal }), signal)
       for (const { Key } of res.Contents ?? []) if (Key !== undefined) keys.push(Key.slice(prefix.length))
@@ -158,19 +163,21 @@ export class TraceStore {
   }
 
   /** One bounded storage call; every failure of it becomes a TraceStorageError. */
-  private async s3call<T> (call: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  private async s3call<T> (call: (client: S3Client, sdk: S3Sdk, signal: AbortSignal) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const s3 = await loadSdk()
+    this.s3 ??= s3Client(s3, this.settings.s3!)
     const timeout = AbortSignal.timeout(S3_TIMEOUT_MS)
     try {
-      return await call(signal === undefined ? timeout : AbortSignal.any([signal, timeout]))
+      return await call(this.s3, s3, signal === undefined ? timeout : AbortSignal.any([signal, timeout]))
     } catch (err) {
       if (signal?.aborted === true) throw err
-      const what = err instanceof S3ServiceException ? `${err.name} (HTTP ${err.$metadata.httpStatusCode ?? '?'})` : (err as Error).message
+      const what = err instanceof s3.S3ServiceException ? `${err.name} (HTTP ${err.$metadata.httpStatusCode ?? '?'})` : (err as Error).message
       throw new TraceStorageError(`Trace storage s3://${this.settings.s3!.bucket} failed: ${what}`, { cause: err })
     }
   }
 }
 
-function s3Client (s3: S3Settings): S3Client {
+function s3Client ({ S3Client }: S3Sdk, s3: S3Settings): S3Client {
   return new S3Client({
     region: s3.region,
     endpoint: s3.endpoint,
