@@ -147,6 +147,17 @@ t.test('sleepy terminated: a final trace although no workflow code ran at the en
   t.same(steps(trace).map((n) => [n.name, n.status]), [['tick', 'completed']])
 })
 
+t.test('a run that timed out: a final trace from the sweep, status timed_out like its result', async (t) => {
+  // The API sets no run timeout; a client of the engine can.
+  const workflowId = newId('sleepy')
+  await app.temporal.workflow.start('sleepy', { taskQueue: catalog, workflowId, args: [{ steps: 2, delayMs: 60_000 }], workflowExecutionTimeout: '2s' })
+  const { trace } = await storedTrace(t, workflowId)
+  const result = await call(t, app, { method: 'GET', url: `/workflow/${workflowId}/result`, route: '/workflow/{id}/result' })
+  t.equal((result.body as { status: string }).status, 'timed_out')
+  t.match(trace.workflow, { status: 'timed_out', error: { name: 'TimeoutFailure' }, closeTime: String })
+  t.same(steps(trace).map((n) => [n.name, n.status]), [['tick', 'completed']])
+})
+
 t.test('an open run: the trace so far, marked partial', async (t) => {
   const { workflowId, runId } = await start(t, app, 'approval', { label: 'trace-open' }, newId('approval'))
   const res = await eventually(async () => await traceLog(t, workflowId), (r) => r.status === 200)
