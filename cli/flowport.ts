@@ -1,60 +1,91 @@
 #!/usr/bin/env node
 /**
- * The `flowport` command: `dev` (engine + worker + API), `api`, `worker`, `engine`, `credentials`.
+ * The `flowport` command. Servers: `dev` (engine + worker + API), `api`, `worker`, `engine`,
+ * `credentials`. Client commands (cli/client/, on @flowport/client): `run`, `start`, `tail`,
+ * `status`, `result`, `input`, `trace`, `signal`, `query`, `update`, `stop`, `terminate`, `runs`,
+ * `catalog`. Exit codes: README, "Command line".
  */
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { Command, CommanderError } from 'commander'
 
-const usage = `Usage: flowport <command>
-  dev      embedded Temporal dev server (unless TEMPORAL_ADDRESS is set) + worker + API on HOST:PORT (127.0.0.1:3001)
-  api      the API server alone (production entry; settings from the environment)
-  worker   the worker alone (production entry; settings from the environment)
-  engine   only the embedded Temporal dev server, until Ctrl-C
-  credentials init|show|get|set|unset|edit   the encrypted credentials file (flowport credentials help)`
+const SERVER_COMMANDS = ['dev', 'api', 'worker', 'engine', 'credentials']
 
-const [command] = process.argv.slice(2)
-switch (command) {
-  case 'dev': {
+const program = new Command('flowport')
+  .usage('<command>')
+  .description('Flowport: run the service (dev, api, worker, engine), or call it (run, tail, status, …; FLOWPORT_URL, FLOWPORT_TOKEN).')
+  .exitOverride()
+  .configureOutput({ getOutHelpWidth: () => 160, getErrHelpWidth: () => 160 })
+
+program.command('dev')
+  .description('embedded Temporal dev server (unless TEMPORAL_ADDRESS is set) + worker + API on HOST:PORT (127.0.0.1:3001)')
+  .action(async () => {
     const { runDevStack } = await import('./dev-stack.js')
     await runDevStack()
-    break
-  }
-  case 'api': {
+  })
+
+program.command('api')
+  .description('the API server alone (production entry; settings from the environment)')
+  .action(async () => {
     const { main } = await import('../server.js')
     await main()
-    break
-  }
-  case 'worker': {
+  })
+
+program.command('worker')
+  .description('the worker alone (production entry; settings from the environment)')
+  .action(async () => {
     // In this process, not a child: SIGTERM then reaches the worker's own handler and nothing is
     // left behind when this process is stopped.
     const { workerEntry } = await import('./worker-entry.js')
     await import(pathToFileURL(workerEntry).href)
-    break
-  }
-  case 'engine': {
+  })
+
+program.command('engine')
+  .description('only the embedded Temporal dev server, until Ctrl-C')
+  .action(async () => {
     const { startEngine } = await import('./engine.js')
     const engine = await startEngine({ dbFile: resolve(process.env.FLOWPORT_DATA_DIR ?? '.flowport', 'temporal.db'), port: 7233, ui: true, uiPort: 8233, log: console.log })
     console.log(`Temporal at ${engine.address}${engine.uiUrl ? `, UI at ${engine.uiUrl}` : ''}. Ctrl-C to stop.`)
     const stop = () => { void engine.stop().then(() => process.exit(0)) }
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
-    break
-  }
-  case 'credentials': {
+  })
+
+program.command('credentials')
+  .description('init|show|get|set|unset|edit the encrypted credentials file (flowport credentials help)')
+  .argument('[args...]')
+  // Its own parser (cli/credentials.ts) reads the arguments, options included.
+  .helpOption(false)
+  .allowUnknownOption()
+  .allowExcessArguments()
+  .action(async () => {
     const { credentialsCommand, credentialsUsage } = await import('./credentials.js')
-    const [sub] = process.argv.slice(3)
+    const args = process.argv.slice(process.argv.indexOf('credentials') + 1)
+    const [sub] = args
     if (sub === 'help' || sub === '--help' || sub === '-h') console.log(credentialsUsage)
-    else process.exitCode = credentialsCommand(process.argv.slice(3))
-    break
+    else process.exitCode = credentialsCommand(args)
+  })
+
+const [command] = process.argv.slice(2)
+// The server entries never load the client (the production image runs them).
+if (!SERVER_COMMANDS.includes(command ?? '')) {
+  const { registerClientCommands } = await import('./client/index.js')
+  registerClientCommands(program)
+}
+
+const known = new Set(['help', ...program.commands.map((c) => c.name())])
+if (command === undefined) {
+  console.log(program.helpInformation().trimEnd())
+  process.exitCode = 2
+} else if (!command.startsWith('-') && !known.has(command)) {
+  console.error(`Unknown command: ${command}\n${program.helpInformation().trimEnd()}`)
+  process.exitCode = 2
+} else {
+  try {
+    await program.parseAsync(process.argv)
+  } catch (err) {
+    // Commander already printed its one-line message (unknown option, missing argument, …).
+    if (!(err instanceof CommanderError)) throw err
+    process.exitCode = err.exitCode === 0 ? 0 : 2
   }
-  case undefined:
-  case 'help':
-  case '--help':
-  case '-h':
-    console.log(usage)
-    process.exit(command === undefined ? 2 : 0)
-    break
-  default:
-    console.error(`Unknown command: ${command}\n${usage}`)
-    process.exit(2)
 }

@@ -1,0 +1,46 @@
+/**
+ * What every client command shares: the connection options, the client, and one place that turns
+ * a thrown error into a single stderr line and an exit code (exit-codes.ts).
+ */
+import { Command } from 'commander'
+import { FlowportClient } from '@flowport/client'
+import { describeError, exitCodeOf } from './exit-codes.js'
+
+export interface CommonOptions {
+  url?: string
+  token?: string
+  json?: boolean
+  verbose?: boolean
+  catalog?: string
+  run?: string
+}
+
+/** A client command with --url, --token, --json and --verbose. */
+export function clientCommand (program: Command, spec: string, description: string): Command {
+  return program.command(spec)
+    .description(description)
+    .option('--url <url>', 'API base URL (default: FLOWPORT_URL, else http://127.0.0.1:3001)')
+    .option('--token <token>', 'API token (default: FLOWPORT_TOKEN)')
+    .option('--json', 'print one JSON document on stdout')
+    .option('--verbose', 'add details to errors (HTTP status, response body)')
+}
+
+export function clientOf (options: CommonOptions): FlowportClient {
+  return new FlowportClient({ baseUrl: options.url ?? process.env.FLOWPORT_URL ?? 'http://127.0.0.1:3001', token: options.token })
+}
+
+/**
+ * Wraps an action: its return value is the exit code; a throw prints one line (no stack trace
+ * unless --verbose) and exits with the code of the error.
+ */
+export function action<A extends unknown[]> (run: (...args: A) => Promise<number>) {
+  return async (...args: A): Promise<void> => {
+    const command = args[args.length - 1] as Command
+    try {
+      process.exitCode = await run(...args)
+    } catch (err) {
+      process.stderr.write(`${describeError(err, command.opts<CommonOptions>().verbose === true)}\n`)
+      process.exitCode = exitCodeOf(err)
+    }
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * The client commands of `flowport`, built on @flowport/client (README, "Command line").
+ */
+import type { Command } from 'commander'
+import { registerControl } from './control.js'
+import { registerHandlers } from './handlers.js'
+import { registerInspect } from './inspect.js'
+import { registerList } from './list.js'
+import { registerRun } from './run.js'
+import { registerTail } from './tail.js'
+
+export function registerClientCommands (program: Command): void {
+  registerRun(program)
+  registerTail(program)
+  registerInspect(program)
+  registerHandlers(program)
+  registerControl(program)
+  registerList(program)
+}

@@ -1,0 +1,47 @@
+/**
+ * `runs` (newest first, across pages up to --limit) and `catalog` (the workflows a catalog offers).
+ */
+import type { Command } from 'commander'
+import { action, clientCommand, clientOf, type CommonOptions } from './command.js'
+import { CliError, EXIT } from './exit-codes.js'
+import { positiveInteger } from './input.js'
+import { printJson, printTable } from './output.js'
+
+type RunFilter = CommonOptions & { workflow?: string, status?: string, limit: number }
+
+export function registerList (program: Command): void {
+  clientCommand(program, 'runs', 'list runs, newest first')
+    .option('--workflow <name>', 'only runs of this workflow')
+    .option('--status <status>', 'only runs in this status (running, completed, failed, canceled, terminated, timed_out, continued_as_new)')
+    .option('--catalog <catalog>', 'only runs of this catalog')
+    .option('--limit <n>', 'at most this many runs', positiveInteger('--limit'), 20)
+    .action(action(async (options: RunFilter) => {
+      const runs = []
+      const pages = clientOf(options).runs({
+        workflowName: options.workflow,
+        status: options.status as never,
+        catalog: options.catalog,
+        pageSize: Math.min(options.limit, 1000)
+      })
+      for await (const run of pages) {
+        runs.push(run)
+        if (runs.length >= options.limit) break
+      }
+      if (options.json) printJson(runs)
+      else printTable(['workflow id', 'workflow', 'status', 'started', 'closed'], runs.map((r) => [r.workflowId, r.workflowName, r.status, r.startTime ?? '-', r.closeTime ?? '-']))
+      return EXIT.ok
+    }))
+
+  clientCommand(program, 'catalog [workflow]', 'list the workflows of a catalog, or show one (its input and output schemas)')
+    .option('--catalog <catalog>', 'catalog id (default: the API\'s SERVICE_CATALOG_ID)')
+    .action(action(async (workflow: string | undefined, options: CommonOptions) => {
+      const catalog = await clientOf(options).catalog(options.catalog)
+      if (workflow !== undefined) {
+        const found = catalog.workflows.find((w) => w.name === workflow || w.aliases.includes(workflow))
+        if (!found) throw new CliError(`WorkflowNotFoundError: catalog ${catalog.catalog} has no workflow ${workflow}`, EXIT.usage)
+        printJson(found)
+      } else if (options.json) printJson(catalog)
+      else printTable(['workflow', 'aliases', 'steps', 'description'], catalog.workflows.map((w) => [w.name, w.aliases.join(', '), w.steps.map((s) => s.name).join(', '), w.description]))
+      return EXIT.ok
+    }))
+}

@@ -1,0 +1,119 @@
+/**
+ * Live progress of a run from its history stream: each step (activity `workflow#step`) as it is
+ * scheduled and as it ends, retries with their attempt number and last error, elapsed time since
+ * the run started (from the engine's event times). On a terminal with symbols and colour, otherwise
+ * plain lines. The engine records a retried step's attempts when the step ends (its Started event
+ * carries the attempt number and the previous attempt's failure), so retries show up then.
+ */
+import type { FlowportClient } from '@flowport/client'
+import { paint, type Style } from './output.js'
+
+export type FollowEvent = ReturnType<FlowportClient['follow']> extends AsyncIterable<infer E> ? E : never
+type HistoryEvent = Extract<FollowEvent, { event: 'history' }>['data'][number]
+type Attributes = Record<string, unknown> & {
+  activityType?: { name?: string }
+  scheduledEventId?: string
+  attempt?: number
+  lastFailure?: { message?: string }
+  failure?: { message?: string, cause?: { message?: string } }
+  workflowType?: { name?: string }
+}
+
+const attributesOf = (event: HistoryEvent): Attributes => {
+  const key = Object.keys(event).find((k) => k.endsWith('EventAttributes'))
+  return (key ? (event as Record<string, unknown>)[key] : {}) as Attributes
+}
+
+/** `hello#greet` → `greet`. */
+const stepName = (activityType: string | undefined) => (activityType ?? '?').slice((activityType ?? '').indexOf('#') + 1)
+
+export interface ProgressOptions {
+  /** Symbols and colour (a terminal) or plain lines. */
+  terminal: boolean
+  color: boolean
+  write: (line: string) => void
+}
+
+export class ProgressRenderer {
+  private startTime: number | undefined
+  private readonly steps = new Map<string, { name: string, attempt: number }>()
+  private readonly seenRuns = new Set<string>()
+
+  constructor (private readonly options: ProgressOptions) {}
+
+  private line (symbol: string, style: Style, text: string, time?: string) {
+    const { terminal, color } = this.options
+    const at = time !== undefined && this.startTime !== undefined ? ((Date.parse(time) - this.startTime) / 1000).toFixed(1) : undefined
+    const elapsed = at === undefined ? '' : terminal ? paint('dim', `${at.padStart(6)}s `, color) : `[${at}s] `
+    this.options.write(terminal ? `${elapsed}${paint(style, symbol, color)} ${text}` : `${elapsed}${text}`)
+  }
+
+  /** Renders one stream event. */
+  render (event: FollowEvent): void {
+    if (event.event === 'workflow') {
+      const { workflowId, runId, startTime } = event.data
+      if (startTime) this.startTime = Date.parse(startTime)
+      // Every (re)connection announces the run; say it once per run.
+      if (!this.seenRuns.has(runId)) {
+        this.seenRuns.add(runId)
+        this.line('●', 'cyan', `following workflow ${workflowId} (run ${runId})`)
+      }
+    } else if (event.event === 'history') {
+      for (const e of event.data) this.renderHistory(e)
+    } else if (event.event === 'done') {
+      const reason = event.data.reason.replace('WORKFLOW_EXECUTION_', '').toLowerCase()
+      const ok = reason === 'completed' || reason === 'continued_as_new'
+      this.line(ok ? '✓' : '✗', ok ? 'green' : 'red', `workflow ${reason}${event.data.newRunId ? ` (new run ${event.data.newRunId})` : ''}`)
+    } else if (event.event === 'server_error') {
+      this.line('!', 'yellow', `stream error ${event.data.error}: ${event.data.message} (reconnecting)`)
+    }
+  }
+
+  private renderHistory (e: HistoryEvent) {
+    const a = attributesOf(e)
+    const type = e.eventType.replace('EVENT_TYPE_', '')
+    switch (type) {
+      case 'WORKFLOW_EXECUTION_STARTED':
+        this.startTime ??= Date.parse(e.eventTime)
+        this.line('▸', 'cyan', `workflow ${a.workflowType?.name ?? ''} started`, e.eventTime)
+        break
+      case 'ACTIVITY_TASK_SCHEDULED': {
+        const name = stepName(a.activityType?.name)
+        this.steps.set(e.eventId, { name, attempt: 1 })
+        this.line('▸', 'cyan', `step ${name} started`, e.eventTime)
+        break
+      }
+      case 'ACTIVITY_TASK_STARTED': {
+        const step = this.steps.get(String(a.scheduledEventId))
+        const attempt = Number(a.attempt ?? 1)
+        if (step) step.attempt = attempt
+        if (step && attempt > 1) {
+          this.line('↻', 'yellow', `step ${step.name} attempt ${attempt} (attempt ${attempt - 1} failed: ${a.lastFailure?.message ?? 'unknown error'})`, e.eventTime)
+        }
+        break
+      }
+      case 'ACTIVITY_TASK_COMPLETED': {
+        const step = this.steps.get(String(a.scheduledEventId))
+        this.line('✓', 'green', `step ${step?.name ?? '?'} completed${step && step.attempt > 1 ? ` on attempt ${step.attempt}` : ''}`, e.eventTime)
+        break
+      }
+      case 'ACTIVITY_TASK_FAILED':
+      case 'ACTIVITY_TASK_TIMED_OUT': {
+        const step = this.steps.get(String(a.scheduledEventId))
+        const message = a.failure?.cause?.message ?? a.failure?.message ?? 'unknown error'
+        const how = type === 'ACTIVITY_TASK_FAILED' ? 'failed' : 'timed out'
+        this.line('✗', 'red', `step ${step?.name ?? '?'} ${how} on attempt ${step?.attempt ?? 1}: ${message}`, e.eventTime)
+        break
+      }
+      case 'START_CHILD_WORKFLOW_EXECUTION_INITIATED':
+        this.line('▸', 'cyan', `child workflow ${a.workflowType?.name ?? ''} started`, e.eventTime)
+        break
+      case 'WORKFLOW_EXECUTION_SIGNALED':
+        this.line('•', 'dim', `signal ${String(a.signalName ?? '')} received`, e.eventTime)
+        break
+      case 'WORKFLOW_EXECUTION_CANCEL_REQUESTED':
+        this.line('•', 'yellow', 'stop requested', e.eventTime)
+        break
+    }
+  }
+}

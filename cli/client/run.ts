@@ -1,0 +1,95 @@
+/**
+ * `flowport run` (start, follow with live progress, print the result) and `flowport start`.
+ */
+import { randomUUID } from 'node:crypto'
+import type { Command } from 'commander'
+import { FlowportError } from '@flowport/client'
+import { action, clientCommand, clientOf, type CommonOptions } from './command.js'
+import { CliError, EXIT } from './exit-codes.js'
+import { followChain, printResult, progressRenderer, type WorkflowResult } from './follow.js'
+import { positiveInteger, readInput } from './input.js'
+import { detached, onInterrupt } from './interrupt.js'
+import { info, printJson } from './output.js'
+
+interface RunOptions extends CommonOptions {
+  id?: string
+  timeout?: number
+  progress: boolean
+  stopOnInterrupt?: boolean
+}
+
+const stillRunning = (workflowId: string, why: string) =>
+  new CliError(`${why}: workflow ${workflowId} keeps running. Follow it with: flowport tail ${workflowId}`, EXIT.runTimeout)
+
+async function run (workflow: string, inputArg: string | undefined, options: RunOptions): Promise<number> {
+  const input = await readInput(inputArg)
+  const client = clientOf(options)
+  // Chosen here so that an interrupted or timed-out wait can always name the run.
+  const workflowId = options.id ?? randomUUID()
+  const interrupt = onInterrupt()
+  const timer = new AbortController()
+  const timeout = options.timeout === undefined ? undefined : setTimeout(() => { timer.abort() }, options.timeout)
+  const signal = AbortSignal.any([interrupt.signal, timer.signal])
+  const interrupted = async () => {
+    if (!options.stopOnInterrupt) return detached(workflowId)
+    const stopped = await client.stop(workflowId)
+    info(`Stop requested: workflow ${workflowId} (outcome ${stopped.outcome}).`)
+    return EXIT.interrupted
+  }
+  try {
+    let result: WorkflowResult
+    if (options.json === true || !options.progress) {
+      // One request to POST /workflow/run; its `timeout` is the server's wait (408 when it elapses).
+      try {
+        result = await client.run(workflow, input, { workflowId, catalog: options.catalog, timeout: options.timeout, signal: interrupt.signal })
+      } catch (err) {
+        if (interrupt.fired) return await interrupted()
+        if (err instanceof FlowportError && err.status === 408) throw stillRunning(workflowId, `${err.error}: ${err.message}`)
+        throw err
+      }
+    } else {
+      const started = await client.start(workflow, input, { workflowId, catalog: options.catalog })
+      if (interrupt.fired) return await interrupted()
+      const progress = progressRenderer()
+      try {
+        for await (const event of followChain(client, workflowId, { runId: started.runId, pinned: false, signal })) progress.render(event)
+      } catch (err) {
+        if (interrupt.fired) return await interrupted()
+        if (timer.signal.aborted) throw stillRunning(workflowId, `Timed out after ${options.timeout} ms`)
+        throw err
+      }
+      result = await client.result(workflowId)
+    }
+    return printResult(result, options.json === true, options.verbose === true)
+  } finally {
+    clearTimeout(timeout)
+    interrupt.dispose()
+  }
+}
+
+async function start (workflow: string, inputArg: string | undefined, options: CommonOptions & { id?: string }): Promise<number> {
+  const input = await readInput(inputArg)
+  const started = await clientOf(options).start(workflow, input, { workflowId: options.id, catalog: options.catalog })
+  if (options.json) printJson(started)
+  else {
+    process.stdout.write(`${started.workflowId}\n`)
+    info(`Started run ${started.runId}. Follow it with: flowport tail ${started.workflowId}`)
+  }
+  return EXIT.ok
+}
+
+export function registerRun (program: Command): void {
+  clientCommand(program, 'run <workflow> [input]', 'run a workflow and wait for its result, with live step progress on a terminal')
+    .option('--id <workflowId>', 'workflow id (default: a random UUID)')
+    .option('--catalog <catalog>', 'catalog to run on (default: the API\'s SERVICE_CATALOG_ID)')
+    .option('--timeout <ms>', 'stop waiting after this long: exit 4, the run goes on', positiveInteger('--timeout'))
+    .option('--no-progress', 'wait through POST /workflow/run instead of following the history stream')
+    .option('--stop-on-interrupt', 'Ctrl-C stops the run (graceful stop) instead of detaching')
+    .addHelpText('after', '\nInput: inline JSON, @file.json, or - for stdin. --json implies --no-progress and prints the WorkflowResult.')
+    .action(action(run))
+
+  clientCommand(program, 'start <workflow> [input]', 'start a workflow and print its id without waiting')
+    .option('--id <workflowId>', 'workflow id (default: a random UUID)')
+    .option('--catalog <catalog>', 'catalog to run on (default: the API\'s SERVICE_CATALOG_ID)')
+    .action(action(start))
+}
