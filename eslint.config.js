@@ -4,7 +4,7 @@
 import neostandard from 'neostandard'
 
 export default [
-  { ignores: ['**/dist/**', '**/node_modules/**', '.flowport/**', '.tap/**', 'coverage/**', 'openapi/openapi.json'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', '.flowport/**', '.tap/**', 'coverage/**', 'openapi/openapi.json', 'client/src/generated/**'] },
   ...neostandard({ ts: true }),
   {
     files: ['**/*.ts'],

@@ -1,0 +1,220 @@
+/**
+ * FlowportClient: one method per thing users do with the API (README "Client"). Requests go
+ * through openapi-fetch with the types generated from the OpenAPI document; non-2xx answers throw
+ * the error class of the API's `error` name (errors.ts). No Node built-ins: runs in browsers too.
+ */
+import createClient, { type Client } from 'openapi-fetch'
+import { errorFromResponse, FlowportNetworkError } from './errors.js'
+import { follow, type FollowOptions } from './follow.js'
+import type {
+  Catalog, paths, QueryResult, RunsQuery, SignalResult, StopResult, StreamEvent, TerminateResult, TraceLog,
+  UpdateResult, WorkflowInput, WorkflowResult, WorkflowStarted, WorkflowStatus
+} from './types.js'
+
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:3001'
+
+export interface ClientOptions {
+  /** Default: the `FLOWPORT_URL` environment variable (Node), else http://127.0.0.1:3001. */
+  baseUrl?: string
+  /** Bearer token. Default: the `FLOWPORT_TOKEN` environment variable (Node). */
+  token?: string
+  /** The fetch to use (default: the global fetch at call time). */
+  fetch?: typeof fetch
+  /** Extra headers on every request. */
+  headers?: Record<string, string>
+}
+
+export interface CallOptions { signal?: AbortSignal }
+export interface RunOptions extends CallOptions {
+  workflowId?: string
+  catalog?: string
+  /** How long `/workflow/run` waits, in milliseconds; past it: WorkflowTimeoutError (the run goes on). */
+  timeout?: number
+}
+export interface StartOptions extends CallOptions { workflowId?: string, catalog?: string }
+export interface RunIdOptions extends CallOptions { runId?: string }
+export interface StopOptions extends RunIdOptions { terminateAfterMs?: number }
+export interface TerminateOptions extends RunIdOptions { reason?: string }
+export interface RunsFilters extends CallOptions {
+  workflowName?: string
+  status?: RunsQuery['status']
+  catalog?: string
+  /** ISO-8601 date-time (or a Date). */
+  startedAfter?: string | Date
+  startedBefore?: string | Date
+  pageSize?: number
+}
+
+/** Node's `process`, when there is one: the package is built without Node's types (browser-safe). */
+declare const process: { env?: Record<string, string | undefined> } | undefined
+
+function env (name: string): string | undefined {
+  if (typeof process === 'undefined' || process.env === undefined) return undefined
+  const value = process.env[name]
+  return value === undefined || value === '' ? undefined : value
+}
+
+function isAbort (error: unknown, signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true || (error instanceof Error && error.name === 'AbortError')
+}
+
+interface FetchResult<T> { data?: T, error?: unknown, response: Response }
+
+export class FlowportClient {
+  readonly baseUrl: string
+  readonly #token: string | undefined
+  readonly #headers: Record<string, string>
+  readonly #fetch: typeof fetch
+  readonly #api: Client<paths>
+
+  constructor (options: ClientOptions = {}) {
+    this.baseUrl = (options.baseUrl ?? env('FLOWPORT_URL') ?? DEFAULT_BASE_URL).replace(/\/+$/, '')
+    this.#token = options.token ?? env('FLOWPORT_TOKEN')
+    this.#headers = {
+      ...options.headers,
+      ...(this.#token === undefined ? {} : { authorization: `Bearer ${this.#token}` })
+    }
+    const custom = options.fetch
+    this.#fetch = custom ?? ((input, init) => globalThis.fetch(input, init))
+    this.#api = createClient<paths>({ baseUrl: this.baseUrl, headers: this.#headers, fetch: (request: Request) => this.#fetch(request) })
+  }
+
+  async #call<T> (signal: AbortSignal | undefined, request: () => Promise<FetchResult<T>>): Promise<T> {
+    let result: FetchResult<T>
+    try {
+      result = await request()
+    } catch (error) {
+      if (isAbort(error, signal)) throw signal?.reason ?? error
+      throw new FlowportNetworkError(`No answer from ${this.baseUrl}: ${error instanceof Error ? error.message : String(error)}`, error)
+    }
+    if (!result.response.ok) throw errorFromResponse(result.response, result.error)
+    return result.data as T
+  }
+
+  /** Starts a workflow and waits for its result (`POST /workflow/run`). A failed run resolves with `status: 'failed'`. */
+  run (workflowName: string, input: unknown, opts: RunOptions = {}): Promise<WorkflowResult> {
+    const { signal, workflowId, catalog, timeout } = opts
+    return this.#call(signal, () => this.#api.POST('/workflow/run', {
+      body: { workflowName, input, ...defined({ workflowId, catalog, timeout }) },
+      signal
+    }))
+  }
+
+  /** Starts a workflow (`POST /workflow/start`). */
+  start (workflowName: string, input: unknown, opts: StartOptions = {}): Promise<WorkflowStarted> {
+    const { signal, workflowId, catalog } = opts
+    return this.#call(signal, () => this.#api.POST('/workflow/start', {
+      body: { workflowName, input, ...defined({ workflowId, catalog }) },
+      signal
+    }))
+  }
+
+  status (workflowId: string, opts: RunIdOptions = {}): Promise<WorkflowStatus> {
+    const { signal, runId } = opts
+    return this.#call(signal, () => runId === undefined
+      ? this.#api.GET('/workflow/{id}/status', { params: { path: { id: workflowId } }, signal })
+      : this.#api.GET('/workflow/{id}/runs/{rid}/status', { params: { path: { id: workflowId, rid: runId } }, signal }))
+  }
+
+  /** The result of a closed run; WorkflowNotCompletedError (424) while it runs. */
+  result (workflowId: string, opts: RunIdOptions = {}): Promise<WorkflowResult> {
+    const { signal, runId } = opts
+    return this.#call(signal, () => runId === undefined
+      ? this.#api.GET('/workflow/{id}/result', { params: { path: { id: workflowId } }, signal })
+      : this.#api.GET('/workflow/{id}/runs/{rid}/result', { params: { path: { id: workflowId, rid: runId } }, signal }))
+  }
+
+  input (workflowId: string, opts: RunIdOptions = {}): Promise<WorkflowInput> {
+    const { signal, runId } = opts
+    return this.#call(signal, () => runId === undefined
+      ? this.#api.GET('/workflow/{id}/input', { params: { path: { id: workflowId } }, signal })
+      : this.#api.GET('/workflow/{id}/runs/{rid}/input', { params: { path: { id: workflowId, rid: runId } }, signal }))
+  }
+
+  /** The execution trace (`GET …/trace-log`). */
+  trace (workflowId: string, opts: RunIdOptions = {}): Promise<TraceLog> {
+    const { signal, runId } = opts
+    return this.#call(signal, () => runId === undefined
+      ? this.#api.GET('/workflow/{id}/trace-log', { params: { path: { id: workflowId } }, signal })
+      : this.#api.GET('/workflow/{id}/runs/{rid}/trace-log', { params: { path: { id: workflowId, rid: runId } }, signal }))
+  }
+
+  /** Every run matching the filters, newest first, fetching page after page as the loop goes on. */
+  async * runs (filters: RunsFilters = {}): AsyncIterable<WorkflowStatus> {
+    const { signal, startedAfter, startedBefore, ...rest } = filters
+    let pageToken: string | undefined
+    do {
+      const query = {
+        ...defined(rest),
+        ...defined({ startedAfter: iso(startedAfter), startedBefore: iso(startedBefore), pageToken })
+      }
+      const page = await this.#call(signal, () => this.#api.GET('/workflow/runs', { params: { query }, signal }))
+      yield * page.runs
+      pageToken = page.nextPageToken ?? undefined
+    } while (pageToken !== undefined)
+  }
+
+  /** Sends a signal (`payload` absent = no argument). */
+  signal (workflowId: string, name: string, payload?: unknown, opts: CallOptions = {}): Promise<SignalResult> {
+    const { signal } = opts
+    return this.#call(signal, () => this.#api.POST('/workflow/{id}/signal/{name}', {
+      params: { path: { id: workflowId, name } }, body: payload === undefined ? {} : { payload }, signal
+    }))
+  }
+
+  query (workflowId: string, name: string, payload?: unknown, opts: CallOptions = {}): Promise<QueryResult> {
+    const { signal } = opts
+    return this.#call(signal, () => this.#api.POST('/workflow/{id}/query/{query}', {
+      params: { path: { id: workflowId, query: name } }, body: payload === undefined ? {} : { payload }, signal
+    }))
+  }
+
+  update (workflowId: string, name: string, payload?: unknown, opts: CallOptions = {}): Promise<UpdateResult> {
+    const { signal } = opts
+    return this.#call(signal, () => this.#api.POST('/workflow/{id}/update/{name}', {
+      params: { path: { id: workflowId, name } }, body: payload === undefined ? {} : { payload }, signal
+    }))
+  }
+
+  /** Graceful stop (cancellation); with `terminateAfterMs` the call waits that long and terminates a run still open. */
+  stop (workflowId: string, opts: StopOptions = {}): Promise<StopResult> {
+    const { signal, runId, terminateAfterMs } = opts
+    const body = defined({ terminateAfterMs })
+    return this.#call(signal, () => runId === undefined
+      ? this.#api.PATCH('/workflow/{id}/stop', { params: { path: { id: workflowId } }, body, signal })
+      : this.#api.PATCH('/workflow/{id}/runs/{rid}/stop', { params: { path: { id: workflowId, rid: runId } }, body, signal }))
+  }
+
+  terminate (workflowId: string, opts: TerminateOptions = {}): Promise<TerminateResult> {
+    const { signal, runId, reason } = opts
+    const body = defined({ reason })
+    return this.#call(signal, () => runId === undefined
+      ? this.#api.POST('/workflow/{id}/terminate', { params: { path: { id: workflowId } }, body, signal })
+      : this.#api.POST('/workflow/{id}/runs/{rid}/terminate', { params: { path: { id: workflowId, rid: runId } }, body, signal }))
+  }
+
+  /** The workflows of the default catalog, or of `catalogId`. */
+  catalog (catalogId?: string, opts: CallOptions = {}): Promise<Catalog> {
+    const { signal } = opts
+    return this.#call(signal, () => catalogId === undefined
+      ? this.#api.GET('/workflow/catalog', { signal })
+      : this.#api.GET('/workflow/catalog/{catalogId}', { params: { path: { catalogId } }, signal }))
+  }
+
+  /**
+   * Follows a run's history stream (SSE) and resumes it by itself: see follow.ts for the
+   * reconnect rules. Ends after `done` (or a 204: nothing left after `lastEventId`).
+   */
+  follow (workflowId: string, opts: FollowOptions = {}): AsyncIterable<StreamEvent> {
+    return follow({ baseUrl: this.baseUrl, headers: this.#headers, fetch: this.#fetch }, workflowId, opts)
+  }
+}
+
+function iso (value: string | Date | undefined): string | undefined {
+  return value instanceof Date ? value.toISOString() : value
+}
+
+/** The object without its undefined properties (the API refuses unknown shapes, not absent ones). */
+function defined<T extends Record<string, unknown>> (object: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(object).filter((e) => e[1] !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> }
+}

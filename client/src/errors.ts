@@ -1,0 +1,144 @@
+/**
+ * Error classes named after the API's `error` names (README "Errors"). Every error the client
+ * throws for an HTTP answer is a FlowportError carrying `status`, `error` and the parsed `body`;
+ * a request that got no HTTP answer is a FlowportNetworkError (status 0). An aborted request
+ * rethrows the AbortSignal's reason unchanged.
+ */
+import type { ErrorName, Issue } from './types.js'
+
+export class FlowportError extends Error {
+  /** HTTP status; 0 when no HTTP answer arrived (FlowportNetworkError). */
+  readonly status: number
+  /** The API's `error` name (e.g. `WorkflowNotFoundError`). */
+  readonly error: string
+  /** The parsed response body (the API's ErrorResponse), or the text of an unexpected answer. */
+  readonly body: unknown
+  readonly workflowId?: string
+  readonly runId?: string
+  /** Seconds from a `Retry-After` header (503 answers), when present. */
+  readonly retryAfter?: number
+
+  constructor (message: string, init: { status: number, error: string, body?: unknown, workflowId?: string, runId?: string, retryAfter?: number, cause?: unknown }) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause })
+    this.name = 'FlowportError'
+    this.status = init.status
+    this.error = init.error
+    this.body = init.body
+    if (init.workflowId !== undefined) this.workflowId = init.workflowId
+    if (init.runId !== undefined) this.runId = init.runId
+    if (init.retryAfter !== undefined) this.retryAfter = init.retryAfter
+  }
+}
+
+/** The request got no HTTP answer (connection refused, DNS, reset before the response). */
+export class FlowportNetworkError extends FlowportError {
+  constructor (message: string, cause?: unknown) {
+    super(message, { status: 0, error: 'NetworkError', cause })
+    this.name = 'FlowportNetworkError'
+  }
+}
+
+type Init = ConstructorParameters<typeof FlowportError>[1]
+
+function named<N extends ErrorName> (name: N) {
+  const Class = class extends FlowportError {
+    constructor (message: string, init: Init) {
+      super(message, init)
+      this.name = name
+    }
+  }
+  Object.defineProperty(Class, 'name', { value: name })
+  return Class
+}
+
+/** 400: the body, parameters or input failed validation; `issues` lists each problem. */
+export class ValidationError extends FlowportError {
+  /** One issue per problem: a JSON-pointer `path` and a `message`. */
+  readonly issues: Issue[]
+  constructor (message: string, init: Init) {
+    super(message, init)
+    this.name = 'ValidationError'
+    const issues = (init.body as { issues?: unknown } | undefined)?.issues
+    this.issues = Array.isArray(issues) ? issues as Issue[] : []
+  }
+}
+
+export class UnauthorizedError extends named('UnauthorizedError') {}
+export class WorkflowNotFoundError extends named('WorkflowNotFoundError') {}
+export class RouteNotFoundError extends named('RouteNotFoundError') {}
+export class SignalNotFoundError extends named('SignalNotFoundError') {}
+export class QueryNotFoundError extends named('QueryNotFoundError') {}
+export class UpdateNotFoundError extends named('UpdateNotFoundError') {}
+export class MethodNotAllowedError extends named('MethodNotAllowedError') {}
+export class NotAcceptableError extends named('NotAcceptableError') {}
+/** 408 from `/workflow/run`: the wait timed out; `workflowId` names the run, which goes on. */
+export class WorkflowExecutionTimedOutError extends named('WorkflowExecutionTimedOutError') {}
+export class RequestTimeoutError extends named('RequestTimeoutError') {}
+export class WorkflowAlreadyStartedError extends named('WorkflowAlreadyStartedError') {}
+export class WorkflowAlreadyClosedError extends named('WorkflowAlreadyClosedError') {}
+export class PayloadTooLargeError extends named('PayloadTooLargeError') {}
+export class UnsupportedMediaTypeError extends named('UnsupportedMediaTypeError') {}
+export class UpdateRejectedError extends named('UpdateRejectedError') {}
+export class UpdateFailedError extends named('UpdateFailedError') {}
+export class QueryFailedError extends named('QueryFailedError') {}
+export class WorkflowNotCompletedError extends named('WorkflowNotCompletedError') {}
+export class RequestHeaderFieldsTooLargeError extends named('RequestHeaderFieldsTooLargeError') {}
+export class InternalServerError extends named('InternalServerError') {}
+export class CatalogNotAvailableError extends named('CatalogNotAvailableError') {}
+export class EngineUnavailableError extends named('EngineUnavailableError') {}
+export class TraceNotFoundError extends named('TraceNotFoundError') {}
+export class TraceStorageUnavailableError extends named('TraceStorageUnavailableError') {}
+
+/** The short name for WorkflowExecutionTimedOutError. */
+export { WorkflowExecutionTimedOutError as WorkflowTimeoutError }
+
+/** One class per API error name; the type makes a new name in the OpenAPI document a compile error here. */
+export const ERROR_CLASSES: { readonly [N in ErrorName]: new (message: string, init: Init) => FlowportError } = {
+  ValidationError,
+  UnauthorizedError,
+  WorkflowNotFoundError,
+  RouteNotFoundError,
+  SignalNotFoundError,
+  QueryNotFoundError,
+  UpdateNotFoundError,
+  MethodNotAllowedError,
+  NotAcceptableError,
+  WorkflowExecutionTimedOutError,
+  RequestTimeoutError,
+  WorkflowAlreadyStartedError,
+  WorkflowAlreadyClosedError,
+  PayloadTooLargeError,
+  UnsupportedMediaTypeError,
+  UpdateRejectedError,
+  UpdateFailedError,
+  QueryFailedError,
+  WorkflowNotCompletedError,
+  RequestHeaderFieldsTooLargeError,
+  InternalServerError,
+  CatalogNotAvailableError,
+  EngineUnavailableError,
+  TraceNotFoundError,
+  TraceStorageUnavailableError
+}
+
+export function isFlowportError (e: unknown): e is FlowportError {
+  return e instanceof FlowportError
+}
+
+/** The error for a non-2xx answer: the class of its `error` name, else a plain FlowportError. */
+export function errorFromResponse (response: Response, body: unknown): FlowportError {
+  const object = typeof body === 'object' && body !== null ? body as Record<string, unknown> : {}
+  const name = typeof object.error === 'string' ? object.error : undefined
+  const message = typeof object.message === 'string' ? object.message : `HTTP ${response.status} ${response.statusText}`.trim()
+  const retry = Number(response.headers.get('retry-after') ?? Number.NaN)
+  const init: Init = {
+    status: response.status,
+    error: name ?? `HTTP${response.status}`,
+    body,
+    ...(typeof object.workflowId === 'string' ? { workflowId: object.workflowId } : {}),
+    ...(typeof object.runId === 'string' ? { runId: object.runId } : {}),
+    ...(Number.isFinite(retry) ? { retryAfter: retry } : {})
+  }
+  const Class = name !== undefined && Object.hasOwn(ERROR_CLASSES, name) ? ERROR_CLASSES[name as ErrorName] : FlowportError
+  return new Class(message, init)
+}

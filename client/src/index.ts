@@ -1,0 +1,7 @@
+/**
+ * `@flowport/client`: a typed client for the Flowport API (README "Client (`@flowport/client`)").
+ */
+export * from './client.js'
+export * from './errors.js'
+export type { FollowOptions } from './follow.js'
+export type * from './types.js'
