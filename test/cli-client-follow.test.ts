@@ -8,6 +8,7 @@ import { execFile } from 'node:child_process'
 import { catalogArgs, cli, flowport, launcher, listening } from './helpers/flowport-cli.js'
 import { newId, waitClosed } from './helpers/workflows.js'
 import { build } from './helpers/app.js'
+import { until } from './helpers/processes.js'
 
 const count = (text: string, pattern: RegExp) => text.match(new RegExp(pattern.source, 'g'))?.length ?? 0
 
@@ -21,6 +22,8 @@ t.test('tail follows a run to its end through an API restart, every step once', 
   const json = cli(['tail', id, '--json'], { env })
   t.teardown(() => { plain.child.kill('SIGKILL'); json.child.kill('SIGKILL') })
   t.ok(await plain.waitFor(/step tick completed/), 'the first step arrived')
+  // Both are connected (a first connection that fails is an error, not a restart to ride out).
+  t.ok(await until(() => first.app.openStreams.size === 2, 600, 100), 'both tails are streaming')
 
   await first.app.close()
   const second = await build(t)
@@ -33,7 +36,7 @@ t.test('tail follows a run to its end through an API restart, every step once', 
   t.equal(count(err, /step tick completed/), steps, 'each step completed once')
   t.equal(count(err, /following workflow/), 1, 'the run is announced once')
 
-  t.equal(await json.exited, 0)
+  t.equal(await json.exited, 0, `--json tail exits 0 ${json.stderr()}`)
   const doc = JSON.parse(json.stdout()) as { workflowId: string, runs: Array<{ runId: string, events: Array<{ eventId: string }>, done: { reason: string } }> }
   t.equal(doc.workflowId, id)
   t.equal(doc.runs.length, 1)
@@ -44,19 +47,27 @@ t.test('tail follows a run to its end through an API restart, every step once', 
   t.equal(ids.length, history.events?.length, 'the whole history')
 })
 
-t.test('tail follows continue-as-new; --run pins one run', async (t) => {
+t.test('run follows the runs a workflow continues as; tail follows the latest run, or the one --run pins', async (t) => {
   const { url } = await listening(t)
   const env = { FLOWPORT_URL: url }
   const id = newId('cli-relay')
-  const started = JSON.parse((await flowport(['start', 'relay', '{"hops":2}', '--id', id, '--json', ...catalogArgs()], { env })).stdout) as { runId: string }
-  const all = await flowport(['tail', id, '--json'], { env })
-  t.equal(all.code, 0)
-  const doc = JSON.parse(all.stdout) as { runs: Array<{ runId: string, done: { reason: string } }> }
-  t.equal(doc.runs.length, 3, 'three runs')
-  t.same(doc.runs.map((r) => r.done.reason), ['WORKFLOW_EXECUTION_CONTINUED_AS_NEW', 'WORKFLOW_EXECUTION_CONTINUED_AS_NEW', 'WORKFLOW_EXECUTION_COMPLETED'])
-  const pinned = await flowport(['tail', id, '--run', started.runId, '--json'], { env })
+  const run = await flowport(['run', 'relay', '{"hops":2}', '--id', id, ...catalogArgs()], { env })
+  t.equal(run.code, 0)
+  t.same(JSON.parse(run.stdout), { hops: 0 }, 'the output of the last run')
+  t.equal(count(run.stderr, /workflow continued_as_new \(new run [^)]+\)/), 2, 'two continuations followed')
+  t.equal(count(run.stderr, /following workflow/), 3, 'three runs announced')
+
+  type TailDoc = { runs: Array<{ runId: string, done: { reason: string, newRunId?: string } }> }
+  const latest = await flowport(['tail', id, '--json'], { env })
+  t.equal(latest.code, 0)
+  const last = JSON.parse(latest.stdout) as TailDoc
+  t.same(last.runs.map((r) => r.done.reason), ['WORKFLOW_EXECUTION_COMPLETED'], 'unpinned: the latest run')
+  const runs = JSON.parse((await flowport(['runs', '--workflow', 'relay', '--limit', '50', '--json', ...catalogArgs()], { env })).stdout) as Array<{ workflowId: string, runId: string, status: string }>
+  const first = runs.filter((r) => r.workflowId === id && r.status === 'continued_as_new').at(-1)
+  t.ok(first, 'the first run is listed')
+  const pinned = await flowport(['tail', id, '--run', first!.runId, '--json'], { env })
   t.equal(pinned.code, 0)
-  t.same((JSON.parse(pinned.stdout) as typeof doc).runs.map((r) => r.runId), [started.runId])
+  t.match((JSON.parse(pinned.stdout) as TailDoc).runs, [{ runId: first!.runId, done: { reason: 'WORKFLOW_EXECUTION_CONTINUED_AS_NEW', newRunId: String } }], '--run: that run only')
 })
 
 t.test('Ctrl-C during run detaches: the run goes on, exit 130 with the command to follow it', async (t) => {
@@ -78,7 +89,7 @@ t.test('Ctrl-C during tail detaches', async (t) => {
   const { app, url } = await listening(t)
   const env = { FLOWPORT_URL: url }
   const id = newId('cli-tail-detach')
-  await flowport(['start', 'sleepy', '{"steps":3,"delayMs":1500}', '--id', id, ...catalogArgs()], { env })
+  await flowport(['start', 'sleepy', '{"steps":3,"delayMs":5000}', '--id', id, ...catalogArgs()], { env })
   const tail = cli(['tail', id], { env })
   t.teardown(() => { tail.child.kill('SIGKILL') })
   t.ok(await tail.waitFor(/step tick started/))

@@ -75,7 +75,7 @@ t.test('exit 2: bad input, unknown option, input refused by the API, unknown wor
   oneLine(t, option.stderr, /unknown option '--bogus'/, 'unknown option')
   const schema = await flowport(['run', 'hello', '{"name":42}', ...catalogArgs()], { env })
   t.equal(schema.code, 2, 'input failing the schema')
-  oneLine(t, schema.stderr, /^ValidationError: .*\/input\/name/, 'input failing the schema')
+  oneLine(t, schema.stderr, /^ValidationError: .*\/name must be string$/, 'input failing the schema')
   const unknown = await flowport(['run', 'no-such-workflow', '{}', ...catalogArgs()], { env })
   t.equal(unknown.code, 2, 'unknown workflow')
   oneLine(t, unknown.stderr, /^WorkflowNotFoundError: .*no-such-workflow/, 'unknown workflow')
@@ -223,4 +223,15 @@ t.test('help lists the client commands', async (t) => {
   }
   const stop = await flowport(['stop', '--help'])
   t.match(stop.stdout, /The API records no reason for a stop/)
+})
+
+t.test('a query handler that throws: exit 1', async (t) => {
+  const { url } = await listening(t)
+  const env = { FLOWPORT_URL: url }
+  const id = newId('cli-faulty')
+  await flowport(['start', 'faulty', '{}', '--id', id, ...catalogArgs()], { env })
+  t.teardown(async () => { await flowport(['terminate', id], { env }) })
+  const query = await flowport(['query', id, 'broken'], { env })
+  t.equal(query.code, 1)
+  t.match(query.stderr, /^QueryFailedError: /)
 })

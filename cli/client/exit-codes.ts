@@ -27,13 +27,15 @@ export class CliError extends Error {
 }
 
 /** API errors that mean "what you asked for is wrong", not "the service failed". */
-const USAGE_STATUSES = new Set([400, 404, 409, 413, 415])
+const USAGE_STATUSES = new Set([400, 404, 405, 406, 409, 413, 415])
 
 export function exitCodeOf (err: unknown): number {
   if (err instanceof CliError) return err.exitCode
   // FlowportNetworkError (no HTTP answer) is a FlowportError with status 0: exit 3.
   if (err instanceof FlowportError) {
     if (err.status === 408) return EXIT.runTimeout
+    // 422: the workflow's update validator refused the payload (input), or its handler threw (the workflow's failure).
+    if (err.status === 422) return err.error === 'UpdateRejectedError' ? EXIT.usage : EXIT.workflowFailed
     return USAGE_STATUSES.has(err.status) ? EXIT.usage : EXIT.api
   }
   return EXIT.api

@@ -36,7 +36,8 @@ export function printTable (head: string[], rows: string[][]): void {
       : {})
   })
   table.push(...rows)
-  process.stdout.write(`${table.toString()}\n`)
+  // Without borders cli-table3 still pads the last column: drop the trailing blanks.
+  process.stdout.write(`${plain ? table.toString().replace(/ +$/gm, '') : table.toString()}\n`)
 }
 
 export function info (line: string): void {

@@ -54,9 +54,12 @@ async function run (workflow: string, inputArg: string | undefined, options: Run
       try {
         for await (const event of followChain(client, workflowId, { runId: started.runId, pinned: false, signal })) progress.render(event)
       } catch (err) {
+        if (!signal.aborted) throw err
+      }
+      // An aborted follow may end quietly or throw the abort reason: either way, say why it stopped.
+      if (signal.aborted) {
         if (interrupt.fired) return await interrupted()
-        if (timer.signal.aborted) throw stillRunning(workflowId, `Timed out after ${options.timeout} ms`)
-        throw err
+        throw stillRunning(workflowId, `Timed out after ${options.timeout} ms`)
       }
       result = await client.result(workflowId)
     }

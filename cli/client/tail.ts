@@ -26,11 +26,12 @@ async function tail (workflowId: string, options: CommonOptions): Promise<number
       else if (event.event === 'done') { const last = runs.at(-1); if (last) last.done = event.data }
     }
   } catch (err) {
-    if (interrupt.fired) return detached(workflowId)
-    throw err
+    if (!interrupt.fired) throw err
   } finally {
     interrupt.dispose()
   }
+  // An aborted follow may end quietly or throw the abort reason.
+  if (interrupt.fired) return detached(workflowId)
   const last = runs.at(-1)
   if (options.json) {
     printJson({ workflowId, runs })
