@@ -83,4 +83,3 @@ t.test('a strict TypeScript project compiles against the package and runs hello'
   })
   t.ok(JSON.parse(stdout).historyEvents > 5, 'the whole history was followed')
 })
-
