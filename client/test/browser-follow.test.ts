@@ -6,17 +6,12 @@
  * Needs /usr/bin/chromium (`apt-get install -y chromium`), like test/browser-stream.test.ts.
  */
 import t from 'tap'
-import { createServer, type Server } from 'node:http'
-import type { Socket } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { build as bundle } from 'esbuild'
-import { chromium } from 'playwright-core'
 import { build } from '../../test/helpers/app.js'
+import { launchChromium, servePage, trackSockets } from '../../test/helpers/browser.js'
 import { FlowportClient, type StreamEvent } from '@flowport/client'
 
-const CHROMIUM = '/usr/bin/chromium'
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync']
 const TOKEN = 'browser-client-secret'
 
 async function clientBundle (): Promise<string> {
@@ -59,26 +54,14 @@ t.test('follow() in Chromium on another origin gets every event exactly once acr
     const id = request.headers['last-event-id']
     if (typeof id === 'string') resumedWith.push(id)
   })
-  const sockets = new Set<Socket>()
-  app.server.on('connection', (socket: Socket) => {
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
+  const sockets = trackSockets(app)
   const api = await app.listen({ port: 0, host: '127.0.0.1' })
   const client = new FlowportClient({ baseUrl: api, token: TOKEN })
   const code = await clientBundle()
 
   let html = ''
-  const site: Server = createServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-    res.end(html)
-  })
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise<void>((resolve) => site.close(() => resolve())))
-  const siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}/`
-
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
-  t.teardown(() => browser.close())
+  const siteUrl = await servePage(t, () => html)
+  const browser = await launchChromium(t)
   const tab = await browser.newPage()
   // The run starts once the browser is up: a slow browser start must not miss the live part of it.
   const { workflowId } = await client.start('sleepy', { steps: 8, delayMs: 400 }, { catalog: process.env.FLOWPORT_TEST_CATALOG })

@@ -6,6 +6,7 @@
 import t, { type Test } from 'tap'
 import type { Socket } from 'node:net'
 import { build } from '../../test/helpers/app.js'
+import { trackSockets } from '../../test/helpers/browser.js'
 import type { App } from '../../app.js'
 import { FlowportClient, WorkflowNotFoundError, type StreamEvent } from '@flowport/client'
 
@@ -13,11 +14,7 @@ const catalog = process.env.FLOWPORT_TEST_CATALOG
 
 async function listening (t: Test, port = 0): Promise<{ app: App, baseUrl: string, sockets: Set<Socket> }> {
   const app = await build(t)
-  const sockets = new Set<Socket>()
-  app.server.on('connection', (socket: Socket) => {
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
+  const sockets = trackSockets(app)
   const baseUrl = await app.listen({ port, host: '127.0.0.1' })
   return { app, baseUrl, sockets }
 }
