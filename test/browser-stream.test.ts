@@ -5,15 +5,10 @@
  * Needs Debian's chromium at /usr/bin/chromium (`apt-get install -y chromium`); never downloads one.
  */
 import t from 'tap'
-import { createServer, type Server } from 'node:http'
-import type { Socket } from 'node:net'
-import { chromium } from 'playwright-core'
 import { build } from './helpers/app.js'
+import { launchChromium, servePage, trackSockets } from './helpers/browser.js'
 import { engineClient, startExample } from './helpers/history.js'
 
-const CHROMIUM = '/usr/bin/chromium'
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync']
 const TOKEN = 'browser-secret'
 
 /** The page: follows the stream and records what the browser's EventSource delivers. */
@@ -43,24 +38,12 @@ t.test('a browser EventSource on another origin gets every event exactly once ac
     const id = request.headers['last-event-id']
     if (request.method === 'GET' && typeof id === 'string') resumedWith.push(id)
   })
-  const sockets = new Set<Socket>()
-  app.server.on('connection', (socket: Socket) => {
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
+  const sockets = trackSockets(app)
   const api = await app.listen({ port: 0, host: '127.0.0.1' })
 
   let streamUrl = ''
-  const site: Server = createServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-    res.end(page(streamUrl))
-  })
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise<void>((resolve) => site.close(() => resolve())))
-  const siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}/`
-
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
-  t.teardown(() => browser.close())
+  const siteUrl = await servePage(t, () => page(streamUrl))
+  const browser = await launchChromium(t)
   const tab = await browser.newPage()
   // The run starts once the browser is up: a slow browser start must not miss the live part of it.
   const handle = await startExample(client, 'sleepy', { steps: 8, delayMs: 400 })

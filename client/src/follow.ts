@@ -8,7 +8,8 @@
  * then sends exactly the events after it, so every history event reaches the caller once. The
  * wait between attempts is the server's `retry:` hint (first attempt), then doubles up to 10 s;
  * after `maxReconnectWaitMs` (default 60 s) without a successful reconnect the iterator throws
- * the last error (FlowportNetworkError, or the API's error).
+ * the last error (FlowportNetworkError, or the API's error). The first connection is not
+ * retried: an API that does not answer it throws FlowportNetworkError at once.
  *
  * `workflow` is sent by the API on every connect, so it is yielded again after each reconnect
  * (it is a snapshot of the run, not history). The iterator ends after `done`, on a 204, or
