@@ -11,9 +11,10 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 COPY worker/package.json worker/
 COPY examples/package.json examples/
+COPY client/package.json client/
 RUN npm ci --no-audit --no-fund
 COPY . .
-# Compiles API, worker and examples, then prebundles the workflow code (worker/dist/workflow-bundle.js).
+# Compiles API, worker, client and examples, then prebundles the workflow code (worker/dist/workflow-bundle.js).
 RUN npm run build
 
 FROM ${NODE_IMAGE} AS runtime
@@ -24,11 +25,15 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 COPY worker/package.json worker/
 COPY examples/package.json examples/
+COPY client/package.json client/
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force \
  && find node_modules/@temporalio/core-bridge/releases -mindepth 1 -maxdepth 1 ! -name "$(uname -m)-unknown-linux-gnu" -exec rm -rf {} +
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/worker/dist ./worker/dist
 COPY --from=build /app/examples/dist ./examples/dist
+# The `flowport` client commands (node dist/cli/flowport.js, or bin/flowport.js) use @flowport/client.
+COPY --from=build /app/client/dist ./client/dist
+COPY bin ./bin
 USER node
 EXPOSE 3001
 CMD ["node", "dist/server.js"]

@@ -44,7 +44,7 @@ t.test('the image steps produce working api and worker entry points', async (t) 
   const root = mkdtempSync(join(tmpdir(), 'flowport-image-'))
   const build = join(root, 'build')
   const runtime = join(root, 'runtime')
-  const manifests = ['package.json', 'package-lock.json', 'worker/package.json', 'examples/package.json']
+  const manifests = ['package.json', 'package-lock.json', 'worker/package.json', 'examples/package.json', 'client/package.json']
 
   // Build stage: the committed files only, as `COPY . .` with .dockerignore would give.
   const tracked = execFileSync('git', ['ls-files'], { cwd: repo, encoding: 'utf8' }).split('\n').filter(Boolean)
@@ -55,7 +55,7 @@ t.test('the image steps produce working api and worker entry points', async (t) 
   // Runtime stage: production dependencies and the built output, nothing else.
   copyFiles(manifests, build, runtime)
   npm(runtime, 'ci', '--omit=dev')
-  copyFiles(['dist', 'worker/dist', 'examples/dist'], build, runtime)
+  copyFiles(['dist', 'worker/dist', 'examples/dist', 'client/dist', 'bin'], build, runtime)
   t.throws(() => execFileSync('node', ['-e', 'import("tsx")'], { cwd: runtime, stdio: 'pipe' }), 'no dev dependency in the runtime stage')
 
   const catalog = `image-${randomUUID()}`
@@ -84,6 +84,8 @@ t.test('the image steps produce working api and worker entry points', async (t) 
   })
   t.equal(res.status, 200)
   t.match(await res.json(), { status: 'completed', output: { greeting: 'Hello, Image!' } })
+  const cli = execFileSync('node', ['bin/flowport.js', 'run', 'hello', '{"name":"Cli"}', '--json', '--url', base, '--token', IMAGE_TOKEN], { cwd: runtime, env, encoding: 'utf8' })
+  t.match(JSON.parse(cli), { status: 'completed', output: { greeting: 'Hello, Cli!' } }, 'the flowport client commands work from the image')
   const denied = await fetch(`${base}/workflow/catalog`)
   t.equal(denied.status, 401, 'production requires the token')
 })
