@@ -139,9 +139,12 @@ export class FlowportClient {
       : this.#api.GET('/workflow/{id}/runs/{rid}/trace-log', { params: { path: { id: workflowId, rid: runId } }, signal }))
   }
 
-  /** Every run matching the filters, newest first, fetching page after page as the loop goes on. */
+  /** Every run matching the filters, each once, in the engine's order (open runs, then closed ones), page after page as the loop goes on. */
   async * runs (filters: RunsFilters = {}): AsyncIterable<WorkflowStatus> {
     const { signal, startedAfter, startedBefore, ...rest } = filters
+    // The engine's listing is not a snapshot: a run that closes while the pages are read moves from
+    // the open runs (listed first) to the closed ones and can come twice. Each run is yielded once.
+    const yielded = new Set<string>()
     let pageToken: string | undefined
     do {
       const query = {
@@ -149,7 +152,12 @@ export class FlowportClient {
         ...defined({ startedAfter: iso(startedAfter), startedBefore: iso(startedBefore), pageToken })
       }
       const page = await this.#call(signal, () => this.#api.GET('/workflow/runs', { params: { query }, signal }))
-      yield * page.runs
+      for (const run of page.runs) {
+        const key = `${run.workflowId}/${run.runId}`
+        if (yielded.has(key)) continue
+        yielded.add(key)
+        yield run
+      }
       pageToken = page.nextPageToken ?? undefined
     } while (pageToken !== undefined)
   }
