@@ -94,6 +94,24 @@ export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueByt
   const nodes: OpenNode[] = []
   const byEvent = new Map<string, OpenNode>()
   const scheduledBy = (id: unknown) => byEvent.get(String(id))
+  /** A call workflow code made (scheduled step or evaluator, initiated child), open until its close event. */
+  const call = (event: HistoryEvent, node: Pick<OpenNode, 'id' | 'kind' | 'name' | 'type' | 'child' | 'activityId'> & { input: Payloads | null | undefined }) => {
+    const open: OpenNode = {
+      ...node,
+      phase: workflow.stopRequestedTime === null ? 'run' : 'cleanup',
+      status: 'running',
+      scheduledTime: iso(event.eventTime),
+      startTime: null,
+      endTime: null,
+      input: cap(decode(node.input)),
+      output: null,
+      error: null,
+      attempts: [],
+      evaluation: null
+    }
+    nodes.push(open)
+    byEvent.set(String(event.eventId), open)
+  }
   const close = (node: OpenNode | undefined, event: HistoryEvent, status: TraceOutcome, error: TraceError | null = null, output: unknown = null) => {
     if (!node) return
     Object.assign(node, { status, error, output: cap(output), endTime: iso(event.eventTime) })
@@ -101,31 +119,19 @@ export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueByt
 
   for (const event of events) {
     const time = iso(event.eventTime)
-    const phase = workflow.stopRequestedTime === null ? 'run' : 'cleanup'
     const a = event
     if (a.activityTaskScheduledEventAttributes) {
       const { activityId, activityType, input } = a.activityTaskScheduledEventAttributes
       const type = activityType?.name ?? ''
-      const node: OpenNode = {
+      call(event, {
         id: `${runId}/${activityId ?? event.eventId}`,
         kind: isEvaluator(type) ? 'evaluator' : 'step',
         name: type.slice(type.indexOf('#') + 1),
         type,
-        phase,
-        status: 'running',
-        scheduledTime: time,
-        startTime: null,
-        endTime: null,
-        input: cap(decode(input)),
-        output: null,
-        error: null,
-        attempts: [],
-        evaluation: null,
+        input,
         child: null,
         activityId: activityId ?? ''
-      }
-      nodes.push(node)
-      byEvent.set(String(event.eventId), node)
+      })
     } else if (a.activityTaskStartedEventAttributes) {
       const { scheduledEventId, attempt, lastFailure } = a.activityTaskStartedEventAttributes
       const node = scheduledBy(scheduledEventId)
@@ -145,25 +151,14 @@ export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueByt
     } else if (a.startChildWorkflowExecutionInitiatedEventAttributes) {
       const { workflowId, workflowType, input } = a.startChildWorkflowExecutionInitiatedEventAttributes
       const name = workflowType?.name ?? ''
-      const node: OpenNode = {
+      call(event, {
         id: `${runId}/child/${String(event.eventId)}`,
         kind: 'child',
         name,
         type: name,
-        phase,
-        status: 'running',
-        scheduledTime: time,
-        startTime: null,
-        endTime: null,
-        input: cap(decode(input)),
-        output: null,
-        error: null,
-        attempts: [],
-        evaluation: null,
+        input,
         child: { workflowId: workflowId ?? '', runId: null, workflowName: name }
-      }
-      nodes.push(node)
-      byEvent.set(String(event.eventId), node)
+      })
     } else if (a.startChildWorkflowExecutionFailedEventAttributes) {
       const { initiatedEventId, cause } = a.startChildWorkflowExecutionFailedEventAttributes
       close(scheduledBy(initiatedEventId), event, 'failed', closeError('StartChildWorkflowExecutionFailed', `The child could not start (cause ${String(cause)})`))
