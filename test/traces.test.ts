@@ -79,6 +79,30 @@ t.test('flaky: every attempt with its own error, not only the last', async (t) =
   t.ok(node.attempts[0].endTime! <= node.attempts[1].startTime!, 'attempts in order')
 })
 
+t.test('local steps: one node each, with input, output, times and every attempt', async (t) => {
+  const result = await run(t, 'pipeline', { stages: 2, failAttempts: 1 })
+  t.same(result.output, { value: 2 })
+  const { trace } = await storedTrace(t, result.workflowId)
+  uniqueIds(t, trace)
+  t.equal(trace.nodes.length, 2, 'one node per local step')
+  for (const [i, node] of trace.nodes.entries()) {
+    t.match(node, { kind: 'step', name: 'localStage', type: 'pipeline#localStage', phase: 'run', status: 'completed', input: { value: i, failAttempts: 1 }, output: { value: i + 1 }, error: null })
+    t.same(node.attempts.map((a) => [a.attempt, a.status]), [[1, 'failed'], [2, 'completed']], `stage ${i + 1}: the failed attempt and the last one`)
+    t.match(node.attempts[0].error, { message: 'attempt 1 of localStage fails on purpose' })
+    t.ok(node.startTime !== null && node.endTime !== null && node.startTime <= node.endTime, 'the step has its times')
+  }
+})
+
+t.test('a local step that fails for good: the run fails, the node has its input and every failed attempt', async (t) => {
+  const result = await run(t, 'pipeline', { stages: 1, failAttempts: 5 })
+  t.equal(result.status, 'failed')
+  const { trace } = await storedTrace(t, result.workflowId)
+  t.equal(trace.nodes.length, 1)
+  const [node] = trace.nodes
+  t.match(node, { name: 'localStage', status: 'failed', input: { value: 0, failAttempts: 5 }, output: null, error: { message: 'attempt 5 of localStage fails on purpose' } })
+  t.same(node.attempts.map((a) => [a.attempt, a.status]), [1, 2, 3, 4, 5].map((n) => [n, 'failed']))
+})
+
 t.test('explode: the failure with its name, the failed step, no stack', async (t) => {
   const result = await run(t, 'explode', { message: 'boom' })
   t.equal(result.status, 'failed')

@@ -17,6 +17,9 @@ type Attributes = Record<string, unknown> & {
   lastFailure?: { message?: string }
   failure?: { message?: string, cause?: { message?: string } }
   workflowType?: { name?: string }
+  markerName?: string
+  /** A marker's details: decoded only when the stream includes payloads. */
+  details?: { data?: Array<{ activity_type?: string, attempt?: number }> }
 }
 
 const attributesOf = (event: HistoryEvent): Attributes => {
@@ -103,6 +106,16 @@ export class ProgressRenderer {
         const message = a.failure?.cause?.message ?? a.failure?.message ?? 'unknown error'
         const how = type === 'ACTIVITY_TASK_FAILED' ? 'failed' : 'timed out'
         this.line('✗', 'red', `step ${step?.name ?? '?'} ${how} on attempt ${step?.attempt ?? 1}: ${message}`, e.eventTime)
+        break
+      }
+      case 'MARKER_RECORDED': {
+        // A local step (docs/performance.md) leaves one marker when it ends, nothing before.
+        if (a.markerName !== 'core_local_activity') break
+        const data = a.details?.data?.[0]
+        const name = data?.activity_type === undefined ? 'a local step' : `step ${stepName(data.activity_type)} (local)`
+        const attempt = data?.attempt !== undefined && data.attempt > 1 ? ` on attempt ${data.attempt}` : ''
+        if (a.failure) this.line('✗', 'red', `${name} failed${attempt}: ${a.failure.cause?.message ?? a.failure.message ?? 'unknown error'}`, e.eventTime)
+        else this.line('✓', 'green', `${name} completed${attempt}`, e.eventTime)
         break
       }
       case 'START_CHILD_WORKFLOW_EXECUTION_INITIATED':

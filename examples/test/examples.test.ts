@@ -39,10 +39,22 @@ const activityTypes = async (handle: WorkflowHandle): Promise<string[]> =>
 
 t.test('the catalog lists every example with its package as source', async (t) => {
   const examples = worker.catalog.workflows.filter((w) => w.source.package === '@flowport/examples')
-  t.same(examples.map((w) => w.name), ['approval', 'explode', 'flaky', 'hello', 'parent', 'relay', 'scored', 'sleepy'])
+  t.same(examples.map((w) => w.name), ['approval', 'explode', 'flaky', 'hello', 'parent', 'pipeline', 'relay', 'scored', 'sleepy'])
   t.same(examples.find((w) => w.name === 'hello')?.aliases, ['hi'])
   t.same(examples.find((w) => w.name === 'scored')?.evaluators.map((e) => e.name), ['lengthScore'])
   t.same(examples.find((w) => w.name === 'approval')?.updates.map((u) => u.name), ['relabel'])
+  t.same(examples.find((w) => w.name === 'pipeline')?.steps.map((s) => [s.name, s.local]), [['localStage', true], ['stage', false]], 'the catalog says which steps are local')
+})
+
+t.test('pipeline: local steps leave one marker each and no activity task; regular ones are activities', async (t) => {
+  const local = await start('pipeline', { stages: 3 })
+  t.same(await local.result(), { value: 3 })
+  t.same(await activityTypes(local), [], 'no activity task for a local step')
+  const markers = await eventsOf(local, 'markerRecorded')
+  t.same(markers.map((m) => m.markerName), ['core_local_activity', 'core_local_activity', 'core_local_activity'])
+  const remote = await start('pipeline', { stages: 2, local: false })
+  t.same(await remote.result(), { value: 2 })
+  t.same(await activityTypes(remote), ['pipeline#stage', 'pipeline#stage'])
 })
 
 t.test('hello greets through its step hello#greet, also under its alias', async (t) => {

@@ -39,13 +39,15 @@ export const CatalogStepSchema = Type.Object({
   name: Type.String(),
   description: Type.Union([Type.String(), Type.Null()]),
   inputSchema: JsonSchema,
-  outputSchema: JsonSchema
+  outputSchema: JsonSchema,
+  local: Type.Optional(Type.Boolean({ description: 'Runs as a local activity, inside the workflow task (absent from catalogs that older workers published)' }))
 }, { $id: 'CatalogStep', additionalProperties: false })
 
 export const CatalogEvaluatorSchema = Type.Object({
   name: Type.String(),
   description: Type.Union([Type.String(), Type.Null()]),
-  inputSchema: JsonSchema
+  inputSchema: JsonSchema,
+  local: Type.Optional(Type.Boolean({ description: 'Runs as a local activity, inside the workflow task (absent from catalogs that older workers published)' }))
 }, { $id: 'CatalogEvaluator', additionalProperties: false })
 
 export const CatalogHandlerSchema = Type.Object({

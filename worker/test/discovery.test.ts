@@ -74,7 +74,8 @@ t.test('startWorker refuses invalid definitions before connecting', async (t) =>
     ['bad-name', /bad-name\/workflow\.ts: workflow name "bad-name" is invalid: names must match/],
     ['bad-schema', /bad-schema\/workflow\.ts: workflow dated: inputSchema \/properties\/when is Type\.Date\(\), which JSON Schema cannot describe/],
     ['bad-steps', /bad-steps\/steps\.ts: export "format" is not a step/],
-    ['mismatch', /mismatch\/steps\.ts: export "greet" defines the step "greeting"/]
+    ['mismatch', /mismatch\/steps\.ts: export "greet" defines the step "greeting"/],
+    ['local-heartbeat', /local-heartbeat\/steps\.ts: step pulse: a local step cannot have a heartbeatTimeout/]
   ] as const
   for (const [dir, pattern] of cases) {
     const err = await startWorker({
@@ -102,8 +103,9 @@ t.test('two shared steps with one name: the later registration wins, with a warn
 t.test('the examples package is found from the repository root and its steps are attached by folder', async (t) => {
   const { registry, manifest } = await load({ packagesFrom: fixture('../../..') })
   const names = registry.workflows.filter((w) => w.origin.package === '@flowport/examples').map((w) => w.meta.name)
-  t.same(names, ['approval', 'explode', 'flaky', 'hello', 'parent', 'relay', 'scored', 'sleepy'])
+  t.same(names, ['approval', 'explode', 'flaky', 'hello', 'parent', 'pipeline', 'relay', 'scored', 'sleepy'])
   t.same(manifest.workflows.hi, 'hello', 'aliases map to the canonical name')
   t.same(Object.keys(manifest.activities).filter((a) => a.startsWith('scored#')).sort(), ['scored#lengthScore', 'scored#summarize'])
   t.same(manifest.activities['flaky#unstable']?.retry, { initialInterval: '100ms', backoffCoefficient: 1, maximumInterval: '1m', maximumAttempts: 10 })
+  t.equal(manifest.activities['pipeline#localStage']?.local, true, 'a local step keeps its option in the manifest')
 })

@@ -548,6 +548,8 @@ export interface components {
             outputSchema: {
                 [key: string]: unknown;
             };
+            /** @description Runs as a local activity, inside the workflow task (absent from catalogs that older workers published) */
+            local?: boolean;
         };
         CatalogEvaluator: {
             name: string;
@@ -556,6 +558,8 @@ export interface components {
             inputSchema: {
                 [key: string]: unknown;
             };
+            /** @description Runs as a local activity, inside the workflow task (absent from catalogs that older workers published) */
+            local?: boolean;
         };
         CatalogHandler: {
             name: string;

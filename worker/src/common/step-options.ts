@@ -23,7 +23,11 @@ export const StepOptionsSchema = Type.Object({
   scheduleToCloseTimeout: Type.Optional(Duration),
   scheduleToStartTimeout: Type.Optional(Duration),
   heartbeatTimeout: Type.Optional(Duration),
-  retry: Type.Optional(RetryOptionsSchema)
+  retry: Type.Optional(RetryOptionsSchema),
+  local: Type.Optional(Type.Boolean({
+    description: 'Run as a local activity, inside the workflow task (for short steps: no engine round trip; ' +
+      'no heartbeats, retries driven by the worker; docs/performance.md)'
+  }))
 }, { additionalProperties: false })
 
 export type RetryOptions = Static<typeof RetryOptionsSchema>

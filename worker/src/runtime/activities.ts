@@ -7,6 +7,7 @@ import { Context } from '@temporalio/activity'
 import { failureFrom, validationFailure } from '../common/failure.js'
 import { resolveStepOptions } from '../common/step-options.js'
 import { EvaluationSchema, type StepContext } from '../common/step.js'
+import type { LocalStepResult } from '../common/local-step.js'
 import { explain } from '../common/validate.js'
 import type { Manifest } from '../workflow/manifest.js'
 import type { Component } from './discovery/load.js'
@@ -32,6 +33,7 @@ export function toActivity (component: Component, activityType: string): Activit
   const kind = component.kind === 'flowport.step' ? 'step' : 'evaluator'
   const outputSchema = component.kind === 'flowport.step' ? component.outputSchema : EvaluationSchema
   return async (input) => {
+    const startTime = new Date().toISOString()
     const problem = explain(component.inputSchema, input)
     if (problem !== undefined) throw validationFailure(`Invalid input of ${kind} ${activityType}: ${problem}`)
     let output: unknown
@@ -42,7 +44,9 @@ export function toActivity (component: Component, activityType: string): Activit
     }
     const outputProblem = explain(outputSchema, output)
     if (outputProblem !== undefined) throw validationFailure(`Invalid output of ${kind} ${activityType}: ${outputProblem}`)
-    return output
+    if (!Context.current().info.isLocal) return output
+    // The engine keeps no scheduled event for a local activity: its marker is the trace's only record.
+    return { input, output, startTime, endTime: new Date().toISOString() } satisfies LocalStepResult
   }
 }
 

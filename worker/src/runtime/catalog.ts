@@ -28,10 +28,10 @@ function catalogWorkflow ({ meta, own, origin }: RegisteredWorkflow): CatalogWor
     inputSchema: toJsonSchema(meta.inputSchema),
     outputSchema: toJsonSchema(meta.outputSchema),
     steps: components.flatMap((d) => d.kind === 'flowport.step'
-      ? [{ name: d.name, description: d.description, inputSchema: toJsonSchema(d.inputSchema), outputSchema: toJsonSchema(d.outputSchema) }]
+      ? [{ name: d.name, description: d.description, inputSchema: toJsonSchema(d.inputSchema), outputSchema: toJsonSchema(d.outputSchema), local: d.options?.local === true }]
       : []),
     evaluators: components.flatMap((d) => d.kind === 'flowport.evaluator'
-      ? [{ name: d.name, description: d.description, inputSchema: toJsonSchema(d.inputSchema) }]
+      ? [{ name: d.name, description: d.description, inputSchema: toJsonSchema(d.inputSchema), local: d.options?.local === true }]
       : []),
     signals: handlers(meta.signals),
     queries: handlers(meta.queries),

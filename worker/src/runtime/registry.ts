@@ -81,6 +81,10 @@ function checkComponent ({ definition: d, file }: Loaded<Component>): void {
     const first = Value.Errors(StepOptionsSchema, d.options).First()
     throw new DefinitionError(`${file}: ${kind} ${d.name}: invalid options: ${first?.path ?? ''} ${first?.message ?? ''}`.trim())
   }
+  if (d.options?.local === true && d.options.heartbeatTimeout !== undefined) {
+    // A local activity cannot heartbeat: the SDK would drop the option without a word.
+    throw new DefinitionError(`${file}: ${kind} ${d.name}: a local ${kind} cannot have a heartbeatTimeout`)
+  }
 }
 
 export function buildRegistry (sources: LoadedSource[], warn: (message: string) => void): Registry {

@@ -8,6 +8,7 @@ import type { temporal } from '@temporalio/proto'
 import { defaultFailureConverter, defaultPayloadConverter } from '@temporalio/common'
 import { tsToDate } from '@temporalio/common/lib/time.js'
 import { failureDetails } from '../common/failure-chain.js'
+import { LOCAL_ACTIVITY_MARKER, type LocalActivityMarkerData, type LocalStepResult } from '../common/local-step.js'
 import {
   TRACE_VERSION, type AttemptRecord, type Trace, type TraceAttempt, type TraceError, type TraceNode, type TraceOutcome, type TraceWorkflow
 } from './schema.js'
@@ -15,6 +16,7 @@ import {
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent
 type Payloads = temporal.api.common.v1.IPayloads
 type Failure = temporal.api.failure.v1.IFailure
+type Marker = temporal.api.history.v1.IMarkerRecordedEventAttributes
 
 export interface AssembleOptions {
   /** The run the history belongs to (a reset run's history names its original run id, not its own). */
@@ -63,6 +65,23 @@ interface OpenNode extends TraceNode {
   activityId?: string
   lastAttempt?: number
   lastFailure?: TraceError | null
+}
+
+/** What a local step's marker says: the SDK's marker data, and the step's own result on success. */
+interface LocalStep { data: LocalActivityMarkerData, result: LocalStepResult | null, failure: Failure | null }
+
+function localStepOf (marker: Marker): LocalStep | null {
+  if (marker.markerName !== LOCAL_ACTIVITY_MARKER) return null
+  const data = decode(marker.details?.data) as LocalActivityMarkerData | null
+  if (data === null || typeof data !== 'object' || typeof data.activity_type !== 'string') return null
+  return { data, result: decode(marker.details?.result) as LocalStepResult | null, failure: marker.failure ?? null }
+}
+
+/** A failed local step's outcome, from the kind of failure its marker holds. */
+function localOutcome (failure: Failure): TraceOutcome {
+  if (failure.canceledFailureInfo) return 'canceled'
+  if (failure.timeoutFailureInfo) return 'timed_out'
+  return 'failed'
 }
 
 export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueBytes }: AssembleOptions): Trace {
@@ -117,6 +136,36 @@ export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueByt
     Object.assign(node, { status, error, output: cap(output), endTime: iso(event.eventTime) })
   }
 
+  /**
+   * A local step: one marker when it finished (the engine saw nothing before). Its input and
+   * times come from its result, or for a failed one from the worker's record of the last attempt.
+   */
+  const localNode = (event: HistoryEvent, { data, result, failure }: LocalStep) => {
+    const type = data.activity_type
+    const lastRecord = attempts.find((r) => r.activityId === data.activity_id && r.attempt === data.attempt)
+    call(event, {
+      id: `${runId}/${data.activity_id}`,
+      kind: isEvaluator(type) ? 'evaluator' : 'step',
+      name: type.slice(type.indexOf('#') + 1),
+      type,
+      input: null,
+      child: null,
+      activityId: data.activity_id
+    })
+    const node = nodes[nodes.length - 1]
+    const startTime = result?.startTime ?? lastRecord?.startTime ?? null
+    Object.assign(node, {
+      input: cap(result !== null ? result.input : lastRecord?.input ?? null),
+      scheduledTime: startTime ?? node.scheduledTime,
+      startTime,
+      lastAttempt: data.attempt
+    })
+    if (failure === null) close(node, event, 'completed', null, result?.output ?? null)
+    else close(node, event, localOutcome(failure), traceError(failure))
+    if (result !== null) node.endTime = result.endTime
+    else if (lastRecord) node.endTime = lastRecord.endTime
+  }
+
   for (const event of events) {
     const time = iso(event.eventTime)
     const a = event
@@ -148,6 +197,10 @@ export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueByt
     } else if (a.activityTaskCanceledEventAttributes) {
       const { scheduledEventId } = a.activityTaskCanceledEventAttributes
       close(scheduledBy(scheduledEventId), event, 'canceled', closeError('CanceledFailure', 'The step was canceled'))
+    } else if (a.markerRecordedEventAttributes) {
+      const local = localStepOf(a.markerRecordedEventAttributes)
+      // A marker with a backoff is an attempt the SDK retries later, under the same activity id.
+      if (local && local.data.backoff == null) localNode(event, local)
     } else if (a.startChildWorkflowExecutionInitiatedEventAttributes) {
       const { workflowId, workflowType, input } = a.startChildWorkflowExecutionInitiatedEventAttributes
       const name = workflowType?.name ?? ''

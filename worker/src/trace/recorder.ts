@@ -28,7 +28,8 @@ export function attemptRecorder (store: TraceStore, logger: Logger): ActivityInt
               status: err instanceof CancelledFailure ? 'canceled' : 'failed',
               startTime,
               endTime: new Date().toISOString(),
-              error: { name: details.name ?? 'Error', message: details.message ?? '', retryable: details.retryable, cause: details.cause }
+              error: { name: details.name ?? 'Error', message: details.message ?? '', retryable: details.retryable, cause: details.cause },
+              ...(info.isLocal ? { input: input.args[0] ?? null } : {})
             })
           } catch (writeError) {
             // Never fail (or delay the retry of) a step because its trace could not be written.

@@ -4,7 +4,8 @@
  * activity `<current workflow>#<key>` and its options from the manifest at call time.
  */
 import type { Static } from '@sinclair/typebox'
-import { ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow'
+import { ApplicationFailure, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow'
+import type { LocalStepResult } from '../common/local-step.js'
 import type { Evaluation, EvaluatorDefinition, StepDefinition } from '../common/step.js'
 import { currentManifest } from './manifest.js'
 
@@ -32,7 +33,12 @@ async function callActivity (key: string, input: unknown): Promise<unknown> {
       nonRetryable: true
     })
   }
-  const activities = proxyActivities<Record<string, (input: unknown) => Promise<unknown>>>(options)
+  const { local, heartbeatTimeout, ...common } = options
+  if (local === true) {
+    const localActivities = proxyLocalActivities<Record<string, (input: unknown) => Promise<LocalStepResult>>>(common)
+    return (await localActivities[activityType](input)).output
+  }
+  const activities = proxyActivities<Record<string, (input: unknown) => Promise<unknown>>>({ ...common, heartbeatTimeout })
   return await activities[activityType](input)
 }
 

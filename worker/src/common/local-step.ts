@@ -1,0 +1,28 @@
+/**
+ * Steps that run as Temporal local activities (`options.local`): inside the workflow task of the
+ * worker that runs the workflow, with no round trip through the engine's task queues. The engine
+ * records only a marker with the step's result, not a scheduled event with its input, so a local
+ * step returns its input and times beside its output; the workflow side hands the caller the
+ * output alone, and the trace reads the rest from the marker (docs/performance.md).
+ */
+
+/** The marker the Temporal SDK records for a local activity. */
+export const LOCAL_ACTIVITY_MARKER = 'core_local_activity'
+
+/** What a local step's activity returns to the workflow (and what its marker records). */
+export interface LocalStepResult {
+  input: unknown
+  output: unknown
+  startTime: string
+  endTime: string
+}
+
+/** The JSON the SDK keeps in the marker's `data` detail (Temporal Core's LocalActivityMarkerData). */
+export interface LocalActivityMarkerData {
+  seq: number
+  attempt: number
+  activity_id: string
+  activity_type: string
+  /** Set when the step failed and the SDK retries it after a timer (a later marker finishes it). */
+  backoff: unknown
+}
