@@ -2,21 +2,22 @@
  * `npm run bench`: starts its own Temporal dev server and a worker serving the examples, then runs
  * each benchmark against a fresh API process (GC exposed) and writes its section of
  * bench/RESULTS.md. `npm run bench -- start` (or `BENCH=start`) runs only the start throughput and
- * /run overhead benchmark, `npm run bench -- sse` only the SSE one; the default is both.
+ * /run overhead benchmark, `npm run bench -- sse` only the SSE one, `latency`, `trace` and `engine-outage` the
+ * benchmarks of those names (each with engines of its own); the default is all of them.
  * Not a test: figures are measured and written down next to their targets, never asserted.
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client, Connection } from '@temporalio/client'
-import { CATALOG_HASH_MEMO_KEY, catalogWorkflowId } from '@flowport/worker/contract'
 import { startEngine } from '../cli/engine.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
 import { runSseBenchmark, type SseResults } from './sse.js'
 import { runStartBenchmark, startReport } from './start.js'
 import { machineNote, SECTIONS, writeSection } from './results.js'
+import { startApi, waitForCatalog } from './stack.js'
 
 const CATALOG = 'flowport-bench'
 const CLIENTS = Number(process.env.BENCH_SSE_CLIENTS ?? 1000)
@@ -36,48 +37,6 @@ for (const name of asked) {
 // SSE first: the start benchmark leaves a few thousand idle runs (never polled) in the engine.
 // The outage and trace benchmarks start engines and workers of their own, after the rest.
 const selected = (['sse', 'start'] as const).filter((s) => asked.length === 0 || asked.includes(s))
-
-async function waitForCatalog (client: Client, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    try {
-      const { memo } = await client.workflow.getHandle(catalogWorkflowId(CATALOG)).describe()
-      if (memo?.[CATALOG_HASH_MEMO_KEY]) return
-    } catch { /* not published yet */ }
-    await new Promise((r) => setTimeout(r, 250))
-  }
-  throw new Error(`the worker did not publish catalog ${CATALOG}`)
-}
-
-interface Api {
-  base: string
-  pid: number
-  call: <T>(cmd: string) => Promise<T>
-}
-
-async function startApi (env: NodeJS.ProcessEnv): Promise<{ api: Api, child: ChildProcess }> {
-  const child = fork(resolve('bench/api-process.ts'), [], {
-    env,
-    execArgv: ['--import', 'tsx', '--conditions=flowport-source', '--expose-gc',
-      ...(process.env.BENCH_API_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_API_PROFILE}`] : [])],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc']
-  })
-  let nextId = 0
-  const pending = new Map<number, (result: unknown) => void>()
-  const base = await new Promise<string>((resolveBase, reject) => {
-    child.once('exit', (code) => reject(new Error(`API exited with ${code}`)))
-    child.on('message', (message: { ready?: string, id?: number, result?: unknown }) => {
-      if (message.ready) resolveBase(message.ready)
-      else if (message.id !== undefined) pending.get(message.id)?.(message.result)
-    })
-  })
-  const call = async <T>(cmd: string) => await new Promise<T>((done) => {
-    const id = nextId++
-    pending.set(id, (r) => { pending.delete(id); done(r as T) })
-    child.send({ id, cmd })
-  })
-  return { api: { base, pid: child.pid ?? 0, call }, child }
-}
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`
 const ms = (v: number) => `${v.toFixed(1)} ms`
@@ -135,60 +94,65 @@ and the clients' reads, on the same CPUs) dominate. Run the clients on other mac
 `
 }
 
-const engine = await startEngine({ log: (m) => console.log(`engine: ${m}`) })
-const env = { ...process.env, TEMPORAL_ADDRESS: engine.address, TEMPORAL_NAMESPACE: engine.namespace, SERVICE_CATALOG_ID: CATALOG }
-const worker = spawn(process.execPath, workerNodeArgs, { env: { ...env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'inherit', 'inherit'] })
-const connection = await Connection.connect({ address: engine.address })
-const temporal = new Client({ connection, namespace: engine.namespace })
-let api: ChildProcess | undefined
+/** The benchmarks that share one engine and worker (each with an API process of its own). */
+async function runShared (): Promise<void> {
+  const engine = await startEngine({ log: (m) => console.log(`engine: ${m}`) })
+  const env = { ...process.env, TEMPORAL_ADDRESS: engine.address, TEMPORAL_NAMESPACE: engine.namespace, SERVICE_CATALOG_ID: CATALOG }
+  const worker = spawn(process.execPath, workerNodeArgs, { env: { ...env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'inherit', 'inherit'] })
+  const connection = await Connection.connect({ address: engine.address })
+  const temporal = new Client({ connection, namespace: engine.namespace })
+  let api: ChildProcess | undefined
 
-async function stopApi (): Promise<void> {
-  const child = api
-  api = undefined
-  if (!child || child.exitCode !== null || child.signalCode !== null) return
-  await new Promise((done) => { child.once('exit', done); child.kill('SIGTERM') })
-}
-
-try {
-  await waitForCatalog(temporal, 120_000)
-  for (const name of selected) {
-    // Each benchmark gets an API process of its own (the SSE one ends by closing its API).
-    const machine = machineNote()
-    const started = await startApi(env)
-    api = started.child
-    if (name === 'start') {
-      console.log(`API at ${started.api.base}; start benchmark: ${JSON.stringify(START)}`)
-      const results = await runStartBenchmark(started.api, {
-        address: engine.address,
-        namespace: engine.namespace,
-        taskQueue: CATALOG,
-        ...START,
-        pids: { engine: engine.process.pid ?? 0, worker: worker.pid ?? 0 }
-      })
-      // Everything measured, for a closer look than the section shows.
-      const json = resolve(tmpdir(), 'flowport-bench-start.json')
-      writeFileSync(json, JSON.stringify({ machine, results }, null, 2))
-      console.log(`ratio ${results.throughput.ratio.toFixed(2)} (starts only ${results.startsOnly.ratio.toFixed(2)}), /run p50 overhead ${results.overhead.p50Difference.toFixed(1)} ms; all figures in ${json}`)
-      writeSection('start', startReport(results, machine))
-    } else {
-      console.log(`API at ${started.api.base}; SSE benchmark: ${CLIENTS} clients`)
-      const results = await runSseBenchmark(started.api, temporal, CATALOG, CLIENTS)
-      console.log(JSON.stringify(results, null, 2))
-      writeSection('sse', sseReport(results, machine))
-    }
-    console.log(`wrote the ${name} section of ${process.env.BENCH_RESULTS ?? 'bench/RESULTS.md'}`)
-    await stopApi()
+  async function stopApi (): Promise<void> {
+    const child = api
+    api = undefined
+    if (!child || child.exitCode !== null || child.signalCode !== null) return
+    await new Promise((done) => { child.once('exit', done); child.kill('SIGTERM') })
   }
-} finally {
-  await stopApi()
-  worker.kill('SIGTERM')
-  await new Promise((done) => (worker.exitCode !== null ? done(null) : worker.once('exit', done)))
-  await connection.close()
-  await engine.stop()
+
+  try {
+    await waitForCatalog(temporal, CATALOG)
+    for (const name of selected) {
+      // Each benchmark gets an API process of its own (the SSE one ends by closing its API).
+      const machine = machineNote()
+      const started = await startApi(env)
+      api = started.child
+      if (name === 'start') {
+        console.log(`API at ${started.api.base}; start benchmark: ${JSON.stringify(START)}`)
+        const results = await runStartBenchmark(started.api, {
+          address: engine.address,
+          namespace: engine.namespace,
+          taskQueue: CATALOG,
+          ...START,
+          pids: { engine: engine.process.pid ?? 0, worker: worker.pid ?? 0 }
+        })
+        // Everything measured, for a closer look than the section shows.
+        const json = resolve(tmpdir(), 'flowport-bench-start.json')
+        writeFileSync(json, JSON.stringify({ machine, results }, null, 2))
+        console.log(`ratio ${results.throughput.ratio.toFixed(2)} (starts only ${results.startsOnly.ratio.toFixed(2)}), /run p50 overhead ${results.overhead.p50Difference.toFixed(1)} ms; all figures in ${json}`)
+        writeSection('start', startReport(results, machine))
+      } else {
+        console.log(`API at ${started.api.base}; SSE benchmark: ${CLIENTS} clients`)
+        const results = await runSseBenchmark(started.api, temporal, CATALOG, CLIENTS)
+        console.log(JSON.stringify(results, null, 2))
+        writeSection('sse', sseReport(results, machine))
+      }
+      console.log(`wrote the ${name} section of ${process.env.BENCH_RESULTS ?? 'bench/RESULTS.md'}`)
+      await stopApi()
+    }
+  } finally {
+    await stopApi()
+    worker.kill('SIGTERM')
+    await new Promise((done) => (worker.exitCode !== null ? done(null) : worker.once('exit', done)))
+    await connection.close()
+    await engine.stop()
+  }
 }
+
+if (selected.length > 0) await runShared()
 
 // The outage benchmark kills and restarts an engine of its own, so it runs alone, after the rest.
-for (const name of ['engine-outage', 'trace-overhead'] as const) {
+for (const name of ['engine-outage', 'trace-overhead', 'latency'] as const) {
   if (asked.length > 0 && !asked.includes(name === 'trace-overhead' ? 'trace' : name)) continue
   const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL(`./${name}.ts`, import.meta.url))], { stdio: 'inherit' })
   const code = await new Promise<number | null>((done) => child.once('exit', done))

@@ -155,7 +155,7 @@ export interface SseResults {
 }
 
 /** n clients follow one live `sleepy` run: upstream calls and latency. */
-async function livePhase (api: ApiHandle, temporal: Client, taskQueue: string, n: number, steps: number): Promise<LiveResult> {
+export async function livePhase (api: ApiHandle, temporal: Client, taskQueue: string, n: number, steps: number): Promise<LiveResult> {
   const record: Recorder = { latencies: [] }
   const raw: Recorder = { latencies: [] }
   const m0 = await api.call<Metrics>('metrics')

@@ -14,12 +14,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client, Connection } from '@temporalio/client'
 import { tsToMs } from '@temporalio/common/lib/time.js'
-import { CATALOG_HASH_MEMO_KEY, catalogWorkflowId } from '@flowport/worker/contract'
 import { TraceStore } from '@flowport/worker/trace'
 import { startEngine } from '../cli/engine.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
 import { createBucket, S3_TEST_CREDENTIALS, startS3Server } from '../test/helpers/s3-server.js'
 import { machineNote, writeSection } from './results.js'
+import { waitForCatalog } from './stack.js'
 
 const ROUNDS = Number(process.env.TRACE_ROUNDS ?? 6)
 const RUNS = Number(process.env.TRACE_RUNS ?? 24)
@@ -47,15 +47,6 @@ const workers: ChildProcess[] = VARIANTS.map((v) => spawn(process.execPath, work
 }))
 const connection = await Connection.connect({ address: engine.address })
 const client = new Client({ connection, namespace: engine.namespace })
-
-async function published (catalogId: string): Promise<void> {
-  for (let i = 0; i < 480; i++) {
-    const memo = await client.workflow.getHandle(catalogWorkflowId(catalogId)).describe().then((d) => d.memo, () => undefined)
-    if (memo?.[CATALOG_HASH_MEMO_KEY]) return
-    await new Promise((resolve) => setTimeout(resolve, 250))
-  }
-  throw new Error(`catalog ${catalogId} was not published`)
-}
 
 /** Runs RUNS sleepy runs, CONCURRENCY at once; returns steps per second and every step's engine-side latency. */
 async function round (variant: Variant): Promise<{ stepsPerSecond: number, latencies: number[] }> {
@@ -85,7 +76,7 @@ async function round (variant: Variant): Promise<{ stepsPerSecond: number, laten
 }
 
 try {
-  await Promise.all(VARIANTS.map(async (v) => { await published(catalogOf(v)) }))
+  await Promise.all(VARIANTS.map(async (v) => { await waitForCatalog(client, catalogOf(v)) }))
   for (const v of VARIANTS) await round(v) // warm-up: bundles, caches, JIT
   const results = Object.fromEntries(VARIANTS.map((v) => [v, { rates: [] as number[], latencies: [] as number[] }])) as Record<Variant, { rates: number[], latencies: number[] }>
   for (let r = 0; r < ROUNDS; r++) {

@@ -25,6 +25,8 @@ export interface EngineOptions {
   startTimeoutMs?: number
   /** Dynamic configuration values on top of the launcher's own (docs/performance.md says why each). */
   dynamicConfig?: Record<string, string | number | boolean>
+  /** SQLite pragmas for `dbFile` (default: write-ahead log, no sync per transaction). */
+  sqlitePragmas?: string[]
   log?: (message: string) => void
 }
 
@@ -106,7 +108,7 @@ export const ENGINE_SERVER_DEFAULTS: Record<string, string | number | boolean> =
  * and loses at most the last transactions on a power cut, and a run no longer waits for the disk
  * (about 25 ms of every `hello` run; docs/performance.md).
  */
-const SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=normal']
+export const SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=normal']
 
 /** Start attempts when a port turned out taken: a port found free can be taken by another process before the engine binds it. */
 const BIND_ATTEMPTS = 3
@@ -144,7 +146,7 @@ async function startEngineOnce (opts: EngineOptions, binary: Awaited<ReturnType<
   }
   if (opts.dbFile) {
     mkdirSync(dirname(opts.dbFile), { recursive: true })
-    args.push('--db-filename', opts.dbFile, ...SQLITE_PRAGMAS.flatMap((pragma) => ['--sqlite-pragma', pragma]))
+    args.push('--db-filename', opts.dbFile, ...(opts.sqlitePragmas ?? SQLITE_PRAGMAS).flatMap((pragma) => ['--sqlite-pragma', pragma]))
   }
 
   let output = ''
