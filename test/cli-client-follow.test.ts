@@ -136,3 +136,11 @@ t.test('on a terminal: symbols, colour, elapsed time, retries and the pretty-pri
   t.notOk(plain.output.includes('\u001b['), 'NO_COLOR: no escape sequence')
   t.match(plain.output, /✓ step greet completed/, 'still the terminal layout')
 })
+
+t.test('local steps show when they end (the engine records nothing before)', async (t) => {
+  const { url } = await listening(t)
+  const run = await flowport(['run', 'pipeline', '{"stages":2}', ...catalogArgs()], { env: { FLOWPORT_URL: url } })
+  t.equal(run.code, 0)
+  t.equal(count(run.stderr, /a local step completed/), 2, 'one line per local step')
+  t.match(run.stdout, /"value": 2/)
+})
