@@ -15,7 +15,7 @@ const lastId = (frames: Frame[]) => frames.filter((f) => f.id).at(-1)?.id
 
 t.test('reconnecting at several points of a live run replays exactly the unseen events', async (t) => {
   const client = await engineClient(t)
-  const handle = await startExample(client, 'sleepy', { steps: 6, delayMs: 150 })
+  const handle = await startExample(client, 'sleepy', { steps: 6, delayMs: 1000 })
   const { app, base } = await listen(t)
   const url = `${base}/workflow/${handle.workflowId}/history/stream`
 

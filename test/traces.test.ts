@@ -90,6 +90,7 @@ t.test('local steps: one node each, with input, output, times and every attempt'
     t.same(node.attempts.map((a) => [a.attempt, a.status]), [[1, 'failed'], [2, 'completed']], `stage ${i + 1}: the failed attempt and the last one`)
     t.match(node.attempts[0].error, { message: 'attempt 1 of localStage fails on purpose' })
     t.ok(node.startTime !== null && node.endTime !== null && node.startTime <= node.endTime, 'the step has its times')
+    t.equal(node.scheduledTime, node.attempts[0].startTime, 'scheduled when its first attempt began')
   }
 })
 

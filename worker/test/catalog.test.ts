@@ -82,10 +82,10 @@ t.test('the catalog is the start input of a long-running catalog workflow; its m
     inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
     outputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
     steps: [
-      { name: 'first', description: 'The first step.', inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] }, outputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } },
-      { name: 'second', description: null, inputSchema: { type: 'string' }, outputSchema: { type: 'string' } }
+      { name: 'first', description: 'The first step.', inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] }, outputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] }, local: false },
+      { name: 'second', description: null, inputSchema: { type: 'string' }, outputSchema: { type: 'string' }, local: false }
     ],
-    evaluators: [{ name: 'judge', description: 'Scores n.', inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } }],
+    evaluators: [{ name: 'judge', description: 'Scores n.', inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] }, local: false }],
     signals: [
       { name: 'nudge', description: null, payloadSchema: null, resultSchema: null },
       { name: 'poke', description: 'Pokes.', payloadSchema: { type: 'object', properties: { by: { type: 'string' } }, required: ['by'] }, resultSchema: null }

@@ -114,7 +114,7 @@ export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueByt
   const byEvent = new Map<string, OpenNode>()
   const scheduledBy = (id: unknown) => byEvent.get(String(id))
   /** A call workflow code made (scheduled step or evaluator, initiated child), open until its close event. */
-  const call = (event: HistoryEvent, node: Pick<OpenNode, 'id' | 'kind' | 'name' | 'type' | 'child' | 'activityId'> & { input: Payloads | null | undefined }) => {
+  const call = (event: HistoryEvent, node: Pick<OpenNode, 'id' | 'kind' | 'name' | 'type' | 'child' | 'activityId'> & { input: Payloads | null | undefined }): OpenNode => {
     const open: OpenNode = {
       ...node,
       phase: workflow.stopRequestedTime === null ? 'run' : 'cleanup',
@@ -130,6 +130,7 @@ export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueByt
     }
     nodes.push(open)
     byEvent.set(String(event.eventId), open)
+    return open
   }
   const close = (node: OpenNode | undefined, event: HistoryEvent, status: TraceOutcome, error: TraceError | null = null, output: unknown = null) => {
     if (!node) return
@@ -142,8 +143,9 @@ export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueByt
    */
   const localNode = (event: HistoryEvent, { data, result, failure }: LocalStep) => {
     const type = data.activity_type
-    const lastRecord = attempts.find((r) => r.activityId === data.activity_id && r.attempt === data.attempt)
-    call(event, {
+    const records = attempts.filter((r) => r.activityId === data.activity_id).sort((a, b) => a.attempt - b.attempt)
+    const lastRecord = records.find((r) => r.attempt === data.attempt)
+    const node = call(event, {
       id: `${runId}/${data.activity_id}`,
       kind: isEvaluator(type) ? 'evaluator' : 'step',
       name: type.slice(type.indexOf('#') + 1),
@@ -152,11 +154,11 @@ export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueByt
       child: null,
       activityId: data.activity_id
     })
-    const node = nodes[nodes.length - 1]
     const startTime = result?.startTime ?? lastRecord?.startTime ?? null
     Object.assign(node, {
       input: cap(result !== null ? result.input : lastRecord?.input ?? null),
-      scheduledTime: startTime ?? node.scheduledTime,
+      // Like a regular step's: when the first attempt began (the last attempt's start is `startTime`).
+      scheduledTime: records[0]?.startTime ?? startTime ?? node.scheduledTime,
       startTime,
       lastAttempt: data.attempt
     })
