@@ -16,6 +16,7 @@ import schemas from './plugins/schemas.js'
 import swagger from './plugins/swagger.js'
 import temporal from './plugins/temporal.js'
 import catalogs from './plugins/catalogs.js'
+import closedRuns from './plugins/closed-runs.js'
 import sse from './plugins/sse.js'
 import historyHubs from './plugins/history-hubs.js'
 import traces from './plugins/traces.js'
@@ -96,6 +97,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   await app.register(swagger)
   await app.register(temporal)
   await app.register(catalogs)
+  await app.register(closedRuns)
   await app.register(sse)
   await app.register(historyHubs, { observer: historyObserver })
   await app.register(traces)
