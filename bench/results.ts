@@ -7,7 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, totalmem } from 'node:os'
 
 /** Sections in the order they appear in the file. */
-export const SECTIONS = ['start', 'sse', 'engine-outage', 'trace'] as const
+export const SECTIONS = ['start', 'sse', 'engine-outage', 'trace', 'read'] as const
 export type SectionName = typeof SECTIONS[number]
 
 const HEADER = `# Benchmark results
