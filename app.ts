@@ -6,6 +6,7 @@ import Fastify, { LogController, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './schemas/config.js'
 import { buildValidator } from './lib/validator.js'
+import { buildSerializer } from './lib/serializer.js'
 import { Redactor, withRedaction } from './lib/log-redaction.js'
 import configPlugin from './plugins/config.js'
 import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js'
@@ -83,7 +84,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
     },
     ajv: { customOptions: { allErrors: true, removeAdditional: false } },
-    schemaController: { compilersFactory: { buildValidator } }
+    schemaController: { compilersFactory: { buildValidator, buildSerializer } }
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.addHook('onSend', async (request, reply) => { reply.header('x-request-id', request.id) })
