@@ -32,8 +32,8 @@ const START = {
 }
 
 const READ = {
-  runs: Number(process.env.BENCH_READ_N ?? 1000),
-  repeats: Number(process.env.BENCH_READ_REPEATS ?? 4000),
+  runs: Number(process.env.BENCH_READ_N ?? 500),
+  repeats: Number(process.env.BENCH_READ_REPEATS ?? 3000),
   concurrency: Number(process.env.BENCH_READ_CONCURRENCY ?? 20),
   rounds: Number(process.env.BENCH_READ_ROUNDS ?? 4),
   streams: Number(process.env.BENCH_READ_STREAMS ?? 1000)
