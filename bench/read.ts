@@ -228,7 +228,8 @@ ${r.repeated.map((m, i) => row(m, i < 2 ? 2 : 0.9)).join('\n')}
 
 The pinned forms of a closed run answer from the closed-run cache without an engine call. The unpinned forms still ask
 the engine which run is current (one describe) on every request, so that a new run, a continue-as-new or a reset is never
-hidden; only the rest comes from the cache, so they cost what the raw client's one call costs.
+hidden; only the rest comes from the cache, so they make one engine call like the raw client, plus the HTTP hop and
+the API's own work on the same cores.
 
 ### Engine calls per request (sequential, counted in the API process)
 
