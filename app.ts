@@ -6,6 +6,7 @@ import Fastify, { LogController, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './schemas/config.js'
 import { buildValidator } from './lib/validator.js'
+import { buildSerializer } from './lib/serializer.js'
 import { Redactor, withRedaction } from './lib/log-redaction.js'
 import configPlugin from './plugins/config.js'
 import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js'
@@ -16,6 +17,7 @@ import schemas from './plugins/schemas.js'
 import swagger from './plugins/swagger.js'
 import temporal from './plugins/temporal.js'
 import catalogs from './plugins/catalogs.js'
+import closedRuns from './plugins/closed-runs.js'
 import sse from './plugins/sse.js'
 import historyHubs from './plugins/history-hubs.js'
 import traces from './plugins/traces.js'
@@ -82,7 +84,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
     },
     ajv: { customOptions: { allErrors: true, removeAdditional: false } },
-    schemaController: { compilersFactory: { buildValidator } }
+    schemaController: { compilersFactory: { buildValidator, buildSerializer } }
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.addHook('onSend', async (request, reply) => { reply.header('x-request-id', request.id) })
@@ -96,6 +98,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   await app.register(swagger)
   await app.register(temporal)
   await app.register(catalogs)
+  await app.register(closedRuns)
   await app.register(sse)
   await app.register(historyHubs, { observer: historyObserver })
   await app.register(traces)

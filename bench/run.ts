@@ -2,7 +2,8 @@
  * `npm run bench`: starts its own Temporal dev server and a worker serving the examples, then runs
  * each benchmark against a fresh API process (GC exposed) and writes its section of
  * bench/RESULTS.md. `npm run bench -- start` (or `BENCH=start`) runs only the start throughput and
- * /run overhead benchmark, `npm run bench -- sse` only the SSE one, `latency`, `trace` and `engine-outage` the
+ * /run overhead benchmark, `npm run bench -- sse` only the SSE one, `read` the read path (bench/read.ts),
+ * `latency`, `trace` and `engine-outage` the
  * benchmarks of those names (each with engines of its own); the default is all of them.
  * Not a test: figures are measured and written down next to their targets, never asserted.
  */
@@ -14,6 +15,7 @@ import { fileURLToPath } from 'node:url'
 import { Client, Connection } from '@temporalio/client'
 import { startEngine } from '../cli/engine.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
+import { readReport, runReadBenchmark } from './read.js'
 import { runSseBenchmark, type SseResults } from './sse.js'
 import { runStartBenchmark, startReport } from './start.js'
 import { machineNote, SECTIONS, writeSection } from './results.js'
@@ -30,13 +32,21 @@ const START = {
   budgetMs: Number(process.env.BENCH_START_BUDGET_S ?? 600) * 1000
 }
 
+const READ = {
+  runs: Number(process.env.BENCH_READ_N ?? 500),
+  repeats: Number(process.env.BENCH_READ_REPEATS ?? 3000),
+  concurrency: Number(process.env.BENCH_READ_CONCURRENCY ?? 20),
+  rounds: Number(process.env.BENCH_READ_ROUNDS ?? 4),
+  streams: Number(process.env.BENCH_READ_STREAMS ?? 1000)
+}
+
 const asked = (process.argv.slice(2).length ? process.argv.slice(2) : (process.env.BENCH ?? '').split(',')).map((s) => s.trim()).filter(Boolean)
 for (const name of asked) {
   if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`unknown benchmark ${name}: choose among ${SECTIONS.join(', ')}`)
 }
 // SSE first: the start benchmark leaves a few thousand idle runs (never polled) in the engine.
 // The outage and trace benchmarks start engines and workers of their own, after the rest.
-const selected = (['sse', 'start'] as const).filter((s) => asked.length === 0 || asked.includes(s))
+const selected = (['sse', 'read', 'start'] as const).filter((s) => asked.length === 0 || asked.includes(s))
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`
 const ms = (v: number) => `${v.toFixed(1)} ms`
@@ -131,6 +141,13 @@ async function runShared (): Promise<void> {
         writeFileSync(json, JSON.stringify({ machine, results }, null, 2))
         console.log(`ratio ${results.throughput.ratio.toFixed(2)} (starts only ${results.startsOnly.ratio.toFixed(2)}), /run p50 overhead ${results.overhead.p50Difference.toFixed(1)} ms; all figures in ${json}`)
         writeSection('start', startReport(results, machine))
+      } else if (name === 'read') {
+        console.log(`API at ${started.api.base}; read benchmark: ${JSON.stringify(READ)}`)
+        const results = await runReadBenchmark(started.api, temporal, { ...READ, taskQueue: CATALOG, address: engine.address, namespace: engine.namespace })
+        const json = resolve(tmpdir(), 'flowport-bench-read.json')
+        writeFileSync(json, JSON.stringify({ machine, results }, null, 2))
+        console.log(`all read figures in ${json}`)
+        writeSection('read', readReport(results, machine))
       } else {
         console.log(`API at ${started.api.base}; SSE benchmark: ${CLIENTS} clients`)
         const results = await runSseBenchmark(started.api, temporal, CATALOG, CLIENTS)

@@ -186,11 +186,15 @@ export async function livePhase (api: ApiHandle, temporal: Client, taskQueue: st
   }
 }
 
-export async function runSseBenchmark (api: ApiHandle, temporal: Client, taskQueue: string, n = 1000): Promise<SseResults> {
+export type IdleStreams = SseResults['idle']
+
+/**
+ * `n` streams on a run that does nothing (a workflow type no worker serves): the API's memory
+ * after forced GCs before opening them and after 3 s idle, per stream; engine calls meanwhile.
+ */
+export async function measureIdleStreams (api: ApiHandle, temporal: Client, n: number): Promise<IdleStreams> {
   const streamUrl = (id: string) => `${api.base}/workflow/${id}/history/stream`
   const off: Recorder = { latencies: [] }
-
-  // 1. Idle streams: memory per stream and upstream calls while nothing happens.
   const idle = await temporal.workflow.start('bench-idle', { taskQueue: 'bench-no-worker', workflowId: `bench-idle-${Date.now()}`, args: [] })
   const warm = await openMany(streamUrl(idle.workflowId), 50, off)
   for (const c of warm) c.close()
@@ -205,6 +209,24 @@ export async function runSseBenchmark (api: ApiHandle, temporal: Client, taskQue
   await until(async () => { const m = await api.call<Metrics>('metrics'); return m.hubs === 0 && m.inFlight === 0 })
   const released = await api.call<Metrics>('metrics')
   await idle.terminate('benchmark phase over')
+  return {
+    perStreamHeapBytes: (after.heapUsed - before.heapUsed) / n,
+    perStreamRssBytes: (after.rss - before.rss) / n,
+    perStreamExternalBytes: (after.external - before.external) / n,
+    hubs: idleMetrics.hubs,
+    inFlight: idleMetrics.inFlight,
+    upstreamCallsWhileIdle: idleMetrics.upstreamCalls - idleStart.upstreamCalls,
+    releasedHubs: released.hubs,
+    releasedInFlight: released.inFlight
+  }
+}
+
+export async function runSseBenchmark (api: ApiHandle, temporal: Client, taskQueue: string, n = 1000): Promise<SseResults> {
+  const streamUrl = (id: string) => `${api.base}/workflow/${id}/history/stream`
+  const off: Recorder = { latencies: [] }
+
+  // 1. Idle streams: memory per stream and upstream calls while nothing happens.
+  const idle = await measureIdleStreams(api, temporal, n)
 
   // 2. Live runs: n clients (the figure of record), then 100 and 1 for how latency scales with the fan-out.
   const live = [await livePhase(api, temporal, taskQueue, n, 20)]
@@ -219,16 +241,7 @@ export async function runSseBenchmark (api: ApiHandle, temporal: Client, taskQue
 
   return {
     clients: n,
-    idle: {
-      perStreamHeapBytes: (after.heapUsed - before.heapUsed) / n,
-      perStreamRssBytes: (after.rss - before.rss) / n,
-      perStreamExternalBytes: (after.external - before.external) / n,
-      hubs: idleMetrics.hubs,
-      inFlight: idleMetrics.inFlight,
-      upstreamCallsWhileIdle: idleMetrics.upstreamCalls - idleStart.upstreamCalls,
-      releasedHubs: released.hubs,
-      releasedInFlight: released.inFlight
-    },
+    idle,
     live,
     shutdown: { openStreams: open.length, closeMs }
   }

@@ -9,7 +9,7 @@ import { CATALOG_WORKFLOW_TYPE } from '@flowport/worker/contract'
 import type { HistoryWorkflow } from '../schemas/history.js'
 import type { WorkflowStatus } from '../schemas/workflow.js'
 import { ApiError, notFound } from './api-error.js'
-import { isoOrNull, statusFromEngine } from './status.js'
+import { isoOrNull, isTerminal, statusFromEngine } from './status.js'
 
 /** Internal workflows (the published catalogs, `__flowport_catalog:<id>`) are not the API's to show, signal or stop. */
 export const RESERVED_ID_PREFIX = '__flowport'
@@ -33,6 +33,38 @@ export async function describeRun (fastify: FastifyInstance, { workflowId, runId
   const execution = await fastify.engineCall(() => fastify.temporal.workflow.getHandle(workflowId, runId).describe(), { signal, ...ctx })
   if (execution.type === CATALOG_WORKFLOW_TYPE) throw notFound(`Workflow ${workflowId} not found`, ctx)
   return execution
+}
+
+/** The 404 of a pinned run the engine does not know, worded as `describeRun` words it. */
+export function runNotFound (run: { workflowId: string, runId: string }): ApiError {
+  return notFound(`Workflow ${run.workflowId} run ${run.runId} not found`, run)
+}
+
+/** Whether the run is closed for good: its describe can be kept (lib/closed-runs.ts). */
+export const isClosed = (execution: Execution): boolean => isTerminal(statusFromEngine(execution.status.name))
+
+/**
+ * `describeRun` for the read endpoints: a pinned run that is known closed is answered from the
+ * closed-run cache; a describe that finds a closed run is kept. The unpinned form always asks the
+ * engine, which alone knows the workflow id's current run (a new run, a continue-as-new, a reset).
+ */
+export async function describeForRead (fastify: FastifyInstance, options: DescribeOptions): Promise<Execution> {
+  const known = options.runId === undefined ? undefined : fastify.closedRuns.get(options.workflowId, options.runId)?.execution
+  if (known) return known
+  const execution = await describeRun(fastify, options)
+  if (isClosed(execution)) fastify.closedRuns.remember(execution.workflowId, execution.runId, { execution: pickExecution(execution) })
+  return execution
+}
+
+/** Only the fields the API answers with: the SDK's describe also carries memo, search attributes and the raw response. */
+function pickExecution ({ type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution }: Execution): Execution {
+  const parent = parentExecution && { workflowId: parentExecution.workflowId, runId: parentExecution.runId }
+  return { type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution: parent }
+}
+
+/** GET …/status: the status of the latest or a pinned run. */
+export async function readStatus (fastify: FastifyInstance, options: DescribeOptions): Promise<WorkflowStatus> {
+  return await statusWithWorkers(fastify, await describeForRead(fastify, options), options.signal)
 }
 
 /** `workersPolling` is only known for open runs (see `statusWithWorkers`); null otherwise. */

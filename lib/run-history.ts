@@ -35,11 +35,23 @@ export async function decodeFirst (fastify: FastifyInstance, payloads: temporal.
   return value ?? null
 }
 
-/** The start input of one run (the first argument it was started with), or null. */
-export async function readRunInput (fastify: FastifyInstance, run: RunRef, signal?: AbortSignal): Promise<unknown> {
+export interface RunStart {
+  /** The workflow type the run was started as. */
+  type: string | undefined
+  /** The first argument it was started with, or null. */
+  input: unknown
+}
+
+/** What a run was started as and with: its first history event, the only one read. */
+export async function readRunStart (fastify: FastifyInstance, run: RunRef, signal?: AbortSignal): Promise<RunStart> {
   const res = await fastify.engineCall(() => getHistory(fastify, run, { maximumPageSize: 1 }), { signal, ...run })
   const started = res.history?.events?.[0]?.workflowExecutionStartedEventAttributes
-  return await decodeFirst(fastify, started?.input)
+  return { type: started?.workflowType?.name ?? undefined, input: await decodeFirst(fastify, started?.input) }
+}
+
+/** The start input of one run (the first argument it was started with), or null. */
+export async function readRunInput (fastify: FastifyInstance, run: RunRef, signal?: AbortSignal): Promise<unknown> {
+  return (await readRunStart(fastify, run, signal)).input
 }
 
 /** The close event of a closed run, without waiting; null while the run is open. */

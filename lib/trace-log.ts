@@ -8,8 +8,7 @@
 import type { FastifyInstance } from 'fastify'
 import { assembleTrace, evaluatorTypes, readWholeHistory, TraceStorageError, type Trace, type TraceStore } from '@flowport/worker/trace'
 import { ApiError, RETRY_AFTER_SECONDS, type ApiErrorExtras } from './api-error.js'
-import { describeRun, type Execution } from './execution.js'
-import { isTerminal, statusFromEngine } from './status.js'
+import { describeForRead, isClosed, type Execution } from './execution.js'
 import type { TraceLog } from '../schemas/trace.js'
 import type { RunRef } from './run-history.js'
 
@@ -28,9 +27,11 @@ export async function readTraceLog (fastify: FastifyInstance, { workflowId, runI
   if (store === null) {
     throw new ApiError(404, 'TraceNotFoundError', 'Tracing is switched off on this API (SERVICE_TRACE_ENABLED=false)', { workflowId, runId })
   }
+  const known = runId === undefined ? undefined : fastify.closedRuns.get(workflowId, runId)?.trace
+  if (known) return known
   let execution: Execution
   try {
-    execution = await describeRun(fastify, { workflowId, runId, signal })
+    execution = await describeForRead(fastify, { workflowId, runId, signal })
   } catch (err) {
     // The engine forgets closed runs after its retention period; their traces outlive it.
     const stored = err instanceof ApiError && err.statusCode === 404 && runId !== undefined
@@ -40,8 +41,13 @@ export async function readTraceLog (fastify: FastifyInstance, { workflowId, runI
     throw err
   }
   const run = { workflowId, runId: execution.runId }
-  if (isTerminal(statusFromEngine(execution.status.name))) {
+  if (isClosed(execution)) {
+    const kept = fastify.closedRuns.get(workflowId, run.runId)?.trace
+    if (kept) return kept
     const stored = await readStored(store, run, signal)
+    // Kept only when read from the destination preferred: a local copy read while the bucket
+    // was away is answered from the bucket once it is back.
+    if (stored?.source === (store.hasRemote ? 'remote' : 'local')) fastify.closedRuns.remember(workflowId, run.runId, { trace: stored })
     if (stored !== null) return stored
   }
   const trace = await assembleFromEngine(fastify, store, run, execution.taskQueue, signal)

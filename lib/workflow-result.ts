@@ -5,15 +5,16 @@
 import type { FastifyInstance } from 'fastify'
 import { decodeOptionalFailureToOptionalError } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js'
 import type { ErrorDetails, WorkflowResult } from '../schemas/workflow.js'
-import { ApiError } from './api-error.js'
+import { ApiError, notFound } from './api-error.js'
 import { closeKindOf, type HistoryEvent } from './close-events.js'
-import { describeRun } from './execution.js'
+import { CATALOG_WORKFLOW_TYPE } from '@flowport/worker/contract'
+import { describeForRead, isReservedWorkflowId, runNotFound } from './execution.js'
 import { closeDetails, failureDetails } from '@flowport/worker/failure'
-import { decodeFirst, readCloseEvent, readRunInput, type RunRef } from './run-history.js'
+import { decodeFirst, readCloseEvent, readRunInput, readRunStart, type RunRef } from './run-history.js'
 import { isTerminal, statusFromEngine } from './status.js'
 import type { TerminalStatus } from '../schemas/status.js'
 
-interface Outcome {
+export interface Outcome {
   status: TerminalStatus
   output: unknown
   error: string | null
@@ -51,7 +52,10 @@ export async function outcomeOf (fastify: FastifyInstance, event: HistoryEvent):
 }
 
 export async function resultOf (fastify: FastifyInstance, run: RunRef, input: unknown, closeEvent: HistoryEvent): Promise<WorkflowResult> {
-  const outcome = await outcomeOf(fastify, closeEvent)
+  return resultFrom(fastify, run, input, await outcomeOf(fastify, closeEvent))
+}
+
+function resultFrom (fastify: FastifyInstance, run: RunRef, input: unknown, outcome: Outcome): WorkflowResult {
   // Where the worker's trace keeper writes this run's trace (at its close; docs/traces.md).
   const trace = fastify.traces === null ? null : { destinations: fastify.traces.destinations(run.workflowId, run.runId) }
   return { workflowId: run.workflowId, runId: run.runId, input: input ?? null, trace, ...outcome }
@@ -64,15 +68,50 @@ export interface ReadResult {
   signal?: AbortSignal
 }
 
-/** GET …/result: the result of a closed run, or 424 while it is open. */
+/**
+ * GET …/result: the result of a closed run, or 424 while it is open. The fewest engine calls
+ * that answer it (docs/performance.md): a pinned run already read costs none; a pinned run read
+ * for the first time costs its first event and its close event, read side by side (the describe
+ * only when it turns out to be open, for the 424); the latest run costs a describe (which run is
+ * current, and whether it is closed) and then whatever of the two reads is not kept already.
+ */
 export async function readResult (fastify: FastifyInstance, { workflowId, runId, signal }: ReadResult): Promise<WorkflowResult> {
-  const execution = await describeRun(fastify, { workflowId, runId, signal })
+  if (runId === undefined) return await readDescribed(fastify, { workflowId, signal })
+  const run = { workflowId, runId }
+  const known = fastify.closedRuns.get(workflowId, runId)
+  if (known?.outcome && known.input !== undefined) return resultFrom(fastify, run, known.input, known.outcome)
+  if (known?.execution) return await readDescribed(fastify, { workflowId, runId, signal })
+  if (isReservedWorkflowId(workflowId)) throw notFound(`Workflow ${workflowId} not found`, run)
+  const [start, closeEvent] = await Promise.all([
+    known?.input !== undefined ? undefined : readRunStart(fastify, run, signal),
+    readCloseEvent(fastify, run, signal)
+  ]).catch((err: unknown) => { throw err instanceof ApiError && err.statusCode === 404 ? runNotFound(run) : err })
+  if (start?.type === CATALOG_WORKFLOW_TYPE) throw notFound(`Workflow ${workflowId} not found`, run)
+  // Open (or closed since the read): the describe names its status for the 424.
+  if (!closeEvent) return await readDescribed(fastify, { workflowId, runId, signal })
+  const input = start ? start.input : known?.input
+  const outcome = await outcomeOf(fastify, closeEvent)
+  fastify.closedRuns.remember(workflowId, runId, { input, outcome })
+  return resultFrom(fastify, run, input, outcome)
+}
+
+/** The result once a describe (or the closed-run cache) has named the run and said it is closed. */
+async function readDescribed (fastify: FastifyInstance, { workflowId, runId, signal }: ReadResult): Promise<WorkflowResult> {
+  const execution = await describeForRead(fastify, { workflowId, runId, signal })
   const run = { workflowId, runId: execution.runId }
   const status = statusFromEngine(execution.status.name)
   if (!isTerminal(status)) {
     throw new ApiError(424, 'WorkflowNotCompletedError', `Workflow ${workflowId} run ${run.runId} is not closed yet (status ${status})`, run)
   }
-  const [input, closeEvent] = await Promise.all([readRunInput(fastify, run, signal), readCloseEvent(fastify, run, signal)])
-  if (!closeEvent) throw new Error(`closed run ${run.runId} of ${workflowId} has no close event`)
-  return await resultOf(fastify, run, input, closeEvent)
+  const known = fastify.closedRuns.get(workflowId, run.runId)
+  const readInput = async () => known?.input !== undefined ? known.input : await readRunInput(fastify, run, signal)
+  const [input, outcome] = await Promise.all([
+    readInput(),
+    known?.outcome ?? readCloseEvent(fastify, run, signal).then(async (closeEvent) => {
+      if (!closeEvent) throw new Error(`closed run ${run.runId} of ${workflowId} has no close event`)
+      return await outcomeOf(fastify, closeEvent)
+    })
+  ])
+  fastify.closedRuns.remember(workflowId, run.runId, { input, outcome })
+  return resultFrom(fastify, run, input, outcome)
 }

@@ -173,4 +173,5 @@ export type RunWorkflowBody = Static<typeof RunWorkflowBodySchema>
 export type WorkflowResult = Static<typeof WorkflowResultSchema>
 export type ErrorDetails = Static<typeof ErrorDetailsSchema>
 export type WorkflowStatus = Static<typeof WorkflowStatusSchema>
+export type WorkflowInput = Static<typeof WorkflowInputSchema>
 export type RunsQuery = Static<typeof RunsQuerySchema>

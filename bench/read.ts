@@ -1,0 +1,253 @@
+/**
+ * `npm run bench -- read`: status and result reads through the API side by side with the raw
+ * @temporalio/client doing the same reads (`handle.describe()`, `handle.result()`), on runs read
+ * for the first time (each request a different closed run nobody read before) and on one closed
+ * run read again and again; engine calls per read; API memory per idle SSE stream and of the
+ * production API (the built `flowport api`) at start. Targets: first-read ratios ≥ 0.9,
+ * repeated reads ≥ 2× the raw client, ≤ 8 KiB per idle stream, ≤ 104 MiB at start.
+ */
+import { fork } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
+import type { Client } from '@temporalio/client'
+import { Pool } from 'undici'
+import { closedLoop, f1, f2, percentiles, verdict, type ApiTrace, type Percentiles } from './measure.js'
+import { measureIdleStreams, type ApiHandle, type IdleStreams } from './sse.js'
+
+export interface ReadOptions {
+  /** Requests per first-read measurement (each on a run of its own). */
+  runs: number
+  /** Requests per repeated-read measurement. */
+  repeats: number
+  concurrency: number
+  /** Each measurement is split in this many rounds, the sides interleaved. */
+  rounds: number
+  taskQueue: string
+  streams: number
+  address: string
+  namespace: string
+}
+
+interface RunRef { workflowId: string, runId: string }
+type Reader = (run: RunRef) => Promise<void>
+
+export interface Throughput { perSecond: number, latency: Percentiles }
+export interface Measured { label: string, api: Throughput, raw: Throughput }
+export interface StartMemory { atStart: Memory, settled: Memory, settleMs: number }
+interface Memory { rss: number, heapUsed: number, heapTotal: number, external: number }
+
+export interface ReadResults {
+  options: ReadOptions
+  firstRead: Measured[]
+  repeated: Measured[]
+  engineCalls: { label: string, calls: Record<string, number> }[]
+  idle: IdleStreams
+  startMemory: StartMemory
+}
+
+async function startClosedRuns (temporal: Client, taskQueue: string, n: number): Promise<RunRef[]> {
+  const runs: RunRef[] = []
+  const tag = Date.now().toString(36)
+  await closedLoop(n, 32, async () => {
+    const handle = await temporal.workflow.start('hello', { taskQueue, workflowId: `bench-read-${tag}-${runs.length}-${Math.random().toString(36).slice(2)}`, args: [{ name: 'Reader' }] })
+    runs.push({ workflowId: handle.workflowId, runId: handle.firstExecutionRunId })
+  })
+  let waited = 0
+  await closedLoop(runs.length, 32, async () => {
+    const run = runs[waited++]
+    await temporal.workflow.getHandle(run.workflowId, run.runId).result()
+  })
+  return runs
+}
+
+/** `n` reads of the runs `runs` hands out, `concurrency` in flight. */
+async function drive (n: number, concurrency: number, next: () => RunRef, read: Reader): Promise<{ ms: number, latencies: number[] }> {
+  return await closedLoop(n, concurrency, async () => { await read(next()) })
+}
+
+const throughput = (parts: { ms: number, latencies: number[] }[]): Throughput => {
+  const latencies = parts.flatMap((p) => p.latencies)
+  return { perSecond: latencies.length / (parts.reduce((a, p) => a + p.ms, 0) / 1000), latency: percentiles(latencies) }
+}
+
+/** Both sides, in `rounds` alternating rounds (the order flipping), so drift of the machine hits both alike. */
+async function sideBySide (label: string, opts: ReadOptions, n: number, nextApi: () => RunRef, nextRaw: () => RunRef, api: Reader, raw: Reader): Promise<Measured> {
+  const parts: { api: { ms: number, latencies: number[] }[], raw: { ms: number, latencies: number[] }[] } = { api: [], raw: [] }
+  const per = Math.ceil(n / opts.rounds)
+  for (let r = 0; r < opts.rounds; r++) {
+    const order = r % 2 === 0 ? (['api', 'raw'] as const) : (['raw', 'api'] as const)
+    for (const side of order) {
+      parts[side].push(side === 'api' ? await drive(per, opts.concurrency, nextApi, api) : await drive(per, opts.concurrency, nextRaw, raw))
+    }
+  }
+  const result = { label, api: throughput(parts.api), raw: throughput(parts.raw) }
+  console.log(`read: ${label}: API ${f1(result.api.perSecond)}/s, raw ${f1(result.raw.perSecond)}/s, ratio ${f2(result.api.perSecond / result.raw.perSecond)}`)
+  return result
+}
+
+/** The production API (`flowport api` from the build) in a process of its own: memory right after it listens, and once idle. */
+async function measureStartMemory (address: string, namespace: string, settleMs: number): Promise<StartMemory> {
+  const cli = resolve('dist/cli/flowport.js')
+  if (!existsSync(cli)) throw new Error('dist/cli/flowport.js is missing: run `npm run build` first')
+  const child = fork(cli, ['api'], {
+    execArgv: ['--expose-gc', '--import', resolve('bench/memory-probe.mjs')],
+    env: { PATH: process.env.PATH, NODE_ENV: 'production', SERVICE_API_AUTH_TOKEN: 'bench-token-0123456789', TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: namespace, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc']
+  })
+  try {
+    await new Promise<void>((listening, failed) => {
+      child.once('exit', (code) => failed(new Error(`flowport api exited with ${code}`)))
+      child.stdout?.on('data', (chunk: Buffer) => { if (chunk.toString().includes('Server listening')) listening() })
+    })
+    let id = 0
+    const memory = async () => await new Promise<Memory>((done) => {
+      const asked = id++
+      const onMessage = (m: { id: number, result: Memory }) => { if (m.id === asked) { child.off('message', onMessage); done(m.result) } }
+      child.on('message', onMessage)
+      child.send({ id: asked, cmd: 'memory' })
+    })
+    const atStart = await memory()
+    await new Promise((resolve) => setTimeout(resolve, settleMs))
+    return { atStart, settled: await memory(), settleMs }
+  } finally {
+    child.kill('SIGTERM')
+  }
+}
+
+export async function runReadBenchmark (apiHandle: ApiHandle & { call: <T>(cmd: string) => Promise<T> }, temporal: Client, opts: ReadOptions): Promise<ReadResults> {
+  const pool = new Pool(apiHandle.base, { connections: opts.concurrency, pipelining: 1, keepAliveTimeout: 120_000 })
+  const get = async (path: string) => {
+    const res = await pool.request({ method: 'GET', path })
+    const body = await res.body.text()
+    if (res.statusCode !== 200) throw new Error(`GET ${path}: ${res.statusCode} ${body}`)
+  }
+  const enc = encodeURIComponent
+  const api = {
+    status: async (r: RunRef) => { await get(`/workflow/${enc(r.workflowId)}/status`) },
+    statusPinned: async (r: RunRef) => { await get(`/workflow/${enc(r.workflowId)}/runs/${r.runId}/status`) },
+    result: async (r: RunRef) => { await get(`/workflow/${enc(r.workflowId)}/result`) },
+    resultPinned: async (r: RunRef) => { await get(`/workflow/${enc(r.workflowId)}/runs/${r.runId}/result`) }
+  }
+  const raw = {
+    describe: async (r: RunRef) => { await temporal.workflow.getHandle(r.workflowId).describe() },
+    result: async (r: RunRef) => { await temporal.workflow.getHandle(r.workflowId).result() }
+  }
+  try {
+    const warm = 100
+    const counted = 10
+    const firstReads = 8
+    console.log(`read: starting ${firstReads * opts.runs + 2 * warm + 4 * counted + 1} closed hello runs`)
+    const all = await startClosedRuns(temporal, opts.taskQueue, firstReads * opts.runs + 2 * warm + 4 * counted + 1)
+    let taken = 0
+    const fresh = () => all[taken++]
+    const one = fresh()
+
+    // Warm-up: JIT, connections, the catalog cache; on runs of their own.
+    await drive(warm, opts.concurrency, fresh, api.result)
+    await drive(warm, opts.concurrency, fresh, raw.result)
+    for (let i = 0; i < 200; i++) { await api.resultPinned(one); await raw.result(one) }
+
+    // Engine calls per read: sequential requests, counted by the API process' wrapped client.
+    const engineCalls: ReadResults['engineCalls'] = []
+    const count = async (label: string, read: Reader, runs: () => RunRef) => {
+      await apiHandle.call('traceOn')
+      for (let i = 0; i < counted; i++) await read(runs())
+      const { counts } = await apiHandle.call<ApiTrace>('trace')
+      await apiHandle.call('traceOff')
+      engineCalls.push({ label, calls: Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, v / counted])) })
+    }
+    await count('status, first read', api.status, fresh)
+    await count('result, first read', api.result, fresh)
+    await count('result (pinned), first read', api.resultPinned, fresh)
+    await count('input (pinned), first read', async (r) => { await get(`/workflow/${enc(r.workflowId)}/runs/${r.runId}/input`) }, fresh)
+    await count('status, repeated', api.status, () => one)
+    await count('status (pinned), repeated', api.statusPinned, () => one)
+    await count('result, repeated', api.result, () => one)
+    await count('result (pinned), repeated', api.resultPinned, () => one)
+
+    // 1. First reads: every request on a closed run nobody read before, API and raw on different runs.
+    const n = opts.runs
+    const firstRead = [
+      await sideBySide('`GET /workflow/{id}/status` vs `describe()`', opts, n, fresh, fresh, api.status, raw.describe),
+      await sideBySide('`GET /workflow/{id}/runs/{rid}/status` vs `describe()`', opts, n, fresh, fresh, api.statusPinned, raw.describe),
+      await sideBySide('`GET /workflow/{id}/result` vs `result()`', opts, n, fresh, fresh, api.result, raw.result),
+      await sideBySide('`GET /workflow/{id}/runs/{rid}/result` vs `result()`', opts, n, fresh, fresh, api.resultPinned, raw.result)
+    ]
+
+    // 2. Repeated reads of one closed run.
+    const same = () => one
+    const m = opts.repeats
+    const repeated = [
+      await sideBySide('`GET /workflow/{id}/runs/{rid}/status` vs `describe()`', opts, m, same, same, api.statusPinned, raw.describe),
+      await sideBySide('`GET /workflow/{id}/runs/{rid}/result` vs `result()`', opts, m, same, same, api.resultPinned, raw.result),
+      await sideBySide('`GET /workflow/{id}/status` vs `describe()`', opts, m, same, same, api.status, raw.describe),
+      await sideBySide('`GET /workflow/{id}/result` vs `result()`', opts, m, same, same, api.result, raw.result)
+    ]
+
+    // 3. Memory: per idle SSE stream (this API process), and the production API at start.
+    const idle = await measureIdleStreams(apiHandle, temporal, opts.streams)
+    const startMemory = await measureStartMemory(opts.address, opts.namespace, 15_000)
+    return { options: opts, firstRead, repeated, engineCalls, idle, startMemory }
+  } finally {
+    await pool.close()
+  }
+}
+
+const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`
+const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`
+const row = (m: Measured, target: number) => {
+  const ratio = m.api.perSecond / m.raw.perSecond
+  return `| ${m.label} | ${f1(m.api.perSecond)}/s, p50 ${f1(m.api.latency.p50)} ms | ${f1(m.raw.perSecond)}/s, p50 ${f1(m.raw.latency.p50)} ms | ${f2(ratio)} | ≥ ${target} | ${verdict(ratio >= target)} |`
+}
+
+export function readReport (r: ReadResults, machine: string): string {
+  const o = r.options
+  const perStream = r.idle.perStreamHeapBytes + r.idle.perStreamExternalBytes
+  const calls = r.engineCalls.map(({ label, calls }) => {
+    const total = Object.values(calls).reduce((a, b) => a + b, 0)
+    const names = Object.entries(calls).map(([k, v]) => `${k} ${f1(v)}`).join(', ')
+    return `| ${label} | ${f1(total)} | ${names || '—'} |`
+  })
+  return `## Read path: status and result against the raw client; memory
+
+${machine}
+${o.concurrency} requests in flight through one undici \`Pool\`; the raw client (\`@temporalio/client\`, \`handle.describe()\`,
+\`handle.result()\`) in the benchmark process with the same concurrency; ${o.rounds} rounds per figure, the two sides alternating.
+
+### Runs read for the first time (${o.runs} requests per side, each on a closed \`hello\` run nobody read before)
+
+| Read | API | raw client | ratio | target | |
+|---|---|---|---|---|---|
+${r.firstRead.map((m) => row(m, 0.9)).join('\n')}
+
+### One closed run read again and again (${o.repeats} requests per side)
+
+| Read | API | raw client | ratio | target | |
+|---|---|---|---|---|---|
+${r.repeated.map((m, i) => row(m, i < 2 ? 2 : 0.9)).join('\n')}
+
+The pinned forms of a closed run answer from the closed-run cache without an engine call. The unpinned forms still ask
+the engine which run is current (one describe) on every request, so that a new run, a continue-as-new or a reset is never
+hidden; only the rest comes from the cache, so they make one engine call like the raw client, plus the HTTP hop and
+the API's own work on the same cores.
+
+### Engine calls per request (sequential, counted in the API process)
+
+| Read | calls | which |
+|---|---|---|
+${calls.join('\n')}
+
+### Memory
+
+| Figure | Target | Measured | |
+|---|---|---|---|
+| API memory per idle SSE stream, heap + external after forced GC (${o.streams} streams) | ≤ 8 KiB | ${kib(perStream)} (heap ${kib(r.idle.perStreamHeapBytes)}, external ${kib(r.idle.perStreamExternalBytes)}; RSS delta ${kib(r.idle.perStreamRssBytes)}) | ${verdict(perStream <= 8 * 1024)} |
+| Production API (\`node --expose-gc dist/cli/flowport.js api\`), RSS right after it listens, after forced GC | ≤ 104 MiB | ${mib(r.startMemory.atStart.rss)} (heap used ${mib(r.startMemory.atStart.heapUsed)} of ${mib(r.startMemory.atStart.heapTotal)}) | ${verdict(r.startMemory.atStart.rss <= 104 * 2 ** 20)} |
+| The same process ${r.startMemory.settleMs / 1000} s later, idle, after forced GC | ≤ 104 MiB | ${mib(r.startMemory.settled.rss)} (heap used ${mib(r.startMemory.settled.heapUsed)} of ${mib(r.startMemory.settled.heapTotal)}) | ${verdict(r.startMemory.settled.rss <= 104 * 2 ** 20)} |
+
+Memory per stream: the API's \`process.memoryUsage()\` after four forced GCs, before opening ${o.streams} streams on a run
+that does nothing and after 3 s idle, divided by the number of streams. Start memory: the built CLI with
+\`NODE_ENV=production\`, connected to this run's engine, measured over IPC by bench/memory-probe.mjs. What holds the
+memory and what was changed: docs/performance.md, "Read path and memory".
+`
+}

@@ -1,0 +1,126 @@
+import t from 'tap'
+import { randomUUID } from 'node:crypto'
+import { ClosedRuns } from '../lib/closed-runs.js'
+import type { App } from '../app.js'
+import { build } from './helpers/app.js'
+import { call, eventually, newId, start, waitClosed } from './helpers/workflows.js'
+
+const read = (what: 'status' | 'result' | 'input' | 'trace-log', id: string, rid?: string) => rid === undefined
+  ? { method: 'GET' as const, url: `/workflow/${id}/${what}`, route: `/workflow/{id}/${what}` }
+  : { method: 'GET' as const, url: `/workflow/${id}/runs/${rid}/${what}`, route: `/workflow/{id}/runs/{rid}/${what}` }
+
+/** Counts the engine calls the app makes while `body` runs. */
+async function engineCalls (app: App, body: () => Promise<void>): Promise<Record<string, number>> {
+  const service = app.temporal.workflowService as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
+  const counts: Record<string, number> = {}
+  const originals = Object.entries(service).filter(([, fn]) => typeof fn === 'function')
+  for (const [name, fn] of originals) {
+    service[name] = async (...args: unknown[]) => { counts[name] = (counts[name] ?? 0) + 1; return await fn(...args) }
+  }
+  try { await body() } finally { for (const [name, fn] of originals) service[name] = fn }
+  return counts
+}
+
+t.test('a closed run answers the same, from the cache as from the engine', async (t) => {
+  const app = await build(t)
+  const uncached = await build(t, { SERVICE_CLOSED_RUN_CACHE_ENTRIES: '0' })
+  const run = await start(t, app, 'hello', { name: 'Cache' })
+  await waitClosed(app, run.workflowId)
+  // The trace is written by the worker after the close; until then it is assembled (and not kept).
+  await eventually(async () => (await call(t, app, read('trace-log', run.workflowId, run.runId))).body.source, (s) => s !== 'engine')
+
+  for (const what of ['status', 'result', 'input', 'trace-log'] as const) {
+    for (const rid of [undefined, run.runId]) {
+      const first = await call(t, app, read(what, run.workflowId, rid))
+      const again = await call(t, app, read(what, run.workflowId, rid))
+      const engine = await call(t, uncached, read(what, run.workflowId, rid))
+      t.equal(first.status, 200, `${what} ${rid ? 'pinned' : 'latest'}`)
+      t.same(again.body, first.body, `${what} ${rid ? 'pinned' : 'latest'}: a second read answers the same`)
+      t.same(engine.body, first.body, `${what} ${rid ? 'pinned' : 'latest'}: the same as without the cache`)
+    }
+  }
+  t.ok(app.closedRuns.get(run.workflowId, run.runId)?.outcome, 'the outcome is kept')
+  t.equal(uncached.closedRuns.size, 0, 'a switched-off cache keeps nothing')
+
+  const calls = await engineCalls(app, async () => {
+    for (const what of ['status', 'result', 'input', 'trace-log'] as const) await call(t, app, read(what, run.workflowId, run.runId))
+  })
+  t.same(calls, {}, 'the pinned reads of a kept run make no engine call')
+  const latest = await engineCalls(app, async () => { await call(t, app, read('result', run.workflowId)) })
+  t.same(latest, { describeWorkflowExecution: 1 }, 'the latest form still asks the engine which run is current, and only that')
+})
+
+t.test('a new run behind the same workflow id is seen at once, also one that continues as new', async (t) => {
+  const app = await build(t)
+  const workflowId = newId('reused')
+  const first = await start(t, app, 'hello', { name: 'First' }, workflowId)
+  await waitClosed(app, workflowId)
+  for (const what of ['status', 'result', 'input'] as const) t.equal((await call(t, app, read(what, workflowId))).body.runId, first.runId)
+
+  const second = await start(t, app, 'hello', { name: 'Second' }, workflowId)
+  t.not(second.runId, first.runId)
+  await waitClosed(app, workflowId, second.runId)
+  t.match((await call(t, app, read('result', workflowId))).body, { runId: second.runId, input: { name: 'Second' }, output: { greeting: 'Hello, Second!' } })
+  t.match((await call(t, app, read('input', workflowId))).body, { runId: second.runId, input: { name: 'Second' } })
+  t.match((await call(t, app, read('status', workflowId))).body, { runId: second.runId, status: 'completed' })
+
+  const relay = await start(t, app, 'relay', { hops: 1 }, workflowId)
+  await waitClosed(app, workflowId)
+  const latest = await call(t, app, read('result', workflowId))
+  t.not(latest.body.runId, relay.runId, 'the run the relay continued as')
+  t.not(latest.body.runId, second.runId)
+  t.match(latest.body, { status: 'completed', input: { hops: 0 } })
+  t.match((await call(t, app, read('status', workflowId))).body, { runId: latest.body.runId })
+  t.match((await call(t, app, read('result', workflowId, relay.runId))).body, { status: 'continued_as_new', input: { hops: 1 } })
+  t.match((await call(t, app, read('result', workflowId, first.runId))).body, { runId: first.runId, input: { name: 'First' } }, 'earlier runs keep their answers')
+})
+
+t.test('a kept run is only ever answered under its own workflow id', async (t) => {
+  const app = await build(t)
+  const run = await start(t, app, 'hello', { name: 'Own' })
+  await waitClosed(app, run.workflowId)
+  t.equal((await call(t, app, read('result', run.workflowId, run.runId))).status, 200)
+  for (const what of ['status', 'result', 'input'] as const) {
+    const res = await call(t, app, read(what, newId('other'), run.runId))
+    t.equal(res.status, 404, what)
+    t.equal(res.body.error, 'WorkflowNotFoundError')
+  }
+})
+
+t.test('open runs are not kept as closed: their result waits for the close', async (t) => {
+  const app = await build(t)
+  const run = await start(t, app, 'approval', { label: 'open' })
+  t.equal((await call(t, app, read('status', run.workflowId, run.runId))).body.status, 'running')
+  t.equal((await call(t, app, read('result', run.workflowId, run.runId))).status, 424)
+  t.equal(app.closedRuns.get(run.workflowId, run.runId)?.execution, undefined, 'no status kept for an open run')
+  await app.temporal.workflow.getHandle(run.workflowId).terminate('closing it')
+  await waitClosed(app, run.workflowId)
+  t.match((await call(t, app, read('status', run.workflowId, run.runId))).body, { status: 'terminated' })
+  t.match((await call(t, app, read('result', run.workflowId, run.runId))).body, { status: 'terminated', input: { label: 'open' } })
+})
+
+t.test('the bounds are respected: runs and bytes', async (t) => {
+  const app = await build(t, { SERVICE_CLOSED_RUN_CACHE_ENTRIES: '2' })
+  const runs = []
+  for (const name of ['A', 'B', 'C']) runs.push(await start(t, app, 'hello', { name }))
+  for (const run of runs) await waitClosed(app, run.workflowId)
+  for (const run of runs) t.equal((await call(t, app, read('result', run.workflowId, run.runId))).status, 200)
+  t.equal(app.closedRuns.size, 2, 'at most SERVICE_CLOSED_RUN_CACHE_ENTRIES runs')
+  t.equal(app.closedRuns.get(runs[0].workflowId, runs[0].runId), undefined, 'the least recently used run left')
+  t.match((await call(t, app, read('result', runs[0].workflowId, runs[0].runId))).body, { input: { name: 'A' } }, 'and is read from the engine again')
+})
+
+t.test('ClosedRuns keeps at most its byte bound and never one entry above a quarter of it', async (t) => {
+  const runs = new ClosedRuns({ maxEntries: 100, maxBytes: 8192, ttlMs: 60_000 })
+  const workflowId = 'w'
+  for (let i = 0; i < 20; i++) runs.remember(workflowId, randomUUID(), { input: { text: 'x'.repeat(500) } })
+  t.ok(runs.bytes <= 8192, `${runs.bytes} bytes kept`)
+  t.ok(runs.size < 20, `${runs.size} runs kept`)
+  const big = randomUUID()
+  runs.remember(workflowId, big, { input: 'y'.repeat(4000) })
+  t.equal(runs.get(workflowId, big), undefined, 'an entry above a quarter of the bound is not kept')
+  const small = randomUUID()
+  runs.remember(workflowId, small, { input: null })
+  t.same(runs.get(workflowId, small), { workflowId, input: null }, 'a null input is kept as a fact')
+  t.equal(runs.get('another', small), undefined, 'under another workflow id it is not found')
+})
