@@ -114,11 +114,18 @@ try {
           samples[local ? 'local' : 'regular'][setting].push(await stepOverhead(client, run.workflowId, run.runId, 10))
         }
       }
-      const loop = await closedLoop(STARTS, 32, async () => { await post(api, '/workflow/start', { workflowName: 'hello', input: { name: 'load' } }) })
-      samples.starts[setting].push(STARTS / (loop.ms / 1000))
-      // Let the started runs finish before the other stack measures.
-      await new Promise((resolve) => setTimeout(resolve, 3000))
       console.log(`round ${round + 1}/${ROUNDS} ${setting}: hello p50 ${f1(percentiles(samples.hello[setting]).p50)} ms`)
+    }
+  }
+  // Throughput last: its runs would otherwise still be running while the latency is measured.
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const setting of round % 2 === 0 ? SETTINGS : [...SETTINGS].reverse()) {
+      const { api, client } = stacks[setting]
+      const started: string[] = []
+      const loop = await closedLoop(STARTS, 32, async () => { started.push((await post(api, '/workflow/start', { workflowName: 'hello', input: { name: 'load' } })).workflowId) })
+      samples.starts[setting].push(STARTS / (loop.ms / 1000))
+      // The next round, on either stack, begins once these runs are done.
+      await Promise.all(started.map(async (id) => await client.workflow.getHandle(id).result()))
     }
   }
   for (const clients of [1, SSE_CLIENTS]) {
