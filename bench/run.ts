@@ -67,9 +67,9 @@ it on these ${cpus().length} cores, so every socket costs a write syscall in the
 |---|---|---|---|
 | Upstream engine history calls while ${main.clients} clients follow a live \`sleepy\` run (${main.events} events) | one shared long-poll, not one per client | ${main.upstreamCalls} calls (${main.longPolls} long-polls, ${main.replayCalls} replays) = ${(main.upstreamCalls / main.events).toFixed(2)} per event, ${(main.upstreamCalls / main.clients).toFixed(3)} per client | ${verdict(main.replayCalls === 0 && main.upstreamCalls < main.events)} |
 | Engine calls open with ${r.clients} idle streams on one run | 1 | ${r.idle.inFlight} (hubs: ${r.idle.hubs}; calls made during 3 s idle: ${r.idle.upstreamCallsWhileIdle}) | ${verdict(r.idle.inFlight === 1)} |
-| API memory per idle stream, heap + external after GC | ≤ 20 KB | ${kb(heap)} (heap ${kb(r.idle.perStreamHeapBytes)}, external ${kb(r.idle.perStreamExternalBytes)}) | ${verdict(heap <= 20 * 1024)} |
-| API memory per idle stream, RSS delta | ≤ 20 KB | ${kb(r.idle.perStreamRssBytes)} | ${verdict(r.idle.perStreamRssBytes <= 20 * 1024)} |
-| Event-to-client latency p50, ${main.clients} clients (eventTime → frame parsed by the client) | ≤ 50 ms | ${ms(main.latency.p50)} (${main.latency.samples} samples) | ${verdict(main.latency.p50 <= 50)} |
+| API memory per idle stream, heap + external after GC | ≤ 8 KB | ${kb(heap)} (heap ${kb(r.idle.perStreamHeapBytes)}, external ${kb(r.idle.perStreamExternalBytes)}) | ${verdict(heap <= 8 * 1024)} |
+| API memory per idle stream, RSS delta | ≤ 8 KB | ${kb(r.idle.perStreamRssBytes)} | ${verdict(r.idle.perStreamRssBytes <= 8 * 1024)} |
+| Event-to-client latency p50, ${main.clients} clients (eventTime → frame parsed by the client) | ≤ 20 ms | ${ms(main.latency.p50)} (${main.latency.samples} samples) | ${verdict(main.latency.p50 <= 20)} |
 | Event-to-client latency p99, ${main.clients} clients | — | ${ms(main.latency.p99)} | |
 | Every client got every event exactly once, in order | all | ${main.clientsComplete}/${main.clients}, exact: ${main.exact} | ${verdict(main.exact)} |
 | Hubs and engine calls left after all clients disconnected | 0 and 0 | ${r.idle.releasedHubs} and ${r.idle.releasedInFlight} | ${verdict(r.idle.releasedHubs === 0 && r.idle.releasedInFlight === 0)} |

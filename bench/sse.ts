@@ -1,8 +1,8 @@
 /**
  * SSE benchmark: 1,000 concurrent stream clients on one run.
  * - upstream engine history calls per event (target: one shared long-poll, not one per client)
- * - API memory per idle stream (target ≤ 20 KB; heap and RSS deltas after forced GC)
- * - event-to-client latency p50/p99 (target p50 ≤ 50 ms), measured from the event's `eventTime`
+ * - API memory per idle stream (target ≤ 8 KB; heap and RSS deltas after forced GC)
+ * - event-to-client latency p50/p99 (target p50 ≤ 20 ms), measured from the event's `eventTime`
  *   (the time the engine recorded the event, i.e. when it was committed to history) to the moment
  *   the client has the frame, next to the same figure for a raw engine long-poll on the same run.
  */
