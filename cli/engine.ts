@@ -86,9 +86,9 @@ function stopProcess (child: ChildProcess, graceMs = 10_000): Promise<void> {
 
 /**
  * What the launcher sets on every dev server it starts. The last two take the waiting out of a
- * run (docs/performance.md): the dev server has a single history shard, so the per-shard limit of
- * 20 transfer-queue reads a second delayed every workflow task by ~30 ms once a second run was in
- * flight, and the 1 s timer shift pushed every timer shorter than a second to about one second.
+ * run (docs/performance.md): the dev server has a single history shard, so its limit of 20
+ * transfer-queue reads a second (a run needs three) delayed every workflow task by ~30 ms, and the
+ * 1 s timer shift pushed every timer shorter than a second to about one second.
  */
 export const ENGINE_DYNAMIC_CONFIG: Record<string, string | number | boolean> = {
   'frontend.enableUpdateWorkflowExecution': true,
