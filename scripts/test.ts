@@ -10,27 +10,19 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { Client, Connection } from '@temporalio/client'
-import { CATALOG_HASH_MEMO_KEY, catalogWorkflowId } from '@flowport/worker/contract'
 import { startEngine } from '../cli/engine.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
+import { waitForCatalog } from '../bench/stack.js'
 import { createBucket, S3_TEST_CREDENTIALS, startS3Server } from '../test/helpers/s3-server.js'
 
 /** The catalog the shared test worker serves; API tests route their runs to it. */
 const TEST_CATALOG = 'flowport-e2e'
 
-async function waitForCatalog (address: string, catalogId: string, timeoutMs: number): Promise<void> {
+/** Waits, on a connection of its own, until the shared worker has published its catalog. */
+async function waitForTestCatalog (address: string, timeoutMs: number): Promise<void> {
   const connection = await Connection.connect({ address })
-  const client = new Client({ connection })
-  const deadline = Date.now() + timeoutMs
   try {
-    while (Date.now() < deadline) {
-      try {
-        const { memo } = await client.workflow.getHandle(catalogWorkflowId(catalogId)).describe()
-        if (memo?.[CATALOG_HASH_MEMO_KEY]) return
-      } catch { /* not published yet */ }
-      await new Promise((r) => setTimeout(r, 250))
-    }
-    throw new Error(`the test worker did not publish catalog ${catalogId} within ${timeoutMs} ms`)
+    await waitForCatalog(new Client({ connection }), TEST_CATALOG, timeoutMs)
   } finally {
     await connection.close()
   }
@@ -74,7 +66,7 @@ const worker = spawn(process.execPath, workerNodeArgs, {
 let exitCode = 1
 let output = ''
 try {
-  await waitForCatalog(engine.address, TEST_CATALOG, 120_000)
+  await waitForTestCatalog(engine.address, 120_000)
   const tap = spawn(resolve('node_modules/.bin/tap'), ['--reporter=tap', ...process.argv.slice(2)], { env, stdio: ['ignore', 'pipe', 'inherit'] })
   tap.stdout.on('data', (chunk: Buffer) => { process.stdout.write(chunk); output += chunk.toString() })
   exitCode = await new Promise<number>((done) => tap.on('exit', (code) => done(code ?? 1)))
