@@ -196,7 +196,9 @@ export async function measureIdleStreams (api: ApiHandle, temporal: Client, n: n
   const streamUrl = (id: string) => `${api.base}/workflow/${id}/history/stream`
   const off: Recorder = { latencies: [] }
   const idle = await temporal.workflow.start('bench-idle', { taskQueue: 'bench-no-worker', workflowId: `bench-idle-${Date.now()}`, args: [] })
-  const warm = await openMany(streamUrl(idle.workflowId), 50, off)
+  // A first round as large as the measured one: the code V8 compiles for the first streams is
+  // paid once per process, not per stream (it was about 0.7 KiB of a 50-stream warm-up's figure).
+  const warm = await openMany(streamUrl(idle.workflowId), n, off)
   for (const c of warm) c.close()
   await until(async () => (await api.call<Metrics>('metrics')).hubs === 0)
   const before = await api.call<Memory>('memory')

@@ -1,13 +1,15 @@
 /**
  * Server-Sent Events (@fastify/sse) for the history stream routes: 15 s heartbeats (proxies drop
- * quieter connections; the plugin's default is 30 s), a JSON 406 for clients that refuse
- * `text/event-stream`, and a registry of open streams so shutdown ends them instead of waiting.
+ * quieter connections; the plugin's default is 30 s) from one timer for all streams, a JSON 406 for
+ * clients that refuse `text/event-stream`, and a registry of open streams so shutdown ends them
+ * instead of waiting.
  * @see https://github.com/fastify/sse
  */
 import fp from 'fastify-plugin'
 import { fastifySSE } from '@fastify/sse'
 import type { FastifyRequest } from 'fastify'
 import { ApiError } from '../lib/api-error.js'
+import type { OpenStream, StreamRegistry } from '../lib/history/stream.js'
 
 export const HEARTBEAT_MS = 15_000
 
@@ -17,29 +19,42 @@ declare module 'fastify' {
   }
 }
 
-export class OpenStreams {
-  readonly #streams = new Set<{ stop: () => void, ended: Promise<void> }>()
+/**
+ * The open streams: shutdown ends them, and one timer writes every stream's heartbeat (a timer per
+ * stream, as the plugin would start, costs each idle stream its own Timeout and closures).
+ */
+export class OpenStreams implements StreamRegistry {
+  readonly #streams = new Set<OpenStream>()
+  #timer: NodeJS.Timeout | undefined
   #closing = false
+
+  constructor (private readonly heartbeatMs: number) {}
 
   get size (): number { return this.#streams.size }
 
-  /** Runs a stream's body; `stop` must make it return promptly (shutdown calls it). */
-  async run (stop: () => void, body: () => Promise<void>): Promise<void> {
-    const entry = { stop, ended: body() }
-    this.#streams.add(entry)
-    if (this.#closing) stop()
-    try {
-      await entry.ended
-    } finally {
-      this.#streams.delete(entry)
+  add (stream: OpenStream): void {
+    if (this.#closing) {
+      stream.stop()
+      return
+    }
+    this.#streams.add(stream)
+    if (!this.#timer) {
+      this.#timer = setInterval(() => { for (const s of this.#streams) s.heartbeat() }, this.heartbeatMs)
+      this.#timer.unref()
     }
   }
 
-  async closeAll (): Promise<void> {
+  delete (stream: OpenStream): void {
+    this.#streams.delete(stream)
+    if (this.#streams.size === 0 && this.#timer) {
+      clearInterval(this.#timer)
+      this.#timer = undefined
+    }
+  }
+
+  closeAll (): void {
     this.#closing = true
-    const open = [...this.#streams]
-    for (const stream of open) stream.stop()
-    await Promise.allSettled(open.map((s) => s.ended))
+    for (const stream of [...this.#streams]) stream.stop()
   }
 }
 
@@ -66,11 +81,12 @@ async function requireEventStream (request: FastifyRequest): Promise<void> {
 
 export default fp(async (fastify, opts: { heartbeatMs?: number }) => {
   await fastify.register(fastifySSE, {
-    heartbeatInterval: opts.heartbeatMs ?? HEARTBEAT_MS,
+    // Heartbeats come from the registry's one timer (streams register there).
+    heartbeatInterval: 0,
     // Strings are JSON the route serialized already, once for every client of a run.
     serializer: (data: unknown) => (typeof data === 'string' ? data : JSON.stringify(data))
   })
-  fastify.decorate('openStreams', new OpenStreams())
+  fastify.decorate('openStreams', new OpenStreams(opts.heartbeatMs ?? HEARTBEAT_MS))
 
   // Answer 406 in our error shape before the plugin's own (differently shaped) 406 can run.
   fastify.addHook('onRoute', (route) => {
@@ -79,5 +95,8 @@ export default fp(async (fastify, opts: { heartbeatMs?: number }) => {
     route.onRequest = [...existing, requireEventStream]
   })
 
-  fastify.addHook('preClose', async () => { await fastify.openStreams.closeAll() })
+  fastify.addHook('preClose', (done) => {
+    fastify.openStreams.closeAll()
+    done()
+  })
 }, { name: 'sse', dependencies: ['errors'] })

@@ -6,9 +6,9 @@ import type { Test } from 'tap'
 import { Client, Connection } from '@temporalio/client'
 import { build } from './helpers/app.js'
 import { engineClient, eventIds, openSse, startExample, startIdle, type SseConnection } from './helpers/history.js'
-import type { HubItem } from '../lib/history/subscription.js'
+import type { Batch } from '../lib/history/batch.js'
 import { HistoryHubs } from '../lib/history/hubs.js'
-import type { Subscription } from '../lib/history/subscription.js'
+import type { HubEnd, Subscription, SubscriptionSink } from '../lib/history/subscription.js'
 import { startEngine } from '../cli/engine.js'
 import { until } from './helpers/processes.js'
 
@@ -90,14 +90,36 @@ t.test('shutdown ends open streams: close() resolves and every client sees the e
   await handle.terminate('cleanup')
 })
 
-/** Drains a subscription to its end, as the stream route does. */
-async function drain (subscription: Subscription): Promise<{ ids: number[], last: HubItem | undefined }> {
-  const ids: number[] = []
-  for (;;) {
-    const item = await subscription.next()
-    if (item?.kind !== 'events') return { ids, last: item }
-    ids.push(...item.batch.events.map((e) => Number(e.eventId)).filter((id) => id > item.after))
+/** A sink that records what its subscription hands it, as the stream route writes it; a `full` one refuses more until resumed. */
+class Collector implements SubscriptionSink {
+  readonly ids: number[] = []
+  last: HubEnd | undefined
+  full = false
+  subscription!: Subscription
+  #notify = () => {}
+
+  static follow (hubs: HistoryHubs, workflowId: string, runId: string, position: number): Collector {
+    const collector = new Collector()
+    collector.subscription = hubs.subscribe(workflowId, runId, position, collector)
+    return collector
   }
+
+  events (batch: Batch, after: number): boolean {
+    this.ids.push(...batch.events.map((e) => Number(e.eventId)).filter((id) => id > after))
+    this.#notify()
+    return !this.full
+  }
+
+  end (item: HubEnd): void {
+    this.last = item
+    this.#notify()
+  }
+
+  async until (ready: () => boolean): Promise<void> {
+    while (!ready()) await new Promise<void>((resolve) => { this.#notify = resolve })
+  }
+
+  get ended (): Promise<void> { return this.until(() => this.last !== undefined) }
 }
 
 t.test('hub: late joiners behind the bounded buffer and slow subscribers replay from the engine, exactly', async (t) => {
@@ -109,35 +131,61 @@ t.test('hub: late joiners behind the bounded buffer and slow subscribers replay 
   t.teardown(() => hubs.closeAll())
   const { workflowId, firstExecutionRunId: runId } = handle
 
-  const leader = hubs.subscribe(workflowId, runId, 0)
-  const slow = hubs.subscribe(workflowId, runId, 0)
-  const slowFirst = await slow.next() // then it stops reading while events pile up
-  t.match(slowFirst, { kind: 'events' })
-  const seen: number[] = []
-  const take = async () => {
-    const item = await leader.next()
-    if (item?.kind === 'events') seen.push(...item.batch.events.map((e) => Number(e.eventId)).filter((id) => id > item.after))
-  }
-  await take()
+  const leader = Collector.follow(hubs, workflowId, runId, 0)
+  const slow = new Collector()
+  slow.full = true // it takes its first batch, then stops reading while events pile up
+  slow.subscription = hubs.subscribe(workflowId, runId, 0, slow)
+  await slow.until(() => slow.ids.length > 0)
+  const slowFirst = [...slow.ids]
+  await leader.until(() => leader.ids.length >= 2)
   for (let n = 1; n <= 5; n++) {
     await handle.signal('poke', n)
-    await take()
+    await leader.until(() => leader.ids.length >= 2 + n)
   }
-  t.same(seen, [1, 2, 3, 4, 5, 6, 7], 'the leader follows live')
+  t.same(leader.ids, [1, 2, 3, 4, 5, 6, 7], 'the leader follows live')
+  t.same(slow.ids, slowFirst, 'the full subscriber was handed nothing more')
   const replaysBefore = hubs.metrics.replayCalls
 
-  const late = hubs.subscribe(workflowId, runId, 1)
+  const late = Collector.follow(hubs, workflowId, runId, 1)
   await handle.terminate('end')
-  const [lateResult, slowResult, leaderRest] = await Promise.all([drain(late), drain(slow), drain(leader)])
-  t.same(lateResult.ids, [2, 3, 4, 5, 6, 7, 8], 'a late joiner from event 1 gets the rest exactly once')
-  const slowIds = slowFirst?.kind === 'events' ? slowFirst.batch.events.map((e) => Number(e.eventId)) : []
-  t.same([...slowIds, ...slowResult.ids], [1, 2, 3, 4, 5, 6, 7, 8], 'a slow subscriber whose queue overflowed gets everything exactly once')
-  t.same(leaderRest.ids, [8])
-  for (const r of [lateResult, slowResult, leaderRest]) t.match(r.last, { kind: 'done', terminal: { reason: 'WORKFLOW_EXECUTION_TERMINATED', eventId: 8 } })
+  await leader.ended
+  slow.full = false
+  slow.subscription.resume()
+  await Promise.all([late.ended, slow.ended])
+  t.same(late.ids, [2, 3, 4, 5, 6, 7, 8], 'a late joiner from event 1 gets the rest exactly once')
+  t.same(slow.ids, [1, 2, 3, 4, 5, 6, 7, 8], 'a slow subscriber whose queue overflowed gets everything exactly once')
+  t.same(leader.ids, [1, 2, 3, 4, 5, 6, 7, 8])
+  for (const c of [late, slow, leader]) {
+    t.match(c.last, { kind: 'done', terminal: { reason: 'WORKFLOW_EXECUTION_TERMINATED', eventId: 8 } })
+    t.ok(c.subscription.closed, 'the end closes the subscription')
+  }
   t.ok(hubs.metrics.replayCalls > replaysBefore, 'the buffer did not reach back far enough: they replayed from the engine')
-  for (const s of [leader, slow, late]) s.close()
   await hubs.whenIdle()
   t.equal(hubs.metrics.inFlight, 0)
+})
+
+t.test('hub: a full subscriber within its queue bound gets what waited once it resumes, with no engine call', async (t) => {
+  const client = await engineClient(t)
+  const handle = await startIdle(client)
+  const app = await build(t)
+  const hubs = new HistoryHubs(app.historyHubs.read, { bufferEvents: 100, maxQueuedEvents: 100 })
+  t.teardown(() => hubs.closeAll())
+  const { workflowId, firstExecutionRunId: runId } = handle
+  const leader = Collector.follow(hubs, workflowId, runId, 0)
+  const paused = new Collector()
+  paused.full = true
+  paused.subscription = hubs.subscribe(workflowId, runId, 0, paused)
+  await Promise.all([leader.until(() => leader.ids.length >= 2), paused.until(() => paused.ids.length > 0)])
+  await handle.signal('poke', 1)
+  await handle.terminate('end')
+  await leader.ended
+  t.equal(paused.last, undefined, 'nothing handed out while full, not even the end')
+  paused.full = false
+  paused.subscription.resume()
+  await paused.ended
+  t.same(paused.ids, leader.ids, 'the same events, in order, once each')
+  t.match(paused.last, { kind: 'done' })
+  t.equal(hubs.metrics.replayCalls, 0, 'served from its queue')
 })
 
 t.test('hub: a joiner the buffer covers needs no engine call of its own', async (t) => {
@@ -147,17 +195,15 @@ t.test('hub: a joiner the buffer covers needs no engine call of its own', async 
   const app = await build(t)
   const hubs = new HistoryHubs(app.historyHubs.read, { bufferEvents: 100, maxQueuedEvents: 100 })
   t.teardown(() => hubs.closeAll())
-  const first = hubs.subscribe(handle.workflowId, handle.firstExecutionRunId, 0)
-  await first.next()
+  const first = Collector.follow(hubs, handle.workflowId, handle.firstExecutionRunId, 0)
+  await first.until(() => first.ids.length > 0)
   const calls = hubs.metrics.upstreamCalls
-  const joiners = Array.from({ length: 10 }, (_, i) => hubs.subscribe(handle.workflowId, handle.firstExecutionRunId, i % 3))
+  const joiners = Array.from({ length: 10 }, (_, i) => Collector.follow(hubs, handle.workflowId, handle.firstExecutionRunId, i % 3))
   await handle.terminate('end')
-  const results = await Promise.all(joiners.map(drain))
-  results.forEach((r, i) => t.same(r.ids, [1, 2, 3, 4].filter((id) => id > i % 3), `joiner ${i}`))
+  await Promise.all(joiners.map(async (j) => await j.ended))
+  joiners.forEach((j, i) => t.same(j.ids, [1, 2, 3, 4].filter((id) => id > i % 3), `joiner ${i}`))
   t.equal(hubs.metrics.replayCalls, 0, 'all served from the buffer')
   t.ok(hubs.metrics.upstreamCalls - calls <= 1, 'only the shared long-poll went on')
-  first.close()
-  for (const j of joiners) j.close()
 })
 
 t.test('an engine failure after the stream started arrives as server_error, then the stream ends', async (t) => {

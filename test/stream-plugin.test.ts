@@ -11,14 +11,12 @@ async function streamApp (t: Test) {
   await app.register(errors)
   await app.register(sse, { heartbeatMs: 20 })
   app.get('/forever', { sse: 'only' }, async (request, reply) => {
-    let stop = () => {}
-    const stopped = new Promise<void>((resolve) => { stop = resolve })
-    reply.sse.onClose(stop)
-    await app.openStreams.run(stop, async () => {
-      await reply.sse.send({ event: 'hello', data: '{"pre":"serialized"}' })
-      await reply.sse.send({ event: 'object', data: { serialized: 'by the plugin' } })
-      await stopped
-    })
+    await reply.sse.send({ event: 'hello', data: '{"pre":"serialized"}' })
+    await reply.sse.send({ event: 'object', data: { serialized: 'by the plugin' } })
+    reply.sse.keepAlive()
+    const stream = { stop: () => reply.sse.close(), heartbeat: () => reply.raw.write(': heartbeat\n\n') }
+    reply.sse.onClose(() => app.openStreams.delete(stream))
+    app.openStreams.add(stream)
   })
   const base = await app.listen({ port: 0, host: '127.0.0.1' })
   t.teardown(() => app.close())

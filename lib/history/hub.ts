@@ -10,7 +10,7 @@
 import { Batch } from './batch.js'
 import { eventIdOf, terminalOf, type Terminal } from './events.js'
 import { nextEngineToken, type HistoryReader } from './reader.js'
-import { Subscription, type SubscriptionSource } from './subscription.js'
+import { Subscription, type SubscriptionSink, type SubscriptionSource } from './subscription.js'
 
 export interface HubOptions {
   /** Events the hub keeps for late joiners and slow clients. */
@@ -42,13 +42,14 @@ export class RunHub implements SubscriptionSource {
 
   get closed (): boolean { return this.#closed }
 
-  subscribe (position: number): Subscription {
-    const subscription = new Subscription(this, position)
+  subscribe (position: number, sink: SubscriptionSink): Subscription {
+    const subscription = new Subscription(this, position, sink)
     this.subscribers.add(subscription)
     if (!this.#started) {
       this.#started = true
       void this.#poll()
     }
+    subscription.start()
     return subscription
   }
 
@@ -84,21 +85,20 @@ export class RunHub implements SubscriptionSource {
         if (fresh.length > 0) this.#append(new Batch(this.runId, fresh))
         token = nextEngineToken(page)
         if (token) {
-          // Ask again only once this batch is written to every client (the writes run in the
-          // micro-tasks the offers set off): events the engine commits meanwhile then come back as
-          // one page and cost each client one write, not one per event batch.
+          // Yield to I/O before asking again: events the engine commits meanwhile then come back
+          // as one page and cost each client one write, not one per event batch.
           if (fresh.length > 0) await new Promise<void>((resolve) => setImmediate(resolve))
           continue
         }
         if (!this.terminal) throw new Error(`history of ${this.workflowId}/${this.runId} ended without a terminal event`)
         this.finished = true
-        for (const s of this.subscribers) s.offer({ kind: 'done', terminal: this.terminal })
+        for (const s of [...this.subscribers]) s.offer({ kind: 'done', terminal: this.terminal })
         return
       }
     } catch (err) {
       if (this.#closed) return
       this.failure = err
-      for (const s of this.subscribers) s.offer({ kind: 'error', error: err })
+      for (const s of [...this.subscribers]) s.offer({ kind: 'error', error: err })
       // Leave the registry now: the next stream for this run starts a fresh hub.
       this.close()
     }
@@ -112,6 +112,6 @@ export class RunHub implements SubscriptionSource {
     while (this.#buffered > this.options.bufferEvents && this.#buffer.length > 1) {
       this.#buffered -= this.#buffer.shift()!.events.length
     }
-    for (const s of this.subscribers) s.offer({ kind: 'events', batch, after: 0 })
+    for (const s of this.subscribers) s.offer({ kind: 'events', batch })
   }
 }

@@ -5,7 +5,7 @@
 import type { Batch } from './batch.js'
 import { RunHub, type HubOptions } from './hub.js'
 import type { EnginePage, HistoryReader } from './reader.js'
-import type { Subscription } from './subscription.js'
+import type { Subscription, SubscriptionSink } from './subscription.js'
 
 /**
  * A seam for the benchmark (bench/sse.ts measures delivery lags with it); production passes none,
@@ -66,8 +66,8 @@ export class HistoryHubs {
     this.#idleWaiters.clear()
   }
 
-  /** Follows a run from after `position` (0 = from its first event). */
-  subscribe (workflowId: string, runId: string, position: number): Subscription {
+  /** Follows a run from after `position` (0 = from its first event), handing its events to `sink`. */
+  subscribe (workflowId: string, runId: string, position: number, sink: SubscriptionSink): Subscription {
     const key = `${workflowId}\u0000${runId}`
     let hub = this.#hubs.get(key)
     if (!hub) {
@@ -77,7 +77,7 @@ export class HistoryHubs {
       })
       this.#hubs.set(key, hub)
     }
-    return hub.subscribe(position)
+    return hub.subscribe(position, sink)
   }
 
   /** Live hubs and their subscribers, for tests and the benchmark. */

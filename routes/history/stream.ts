@@ -45,8 +45,7 @@ const stream: FastifyPluginAsyncTypebox = async (fastify) => {
       streams: fastify.openStreams,
       info,
       position: cursor?.eventId ?? 0,
-      includePayloads: query.includePayloads ?? false,
-      log: request.log
+      includePayloads: query.includePayloads ?? false
     })
   }
 
