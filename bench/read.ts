@@ -13,6 +13,7 @@ import type { Client } from '@temporalio/client'
 import { Pool } from 'undici'
 import { closedLoop, f1, f2, percentiles, verdict, type ApiTrace, type Percentiles } from './measure.js'
 import { measureIdleStreams, type ApiHandle, type IdleStreams } from './sse.js'
+import { imageApiCommand } from '../scripts/dockerfile.js'
 
 export interface ReadOptions {
   /** Requests per first-read measurement (each on a run of its own). */
@@ -33,7 +34,7 @@ type Reader = (run: RunRef) => Promise<void>
 
 export interface Throughput { perSecond: number, latency: Percentiles }
 export interface Measured { label: string, api: Throughput, raw: Throughput }
-export interface StartMemory { atStart: Memory, settled: Memory, settleMs: number }
+export interface StartMemory { label: string, atStart: Memory, settled: Memory, settleMs: number }
 interface Memory { rss: number, heapUsed: number, heapTotal: number, external: number }
 
 export interface ReadResults {
@@ -42,7 +43,9 @@ export interface ReadResults {
   repeated: Measured[]
   engineCalls: { label: string, calls: Record<string, number> }[]
   idle: IdleStreams
-  startMemory: StartMemory
+  startMemory: StartMemory[]
+  /** Status/input reads through the built API as the image runs it, and with V8's default young generation. */
+  youngGeneration: { flags: string[], image: Throughput, defaults: Throughput }
 }
 
 async function startClosedRuns (temporal: Client, taskQueue: string, n: number): Promise<RunRef[]> {
@@ -85,33 +88,72 @@ async function sideBySide (label: string, opts: ReadOptions, n: number, nextApi:
   return result
 }
 
-/** The production API (`flowport api` from the build) in a process of its own: memory right after it listens, and once idle. */
-async function measureStartMemory (address: string, namespace: string, settleMs: number): Promise<StartMemory> {
-  const cli = resolve('dist/cli/flowport.js')
-  if (!existsSync(cli)) throw new Error('dist/cli/flowport.js is missing: run `npm run build` first')
-  const child = fork(cli, ['api'], {
-    execArgv: ['--expose-gc', '--import', resolve('bench/memory-probe.mjs')],
-    env: { PATH: process.env.PATH, NODE_ENV: 'production', SERVICE_API_AUTH_TOKEN: 'bench-token-0123456789', TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: namespace, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' },
+/** Production refuses tokens under 16 characters. */
+const TOKEN = 'bench-token-0123456789'
+
+interface BuiltApi { base: string, memory: () => Promise<Memory>, stop: () => void }
+
+/** A built API in a process of its own (GC exposed, memory answered over IPC by bench/memory-probe.mjs). */
+async function startBuiltApi (address: string, namespace: string, nodeFlags: string[], command: string[]): Promise<BuiltApi> {
+  if (!existsSync(resolve('dist/server.js'))) throw new Error('the build is missing: run `npm run build` first')
+  const [script, ...args] = command
+  const child = fork(resolve(script), args, {
+    execArgv: [...nodeFlags, '--expose-gc', '--import', resolve('bench/memory-probe.mjs')],
+    env: { PATH: process.env.PATH, NODE_ENV: 'production', SERVICE_API_AUTH_TOKEN: TOKEN, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: namespace, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc']
   })
-  try {
-    await new Promise<void>((listening, failed) => {
-      child.once('exit', (code) => failed(new Error(`flowport api exited with ${code}`)))
-      child.stdout?.on('data', (chunk: Buffer) => { if (chunk.toString().includes('Server listening')) listening() })
+  const base = await new Promise<string>((listening, failed) => {
+    child.once('exit', (code) => failed(new Error(`${command.join(' ')} exited with ${code}`)))
+    child.stdout?.on('data', (chunk: Buffer) => {
+      const at = /Server listening at (http:\/\/[^\s"]+)/.exec(chunk.toString())
+      if (at) listening(at[1])
     })
-    let id = 0
-    const memory = async () => await new Promise<Memory>((done) => {
-      const asked = id++
-      const onMessage = (m: { id: number, result: Memory }) => { if (m.id === asked) { child.off('message', onMessage); done(m.result) } }
-      child.on('message', onMessage)
-      child.send({ id: asked, cmd: 'memory' })
-    })
-    const atStart = await memory()
-    await new Promise((resolve) => setTimeout(resolve, settleMs))
-    return { atStart, settled: await memory(), settleMs }
-  } finally {
-    child.kill('SIGTERM')
+  })
+  let id = 0
+  const memory = async () => await new Promise<Memory>((done) => {
+    const asked = id++
+    const onMessage = (m: { id: number, result: Memory }) => { if (m.id === asked) { child.off('message', onMessage); done(m.result) } }
+    child.on('message', onMessage)
+    child.send({ id: asked, cmd: 'memory' })
+  })
+  return { base, memory, stop: () => { child.removeAllListeners('exit'); child.kill('SIGTERM') } }
+}
+
+/** Memory right after it listens, and once idle. */
+async function measureStartMemory (label: string, api: BuiltApi, settleMs: number): Promise<StartMemory> {
+  const atStart = await api.memory()
+  await new Promise((resolve) => setTimeout(resolve, settleMs))
+  return { label, atStart, settled: await api.memory(), settleMs }
+}
+
+/**
+ * The image's young-generation cap against V8's default, on one workload: repeated status and
+ * input reads of one closed run, `concurrency` in flight, in interleaved rounds.
+ */
+async function compareFlags (a: BuiltApi, b: BuiltApi, run: RunRef, opts: ReadOptions, n: number): Promise<{ a: Throughput, b: Throughput }> {
+  const enc = encodeURIComponent
+  const paths = [`/workflow/${enc(run.workflowId)}/status`, `/workflow/${enc(run.workflowId)}/input`]
+  const pools = [a, b].map((api) => new Pool(api.base, { connections: opts.concurrency, pipelining: 1, keepAliveTimeout: 120_000 }))
+  const reader = (pool: Pool) => {
+    let i = 0
+    return async () => {
+      const res = await pool.request({ method: 'GET', path: paths[i++ % 2], headers: { authorization: `Bearer ${TOKEN}` } })
+      await res.body.text()
+      if (res.statusCode !== 200) throw new Error(`${res.statusCode}`)
+    }
   }
+  const reads = pools.map(reader)
+  const parts: Array<Array<{ ms: number, latencies: number[] }>> = [[], []]
+  try {
+    for (const side of [0, 1]) await closedLoop(200, opts.concurrency, reads[side]) // warm-up
+    const per = Math.ceil(n / opts.rounds)
+    for (let r = 0; r < opts.rounds; r++) {
+      for (const side of r % 2 === 0 ? [0, 1] : [1, 0]) parts[side].push(await closedLoop(per, opts.concurrency, reads[side]))
+    }
+  } finally {
+    await Promise.all(pools.map(async (p) => await p.close()))
+  }
+  return { a: throughput(parts[0]), b: throughput(parts[1]) }
 }
 
 export async function runReadBenchmark (apiHandle: ApiHandle & { call: <T>(cmd: string) => Promise<T> }, temporal: Client, opts: ReadOptions): Promise<ReadResults> {
@@ -186,8 +228,27 @@ export async function runReadBenchmark (apiHandle: ApiHandle & { call: <T>(cmd: 
 
     // 3. Memory: per idle SSE stream (this API process), and the production API at start.
     const idle = await measureIdleStreams(apiHandle, temporal, opts.streams)
-    const startMemory = await measureStartMemory(opts.address, opts.namespace, 15_000)
-    return { options: opts, firstRead, repeated, engineCalls, idle, startMemory }
+    // The built API as `flowport api` runs it (V8's defaults) and as the image's CMD runs it.
+    const image = imageApiCommand()
+    const startMemory: StartMemory[] = []
+    const cli = await startBuiltApi(opts.address, opts.namespace, [], ['dist/cli/flowport.js', 'api'])
+    try { startMemory.push(await measureStartMemory('`node dist/cli/flowport.js api`', cli, 15_000)) } finally { cli.stop() }
+    const imaged = await startBuiltApi(opts.address, opts.namespace, image.nodeFlags, [image.script])
+    try { startMemory.push(await measureStartMemory(`\`node ${[...image.nodeFlags, image.script].join(' ')}\` (the image's CMD)`, imaged, 15_000)) } finally { imaged.stop() }
+
+    // What the image's node flags cost: the same reads through both.
+    const withFlags = await startBuiltApi(opts.address, opts.namespace, image.nodeFlags, [image.script])
+    const withDefaults = await startBuiltApi(opts.address, opts.namespace, [], [image.script])
+    let youngGeneration: ReadResults['youngGeneration']
+    try {
+      const compared = await compareFlags(withFlags, withDefaults, one, opts, opts.repeats)
+      youngGeneration = { flags: image.nodeFlags, image: compared.a, defaults: compared.b }
+      console.log(`read: image flags ${f1(compared.a.perSecond)}/s, defaults ${f1(compared.b.perSecond)}/s`)
+    } finally {
+      withFlags.stop()
+      withDefaults.stop()
+    }
+    return { options: opts, firstRead, repeated, engineCalls, idle, startMemory, youngGeneration }
   } finally {
     await pool.close()
   }
@@ -242,12 +303,17 @@ ${calls.join('\n')}
 | Figure | Target | Measured | |
 |---|---|---|---|
 | API memory per idle SSE stream, heap + external after forced GC (${o.streams} streams) | ≤ 8 KiB | ${kib(perStream)} (heap ${kib(r.idle.perStreamHeapBytes)}, external ${kib(r.idle.perStreamExternalBytes)}; RSS delta ${kib(r.idle.perStreamRssBytes)}) | ${verdict(perStream <= 8 * 1024)} |
-| Production API (\`node --expose-gc dist/cli/flowport.js api\`), RSS right after it listens, after forced GC | ≤ 104 MiB | ${mib(r.startMemory.atStart.rss)} (heap used ${mib(r.startMemory.atStart.heapUsed)} of ${mib(r.startMemory.atStart.heapTotal)}) | ${verdict(r.startMemory.atStart.rss <= 104 * 2 ** 20)} |
-| The same process ${r.startMemory.settleMs / 1000} s later, idle, after forced GC | ≤ 104 MiB | ${mib(r.startMemory.settled.rss)} (heap used ${mib(r.startMemory.settled.heapUsed)} of ${mib(r.startMemory.settled.heapTotal)}) | ${verdict(r.startMemory.settled.rss <= 104 * 2 ** 20)} |
+${r.startMemory.map((m) => `| Production API, ${m.label}, RSS right after it listens, after forced GC | ≤ 104 MiB | ${mib(m.atStart.rss)} (heap used ${mib(m.atStart.heapUsed)} of ${mib(m.atStart.heapTotal)}) | ${verdict(m.atStart.rss <= 104 * 2 ** 20)} |
+| The same process ${m.settleMs / 1000} s later, idle, after forced GC | ≤ 104 MiB | ${mib(m.settled.rss)} (heap used ${mib(m.settled.heapUsed)} of ${mib(m.settled.heapTotal)}) | ${verdict(m.settled.rss <= 104 * 2 ** 20)} |`).join('\n')}
+
+What the image's \`${r.youngGeneration.flags.join(' ')}\` costs: repeated status and input reads of one closed run
+(${o.concurrency} in flight, ${o.rounds} interleaved rounds) through the built API with it, ${f1(r.youngGeneration.image.perSecond)}/s
+(p50 ${f1(r.youngGeneration.image.latency.p50)} ms), and with V8's defaults, ${f1(r.youngGeneration.defaults.perSecond)}/s
+(p50 ${f1(r.youngGeneration.defaults.latency.p50)} ms): ratio ${f2(r.youngGeneration.image.perSecond / r.youngGeneration.defaults.perSecond)}.
 
 Memory per stream: the API's \`process.memoryUsage()\` after four forced GCs, before opening ${o.streams} streams on a run
-that does nothing and after 3 s idle, divided by the number of streams. Start memory: the built CLI with
-\`NODE_ENV=production\`, connected to this run's engine, measured over IPC by bench/memory-probe.mjs. What holds the
+that does nothing and after 3 s idle, divided by the number of streams. Start memory: the built API, each command as
+labelled, with \`NODE_ENV=production\`, connected to this run's engine, measured over IPC by bench/memory-probe.mjs. What holds the
 memory and what was changed: docs/performance.md, "Read path and memory".
 `
 }

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { engineAddress } from './helpers/env.js'
+import { imageApiCommand } from '../scripts/dockerfile.js'
 
 /** Production refuses tokens under 16 characters. */
 const IMAGE_TOKEN = 'image-token-0123456789'
@@ -65,7 +66,8 @@ t.test('the image steps produce working api and worker entry points', async (t) 
   const worker = spawn('node', ['worker/dist/main.js'], { cwd: runtime, env: { ...env, WORKFLOW_BUNDLE: join(runtime, 'worker/dist/workflow-bundle.js') } })
   worker.stdout?.on('data', (c: Buffer) => { workerLog += c.toString() })
   worker.stderr?.on('data', (c: Buffer) => { workerLog += c.toString() })
-  const api = spawn('node', ['dist/server.js'], { cwd: runtime, env: { ...env, PORT: String(port), HOST: '127.0.0.1', SERVICE_API_AUTH_TOKEN: IMAGE_TOKEN }, stdio: 'ignore' })
+  const { nodeFlags, script } = imageApiCommand()
+  const api = spawn('node', [...nodeFlags, script], { cwd: runtime, env: { ...env, PORT: String(port), HOST: '127.0.0.1', SERVICE_API_AUTH_TOKEN: IMAGE_TOKEN }, stdio: 'ignore' })
   t.teardown(async () => { await stop(api); await stop(worker) })
 
   const base = `http://127.0.0.1:${port}`
