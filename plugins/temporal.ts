@@ -6,6 +6,7 @@
  * @see https://typescript.temporal.io/api/classes/client.Connection
  */
 import fp from 'fastify-plugin'
+import type { Interceptor } from '@grpc/grpc-js'
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type ConnectionOptions } from '@temporalio/client'
 import { tlsFromSettings } from '@flowport/worker/tls'
 import type { Config } from '../schemas/config.js'
@@ -32,8 +33,9 @@ declare module 'fastify' {
 /** A deadline of the breaker's probe: the engine answers GetSystemInfo in milliseconds. */
 const PROBE_DEADLINE_MS = 1000
 
-export function connectionOptions (config: Config, breaker?: EngineBreaker): ConnectionOptions {
+export function connectionOptions (config: Config, breaker?: EngineBreaker, metrics?: Interceptor): ConnectionOptions {
   const retry = makeGrpcRetryInterceptor(defaultGrpcRetryOptions())
+  const interceptors = breaker ? breaker.interceptors(retry) : [retry]
   return {
     address: config.TEMPORAL_ADDRESS,
     apiKey: config.TEMPORAL_API_KEY,
@@ -41,8 +43,9 @@ export function connectionOptions (config: Config, breaker?: EngineBreaker): Con
     // Short connect timeout: a down engine should answer 503 quickly, not hang requests.
     connectTimeout: '3s',
     channelArgs: RECONNECT_CHANNEL_ARGS,
-    // The client's own retries, with the breaker watching each attempt under them.
-    interceptors: breaker ? breaker.interceptors(retry) : [retry]
+    // The client's own retries, with the breaker watching each attempt under them; metrics see
+    // each call as a whole, outermost.
+    interceptors: metrics ? [metrics, ...interceptors] : interceptors
   }
 }
 
@@ -54,7 +57,7 @@ export default fp(async (fastify) => {
       onOpen: (reason) => { fastify.log.warn({ reason }, 'engine unreachable: answering 503 until it is back') },
       onClose: (downMs) => { fastify.log.info({ downMs }, 'engine reachable again') }
     })
-  const connection = Connection.lazy(connectionOptions(config, breaker))
+  const connection = Connection.lazy(connectionOptions(config, breaker, fastify.metrics?.engineInterceptor()))
   fastify.decorate('temporal', new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }))
 
   fastify.decorate('engineCall', async function engineCall<T> (fn: () => Promise<T>, opts: EngineCallOptions = {}): Promise<T> {
@@ -79,4 +82,4 @@ export default fp(async (fastify) => {
     breaker.stop()
     await connection.close()
   })
-}, { name: 'temporal', dependencies: ['config'] })
+}, { name: 'temporal', dependencies: ['config', 'metrics'] })

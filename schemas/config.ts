@@ -36,6 +36,9 @@ export const ConfigSchema = Type.Object({
   SERVICE_CLOSED_RUN_CACHE_BYTES: Type.Integer({ minimum: 1024, default: 32 * 1024 * 1024 }),
   SERVICE_CLOSED_RUN_CACHE_TTL_MS: Millis(600_000),
   SERVICE_CORS_ORIGIN: Type.String({ default: '*' }),
+  // Prometheus metrics at GET /metrics (plugins/metrics.ts); the port, when set, serves them without auth.
+  SERVICE_METRICS_ENABLED: Bool(true),
+  SERVICE_METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
   TEMPORAL_ADDRESS: Type.String({ minLength: 1, default: 'localhost:7233' }),
   TEMPORAL_NAMESPACE: Type.String({ minLength: 1, default: 'default' }),
   TEMPORAL_API_KEY: OptionalString,
