@@ -11,6 +11,7 @@ import { readWorkerEnv, workerOptionsFromEnv, type WorkerEnv } from './env.js'
 import { keepPolling } from './runtime/keep-polling.js'
 import { serveHealth } from './runtime/health-server.js'
 import { consoleLogger } from './runtime/logger.js'
+import { installMetrics } from './runtime/telemetry.js'
 
 async function main (): Promise<number> {
   let settings: WorkerEnv
@@ -22,6 +23,15 @@ async function main (): Promise<number> {
   } catch (err) {
     consoleLogger.error(err instanceof CredentialsError ? `${err.name}: ${err.message}` : (err as Error).message)
     return 1
+  }
+  if (settings.SERVICE_WORKER_METRICS_PORT !== undefined) {
+    try {
+      installMetrics(settings.SERVICE_WORKER_METRICS_PORT)
+    } catch (err) {
+      consoleLogger.error(`SERVICE_WORKER_METRICS_PORT=${settings.SERVICE_WORKER_METRICS_PORT}: ${(err as Error).message}`)
+      return 1
+    }
+    consoleLogger.info(`Worker metrics on port ${settings.SERVICE_WORKER_METRICS_PORT}: /metrics`)
   }
   const worker = keepPolling({ ...workerOptionsFromEnv(settings), logger: consoleLogger }, { retryWindowMs: settings.SERVICE_WORKER_ENGINE_RETRY_MS })
   const stop = (signal: string): void => {

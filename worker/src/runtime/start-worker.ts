@@ -12,6 +12,7 @@ import { consoleLogger, type Logger } from './logger.js'
 import { loadProject, type Project } from './project.js'
 import { entryHash, readPrebuiltBundle } from './prebuilt-bundle.js'
 import { publishCatalog } from './publish.js'
+import { stepMetrics } from './step-metrics.js'
 import { evaluatorTypes } from '../trace/history.js'
 import { TRACE_SINK, TraceKeeper } from '../trace/keeper.js'
 import { attemptRecorder } from '../trace/recorder.js'
@@ -43,6 +44,8 @@ export interface WorkerOptions {
   identity?: string
   /** Where execution traces go; absent: no traces (the `flowport worker` entry traces by default). */
   trace?: TraceSettings | null
+  /** Record per-step metrics through the runtime's meter (set when a metrics port is installed: telemetry.ts). */
+  stepMetrics?: boolean
 }
 
 export interface WorkerHandle {
@@ -96,12 +99,15 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
       activities: project.activities,
       shutdownGraceTime: options.shutdownGraceTime ?? '10s',
       ...(options.identity === undefined ? {} : { identity: options.identity }),
-      ...(keeper === null || store === null
+      interceptors: {
+        activity: [
+          ...(options.stepMetrics === true ? [stepMetrics()] : []),
+          ...(store === null ? [] : [attemptRecorder(store, logger)])
+        ]
+      },
+      ...(keeper === null
         ? {}
-        : {
-            interceptors: { activity: [attemptRecorder(store, logger)] },
-            sinks: { [TRACE_SINK]: { closing: { fn: (info) => { keeper.closing(info.workflowId, info.runId) }, callDuringReplay: false } } }
-          }),
+        : { sinks: { [TRACE_SINK]: { closing: { fn: (info) => { keeper.closing(info.workflowId, info.runId) }, callDuringReplay: false } } } }),
       ...engine
     })
   } catch (err) {
