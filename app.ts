@@ -16,6 +16,7 @@ import auth from './plugins/auth.js'
 import schemas from './plugins/schemas.js'
 import swagger from './plugins/swagger.js'
 import metrics from './plugins/metrics.js'
+import tracing from './plugins/tracing.js'
 import temporal from './plugins/temporal.js'
 import catalogs from './plugins/catalogs.js'
 import closedRuns from './plugins/closed-runs.js'
@@ -94,6 +95,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   await app.register(errors)
   // Before auth and every other hook, so a request refused early is counted too.
   await app.register(metrics)
+  await app.register(tracing)
   await app.register(jsonBody)
   await app.register(cors)
   await app.register(auth)

@@ -7,6 +7,7 @@
  */
 import fp from 'fastify-plugin'
 import type { Interceptor } from '@grpc/grpc-js'
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client/index.js'
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type ConnectionOptions } from '@temporalio/client'
 import { tlsFromSettings } from '@flowport/worker/tls'
 import type { Config } from '../schemas/config.js'
@@ -58,7 +59,9 @@ export default fp(async (fastify) => {
       onClose: (downMs) => { fastify.log.info({ downMs }, 'engine reachable again') }
     })
   const connection = Connection.lazy(connectionOptions(config, breaker, fastify.metrics?.engineInterceptor()))
-  fastify.decorate('temporal', new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }))
+  // With tracing on, starts, signals, queries and updates carry the request's span to the workflow.
+  const interceptors = fastify.tracing === null ? undefined : { workflow: [new OpenTelemetryWorkflowClientInterceptor()] }
+  fastify.decorate('temporal', new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, interceptors }))
 
   fastify.decorate('engineCall', async function engineCall<T> (fn: () => Promise<T>, opts: EngineCallOptions = {}): Promise<T> {
     const deadline = Date.now() + (opts.timeoutMs ?? config.SERVICE_ENGINE_CALL_TIMEOUT_MS)
@@ -82,4 +85,4 @@ export default fp(async (fastify) => {
     breaker.stop()
     await connection.close()
   })
-}, { name: 'temporal', dependencies: ['config', 'metrics'] })
+}, { name: 'temporal', dependencies: ['config', 'metrics', 'tracing'] })

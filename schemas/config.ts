@@ -5,6 +5,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { loadSettings } from '@flowport/worker/settings'
 import { TraceEnvProperties } from '@flowport/worker/trace-settings'
+import { OtelEnvProperties } from '@flowport/worker/tracing'
 
 const Millis = (def: number, min = 1) => Type.Integer({ minimum: min, default: def })
 const Bool = (def: boolean) => Type.Boolean({ default: def })
@@ -48,7 +49,9 @@ export const ConfigSchema = Type.Object({
   TEMPORAL_TLS_CERT_PATH: OptionalString,
   TEMPORAL_TLS_KEY_PATH: OptionalString,
   // Shared with the worker (which writes the traces the API reads and names in results).
-  ...TraceEnvProperties
+  ...TraceEnvProperties,
+  // OpenTelemetry traces (plugins/tracing.ts): the standard variables, off while no endpoint is set.
+  ...OtelEnvProperties
 })
 
 export type Config = Static<typeof ConfigSchema>

@@ -7,6 +7,7 @@ import type { WorkerOptions } from './runtime/start-worker.js'
 import { loadSettings } from './settings.js'
 import { tlsFromSettings } from './tls.js'
 import { TraceEnvProperties, traceSettingsFrom } from './trace/settings.js'
+import { OtelEnvProperties } from './telemetry/tracing.js'
 
 const Count = (def: number, minimum: number) => Type.Integer({ minimum, default: def })
 const OptionalString = Type.Optional(Type.String({ minLength: 1 }))
@@ -35,7 +36,9 @@ export const WorkerEnvSchema = Type.Object({
   SERVICE_WORKER_HEALTH_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
   /** Port of the worker's Prometheus metrics (/metrics: the SDK's worker metrics and per-step metrics); unset: none. */
   SERVICE_WORKER_METRICS_PORT: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
-  ...TraceEnvProperties
+  ...TraceEnvProperties,
+  // OpenTelemetry traces (telemetry/tracing.ts): the standard variables, off while no endpoint is set.
+  ...OtelEnvProperties
 })
 
 export type WorkerEnv = Static<typeof WorkerEnvSchema>
