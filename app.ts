@@ -17,6 +17,7 @@ import schemas from './plugins/schemas.js'
 import swagger from './plugins/swagger.js'
 import metrics from './plugins/metrics.js'
 import tracing from './plugins/tracing.js'
+import runLog from './plugins/run-log.js'
 import temporal from './plugins/temporal.js'
 import catalogs from './plugins/catalogs.js'
 import closedRuns from './plugins/closed-runs.js'
@@ -96,6 +97,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   // Before auth and every other hook, so a request refused early is counted too.
   await app.register(metrics)
   await app.register(tracing)
+  await app.register(runLog)
   await app.register(jsonBody)
   await app.register(cors)
   await app.register(auth)
