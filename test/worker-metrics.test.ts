@@ -55,4 +55,8 @@ t.test('per-step and per-workflow counts match the runs; the SDK worker metrics 
   t.ok(samples.some((s) => s.name === 'temporal_worker_task_slots_available'), 'task slots')
   t.ok(samples.some((s) => s.name.startsWith('temporal_workflow_task_schedule_to_start_latency')), 'schedule-to-start latency')
   t.ok(samples.some((s) => s.name === 'temporal_sticky_cache_size'), 'sticky cache')
+  t.equal(total(samples, 'temporal_workflow_endtoend_latency_count', { workflow_type: 'hello' }), 2, 'end-to-end latency per workflow type')
+  t.equal(total(samples, 'temporal_activity_execution_latency_count', { activity_type: 'hello#greet' }), 2, 'the SDK\'s own step latency')
+  t.ok(samples.some((s) => s.name.startsWith('temporal_long_request_latency')), 'poll latency')
+  t.ok(samples.some((s) => s.name === 'temporal_num_pollers'), 'pollers')
 })
