@@ -59,7 +59,7 @@ export default fp(async (fastify) => {
   if (port === undefined) return
   const server = createServer((req, res) => {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'NotFoundError', message: 'Only GET /metrics is served on this port' }))
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'RouteNotFoundError', message: 'Only GET /metrics is served on this port' }))
       return
     }
     metrics.scrape().then(

@@ -99,7 +99,7 @@ t.test('with auth on, /metrics needs the token; SERVICE_METRICS_PORT serves it w
   t.equal(total(samples, 'flowport_http_requests_total', { route: '/metrics', status_code: '401' }), 1, 'the separate port serves the same registry')
   const other = await request(`http://127.0.0.1:${port}/workflow/runs`)
   t.equal(other.statusCode, 404, 'nothing else is served there')
-  t.equal((await other.body.json() as { error: string }).error, 'NotFoundError')
+  t.equal((await other.body.json() as { error: string }).error, 'RouteNotFoundError')
   await app.close()
   t.notOk(server!.listening, 'closed with the app')
 })
