@@ -15,6 +15,9 @@ import cors from './plugins/cors.js'
 import auth from './plugins/auth.js'
 import schemas from './plugins/schemas.js'
 import swagger from './plugins/swagger.js'
+import metrics from './plugins/metrics.js'
+import tracing from './plugins/tracing.js'
+import runLog from './plugins/run-log.js'
 import temporal from './plugins/temporal.js'
 import catalogs from './plugins/catalogs.js'
 import closedRuns from './plugins/closed-runs.js'
@@ -91,6 +94,10 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
 
   await app.register(configPlugin, { config })
   await app.register(errors)
+  // Before auth and every other hook, so a request refused early is counted too.
+  await app.register(metrics)
+  await app.register(tracing)
+  await app.register(runLog)
   await app.register(jsonBody)
   await app.register(cors)
   await app.register(auth)

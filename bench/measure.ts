@@ -29,7 +29,7 @@ const CLK_TCK = (() => {
 const jiffiesToMs = (j: number) => (j * 1000) / CLK_TCK
 
 /** User + system CPU ms of a process (all its threads) so far. */
-function processCpuMs (pid: number): number {
+export function processCpuMs (pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')

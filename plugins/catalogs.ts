@@ -40,7 +40,11 @@ export interface Catalogs {
   workers: (catalogId: string, signal?: AbortSignal) => Promise<CatalogWorkers>
   /** Ids of every published catalog (the engine's visibility list: eventually consistent). */
   published: (signal?: AbortSignal) => Promise<string[]>
+  /** Hits and misses of each cache since start (plugins/metrics.ts exports them). */
+  cacheStats: Record<string, CacheStats>
 }
+
+export interface CacheStats { hits: number, misses: number }
 
 declare module 'fastify' {
   interface FastifyInstance { catalogs: Catalogs }
@@ -52,11 +56,15 @@ const notAvailable = (catalogId: string, why: string) => new ApiError(503, 'Cata
   `Catalog ${catalogId} is not available: ${why}`, { headers: { 'retry-after': RETRY_AFTER_SECONDS } })
 
 /** Caches a promise per key for CACHE_TTL_MS; concurrent callers share one engine call, failures are not kept. */
-function cached<T> (load: (key: string, signal?: AbortSignal) => Promise<T>) {
+function cached<T> (stats: CacheStats, load: (key: string, signal?: AbortSignal) => Promise<T>) {
   const cache = new Map<string, { at: number, value: Promise<T> }>()
   return async (key: string, signal?: AbortSignal): Promise<T> => {
     const hit = cache.get(key)
-    if (hit && Date.now() - hit.at < CACHE_TTL_MS) return await hit.value
+    if (hit && Date.now() - hit.at < CACHE_TTL_MS) {
+      stats.hits++
+      return await hit.value
+    }
+    stats.misses++
     const value = load(key, signal)
     cache.set(key, { at: Date.now(), value })
     value.catch(() => { if (cache.get(key)?.value === value) cache.delete(key) })
@@ -66,6 +74,7 @@ function cached<T> (load: (key: string, signal?: AbortSignal) => Promise<T>) {
 
 export default fp(async (fastify) => {
   const defaultCatalog = fastify.config.SERVICE_CATALOG_ID
+  const cacheStats = { catalog: { hits: 0, misses: 0 }, catalog_workers: { hits: 0, misses: 0 }, catalog_list: { hits: 0, misses: 0 } }
 
   /** The catalog of each catalog workflow's current run: a new catalog comes with a new run. */
   const ofRun = new Map<string, { runId: string, catalog: Promise<Catalog | null> }>()
@@ -79,7 +88,7 @@ export default fp(async (fastify) => {
     return await catalog
   }
 
-  const get = cached(async (catalogId, signal): Promise<Catalog> => {
+  const get = cached(cacheStats.catalog, async (catalogId, signal): Promise<Catalog> => {
     const workflowId = catalogWorkflowId(catalogId)
     const description = await fastify.engineCall(
       () => fastify.temporal.workflow.getHandle(workflowId).describe(), { signal }
@@ -96,7 +105,7 @@ export default fp(async (fastify) => {
     return catalog
   })
 
-  const workers = cached(async (catalogId, signal): Promise<CatalogWorkers> => {
+  const workers = cached(cacheStats.catalog_workers, async (catalogId, signal): Promise<CatalogWorkers> => {
     const { namespace } = fastify.temporal.options
     const { pollers } = await fastify.engineCall(() => fastify.temporal.workflowService.describeTaskQueue({
       namespace,
@@ -109,7 +118,7 @@ export default fp(async (fastify) => {
     return { polling: recent.length > 0, pollers: recent.length, lastPollTime: isoOrNull(last) }
   })
 
-  const listed = cached(async (_key, signal): Promise<string[]> => {
+  const listed = cached(cacheStats.catalog_list, async (_key, signal): Promise<string[]> => {
     const { namespace } = fastify.temporal.options
     const { executions } = await fastify.engineCall(() => fastify.temporal.workflowService.listWorkflowExecutions({
       namespace, pageSize: 1000, query: `WorkflowType = "${CATALOG_WORKFLOW_TYPE}" AND ExecutionStatus = "Running"`
@@ -129,5 +138,5 @@ export default fp(async (fastify) => {
     return found
   }
 
-  fastify.decorate('catalogs', { get, workflow, workers, published })
+  fastify.decorate('catalogs', { get, workflow, workers, published, cacheStats })
 }, { name: 'catalog', dependencies: ['temporal'] })

@@ -6,6 +6,8 @@
  * @see https://typescript.temporal.io/api/classes/client.Connection
  */
 import fp from 'fastify-plugin'
+import type { Interceptor } from '@grpc/grpc-js'
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client/index.js'
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type ConnectionOptions } from '@temporalio/client'
 import { tlsFromSettings } from '@flowport/worker/tls'
 import type { Config } from '../schemas/config.js'
@@ -32,8 +34,9 @@ declare module 'fastify' {
 /** A deadline of the breaker's probe: the engine answers GetSystemInfo in milliseconds. */
 const PROBE_DEADLINE_MS = 1000
 
-export function connectionOptions (config: Config, breaker?: EngineBreaker): ConnectionOptions {
+export function connectionOptions (config: Config, breaker?: EngineBreaker, metrics?: Interceptor): ConnectionOptions {
   const retry = makeGrpcRetryInterceptor(defaultGrpcRetryOptions())
+  const interceptors = breaker ? breaker.interceptors(retry) : [retry]
   return {
     address: config.TEMPORAL_ADDRESS,
     apiKey: config.TEMPORAL_API_KEY,
@@ -41,8 +44,9 @@ export function connectionOptions (config: Config, breaker?: EngineBreaker): Con
     // Short connect timeout: a down engine should answer 503 quickly, not hang requests.
     connectTimeout: '3s',
     channelArgs: RECONNECT_CHANNEL_ARGS,
-    // The client's own retries, with the breaker watching each attempt under them.
-    interceptors: breaker ? breaker.interceptors(retry) : [retry]
+    // The client's own retries, with the breaker watching each attempt under them; metrics see
+    // each call as a whole, outermost.
+    interceptors: metrics ? [metrics, ...interceptors] : interceptors
   }
 }
 
@@ -54,8 +58,10 @@ export default fp(async (fastify) => {
       onOpen: (reason) => { fastify.log.warn({ reason }, 'engine unreachable: answering 503 until it is back') },
       onClose: (downMs) => { fastify.log.info({ downMs }, 'engine reachable again') }
     })
-  const connection = Connection.lazy(connectionOptions(config, breaker))
-  fastify.decorate('temporal', new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }))
+  const connection = Connection.lazy(connectionOptions(config, breaker, fastify.metrics?.engineInterceptor()))
+  // With tracing on, starts, signals, queries and updates carry the request's span to the workflow.
+  const interceptors = fastify.tracing === null ? undefined : { workflow: [new OpenTelemetryWorkflowClientInterceptor()] }
+  fastify.decorate('temporal', new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, interceptors }))
 
   fastify.decorate('engineCall', async function engineCall<T> (fn: () => Promise<T>, opts: EngineCallOptions = {}): Promise<T> {
     const deadline = Date.now() + (opts.timeoutMs ?? config.SERVICE_ENGINE_CALL_TIMEOUT_MS)
@@ -79,4 +85,4 @@ export default fp(async (fastify) => {
     breaker.stop()
     await connection.close()
   })
-}, { name: 'temporal', dependencies: ['config'] })
+}, { name: 'temporal', dependencies: ['config', 'metrics', 'tracing'] })

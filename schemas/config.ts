@@ -5,6 +5,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { loadSettings } from '@flowport/worker/settings'
 import { TraceEnvProperties } from '@flowport/worker/trace-settings'
+import { OtelEnvProperties } from '@flowport/worker/tracing'
 
 const Millis = (def: number, min = 1) => Type.Integer({ minimum: min, default: def })
 const Bool = (def: boolean) => Type.Boolean({ default: def })
@@ -36,6 +37,9 @@ export const ConfigSchema = Type.Object({
   SERVICE_CLOSED_RUN_CACHE_BYTES: Type.Integer({ minimum: 1024, default: 32 * 1024 * 1024 }),
   SERVICE_CLOSED_RUN_CACHE_TTL_MS: Millis(600_000),
   SERVICE_CORS_ORIGIN: Type.String({ default: '*' }),
+  // Prometheus metrics at GET /metrics (plugins/metrics.ts); the port, when set, serves them without auth.
+  SERVICE_METRICS_ENABLED: Bool(true),
+  SERVICE_METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
   TEMPORAL_ADDRESS: Type.String({ minLength: 1, default: 'localhost:7233' }),
   TEMPORAL_NAMESPACE: Type.String({ minLength: 1, default: 'default' }),
   TEMPORAL_API_KEY: OptionalString,
@@ -45,7 +49,9 @@ export const ConfigSchema = Type.Object({
   TEMPORAL_TLS_CERT_PATH: OptionalString,
   TEMPORAL_TLS_KEY_PATH: OptionalString,
   // Shared with the worker (which writes the traces the API reads and names in results).
-  ...TraceEnvProperties
+  ...TraceEnvProperties,
+  // OpenTelemetry traces (plugins/tracing.ts): the standard variables, off while no endpoint is set.
+  ...OtelEnvProperties
 })
 
 export type Config = Static<typeof ConfigSchema>

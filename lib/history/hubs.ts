@@ -25,11 +25,13 @@ export interface HubMetrics {
   replayCalls: number
   /** Calls open right now. */
   inFlight: number
+  /** Long-polls open right now (each shared by every stream of its run). */
+  longPollsInFlight: number
 }
 
 /** The registry of live hubs, one per run, and the counters of upstream calls. */
 export class HistoryHubs {
-  readonly metrics: HubMetrics = { upstreamCalls: 0, longPolls: 0, replayCalls: 0, inFlight: 0 }
+  readonly metrics: HubMetrics = { upstreamCalls: 0, longPolls: 0, replayCalls: 0, inFlight: 0, longPollsInFlight: 0 }
   readonly #hubs = new Map<string, RunHub>()
   readonly read: HistoryReader
 
@@ -38,8 +40,10 @@ export class HistoryHubs {
   constructor (read: HistoryReader, readonly options: HubOptions, readonly observer: HubObserver = {}) {
     this.read = async (request) => {
       this.metrics.upstreamCalls++
-      if (request.wait) this.metrics.longPolls++
-      else this.metrics.replayCalls++
+      if (request.wait) {
+        this.metrics.longPolls++
+        this.metrics.longPollsInFlight++
+      } else this.metrics.replayCalls++
       this.metrics.inFlight++
       try {
         const page = await read(request)
@@ -47,6 +51,7 @@ export class HistoryHubs {
         return page
       } finally {
         this.metrics.inFlight--
+        if (request.wait) this.metrics.longPollsInFlight--
         this.#checkIdle()
       }
     }

@@ -7,6 +7,7 @@ import type { WorkerOptions } from './runtime/start-worker.js'
 import { loadSettings } from './settings.js'
 import { tlsFromSettings } from './tls.js'
 import { TraceEnvProperties, traceSettingsFrom } from './trace/settings.js'
+import { OtelEnvProperties } from './telemetry/tracing.js'
 
 const Count = (def: number, minimum: number) => Type.Integer({ minimum, default: def })
 const OptionalString = Type.Optional(Type.String({ minLength: 1 }))
@@ -33,7 +34,11 @@ export const WorkerEnvSchema = Type.Object({
   SERVICE_WORKER_ENGINE_RETRY_MS: Count(120_000, 0),
   /** Port of the worker's /health and /ready probes; unset: no probe server. */
   SERVICE_WORKER_HEALTH_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
-  ...TraceEnvProperties
+  /** Port of the worker's Prometheus metrics (/metrics: the SDK's worker metrics and per-step metrics); unset: none. */
+  SERVICE_WORKER_METRICS_PORT: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
+  ...TraceEnvProperties,
+  // OpenTelemetry traces (telemetry/tracing.ts): the standard variables, off while no endpoint is set.
+  ...OtelEnvProperties
 })
 
 export type WorkerEnv = Static<typeof WorkerEnvSchema>
@@ -64,6 +69,7 @@ export function workerOptionsFromEnv (config: WorkerEnv): WorkerOptions {
     tls: tlsFromSettings(config),
     shutdownGraceTime: config.ENGINE_SHUTDOWN_GRACE_MS,
     trace: traceSettingsFrom(config),
+    stepMetrics: config.SERVICE_WORKER_METRICS_PORT !== undefined,
     engine: {
       maxConcurrentActivityTaskExecutions: config.ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_EXECUTIONS,
       maxConcurrentWorkflowTaskExecutions: config.ENGINE_MAX_CONCURRENT_WORKFLOW_TASK_EXECUTIONS,

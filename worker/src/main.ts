@@ -11,6 +11,8 @@ import { readWorkerEnv, workerOptionsFromEnv, type WorkerEnv } from './env.js'
 import { keepPolling } from './runtime/keep-polling.js'
 import { serveHealth } from './runtime/health-server.js'
 import { consoleLogger } from './runtime/logger.js'
+import { installMetrics } from './runtime/telemetry.js'
+import { startTracing } from './telemetry/tracing.js'
 
 async function main (): Promise<number> {
   let settings: WorkerEnv
@@ -23,7 +25,18 @@ async function main (): Promise<number> {
     consoleLogger.error(err instanceof CredentialsError ? `${err.name}: ${err.message}` : (err as Error).message)
     return 1
   }
-  const worker = keepPolling({ ...workerOptionsFromEnv(settings), logger: consoleLogger }, { retryWindowMs: settings.SERVICE_WORKER_ENGINE_RETRY_MS })
+  if (settings.SERVICE_WORKER_METRICS_PORT !== undefined) {
+    try {
+      installMetrics(settings.SERVICE_WORKER_METRICS_PORT)
+    } catch (err) {
+      consoleLogger.error(`SERVICE_WORKER_METRICS_PORT=${settings.SERVICE_WORKER_METRICS_PORT}: ${(err as Error).message}`)
+      return 1
+    }
+    consoleLogger.info(`Worker metrics on port ${settings.SERVICE_WORKER_METRICS_PORT}: /metrics`)
+  }
+  const tracing = startTracing(settings, 'flowport-worker')
+  if (tracing !== null) consoleLogger.info('Worker traces go to the OTLP endpoint of the OTEL_* settings')
+  const worker = keepPolling({ ...workerOptionsFromEnv(settings), logger: consoleLogger, tracing }, { retryWindowMs: settings.SERVICE_WORKER_ENGINE_RETRY_MS })
   const stop = (signal: string): void => {
     // npm and shells may deliver the same signal twice; one shutdown is enough.
     if (worker.state() === 'stopping') return
@@ -47,6 +60,8 @@ async function main (): Promise<number> {
   }
   const code = await worker.done
   health?.close()
+  // The spans of the last runs are still in the batch: send them before exiting.
+  await tracing?.shutdown().catch((err: unknown) => { consoleLogger.warn(`Traces not flushed: ${(err as Error).message}`) })
   consoleLogger.info(code === 0 ? 'Worker stopped' : 'Worker exiting with code 1')
   return code
 }

@@ -13,8 +13,8 @@ import type { Registry } from './registry.js'
 const STAMP = '// flowport-entry-sha256:'
 
 /** Hash of the generated entry, with the project root left out so a moved tree still matches. */
-export function entryHash (registry: Registry, manifest: Manifest, root = process.cwd()): string {
-  const entry = generateEntry(registry, manifest).replaceAll(realpathSync(root), '<root>')
+export function entryHash (registry: Registry, manifest: Manifest, { root = process.cwd(), tracing = false }: { root?: string, tracing?: boolean } = {}): string {
+  const entry = generateEntry(registry, manifest, tracing).replaceAll(realpathSync(root), '<root>')
   return createHash('sha256').update(entry).digest('hex')
 }
 

@@ -4,7 +4,8 @@
  */
 import { Client } from '@temporalio/client'
 import type { Duration } from '@temporalio/common'
-import { NativeConnection, Worker, type NativeConnectionOptions } from '@temporalio/worker'
+import { NativeConnection, Worker, type ActivityInterceptorsFactory, type NativeConnectionOptions } from '@temporalio/worker'
+import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry/lib/worker/index.js'
 import type { Catalog } from '../contract.js'
 import { bundleWorkflows } from './bundle.js'
 import { resolveEngineOptions, type EngineOptions } from './engine.js'
@@ -12,6 +13,8 @@ import { consoleLogger, type Logger } from './logger.js'
 import { loadProject, type Project } from './project.js'
 import { entryHash, readPrebuiltBundle } from './prebuilt-bundle.js'
 import { publishCatalog } from './publish.js'
+import { stepMetrics } from './step-metrics.js'
+import type { Tracing } from '../telemetry/tracing.js'
 import { evaluatorTypes } from '../trace/history.js'
 import { TRACE_SINK, TraceKeeper } from '../trace/keeper.js'
 import { attemptRecorder } from '../trace/recorder.js'
@@ -43,6 +46,10 @@ export interface WorkerOptions {
   identity?: string
   /** Where execution traces go; absent: no traces (the `flowport worker` entry traces by default). */
   trace?: TraceSettings | null
+  /** OpenTelemetry tracing (telemetry/tracing.ts): workflow and step spans, children of the starter's span. */
+  tracing?: Tracing | null
+  /** Record per-step metrics through the runtime's meter (set when a metrics port is installed: telemetry.ts). */
+  stepMetrics?: boolean
 }
 
 export interface WorkerHandle {
@@ -86,6 +93,7 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
   const keeper = store === null
     ? null
     : new TraceKeeper({ client, taskQueue: options.catalogId, store, isEvaluator: (type) => evaluators.has(type), logger })
+  const tracing = options.tracing ?? null
   let worker: Worker
   try {
     worker = await Worker.create({
@@ -96,12 +104,18 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
       activities: project.activities,
       shutdownGraceTime: options.shutdownGraceTime ?? '10s',
       ...(options.identity === undefined ? {} : { identity: options.identity }),
-      ...(keeper === null || store === null
-        ? {}
-        : {
-            interceptors: { activity: [attemptRecorder(store, logger)] },
-            sinks: { [TRACE_SINK]: { closing: { fn: (info) => { keeper.closing(info.workflowId, info.runId) }, callDuringReplay: false } } }
-          }),
+      interceptors: {
+        activity: [
+          ...(tracing === null ? [] : [tracingInterceptors]),
+          ...(options.stepMetrics === true ? [stepMetrics()] : []),
+          ...(store === null ? [] : [attemptRecorder(store, logger)])
+        ]
+      },
+      sinks: {
+        ...(keeper === null ? {} : { [TRACE_SINK]: { closing: { fn: (info) => { keeper.closing(info.workflowId, info.runId) }, callDuringReplay: false } } }),
+        // Spans made inside the workflow sandbox leave through this sink.
+        ...(tracing === null ? {} : { exporter: makeWorkflowExporter(tracing.processor, tracing.resource) })
+      },
       ...engine
     })
   } catch (err) {
@@ -157,11 +171,18 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
   return { shutdown, done, catalog, isPolling }
 }
 
+/** A step's span (`RunActivity:<workflow>#<step>`), a child of the workflow's `StartActivity` span. */
+const tracingInterceptors: ActivityInterceptorsFactory = (ctx) => ({
+  inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
+  outbound: new OpenTelemetryActivityOutboundInterceptor(ctx)
+})
+
 async function workflowBundleFor (project: Project, options: WorkerOptions, logger: Logger): Promise<{ code: string }> {
+  const tracing = options.tracing != null
   if (options.workflowBundlePath !== undefined) {
-    const prebuilt = readPrebuiltBundle(options.workflowBundlePath, entryHash(project.registry, project.manifest))
+    const prebuilt = readPrebuiltBundle(options.workflowBundlePath, entryHash(project.registry, project.manifest, { tracing }))
     if ('code' in prebuilt) return prebuilt
     logger.warn(`Not using the prebuilt workflow bundle: ${prebuilt.reason}; bundling now`)
   }
-  return await bundleWorkflows({ registry: project.registry, manifest: project.manifest, logger, reuse: options.reuseBundle })
+  return await bundleWorkflows({ registry: project.registry, manifest: project.manifest, logger, reuse: options.reuseBundle, tracing })
 }

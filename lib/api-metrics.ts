@@ -1,0 +1,106 @@
+/**
+ * The API's Prometheus metrics (prom-client): one registry per app, so two apps in one process
+ * (tests, the benchmark) never share counts; process metrics once per process (prom-client's
+ * default registry), merged into every scrape. Names and labels are listed in docs/observability.md.
+ * Labels are bounded: route templates (never raw paths), gRPC method names, status codes.
+ */
+import { InterceptingCall, status as grpcStatus, type Interceptor } from '@grpc/grpc-js'
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, register as processRegistry } from 'prom-client'
+
+/** HTTP latencies: from a cached read (well under 1 ms) to a /workflow/run that waits minutes. */
+const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]
+/** Engine calls: a start takes milliseconds; long polls are held up to 70 s. */
+const ENGINE_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 70]
+
+const STATUS_NAMES = new Map(Object.entries(grpcStatus).map(([name, code]) => [code, name]))
+
+/** What the gauges read at scrape time: owned by other plugins, counted where they live. */
+export interface MetricSources {
+  openStreams: () => number
+  liveHubs: () => number
+  longPollsInFlight: () => number
+  /** Hits and misses per cache, since start. */
+  cacheStats: () => Record<string, { hits: number, misses: number }>
+}
+
+let processMetrics = false
+
+export class ApiMetrics {
+  readonly registry = new Registry()
+  readonly #requests = new Counter({ name: 'flowport_http_requests_total', help: 'HTTP requests answered, by method, route template and status code', labelNames: ['method', 'route', 'status_code'] as const, registers: [this.registry] })
+  readonly #duration = new Histogram({ name: 'flowport_http_request_duration_seconds', help: 'Time from receiving a request to the end of its response (for streams: how long the stream was open)', labelNames: ['method', 'route', 'status_code'] as const, buckets: HTTP_BUCKETS, registers: [this.registry] })
+  readonly #engineDuration = new Histogram({ name: 'flowport_engine_call_duration_seconds', help: 'Temporal gRPC calls made by the API, retries included, by method and gRPC status', labelNames: ['method', 'code'] as const, buckets: ENGINE_BUCKETS, registers: [this.registry] })
+  readonly #engineErrors = new Counter({ name: 'flowport_engine_call_errors_total', help: 'Temporal gRPC calls that ended with a status other than OK, by method and gRPC status', labelNames: ['method', 'code'] as const, registers: [this.registry] })
+
+  constructor (sources: MetricSources) {
+    if (!processMetrics) {
+      processMetrics = true
+      collectDefaultMetrics({ register: processRegistry })
+    }
+    const registers = [this.registry]
+    const gauge = (name: string, help: string, read: () => number) =>
+      new Gauge({ name, help, registers, collect () { this.set(read()) } })
+    gauge('flowport_sse_streams_open', 'History streams (SSE) open now', sources.openStreams)
+    gauge('flowport_history_hubs_live', 'Runs followed by at least one stream now (one shared upstream long-poll each)', sources.liveHubs)
+    gauge('flowport_history_long_polls_in_flight', 'Upstream history long-polls open now, each shared by every stream of its run', sources.longPollsInFlight)
+    new Counter({ // eslint-disable-line no-new
+      name: 'flowport_cache_requests_total',
+      help: 'Cache lookups by cache and result (hit or miss)',
+      labelNames: ['cache', 'result'] as const,
+      registers,
+      collect () {
+        this.reset()
+        for (const [cache, { hits, misses }] of Object.entries(sources.cacheStats())) {
+          this.inc({ cache, result: 'hit' }, hits)
+          this.inc({ cache, result: 'miss' }, misses)
+        }
+      }
+    })
+  }
+
+  /** Label children per method, route and status: bounded, and prom-client then skips hashing the labels on every request. */
+  readonly #requestSeries = new Map<string, { count: { inc: () => void }, duration: { observe: (value: number) => void } }>()
+
+  observeRequest (method: string, route: string, statusCode: number, seconds: number): void {
+    const key = `${method} ${statusCode} ${route}`
+    let series = this.#requestSeries.get(key)
+    if (series === undefined) {
+      const labels = { method, route, status_code: statusCode }
+      series = { count: this.#requests.labels(labels), duration: this.#duration.labels(labels) }
+      this.#requestSeries.set(key, series)
+    }
+    series.count.inc()
+    series.duration.observe(seconds)
+  }
+
+  /**
+   * A gRPC interceptor placed outermost on the engine connection: one observation per call as the
+   * API made it (the client's retries inside it), labelled by the short method name.
+   */
+  engineInterceptor (): Interceptor {
+    return (options, nextCall) => {
+      const path = options.method_definition.path
+      const method = path.slice(path.lastIndexOf('/') + 1)
+      const started = process.hrtime.bigint()
+      return new InterceptingCall(nextCall(options), {
+        start: (metadata, listener, next) => {
+          next(metadata, {
+            onReceiveStatus: (received, nextStatus) => {
+              const code = STATUS_NAMES.get(received.code) ?? String(received.code)
+              this.#engineDuration.observe({ method, code }, Number(process.hrtime.bigint() - started) / 1e9)
+              if (received.code !== grpcStatus.OK) this.#engineErrors.inc({ method, code })
+              nextStatus(received)
+            }
+          })
+        }
+      })
+    }
+  }
+
+  contentType = this.registry.contentType
+
+  /** The exposition text: this app's metrics, then the process's. */
+  async scrape (): Promise<string> {
+    return await Registry.merge([this.registry, processRegistry]).metrics()
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Prometheus metrics (lib/api-metrics.ts): every answered request is counted by method, route
+ * template and status; `GET /metrics` serves them (behind the token when auth is on) and, with
+ * SERVICE_METRICS_PORT, a separate listener serves them without auth for a scraper inside the
+ * cluster. SERVICE_METRICS_ENABLED=false leaves out the hook, the route and the engine
+ * interceptor altogether. See docs/observability.md.
+ * @see https://github.com/siimon/prom-client
+ */
+import { createServer, type Server } from 'node:http'
+import fp from 'fastify-plugin'
+import { ApiMetrics } from '../lib/api-metrics.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** null when SERVICE_METRICS_ENABLED=false. */
+    metrics: ApiMetrics | null
+    /** The separate listener of SERVICE_METRICS_PORT, once the app is ready. */
+    metricsServer: Server | null
+  }
+}
+
+/** Requests that reached no route share one label, so unknown paths cannot explode the label set. */
+const UNMATCHED = 'unmatched'
+/** nginx's code for a request whose client closed the connection before the response. */
+const CLIENT_CLOSED_REQUEST = 499
+
+export default fp(async (fastify) => {
+  const { config } = fastify
+  fastify.decorate('metricsServer', null)
+  if (!config.SERVICE_METRICS_ENABLED) {
+    fastify.decorate('metrics', null)
+    return
+  }
+  // The sources belong to plugins registered later; they are read at scrape time only.
+  const metrics = new ApiMetrics({
+    openStreams: () => fastify.openStreams.size,
+    liveHubs: () => fastify.historyHubs.size,
+    longPollsInFlight: () => fastify.historyHubs.metrics.longPollsInFlight,
+    cacheStats: () => fastify.catalogs.cacheStats
+  })
+  fastify.decorate('metrics', metrics)
+
+  // On the socket's `close`, not onResponse: that hook never runs for a response the client left
+  // (every SSE stream ends that way). A client that left before the headers went out is a 499.
+  fastify.addHook('onRequest', (request, reply, done) => {
+    reply.raw.once('close', () => {
+      const status = reply.raw.headersSent ? reply.statusCode : CLIENT_CLOSED_REQUEST
+      metrics.observeRequest(request.method, request.routeOptions.url ?? UNMATCHED, status, reply.elapsedTime / 1000)
+    })
+    done()
+  })
+
+  fastify.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+    const text = await metrics.scrape()
+    return await reply.type(metrics.contentType).send(text)
+  })
+
+  const port = config.SERVICE_METRICS_PORT
+  if (port === undefined) return
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'RouteNotFoundError', message: 'Only GET /metrics is served on this port' }))
+      return
+    }
+    metrics.scrape().then(
+      (text) => { res.writeHead(200, { 'content-type': metrics.contentType }).end(text) },
+      (err: unknown) => {
+        fastify.log.error({ err }, 'metrics scrape failed')
+        res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'InternalServerError', message: 'Metrics could not be collected' }))
+      })
+  })
+  fastify.addHook('onReady', async () => {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(port, config.HOST, () => { server.off('error', reject); resolve() })
+    })
+    fastify.metricsServer = server
+  })
+  fastify.addHook('onClose', async () => {
+    if (server.listening) await new Promise((resolve) => server.close(resolve))
+  })
+}, { name: 'metrics', dependencies: ['config'] })
