@@ -43,6 +43,37 @@ export const RunWorkflowBodySchema = Type.Object({
   }))
 }, { $id: 'RunWorkflowBody', additionalProperties: false, examples: [{ workflowName: 'hello', input: { name: 'Ada' } }] })
 
+/**
+ * The Idempotency-Key request header (IETF httpapi draft "The Idempotency-Key HTTP Header Field"):
+ * 1–255 visible ASCII characters, sent bare (`abc`) or as the draft's Structured Field string
+ * (`"abc"`); both spell the same key. docs/idempotency.md describes what a key does.
+ */
+const IdempotencyKeySchema = Type.String({
+  minLength: 1,
+  maxLength: 257,
+  pattern: '^(?:[!#-~][!-~]{0,254}|"[!#-\\[\\]-~]{1,255}")$',
+  description: 'Makes the start safe to retry: a request with a key already used in this catalog (and the same body) answers ' +
+    'the run the first request started and starts nothing. 1–255 visible ASCII characters, bare or as a quoted string. ' +
+    'The same key with another body (workflow name, input, catalog, webhook URL) is a 422 IdempotencyKeyReusedError. ' +
+    'Kept as long as the engine keeps the run (the namespace retention period after it closed).',
+  examples: ['"8e03978e-40d5-43e8-bc93-6894a57f9324"']
+})
+
+export const RunWorkflowHeadersSchema = Type.Object({
+  'idempotency-key': Type.Optional(IdempotencyKeySchema)
+}, { $id: 'RunWorkflowHeaders' })
+
+export const StartWorkflowHeadersSchema = Type.Object({
+  'idempotency-key': Type.Optional(IdempotencyKeySchema),
+  prefer: Type.Optional(Type.String({
+    maxLength: 1000,
+    description: 'RFC 7240 preferences; `wait=<seconds>` waits up to that long (capped by SERVICE_RUN_MAX_TIMEOUT_MS) for the run ' +
+      'to close: 200 with its WorkflowResult if it did, else 202 with its ids, `Location` and `Retry-After`. Other preferences ' +
+      'and malformed values are ignored (RFC 7240 §2).',
+    examples: ['wait=10']
+  }))
+}, { $id: 'StartWorkflowHeaders' })
+
 export const WorkflowStartedSchema = Type.Object({
   workflowId: Type.String(),
   runId: Type.String({ description: 'Run id of the run this request started' })
@@ -170,6 +201,7 @@ export const UpdateResultSchema = Type.Object({
 
 export type StartWorkflowBody = Static<typeof StartWorkflowBodySchema>
 export type RunWorkflowBody = Static<typeof RunWorkflowBodySchema>
+export type WorkflowStarted = Static<typeof WorkflowStartedSchema>
 export type WorkflowResult = Static<typeof WorkflowResultSchema>
 export type ErrorDetails = Static<typeof ErrorDetailsSchema>
 export type WorkflowStatus = Static<typeof WorkflowStatusSchema>

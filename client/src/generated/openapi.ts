@@ -150,7 +150,7 @@ export interface paths {
         put?: never;
         /**
          * Start a workflow and wait for its result
-         * @description Answers the WorkflowResult once the run closes: 200 for every final status, including `failed` (with error and errorDetails). A run that continues as new is followed: the answer is the result of the last run of the chain (its runId and input), the same as GET /workflow/{id}/result afterwards. 408 WorkflowExecutionTimedOutError when `timeout` elapses first: the workflow keeps running and its result can be read later. Errors before the start as for POST /workflow/start.
+         * @description Answers the WorkflowResult once the run closes: 200 for every final status, including `failed` (with error and errorDetails). A run that continues as new is followed: the answer is the result of the last run of the chain (its runId and input), the same as GET /workflow/{id}/result afterwards. 408 WorkflowExecutionTimedOutError when `timeout` elapses first: the workflow keeps running and its result can be read later. Errors before the start as for POST /workflow/start. With `Idempotency-Key`, a retry waits for the run the key started (and answers its result once closed) instead of starting another; 422 when the body differs.
          */
         post: operations["runWorkflow"];
         delete?: never;
@@ -169,8 +169,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Start a workflow and return its ids at once
-         * @description Validates `input` against the catalog's inputSchema (400), resolves aliases, and starts the run on the catalog's task queue. 404: the workflow is not in the catalog. 409 WorkflowAlreadyStartedError: a run with this workflowId is still open (the body names its runId). A closed run's id may be reused. 503: the catalog is not published.
+         * Start a workflow and return its ids at once (or its result, with Prefer: wait)
+         * @description Validates `input` against the catalog's inputSchema (400), resolves aliases, and starts the run on the catalog's task queue. 404: the workflow is not in the catalog. 409 WorkflowAlreadyStartedError: a run with this workflowId is still open (the body names its runId). A closed run's id may be reused. 503: the catalog is not published. With `Idempotency-Key`, a retry answers the run the key started (422 when the body differs). With `Prefer: wait=<seconds>`: 200 with the WorkflowResult when the run closed within that time (`Preference-Applied: wait=<seconds>`), otherwise 202 with the ids, `Location` (the run's status) and `Retry-After`.
          */
         post: operations["startWorkflow"];
         delete?: never;
@@ -504,7 +504,7 @@ export interface components {
              * @description Stable error name; the status code's description lists the ones it comes with
              * @enum {string}
              */
-            error: "ValidationError" | "UnauthorizedError" | "WorkflowNotFoundError" | "RouteNotFoundError" | "SignalNotFoundError" | "QueryNotFoundError" | "UpdateNotFoundError" | "MethodNotAllowedError" | "NotAcceptableError" | "WorkflowExecutionTimedOutError" | "RequestTimeoutError" | "WorkflowAlreadyStartedError" | "WorkflowAlreadyClosedError" | "PayloadTooLargeError" | "UnsupportedMediaTypeError" | "UpdateRejectedError" | "UpdateFailedError" | "QueryFailedError" | "WorkflowNotCompletedError" | "RequestHeaderFieldsTooLargeError" | "InternalServerError" | "CatalogNotAvailableError" | "EngineUnavailableError" | "TraceNotFoundError" | "TraceStorageUnavailableError";
+            error: "ValidationError" | "UnauthorizedError" | "WorkflowNotFoundError" | "RouteNotFoundError" | "SignalNotFoundError" | "QueryNotFoundError" | "UpdateNotFoundError" | "MethodNotAllowedError" | "NotAcceptableError" | "WorkflowExecutionTimedOutError" | "RequestTimeoutError" | "WorkflowAlreadyStartedError" | "WorkflowAlreadyClosedError" | "PayloadTooLargeError" | "UnsupportedMediaTypeError" | "UpdateRejectedError" | "UpdateFailedError" | "QueryFailedError" | "WorkflowNotCompletedError" | "RequestHeaderFieldsTooLargeError" | "InternalServerError" | "CatalogNotAvailableError" | "EngineUnavailableError" | "TraceNotFoundError" | "TraceStorageUnavailableError" | "IdempotencyKeyReusedError";
             message: string;
             workflowId?: string;
             runId?: string;
@@ -725,6 +725,25 @@ export interface components {
             taskQueue?: string;
             /** @description How long to wait for the result, in milliseconds (default SERVICE_RUN_TIMEOUT_MS; values above SERVICE_RUN_MAX_TIMEOUT_MS are lowered to it). When it elapses the answer is 408 and the workflow keeps running. */
             timeout?: number;
+        };
+        StartWorkflowHeaders: {
+            /**
+             * @description Makes the start safe to retry: a request with a key already used in this catalog (and the same body) answers the run the first request started and starts nothing. 1–255 visible ASCII characters, bare or as a quoted string. The same key with another body (workflow name, input, catalog, webhook URL) is a 422 IdempotencyKeyReusedError. Kept as long as the engine keeps the run (the namespace retention period after it closed).
+             * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+             */
+            "idempotency-key"?: string;
+            /**
+             * @description RFC 7240 preferences; `wait=<seconds>` waits up to that long (capped by SERVICE_RUN_MAX_TIMEOUT_MS) for the run to close: 200 with its WorkflowResult if it did, else 202 with its ids, `Location` and `Retry-After`. Other preferences and malformed values are ignored (RFC 7240 §2).
+             * @example wait=10
+             */
+            prefer?: string;
+        };
+        RunWorkflowHeaders: {
+            /**
+             * @description Makes the start safe to retry: a request with a key already used in this catalog (and the same body) answers the run the first request started and starts nothing. 1–255 visible ASCII characters, bare or as a quoted string. The same key with another body (workflow name, input, catalog, webhook URL) is a 422 IdempotencyKeyReusedError. Kept as long as the engine keeps the run (the namespace retention period after it closed).
+             * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+             */
+            "idempotency-key"?: string;
         };
         /** @description The run was started; poll its status or result with these ids */
         WorkflowStarted: {
@@ -1887,7 +1906,13 @@ export interface operations {
     runWorkflow: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the start safe to retry: a request with a key already used in this catalog (and the same body) answers the run the first request started and starts nothing. 1–255 visible ASCII characters, bare or as a quoted string. The same key with another body (workflow name, input, catalog, webhook URL) is a 422 IdempotencyKeyReusedError. Kept as long as the engine keeps the run (the namespace retention period after it closed).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1969,6 +1994,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description UpdateRejectedError: the update's validator refused the payload; UpdateFailedError / QueryFailedError: the handler threw; IdempotencyKeyReusedError: the Idempotency-Key was used before with another body (workflow name, input, catalog or webhook URL) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit */
             431: {
                 headers: {
@@ -2001,7 +2035,18 @@ export interface operations {
     startWorkflow: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the start safe to retry: a request with a key already used in this catalog (and the same body) answers the run the first request started and starts nothing. 1–255 visible ASCII characters, bare or as a quoted string. The same key with another body (workflow name, input, catalog, webhook URL) is a 422 IdempotencyKeyReusedError. Kept as long as the engine keeps the run (the namespace retention period after it closed).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "idempotency-key"?: string;
+                /**
+                 * @description RFC 7240 preferences; `wait=<seconds>` waits up to that long (capped by SERVICE_RUN_MAX_TIMEOUT_MS) for the run to close: 200 with its WorkflowResult if it did, else 202 with its ids, `Location` and `Retry-After`. Other preferences and malformed values are ignored (RFC 7240 §2).
+                 * @example wait=10
+                 */
+                prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2011,8 +2056,17 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The run was started; poll its status or result with these ids */
+            /** @description WorkflowStarted: the run was started (no `Prefer: wait`). WorkflowResult: `Prefer: wait` was sent and the run closed in time */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowStarted"] | components["schemas"]["WorkflowResult"];
+                };
+            };
+            /** @description `Prefer: wait` was sent and the run is still open: `Location` names its status resource, `Retry-After` when to look */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2076,6 +2130,15 @@ export interface operations {
             };
             /** @description UnsupportedMediaTypeError: the body is not `application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UpdateRejectedError: the update's validator refused the payload; UpdateFailedError / QueryFailedError: the handler threw; IdempotencyKeyReusedError: the Idempotency-Key was used before with another body (workflow name, input, catalog or webhook URL) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2992,7 +3055,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description UpdateRejectedError: the update's validator refused the payload; UpdateFailedError / QueryFailedError: the handler threw */
+            /** @description UpdateRejectedError: the update's validator refused the payload; UpdateFailedError / QueryFailedError: the handler threw; IdempotencyKeyReusedError: the Idempotency-Key was used before with another body (workflow name, input, catalog or webhook URL) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3126,7 +3189,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description UpdateRejectedError: the update's validator refused the payload; UpdateFailedError / QueryFailedError: the handler threw */
+            /** @description UpdateRejectedError: the update's validator refused the payload; UpdateFailedError / QueryFailedError: the handler threw; IdempotencyKeyReusedError: the Idempotency-Key was used before with another body (workflow name, input, catalog or webhook URL) */
             422: {
                 headers: {
                     [name: string]: unknown;
