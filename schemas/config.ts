@@ -5,6 +5,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { loadSettings } from '@flowport/worker/settings'
 import { TraceEnvProperties } from '@flowport/worker/trace-settings'
+import { WEBHOOK_SECRET_PATTERN } from './workflow.js'
 
 const Millis = (def: number, min = 1) => Type.Integer({ minimum: min, default: def })
 const Bool = (def: boolean) => Type.Boolean({ default: def })
@@ -44,6 +45,13 @@ export const ConfigSchema = Type.Object({
   TEMPORAL_TLS_CA_PATH: OptionalString,
   TEMPORAL_TLS_CERT_PATH: OptionalString,
   TEMPORAL_TLS_KEY_PATH: OptionalString,
+  // Completion webhooks (docs/webhooks.md): default secret, allowed hosts (comma-separated; unset =
+  // any), loopback (unset = allowed outside production), link-local/metadata, and how long to retry.
+  SERVICE_WEBHOOK_SECRET: Type.Optional(Type.String({ pattern: WEBHOOK_SECRET_PATTERN })),
+  SERVICE_WEBHOOK_ALLOWED_HOSTS: OptionalString,
+  SERVICE_WEBHOOK_ALLOW_LOOPBACK: Type.Optional(Type.Boolean()),
+  SERVICE_WEBHOOK_ALLOW_LINK_LOCAL: Bool(false),
+  SERVICE_WEBHOOK_RETRY_FOR_MS: Millis(24 * 60 * 60 * 1000),
   // Shared with the worker (which writes the traces the API reads and names in results).
   ...TraceEnvProperties
 })

@@ -488,7 +488,28 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    workflowCompleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A run closed: its WorkflowResult, signed per Standard Webhooks
+         * @description Sent once per run started with `webhook`, when the run (or the last run it continued as) closes, whatever its final status. Verify the signature with any Standard Webhooks library and the secret; deduplicate by `webhook-id` (a retry after a lost answer sends the same id). Any 2xx ends the delivery; anything else, or no answer within 10 s, is retried after 1 s, 2 s, 4 s … (at most 10 min apart) for SERVICE_WEBHOOK_RETRY_FOR_MS. Redirects are not followed.
+         */
+        post: operations["workflowCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         Issue: {
@@ -657,6 +678,16 @@ export interface components {
          * @enum {string}
          */
         TerminalRunStatus: "completed" | "failed" | "canceled" | "terminated" | "timed_out" | "continued_as_new";
+        /** @description A completion webhook: once the run (and any run it continues as) closes, whatever the final status, its WorkflowResult is delivered to `url` once, signed per Standard Webhooks, retried with exponential backoff for SERVICE_WEBHOOK_RETRY_FOR_MS. Delivery runs on the engine and survives API and worker restarts. */
+        WebhookRequest: {
+            /**
+             * @description Where the WorkflowResult is POSTed once the run closes (http or https; see docs/webhooks.md for the refused hosts)
+             * @example https://example.com/hooks/flowport
+             */
+            url: string;
+            /** @description Standard Webhooks signing secret (`whsec_` + base64 of 24–64 bytes); default SERVICE_WEBHOOK_SECRET. Never returned or logged. */
+            secret?: string;
+        };
         /** @example {
          *       "workflowName": "approval",
          *       "workflowId": "expense-42",
@@ -690,6 +721,7 @@ export interface components {
              * @example main
              */
             taskQueue?: string;
+            webhook?: components["schemas"]["WebhookRequest"];
         };
         /** @example {
          *       "workflowName": "hello",
@@ -723,6 +755,7 @@ export interface components {
              * @example main
              */
             taskQueue?: string;
+            webhook?: components["schemas"]["WebhookRequest"];
             /** @description How long to wait for the result, in milliseconds (default SERVICE_RUN_TIMEOUT_MS; values above SERVICE_RUN_MAX_TIMEOUT_MS are lowered to it). When it elapses the answer is 408 and the workflow keeps running. */
             timeout?: number;
         };
@@ -789,6 +822,20 @@ export interface components {
             error: string | null;
             errorDetails: components["schemas"]["ErrorDetails"] | null;
         };
+        /** @description Where the run's completion webhook stands */
+        WebhookDelivery: {
+            /** @description Where the completion webhook goes */
+            url: string;
+            /**
+             * @description `pending`: the run is open, or attempts go on; `delivered`: the receiver answered 2xx; `failed`: SERVICE_WEBHOOK_RETRY_FOR_MS passed without a 2xx
+             * @enum {string}
+             */
+            state: "pending" | "delivered" | "failed";
+            attempts: number;
+            lastResponseStatus: number | null;
+            lastError: string | null;
+            deliveredAt: string | null;
+        };
         /** @description Status of one run */
         WorkflowStatus: {
             workflowId: string;
@@ -804,6 +851,7 @@ export interface components {
             historyLength: number;
             parentWorkflowId: string | null;
             workersPolling: boolean | null;
+            webhook?: components["schemas"]["WebhookDelivery"];
         };
         /** @description The input a run was started with */
         WorkflowInput: {
@@ -3897,6 +3945,51 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
+            };
+        };
+    };
+    workflowCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's id, the same on every attempt
+                 * @example msg_TwZJIaPW3m_5Z_BjZueYAGz61hGy89ERz7-TbyyZ11o
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in seconds since the epoch
+                 * @example 1795000000
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkflowResult"];
+            };
+        };
+        responses: {
+            /** @description Delivered: no further attempt */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: retried with backoff */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -14,6 +14,7 @@ import { entryHash, readPrebuiltBundle } from './prebuilt-bundle.js'
 import { publishCatalog } from './publish.js'
 import { evaluatorTypes } from '../trace/history.js'
 import { TRACE_SINK, TraceKeeper } from '../trace/keeper.js'
+import { webhookActivities } from '../webhook/activities.js'
 import { attemptRecorder } from '../trace/recorder.js'
 import type { TraceSettings } from '../trace/settings.js'
 import { TraceStore } from '../trace/store.js'
@@ -93,7 +94,8 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
       namespace: options.namespace,
       taskQueue: options.catalogId,
       workflowBundle,
-      activities: project.activities,
+      // Completion webhooks of this catalog's runs are delivered here too (worker/src/workflow/webhook.ts).
+      activities: { ...project.activities, ...webhookActivities({ client, store }) },
       shutdownGraceTime: options.shutdownGraceTime ?? '10s',
       ...(options.identity === undefined ? {} : { identity: options.identity }),
       ...(keeper === null || store === null
