@@ -12,6 +12,7 @@ import { build } from './helpers/app.js'
 import { call, eventually, newId, waitClosed } from './helpers/workflows.js'
 import { deliveryWorkflowId, startDelivery } from '../lib/webhooks.js'
 import { engineAddress, testCatalog } from './helpers/env.js'
+import { loadConfig } from '../schemas/config.js'
 
 interface Delivery { headers: IncomingHttpHeaders, body: string }
 
@@ -205,3 +206,20 @@ t.test('refused webhook URLs are a 400 before anything starts', async (t) => {
   t.equal(withDefault.status, 200, 'the default secret stands in for a missing one')
   await waitClosed(production, withDefault.body.workflowId)
 })
+
+t.test('a malformed SERVICE_WEBHOOK_SECRET stops the start without printing it', async (t) => {
+  const secret = 'not-a-standard-webhooks-secret-4711'
+  const err = await rejectionOf(() => loadConfig({ SERVICE_WEBHOOK_SECRET: secret }))
+  t.match(err, { name: 'ConfigError', message: /SERVICE_WEBHOOK_SECRET/ })
+  t.notOk(String((err as Error).message).includes(secret), 'the message does not repeat the value')
+  t.doesNotThrow(() => loadConfig({ SERVICE_WEBHOOK_SECRET: newSecret() }))
+})
+
+async function rejectionOf (fn: () => unknown): Promise<unknown> {
+  try {
+    fn()
+  } catch (err) {
+    return err
+  }
+  return undefined
+}
