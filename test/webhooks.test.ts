@@ -86,6 +86,10 @@ t.test('a completed run delivers its WorkflowResult once, signed and verifiable;
   t.notOk(history.body.includes(secret.slice(6)), 'nor does the run\'s history')
   const internal = await app.inject({ method: 'GET', url: `/workflow/${encodeURIComponent(deliveryWorkflowId(started.body.workflowId, started.body.runId))}/history?includePayloads=true` })
   t.equal(internal.statusCode, 404, 'the delivery workflow (which holds the secret) is not the API\'s to show')
+  const listed = await eventually(
+    async () => await call(t, app, { method: 'GET', url: `/workflow/runs?catalog=${testCatalog()}&pageSize=1000`, route: '/workflow/runs' }),
+    (page) => page.body.runs.some((r: { workflowId: string }) => r.workflowId === started.body.workflowId))
+  t.notOk(listed.body.runs.some((r: { workflowName: string }) => r.workflowName.startsWith('__flowport')), 'nor lists it')
 })
 
 t.test('failed, terminated and timed-out runs deliver once too', async (t) => {
