@@ -5,7 +5,8 @@
  */
 import type { FastifyInstance } from 'fastify'
 import type { WorkflowExecutionInfo } from '@temporalio/client'
-import { CATALOG_WORKFLOW_TYPE } from '@flowport/worker/contract'
+import { CATALOG_WORKFLOW_TYPE, WEBHOOK_RUN_MEMO_KEY } from '@flowport/worker/contract'
+import { readDelivery } from './webhooks.js'
 import type { HistoryWorkflow } from '../schemas/history.js'
 import type { WorkflowStatus } from '../schemas/workflow.js'
 import { ApiError, notFound } from './api-error.js'
@@ -25,7 +26,7 @@ export interface DescribeOptions {
   signal?: AbortSignal
 }
 
-export type Execution = Pick<WorkflowExecutionInfo, 'type' | 'workflowId' | 'runId' | 'taskQueue' | 'status' | 'historyLength' | 'startTime' | 'closeTime' | 'parentExecution'>
+export type Execution = Pick<WorkflowExecutionInfo, 'type' | 'workflowId' | 'runId' | 'taskQueue' | 'status' | 'historyLength' | 'startTime' | 'closeTime' | 'parentExecution' | 'memo'>
 
 export async function describeRun (fastify: FastifyInstance, { workflowId, runId, signal }: DescribeOptions): Promise<Execution> {
   const ctx = { workflowId, runId }
@@ -56,15 +57,22 @@ export async function describeForRead (fastify: FastifyInstance, options: Descri
   return execution
 }
 
-/** Only the fields the API answers with: the SDK's describe also carries memo, search attributes and the raw response. */
-function pickExecution ({ type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution }: Execution): Execution {
+/** Only the fields the API answers with: the SDK's describe also carries search attributes, the raw response and memo fields it does not read. */
+function pickExecution ({ type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution, memo }: Execution): Execution {
   const parent = parentExecution && { workflowId: parentExecution.workflowId, runId: parentExecution.runId }
-  return { type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution: parent }
+  const webhook = memo?.[WEBHOOK_RUN_MEMO_KEY]
+  return { type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution: parent, memo: webhook === undefined ? undefined : { [WEBHOOK_RUN_MEMO_KEY]: webhook } }
 }
 
-/** GET …/status: the status of the latest or a pinned run. */
+/** GET …/status: the status of the latest or a pinned run, and of its completion webhook when it was started with one. */
 export async function readStatus (fastify: FastifyInstance, options: DescribeOptions): Promise<WorkflowStatus> {
-  return await statusWithWorkers(fastify, await describeForRead(fastify, options), options.signal)
+  const execution = await describeForRead(fastify, options)
+  const webhook = execution.memo?.[WEBHOOK_RUN_MEMO_KEY] as { url?: unknown } | undefined
+  const [status, delivery] = await Promise.all([
+    statusWithWorkers(fastify, execution, options.signal),
+    typeof webhook?.url === 'string' ? readDelivery(fastify, execution, webhook.url, options.signal) : undefined
+  ])
+  return delivery === undefined ? status : { ...status, webhook: delivery }
 }
 
 /** `workersPolling` is only known for open runs (see `statusWithWorkers`); null otherwise. */

@@ -2,29 +2,38 @@
  * POST /workflow/run: start, then wait for the result. The wait long-polls the run's close event
  * with the request's deadline, so no timer outlives the request, and follows continue-as-new to
  * the last run of the chain. A client that disconnects (`signal`) ends the wait and its engine
- * calls, never the workflow.
+ * calls, never the workflow. POST /workflow/start with `Prefer: wait` waits the same way.
  */
 import type { FastifyInstance } from 'fastify'
 import type { RunWorkflowBody, WorkflowResult } from '../schemas/workflow.js'
 import { ApiError } from './api-error.js'
 import { continuedAs } from './close-events.js'
-import { decodeFirst, timedOut, waitForCloseEvent } from './run-history.js'
+import { decodeFirst, timedOut, waitForCloseEvent, type CloseWait, type RunRef } from './run-history.js'
 import { startWorkflow } from './start-workflow.js'
 import { resultOf } from './workflow-result.js'
 
-export async function runWorkflow (fastify: FastifyInstance, body: RunWorkflowBody, signal: AbortSignal): Promise<WorkflowResult> {
+export async function runWorkflow (fastify: FastifyInstance, body: RunWorkflowBody, signal: AbortSignal, idempotencyKey?: string): Promise<WorkflowResult> {
   const { SERVICE_RUN_TIMEOUT_MS, SERVICE_RUN_MAX_TIMEOUT_MS } = fastify.config
   const timeout = Math.min(body.timeout ?? SERVICE_RUN_TIMEOUT_MS, SERVICE_RUN_MAX_TIMEOUT_MS)
   const deadline = Date.now() + timeout
-  const started = await startWorkflow(fastify, body, signal)
-  let current = { workflowId: started.workflowId, runId: started.runId }
-  let input: unknown = body.input
+  const started = await startWorkflow(fastify, body, { signal, idempotencyKey })
+  const result = await waitForResult(fastify, started, body.input, { signal, deadline })
+  if ('open' in result) {
+    throw new ApiError(408, 'WorkflowExecutionTimedOutError',
+      `Workflow ${started.workflowId} did not close within ${timeout} ms; it keeps running: read GET /workflow/${started.workflowId}/result later`, result.open)
+  }
+  return result
+}
+
+/** The deadline passed while this run of the chain was still open. */
+export interface StillOpen { open: RunRef }
+
+/** The result of the last run of the chain that starts with `run` (started with `input`), or the run open at the deadline. */
+export async function waitForResult (fastify: FastifyInstance, run: RunRef, input: unknown, wait: CloseWait): Promise<WorkflowResult | StillOpen> {
+  let current = { workflowId: run.workflowId, runId: run.runId }
   for (;;) {
-    const event = await waitForCloseEvent(fastify, current, { signal, deadline })
-    if (event === timedOut) {
-      throw new ApiError(408, 'WorkflowExecutionTimedOutError',
-        `Workflow ${current.workflowId} did not close within ${timeout} ms; it keeps running: read GET /workflow/${current.workflowId}/result later`, current)
-    }
+    const event = await waitForCloseEvent(fastify, current, wait)
+    if (event === timedOut) return { open: current }
     const next = continuedAs(event)
     if (next === undefined) return await resultOf(fastify, current, input, event)
     // The continue-as-new event carries the next run's input: no extra read.

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import { status as GrpcStatus } from '@grpc/grpc-js'
 import { isGrpcServiceError } from '@temporalio/client'
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers.js'
-import { CATALOG_WORKFLOW_TYPE } from '@flowport/worker/contract'
+import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '@flowport/worker/contract'
 import type { RunsQuery, WorkflowStatus } from '../schemas/workflow.js'
 import { validationError } from './api-error.js'
 import { statusWithWorkers } from './execution.js'
@@ -21,8 +21,8 @@ export function quote (value: string): string {
 }
 
 export function visibilityQuery (q: Omit<RunsQuery, 'pageSize' | 'pageToken'>): string {
-  // Internal runs (the published catalogs) are never listed.
-  const clauses = [`WorkflowType != ${quote(CATALOG_WORKFLOW_TYPE)}`]
+  // Internal runs (the published catalogs, webhook deliveries) are never listed.
+  const clauses = [`WorkflowType != ${quote(CATALOG_WORKFLOW_TYPE)}`, `WorkflowType != ${quote(WEBHOOK_WORKFLOW_TYPE)}`]
   if (q.workflowName !== undefined) clauses.push(`WorkflowType = ${quote(q.workflowName)}`)
   if (q.status !== undefined) clauses.push(`ExecutionStatus = ${quote(visibilityName[q.status as Exclude<Status, 'unknown'>])}`)
   if (q.catalog !== undefined) clauses.push(`TaskQueue = ${quote(q.catalog)}`)

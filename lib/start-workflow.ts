@@ -5,10 +5,13 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common'
+import type { WorkflowStartOptions } from '@temporalio/client'
 import type { StartWorkflowBody } from '../schemas/workflow.js'
 import { ApiError, validationError } from './api-error.js'
 import { describeRun, isReservedWorkflowId } from './execution.js'
 import { assertMatches } from './json-schema.js'
+import { IDEMPOTENCY_MEMO_KEY, fingerprintOf, keyedWorkflowId, startWithKey } from './idempotency.js'
+import { startDelivery, webhookRunMemo, webhookTarget } from './webhooks.js'
 
 export interface Started {
   workflowId: string
@@ -38,22 +41,47 @@ function assertUsableId (workflowId: string | undefined): void {
   }
 }
 
-export async function startWorkflow (fastify: FastifyInstance, body: StartWorkflowBody, signal?: AbortSignal): Promise<Started> {
+export interface StartOptions {
+  signal?: AbortSignal
+  /** The request's Idempotency-Key (lib/idempotency.ts). */
+  idempotencyKey?: string
+}
+
+export async function startWorkflow (fastify: FastifyInstance, body: StartWorkflowBody, { signal, idempotencyKey }: StartOptions = {}): Promise<Started> {
   assertUsableId(body.workflowId)
+  const webhook = webhookTarget(fastify, body.webhook)
   const catalog = catalogOf(fastify, body)
   const workflow = await fastify.catalogs.workflow(catalog, body.workflowName, signal)
   assertMatches(workflow.inputSchema, body.input, 'input')
+  const begin = (workflowId: string, policies: Pick<WorkflowStartOptions, 'workflowIdReusePolicy' | 'workflowIdConflictPolicy' | 'memo'>) =>
+    fastify.engineCall(() => fastify.temporal.workflow.start(workflow.name, { workflowId, taskQueue: catalog, args: [body.input], ...policies }), { signal, workflowId })
+  const runMemo = webhook === undefined ? {} : webhookRunMemo(webhook)
+  const ran = async (workflowId: string, runId: string): Promise<Started> => {
+    // After the run's start: a retry with the same Idempotency-Key starts a delivery that failed to start here.
+    if (webhook !== undefined) await startDelivery(fastify, { workflowId, runId, catalog }, webhook, signal)
+    return { workflowId, runId, workflowName: workflow.name, catalog }
+  }
+  if (idempotencyKey !== undefined) {
+    const workflowId = body.workflowId ?? keyedWorkflowId(catalog, idempotencyKey)
+    const fingerprint = fingerprintOf({ catalog, workflowName: workflow.name, input: body.input, webhookUrl: webhook?.url ?? null })
+    const runId = await startWithKey(fastify, {
+      workflowId,
+      key: idempotencyKey,
+      fingerprint,
+      signal,
+      start: async (reusePolicy) => await begin(workflowId, {
+        workflowIdReusePolicy: reusePolicy,
+        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+        memo: { ...runMemo, [IDEMPOTENCY_MEMO_KEY]: { key: idempotencyKey, fingerprint } }
+      })
+    })
+    return await ran(workflowId, runId)
+  }
   const workflowId = body.workflowId ?? randomUUID()
   try {
-    const handle = await fastify.engineCall(() => fastify.temporal.workflow.start(workflow.name, {
-      workflowId,
-      taskQueue: catalog,
-      args: [body.input],
-      // A closed run's id may be used again (a new run starts); an open one is refused (409).
-      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL
-    }), { signal, workflowId })
-    return { workflowId, runId: handle.firstExecutionRunId, workflowName: workflow.name, catalog }
+    // A closed run's id may be used again (a new run starts); an open one is refused (409).
+    const handle = await begin(workflowId, { workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE, workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL, memo: runMemo })
+    return await ran(workflowId, handle.firstExecutionRunId)
   } catch (err) {
     if (err instanceof ApiError && err.error === 'WorkflowAlreadyStartedError') throw await alreadyStarted(fastify, workflowId, signal)
     throw err

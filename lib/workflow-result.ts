@@ -3,52 +3,21 @@
  * a run chain: callers that want to (POST /workflow/run, the latest-run result) pick the run first.
  */
 import type { FastifyInstance } from 'fastify'
-import { decodeOptionalFailureToOptionalError } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js'
-import type { ErrorDetails, WorkflowResult } from '../schemas/workflow.js'
+import type { WorkflowResult } from '../schemas/workflow.js'
 import { ApiError, notFound } from './api-error.js'
 import { closeKindOf, type HistoryEvent } from './close-events.js'
 import { CATALOG_WORKFLOW_TYPE } from '@flowport/worker/contract'
 import { describeForRead, isReservedWorkflowId, runNotFound } from './execution.js'
-import { closeDetails, failureDetails } from '@flowport/worker/failure'
-import { decodeFirst, readCloseEvent, readRunInput, readRunStart, type RunRef } from './run-history.js'
+import { closeOutcome, type Outcome as CloseOutcome } from '@flowport/worker/outcome'
+import { readCloseEvent, readRunInput, readRunStart, type RunRef } from './run-history.js'
 import { isTerminal, statusFromEngine } from './status.js'
 import type { TerminalStatus } from '../schemas/status.js'
 
-export interface Outcome {
-  status: TerminalStatus
-  output: unknown
-  error: string | null
-  errorDetails: ErrorDetails | null
-}
+export type Outcome = Omit<CloseOutcome, 'status'> & { status: TerminalStatus }
 
-const closedWith = (status: TerminalStatus, details: ErrorDetails): Outcome =>
-  ({ status, output: null, error: details.message, errorDetails: details })
-
-/** The outcome a close event records; throws for an event that does not close a run. */
+/** The outcome a close event records (worker/src/common/outcome.ts, shared with the completion webhook); throws for an event that does not close a run. */
 export async function outcomeOf (fastify: FastifyInstance, event: HistoryEvent): Promise<Outcome> {
-  const status = closeKindOf(event)?.status
-  switch (status) {
-    case 'completed':
-      return { status: 'completed', output: await decodeFirst(fastify, event.workflowExecutionCompletedEventAttributes?.result), error: null, errorDetails: null }
-    case 'failed': {
-      const failure = event.workflowExecutionFailedEventAttributes?.failure
-      const err = await decodeOptionalFailureToOptionalError(fastify.temporal.options.loadedDataConverter, failure)
-      return closedWith('failed', err ? failureDetails(err) : closeDetails('Error', 'Workflow run failed'))
-    }
-    case 'canceled':
-      return closedWith('canceled', closeDetails('CanceledFailure', 'Workflow run was canceled'))
-    case 'terminated': {
-      const reason = event.workflowExecutionTerminatedEventAttributes?.reason
-      return closedWith('terminated', closeDetails('TerminatedFailure', reason ? `Workflow run was terminated: ${reason}` : 'Workflow run was terminated'))
-    }
-    case 'timed_out':
-      return closedWith('timed_out', closeDetails('TimeoutFailure', 'Workflow run timed out (its execution or run timeout elapsed)'))
-    case 'continued_as_new':
-      // Not a failure: the run handed over to a new one; its result is that run's.
-      return { status: 'continued_as_new', output: null, error: null, errorDetails: null }
-    case undefined:
-      throw new Error(`history event ${event.eventType ?? '?'} does not close a run`)
-  }
+  return await closeOutcome(fastify.temporal.options.loadedDataConverter, closeKindOf(event)?.status, event)
 }
 
 export async function resultOf (fastify: FastifyInstance, run: RunRef, input: unknown, closeEvent: HistoryEvent): Promise<WorkflowResult> {

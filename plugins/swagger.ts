@@ -16,6 +16,31 @@ export const openapiInfo = {
     'nor nest arrays and objects more than SERVICE_JSON_MAX_DEPTH levels deep (default 64, the body itself being level 1; 400).'
 }
 
+const webhookHeader = (name: string, description: string, example: string) =>
+  ({ name, in: 'header' as const, required: true, description, schema: { type: 'string' as const }, example })
+
+/** The request Flowport sends to a run's webhook URL (docs/webhooks.md), so receivers get types too. */
+const completionWebhook = {
+  workflowCompleted: {
+    post: {
+      operationId: 'workflowCompleted',
+      summary: 'A run closed: its WorkflowResult, signed per Standard Webhooks',
+      description: 'Sent once per run started with `webhook`, when the run (or the last run it continued as) closes, whatever its final ' +
+        'status. Verify the signature with any Standard Webhooks library and the secret; deduplicate by `webhook-id` (a retry after a ' +
+        'lost answer sends the same id). Any 2xx ends the delivery; anything else, or no answer within 10 s, is retried after 1 s, 2 s, ' +
+        '4 s … (at most 10 min apart) for SERVICE_WEBHOOK_RETRY_FOR_MS. Redirects are not followed.',
+      security: [],
+      parameters: [
+        webhookHeader('webhook-id', 'The delivery\'s id, the same on every attempt', 'msg_TwZJIaPW3m_5Z_BjZueYAGz61hGy89ERz7-TbyyZ11o'),
+        webhookHeader('webhook-timestamp', 'When this attempt was signed, in seconds since the epoch', '1795000000'),
+        webhookHeader('webhook-signature', 'Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`', 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=')
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/WorkflowResult' } } } },
+      responses: { '2XX': { description: 'Delivered: no further attempt' }, default: { description: 'Not delivered: retried with backoff' } }
+    }
+  }
+}
+
 /** Marker in a route schema: the body may be left out entirely (Fastify's swagger marks every body required). */
 export const OPTIONAL_BODY = 'x-optional-body'
 
@@ -46,7 +71,8 @@ export default fp(async (fastify) => {
           basicToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The shared token as `Basic <token>` (the raw token, not base64 user:password)' }
         }
       },
-      security: [{ bearerAuth: [] }, { basicToken: [] }]
+      security: [{ bearerAuth: [] }, { basicToken: [] }],
+      webhooks: completionWebhook
     },
     hideUntagged: true,
     transformObject: (documentObject) => {

@@ -28,7 +28,7 @@ export const ERROR_NAMES = [
   'RequestTimeoutError', 'WorkflowAlreadyStartedError', 'WorkflowAlreadyClosedError', 'PayloadTooLargeError',
   'UnsupportedMediaTypeError', 'UpdateRejectedError', 'UpdateFailedError', 'QueryFailedError', 'WorkflowNotCompletedError',
   'RequestHeaderFieldsTooLargeError', 'InternalServerError', 'CatalogNotAvailableError', 'EngineUnavailableError',
-  'TraceNotFoundError', 'TraceStorageUnavailableError'
+  'TraceNotFoundError', 'TraceStorageUnavailableError', 'IdempotencyKeyReusedError'
 ] as const
 
 export type ErrorName = typeof ERROR_NAMES[number]
@@ -84,7 +84,8 @@ export const ERROR_DESCRIPTIONS = {
   409: 'WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed',
   413: 'PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES',
   415: 'UnsupportedMediaTypeError: the body is not `application/json`',
-  422: 'UpdateRejectedError: the update\'s validator refused the payload; UpdateFailedError / QueryFailedError: the handler threw',
+  422: 'UpdateRejectedError: the update\'s validator refused the payload; UpdateFailedError / QueryFailedError: the handler threw; ' +
+    'IdempotencyKeyReusedError: the Idempotency-Key was used before with another body (workflow name, input, catalog or webhook URL)',
   424: 'WorkflowNotCompletedError: the run is still open; read it again once it has closed',
   431: 'RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit',
   500: 'InternalServerError: an unexpected failure; the message names the request id, the server log has the details',

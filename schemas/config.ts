@@ -6,6 +6,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { loadSettings } from '@flowport/worker/settings'
 import { TraceEnvProperties } from '@flowport/worker/trace-settings'
 import { OtelEnvProperties } from '@flowport/worker/tracing'
+import { WEBHOOK_SECRET_PATTERN } from './workflow.js'
 
 const Millis = (def: number, min = 1) => Type.Integer({ minimum: min, default: def })
 const Bool = (def: boolean) => Type.Boolean({ default: def })
@@ -48,6 +49,13 @@ export const ConfigSchema = Type.Object({
   TEMPORAL_TLS_CA_PATH: OptionalString,
   TEMPORAL_TLS_CERT_PATH: OptionalString,
   TEMPORAL_TLS_KEY_PATH: OptionalString,
+  // Completion webhooks (docs/webhooks.md): default secret, allowed hosts (comma-separated; unset =
+  // any), loopback (unset = allowed outside production), link-local/metadata, and how long to retry.
+  SERVICE_WEBHOOK_SECRET: OptionalString,
+  SERVICE_WEBHOOK_ALLOWED_HOSTS: OptionalString,
+  SERVICE_WEBHOOK_ALLOW_LOOPBACK: Type.Optional(Type.Boolean()),
+  SERVICE_WEBHOOK_ALLOW_LINK_LOCAL: Bool(false),
+  SERVICE_WEBHOOK_RETRY_FOR_MS: Millis(24 * 60 * 60 * 1000),
   // Shared with the worker (which writes the traces the API reads and names in results).
   ...TraceEnvProperties,
   // OpenTelemetry traces (plugins/tracing.ts): the standard variables, off while no endpoint is set.
@@ -76,6 +84,10 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     throw new ConfigError('Invalid setting SERVICE_HEADERS_TIMEOUT_MS: must not exceed SERVICE_REQUEST_TIMEOUT_MS')
   }
   checkAuthSettings(result, env.SERVICE_API_AUTH_TOKEN)
+  // Checked here rather than by a schema pattern, whose message would repeat the secret.
+  if (result.SERVICE_WEBHOOK_SECRET !== undefined && !new RegExp(WEBHOOK_SECRET_PATTERN).test(result.SERVICE_WEBHOOK_SECRET)) {
+    throw new ConfigError('Invalid setting SERVICE_WEBHOOK_SECRET: must be whsec_ followed by the base64 of 24 to 64 random bytes (the value is not shown)')
+  }
   return result
 }
 

@@ -17,7 +17,8 @@ import {
   ErrorDetailsSchema, FailureCauseSchema, QueryBodySchema, QueryParamsSchema, QueryResultSchema, RunWorkflowBodySchema, RunsQuerySchema,
   SignalBodySchema, SignalParamsSchema, SignalResultSchema, StartWorkflowBodySchema, TraceDestinationsSchema, TraceInfoSchema,
   UpdateBodySchema, UpdateParamsSchema, UpdateResultSchema,
-  WorkflowInputSchema, WorkflowResultSchema, WorkflowRunsSchema, WorkflowStartedSchema, WorkflowStatusSchema
+  WorkflowInputSchema, WorkflowResultSchema, WorkflowRunsSchema, WorkflowStartedSchema, WorkflowStatusSchema,
+  RunWorkflowHeadersSchema, StartWorkflowHeadersSchema, WebhookRequestSchema, WebhookDeliverySchema
 } from './workflow.js'
 import { TraceLogSchema, traceSchemas } from './trace.js'
 import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema } from './control.js'
@@ -27,8 +28,8 @@ export const schemas = [
   CatalogStepSchema, CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogWorkflowSourceSchema, CatalogWorkflowSchema,
   CatalogWorkersSchema, CatalogSchema, CatalogParamsSchema,
   HealthSchema, CatalogReadinessSchema, ReadinessSchema, RunStatusSchema, TerminalRunStatusSchema,
-  StartWorkflowBodySchema, RunWorkflowBodySchema, WorkflowStartedSchema, TraceDestinationsSchema, TraceInfoSchema, FailureCauseSchema,
-  ErrorDetailsSchema, WorkflowResultSchema, WorkflowStatusSchema, WorkflowInputSchema, RunsQuerySchema, WorkflowRunsSchema,
+  WebhookRequestSchema, StartWorkflowBodySchema, RunWorkflowBodySchema, StartWorkflowHeadersSchema, RunWorkflowHeadersSchema, WorkflowStartedSchema, TraceDestinationsSchema, TraceInfoSchema, FailureCauseSchema,
+  ErrorDetailsSchema, WorkflowResultSchema, WebhookDeliverySchema, WorkflowStatusSchema, WorkflowInputSchema, RunsQuerySchema, WorkflowRunsSchema,
   SignalBodySchema, QueryBodySchema, UpdateBodySchema,
   SignalParamsSchema, QueryParamsSchema, UpdateParamsSchema, SignalResultSchema, QueryResultSchema, UpdateResultSchema,
   StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema,

@@ -12,6 +12,29 @@ import { CatalogIdSchema } from './catalog.js'
 const Json = (description: string) => Type.Unknown({ description })
 const IsoTime = (description: string) => Nullable(Type.String({ format: 'date-time', description }))
 
+/** Standard Webhooks secret: `whsec_` and the base64 of 24 to 64 random bytes. */
+export const WEBHOOK_SECRET_PATTERN = '^whsec_(?:[A-Za-z0-9+/]{4}){8,22}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$'
+
+export const WebhookRequestSchema = Type.Object({
+  url: Type.String({
+    minLength: 1,
+    maxLength: 2048,
+    description: 'Where the WorkflowResult is POSTed once the run closes (http or https; see docs/webhooks.md for the refused hosts)',
+    examples: ['https://example.com/hooks/flowport']
+  }),
+  secret: Type.Optional(Type.String({
+    pattern: WEBHOOK_SECRET_PATTERN,
+    description: 'Standard Webhooks signing secret (`whsec_` + base64 of 24–64 bytes); default SERVICE_WEBHOOK_SECRET. Never returned or logged.',
+    writeOnly: true
+  }))
+}, {
+  $id: 'WebhookRequest',
+  additionalProperties: false,
+  description: 'A completion webhook: once the run (and any run it continues as) closes, whatever the final status, its WorkflowResult is ' +
+    'delivered to `url` once, signed per Standard Webhooks, retried with exponential backoff for SERVICE_WEBHOOK_RETRY_FOR_MS. ' +
+    'Delivery runs on the engine and survives API and worker restarts.'
+})
+
 const startFields = {
   workflowName: Type.String({ minLength: 1, maxLength: 1000, description: 'Workflow name or alias in the catalog (an alias runs the canonical workflow)', examples: ['hello'] }),
   input: Type.Unknown({ description: 'The workflow input; validated against the catalog\'s inputSchema before the start', examples: [{ name: 'Ada' }] }),
@@ -24,7 +47,8 @@ const startFields = {
       'limit), so fewer than 1000 characters outside ASCII; a longer id is a 400.'
   })),
   catalog: Type.Optional({ ...CatalogIdSchema, description: 'Catalog (= Temporal task queue) to run on; default SERVICE_CATALOG_ID' }),
-  taskQueue: Type.Optional({ ...CatalogIdSchema, deprecated: true, description: 'Deprecated alias of `catalog`; ignored when `catalog` is sent' })
+  taskQueue: Type.Optional({ ...CatalogIdSchema, deprecated: true, description: 'Deprecated alias of `catalog`; ignored when `catalog` is sent' }),
+  webhook: Type.Optional(ref(WebhookRequestSchema))
 }
 
 export const StartWorkflowBodySchema = Type.Object(startFields, {
@@ -42,6 +66,37 @@ export const RunWorkflowBodySchema = Type.Object({
       'SERVICE_RUN_MAX_TIMEOUT_MS are lowered to it). When it elapses the answer is 408 and the workflow keeps running.'
   }))
 }, { $id: 'RunWorkflowBody', additionalProperties: false, examples: [{ workflowName: 'hello', input: { name: 'Ada' } }] })
+
+/**
+ * The Idempotency-Key request header (IETF httpapi draft "The Idempotency-Key HTTP Header Field"):
+ * 1–255 visible ASCII characters, sent bare (`abc`) or as the draft's Structured Field string
+ * (`"abc"`); both spell the same key. docs/idempotency.md describes what a key does.
+ */
+const IdempotencyKeySchema = Type.String({
+  minLength: 1,
+  maxLength: 257,
+  pattern: '^(?:[!#-~][!-~]{0,254}|"[!#-\\[\\]-~]{1,255}")$',
+  description: 'Makes the start safe to retry: a request with a key already used in this catalog (and the same body) answers ' +
+    'the run the first request started and starts nothing. 1–255 visible ASCII characters, bare or as a quoted string. ' +
+    'The same key with another body (workflow name, input, catalog, webhook URL) is a 422 IdempotencyKeyReusedError. ' +
+    'Kept as long as the engine keeps the run (the namespace retention period after it closed).',
+  examples: ['"8e03978e-40d5-43e8-bc93-6894a57f9324"']
+})
+
+export const RunWorkflowHeadersSchema = Type.Object({
+  'idempotency-key': Type.Optional(IdempotencyKeySchema)
+}, { $id: 'RunWorkflowHeaders' })
+
+export const StartWorkflowHeadersSchema = Type.Object({
+  'idempotency-key': Type.Optional(IdempotencyKeySchema),
+  prefer: Type.Optional(Type.String({
+    maxLength: 1000,
+    description: 'RFC 7240 preferences; `wait=<seconds>` waits up to that long (capped by SERVICE_RUN_MAX_TIMEOUT_MS) for the run ' +
+      'to close: 200 with its WorkflowResult if it did, else 202 with its ids, `Location` and `Retry-After`. Other preferences ' +
+      'and malformed values are ignored (RFC 7240 §2).',
+    examples: ['wait=10']
+  }))
+}, { $id: 'StartWorkflowHeaders' })
 
 export const WorkflowStartedSchema = Type.Object({
   workflowId: Type.String(),
@@ -90,6 +145,17 @@ export const WorkflowResultSchema = Type.Object({
   errorDetails: Nullable(ref(ErrorDetailsSchema))
 }, { $id: 'WorkflowResult', additionalProperties: false, description: 'The outcome of a closed run, whatever its final status' })
 
+export const WebhookDeliverySchema = Type.Object({
+  url: Type.String({ description: 'Where the completion webhook goes' }),
+  state: Literals(['pending', 'delivered', 'failed'] as const, {
+    description: '`pending`: the run is open, or attempts go on; `delivered`: the receiver answered 2xx; `failed`: SERVICE_WEBHOOK_RETRY_FOR_MS passed without a 2xx'
+  }),
+  attempts: Type.Integer({ minimum: 0 }),
+  lastResponseStatus: Nullable(Type.Integer({ description: 'Status code of the last answer; null when none came (refused, unreachable, timed out) or no attempt was made yet' })),
+  lastError: Nullable(Type.String({ description: 'Why the last attempt failed; null after a delivery or before the first attempt' })),
+  deliveredAt: Nullable(Type.String({ format: 'date-time' }))
+}, { $id: 'WebhookDelivery', additionalProperties: false, description: 'Where the run\'s completion webhook stands' })
+
 export const WorkflowStatusSchema = Type.Object({
   workflowId: Type.String(),
   runId: Type.String(),
@@ -104,7 +170,8 @@ export const WorkflowStatusSchema = Type.Object({
     description: 'For an open run: whether any worker polls its catalog\'s task queue (polled within the last 70 s; the engine\'s ' +
       'answer is cached for 2 s). `false` = the run makes no progress until a worker with SERVICE_CATALOG_ID=<catalog> starts. ' +
       '`null` for a closed run (not checked).'
-  }))
+  })),
+  webhook: Type.Optional(ref(WebhookDeliverySchema))
 }, { $id: 'WorkflowStatus', additionalProperties: false, description: 'Status of one run' })
 
 export const WorkflowInputSchema = Type.Object({
@@ -170,6 +237,9 @@ export const UpdateResultSchema = Type.Object({
 
 export type StartWorkflowBody = Static<typeof StartWorkflowBodySchema>
 export type RunWorkflowBody = Static<typeof RunWorkflowBodySchema>
+export type WorkflowStarted = Static<typeof WorkflowStartedSchema>
+export type WebhookRequest = Static<typeof WebhookRequestSchema>
+export type WebhookDelivery = Static<typeof WebhookDeliverySchema>
 export type WorkflowResult = Static<typeof WorkflowResultSchema>
 export type ErrorDetails = Static<typeof ErrorDetailsSchema>
 export type WorkflowStatus = Static<typeof WorkflowStatusSchema>

@@ -30,8 +30,15 @@ export interface RunOptions extends CallOptions {
   catalog?: string
   /** How long `/workflow/run` waits, in milliseconds; past it: WorkflowTimeoutError (the run goes on). */
   timeout?: number
+  /** Sent as `Idempotency-Key`: a retry with the same key and arguments waits for the run the first call started. */
+  idempotencyKey?: string
 }
-export interface StartOptions extends CallOptions { workflowId?: string, catalog?: string }
+export interface StartOptions extends CallOptions {
+  workflowId?: string
+  catalog?: string
+  /** Sent as `Idempotency-Key`: a retry with the same key and arguments answers the run the first call started. */
+  idempotencyKey?: string
+}
 export interface RunIdOptions extends CallOptions { runId?: string }
 export interface StopOptions extends RunIdOptions { terminateAfterMs?: number }
 export interface TerminateOptions extends RunIdOptions { reason?: string }
@@ -93,20 +100,22 @@ export class FlowportClient {
 
   /** Starts a workflow and waits for its result (`POST /workflow/run`). A failed run resolves with `status: 'failed'`. */
   run (workflowName: string, input: unknown, opts: RunOptions = {}): Promise<WorkflowResult> {
-    const { signal, workflowId, catalog, timeout } = opts
+    const { signal, workflowId, catalog, timeout, idempotencyKey } = opts
     return this.#call(signal, () => this.#api.POST('/workflow/run', {
       body: { workflowName, input, ...defined({ workflowId, catalog, timeout }) },
+      params: { header: defined({ 'idempotency-key': idempotencyKey }) },
       signal
     }))
   }
 
   /** Starts a workflow (`POST /workflow/start`). */
   start (workflowName: string, input: unknown, opts: StartOptions = {}): Promise<WorkflowStarted> {
-    const { signal, workflowId, catalog } = opts
+    const { signal, workflowId, catalog, idempotencyKey } = opts
     return this.#call(signal, () => this.#api.POST('/workflow/start', {
       body: { workflowName, input, ...defined({ workflowId, catalog }) },
+      params: { header: defined({ 'idempotency-key': idempotencyKey }) },
       signal
-    }))
+    }) as Promise<FetchResult<WorkflowStarted>>)
   }
 
   status (workflowId: string, opts: RunIdOptions = {}): Promise<WorkflowStatus> {

@@ -88,6 +88,8 @@ export class CatalogNotAvailableError extends named('CatalogNotAvailableError') 
 export class EngineUnavailableError extends named('EngineUnavailableError') {}
 export class TraceNotFoundError extends named('TraceNotFoundError') {}
 export class TraceStorageUnavailableError extends named('TraceStorageUnavailableError') {}
+/** 422: the Idempotency-Key was sent before with another request body. */
+export class IdempotencyKeyReusedError extends named('IdempotencyKeyReusedError') {}
 
 /** The short name for WorkflowExecutionTimedOutError. */
 export { WorkflowExecutionTimedOutError as WorkflowTimeoutError }
@@ -118,7 +120,8 @@ export const ERROR_CLASSES: { readonly [N in ErrorName]: new (message: string, i
   CatalogNotAvailableError,
   EngineUnavailableError,
   TraceNotFoundError,
-  TraceStorageUnavailableError
+  TraceStorageUnavailableError,
+  IdempotencyKeyReusedError
 }
 
 export function isFlowportError (e: unknown): e is FlowportError {

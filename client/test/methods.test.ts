@@ -8,7 +8,7 @@ import { build } from '../../test/helpers/app.js'
 import {
   FlowportClient, FlowportError, FlowportNetworkError, isFlowportError, ValidationError, WorkflowAlreadyClosedError,
   WorkflowAlreadyStartedError, WorkflowExecutionTimedOutError, WorkflowNotCompletedError, WorkflowNotFoundError,
-  WorkflowTimeoutError, type WorkflowStatus
+  WorkflowTimeoutError, IdempotencyKeyReusedError, type WorkflowStatus
 } from '@flowport/client'
 
 const catalog = process.env.FLOWPORT_TEST_CATALOG
@@ -191,4 +191,17 @@ t.test('error classes: unknown workflow, invalid input, unreachable API, abort',
   const aborted = await rejection(pending)
   t.notOk(isFlowportError(aborted), 'an abort is not an API error')
   t.equal((aborted as Error).name, 'AbortError')
+})
+
+t.test('idempotencyKey: a retried start or run answers the first run; another body is IdempotencyKeyReusedError', async (t) => {
+  const client = await api(t)
+  const key = randomUUID()
+  const first = await client.start('hello', { name: 'Ada' }, { catalog, idempotencyKey: key })
+  const again = await client.start('hello', { name: 'Ada' }, { catalog, idempotencyKey: key })
+  t.same(again, first)
+  const result = await client.run('hello', { name: 'Ada' }, { catalog, idempotencyKey: key })
+  t.equal(result.runId, first.runId, '/run with the key waits for the same run')
+  const reused = await rejection(client.start('hello', { name: 'Eve' }, { catalog, idempotencyKey: key }))
+  t.ok(reused instanceof IdempotencyKeyReusedError)
+  t.equal((reused as IdempotencyKeyReusedError).status, 422)
 })

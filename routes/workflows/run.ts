@@ -3,7 +3,8 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
-import { RunWorkflowBodySchema, WorkflowResultSchema } from '../../schemas/workflow.js'
+import { RunWorkflowBodySchema, RunWorkflowHeadersSchema, WorkflowResultSchema } from '../../schemas/workflow.js'
+import { idempotencyKeyOf } from '../../lib/idempotency.js'
 import { clientGone } from '../../lib/abort.js'
 import { runWorkflow } from '../../lib/run-workflow.js'
 
@@ -17,14 +18,16 @@ const run: FastifyPluginAsyncTypebox = async (fastify) => {
         '(with error and errorDetails). A run that continues as new is followed: the answer is the result of the last ' +
         'run of the chain (its runId and input), the same as GET /workflow/{id}/result afterwards. ' +
         '408 WorkflowExecutionTimedOutError when `timeout` elapses first: the workflow keeps running and its result ' +
-        'can be read later. Errors before the start as for POST /workflow/start.',
+        'can be read later. Errors before the start as for POST /workflow/start. With `Idempotency-Key`, a retry waits for the ' +
+        'run the key started (and answers its result once closed) instead of starting another; 422 when the body differs.',
+      headers: ref(RunWorkflowHeadersSchema),
       body: ref(RunWorkflowBodySchema),
-      response: { 200: ref(WorkflowResultSchema), ...errorsFor(400, 401, 404, 408, 409, 413, 415, 500, 503) }
+      response: { 200: ref(WorkflowResultSchema), ...errorsFor(400, 401, 404, 408, 409, 413, 415, 422, 500, 503) }
     }
   }, async (request, reply) => {
     const signal = clientGone(reply)
     try {
-      return await runWorkflow(fastify, request.body, signal)
+      return await runWorkflow(fastify, request.body, signal, idempotencyKeyOf(request.headers['idempotency-key']))
     } catch (err) {
       if (!signal.aborted) throw err
       // Nobody is left to answer; the workflow is not touched.

@@ -1,28 +1,56 @@
 /**
- * POST /workflow/start: start and answer at once with the ids to poll.
+ * POST /workflow/start: start and answer at once with the ids to poll, or, with
+ * `Prefer: wait=<seconds>`, wait that long for the result first (lib/prefer-wait.ts).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errorsFor, ref } from '../../schemas/common.js'
-import { StartWorkflowBodySchema, WorkflowStartedSchema } from '../../schemas/workflow.js'
+import { Type } from '@sinclair/typebox'
+import { errorsFor, ref, response } from '../../schemas/common.js'
+import { StartWorkflowBodySchema, StartWorkflowHeadersSchema, WorkflowResultSchema, WorkflowStartedSchema } from '../../schemas/workflow.js'
 import { startWorkflow } from '../../lib/start-workflow.js'
 import { clientGone } from '../../lib/abort.js'
+import { idempotencyKeyOf } from '../../lib/idempotency.js'
+import { preferredWait } from '../../lib/prefer-wait.js'
+import { waitForResult } from '../../lib/run-workflow.js'
+
+/** `Retry-After` of a 202: when a status read is worth trying; never longer than the client chose to wait. */
+const RETRY_AFTER_MAX_SECONDS = 5
 
 const start: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/workflow/start', {
     schema: {
       tags: ['workflows'],
       operationId: 'startWorkflow',
-      summary: 'Start a workflow and return its ids at once',
+      summary: 'Start a workflow and return its ids at once (or its result, with Prefer: wait)',
       description: 'Validates `input` against the catalog\'s inputSchema (400), resolves aliases, and starts the run on the ' +
         'catalog\'s task queue. 404: the workflow is not in the catalog. 409 WorkflowAlreadyStartedError: a run with this ' +
-        'workflowId is still open (the body names its runId). A closed run\'s id may be reused. 503: the catalog is not published.',
+        'workflowId is still open (the body names its runId). A closed run\'s id may be reused. 503: the catalog is not published. ' +
+        'With `Idempotency-Key`, a retry answers the run the key started (422 when the body differs). With `Prefer: wait=<seconds>`: ' +
+        '200 with the WorkflowResult when the run closed within that time (`Preference-Applied: wait=<seconds>`), otherwise 202 ' +
+        'with the ids, `Location` (the run\'s status) and `Retry-After`.',
+      headers: ref(StartWorkflowHeadersSchema),
       body: ref(StartWorkflowBodySchema),
-      response: { 200: ref(WorkflowStartedSchema), ...errorsFor(400, 401, 404, 409, 413, 415, 500, 503) }
+      response: {
+        200: Type.Union([ref(WorkflowStartedSchema), ref(WorkflowResultSchema)], {
+          description: 'WorkflowStarted: the run was started (no `Prefer: wait`). WorkflowResult: `Prefer: wait` was sent and the run closed in time'
+        }),
+        202: response(WorkflowStartedSchema, '`Prefer: wait` was sent and the run is still open: `Location` names its status resource, `Retry-After` when to look'),
+        ...errorsFor(400, 401, 404, 409, 413, 415, 422, 500, 503)
+      }
     }
   }, async (request, reply) => {
     if (request.body.taskQueue !== undefined && request.body.catalog === undefined) request.log.warn('taskQueue is deprecated: send catalog')
-    const { workflowId, runId } = await startWorkflow(fastify, request.body, clientGone(reply))
-    return { workflowId, runId }
+    const signal = clientGone(reply)
+    const idempotencyKey = idempotencyKeyOf(request.headers['idempotency-key'])
+    const started = await startWorkflow(fastify, request.body, { signal, idempotencyKey })
+    const ids = { workflowId: started.workflowId, runId: started.runId }
+    const wait = preferredWait(request.headers.prefer)
+    if (wait === undefined) return ids
+    const waited = Math.min(wait, Math.floor(fastify.config.SERVICE_RUN_MAX_TIMEOUT_MS / 1000))
+    reply.header('preference-applied', `wait=${waited}`).header('vary', 'Prefer')
+    const result = await waitForResult(fastify, started, request.body.input, { signal, deadline: Date.now() + waited * 1000 })
+    if (!('open' in result)) return result
+    const location = `/workflow/${encodeURIComponent(started.workflowId)}/runs/${started.runId}/status`
+    return reply.code(202).header('location', location).header('retry-after', String(Math.max(1, Math.min(waited, RETRY_AFTER_MAX_SECONDS)))).send(ids)
   })
 }
 

@@ -13,11 +13,12 @@ export interface Call {
   /** OpenAPI path template the URL belongs to, e.g. `/workflow/{id}/status`. */
   route: string
   payload?: unknown
+  headers?: Record<string, string>
 }
 
 /** Injects a request and checks its response against openapi.json; returns status and parsed body. */
-export async function call (t: Test, app: App, { method, url, route, payload }: Call) {
-  const res = await app.inject({ method, url, ...(payload === undefined ? {} : { payload: payload as object }) })
+export async function call (t: Test, app: App, { method, url, route, payload, headers }: Call) {
+  const res = await app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as object }) })
   assertContract(t, method, route, res)
   const body = res.body === '' ? undefined : res.json()
   return { status: res.statusCode, body, headers: res.headers }

@@ -89,3 +89,41 @@ export type CatalogEvaluator = Static<typeof CatalogEvaluatorSchema>
 export type CatalogHandler = Static<typeof CatalogHandlerSchema>
 export type CatalogWorkflow = Static<typeof CatalogWorkflowSchema>
 export type Catalog = Static<typeof CatalogSchema>
+
+/**
+ * The completion-webhook delivery workflow (worker/src/workflow/webhook.ts): one run per delivered
+ * run, started by the API on the run's catalog, id `__flowport_webhook:<hash of workflow and run id>`.
+ */
+export const WEBHOOK_WORKFLOW_TYPE = '__flowport_webhook'
+/** Its activities: wait for the run's close and build the body, then POST it. */
+export const WEBHOOK_AWAIT_ACTIVITY = `${WEBHOOK_WORKFLOW_TYPE}#awaitClose`
+export const WEBHOOK_DELIVER_ACTIVITY = `${WEBHOOK_WORKFLOW_TYPE}#deliver`
+/** Memo field of the delivery workflow: its DeliveryRecord, kept current as attempts are made. */
+export const WEBHOOK_DELIVERY_MEMO_KEY = 'flowportDelivery'
+/** Memo field of a run started with a webhook: `{url}` (never the secret), so a status read knows to look for a delivery. */
+export const WEBHOOK_RUN_MEMO_KEY = 'flowportWebhook'
+
+export interface WebhookDeliveryInput {
+  /** The run whose completion is delivered (the chain it starts is followed through continue-as-new). */
+  workflowId: string
+  runId: string
+  url: string
+  /** Standard Webhooks secret (`whsec_` + base64). Kept only in this reserved workflow's input, which the API never returns. */
+  secret: string
+  /** `webhook-id` of every attempt. */
+  messageId: string
+  /** Attempts go on for this long after the first one; then the delivery is given up as failed. */
+  retryForMs: number
+  allowLoopback: boolean
+  allowLinkLocal: boolean
+}
+
+export interface DeliveryRecord {
+  state: 'pending' | 'delivered' | 'failed'
+  attempts: number
+  /** Status code of the last answer, or null when none came (refused, unreachable, timed out). */
+  lastResponseStatus: number | null
+  lastError: string | null
+  /** When the receiver answered 2xx (ISO-8601), else null. */
+  deliveredAt: string | null
+}

@@ -150,7 +150,7 @@ export interface paths {
         put?: never;
         /**
          * Start a workflow and wait for its result
-         * @description Answers the WorkflowResult once the run closes: 200 for every final status, including `failed` (with error and errorDetails). A run that continues as new is followed: the answer is the result of the last run of the chain (its runId and input), the same as GET /workflow/{id}/result afterwards. 408 WorkflowExecutionTimedOutError when `timeout` elapses first: the workflow keeps running and its result can be read later. Errors before the start as for POST /workflow/start.
+         * @description Answers the WorkflowResult once the run closes: 200 for every final status, including `failed` (with error and errorDetails). A run that continues as new is followed: the answer is the result of the last run of the chain (its runId and input), the same as GET /workflow/{id}/result afterwards. 408 WorkflowExecutionTimedOutError when `timeout` elapses first: the workflow keeps running and its result can be read later. Errors before the start as for POST /workflow/start. With `Idempotency-Key`, a retry waits for the run the key started (and answers its result once closed) instead of starting another; 422 when the body differs.
          */
         post: operations["runWorkflow"];
         delete?: never;
@@ -169,8 +169,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Start a workflow and return its ids at once
-         * @description Validates `input` against the catalog's inputSchema (400), resolves aliases, and starts the run on the catalog's task queue. 404: the workflow is not in the catalog. 409 WorkflowAlreadyStartedError: a run with this workflowId is still open (the body names its runId). A closed run's id may be reused. 503: the catalog is not published.
+         * Start a workflow and return its ids at once (or its result, with Prefer: wait)
+         * @description Validates `input` against the catalog's inputSchema (400), resolves aliases, and starts the run on the catalog's task queue. 404: the workflow is not in the catalog. 409 WorkflowAlreadyStartedError: a run with this workflowId is still open (the body names its runId). A closed run's id may be reused. 503: the catalog is not published. With `Idempotency-Key`, a retry answers the run the key started (422 when the body differs). With `Prefer: wait=<seconds>`: 200 with the WorkflowResult when the run closed within that time (`Preference-Applied: wait=<seconds>`), otherwise 202 with the ids, `Location` (the run's status) and `Retry-After`.
          */
         post: operations["startWorkflow"];
         delete?: never;
@@ -488,7 +488,28 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    workflowCompleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A run closed: its WorkflowResult, signed per Standard Webhooks
+         * @description Sent once per run started with `webhook`, when the run (or the last run it continued as) closes, whatever its final status. Verify the signature with any Standard Webhooks library and the secret; deduplicate by `webhook-id` (a retry after a lost answer sends the same id). Any 2xx ends the delivery; anything else, or no answer within 10 s, is retried after 1 s, 2 s, 4 s … (at most 10 min apart) for SERVICE_WEBHOOK_RETRY_FOR_MS. Redirects are not followed.
+         */
+        post: operations["workflowCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         Issue: {
@@ -504,7 +525,7 @@ export interface components {
              * @description Stable error name; the status code's description lists the ones it comes with
              * @enum {string}
              */
-            error: "ValidationError" | "UnauthorizedError" | "WorkflowNotFoundError" | "RouteNotFoundError" | "SignalNotFoundError" | "QueryNotFoundError" | "UpdateNotFoundError" | "MethodNotAllowedError" | "NotAcceptableError" | "WorkflowExecutionTimedOutError" | "RequestTimeoutError" | "WorkflowAlreadyStartedError" | "WorkflowAlreadyClosedError" | "PayloadTooLargeError" | "UnsupportedMediaTypeError" | "UpdateRejectedError" | "UpdateFailedError" | "QueryFailedError" | "WorkflowNotCompletedError" | "RequestHeaderFieldsTooLargeError" | "InternalServerError" | "CatalogNotAvailableError" | "EngineUnavailableError" | "TraceNotFoundError" | "TraceStorageUnavailableError";
+            error: "ValidationError" | "UnauthorizedError" | "WorkflowNotFoundError" | "RouteNotFoundError" | "SignalNotFoundError" | "QueryNotFoundError" | "UpdateNotFoundError" | "MethodNotAllowedError" | "NotAcceptableError" | "WorkflowExecutionTimedOutError" | "RequestTimeoutError" | "WorkflowAlreadyStartedError" | "WorkflowAlreadyClosedError" | "PayloadTooLargeError" | "UnsupportedMediaTypeError" | "UpdateRejectedError" | "UpdateFailedError" | "QueryFailedError" | "WorkflowNotCompletedError" | "RequestHeaderFieldsTooLargeError" | "InternalServerError" | "CatalogNotAvailableError" | "EngineUnavailableError" | "TraceNotFoundError" | "TraceStorageUnavailableError" | "IdempotencyKeyReusedError";
             message: string;
             workflowId?: string;
             runId?: string;
@@ -657,6 +678,16 @@ export interface components {
          * @enum {string}
          */
         TerminalRunStatus: "completed" | "failed" | "canceled" | "terminated" | "timed_out" | "continued_as_new";
+        /** @description A completion webhook: once the run (and any run it continues as) closes, whatever the final status, its WorkflowResult is delivered to `url` once, signed per Standard Webhooks, retried with exponential backoff for SERVICE_WEBHOOK_RETRY_FOR_MS. Delivery runs on the engine and survives API and worker restarts. */
+        WebhookRequest: {
+            /**
+             * @description Where the WorkflowResult is POSTed once the run closes (http or https; see docs/webhooks.md for the refused hosts)
+             * @example https://example.com/hooks/flowport
+             */
+            url: string;
+            /** @description Standard Webhooks signing secret (`whsec_` + base64 of 24–64 bytes); default SERVICE_WEBHOOK_SECRET. Never returned or logged. */
+            secret?: string;
+        };
         /** @example {
          *       "workflowName": "approval",
          *       "workflowId": "expense-42",
@@ -690,6 +721,7 @@ export interface components {
              * @example main
              */
             taskQueue?: string;
+            webhook?: components["schemas"]["WebhookRequest"];
         };
         /** @example {
          *       "workflowName": "hello",
@@ -723,8 +755,28 @@ export interface components {
              * @example main
              */
             taskQueue?: string;
+            webhook?: components["schemas"]["WebhookRequest"];
             /** @description How long to wait for the result, in milliseconds (default SERVICE_RUN_TIMEOUT_MS; values above SERVICE_RUN_MAX_TIMEOUT_MS are lowered to it). When it elapses the answer is 408 and the workflow keeps running. */
             timeout?: number;
+        };
+        StartWorkflowHeaders: {
+            /**
+             * @description Makes the start safe to retry: a request with a key already used in this catalog (and the same body) answers the run the first request started and starts nothing. 1–255 visible ASCII characters, bare or as a quoted string. The same key with another body (workflow name, input, catalog, webhook URL) is a 422 IdempotencyKeyReusedError. Kept as long as the engine keeps the run (the namespace retention period after it closed).
+             * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+             */
+            "idempotency-key"?: string;
+            /**
+             * @description RFC 7240 preferences; `wait=<seconds>` waits up to that long (capped by SERVICE_RUN_MAX_TIMEOUT_MS) for the run to close: 200 with its WorkflowResult if it did, else 202 with its ids, `Location` and `Retry-After`. Other preferences and malformed values are ignored (RFC 7240 §2).
+             * @example wait=10
+             */
+            prefer?: string;
+        };
+        RunWorkflowHeaders: {
+            /**
+             * @description Makes the start safe to retry: a request with a key already used in this catalog (and the same body) answers the run the first request started and starts nothing. 1–255 visible ASCII characters, bare or as a quoted string. The same key with another body (workflow name, input, catalog, webhook URL) is a 422 IdempotencyKeyReusedError. Kept as long as the engine keeps the run (the namespace retention period after it closed).
+             * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+             */
+            "idempotency-key"?: string;
         };
         /** @description The run was started; poll its status or result with these ids */
         WorkflowStarted: {
@@ -770,6 +822,20 @@ export interface components {
             error: string | null;
             errorDetails: components["schemas"]["ErrorDetails"] | null;
         };
+        /** @description Where the run's completion webhook stands */
+        WebhookDelivery: {
+            /** @description Where the completion webhook goes */
+            url: string;
+            /**
+             * @description `pending`: the run is open, or attempts go on; `delivered`: the receiver answered 2xx; `failed`: SERVICE_WEBHOOK_RETRY_FOR_MS passed without a 2xx
+             * @enum {string}
+             */
+            state: "pending" | "delivered" | "failed";
+            attempts: number;
+            lastResponseStatus: number | null;
+            lastError: string | null;
+            deliveredAt: string | null;
+        };
         /** @description Status of one run */
         WorkflowStatus: {
             workflowId: string;
@@ -785,6 +851,7 @@ export interface components {
             historyLength: number;
             parentWorkflowId: string | null;
             workersPolling: boolean | null;
+            webhook?: components["schemas"]["WebhookDelivery"];
         };
         /** @description The input a run was started with */
         WorkflowInput: {
@@ -1887,7 +1954,13 @@ export interface operations {
     runWorkflow: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the start safe to retry: a request with a key already used in this catalog (and the same body) answers the run the first request started and starts nothing. 1–255 visible ASCII characters, bare or as a quoted string. The same key with another body (workflow name, input, catalog, webhook URL) is a 422 IdempotencyKeyReusedError. Kept as long as the engine keeps the run (the namespace retention period after it closed).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1969,6 +2042,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description UpdateRejectedError: the update's validator refused the payload; UpdateFailedError / QueryFailedError: the handler threw; IdempotencyKeyReusedError: the Idempotency-Key was used before with another body (workflow name, input, catalog or webhook URL) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit */
             431: {
                 headers: {
@@ -2001,7 +2083,18 @@ export interface operations {
     startWorkflow: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the start safe to retry: a request with a key already used in this catalog (and the same body) answers the run the first request started and starts nothing. 1–255 visible ASCII characters, bare or as a quoted string. The same key with another body (workflow name, input, catalog, webhook URL) is a 422 IdempotencyKeyReusedError. Kept as long as the engine keeps the run (the namespace retention period after it closed).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "idempotency-key"?: string;
+                /**
+                 * @description RFC 7240 preferences; `wait=<seconds>` waits up to that long (capped by SERVICE_RUN_MAX_TIMEOUT_MS) for the run to close: 200 with its WorkflowResult if it did, else 202 with its ids, `Location` and `Retry-After`. Other preferences and malformed values are ignored (RFC 7240 §2).
+                 * @example wait=10
+                 */
+                prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2011,8 +2104,17 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The run was started; poll its status or result with these ids */
+            /** @description WorkflowStarted: the run was started (no `Prefer: wait`). WorkflowResult: `Prefer: wait` was sent and the run closed in time */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowStarted"] | components["schemas"]["WorkflowResult"];
+                };
+            };
+            /** @description `Prefer: wait` was sent and the run is still open: `Location` names its status resource, `Retry-After` when to look */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2076,6 +2178,15 @@ export interface operations {
             };
             /** @description UnsupportedMediaTypeError: the body is not `application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UpdateRejectedError: the update's validator refused the payload; UpdateFailedError / QueryFailedError: the handler threw; IdempotencyKeyReusedError: the Idempotency-Key was used before with another body (workflow name, input, catalog or webhook URL) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2992,7 +3103,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description UpdateRejectedError: the update's validator refused the payload; UpdateFailedError / QueryFailedError: the handler threw */
+            /** @description UpdateRejectedError: the update's validator refused the payload; UpdateFailedError / QueryFailedError: the handler threw; IdempotencyKeyReusedError: the Idempotency-Key was used before with another body (workflow name, input, catalog or webhook URL) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3126,7 +3237,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description UpdateRejectedError: the update's validator refused the payload; UpdateFailedError / QueryFailedError: the handler threw */
+            /** @description UpdateRejectedError: the update's validator refused the payload; UpdateFailedError / QueryFailedError: the handler threw; IdempotencyKeyReusedError: the Idempotency-Key was used before with another body (workflow name, input, catalog or webhook URL) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3834,6 +3945,51 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
+            };
+        };
+    };
+    workflowCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's id, the same on every attempt
+                 * @example msg_TwZJIaPW3m_5Z_BjZueYAGz61hGy89ERz7-TbyyZ11o
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in seconds since the epoch
+                 * @example 1795000000
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkflowResult"];
+            };
+        };
+        responses: {
+            /** @description Delivered: no further attempt */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: retried with backoff */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

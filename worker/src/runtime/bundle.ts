@@ -11,7 +11,7 @@ import { createRequire } from 'node:module'
 import { dirname, extname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bundleWorkflowCode, type BundleOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker'
-import { CATALOG_WORKFLOW_TYPE } from '../contract.js'
+import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '../contract.js'
 import type { Manifest } from '../workflow/manifest.js'
 import { DefinitionError } from './definition-error.js'
 import type { Logger } from './logger.js'
@@ -41,6 +41,7 @@ export function generateEntry (registry: Registry, manifest: Manifest, tracing =
     ...(tracing ? ['// With the OpenTelemetry workflow interceptors.'] : []),
     `import { workflowEntry } from ${JSON.stringify(sdkModule('runtime'))}`,
     `export { catalogWorkflow as ${CATALOG_WORKFLOW_TYPE} } from ${JSON.stringify(sdkModule('catalog'))}`,
+    `export { webhookWorkflow as ${WEBHOOK_WORKFLOW_TYPE} } from ${JSON.stringify(sdkModule('webhook'))}`,
     `const manifest = ${JSON.stringify(manifest)}`
   ]
   registry.workflows.forEach((w, i) => {

@@ -17,6 +17,7 @@ import { stepMetrics } from './step-metrics.js'
 import type { Tracing } from '../telemetry/tracing.js'
 import { evaluatorTypes } from '../trace/history.js'
 import { TRACE_SINK, TraceKeeper } from '../trace/keeper.js'
+import { webhookActivities } from '../webhook/activities.js'
 import { attemptRecorder } from '../trace/recorder.js'
 import type { TraceSettings } from '../trace/settings.js'
 import { TraceStore } from '../trace/store.js'
@@ -101,7 +102,8 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
       namespace: options.namespace,
       taskQueue: options.catalogId,
       workflowBundle,
-      activities: project.activities,
+      // Completion webhooks of this catalog's runs are delivered here too (worker/src/workflow/webhook.ts).
+      activities: { ...project.activities, ...webhookActivities({ client, store }) },
       shutdownGraceTime: options.shutdownGraceTime ?? '10s',
       ...(options.identity === undefined ? {} : { identity: options.identity }),
       interceptors: {

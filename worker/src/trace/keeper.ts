@@ -14,7 +14,7 @@
  */
 import type { Client } from '@temporalio/client'
 import protoRoot from '@temporalio/proto'
-import { CATALOG_WORKFLOW_TYPE } from '../contract.js'
+import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '../contract.js'
 import type { Logger } from '../runtime/logger.js'
 import { assembleTrace } from './assemble.js'
 import { readWholeHistory } from './history.js'
@@ -80,7 +80,7 @@ export class TraceKeeper {
   async sweep (): Promise<number> {
     const started = Date.now()
     const since = new Date(this.sweptUntil - SWEEP_OVERLAP_MS).toISOString()
-    const query = `TaskQueue = '${this.options.taskQueue.replaceAll("'", "\\'")}' AND ExecutionStatus != 'Running' AND CloseTime >= '${since}' AND WorkflowType != '${CATALOG_WORKFLOW_TYPE}'`
+    const query = `TaskQueue = '${this.options.taskQueue.replaceAll("'", "\\'")}' AND ExecutionStatus != 'Running' AND CloseTime >= '${since}' AND WorkflowType != '${CATALOG_WORKFLOW_TYPE}' AND WorkflowType != '${WEBHOOK_WORKFLOW_TYPE}'`
     let written = 0
     for (const [runId, workflowId] of this.retry) {
       await this.finalize(workflowId, runId)

@@ -8,6 +8,7 @@ import { CancelledFailure } from '@temporalio/common'
 import { failureDetails } from '../common/failure-chain.js'
 import type { Logger } from '../runtime/logger.js'
 import type { TraceStore } from './store.js'
+import { WEBHOOK_WORKFLOW_TYPE } from '../contract.js'
 
 export function attemptRecorder (store: TraceStore, logger: Logger): ActivityInterceptorsFactory {
   return (ctx) => {
@@ -20,6 +21,8 @@ export function attemptRecorder (store: TraceStore, logger: Logger): ActivityInt
           const { info } = ctx
           const run = info.workflowExecution ?? { workflowId: '', runId: '' }
           if (run.runId === '') throw err // not a workflow's activity: nothing to trace
+          // Webhook deliveries are internal, and their requests carry the signing secret.
+          if (info.workflowType === WEBHOOK_WORKFLOW_TYPE) throw err
           const details = failureDetails(err instanceof Error ? err : new Error(String(err)))
           try {
             await store.writeAttempt(run.workflowId, run.runId, {

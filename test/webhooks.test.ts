@@ -1,0 +1,229 @@
+/**
+ * Completion webhooks against the real engine and worker, delivered to a real HTTP receiver the
+ * test starts; every delivery is checked with the Standard Webhooks verifier (docs/webhooks.md).
+ */
+import t, { type Test } from 'tap'
+import { createServer, type IncomingHttpHeaders } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { randomBytes, randomUUID } from 'node:crypto'
+import { Webhook } from 'standardwebhooks'
+import { Client, Connection } from '@temporalio/client'
+import { build } from './helpers/app.js'
+import { call, eventually, newId, waitClosed } from './helpers/workflows.js'
+import { deliveryWorkflowId, startDelivery } from '../lib/webhooks.js'
+import { engineAddress, testCatalog } from './helpers/env.js'
+import { loadConfig } from '../schemas/config.js'
+
+interface Delivery { headers: IncomingHttpHeaders, body: string }
+
+/** A receiver: answers each request on a path with the next status of its script (then 200), and records it. */
+async function receiver (t: Test) {
+  const received = new Map<string, Delivery[]>()
+  const scripts = new Map<string, number[]>()
+  const waiters: Array<() => void> = []
+  const server = createServer((req, res) => {
+    let body = ''
+    req.setEncoding('utf8')
+    req.on('data', (chunk: string) => { body += chunk })
+    req.on('end', () => {
+      const path = req.url ?? '/'
+      received.set(path, [...(received.get(path) ?? []), { headers: req.headers, body }])
+      res.statusCode = scripts.get(path)?.shift() ?? 200
+      res.end()
+      for (const wake of waiters.splice(0)) wake()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => { resolve() })))
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return {
+    url: (path: string, script: number[] = []) => { scripts.set(path, script); return `${base}${path}` },
+    received: (path: string) => received.get(path) ?? [],
+    /** Resolves once `path` has received `count` requests (the test's own timeout bounds the wait). */
+    async until (path: string, count: number): Promise<Delivery[]> {
+      while ((received.get(path) ?? []).length < count) await new Promise<void>((resolve) => waiters.push(resolve))
+      return received.get(path) ?? []
+    }
+  }
+}
+
+const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`
+const startCall = (payload: unknown, headers?: Record<string, string>) => ({ method: 'POST' as const, url: '/workflow/start', route: '/workflow/start', payload, headers })
+
+/** Waits for the delivery workflow to finish, so "delivered once" also covers the retries that could have followed. */
+async function deliveryDone (app: Awaited<ReturnType<typeof build>>, run: { workflowId: string, runId: string }) {
+  return await app.temporal.workflow.getHandle(deliveryWorkflowId(run.workflowId, run.runId)).result()
+}
+
+function verified (t: Test, secret: string, delivery: Delivery) {
+  const payload = new Webhook(secret).verify(delivery.body, delivery.headers as Record<string, string>) as Record<string, unknown>
+  t.match(delivery.headers['webhook-id'], /^msg_/)
+  t.match(delivery.headers['webhook-signature'], /^v1,/)
+  return payload
+}
+
+t.test('a completed run delivers its WorkflowResult once, signed and verifiable; the status reports it', async (t) => {
+  const app = await build(t)
+  const hooks = await receiver(t)
+  const secret = newSecret()
+  const started = await call(t, app, startCall({ workflowName: 'hello', input: { name: 'Ada' }, webhook: { url: hooks.url('/completed'), secret } }))
+  t.equal(started.status, 200)
+  const [delivery] = await hooks.until('/completed', 1)
+  const payload = verified(t, secret, delivery)
+  const result = await call(t, app, { method: 'GET', url: `/workflow/${started.body.workflowId as string}/result`, route: '/workflow/{id}/result' })
+  t.same(payload, result.body, 'the body is the run\'s WorkflowResult')
+  t.throws(() => new Webhook(newSecret()).verify(delivery.body, delivery.headers as Record<string, string>), 'another secret does not verify')
+  const record = await deliveryDone(app, started.body)
+  t.equal(record.state, 'delivered')
+  t.equal(hooks.received('/completed').length, 1, 'delivered once')
+  const status = await eventually(
+    async () => await call(t, app, { method: 'GET', url: `/workflow/${started.body.workflowId as string}/runs/${started.body.runId as string}/status`, route: '/workflow/{id}/runs/{rid}/status' }),
+    (s) => s.body.webhook?.state === 'delivered')
+  t.match(status.body.webhook, { url: hooks.url('/completed'), state: 'delivered', attempts: 1, lastResponseStatus: 200, lastError: null })
+  t.notOk(JSON.stringify(status.body).includes(secret), 'the status never shows the secret')
+  const history = await app.inject({ method: 'GET', url: `/workflow/${started.body.workflowId as string}/history?includePayloads=true` })
+  t.equal(history.statusCode, 200)
+  t.notOk(history.body.includes(secret.slice(6)), 'nor does the run\'s history')
+  const internal = await app.inject({ method: 'GET', url: `/workflow/${encodeURIComponent(deliveryWorkflowId(started.body.workflowId, started.body.runId))}/history?includePayloads=true` })
+  t.equal(internal.statusCode, 404, 'the delivery workflow (which holds the secret) is not the API\'s to show')
+  const listed = await eventually(
+    async () => await call(t, app, { method: 'GET', url: `/workflow/runs?catalog=${testCatalog()}&pageSize=1000`, route: '/workflow/runs' }),
+    (page) => page.body.runs.some((r: { workflowId: string }) => r.workflowId === started.body.workflowId))
+  t.notOk(listed.body.runs.some((r: { workflowName: string }) => r.workflowName.startsWith('__flowport')), 'nor lists it')
+})
+
+t.test('failed, terminated and timed-out runs deliver once too', async (t) => {
+  const app = await build(t)
+  const hooks = await receiver(t)
+  const secret = newSecret()
+  const failed = await call(t, app, startCall({ workflowName: 'explode', input: { message: 'boom' }, webhook: { url: hooks.url('/failed'), secret } }))
+  t.equal(failed.status, 200, 'explode started')
+  const approval = await call(t, app, startCall({ workflowName: 'approval', input: { label: 'x' }, webhook: { url: hooks.url('/terminated'), secret } }))
+  await app.temporal.workflow.getHandle(approval.body.workflowId).terminate('by the test')
+  // The API sets no run timeout; the engine's own timeout closes this run, whose delivery the API starts as it would.
+  const timedOutId = newId('timeout')
+  const handle = await app.temporal.workflow.start('approval', { workflowId: timedOutId, taskQueue: testCatalog(), args: [{ label: 't' }], workflowExecutionTimeout: '1 second' })
+  await startDelivery(app, { workflowId: timedOutId, runId: handle.firstExecutionRunId, catalog: testCatalog() }, { url: hooks.url('/timed-out'), secret })
+
+  const expected: Array<[string, { workflowId: string, runId: string }, string]> = [
+    ['/failed', failed.body, 'failed'], ['/terminated', approval.body, 'terminated'], ['/timed-out', { workflowId: timedOutId, runId: handle.firstExecutionRunId }, 'timed_out']
+  ]
+  for (const [path, run, status] of expected) {
+    const [delivery] = await hooks.until(path, 1)
+    const payload = verified(t, secret, delivery)
+    t.match(payload, { workflowId: run.workflowId, runId: run.runId, status, output: null }, status)
+    t.type(payload.error, 'string', `${status}: error`)
+    t.equal((await deliveryDone(app, run)).state, 'delivered')
+    t.equal(hooks.received(path).length, 1, `${status}: delivered once`)
+  }
+  const terminated = JSON.parse(hooks.received('/terminated')[0].body)
+  t.equal(terminated.error, 'Workflow run was terminated: by the test')
+})
+
+t.test('a receiver that answers 500 gets the same webhook-id again until it answers 2xx', async (t) => {
+  const app = await build(t)
+  const hooks = await receiver(t)
+  const secret = newSecret()
+  const started = await call(t, app, startCall({ workflowName: 'hello', input: { name: 'Bo' }, webhook: { url: hooks.url('/flaky', [500, 503]), secret } }))
+  const deliveries = await hooks.until('/flaky', 3)
+  t.equal(new Set(deliveries.map((d) => d.headers['webhook-id'])).size, 1, 'one webhook-id on every attempt')
+  for (const delivery of deliveries) verified(t, secret, delivery)
+  const record = await deliveryDone(app, started.body)
+  t.match(record, { state: 'delivered', attempts: 3, lastResponseStatus: 200 })
+  t.equal(hooks.received('/flaky').length, 3)
+})
+
+t.test('a delivery that never succeeds ends as failed after SERVICE_WEBHOOK_RETRY_FOR_MS and says why', async (t) => {
+  const app = await build(t, { SERVICE_WEBHOOK_RETRY_FOR_MS: '2500' })
+  const hooks = await receiver(t)
+  const started = await call(t, app, startCall({ workflowName: 'hello', input: { name: 'x' }, webhook: { url: hooks.url('/down', [500, 500, 500, 500, 500, 500]), secret: newSecret() } }))
+  const record = await deliveryDone(app, started.body)
+  t.equal(record.state, 'failed')
+  t.equal(record.lastResponseStatus, 500)
+  t.equal(record.lastError, 'The receiver answered 500')
+  t.equal(record.attempts, hooks.received('/down').length, 'every attempt is counted')
+  t.ok(record.attempts >= 2, 'retried before giving up')
+})
+
+t.test('a run started with a webhook delivers after every API process is gone', async (t) => {
+  const hooks = await receiver(t)
+  const secret = newSecret()
+  const first = await build(t)
+  const started = await call(t, first, startCall({ workflowName: 'approval', input: { label: 'restart' }, webhook: { url: hooks.url('/restart'), secret } }))
+  t.equal(started.status, 200)
+  await first.close()
+  // No API runs now: the run is finished and delivered by the engine and the worker alone.
+  const connection = await Connection.connect({ address: engineAddress() })
+  t.teardown(() => connection.close())
+  const client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' })
+  await client.workflow.getHandle(started.body.workflowId).signal('approve', { by: 'ops' })
+  const [delivery] = await hooks.until('/restart', 1)
+  t.match(verified(t, secret, delivery), { workflowId: started.body.workflowId, runId: started.body.runId, status: 'completed' })
+  const second = await build(t)
+  t.equal((await deliveryDone(second, started.body)).state, 'delivered')
+  t.equal(hooks.received('/restart').length, 1)
+})
+
+t.test('an idempotent retry with a webhook starts one run and one delivery', async (t) => {
+  const app = await build(t)
+  const hooks = await receiver(t)
+  const secret = newSecret()
+  const key = randomUUID()
+  const body = { workflowName: 'hello', input: { name: 'Cy' }, webhook: { url: hooks.url('/idem'), secret } }
+  const answers = await Promise.all(Array.from({ length: 5 }, async () => await call(t, app, startCall(body, { 'idempotency-key': key }))))
+  t.equal(new Set(answers.map((a) => a.body.runId)).size, 1)
+  await hooks.until('/idem', 1)
+  await deliveryDone(app, answers[0].body)
+  t.equal(hooks.received('/idem').length, 1)
+  const otherUrl = await call(t, app, startCall({ ...body, webhook: { url: hooks.url('/idem-other'), secret } }, { 'idempotency-key': key }))
+  t.equal(otherUrl.status, 422, 'another webhook URL is another request')
+})
+
+t.test('refused webhook URLs are a 400 before anything starts', async (t) => {
+  const app = await build(t, { SERVICE_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,*.example.com,169.254.169.254,[fe80::1],localhost,metadata.google.internal' })
+  const secret = newSecret()
+  const cases: Array<[string, unknown, string]> = [
+    ['not a URL', { url: 'not a url', secret }, '/webhook/url'],
+    ['ftp', { url: 'ftp://127.0.0.1/x', secret }, '/webhook/url'],
+    ['file', { url: 'file:///etc/passwd', secret }, '/webhook/url'],
+    ['credentials in the URL', { url: 'http://user:pw@127.0.0.1/x', secret }, '/webhook/url'],
+    ['a host not allowed', { url: 'https://evil.test/x', secret }, '/webhook/url'],
+    ['cloud metadata', { url: 'http://169.254.169.254/latest/meta-data', secret }, '/webhook/url'],
+    ['metadata by name', { url: 'http://metadata.google.internal/', secret }, '/webhook/url'],
+    ['link-local IPv6', { url: 'http://[fe80::1]/x', secret }, '/webhook/url'],
+    ['a malformed secret', { url: 'https://hooks.example.com/x', secret: 'plain-text' }, '/webhook/secret'],
+    ['no secret and no default', { url: 'https://hooks.example.com/x' }, '/webhook/secret']
+  ]
+  for (const [why, webhook, path] of cases) {
+    const workflowId = newId('refused')
+    const res = await call(t, app, startCall({ workflowName: 'hello', input: { name: 'x' }, workflowId, webhook }))
+    t.equal(res.status, 400, why)
+    t.equal(res.body.issues?.[0]?.path, path, why)
+    await t.rejects(app.temporal.workflow.getHandle(workflowId).describe(), why + ': nothing started')
+  }
+  const production = await build(t, { SERVICE_WEBHOOK_ALLOW_LOOPBACK: 'false', SERVICE_WEBHOOK_SECRET: secret })
+  for (const url of ['http://127.0.0.1:9/x', 'http://localhost/x', 'http://[::1]/x', 'http://[::ffff:127.0.0.1]/x']) {
+    const res = await call(t, production, startCall({ workflowName: 'hello', input: { name: 'x' }, webhook: { url } }))
+    t.equal(res.status, 400, `loopback refused when not allowed: ${url}`)
+  }
+  const withDefault = await call(t, production, startCall({ workflowName: 'hello', input: { name: 'x' }, webhook: { url: 'https://hooks.example.com/x' } }))
+  t.equal(withDefault.status, 200, 'the default secret stands in for a missing one')
+  await waitClosed(production, withDefault.body.workflowId)
+})
+
+t.test('a malformed SERVICE_WEBHOOK_SECRET stops the start without printing it', async (t) => {
+  const secret = 'not-a-standard-webhooks-secret-4711'
+  const err = await rejectionOf(() => loadConfig({ SERVICE_WEBHOOK_SECRET: secret }))
+  t.match(err, { name: 'ConfigError', message: /SERVICE_WEBHOOK_SECRET/ })
+  t.notOk(String((err as Error).message).includes(secret), 'the message does not repeat the value')
+  t.doesNotThrow(() => loadConfig({ SERVICE_WEBHOOK_SECRET: newSecret() }))
+})
+
+async function rejectionOf (fn: () => unknown): Promise<unknown> {
+  try {
+    fn()
+  } catch (err) {
+    return err
+  }
+  return undefined
+}

@@ -1,0 +1,53 @@
+/**
+ * The outcome a run's close event records (status, output, error, errorDetails): one home for the
+ * API's WorkflowResult (lib/workflow-result.ts) and the completion webhook's body
+ * (worker/src/webhook/activities.ts), so both say the same about one run.
+ */
+import type { LoadedDataConverter } from '@temporalio/common'
+import { decodeFromPayloadsAtIndex, decodeOptionalFailureToOptionalError } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js'
+import type { temporal } from '@temporalio/proto'
+import { closeDetails, failureDetails, type ErrorDetails } from './failure-chain.js'
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent
+
+export type CloseStatus = 'completed' | 'failed' | 'canceled' | 'terminated' | 'timed_out' | 'continued_as_new'
+
+export interface Outcome {
+  status: CloseStatus
+  output: unknown
+  error: string | null
+  errorDetails: ErrorDetails | null
+}
+
+const closedWith = (status: CloseStatus, details: ErrorDetails): Outcome =>
+  ({ status, output: null, error: details.message, errorDetails: details })
+
+/** Decodes the first value of a payload list; absent or `undefined` becomes null. */
+export async function decodeFirstPayload (converter: LoadedDataConverter, payloads: temporal.api.common.v1.IPayloads | null | undefined): Promise<unknown> {
+  return (await decodeFromPayloadsAtIndex(converter, 0, payloads?.payloads)) ?? null
+}
+
+/** The outcome of a close event whose kind (`status`) the caller has read from its type; throws for an event that closes nothing. */
+export async function closeOutcome (converter: LoadedDataConverter, status: CloseStatus | undefined, event: HistoryEvent): Promise<Outcome> {
+  switch (status) {
+    case 'completed':
+      return { status: 'completed', output: await decodeFirstPayload(converter, event.workflowExecutionCompletedEventAttributes?.result), error: null, errorDetails: null }
+    case 'failed': {
+      const err = await decodeOptionalFailureToOptionalError(converter, event.workflowExecutionFailedEventAttributes?.failure)
+      return closedWith('failed', err ? failureDetails(err) : closeDetails('Error', 'Workflow run failed'))
+    }
+    case 'canceled':
+      return closedWith('canceled', closeDetails('CanceledFailure', 'Workflow run was canceled'))
+    case 'terminated': {
+      const reason = event.workflowExecutionTerminatedEventAttributes?.reason
+      return closedWith('terminated', closeDetails('TerminatedFailure', reason ? `Workflow run was terminated: ${reason}` : 'Workflow run was terminated'))
+    }
+    case 'timed_out':
+      return closedWith('timed_out', closeDetails('TimeoutFailure', 'Workflow run timed out (its execution or run timeout elapsed)'))
+    case 'continued_as_new':
+      // Not a failure: the run handed over to a new one; its result is that run's.
+      return { status: 'continued_as_new', output: null, error: null, errorDetails: null }
+    case undefined:
+      throw new Error(`history event ${event.eventType ?? '?'} does not close a run`)
+  }
+}

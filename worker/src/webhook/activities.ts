@@ -1,0 +1,138 @@
+/**
+ * The completion-webhook activities (worker/src/workflow/webhook.ts): wait for a run to close and
+ * build its WorkflowResult, and POST it signed per Standard Webhooks (the `standardwebhooks`
+ * package signs). No redirect is followed, and every address the receiver's name resolves to is
+ * checked right before the connection (worker/src/webhook/address.ts).
+ */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
+import { request as httpRequest, type RequestOptions } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+import type { LookupFunction } from 'node:net'
+import { Context } from '@temporalio/activity'
+import type { Client } from '@temporalio/client'
+import { ApplicationFailure } from '@temporalio/common'
+import protoRoot from '@temporalio/proto'
+import { Webhook } from 'standardwebhooks'
+import { WEBHOOK_AWAIT_ACTIVITY, WEBHOOK_DELIVER_ACTIVITY } from '../contract.js'
+import { closeOutcome, decodeFirstPayload, type CloseStatus } from '../common/outcome.js'
+import type { TraceStore } from '../trace/store.js'
+import type { DeliverRequest } from '../workflow/webhook.js'
+import { refusalOf, type AddressPolicy } from './address.js'
+
+const { EventType, HistoryEventFilterType } = protoRoot.temporal.api.enums.v1
+
+const CLOSE_STATUS = new Map<number, CloseStatus>([
+  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, 'completed'],
+  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED, 'failed'],
+  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT, 'timed_out'],
+  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED, 'canceled'],
+  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED, 'terminated'],
+  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW, 'continued_as_new']
+])
+
+/** One attempt's limit for connecting, sending and reading the answer. */
+const ATTEMPT_TIMEOUT_MS = 10_000
+
+export interface WebhookActivityOptions {
+  client: Client
+  /** Where traces go, for the body's `trace` (null: tracing is off). */
+  store: TraceStore | null
+}
+
+export function webhookActivities ({ client, store }: WebhookActivityOptions): Record<string, (arg: never) => Promise<unknown>> {
+  return {
+    [WEBHOOK_AWAIT_ACTIVITY]: async (run: { workflowId: string, runId: string }) => await awaitResult(client, store, run),
+    [WEBHOOK_DELIVER_ACTIVITY]: async (request: DeliverRequest) => await deliver(request)
+  }
+}
+
+/** The WorkflowResult of the last run of the chain `run` starts, once it has closed. */
+async function awaitResult (client: Client, store: TraceStore | null, run: { workflowId: string, runId: string }): Promise<unknown> {
+  const ctx = Context.current()
+  const converter = client.options.loadedDataConverter
+  const { workflowId } = run
+  const history = async (runId: string, request: { waitNewEvent?: boolean, historyEventFilterType?: number, maximumPageSize?: number, nextPageToken?: Uint8Array }) =>
+    await client.withAbortSignal(ctx.cancellationSignal, async () => await client.workflowService.getWorkflowExecutionHistory({
+      namespace: client.options.namespace, execution: { workflowId, runId }, skipArchival: true, ...request
+    }))
+  const first = await history(run.runId, { maximumPageSize: 1 })
+  let input = await decodeFirstPayload(converter, first.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input)
+  let runId = run.runId
+  let nextPageToken: Uint8Array | undefined
+  for (;;) {
+    ctx.heartbeat()
+    const res = await history(runId, { waitNewEvent: true, historyEventFilterType: HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT, nextPageToken })
+    const event = res.history?.events?.[0]
+    if (event == null) {
+      // The engine's long-poll interval ended: ask again from where it left off.
+      nextPageToken = res.nextPageToken?.length ? res.nextPageToken : undefined
+      continue
+    }
+    const status = event.eventType == null ? undefined : CLOSE_STATUS.get(event.eventType)
+    const next = event.workflowExecutionContinuedAsNewEventAttributes
+    if (status === 'continued_as_new' && next?.newExecutionRunId) {
+      input = await decodeFirstPayload(converter, next.input)
+      runId = next.newExecutionRunId
+      nextPageToken = undefined
+      continue
+    }
+    const outcome = await closeOutcome(converter, status, event)
+    const trace = store === null ? null : { destinations: store.destinations(workflowId, runId) }
+    return { workflowId, runId, input: input ?? null, trace, ...outcome }
+  }
+}
+
+const failure = (message: string, status: number | null = null) =>
+  ApplicationFailure.create({ type: 'WebhookDeliveryError', message, details: [status], nonRetryable: true })
+
+async function deliver (request: DeliverRequest): Promise<{ status: number }> {
+  const url = new URL(request.url)
+  const policy = { allowLoopback: request.allowLoopback, allowLinkLocal: request.allowLinkLocal }
+  const refusal = refusalOf(url.hostname, policy)
+  if (refusal !== undefined) throw failure(`Refused: ${refusal}`)
+  const timestamp = new Date()
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': 'flowport-webhook',
+    'webhook-id': request.messageId,
+    'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+    'webhook-signature': new Webhook(request.secret).sign(request.messageId, timestamp, request.body)
+  }
+  let status: number
+  try {
+    status = await post(url, headers, request.body, guardedLookup(policy))
+  } catch (err) {
+    throw failure(`No answer from the receiver: ${(err as Error).message}`)
+  }
+  if (status >= 200 && status < 300) return { status }
+  throw failure(`The receiver answered ${status}`, status)
+}
+
+/** A DNS lookup that fails for a name resolving to a refused address, so the connection never reaches it. */
+function guardedLookup (policy: AddressPolicy): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
+      if (err) return callback(err, '', 0)
+      const refused = addresses.map((a) => refusalOf(a.address, policy)).find((r) => r !== undefined)
+      if (refused !== undefined) return callback(new Error(`Refused: ${hostname} resolves to ${refused}`), '', 0)
+      if (options.all === true) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses)
+      callback(null, addresses[0].address, addresses[0].family)
+    })
+  }
+}
+
+/** One POST; resolves with the status code once the answer has been read. */
+async function post (url: URL, headers: Record<string, string>, body: string, lookup: LookupFunction): Promise<number> {
+  const options: RequestOptions = { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup, timeout: ATTEMPT_TIMEOUT_MS }
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest
+  return await new Promise<number>((resolve, reject) => {
+    const req = send(url, options, (res) => {
+      res.resume()
+      res.on('end', () => { resolve(res.statusCode ?? 0) })
+      res.on('error', reject)
+    })
+    req.on('timeout', () => { req.destroy(new Error(`timed out after ${ATTEMPT_TIMEOUT_MS} ms`)) })
+    req.on('error', reject)
+    req.end(body)
+  })
+}
