@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `flowport` command. Servers: `dev` (engine + worker + API), `api`, `worker`, `engine`,
- * `credentials`. Client commands (cli/client/, on @flowport/client): `run`, `start`, `tail`,
+ * `credentials`, `keys`. Client commands (cli/client/, on @flowport/client): `run`, `start`, `tail`,
  * `status`, `result`, `input`, `trace`, `signal`, `query`, `update`, `stop`, `terminate`, `runs`,
  * `catalog`. Exit codes: README, "Command line".
  */
@@ -9,7 +9,7 @@ import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Command, CommanderError } from 'commander'
 
-const SERVER_COMMANDS = ['dev', 'api', 'worker', 'engine', 'credentials']
+const SERVER_COMMANDS = ['dev', 'api', 'worker', 'engine', 'credentials', 'keys']
 
 const program = new Command('flowport')
   .usage('<command>')
@@ -65,6 +65,9 @@ program.command('credentials')
     if (sub === 'help' || sub === '--help' || sub === '-h') console.log(credentialsUsage)
     else process.exitCode = credentialsCommand(args)
   })
+
+const { keysCommand } = await import('./keys.js')
+program.addCommand(keysCommand())
 
 const [command] = process.argv.slice(2)
 // The server entries never load the client (the production image runs them).

@@ -12,11 +12,11 @@ import { decodeFirst, timedOut, waitForCloseEvent } from './run-history.js'
 import { startWorkflow } from './start-workflow.js'
 import { resultOf } from './workflow-result.js'
 
-export async function runWorkflow (fastify: FastifyInstance, body: RunWorkflowBody, signal: AbortSignal): Promise<WorkflowResult> {
+export async function runWorkflow (fastify: FastifyInstance, body: RunWorkflowBody, signal: AbortSignal, identity?: string): Promise<WorkflowResult> {
   const { SERVICE_RUN_TIMEOUT_MS, SERVICE_RUN_MAX_TIMEOUT_MS } = fastify.config
   const timeout = Math.min(body.timeout ?? SERVICE_RUN_TIMEOUT_MS, SERVICE_RUN_MAX_TIMEOUT_MS)
   const deadline = Date.now() + timeout
-  const started = await startWorkflow(fastify, body, signal)
+  const started = await startWorkflow(fastify, body, signal, identity)
   let current = { workflowId: started.workflowId, runId: started.runId }
   let input: unknown = body.input
   for (;;) {

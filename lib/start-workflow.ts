@@ -38,14 +38,15 @@ function assertUsableId (workflowId: string | undefined): void {
   }
 }
 
-export async function startWorkflow (fastify: FastifyInstance, body: StartWorkflowBody, signal?: AbortSignal): Promise<Started> {
+/** `identity`: the engine records it as the run's starter (lib/access/principal.ts). */
+export async function startWorkflow (fastify: FastifyInstance, body: StartWorkflowBody, signal?: AbortSignal, identity?: string): Promise<Started> {
   assertUsableId(body.workflowId)
   const catalog = catalogOf(fastify, body)
   const workflow = await fastify.catalogs.workflow(catalog, body.workflowName, signal)
   assertMatches(workflow.inputSchema, body.input, 'input')
   const workflowId = body.workflowId ?? randomUUID()
   try {
-    const handle = await fastify.engineCall(() => fastify.temporal.workflow.start(workflow.name, {
+    const handle = await fastify.engineCall(() => fastify.temporalAs(identity).workflow.start(workflow.name, {
       workflowId,
       taskQueue: catalog,
       args: [body.input],

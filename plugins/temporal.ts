@@ -24,6 +24,12 @@ export interface EngineCallOptions {
 declare module 'fastify' {
   interface FastifyInstance {
     temporal: Client
+    /**
+     * The client whose calls carry `identity` (`flowport:<key id>`, lib/access/principal.ts): the
+     * engine records it in the run's history for starts, signals, updates, cancels and terminations.
+     * One client per identity, sharing the connection; undefined = the default client.
+     */
+    temporalAs: (identity: string | undefined) => Client
     /** Runs engine calls with a deadline and maps engine errors to API errors. */
     engineCall: <T>(fn: () => Promise<T>, opts?: EngineCallOptions) => Promise<T>
   }
@@ -55,7 +61,16 @@ export default fp(async (fastify) => {
       onClose: (downMs) => { fastify.log.info({ downMs }, 'engine reachable again') }
     })
   const connection = Connection.lazy(connectionOptions(config, breaker))
-  fastify.decorate('temporal', new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }))
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE })
+  fastify.decorate('temporal', client)
+  // Bounded by the keys (each key and its run tokens: two identities).
+  const byIdentity = new Map<string, Client>()
+  fastify.decorate('temporalAs', (identity: string | undefined) => {
+    if (identity === undefined) return client
+    let found = byIdentity.get(identity)
+    if (!found) byIdentity.set(identity, found = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, identity }))
+    return found
+  })
 
   fastify.decorate('engineCall', async function engineCall<T> (fn: () => Promise<T>, opts: EngineCallOptions = {}): Promise<T> {
     const deadline = Date.now() + (opts.timeoutMs ?? config.SERVICE_ENGINE_CALL_TIMEOUT_MS)

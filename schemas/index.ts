@@ -20,6 +20,7 @@ import {
   WorkflowInputSchema, WorkflowResultSchema, WorkflowRunsSchema, WorkflowStartedSchema, WorkflowStatusSchema
 } from './workflow.js'
 import { TraceLogSchema, traceSchemas } from './trace.js'
+import { RunTokenRequestSchema, RunTokenSchema } from './tokens.js'
 import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema } from './control.js'
 
 export const schemas = [
@@ -34,5 +35,5 @@ export const schemas = [
   StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema,
   HistoryEventSchema, HistoryWorkflowSchema, HistoryQuerySchema, HistoryPageSchema, HistoryStreamQuerySchema,
   HistoryStreamHeadersSchema, HistoryStreamDoneSchema, HistoryStreamServerErrorSchema,
-  ...traceSchemas, TraceLogSchema
+  ...traceSchemas, TraceLogSchema, RunTokenRequestSchema, RunTokenSchema
 ]

@@ -88,6 +88,10 @@ export class CatalogNotAvailableError extends named('CatalogNotAvailableError') 
 export class EngineUnavailableError extends named('EngineUnavailableError') {}
 export class TraceNotFoundError extends named('TraceNotFoundError') {}
 export class TraceStorageUnavailableError extends named('TraceStorageUnavailableError') {}
+/** 403: the key lacks the route's scope, or the run is outside its catalogs/workflow patterns. */
+export class ForbiddenError extends named('ForbiddenError') {}
+/** 429: the key's request budget is spent; `retryAfter` says when it refills. */
+export class RateLimitedError extends named('RateLimitedError') {}
 
 /** The short name for WorkflowExecutionTimedOutError. */
 export { WorkflowExecutionTimedOutError as WorkflowTimeoutError }
@@ -118,7 +122,9 @@ export const ERROR_CLASSES: { readonly [N in ErrorName]: new (message: string, i
   CatalogNotAvailableError,
   EngineUnavailableError,
   TraceNotFoundError,
-  TraceStorageUnavailableError
+  TraceStorageUnavailableError,
+  ForbiddenError,
+  RateLimitedError
 }
 
 export function isFlowportError (e: unknown): e is FlowportError {

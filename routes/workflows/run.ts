@@ -6,9 +6,12 @@ import { errorsFor, ref } from '../../schemas/common.js'
 import { RunWorkflowBodySchema, WorkflowResultSchema } from '../../schemas/workflow.js'
 import { clientGone } from '../../lib/abort.js'
 import { runWorkflow } from '../../lib/run-workflow.js'
+import { access } from '../../lib/access/scopes.js'
+import { engineIdentity } from '../../lib/access/principal.js'
 
 const run: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/workflow/run', {
+    config: access('run', 'start'),
     schema: {
       tags: ['workflows'],
       operationId: 'runWorkflow',
@@ -24,7 +27,7 @@ const run: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async (request, reply) => {
     const signal = clientGone(reply)
     try {
-      return await runWorkflow(fastify, request.body, signal)
+      return await runWorkflow(fastify, request.body, signal, engineIdentity(request))
     } catch (err) {
       if (!signal.aborted) throw err
       // Nobody is left to answer; the workflow is not touched.

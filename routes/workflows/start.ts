@@ -6,9 +6,12 @@ import { errorsFor, ref } from '../../schemas/common.js'
 import { StartWorkflowBodySchema, WorkflowStartedSchema } from '../../schemas/workflow.js'
 import { startWorkflow } from '../../lib/start-workflow.js'
 import { clientGone } from '../../lib/abort.js'
+import { access } from '../../lib/access/scopes.js'
+import { engineIdentity } from '../../lib/access/principal.js'
 
 const start: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/workflow/start', {
+    config: access('run', 'start'),
     schema: {
       tags: ['workflows'],
       operationId: 'startWorkflow',
@@ -21,7 +24,7 @@ const start: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request, reply) => {
     if (request.body.taskQueue !== undefined && request.body.catalog === undefined) request.log.warn('taskQueue is deprecated: send catalog')
-    const { workflowId, runId } = await startWorkflow(fastify, request.body, clientGone(reply))
+    const { workflowId, runId } = await startWorkflow(fastify, request.body, clientGone(reply), engineIdentity(request))
     return { workflowId, runId }
   })
 }
