@@ -66,10 +66,11 @@ program.command('credentials')
     else process.exitCode = credentialsCommand(args)
   })
 
-const { keysCommand } = await import('./keys.js')
-program.addCommand(keysCommand())
-
 const [command] = process.argv.slice(2)
+// Loaded only when used (its schema checks cost every other command's start); listed in help either way.
+if (command === 'keys') program.addCommand((await import('./keys.js')).keysCommand())
+else program.command('keys').description('create|list|remove API keys in the keys file (flowport keys --help)')
+
 // The server entries never load the client (the production image runs them).
 if (!SERVER_COMMANDS.includes(command ?? '')) {
   const { registerClientCommands } = await import('./client/index.js')

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { Command } from 'commander'
 import { parseDocument } from 'yaml'
 import { generateKey, hashKey, parseKeysFile } from '../lib/access/keys.js'
-import { isScope, SCOPES } from '../lib/access/scopes.js'
+import { isScope, SCOPES } from '../schemas/access.js'
 import type { KeyEntry, KeysFile } from '../schemas/keys-file.js'
 
 const isYaml = (file: string) => /\.ya?ml$/i.test(file)

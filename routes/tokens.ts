@@ -8,7 +8,7 @@ import { validationError } from '../lib/api-error.js'
 import { describeRun } from '../lib/execution.js'
 import { assertCatalog, assertWorkflowName, forbidden, isLimited } from '../lib/access/principal.js'
 import { access } from '../lib/access/scopes.js'
-import { errorsFor, ref } from '../schemas/common.js'
+import { errorsFor, ref, response } from '../schemas/common.js'
 import { RunTokenRequestSchema, RunTokenSchema } from '../schemas/tokens.js'
 
 const tokens: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -24,7 +24,7 @@ const tokens: FastifyPluginAsyncTypebox = async (fastify) => {
         '404: the key is limited to catalogs or workflow names and the workflow does not exist. With auth off a token is ' +
         'issued all the same (every route is open, so a page written for tokens works unchanged).',
       body: ref(RunTokenRequestSchema),
-      response: { 200: ref(RunTokenSchema), ...errorsFor(400, 401, 404, 413, 415, 500, 503) }
+      response: { 200: response(RunTokenSchema, 'The run token and when it expires'), ...errorsFor(400, 401, 404, 413, 415, 500, 503) }
     }
   }, async (request) => {
     const { principal } = request

@@ -3,7 +3,7 @@
  * limits. `npm run openapi` also writes this schema to docs/keys-file.schema.json for editors.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { SCOPES, SCOPE_DESCRIPTIONS } from '../lib/access/scopes.js'
+import { SCOPES, SCOPE_DESCRIPTIONS } from './access.js'
 
 export const KEY_HASH_PATTERN = '^sha256:[0-9a-f]{64}$'
 
@@ -24,10 +24,14 @@ export const KeyEntrySchema = Type.Object({
 export const KeysFileSchema = Type.Object({
   keys: Type.Array(KeyEntrySchema, { description: 'Every key valid at once: rotate by adding the new key, moving clients, then removing the old one' })
 }, {
-  $id: 'https://flowport.dev/schemas/keys-file.json',
   title: 'Flowport keys file',
   additionalProperties: false
 })
 
 export type KeyEntry = Static<typeof KeyEntrySchema>
 export type KeysFile = Static<typeof KeysFileSchema>
+
+/** Where `npm run openapi` writes the schema for editors and validators. */
+export const keysFileSchemaUrl = new URL('../docs/keys-file.schema.json', import.meta.url)
+
+export const keysFileSchemaText = () => `${JSON.stringify({ $schema: 'https://json-schema.org/draft/2020-12/schema', ...KeysFileSchema }, null, 2)}\n`

@@ -3,7 +3,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 import { RunIdSchema, WorkflowIdSchema } from './common.js'
-import { RUN_TOKEN_SCOPES } from '../lib/access/run-tokens.js'
+import { RUN_TOKEN_SCOPES } from './access.js'
 
 export const RunTokenRequestSchema = Type.Object({
   workflowId: WorkflowIdSchema,

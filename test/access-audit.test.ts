@@ -40,6 +40,8 @@ t.test('the key is the engine identity of each change, and one audit line record
     })
   }
   t.same(await identities(first.workflowId), ['flowport:ci', 'flowport:operator', 'flowport:operator'], 'started by ci; updated and signalled by operator')
+  const page = await app.inject({ method: 'GET', url: `/workflow/${first.workflowId}/history?pageSize=1`, headers: bearer(fixture.keys.operator!) })
+  t.equal(page.json().events[0].workflowExecutionStartedEventAttributes.identity, 'flowport:ci', 'the API\'s history shows who started the run')
   const secondIds = await identities(second.workflowId)
   t.equal(secondIds[0], 'flowport:ci')
   t.ok(secondIds.slice(1).length >= 1 && secondIds.slice(1).every((i) => i === 'flowport:operator'), `stopped (and terminated) by operator: ${secondIds.join(', ')}`)

@@ -8,7 +8,9 @@ import t from 'tap'
 import { build } from './helpers/app.js'
 import { bearer, keysFile } from './helpers/keys.js'
 import { testCatalog } from './helpers/env.js'
-import { SCOPES, type Scope } from '../lib/access/scopes.js'
+import { readFileSync } from 'node:fs'
+import { SCOPES, type Scope } from '../schemas/access.js'
+import { keysFileSchemaText, keysFileSchemaUrl } from '../schemas/keys-file.js'
 
 const TOKEN = 'access-routes-token-0123456789'
 
@@ -77,4 +79,8 @@ t.test('scope × route: each single-scope key opens exactly the routes of its sc
   }
   const none = await app.inject({ method: 'GET', url: '/workflow/catalog' })
   t.equal(none.statusCode, 401, 'no credential: 401 as before')
+})
+
+t.test('docs/keys-file.schema.json is the schema the API validates with (npm run openapi writes it)', async (t) => {
+  t.equal(readFileSync(keysFileSchemaUrl, 'utf8'), keysFileSchemaText())
 })

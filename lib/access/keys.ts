@@ -11,8 +11,7 @@ import { parse as parseYaml } from 'yaml'
 import { ConfigError } from '../../schemas/config.js'
 import { KeysFileSchema, type KeyEntry, type KeysFile } from '../../schemas/keys-file.js'
 import { compilePattern } from './patterns.js'
-import type { Scope } from './scopes.js'
-import { SCOPES } from './scopes.js'
+import { SCOPES, type Scope } from '../../schemas/access.js'
 
 const addFormats = addFormatsModule.default
 
@@ -74,7 +73,7 @@ const validateFile = ajv.compile<KeysFile>(KeysFileSchema)
 
 /** A ConfigError: a start with a bad keys file stops with its message (server.ts). */
 export class KeysFileError extends ConfigError {
-  override name = 'KeysFileError'
+  override name = this.constructor.name
 }
 
 /** Parses and checks a keys file's text (YAML, of which JSON is a subset); throws a KeysFileError saying what is wrong. */

@@ -6,7 +6,7 @@
 import { ApiError } from '../api-error.js'
 import type { ApiKey } from './keys.js'
 import { matchesAny } from './patterns.js'
-import type { Scope } from './scopes.js'
+import type { Scope } from '../../schemas/access.js'
 
 export interface Principal {
   /** The key: itself, or the key that issued the run token. */

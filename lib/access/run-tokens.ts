@@ -7,10 +7,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { errors, jwtVerify, SignJWT } from 'jose'
-import type { Scope } from './scopes.js'
-
-/** Scopes a run token may carry: those that act on one workflow id. */
-export const RUN_TOKEN_SCOPES = ['read', 'interact', 'control'] as const satisfies readonly Scope[]
+import type { Scope } from '../../schemas/access.js'
 
 export interface RunTokenClaims {
   /** The key that issued it: its requests are that key's (audit, rate limit). */
@@ -72,7 +69,7 @@ export class RunTokens {
 }
 
 export class RunTokenError extends Error {
-  override name = 'RunTokenError'
+  override name = this.constructor.name
 }
 
 /** A JWS compact serialisation: three base64url parts. Keys (fpk_…) never hold a dot. */

@@ -4,16 +4,7 @@
  * walks the route table so a route without a declaration fails. A route that declares nothing
  * needs a key holding every scope (fail closed).
  */
-export const SCOPES = ['read', 'run', 'interact', 'control', 'admin'] as const
-export type Scope = typeof SCOPES[number]
-
-export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
-  read: 'catalog, status, result, input, history, stream, trace, runs listing',
-  run: 'start and run workflows',
-  interact: 'signal, query and update runs',
-  control: 'stop and terminate runs',
-  admin: 'issue run tokens (POST /tokens)'
-}
+import type { Scope } from '../../schemas/access.js'
 
 /**
  * What a request touches, so a key limited to catalogs or workflow-name patterns can be checked:
@@ -38,5 +29,3 @@ declare module 'fastify' {
 
 /** The route-options `config` declaring a route's scope and target. */
 export const access = (scope: Scope, target: Target) => ({ scope, target })
-
-export const isScope = (value: string): value is Scope => (SCOPES as readonly string[]).includes(value)

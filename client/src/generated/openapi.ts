@@ -4329,7 +4329,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The run token and when it expires */
             200: {
                 headers: {
                     [name: string]: unknown;
