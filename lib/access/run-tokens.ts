@@ -38,7 +38,7 @@ export class RunTokens {
   async issue (claims: RunTokenClaims, ttlSeconds: number): Promise<{ token: string, expiresAt: Date }> {
     const now = Math.floor(Date.now() / 1000)
     const [signer] = this.#secrets
-    const token = await new SignJWT({ scp: claims.scopes, rid: claims.runId, kid: claims.keyId })
+    const token = await new SignJWT({ scp: claims.scopes, rid: claims.runId, key: claims.keyId })
       .setProtectedHeader({ alg: 'HS256', kid: signer!.kid })
       .setIssuer(ISSUER)
       .setAudience(AUDIENCE)
@@ -58,8 +58,8 @@ export class RunTokens {
         return secret.key
       }, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] })
       const scopes = payload.scp
-      if (typeof payload.sub !== 'string' || typeof payload.kid !== 'string' || !Array.isArray(scopes)) throw new RunTokenError('malformed claims')
-      return { keyId: payload.kid, workflowId: payload.sub, runId: typeof payload.rid === 'string' ? payload.rid : undefined, scopes: scopes as Scope[] }
+      if (typeof payload.sub !== 'string' || typeof payload.key !== 'string' || !Array.isArray(scopes)) throw new RunTokenError('malformed claims')
+      return { keyId: payload.key, workflowId: payload.sub, runId: typeof payload.rid === 'string' ? payload.rid : undefined, scopes: scopes as Scope[] }
     } catch (err) {
       if (err instanceof RunTokenError) throw err
       if (err instanceof errors.JWTExpired) throw new RunTokenError('expired')
