@@ -1154,6 +1154,13 @@ export interface components {
             partial: boolean;
             trace: components["schemas"]["Trace"];
         };
+        /** @example {
+         *       "workflowId": "expense-42",
+         *       "scopes": [
+         *         "read"
+         *       ],
+         *       "ttl": 600
+         *     } */
         RunTokenRequest: {
             /**
              * @description Workflow id
@@ -1179,6 +1186,10 @@ export interface components {
              */
             ttl: number;
         };
+        /** @example {
+         *       "token": "eyJhbGciOiJIUzI1NiIsImtpZCI6IjVsV2Q3ZzJ4T2JrVyJ9.eyJzY3AiOlsicmVhZCJdfQ.c2lnbmF0dXJl",
+         *       "expiresAt": "2026-11-24T22:10:00.000Z"
+         *     } */
         RunToken: {
             /** @description Send as `?access_token=` on the stream routes, or as `Authorization: Bearer <token>` */
             token: string;
