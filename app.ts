@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { Config } from './schemas/config.js'
+import { runTokenSecrets, type Config } from './schemas/config.js'
 import { buildValidator } from './lib/validator.js'
 import { buildSerializer } from './lib/serializer.js'
 import { Redactor, withRedaction } from './lib/log-redaction.js'
@@ -13,6 +13,8 @@ import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js
 import jsonBody from './plugins/json-body.js'
 import cors from './plugins/cors.js'
 import auth from './plugins/auth.js'
+import rateLimit from './plugins/rate-limit.js'
+import audit from './plugins/audit.js'
 import schemas from './plugins/schemas.js'
 import swagger from './plugins/swagger.js'
 import metrics from './plugins/metrics.js'
@@ -29,6 +31,7 @@ import health from './routes/health.js'
 import catalogRoutes from './routes/catalog.js'
 import historyRoutes from './routes/history/index.js'
 import workflowRoutes from './routes/workflows/index.js'
+import tokenRoutes from './routes/tokens.js'
 
 export interface BuildOptions {
   config: Config
@@ -58,7 +61,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
     logController,
     // Whatever the caller's logger options, credentials never reach the log (lib/log-redaction.ts).
     logger: withRedaction(logger ?? { level: config.LOG_LEVEL, stream: logStream },
-      new Redactor([config.SERVICE_API_AUTH_TOKEN, config.TEMPORAL_API_KEY])),
+      new Redactor([config.SERVICE_API_AUTH_TOKEN, config.TEMPORAL_API_KEY, ...runTokenSecrets(config)])),
     bodyLimit: config.SERVICE_BODY_LIMIT_BYTES,
     // A request not received within these bounds is answered 408 RequestTimeoutError and closed
     // (plugins/errors.ts). Node checks them every `connectionsCheckingInterval` (default 30 s,
@@ -101,6 +104,8 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   await app.register(jsonBody)
   await app.register(cors)
   await app.register(auth)
+  await app.register(rateLimit)
+  await app.register(audit)
   await app.register(schemas)
   await app.register(swagger)
   await app.register(temporal)
@@ -114,6 +119,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   await app.register(catalogRoutes)
   await app.register(historyRoutes)
   await app.register(workflowRoutes)
+  await app.register(tokenRoutes)
   return app
 }
 

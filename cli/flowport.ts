@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `flowport` command. Servers: `dev` (engine + worker + API), `api`, `worker`, `engine`,
- * `credentials`. Client commands (cli/client/, on @flowport/client): `run`, `start`, `tail`,
+ * `credentials`, `keys`. Client commands (cli/client/, on @flowport/client): `run`, `start`, `tail`,
  * `status`, `result`, `input`, `trace`, `signal`, `query`, `update`, `stop`, `terminate`, `runs`,
  * `catalog`. Exit codes: README, "Command line".
  */
@@ -9,7 +9,7 @@ import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Command, CommanderError } from 'commander'
 
-const SERVER_COMMANDS = ['dev', 'api', 'worker', 'engine', 'credentials']
+const SERVER_COMMANDS = ['dev', 'api', 'worker', 'engine', 'credentials', 'keys']
 
 const program = new Command('flowport')
   .usage('<command>')
@@ -67,6 +67,10 @@ program.command('credentials')
   })
 
 const [command] = process.argv.slice(2)
+// Loaded only when used (its schema checks cost every other command's start); listed in help either way.
+if (command === 'keys') program.addCommand((await import('./keys.js')).keysCommand())
+else program.command('keys').description('create|list|remove API keys in the keys file (flowport keys --help)')
+
 // The server entries never load the client (the production image runs them).
 if (!SERVER_COMMANDS.includes(command ?? '')) {
   const { registerClientCommands } = await import('./client/index.js')

@@ -14,6 +14,8 @@ export interface ControlCall {
   workflowId: string
   runId?: string
   signal?: AbortSignal
+  /** The engine identity the call is recorded under (lib/access/principal.ts). */
+  identity?: string
 }
 
 async function openRun (fastify: FastifyInstance, call: ControlCall) {
@@ -31,7 +33,7 @@ async function stopped (fastify: FastifyInstance, run: RunRef, event: Parameters
 
 export async function stopRun (fastify: FastifyInstance, call: ControlCall & { terminateAfterMs?: number }): Promise<StopResult> {
   const { run, status } = await openRun(fastify, call)
-  const handle = fastify.temporal.workflow.getHandle(run.workflowId, run.runId)
+  const handle = fastify.temporalAs(call.identity).workflow.getHandle(run.workflowId, run.runId)
   await fastify.engineCall(() => handle.cancel(), { signal: call.signal, ...run }).catch((err: unknown) => { throw closedMeanwhile(err, run) })
   if (call.terminateAfterMs === undefined) return { ...run, status, outcome: 'cancel_requested' }
 
@@ -53,7 +55,7 @@ export async function stopRun (fastify: FastifyInstance, call: ControlCall & { t
 
 export async function terminateRun (fastify: FastifyInstance, call: ControlCall & { reason?: string }): Promise<TerminateResult> {
   const { run } = await openRun(fastify, call)
-  const handle = fastify.temporal.workflow.getHandle(run.workflowId, run.runId)
+  const handle = fastify.temporalAs(call.identity).workflow.getHandle(run.workflowId, run.runId)
   await fastify.engineCall(() => handle.terminate(call.reason), { signal: call.signal, ...run }).catch((err: unknown) => { throw closedMeanwhile(err, run) })
   return { ...run, status: 'terminated', reason: call.reason ?? null }
 }

@@ -24,6 +24,8 @@ export interface HandlerCall {
   name: string
   payload: unknown
   signal?: AbortSignal
+  /** The engine identity the call is recorded under (lib/access/principal.ts). */
+  identity?: string
 }
 
 interface Prepared {
@@ -55,14 +57,14 @@ async function prepare (fastify: FastifyInstance, call: HandlerCall): Promise<Pr
 
 export async function sendSignal (fastify: FastifyInstance, call: HandlerCall) {
   const { run, args } = await prepare(fastify, call)
-  const handle = fastify.temporal.workflow.getHandle(run.workflowId, run.runId)
+  const handle = fastify.temporalAs(call.identity).workflow.getHandle(run.workflowId, run.runId)
   await fastify.engineCall(() => handle.signal(call.name, ...args), { signal: call.signal, ...run }).catch((err: unknown) => { throw closedMeanwhile(err, run) })
   return run
 }
 
 export async function runQuery (fastify: FastifyInstance, call: HandlerCall) {
   const { run, args } = await prepare(fastify, call)
-  const handle = fastify.temporal.workflow.getHandle(run.workflowId, run.runId)
+  const handle = fastify.temporalAs(call.identity).workflow.getHandle(run.workflowId, run.runId)
   try {
     const result = await fastify.engineCall(() => handle.query(call.name, ...args), { signal: call.signal, ...run })
     return { ...run, result: result ?? null }
@@ -79,7 +81,7 @@ export async function runQuery (fastify: FastifyInstance, call: HandlerCall) {
 
 export async function runUpdate (fastify: FastifyInstance, call: HandlerCall) {
   const { execution, run, args } = await prepare(fastify, call)
-  const handle = fastify.temporal.workflow.getHandle(run.workflowId, run.runId)
+  const handle = fastify.temporalAs(call.identity).workflow.getHandle(run.workflowId, run.runId)
   const updateId = randomUUID()
   try {
     const result = await fastify.engineCall(() => handle.executeUpdate(call.name, { args: args as [], updateId }), { signal: call.signal, ...run })

@@ -12,11 +12,11 @@ import { decodeFirst, timedOut, waitForCloseEvent, type CloseWait, type RunRef }
 import { startWorkflow } from './start-workflow.js'
 import { resultOf } from './workflow-result.js'
 
-export async function runWorkflow (fastify: FastifyInstance, body: RunWorkflowBody, signal: AbortSignal, idempotencyKey?: string): Promise<WorkflowResult> {
+export async function runWorkflow (fastify: FastifyInstance, body: RunWorkflowBody, signal: AbortSignal, { idempotencyKey, identity }: { idempotencyKey?: string, identity?: string } = {}): Promise<WorkflowResult> {
   const { SERVICE_RUN_TIMEOUT_MS, SERVICE_RUN_MAX_TIMEOUT_MS } = fastify.config
   const timeout = Math.min(body.timeout ?? SERVICE_RUN_TIMEOUT_MS, SERVICE_RUN_MAX_TIMEOUT_MS)
   const deadline = Date.now() + timeout
-  const started = await startWorkflow(fastify, body, { signal, idempotencyKey })
+  const started = await startWorkflow(fastify, body, { signal, idempotencyKey, identity })
   const result = await waitForResult(fastify, started, body.input, { signal, deadline })
   if ('open' in result) {
     throw new ApiError(408, 'WorkflowExecutionTimedOutError',

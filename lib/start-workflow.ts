@@ -45,16 +45,18 @@ export interface StartOptions {
   signal?: AbortSignal
   /** The request's Idempotency-Key (lib/idempotency.ts). */
   idempotencyKey?: string
+  /** The engine records it as the run's starter (lib/access/principal.ts). */
+  identity?: string
 }
 
-export async function startWorkflow (fastify: FastifyInstance, body: StartWorkflowBody, { signal, idempotencyKey }: StartOptions = {}): Promise<Started> {
+export async function startWorkflow (fastify: FastifyInstance, body: StartWorkflowBody, { signal, idempotencyKey, identity }: StartOptions = {}): Promise<Started> {
   assertUsableId(body.workflowId)
   const webhook = webhookTarget(fastify, body.webhook)
   const catalog = catalogOf(fastify, body)
   const workflow = await fastify.catalogs.workflow(catalog, body.workflowName, signal)
   assertMatches(workflow.inputSchema, body.input, 'input')
   const begin = (workflowId: string, policies: Pick<WorkflowStartOptions, 'workflowIdReusePolicy' | 'workflowIdConflictPolicy' | 'memo'>) =>
-    fastify.engineCall(() => fastify.temporal.workflow.start(workflow.name, { workflowId, taskQueue: catalog, args: [body.input], ...policies }), { signal, workflowId })
+    fastify.engineCall(() => fastify.temporalAs(identity).workflow.start(workflow.name, { workflowId, taskQueue: catalog, args: [body.input], ...policies }), { signal, workflowId })
   const runMemo = webhook === undefined ? {} : webhookRunMemo(webhook)
   const ran = async (workflowId: string, runId: string): Promise<Started> => {
     // After the run's start: a retry with the same Idempotency-Key starts a delivery that failed to start here.

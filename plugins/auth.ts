@@ -1,50 +1,167 @@
 /**
- * Shared-token authentication: on whenever SERVICE_API_AUTH_TOKEN is set (schemas/config.ts refuses
- * a token that is blank, holds whitespace or, in production, is short). Open routes declare
- * `config: { public: true }`; stream routes declare `config: { queryToken: true }` because
- * EventSource cannot send headers: there, and only there, `?access_token=` (the decoded name and
- * value) is accepted too. CORS preflights never reach this hook's check (no credentials are sent
- * with them). The token never reaches the log (lib/log-redaction.ts).
+ * Authentication and access control (README "Access control"). On when SERVICE_API_AUTH_TOKEN or
+ * SERVICE_API_KEYS_FILE is set (lib/access/key-store.ts holds the keys, re-read without restart).
+ *
+ * - onRequest: who is calling (an API key in `Authorization`, or a run token: lib/access/run-tokens.ts)
+ *   → 401; then the route's declared scope (`config: access(scope, target)`, lib/access/scopes.ts) → 403.
+ *   Stream routes (`queryToken`) also read `?access_token=`, where only run tokens are accepted
+ *   (a key there would be kept in logs and browser history) unless SERVICE_API_QUERY_KEYS_ALLOWED.
+ * - preHandler: a key limited to catalogs or workflow-name patterns, checked against what the
+ *   request touches (the body and the run are known only by then) → 403.
+ * Open routes declare `config: { public: true }`; CORS preflights pass (no credentials come with
+ * them). Credentials never reach the log (lib/log-redaction.ts).
  */
-import { createHash, timingSafeEqual } from 'node:crypto'
 import fp from 'fastify-plugin'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError } from '../lib/api-error.js'
+import { describeRun } from '../lib/execution.js'
+import { catalogOf } from '../lib/start-workflow.js'
+import { KeyStore } from '../lib/access/key-store.js'
+import { RunTokens, RunTokenError, looksLikeRunToken } from '../lib/access/run-tokens.js'
+import { assertBound, assertCatalog, assertScope, assertWorkflowName, forbidden, isLimited, type Principal } from '../lib/access/principal.js'
+import type { Target } from '../lib/access/scopes.js'
+import { SCOPES, type Scope } from '../schemas/access.js'
+import { ConfigError, isProduction, runTokenSecrets } from '../schemas/config.js'
+import { errors } from '../schemas/common.js'
+import type { StartWorkflowBody } from '../schemas/workflow.js'
 
 declare module 'fastify' {
-  interface FastifyContextConfig {
-    public?: boolean
-    queryToken?: boolean
+  interface FastifyInstance {
+    /** The valid API keys; `enabled` is false when auth is off. */
+    keys: KeyStore
+    runTokens: RunTokens
+    /** Every route's access declaration, as registered (test/access-routes.test.ts walks it). */
+    accessTable: RouteAccess[]
+  }
+  interface FastifyRequest {
+    /** Who the request acts as; null when auth is off or the route is open. */
+    principal: Principal | null
   }
 }
 
-const digest = (value: string) => createHash('sha256').update(value).digest()
+export interface RouteAccess { method: string, url: string, public: boolean, scope?: Scope, target?: Target }
 
-/** Constant-time comparison: hashing first makes both sides the same length. */
-export function tokenMatches (given: string, expected: Buffer): boolean {
-  return timingSafeEqual(digest(given), expected)
+const unauthorized = (message: string) => new ApiError(401, 'UnauthorizedError', message)
+
+/** The credential in `Authorization` (`Bearer` or `Basic`, the raw value), or undefined. */
+function headerCredential (authorization: string | undefined): string | undefined {
+  return authorization?.match(/^(?:Basic|Bearer)\s+(\S+)\s*$/i)?.[1]
 }
 
-/** The token the request presents, or undefined; an empty one counts as none. */
-function presentedToken (authorization: string | undefined, queryToken: unknown): string | undefined {
-  const match = authorization?.match(/^(?:Basic|Bearer)\s+(\S+)\s*$/i)
-  if (match) return match[1]
-  // Fastify's query parser has decoded name and value; a repeated parameter (an array) is refused.
-  return typeof queryToken === 'string' && queryToken !== '' ? queryToken : undefined
+/** `?access_token=`: Fastify's query parser has decoded name and value; a repeated parameter (an array) is refused. */
+function queryCredential (request: FastifyRequest): string | undefined {
+  const value = (request.query as Record<string, unknown> | undefined)?.access_token
+  return typeof value === 'string' && value !== '' ? value : undefined
+}
+
+const QUERY_KEY_REFUSED = 'API keys are refused in the query string: they would be kept in logs, proxies and browser history. ' +
+  'Send Authorization: Bearer <key>, or give the browser a run token (POST /tokens)'
+
+/**
+ * Records each route's declaration, and adds the statuses every protected route can answer and
+ * its scope to the OpenAPI document.
+ */
+function declareAccess (fastify: FastifyInstance): void {
+  const table: RouteAccess[] = []
+  fastify.decorate('accessTable', table)
+  fastify.addHook('onRoute', (route) => {
+    const config = route.config as { public?: boolean, scope?: Scope, target?: Target, queryToken?: boolean } | undefined
+    for (const method of [route.method].flat()) {
+      table.push({ method, url: route.url, public: config?.public === true || route.url.startsWith('/docs'), scope: config?.scope, target: config?.target })
+    }
+    if (config?.public || !route.schema || route.schema.hide) return
+    const schema = route.schema as Record<string, any>
+    const scope = config?.scope
+    schema.response = { ...schema.response, 401: schema.response?.[401] ?? errors[401], 403: errors[403], 429: errors[429] }
+    // OpenAPI 3.1 lets non-OAuth schemes list required roles: the scope.
+    const roles = scope ? [scope] : [...SCOPES]
+    schema.security = [{ bearerAuth: roles }, { basicToken: roles }, ...(config?.queryToken ? [{ runToken: roles }] : [])]
+    schema['x-flowport-scope'] = scope ?? 'every scope'
+  })
 }
 
 export default fp(async (fastify) => {
-  const token = fastify.config.SERVICE_API_AUTH_TOKEN
-  if (token === undefined) return
-  const expected = digest(token)
+  const { config } = fastify
+  declareAccess(fastify)
+  const store = new KeyStore({ file: config.SERVICE_API_KEYS_FILE, token: config.SERVICE_API_AUTH_TOKEN, log: fastify.log })
+  if (config.SERVICE_API_KEYS_FILE !== undefined && store.keys.length === 0 && isProduction(config.NODE_ENV)) {
+    throw new ConfigError(`SERVICE_API_KEYS_FILE ${config.SERVICE_API_KEYS_FILE} holds no key and SERVICE_API_AUTH_TOKEN is unset: nobody could call the API`)
+  }
+  const runTokens = new RunTokens(runTokenSecrets(config))
+  fastify.decorate('keys', store)
+  fastify.decorate('runTokens', runTokens)
+  fastify.decorateRequest('principal', null)
+  if (!store.enabled) return
+  if (runTokens.ephemeral) fastify.log.info('SERVICE_RUN_TOKEN_SECRETS is unset: run tokens are signed with a secret of this process (valid on this replica only, until it restarts)')
+  store.watch()
+  fastify.addHook('onClose', async () => { store.stop() })
+
+  async function authenticate (given: string, viaQuery: boolean): Promise<Principal> {
+    const key = store.find(given)
+    if (key) {
+      if (viaQuery && !config.SERVICE_API_QUERY_KEYS_ALLOWED) throw unauthorized(QUERY_KEY_REFUSED)
+      if (key.expiresAt !== undefined && key.expiresAt <= Date.now()) throw unauthorized(`Key ${key.id} has expired`)
+      return { keyId: key.id, kind: 'key', scopes: key.scopes, key }
+    }
+    if (!looksLikeRunToken(given)) throw unauthorized('Invalid token')
+    const claims = await runTokens.verify(given).catch((err: unknown) => {
+      throw unauthorized(err instanceof RunTokenError ? `Run token ${err.message}` : 'Invalid token')
+    })
+    // A run token lives no longer than its issuer: removing or expiring the key revokes its tokens.
+    const issuer = store.keys.find((k) => k.id === claims.keyId)
+    if (!issuer || (issuer.expiresAt !== undefined && issuer.expiresAt <= Date.now())) throw unauthorized('Run token of a key that is no longer valid')
+    const scopes = new Set(claims.scopes.filter((s) => issuer.scopes.has(s)))
+    return { keyId: issuer.id, kind: 'run-token', scopes, key: issuer, bound: { workflowId: claims.workflowId, runId: claims.runId } }
+  }
 
   fastify.addHook('onRequest', async (request) => {
-    const config = request.routeOptions.config
-    if (config.public || request.url.startsWith('/docs')) return
+    const route = request.routeOptions.config
+    if (route.public || request.url.startsWith('/docs')) return
     if (request.method === 'OPTIONS' && request.headers['access-control-request-method']) return
-    const query = config.queryToken ? (request.query as Record<string, unknown> | undefined)?.access_token : undefined
-    const given = presentedToken(request.headers.authorization, query)
-    if (given === undefined || !tokenMatches(given, expected)) {
-      throw new ApiError(401, 'UnauthorizedError', given === undefined ? 'Missing credentials: send Authorization: Bearer <token>' : 'Invalid token')
-    }
+    const fromHeader = headerCredential(request.headers.authorization)
+    const fromQuery = fromHeader === undefined && route.queryToken ? queryCredential(request) : undefined
+    const given = fromHeader ?? fromQuery
+    if (given === undefined) throw unauthorized('Missing credentials: send Authorization: Bearer <token>')
+    const principal = await authenticate(given, fromQuery !== undefined)
+    request.principal = principal
+    // An unknown route answers 404 to any valid credential.
+    if (request.is404) return
+    // A route that declares no scope needs them all (fail closed; test/access-routes.test.ts catches it).
+    for (const scope of route.scope ? [route.scope] : SCOPES) assertScope(principal, scope)
+    const params = request.params as { id?: string, rid?: string }
+    if (principal.bound) assertBound(principal, route.target === 'workflow' ? params.id : undefined, params.rid)
+  })
+
+  fastify.addHook('preHandler', async (request) => {
+    const principal = request.principal
+    if (!principal || !isLimited(principal)) return
+    await assertTarget(fastify, request, principal)
   })
 }, { name: 'auth', dependencies: ['config', 'errors'] })
+
+/** The catalog and workflow-name limits, against what the request touches. */
+async function assertTarget (fastify: FastifyInstance, request: FastifyRequest, p: Principal): Promise<void> {
+  const target = request.routeOptions.config.target ?? 'none'
+  if (target === 'workflow') {
+    const { id, rid } = request.params as { id: string, rid?: string }
+    const execution = await describeRun(fastify, { workflowId: id, runId: rid })
+    const ctx = { workflowId: id, runId: execution.runId }
+    assertCatalog(p, execution.taskQueue, ctx)
+    assertWorkflowName(p, execution.type, ctx)
+  } else if (target === 'catalog') {
+    const { catalogId } = request.params as { catalogId?: string }
+    assertCatalog(p, catalogId ?? fastify.config.SERVICE_CATALOG_ID)
+  } else if (target === 'start') {
+    const body = request.body as StartWorkflowBody
+    const catalog = catalogOf(fastify, body)
+    assertCatalog(p, catalog)
+    // The canonical name is what runs: an alias must not open a workflow the patterns exclude.
+    if (p.key.workflows) assertWorkflowName(p, (await fastify.catalogs.workflow(catalog, body.workflowName)).name)
+  } else if (target === 'runs') {
+    const { catalog, workflowName } = request.query as { catalog?: string, workflowName?: string }
+    if (p.key.catalogs && catalog === undefined) throw forbidden(`Key ${p.keyId} may only list runs of its catalogs: filter with ?catalog=`)
+    if (catalog !== undefined) assertCatalog(p, catalog)
+    if (p.key.workflows && workflowName === undefined) throw forbidden(`Key ${p.keyId} may only list runs of its workflows: filter with ?workflowName=`)
+    if (workflowName !== undefined) assertWorkflowName(p, workflowName)
+  }
+}

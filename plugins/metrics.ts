@@ -6,6 +6,7 @@
  * interceptor altogether. See docs/observability.md.
  * @see https://github.com/siimon/prom-client
  */
+import { access } from '../lib/access/scopes.js'
 import { createServer, type Server } from 'node:http'
 import fp from 'fastify-plugin'
 import { ApiMetrics } from '../lib/api-metrics.js'
@@ -50,7 +51,7 @@ export default fp(async (fastify) => {
     done()
   })
 
-  fastify.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+  fastify.get('/metrics', { schema: { hide: true }, config: access('read', 'none') }, async (_request, reply) => {
     const text = await metrics.scrape()
     return await reply.type(metrics.contentType).send(text)
   })

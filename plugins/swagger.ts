@@ -6,6 +6,7 @@
 import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
+import { SCOPES, SCOPE_DESCRIPTIONS } from '../schemas/access.js'
 
 export const openapiInfo = {
   title: 'Flowport API',
@@ -41,6 +42,10 @@ const completionWebhook = {
   }
 }
 
+/** Each operation lists the scope it needs as the role of its security requirement (OpenAPI 3.1) and in `x-flowport-scope`. */
+const SCOPES_TEXT = 'Scopes: ' + SCOPES.map((s) => `\`${s}\` (${SCOPE_DESCRIPTIONS[s]})`).join(', ') +
+  '. SERVICE_API_AUTH_TOKEN is a key holding every scope. Keys may also be limited to catalogs and workflow-name patterns.'
+
 /** Marker in a route schema: the body may be left out entirely (Fastify's swagger marks every body required). */
 export const OPTIONAL_BODY = 'x-optional-body'
 
@@ -63,12 +68,14 @@ export default fp(async (fastify) => {
         { name: 'health', description: 'Liveness and readiness' },
         { name: 'catalog', description: 'Registered workflows and their schemas' },
         { name: 'workflows', description: 'Start, run, observe and control workflow executions' },
-        { name: 'history', description: 'Execution history and its live stream' }
+        { name: 'history', description: 'Execution history and its live stream' },
+        { name: 'access', description: 'Run tokens for browsers' }
       ],
       components: {
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'The shared token: `Authorization: Bearer <token>`' },
-          basicToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The shared token as `Basic <token>` (the raw token, not base64 user:password)' }
+          bearerAuth: { type: 'http', scheme: 'bearer', description: `An API key (SERVICE_API_AUTH_TOKEN, or a key of SERVICE_API_KEYS_FILE) or a run token: \`Authorization: Bearer <key>\`. ${SCOPES_TEXT}` },
+          basicToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'An API key as `Basic <key>` (the raw key, not base64 user:password)' },
+          runToken: { type: 'apiKey', in: 'query', name: 'access_token', description: 'A run token (POST /tokens) on the stream routes, for EventSource, which cannot send headers. API keys are refused here (401).' }
         }
       },
       security: [{ bearerAuth: [] }, { basicToken: [] }],

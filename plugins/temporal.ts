@@ -26,6 +26,12 @@ export interface EngineCallOptions {
 declare module 'fastify' {
   interface FastifyInstance {
     temporal: Client
+    /**
+     * The client whose calls carry `identity` (`flowport:<key id>`, lib/access/principal.ts): the
+     * engine records it in the run's history for starts, signals, updates, cancels and terminations.
+     * One client per identity, sharing the connection; undefined = the default client.
+     */
+    temporalAs: (identity: string | undefined) => Client
     /** Runs engine calls with a deadline and maps engine errors to API errors. */
     engineCall: <T>(fn: () => Promise<T>, opts?: EngineCallOptions) => Promise<T>
   }
@@ -61,7 +67,16 @@ export default fp(async (fastify) => {
   const connection = Connection.lazy(connectionOptions(config, breaker, fastify.metrics?.engineInterceptor()))
   // With tracing on, starts, signals, queries and updates carry the request's span to the workflow.
   const interceptors = fastify.tracing === null ? undefined : { workflow: [new OpenTelemetryWorkflowClientInterceptor()] }
-  fastify.decorate('temporal', new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, interceptors }))
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, interceptors })
+  fastify.decorate('temporal', client)
+  // Bounded by the keys (each key and its run tokens: two identities).
+  const byIdentity = new Map<string, Client>()
+  fastify.decorate('temporalAs', (identity: string | undefined) => {
+    if (identity === undefined) return client
+    let found = byIdentity.get(identity)
+    if (!found) byIdentity.set(identity, found = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, identity, interceptors }))
+    return found
+  })
 
   fastify.decorate('engineCall', async function engineCall<T> (fn: () => Promise<T>, opts: EngineCallOptions = {}): Promise<T> {
     const deadline = Date.now() + (opts.timeoutMs ?? config.SERVICE_ENGINE_CALL_TIMEOUT_MS)

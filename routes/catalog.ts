@@ -6,6 +6,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { ErrorResponseSchema, errorsFor, ref, response } from '../schemas/common.js'
 import { CatalogParamsSchema, CatalogSchema, type CatalogResponse } from '../schemas/catalog.js'
+import { access } from '../lib/access/scopes.js'
 
 const ok = response(CatalogSchema, 'The catalog: its workflows with their JSON Schemas, and whether any worker polls its task queue')
 const unavailable = response(ErrorResponseSchema, 'CatalogNotAvailableError: the default catalog is not published yet (its worker has not ' +
@@ -20,6 +21,7 @@ const catalog: FastifyPluginAsyncTypebox = async (fastify) => {
   }
 
   fastify.get('/workflow/catalog', {
+    config: access('read', 'catalog'),
     schema: {
       tags: ['catalog'],
       operationId: 'getDefaultCatalog',
@@ -29,6 +31,7 @@ const catalog: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async () => await read(fastify.config.SERVICE_CATALOG_ID))
 
   fastify.get('/workflow/catalog/:catalogId', {
+    config: access('read', 'catalog'),
     schema: {
       tags: ['catalog'],
       operationId: 'getCatalog',

@@ -28,7 +28,7 @@ export const ERROR_NAMES = [
   'RequestTimeoutError', 'WorkflowAlreadyStartedError', 'WorkflowAlreadyClosedError', 'PayloadTooLargeError',
   'UnsupportedMediaTypeError', 'UpdateRejectedError', 'UpdateFailedError', 'QueryFailedError', 'WorkflowNotCompletedError',
   'RequestHeaderFieldsTooLargeError', 'InternalServerError', 'CatalogNotAvailableError', 'EngineUnavailableError',
-  'TraceNotFoundError', 'TraceStorageUnavailableError', 'IdempotencyKeyReusedError'
+  'TraceNotFoundError', 'TraceStorageUnavailableError', 'IdempotencyKeyReusedError', 'ForbiddenError', 'RateLimitedError'
 ] as const
 
 export type ErrorName = typeof ERROR_NAMES[number]
@@ -76,7 +76,10 @@ export type ErrorResponse = Static<typeof ErrorResponseSchema>
  */
 export const ERROR_DESCRIPTIONS = {
   400: 'ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog\'s JSON Schema; one issue per problem',
-  401: 'UnauthorizedError: the token is missing or wrong (`WWW-Authenticate` is set)',
+  401: 'UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the ' +
+    'query string (only run tokens are accepted there); `WWW-Authenticate` is set',
+  403: 'ForbiddenError: the credential is valid but lacks the route\'s scope, or the run\'s catalog or workflow name is outside ' +
+    'the key\'s limits, or a run token names another workflow id or run; the message says what is missing',
   404: 'WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or ' +
     'UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run\'s ' +
     'trace is in no destination and the engine no longer keeps its history',
@@ -87,6 +90,8 @@ export const ERROR_DESCRIPTIONS = {
   422: 'UpdateRejectedError: the update\'s validator refused the payload; UpdateFailedError / QueryFailedError: the handler threw; ' +
     'IdempotencyKeyReusedError: the Idempotency-Key was used before with another body (workflow name, input, catalog or webhook URL)',
   424: 'WorkflowNotCompletedError: the run is still open; read it again once it has closed',
+  429: 'RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, ' +
+    'or the key\'s own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills',
   431: 'RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit',
   500: 'InternalServerError: an unexpected failure; the message names the request id, the server log has the details',
   503: 'EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, ' +
@@ -103,6 +108,7 @@ export function response<T extends TSchema> (schema: T, description: string) {
 export const errors = {
   400: response(ValidationErrorSchema, ERROR_DESCRIPTIONS[400]),
   401: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[401]),
+  403: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[403]),
   404: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[404]),
   408: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[408]),
   409: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[409]),
@@ -110,6 +116,7 @@ export const errors = {
   415: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[415]),
   422: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[422]),
   424: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[424]),
+  429: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[429]),
   500: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[500]),
   503: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[503])
 } as const

@@ -20,6 +20,13 @@ export const ConfigSchema = Type.Object({
   SERVICE_CATALOG_ID: Type.String({ minLength: 1, maxLength: 200, default: 'main' }),
   SERVICE_API_AUTH_TOKEN: OptionalString,
   SERVICE_API_AUTH_DISABLED: Bool(false),
+  // Access control (README "Access control"): named keys with scopes, run tokens, per-key budgets.
+  SERVICE_API_KEYS_FILE: OptionalString,
+  SERVICE_API_QUERY_KEYS_ALLOWED: Bool(false),
+  SERVICE_RUN_TOKEN_SECRETS: OptionalString,
+  SERVICE_RUN_TOKEN_MAX_TTL_S: Type.Integer({ minimum: 1, maximum: 7 * 24 * 3600, default: 3600 }),
+  SERVICE_RATE_LIMIT_MAX: Type.Integer({ minimum: 0, default: 6000 }),
+  SERVICE_RATE_LIMIT_WINDOW_MS: Millis(60_000, 1000),
   SERVICE_BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 2 * 1024 * 1024 }),
   // Deeper JSON bodies are a 400; the cap keeps what recurses per level downstream far from the stack limit.
   SERVICE_JSON_MAX_DEPTH: Type.Integer({ minimum: 1, maximum: 1000, default: 64 }),
@@ -88,6 +95,7 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   if (result.SERVICE_WEBHOOK_SECRET !== undefined && !new RegExp(WEBHOOK_SECRET_PATTERN).test(result.SERVICE_WEBHOOK_SECRET)) {
     throw new ConfigError('Invalid setting SERVICE_WEBHOOK_SECRET: must be whsec_ followed by the base64 of 24 to 64 random bytes (the value is not shown)')
   }
+  checkAccessSettings(result)
   return result
 }
 
@@ -110,7 +118,30 @@ function checkAuthSettings (config: Config, rawToken: string | undefined): void 
   if (production && token !== undefined && token.length < MIN_PRODUCTION_TOKEN_LENGTH) {
     throw new ConfigError(`Invalid setting SERVICE_API_AUTH_TOKEN: must be at least ${MIN_PRODUCTION_TOKEN_LENGTH} characters in production (it has ${token.length})`)
   }
-  if (production && token === undefined && !config.SERVICE_API_AUTH_DISABLED) {
-    throw new ConfigError('Missing setting SERVICE_API_AUTH_TOKEN: required when NODE_ENV=production (or set SERVICE_API_AUTH_DISABLED=true)')
+  if (production && token === undefined && config.SERVICE_API_KEYS_FILE === undefined && !config.SERVICE_API_AUTH_DISABLED) {
+    throw new ConfigError('Missing setting SERVICE_API_AUTH_TOKEN or SERVICE_API_KEYS_FILE: one is required when NODE_ENV=production (or set SERVICE_API_AUTH_DISABLED=true)')
   }
+}
+
+/** Shortest run-token signing secret (HS256 wants at least 256 bits). */
+export const MIN_RUN_TOKEN_SECRET_LENGTH = 32
+
+/** The access-control settings (README "Access control"); messages never repeat a secret. */
+function checkAccessSettings (config: Config): void {
+  if (config.SERVICE_API_KEYS_FILE !== undefined && config.SERVICE_API_AUTH_DISABLED) {
+    throw new ConfigError('Invalid settings: SERVICE_API_AUTH_DISABLED=true contradicts a set SERVICE_API_KEYS_FILE: unset one of them')
+  }
+  if (config.SERVICE_API_QUERY_KEYS_ALLOWED && isProduction(config.NODE_ENV)) {
+    throw new ConfigError('Invalid setting SERVICE_API_QUERY_KEYS_ALLOWED: a development switch, refused when NODE_ENV=production (keys in URLs leak into logs)')
+  }
+  runTokenSecrets(config).forEach((secret, i) => {
+    if (secret.length < MIN_RUN_TOKEN_SECRET_LENGTH) {
+      throw new ConfigError(`Invalid setting SERVICE_RUN_TOKEN_SECRETS: secret ${i + 1} has ${secret.length} characters, at least ${MIN_RUN_TOKEN_SECRET_LENGTH} are needed`)
+    }
+  })
+}
+
+/** SERVICE_RUN_TOKEN_SECRETS, comma-separated: the first signs, every one verifies (rotation). */
+export function runTokenSecrets (config: Pick<Config, 'SERVICE_RUN_TOKEN_SECRETS'>): string[] {
+  return (config.SERVICE_RUN_TOKEN_SECRETS ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '')
 }

@@ -21,6 +21,7 @@ import {
   RunWorkflowHeadersSchema, StartWorkflowHeadersSchema, WebhookRequestSchema, WebhookDeliverySchema
 } from './workflow.js'
 import { TraceLogSchema, traceSchemas } from './trace.js'
+import { RunTokenRequestSchema, RunTokenSchema } from './tokens.js'
 import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema } from './control.js'
 
 export const schemas = [
@@ -35,5 +36,5 @@ export const schemas = [
   StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema,
   HistoryEventSchema, HistoryWorkflowSchema, HistoryQuerySchema, HistoryPageSchema, HistoryStreamQuerySchema,
   HistoryStreamHeadersSchema, HistoryStreamDoneSchema, HistoryStreamServerErrorSchema,
-  ...traceSchemas, TraceLogSchema
+  ...traceSchemas, TraceLogSchema, RunTokenRequestSchema, RunTokenSchema
 ]

@@ -1,6 +1,8 @@
 /**
  * Credentials never reach the log, whatever the parameter name and however it is encoded, and only
- * `?access_token=` (decoded name and value, stream routes only) authenticates from the query.
+ * `?access_token=` (decoded name and value, stream routes only) authenticates from the query: the
+ * key itself there under the development switch SERVICE_API_QUERY_KEYS_ALLOWED (by default only run
+ * tokens are accepted there: test/access-run-tokens.test.ts).
  * The log is captured from the app's own logger stream at trace level; cases are generated.
  */
 import t, { type Test } from 'tap'
@@ -14,7 +16,7 @@ const TOKEN = 'Tok3n_with.special~chars-0123456789'
 
 async function buildWithLog (t: Test) {
   const lines: string[] = []
-  const config = loadConfig({ TEMPORAL_ADDRESS: engineAddress(), SERVICE_CATALOG_ID: testCatalog(), SERVICE_API_AUTH_TOKEN: TOKEN, LOG_LEVEL: 'trace' })
+  const config = loadConfig({ TEMPORAL_ADDRESS: engineAddress(), SERVICE_CATALOG_ID: testCatalog(), SERVICE_API_AUTH_TOKEN: TOKEN, SERVICE_API_QUERY_KEYS_ALLOWED: 'true', LOG_LEVEL: 'trace' })
   const app = await buildApp({ config, logger: { level: 'trace', stream: { write: (line: string) => { lines.push(line) } } } })
   t.teardown(() => app.close())
   return { app, log: () => lines.join('') }

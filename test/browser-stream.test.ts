@@ -1,6 +1,6 @@
 /**
- * A real browser follows a run with its own EventSource, from another origin, with the token in
- * the query. The API drops the connection mid-run; the browser reconnects by itself with
+ * A real browser follows a run with its own EventSource, from another origin, with a run token in
+ * the query (test/browser-run-token.test.ts covers the token itself). The API drops the connection mid-run; the browser reconnects by itself with
  * Last-Event-ID (through a CORS preflight) and must end up with every event exactly once.
  * Needs Debian's chromium at /usr/bin/chromium (`apt-get install -y chromium`); never downloads one.
  */
@@ -47,7 +47,8 @@ t.test('a browser EventSource on another origin gets every event exactly once ac
   const tab = await browser.newPage()
   // The run starts once the browser is up: a slow browser start must not miss the live part of it.
   const handle = await startExample(client, 'sleepy', { steps: 8, delayMs: 400 })
-  streamUrl = `${api}/workflow/${handle.workflowId}/history/stream?access_token=${TOKEN}`
+  const issued = await app.inject({ method: 'POST', url: '/tokens', headers: { authorization: `Bearer ${TOKEN}` }, payload: { workflowId: handle.workflowId, scopes: ['read'], ttl: 600 } })
+  streamUrl = `${api}/workflow/${handle.workflowId}/history/stream?access_token=${issued.json().token}`
   await tab.goto(siteUrl)
 
   await tab.waitForFunction(() => (globalThis as any).received.some((r: Received) => r.event === 'history'))

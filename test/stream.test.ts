@@ -157,11 +157,11 @@ t.test('before the stream: 400 for a bad cursor, 404 for an unknown workflow or 
   await expect(await openSse(url, { 'last-event-id': encodeCursor({ runId: randomUUID(), eventId: 1, done: false }) }), 404, 'WorkflowNotFoundError')
 })
 
-t.test('the token: required when set, accepted as ?access_token= (EventSource cannot send headers)', async (t) => {
+t.test('the token: required when set; ?access_token= takes a run token (EventSource cannot send headers), not the key', async (t) => {
   const client = await engineClient(t)
   const handle = await startIdle(client)
   await handle.terminate('x')
-  const { base } = await listen(t, { SERVICE_API_AUTH_TOKEN: 'stream-secret' })
+  const { app, base } = await listen(t, { SERVICE_API_AUTH_TOKEN: 'stream-secret' })
   const url = `${base}/workflow/${handle.workflowId}/history/stream`
 
   const anonymous = await openSse(url)
@@ -172,8 +172,12 @@ t.test('the token: required when set, accepted as ?access_token= (EventSource ca
   const wrong = await openSse(`${url}?access_token=nope`)
   t.equal(wrong.statusCode, 401)
   await wrong.body()
+  const key = await openSse(`${url}?access_token=stream-secret`)
+  t.equal(key.statusCode, 401, 'the key itself is refused in the query string')
+  t.match(JSON.parse(await key.body()).message, /refused in the query string/)
 
-  const viaQuery = await openSse(`${url}?access_token=stream-secret`)
+  const issued = await app.inject({ method: 'POST', url: '/tokens', headers: { authorization: 'Bearer stream-secret' }, payload: { workflowId: handle.workflowId, scopes: ['read'], ttl: 60 } })
+  const viaQuery = await openSse(`${url}?access_token=${issued.json().token}`)
   t.equal(viaQuery.statusCode, 200)
   await viaQuery.ended
   t.equal(viaQuery.frames.at(-1)?.event, 'done')

@@ -90,6 +90,10 @@ export class TraceNotFoundError extends named('TraceNotFoundError') {}
 export class TraceStorageUnavailableError extends named('TraceStorageUnavailableError') {}
 /** 422: the Idempotency-Key was sent before with another request body. */
 export class IdempotencyKeyReusedError extends named('IdempotencyKeyReusedError') {}
+/** 403: the key lacks the route's scope, or the run is outside its catalogs/workflow patterns. */
+export class ForbiddenError extends named('ForbiddenError') {}
+/** 429: the key's request budget is spent; `retryAfter` says when it refills. */
+export class RateLimitedError extends named('RateLimitedError') {}
 
 /** The short name for WorkflowExecutionTimedOutError. */
 export { WorkflowExecutionTimedOutError as WorkflowTimeoutError }
@@ -121,7 +125,9 @@ export const ERROR_CLASSES: { readonly [N in ErrorName]: new (message: string, i
   EngineUnavailableError,
   TraceNotFoundError,
   TraceStorageUnavailableError,
-  IdempotencyKeyReusedError
+  IdempotencyKeyReusedError,
+  ForbiddenError,
+  RateLimitedError
 }
 
 export function isFlowportError (e: unknown): e is FlowportError {

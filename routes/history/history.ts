@@ -6,6 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { readHistoryPage } from '../../lib/history/page.js'
 import { errorsFor, ref, RunParamsSchema, WorkflowParamsSchema } from '../../schemas/common.js'
 import { HistoryPageSchema, HistoryQuerySchema, type HistoryQuery } from '../../schemas/history.js'
+import { access } from '../../lib/access/scopes.js'
 
 const history: FastifyPluginAsyncTypebox = async (fastify) => {
   const page = async (workflowId: string, runId: string | undefined, query: HistoryQuery) =>
@@ -18,6 +19,7 @@ const history: FastifyPluginAsyncTypebox = async (fastify) => {
   }
 
   fastify.get('/workflow/:id/history', {
+    config: access('read', 'workflow'),
     schema: {
       ...common,
       operationId: 'getHistory',
@@ -27,6 +29,7 @@ const history: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async (request) => await page(request.params.id, undefined, request.query))
 
   fastify.get('/workflow/:id/runs/:rid/history', {
+    config: access('read', 'workflow'),
     schema: {
       ...common,
       operationId: 'getRunHistory',

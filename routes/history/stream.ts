@@ -12,6 +12,7 @@ import { describeRun, historyWorkflowOf } from '../../lib/execution.js'
 import { ref, RunParamsSchema, WorkflowParamsSchema } from '../../schemas/common.js'
 import { HistoryStreamHeadersSchema, HistoryStreamQuerySchema } from '../../schemas/history.js'
 import { streamResponses } from '../../schemas/history-stream.js'
+import { access } from '../../lib/access/scopes.js'
 
 interface StreamQuery { includePayloads?: boolean, lastEventId?: string }
 
@@ -58,7 +59,7 @@ const stream: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.get('/workflow/:id/history/stream', {
     sse: 'only',
-    config: { queryToken: true },
+    config: { queryToken: true, ...access('read', 'workflow') },
     schema: {
       ...common,
       operationId: 'streamHistory',
@@ -69,7 +70,7 @@ const stream: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.get('/workflow/:id/runs/:rid/history/stream', {
     sse: 'only',
-    config: { queryToken: true },
+    config: { queryToken: true, ...access('read', 'workflow') },
     schema: {
       ...common,
       operationId: 'streamRunHistory',

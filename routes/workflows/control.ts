@@ -9,6 +9,8 @@ import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultS
 import { clientGone } from '../../lib/abort.js'
 import { optionalBody, optionalBodySchema } from './optional-body.js'
 import { stopRun, terminateRun } from '../../lib/control.js'
+import { access } from '../../lib/access/scopes.js'
+import { engineIdentity, type Principal } from '../../lib/access/principal.js'
 
 const stopDescription = 'Requests cancellation: the workflow\'s cleanup runs and the run ends `canceled`. Without ' +
   '`terminateAfterMs` the answer comes right after the request is recorded (outcome `cancel_requested`); with it the ' +
@@ -17,10 +19,10 @@ const terminateDescription = 'Ends the run at once: no cleanup runs, the run end
   '(error names the reason).'
 
 /** The latest-run and pinned forms differ only in `rid`. */
-interface RunRequest<B> { params: { id: string, rid?: string }, body?: B }
+interface RunRequest<B> { params: { id: string, rid?: string }, body?: B, principal: Principal | null }
 
 const runCall = (request: RunRequest<unknown>, reply: FastifyReply) =>
-  ({ workflowId: request.params.id, runId: request.params.rid, signal: clientGone(reply) })
+  ({ workflowId: request.params.id, runId: request.params.rid, signal: clientGone(reply), identity: engineIdentity(request) })
 
 const control: FastifyPluginAsyncTypebox = async (fastify) => {
   const stopResponse = { 200: ref(StopResultSchema), ...errorsFor(400, 401, 404, 409, 413, 415, 500, 503) }
@@ -32,21 +34,25 @@ const control: FastifyPluginAsyncTypebox = async (fastify) => {
     await terminateRun(fastify, { ...runCall(request, reply), reason: request.body?.reason })
 
   fastify.patch('/workflow/:id/stop', {
+    config: access('control', 'workflow'),
     ...optionalBody,
     schema: { ...optionalBodySchema, tags: ['workflows'], operationId: 'stopWorkflow', summary: 'Gracefully stop the latest run', description: stopDescription, params: ref(WorkflowParamsSchema), body: ref(StopBodySchema), response: stopResponse }
   }, stop)
 
   fastify.patch('/workflow/:id/runs/:rid/stop', {
+    config: access('control', 'workflow'),
     ...optionalBody,
     schema: { ...optionalBodySchema, tags: ['workflows'], operationId: 'stopRun', summary: 'Gracefully stop one run', description: stopDescription, params: ref(RunParamsSchema), body: ref(StopBodySchema), response: stopResponse }
   }, stop)
 
   fastify.post('/workflow/:id/terminate', {
+    config: access('control', 'workflow'),
     ...optionalBody,
     schema: { ...optionalBodySchema, tags: ['workflows'], operationId: 'terminateWorkflow', summary: 'Terminate the latest run', description: terminateDescription, params: ref(WorkflowParamsSchema), body: ref(TerminateBodySchema), response: terminateResponse }
   }, terminate)
 
   fastify.post('/workflow/:id/runs/:rid/terminate', {
+    config: access('control', 'workflow'),
     ...optionalBody,
     schema: { ...optionalBodySchema, tags: ['workflows'], operationId: 'terminateRun', summary: 'Terminate one run', description: terminateDescription, params: ref(RunParamsSchema), body: ref(TerminateBodySchema), response: terminateResponse }
   }, terminate)

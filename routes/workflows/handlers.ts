@@ -12,17 +12,20 @@ import {
 import { clientGone } from '../../lib/abort.js'
 import { optionalBody, optionalBodySchema } from './optional-body.js'
 import { runQuery, runUpdate, sendSignal, type HandlerCall, type HandlerKind } from '../../lib/handlers.js'
+import { access } from '../../lib/access/scopes.js'
+import { engineIdentity, type Principal } from '../../lib/access/principal.js'
 
 const common = '404: unknown workflow id, or a name the run\'s workflow does not declare in its catalog. ' +
   '503: the run\'s catalog is not published (its handlers cannot be checked).'
 
-interface HandlerRequest { params: { id: string }, body?: { payload?: unknown } }
+interface HandlerRequest { params: { id: string }, body?: { payload?: unknown }, principal: Principal | null }
 
 const handlerCall = (request: HandlerRequest, reply: FastifyReply, kind: HandlerKind, name: string): HandlerCall =>
-  ({ workflowId: request.params.id, kind, name, payload: request.body?.payload, signal: clientGone(reply) })
+  ({ workflowId: request.params.id, kind, name, payload: request.body?.payload, signal: clientGone(reply), identity: engineIdentity(request) })
 
 const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/workflow/:id/signal/:name', {
+    config: access('interact', 'workflow'),
     ...optionalBody,
     schema: {
       ...optionalBodySchema,
@@ -37,6 +40,7 @@ const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async (request, reply) => await sendSignal(fastify, handlerCall(request, reply, 'signal', request.params.name)))
 
   fastify.post('/workflow/:id/query/:query', {
+    config: access('interact', 'workflow'),
     ...optionalBody,
     schema: {
       ...optionalBodySchema,
@@ -52,6 +56,7 @@ const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async (request, reply) => await runQuery(fastify, handlerCall(request, reply, 'query', request.params.query)))
 
   fastify.post('/workflow/:id/update/:name', {
+    config: access('interact', 'workflow'),
     ...optionalBody,
     schema: {
       ...optionalBodySchema,

@@ -7,6 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { RunParamsSchema, WorkflowParamsSchema, errorsFor, ref } from '../../schemas/common.js'
 import { WorkflowResultSchema } from '../../schemas/workflow.js'
 import { readResult } from '../../lib/workflow-result.js'
+import { access } from '../../lib/access/scopes.js'
 
 const description = '200 for every final status (completed, failed, canceled, terminated, timed_out, continued_as_new); ' +
   '424 WorkflowNotCompletedError while the run is open; 404 for an unknown workflow or run.'
@@ -15,6 +16,7 @@ const result: FastifyPluginAsyncTypebox = async (fastify) => {
   const response = { 200: ref(WorkflowResultSchema), ...errorsFor(400, 401, 404, 424, 500, 503) }
 
   fastify.get('/workflow/:id/result', {
+    config: access('read', 'workflow'),
     schema: {
       tags: ['workflows'],
       operationId: 'getWorkflowResult',
@@ -26,6 +28,7 @@ const result: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async (request) => await readResult(fastify, { workflowId: request.params.id }))
 
   fastify.get('/workflow/:id/runs/:rid/result', {
+    config: access('read', 'workflow'),
     schema: {
       tags: ['workflows'],
       operationId: 'getRunResult',

@@ -7,9 +7,12 @@ import { RunWorkflowBodySchema, RunWorkflowHeadersSchema, WorkflowResultSchema }
 import { idempotencyKeyOf } from '../../lib/idempotency.js'
 import { clientGone } from '../../lib/abort.js'
 import { runWorkflow } from '../../lib/run-workflow.js'
+import { access } from '../../lib/access/scopes.js'
+import { engineIdentity } from '../../lib/access/principal.js'
 
 const run: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/workflow/run', {
+    config: access('run', 'start'),
     schema: {
       tags: ['workflows'],
       operationId: 'runWorkflow',
@@ -27,7 +30,7 @@ const run: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async (request, reply) => {
     const signal = clientGone(reply)
     try {
-      return await runWorkflow(fastify, request.body, signal, idempotencyKeyOf(request.headers['idempotency-key']))
+      return await runWorkflow(fastify, request.body, signal, { idempotencyKey: idempotencyKeyOf(request.headers['idempotency-key']), identity: engineIdentity(request) })
     } catch (err) {
       if (!signal.aborted) throw err
       // Nobody is left to answer; the workflow is not touched.

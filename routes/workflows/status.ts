@@ -6,15 +6,18 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { RunParamsSchema, WorkflowParamsSchema, errorsFor, ref } from '../../schemas/common.js'
 import { WorkflowStatusSchema } from '../../schemas/workflow.js'
 import { readStatus } from '../../lib/execution.js'
+import { access } from '../../lib/access/scopes.js'
 
 const status: FastifyPluginAsyncTypebox = async (fastify) => {
   const response = { 200: ref(WorkflowStatusSchema), ...errorsFor(400, 401, 404, 500, 503) }
 
   fastify.get('/workflow/:id/status', {
+    config: access('read', 'workflow'),
     schema: { tags: ['workflows'], operationId: 'getWorkflowStatus', summary: 'Status of the latest run of a workflow id', params: ref(WorkflowParamsSchema), response }
   }, async (request) => await readStatus(fastify, { workflowId: request.params.id }))
 
   fastify.get('/workflow/:id/runs/:rid/status', {
+    config: access('read', 'workflow'),
     schema: { tags: ['workflows'], operationId: 'getRunStatus', summary: 'Status of one run', params: ref(RunParamsSchema), response }
   }, async (request) => await readStatus(fastify, { workflowId: request.params.id, runId: request.params.rid }))
 }

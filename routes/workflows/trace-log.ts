@@ -5,6 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { RunParamsSchema, WorkflowParamsSchema, errorsFor, ref } from '../../schemas/common.js'
 import { TraceLogSchema } from '../../schemas/trace.js'
 import { readTraceLog } from '../../lib/trace-log.js'
+import { access } from '../../lib/access/scopes.js'
 
 const description = 'The trace of a closed run, read from the bucket (SERVICE_TRACE_S3_BUCKET) or else SERVICE_TRACE_DIR. ' +
   'For an open run, the trace recorded so far (`partial: true`), assembled from the engine\'s history. ' +
@@ -15,6 +16,7 @@ const traceLog: FastifyPluginAsyncTypebox = async (fastify) => {
   const response = { 200: ref(TraceLogSchema), ...errorsFor(400, 401, 404, 500, 503) }
 
   fastify.get('/workflow/:id/trace-log', {
+    config: access('read', 'workflow'),
     schema: {
       tags: ['workflows'],
       operationId: 'getWorkflowTrace',
@@ -26,6 +28,7 @@ const traceLog: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async (request) => await readTraceLog(fastify, { workflowId: request.params.id }))
 
   fastify.get('/workflow/:id/runs/:rid/trace-log', {
+    config: access('read', 'workflow'),
     schema: {
       tags: ['workflows'],
       operationId: 'getRunTrace',

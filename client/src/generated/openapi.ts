@@ -487,6 +487,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a short-lived run token bound to one workflow id (and run), for a browser
+         * @description The token opens only the routes of that workflow id (with `runId`, only those of that run) within its scopes, until `expiresAt`, and only while the issuing key stays valid. Only run tokens are accepted as `?access_token=`. 400: `ttl` above SERVICE_RUN_TOKEN_MAX_TTL_S. 403: a scope the key does not hold, or a run outside its limits. 404: the key is limited to catalogs or workflow names and the workflow does not exist. With auth off a token is issued all the same (every route is open, so a page written for tokens works unchanged).
+         */
+        post: operations["createRunToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     workflowCompleted: {
@@ -525,7 +545,7 @@ export interface components {
              * @description Stable error name; the status code's description lists the ones it comes with
              * @enum {string}
              */
-            error: "ValidationError" | "UnauthorizedError" | "WorkflowNotFoundError" | "RouteNotFoundError" | "SignalNotFoundError" | "QueryNotFoundError" | "UpdateNotFoundError" | "MethodNotAllowedError" | "NotAcceptableError" | "WorkflowExecutionTimedOutError" | "RequestTimeoutError" | "WorkflowAlreadyStartedError" | "WorkflowAlreadyClosedError" | "PayloadTooLargeError" | "UnsupportedMediaTypeError" | "UpdateRejectedError" | "UpdateFailedError" | "QueryFailedError" | "WorkflowNotCompletedError" | "RequestHeaderFieldsTooLargeError" | "InternalServerError" | "CatalogNotAvailableError" | "EngineUnavailableError" | "TraceNotFoundError" | "TraceStorageUnavailableError" | "IdempotencyKeyReusedError";
+            error: "ValidationError" | "UnauthorizedError" | "WorkflowNotFoundError" | "RouteNotFoundError" | "SignalNotFoundError" | "QueryNotFoundError" | "UpdateNotFoundError" | "MethodNotAllowedError" | "NotAcceptableError" | "WorkflowExecutionTimedOutError" | "RequestTimeoutError" | "WorkflowAlreadyStartedError" | "WorkflowAlreadyClosedError" | "PayloadTooLargeError" | "UnsupportedMediaTypeError" | "UpdateRejectedError" | "UpdateFailedError" | "QueryFailedError" | "WorkflowNotCompletedError" | "RequestHeaderFieldsTooLargeError" | "InternalServerError" | "CatalogNotAvailableError" | "EngineUnavailableError" | "TraceNotFoundError" | "TraceStorageUnavailableError" | "IdempotencyKeyReusedError" | "ForbiddenError" | "RateLimitedError";
             message: string;
             workflowId?: string;
             runId?: string;
@@ -1201,6 +1221,48 @@ export interface components {
             partial: boolean;
             trace: components["schemas"]["Trace"];
         };
+        /** @example {
+         *       "workflowId": "expense-42",
+         *       "scopes": [
+         *         "read"
+         *       ],
+         *       "ttl": 600
+         *     } */
+        RunTokenRequest: {
+            /**
+             * @description Workflow id
+             * @example expense-42
+             */
+            workflowId: string;
+            /**
+             * Format: uuid
+             * @description Binds the token to this run: it then opens only the /workflow/{id}/runs/{rid}/… routes
+             * @example 0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60
+             */
+            runId?: string;
+            /**
+             * @description At most the issuing key's own scopes
+             * @example [
+             *       "read"
+             *     ]
+             */
+            scopes: ("read" | "interact" | "control")[];
+            /**
+             * @description Lifetime in seconds; at most SERVICE_RUN_TOKEN_MAX_TTL_S (default 3600)
+             * @example 600
+             */
+            ttl: number;
+        };
+        /** @example {
+         *       "token": "eyJhbGciOiJIUzI1NiIsImtpZCI6IjVsV2Q3ZzJ4T2JrVyJ9.eyJzY3AiOlsicmVhZCJdfQ.c2lnbmF0dXJl",
+         *       "expiresAt": "2026-11-24T22:10:00.000Z"
+         *     } */
+        RunToken: {
+            /** @description Send as `?access_token=` on the stream routes, or as `Authorization: Bearer <token>` */
+            token: string;
+            /** Format: date-time */
+            expiresAt: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -1331,8 +1393,17 @@ export interface operations {
                     "application/json": components["schemas"]["Catalog"];
                 };
             };
-            /** @description UnauthorizedError: the token is missing or wrong (`WWW-Authenticate` is set) */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1342,6 +1413,15 @@ export interface operations {
             };
             /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1411,8 +1491,17 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the token is missing or wrong (`WWW-Authenticate` is set) */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1431,6 +1520,15 @@ export interface operations {
             };
             /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1507,8 +1605,17 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the token is missing or wrong (`WWW-Authenticate` is set) */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1527,6 +1634,15 @@ export interface operations {
             };
             /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1608,8 +1724,17 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the token is missing or wrong (`WWW-Authenticate` is set) */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1628,6 +1753,15 @@ export interface operations {
             };
             /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1671,8 +1805,6 @@ export interface operations {
                 includePayloads?: boolean;
                 /** @description Resume after this event id (the `id:` of a received event); the `Last-Event-ID` header wins when both are sent. One naming a run this workflow does not have is a 404; one ahead of its run's history, or of another run on the pinned route, a 400 */
                 lastEventId?: string;
-                /** @description The API token, for EventSource clients that cannot send headers (never logged) */
-                access_token?: string;
             };
             header?: {
                 /** @description What an EventSource sends on reconnect: the `id:` of the last event received (empty = none). Wins over `?lastEventId=` */
@@ -1749,6 +1881,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description WorkflowNotFoundError: no such workflow, run, or run named by Last-Event-ID / lastEventId */
             404: {
                 headers: {
@@ -1769,6 +1910,15 @@ export interface operations {
             };
             /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1812,8 +1962,6 @@ export interface operations {
                 includePayloads?: boolean;
                 /** @description Resume after this event id (the `id:` of a received event); the `Last-Event-ID` header wins when both are sent. One naming a run this workflow does not have is a 404; one ahead of its run's history, or of another run on the pinned route, a 400 */
                 lastEventId?: string;
-                /** @description The API token, for EventSource clients that cannot send headers (never logged) */
-                access_token?: string;
             };
             header?: {
                 /** @description What an EventSource sends on reconnect: the `id:` of the last event received (empty = none). Wins over `?lastEventId=` */
@@ -1895,6 +2043,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description WorkflowNotFoundError: no such workflow, run, or run named by Last-Event-ID / lastEventId */
             404: {
                 headers: {
@@ -1915,6 +2072,15 @@ export interface operations {
             };
             /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1988,8 +2154,17 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the token is missing or wrong (`WWW-Authenticate` is set) */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2044,6 +2219,15 @@ export interface operations {
             };
             /** @description UpdateRejectedError: the update's validator refused the payload; UpdateFailedError / QueryFailedError: the handler threw; IdempotencyKeyReusedError: the Idempotency-Key was used before with another body (workflow name, input, catalog or webhook URL) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2131,8 +2315,17 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the token is missing or wrong (`WWW-Authenticate` is set) */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2187,6 +2380,15 @@ export interface operations {
             };
             /** @description UpdateRejectedError: the update's validator refused the payload; UpdateFailedError / QueryFailedError: the handler threw; IdempotencyKeyReusedError: the Idempotency-Key was used before with another body (workflow name, input, catalog or webhook URL) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2256,8 +2458,17 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the token is missing or wrong (`WWW-Authenticate` is set) */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2276,6 +2487,15 @@ export interface operations {
             };
             /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2350,8 +2570,17 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the token is missing or wrong (`WWW-Authenticate` is set) */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2370,6 +2599,15 @@ export interface operations {
             };
             /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2439,8 +2677,17 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the token is missing or wrong (`WWW-Authenticate` is set) */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2468,6 +2715,15 @@ export interface operations {
             };
             /** @description WorkflowNotCompletedError: the run is still open; read it again once it has closed */
             424: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2542,8 +2798,17 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the token is missing or wrong (`WWW-Authenticate` is set) */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2571,6 +2836,15 @@ export interface operations {
             };
             /** @description WorkflowNotCompletedError: the run is still open; read it again once it has closed */
             424: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2640,8 +2914,17 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the token is missing or wrong (`WWW-Authenticate` is set) */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2660,6 +2943,15 @@ export interface operations {
             };
             /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2734,8 +3026,17 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the token is missing or wrong (`WWW-Authenticate` is set) */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2754,6 +3055,15 @@ export interface operations {
             };
             /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2835,8 +3145,17 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the token is missing or wrong (`WWW-Authenticate` is set) */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2846,6 +3165,15 @@ export interface operations {
             };
             /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2924,8 +3252,17 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the token is missing or wrong (`WWW-Authenticate` is set) */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2971,6 +3308,15 @@ export interface operations {
             };
             /** @description UnsupportedMediaTypeError: the body is not `application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3049,8 +3395,17 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the token is missing or wrong (`WWW-Authenticate` is set) */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3105,6 +3460,15 @@ export interface operations {
             };
             /** @description UpdateRejectedError: the update's validator refused the payload; UpdateFailedError / QueryFailedError: the handler threw; IdempotencyKeyReusedError: the Idempotency-Key was used before with another body (workflow name, input, catalog or webhook URL) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3183,8 +3547,17 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the token is missing or wrong (`WWW-Authenticate` is set) */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3239,6 +3612,15 @@ export interface operations {
             };
             /** @description UpdateRejectedError: the update's validator refused the payload; UpdateFailedError / QueryFailedError: the handler threw; IdempotencyKeyReusedError: the Idempotency-Key was used before with another body (workflow name, input, catalog or webhook URL) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3312,8 +3694,17 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the token is missing or wrong (`WWW-Authenticate` is set) */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3359,6 +3750,15 @@ export interface operations {
             };
             /** @description UnsupportedMediaTypeError: the body is not `application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3437,8 +3837,17 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the token is missing or wrong (`WWW-Authenticate` is set) */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3484,6 +3893,15 @@ export interface operations {
             };
             /** @description UnsupportedMediaTypeError: the body is not `application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3557,8 +3975,17 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the token is missing or wrong (`WWW-Authenticate` is set) */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3604,6 +4031,15 @@ export interface operations {
             };
             /** @description UnsupportedMediaTypeError: the body is not `application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3682,8 +4118,17 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the token is missing or wrong (`WWW-Authenticate` is set) */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3729,6 +4174,15 @@ export interface operations {
             };
             /** @description UnsupportedMediaTypeError: the body is not `application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3798,8 +4252,17 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the token is missing or wrong (`WWW-Authenticate` is set) */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3818,6 +4281,15 @@ export interface operations {
             };
             /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3892,8 +4364,17 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the token is missing or wrong (`WWW-Authenticate` is set) */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3912,6 +4393,138 @@ export interface operations {
             };
             /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createRunToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The run token and when it expires */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunToken"];
+                };
+            };
+            /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UnsupportedMediaTypeError: the body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,97 @@
+/**
+ * API keys: how they are made, stored (as a SHA-256 hash, never the key) and recognised. A key is
+ * 32 random bytes, so a fast unsalted hash is enough: nothing can be guessed from it. Recognition
+ * compares the presented key's hash with every key's, in constant time and without stopping at a
+ * match, so the time taken says nothing about which key (or how much of one) matched.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { Ajv } from 'ajv'
+import addFormatsModule from 'ajv-formats'
+import { parse as parseYaml } from 'yaml'
+import { ConfigError } from '../../schemas/config.js'
+import { KeysFileSchema, type KeyEntry, type KeysFile } from '../../schemas/keys-file.js'
+import { compilePattern } from './patterns.js'
+import { SCOPES, type Scope } from '../../schemas/access.js'
+
+const addFormats = addFormatsModule.default
+
+/** The key id SERVICE_API_AUTH_TOKEN is known by: one key with every scope. */
+export const TOKEN_KEY_ID = 'default'
+
+export interface ApiKey {
+  id: string
+  digest: Buffer
+  scopes: ReadonlySet<Scope>
+  catalogs?: readonly string[]
+  workflows?: readonly RegExp[]
+  workflowPatterns?: readonly string[]
+  expiresAt?: number
+  rateLimit?: number
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest()
+
+export const hashKey = (key: string) => `sha256:${digest(key).toString('hex')}`
+
+/** A new key: `fpk_` and 32 random bytes, base64url (no dots, so never mistaken for a run token). */
+export const generateKey = () => `fpk_${randomBytes(32).toString('base64url')}`
+
+export function tokenKey (token: string): ApiKey {
+  return { id: TOKEN_KEY_ID, digest: digest(token), scopes: new Set(SCOPES) }
+}
+
+export function keyFromEntry (entry: KeyEntry): ApiKey {
+  return {
+    id: entry.id,
+    digest: Buffer.from(entry.hash.slice('sha256:'.length), 'hex'),
+    scopes: new Set(entry.scopes),
+    catalogs: entry.catalogs,
+    workflows: entry.workflows?.map(compilePattern),
+    workflowPatterns: entry.workflows,
+    expiresAt: entry.expiresAt === undefined ? undefined : Date.parse(entry.expiresAt),
+    rateLimit: entry.rateLimit
+  }
+}
+
+/**
+ * The key whose hash matches, looked at in constant time over every key. `equal` is
+ * timingSafeEqual; test/access-keys.test.ts counts its calls.
+ */
+export function findKey (keys: readonly ApiKey[], given: string, equal: (a: Buffer, b: Buffer) => boolean = timingSafeEqual): ApiKey | undefined {
+  const presented = digest(given)
+  let found: ApiKey | undefined
+  for (const key of keys) {
+    // The comparison runs for every key, before and after a match; only the first match is kept.
+    if (equal(presented, key.digest) && found === undefined) found = key
+  }
+  return found
+}
+
+const ajv = new Ajv({ allErrors: true, strict: false })
+addFormats(ajv)
+const validateFile = ajv.compile<KeysFile>(KeysFileSchema)
+
+/** A ConfigError: a start with a bad keys file stops with its message (server.ts). */
+export class KeysFileError extends ConfigError {
+  override name = this.constructor.name
+}
+
+/** Parses and checks a keys file's text (YAML, of which JSON is a subset); throws a KeysFileError saying what is wrong. */
+export function parseKeysFile (text: string): KeysFile {
+  let value: unknown
+  try {
+    value = parseYaml(text, { uniqueKeys: true })
+  } catch (err) {
+    throw new KeysFileError(`not valid JSON or YAML: ${(err as Error).message.split('\n')[0]}`)
+  }
+  if (!validateFile(value)) {
+    const first = validateFile.errors?.[0]
+    throw new KeysFileError(`${first?.instancePath || '/'} ${first?.message ?? 'is invalid'}${first?.params && 'additionalProperty' in first.params ? ` (${String(first.params.additionalProperty)})` : ''}`)
+  }
+  const seen = new Set<string>()
+  for (const entry of value.keys) {
+    if (seen.has(entry.id)) throw new KeysFileError(`key id ${entry.id} appears twice`)
+    seen.add(entry.id)
+  }
+  return value
+}

@@ -1,0 +1,76 @@
+/**
+ * Run tokens: short-lived, signed (JWS, HS256 via `jose`) and bound to one workflow id (and
+ * optionally one run), for browsers, which can only carry a credential in the URL. The first
+ * secret of SERVICE_RUN_TOKEN_SECRETS signs, every one verifies (rotation: add the new secret
+ * second, restart every replica, move it first, later drop the old one). Without the setting each
+ * process draws its own secret, so a token only works on the replica that issued it.
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import { errors, jwtVerify, SignJWT } from 'jose'
+import type { Scope } from '../../schemas/access.js'
+
+export interface RunTokenClaims {
+  /** The key that issued it: its requests are that key's (audit, rate limit). */
+  keyId: string
+  workflowId: string
+  runId?: string
+  scopes: Scope[]
+}
+
+const ISSUER = 'flowport'
+const AUDIENCE = 'flowport-run'
+
+interface Secret { kid: string, key: Uint8Array }
+
+const secretOf = (text: string | Buffer): Secret =>
+  ({ kid: createHash('sha256').update(text).digest('base64url').slice(0, 12), key: typeof text === 'string' ? Buffer.from(text) : text })
+
+export class RunTokens {
+  readonly #secrets: Secret[]
+  /** Whether the secret was drawn by this process (SERVICE_RUN_TOKEN_SECRETS unset). */
+  readonly ephemeral: boolean
+
+  constructor (secrets: string[]) {
+    this.ephemeral = secrets.length === 0
+    this.#secrets = this.ephemeral ? [secretOf(randomBytes(32))] : secrets.map(secretOf)
+  }
+
+  async issue (claims: RunTokenClaims, ttlSeconds: number): Promise<{ token: string, expiresAt: Date }> {
+    const now = Math.floor(Date.now() / 1000)
+    const [signer] = this.#secrets
+    const token = await new SignJWT({ scp: claims.scopes, rid: claims.runId, key: claims.keyId })
+      .setProtectedHeader({ alg: 'HS256', kid: signer!.kid })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setSubject(claims.workflowId)
+      .setIssuedAt(now)
+      .setExpirationTime(now + ttlSeconds)
+      .sign(signer!.key)
+    return { token, expiresAt: new Date((now + ttlSeconds) * 1000) }
+  }
+
+  /** The claims of a valid token; throws a RunTokenError saying why one is not. */
+  async verify (token: string): Promise<RunTokenClaims> {
+    try {
+      const { payload } = await jwtVerify(token, async (header) => {
+        const secret = this.#secrets.find((s) => s.kid === header.kid)
+        if (!secret) throw new RunTokenError('signed with a secret this server does not hold')
+        return secret.key
+      }, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] })
+      const scopes = payload.scp
+      if (typeof payload.sub !== 'string' || typeof payload.key !== 'string' || !Array.isArray(scopes)) throw new RunTokenError('malformed claims')
+      return { keyId: payload.key, workflowId: payload.sub, runId: typeof payload.rid === 'string' ? payload.rid : undefined, scopes: scopes as Scope[] }
+    } catch (err) {
+      if (err instanceof RunTokenError) throw err
+      if (err instanceof errors.JWTExpired) throw new RunTokenError('expired')
+      throw new RunTokenError('invalid')
+    }
+  }
+}
+
+export class RunTokenError extends Error {
+  override name = this.constructor.name
+}
+
+/** A JWS compact serialisation: three base64url parts. Keys (fpk_…) never hold a dot. */
+export const looksLikeRunToken = (value: string) => /^[\w-]+\.[\w-]+\.[\w-]+$/.test(value)

@@ -1,0 +1,31 @@
+/**
+ * What a credential may do (README "Access control"). Every route declares the scope it needs and
+ * what it touches in its route options, `config: access('read', 'workflow')`; test/access-routes.test.ts
+ * walks the route table so a route without a declaration fails. A route that declares nothing
+ * needs a key holding every scope (fail closed).
+ */
+import type { Scope } from '../../schemas/access.js'
+
+/**
+ * What a request touches, so a key limited to catalogs or workflow-name patterns can be checked:
+ * - `workflow`: the run named by the `id` (and `rid`) path parameters;
+ * - `catalog`: the catalog named by `catalogId` (the default catalog without it);
+ * - `start`: the catalog and workflow name of a start/run body;
+ * - `runs`: the runs listing's `catalog` and `workflowName` filters;
+ * - `none`: nothing a limit applies to.
+ */
+export type Target = 'workflow' | 'catalog' | 'start' | 'runs' | 'none'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Open to anyone (health, readiness, the API description). */
+    public?: boolean
+    /** Stream routes: EventSource cannot send headers, so `?access_token=` (a run token) is read too. */
+    queryToken?: boolean
+    scope?: Scope
+    target?: Target
+  }
+}
+
+/** The route-options `config` declaring a route's scope and target. */
+export const access = (scope: Scope, target: Target) => ({ scope, target })

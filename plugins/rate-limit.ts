@@ -1,0 +1,30 @@
+/**
+ * Per-key request budgets (@fastify/rate-limit): SERVICE_RATE_LIMIT_MAX requests per
+ * SERVICE_RATE_LIMIT_WINDOW_MS for each key (a key's own `rateLimit` in the keys file wins; 0 =
+ * unlimited), counted per replica in memory. Over budget → 429 RateLimitedError with `Retry-After`
+ * and the `RateLimit-*` headers. A stream counts once, when it connects. A run token spends its
+ * issuing key's budget. Only on with auth on (without keys there is no one to count for); open
+ * routes are never counted. README "Access control" says how to share the count across replicas.
+ */
+import fp from 'fastify-plugin'
+import rateLimit from '@fastify/rate-limit'
+import { ApiError } from '../lib/api-error.js'
+
+export default fp(async (fastify) => {
+  const { config } = fastify
+  if (!fastify.keys.enabled) return
+  const budgetOf = (keyId: string) => fastify.keys.keys.find((k) => k.id === keyId)?.rateLimit ?? config.SERVICE_RATE_LIMIT_MAX
+  await fastify.register(rateLimit, {
+    global: true,
+    // After auth's onRequest hook (registered first): the key is known.
+    hook: 'onRequest',
+    timeWindow: config.SERVICE_RATE_LIMIT_WINDOW_MS,
+    keyGenerator: (request) => request.principal?.keyId ?? '',
+    // A 0 budget means unlimited; requests without a principal (open routes, preflights, 404s before auth) are not counted.
+    allowList: (request, key) => key === '' || budgetOf(key) === 0,
+    max: (_request, key) => budgetOf(key),
+    enableDraftSpec: true,
+    errorResponseBuilder: (_request, context) =>
+      new ApiError(429, 'RateLimitedError', `Rate limit exceeded: ${context.max} requests per ${config.SERVICE_RATE_LIMIT_WINDOW_MS / 1000} s for this key; retry in ${context.after}`)
+  })
+}, { name: 'rate-limit', dependencies: ['auth', 'errors'] })

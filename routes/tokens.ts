@@ -1,0 +1,48 @@
+/**
+ * POST /tokens: a run token for a browser (lib/access/run-tokens.ts). Needs scope `admin`; the
+ * token carries at most the issuing key's own scopes, and a key limited to catalogs or workflow
+ * names only gets tokens for runs within its limits.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { validationError } from '../lib/api-error.js'
+import { describeRun } from '../lib/execution.js'
+import { assertCatalog, assertWorkflowName, forbidden, isLimited } from '../lib/access/principal.js'
+import { access } from '../lib/access/scopes.js'
+import { errorsFor, ref, response } from '../schemas/common.js'
+import { RunTokenRequestSchema, RunTokenSchema } from '../schemas/tokens.js'
+
+const tokens: FastifyPluginAsyncTypebox = async (fastify) => {
+  fastify.post('/tokens', {
+    config: access('admin', 'none'),
+    schema: {
+      tags: ['access'],
+      operationId: 'createRunToken',
+      summary: 'Issue a short-lived run token bound to one workflow id (and run), for a browser',
+      description: 'The token opens only the routes of that workflow id (with `runId`, only those of that run) within its ' +
+        'scopes, until `expiresAt`, and only while the issuing key stays valid. Only run tokens are accepted as `?access_token=`. ' +
+        '400: `ttl` above SERVICE_RUN_TOKEN_MAX_TTL_S. 403: a scope the key does not hold, or a run outside its limits. ' +
+        '404: the key is limited to catalogs or workflow names and the workflow does not exist. With auth off a token is ' +
+        'issued all the same (every route is open, so a page written for tokens works unchanged).',
+      body: ref(RunTokenRequestSchema),
+      response: { 200: response(RunTokenSchema, 'The run token and when it expires'), ...errorsFor(400, 401, 404, 413, 415, 500, 503) }
+    }
+  }, async (request) => {
+    const { principal } = request
+    const { workflowId, runId, scopes, ttl } = request.body
+    const maxTtl = fastify.config.SERVICE_RUN_TOKEN_MAX_TTL_S
+    if (ttl > maxTtl) throw validationError([{ path: '/ttl', in: 'body', message: `must be <= ${maxTtl} (SERVICE_RUN_TOKEN_MAX_TTL_S)` }])
+    const missing = principal ? scopes.filter((s) => !principal.scopes.has(s)) : []
+    if (principal && missing.length > 0) throw forbidden(`Key ${principal.keyId} cannot grant scope ${missing.join(', ')}: it does not hold it`)
+    if (principal && isLimited(principal)) {
+      const execution = await describeRun(fastify, { workflowId, runId })
+      const ctx = { workflowId, runId: execution.runId }
+      assertCatalog(principal, execution.taskQueue, ctx)
+      assertWorkflowName(principal, execution.type, ctx)
+    }
+    // With auth off no key issues it; nothing checks it either.
+    const { token, expiresAt } = await fastify.runTokens.issue({ keyId: principal?.keyId ?? 'anonymous', workflowId, runId, scopes }, ttl)
+    return { token, expiresAt: expiresAt.toISOString() }
+  })
+}
+
+export default tokens

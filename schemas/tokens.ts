@@ -1,0 +1,25 @@
+/**
+ * POST /tokens: short-lived run tokens for browsers (README "Access control").
+ */
+import { Type, type Static } from '@sinclair/typebox'
+import { RunIdSchema, WorkflowIdSchema } from './common.js'
+import { RUN_TOKEN_SCOPES } from './access.js'
+
+export const RunTokenRequestSchema = Type.Object({
+  workflowId: WorkflowIdSchema,
+  runId: Type.Optional({ ...RunIdSchema, description: 'Binds the token to this run: it then opens only the /workflow/{id}/runs/{rid}/… routes' }),
+  scopes: Type.Array(Type.Union(RUN_TOKEN_SCOPES.map((s) => Type.Literal(s))), {
+    minItems: 1,
+    uniqueItems: true,
+    description: 'At most the issuing key\'s own scopes',
+    examples: [['read']]
+  }),
+  ttl: Type.Integer({ minimum: 1, description: 'Lifetime in seconds; at most SERVICE_RUN_TOKEN_MAX_TTL_S (default 3600)', examples: [600] })
+}, { $id: 'RunTokenRequest', additionalProperties: false, examples: [{ workflowId: 'expense-42', scopes: ['read'], ttl: 600 }] })
+
+export const RunTokenSchema = Type.Object({
+  token: Type.String({ description: 'Send as `?access_token=` on the stream routes, or as `Authorization: Bearer <token>`' }),
+  expiresAt: Type.String({ format: 'date-time' })
+}, { $id: 'RunToken', additionalProperties: false, examples: [{ token: 'eyJhbGciOiJIUzI1NiIsImtpZCI6IjVsV2Q3ZzJ4T2JrVyJ9.eyJzY3AiOlsicmVhZCJdfQ.c2lnbmF0dXJl', expiresAt: '2026-11-24T22:10:00.000Z' }] })
+
+export type RunTokenRequest = Static<typeof RunTokenRequestSchema>

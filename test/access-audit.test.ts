@@ -1,0 +1,60 @@
+/**
+ * Who did what: the key is the engine's `identity` on every call that changes a run (the run's own
+ * history shows who started, signalled, updated, stopped or terminated it), and each such call is
+ * one structured log line, refused calls included.
+ */
+import t from 'tap'
+import { buildApp } from '../app.js'
+import { loadConfig } from '../schemas/config.js'
+import { traceEnv } from './helpers/app.js'
+import { engineAddress, testCatalog } from './helpers/env.js'
+import { bearer, keysFile } from './helpers/keys.js'
+import { waitClosed } from './helpers/workflows.js'
+
+t.test('the key is the engine identity of each change, and one audit line records it', async (t) => {
+  const fixture = keysFile(t, [{ id: 'ci', scopes: ['run', 'read'] }, { id: 'operator', scopes: ['read', 'interact', 'control'] }])
+  const lines: string[] = []
+  const config = loadConfig({ ...traceEnv(), TEMPORAL_ADDRESS: engineAddress(), SERVICE_CATALOG_ID: testCatalog(), SERVICE_API_KEYS_FILE: fixture.file, LOG_LEVEL: 'info' })
+  const app = await buildApp({ config, logger: { level: 'info', stream: { write: (line: string) => { lines.push(line) } } } })
+  t.teardown(() => app.close())
+  const as = async (id: string, method: 'POST' | 'PATCH', url: string, payload: object = {}) =>
+    await app.inject({ method, url, headers: bearer(fixture.keys[id]!), payload })
+
+  const first = (await as('ci', 'POST', '/workflow/start', { workflowName: 'approval', input: { label: 'a' } })).json()
+  t.equal((await as('operator', 'POST', `/workflow/${first.workflowId}/update/relabel`, { payload: { label: 'b' } })).statusCode, 200)
+  t.equal((await as('operator', 'POST', `/workflow/${first.workflowId}/signal/approve`, { payload: { by: 'op' } })).statusCode, 200)
+  t.equal(await waitClosed(app, first.workflowId), 'COMPLETED')
+  const second = (await as('ci', 'POST', '/workflow/start', { workflowName: 'approval', input: { label: 'c' } })).json()
+  t.equal((await as('ci', 'POST', `/workflow/${second.workflowId}/terminate`)).statusCode, 403)
+  t.equal((await as('operator', 'PATCH', `/workflow/${second.workflowId}/stop`)).statusCode, 200)
+  t.equal((await as('operator', 'POST', `/workflow/${second.workflowId}/terminate`, { reason: 'cleanup hung' })).statusCode !== 403, true)
+  await waitClosed(app, second.workflowId)
+
+  const identities = async (workflowId: string) => {
+    const history = await app.temporal.workflow.getHandle(workflowId).fetchHistory()
+    return (history.events ?? []).flatMap((e) => {
+      const identity = e.workflowExecutionStartedEventAttributes?.identity ?? e.workflowExecutionSignaledEventAttributes?.identity ??
+        e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.meta?.identity ?? e.workflowExecutionCancelRequestedEventAttributes?.identity ??
+        e.workflowExecutionTerminatedEventAttributes?.identity
+      return identity ? [identity] : []
+    })
+  }
+  t.same(await identities(first.workflowId), ['flowport:ci', 'flowport:operator', 'flowport:operator'], 'started by ci; updated and signalled by operator')
+  const page = await app.inject({ method: 'GET', url: `/workflow/${first.workflowId}/history?pageSize=1`, headers: bearer(fixture.keys.operator!) })
+  t.equal(page.json().events[0].workflowExecutionStartedEventAttributes.identity, 'flowport:ci', 'the API\'s history shows who started the run')
+  const secondIds = await identities(second.workflowId)
+  t.equal(secondIds[0], 'flowport:ci')
+  t.ok(secondIds.slice(1).length >= 1 && secondIds.slice(1).every((i) => i === 'flowport:operator'), `stopped (and terminated) by operator: ${secondIds.join(', ')}`)
+
+  const audit = lines.map((l) => JSON.parse(l)).filter((l) => l.audit === true)
+    .map(({ keyId, via, action, workflowId, runId, outcome }) => ({ keyId, via, action, workflowId, runId, outcome }))
+  t.same(audit.slice(0, 5), [
+    { keyId: 'ci', via: 'key', action: 'startWorkflow', workflowId: first.workflowId, runId: first.runId, outcome: '200' },
+    { keyId: 'operator', via: 'key', action: 'updateWorkflow', workflowId: first.workflowId, runId: first.runId, outcome: '200' },
+    { keyId: 'operator', via: 'key', action: 'signalWorkflow', workflowId: first.workflowId, runId: first.runId, outcome: '200' },
+    { keyId: 'ci', via: 'key', action: 'startWorkflow', workflowId: second.workflowId, runId: second.runId, outcome: '200' },
+    { keyId: 'ci', via: 'key', action: 'terminateWorkflow', workflowId: second.workflowId, runId: null, outcome: '403 ForbiddenError' }
+  ])
+  t.match(audit[5], { keyId: 'operator', action: 'stopWorkflow', workflowId: second.workflowId, runId: second.runId, outcome: '200' })
+  t.notOk(lines.some((l) => l.includes('"audit":true') && l.includes('"action":"getWorkflowStatus"')), 'reads are not audit lines')
+})

@@ -1,0 +1,137 @@
+/**
+ * Run tokens (POST /tokens) against the real engine: who may issue them and with what, what they
+ * open (their workflow id, their run, their scopes) and what they do not, expiry, revocation with
+ * the issuing key, secret rotation across replicas, and the query string that only takes them.
+ */
+import t, { type Test } from 'tap'
+import { buildApp, type App } from '../app.js'
+import { loadConfig } from '../schemas/config.js'
+import { build, traceEnv } from './helpers/app.js'
+import { engineAddress, testCatalog } from './helpers/env.js'
+import { bearer, keysFile } from './helpers/keys.js'
+import { until } from './helpers/processes.js'
+
+const SECRET_A = 'run-token-secret-a-0123456789abcdef'
+const SECRET_B = 'run-token-secret-b-0123456789abcdef'
+
+async function issue (app: App, key: string, body: object) {
+  const res = await app.inject({ method: 'POST', url: '/tokens', headers: bearer(key), payload: body })
+  return { status: res.statusCode, body: res.json() }
+}
+
+const KEYS = [
+  { id: 'admin', scopes: ['read', 'interact', 'admin'] as const },
+  { id: 'reader', scopes: ['read'] as const },
+  { id: 'read-admin', scopes: ['read', 'admin'] as const }
+]
+
+async function setup (t: Test, env: Record<string, string> = {}) {
+  const fixture = keysFile(t, KEYS.map((k) => ({ ...k, scopes: [...k.scopes] })))
+  const app = await build(t, { SERVICE_API_KEYS_FILE: fixture.file, SERVICE_RUN_TOKEN_SECRETS: SECRET_A, ...env })
+  return { app, fixture, keys: fixture.keys }
+}
+
+t.test('issuing: scope admin, at most the key\'s own scopes, ttl capped', async (t) => {
+  const { app, keys } = await setup(t, { SERVICE_RUN_TOKEN_MAX_TTL_S: '60' })
+  const ok = await issue(app, keys.admin!, { workflowId: 'any-id', scopes: ['read', 'interact'], ttl: 60 })
+  t.equal(ok.status, 200)
+  t.match(ok.body, { token: /^[\w-]+\.[\w-]+\.[\w-]+$/, expiresAt: String })
+  t.ok(Date.parse(ok.body.expiresAt) - Date.now() <= 60_000, 'expiresAt is ttl away at most')
+  t.match(await issue(app, keys.reader!, { workflowId: 'any-id', scopes: ['read'], ttl: 60 }), { status: 403, body: { message: 'Key reader lacks scope admin' } })
+  t.match(await issue(app, keys['read-admin']!, { workflowId: 'any-id', scopes: ['read', 'interact'], ttl: 60 }),
+    { status: 403, body: { error: 'ForbiddenError', message: 'Key read-admin cannot grant scope interact: it does not hold it' } })
+  t.match(await issue(app, keys.admin!, { workflowId: 'any-id', scopes: ['read'], ttl: 61 }), { status: 400, body: { issues: [{ path: '/ttl', message: /SERVICE_RUN_TOKEN_MAX_TTL_S/ }] } })
+  t.match(await issue(app, keys.admin!, { workflowId: 'any-id', scopes: ['run'], ttl: 10 }), { status: 400 }, 'run (start) is not a run token\'s scope')
+})
+
+t.test('a run token opens its workflow id within its scopes, and nothing else', async (t) => {
+  const { app, keys } = await setup(t)
+  const full = await build(t, { SERVICE_API_AUTH_TOKEN: 'full-token-0123456789', SERVICE_RUN_TOKEN_SECRETS: SECRET_A })
+  const run = async () => (await full.inject({ method: 'POST', url: '/workflow/start', headers: bearer('full-token-0123456789'), payload: { workflowName: 'approval', input: { label: 'x' } } })).json()
+  const a = await run()
+  const b = await run()
+
+  const token = (await issue(app, keys.admin!, { workflowId: a.workflowId, scopes: ['read'], ttl: 300 })).body.token
+  const get = async (url: string, credential = token) => await app.inject({ method: 'GET', url, headers: bearer(credential) })
+  t.equal((await get(`/workflow/${a.workflowId}/status`)).statusCode, 200, 'its workflow: read')
+  t.equal((await get(`/workflow/${a.workflowId}/runs/${a.runId}/status`)).statusCode, 200, 'any run of it')
+  const other = await get(`/workflow/${b.workflowId}/status`)
+  t.equal(other.statusCode, 403)
+  t.same(other.json(), { error: 'ForbiddenError', message: 'This run token (issued by key admin) is bound to another workflow id', workflowId: b.workflowId })
+  t.match((await get('/workflow/catalog')).json(), { error: 'ForbiddenError', message: /only opens the routes of workflow/ })
+  t.match((await get(`/workflow/runs?catalog=${testCatalog()}`)).statusCode, 403)
+  const signal = await app.inject({ method: 'POST', url: `/workflow/${a.workflowId}/signal/approve`, headers: bearer(token), payload: { payload: { by: 'x' } } })
+  t.match(signal.json(), { error: 'ForbiddenError', message: /lacks scope interact/ }, 'only the scopes it carries')
+  t.equal((await app.inject({ method: 'POST', url: '/tokens', headers: bearer(token), payload: { workflowId: a.workflowId, scopes: ['read'], ttl: 10 } })).statusCode, 403, 'a run token issues no tokens')
+
+  const pinned = (await issue(app, keys.admin!, { workflowId: a.workflowId, runId: a.runId, scopes: ['read', 'interact'], ttl: 300 })).body.token
+  t.equal((await get(`/workflow/${a.workflowId}/runs/${a.runId}/status`, pinned)).statusCode, 200, 'run-bound: its run')
+  t.match((await get(`/workflow/${a.workflowId}/status`, pinned)).json(), { error: 'ForbiddenError', message: /bound to run/ }, 'run-bound: not the latest-run form')
+  const query = await app.inject({ method: 'POST', url: `/workflow/${a.workflowId}/query/state`, headers: bearer(pinned) })
+  t.equal(query.statusCode, 403, 'query is a latest-run route: refused for a run-bound token')
+
+  for (const id of [a.workflowId, b.workflowId]) await full.temporal.workflow.getHandle(id).terminate('test over')
+})
+
+t.test('the query string takes run tokens only; keys there are refused unless the development switch is on', async (t) => {
+  const { app, keys } = await setup(t)
+  const url = '/workflow/no-such-workflow/history/stream'
+  const sse = async (query: string, a = app) => await a.inject({ method: 'GET', url: `${url}?${query}`, headers: { accept: 'text/event-stream' } })
+  const refused = await sse(`access_token=${keys.reader}`)
+  t.equal(refused.statusCode, 401)
+  t.match(refused.json().message, /API keys are refused in the query string: they would be kept in logs/)
+  const token = (await issue(app, keys.admin!, { workflowId: 'no-such-workflow', scopes: ['read'], ttl: 60 })).body.token
+  t.equal((await sse(`access_token=${token}`)).statusCode, 404, 'a run token is accepted (then 404: no such workflow)')
+  t.equal((await app.inject({ method: 'GET', url: `/workflow/no-such-workflow/status?access_token=${token}` })).statusCode, 401, 'only on stream routes')
+
+  const compat = await setup(t, { SERVICE_API_QUERY_KEYS_ALLOWED: 'true' })
+  t.equal((await sse(`access_token=${compat.keys.reader}`, compat.app)).statusCode, 404, 'SERVICE_API_QUERY_KEYS_ALLOWED=true: a key is accepted there')
+  t.throws(() => loadConfig({ NODE_ENV: 'production', SERVICE_API_AUTH_TOKEN: 'a-long-enough-token-123', SERVICE_API_QUERY_KEYS_ALLOWED: 'true' }), { message: /development switch/ })
+})
+
+t.test('expiry, revocation with the issuing key, and secret rotation', async (t) => {
+  const { app, keys, fixture } = await setup(t)
+  const url = '/workflow/some-id/status'
+  const status = async (token: string, a = app) => (await a.inject({ method: 'GET', url, headers: bearer(token) }))
+  const short = (await issue(app, keys.admin!, { workflowId: 'some-id', scopes: ['read'], ttl: 1 })).body.token
+  t.ok(await until(async () => (await status(short)).statusCode === 401, 40, 100), 'refused once expired')
+  t.same((await status(short)).json(), { error: 'UnauthorizedError', message: 'Run token expired' })
+
+  const token = (await issue(app, keys.admin!, { workflowId: 'some-id', scopes: ['read'], ttl: 300 })).body.token
+  t.equal((await status(token)).statusCode, 404, 'valid (the workflow does not exist)')
+  // Another replica holding the new secret first and the old one second verifies it; one without the old one does not.
+  const rotated = await build(t, { SERVICE_API_KEYS_FILE: fixture.file, SERVICE_RUN_TOKEN_SECRETS: `${SECRET_B},${SECRET_A}` })
+  t.equal((await status(token, rotated)).statusCode, 404, 'verified with the second secret')
+  const newToken = (await issue(rotated, keys.admin!, { workflowId: 'some-id', scopes: ['read'], ttl: 300 })).body.token
+  t.equal((await status(newToken)).statusCode, 401, 'signed with the new secret: unknown to the old replica')
+  const without = await build(t, { SERVICE_API_KEYS_FILE: fixture.file, SERVICE_RUN_TOKEN_SECRETS: SECRET_B })
+  t.same((await status(token, without)).json(), { error: 'UnauthorizedError', message: 'Run token signed with a secret this server does not hold' })
+  t.match((await status(`${token.slice(0, -2)}xx`)).json(), { error: 'UnauthorizedError' }, 'a tampered signature')
+
+  fixture.write(KEYS.filter((k) => k.id !== 'admin').map((k) => ({ ...k, scopes: [...k.scopes] })))
+  t.ok(await until(async () => (await status(token)).statusCode === 401, 100, 50), 'removing the issuing key revokes its tokens')
+  t.same((await status(token)).json(), { error: 'UnauthorizedError', message: 'Run token of a key that is no longer valid' })
+})
+
+t.test('with auth off a token is issued all the same and every route stays open', async (t) => {
+  const app = await build(t)
+  const res = await app.inject({ method: 'POST', url: '/tokens', payload: { workflowId: 'x', scopes: ['read'], ttl: 60 } })
+  t.equal(res.statusCode, 200)
+  t.equal((await app.inject({ method: 'GET', url: `/workflow/x/status?access_token=${res.json().token}` })).statusCode, 404)
+})
+
+t.test('a run token in the query never reaches the log', async (t) => {
+  const fixture = keysFile(t, [{ id: 'admin', scopes: ['read', 'admin'] }])
+  const lines: string[] = []
+  const config = loadConfig({ ...traceEnv(), TEMPORAL_ADDRESS: engineAddress(), SERVICE_CATALOG_ID: testCatalog(), SERVICE_API_KEYS_FILE: fixture.file, SERVICE_RUN_TOKEN_SECRETS: SECRET_A, LOG_LEVEL: 'trace' })
+  const app = await buildApp({ config, logger: { level: 'trace', stream: { write: (line: string) => { lines.push(line) } } } })
+  t.teardown(() => app.close())
+  const token = (await issue(app, fixture.keys.admin!, { workflowId: 'wf', scopes: ['read'], ttl: 60 })).body.token
+  for (const url of [`/workflow/wf/history/stream?access_token=${token}`, `/workflow/other/history/stream?access_token=${token}`, `/workflow/wf/status?access_token=${token}`]) {
+    await app.inject({ method: 'GET', url, headers: { accept: 'text/event-stream' } })
+  }
+  const log = lines.join('')
+  t.ok(log.includes('/history/stream'), 'the requests were logged')
+  t.notOk(log.includes(token) || log.includes(token.split('.')[2]!), 'the token is not')
+  t.notOk(log.includes(fixture.keys.admin!) || log.includes(SECRET_A), 'nor the key or the secret')
+})
