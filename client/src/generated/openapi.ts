@@ -1087,7 +1087,7 @@ export interface components {
             includePayloads: boolean;
             /** @description Resume after this event id (the `id:` of a received event); the `Last-Event-ID` header wins when both are sent. One naming a run this workflow does not have is a 404; one ahead of its run's history, or of another run on the pinned route, a 400 */
             lastEventId?: string;
-            /** @description The API token, for EventSource clients that cannot send headers (never logged) */
+            /** @description A run token (POST /tokens), for EventSource clients that cannot send headers (never logged); empty is the same as absent */
             access_token?: string;
         };
         HistoryStreamHeaders: {
