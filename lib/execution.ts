@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import type { WorkflowExecutionInfo } from '@temporalio/client'
-import { CATALOG_WORKFLOW_TYPE, WEBHOOK_RUN_MEMO_KEY } from '@flowport/worker/contract'
+import { CATALOG_WORKFLOW_TYPE, STARTED_BY_MEMO_KEY, WEBHOOK_RUN_MEMO_KEY } from '@flowport/worker/contract'
 import { readDelivery } from './webhooks.js'
 import type { HistoryWorkflow } from '../schemas/history.js'
 import type { WorkflowStatus } from '../schemas/workflow.js'
@@ -57,11 +57,20 @@ export async function describeForRead (fastify: FastifyInstance, options: Descri
   return execution
 }
 
+/** The memo fields the API reads (lib/webhooks.ts, `startedBy`). */
+const READ_MEMO_KEYS = [WEBHOOK_RUN_MEMO_KEY, STARTED_BY_MEMO_KEY]
+
 /** Only the fields the API answers with: the SDK's describe also carries search attributes, the raw response and memo fields it does not read. */
 function pickExecution ({ type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution, memo }: Execution): Execution {
   const parent = parentExecution && { workflowId: parentExecution.workflowId, runId: parentExecution.runId }
-  const webhook = memo?.[WEBHOOK_RUN_MEMO_KEY]
-  return { type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution: parent, memo: webhook === undefined ? undefined : { [WEBHOOK_RUN_MEMO_KEY]: webhook } }
+  const kept = Object.fromEntries(READ_MEMO_KEYS.filter((key) => memo?.[key] !== undefined).map((key) => [key, memo![key]]))
+  return { type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution: parent, memo: Object.keys(kept).length === 0 ? undefined : kept }
+}
+
+/** The key id a run's memo names as its starter; null for a run started outside the API or with auth off. */
+export function startedByOf (memo: Record<string, unknown> | undefined): string | null {
+  const keyId = memo?.[STARTED_BY_MEMO_KEY]
+  return typeof keyId === 'string' ? keyId : null
 }
 
 /** GET …/status: the status of the latest or a pinned run, and of its completion webhook when it was started with one. */
@@ -87,6 +96,7 @@ export function statusOf (execution: Execution, workersPolling: boolean | null =
     closeTime: isoOrNull(execution.closeTime),
     historyLength: execution.historyLength,
     parentWorkflowId: execution.parentExecution?.workflowId ?? null,
+    startedBy: startedByOf(execution.memo),
     workersPolling
   }
 }

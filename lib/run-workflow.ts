@@ -9,14 +9,14 @@ import type { RunWorkflowBody, WorkflowResult } from '../schemas/workflow.js'
 import { ApiError } from './api-error.js'
 import { continuedAs } from './close-events.js'
 import { decodeFirst, timedOut, waitForCloseEvent, type CloseWait, type RunRef } from './run-history.js'
-import { startWorkflow } from './start-workflow.js'
+import { startWorkflow, type StartOptions } from './start-workflow.js'
 import { resultOf } from './workflow-result.js'
 
-export async function runWorkflow (fastify: FastifyInstance, body: RunWorkflowBody, signal: AbortSignal, { idempotencyKey, identity }: { idempotencyKey?: string, identity?: string } = {}): Promise<WorkflowResult> {
+export async function runWorkflow (fastify: FastifyInstance, body: RunWorkflowBody, signal: AbortSignal, options: Omit<StartOptions, 'signal'> = {}): Promise<WorkflowResult> {
   const { SERVICE_RUN_TIMEOUT_MS, SERVICE_RUN_MAX_TIMEOUT_MS } = fastify.config
   const timeout = Math.min(body.timeout ?? SERVICE_RUN_TIMEOUT_MS, SERVICE_RUN_MAX_TIMEOUT_MS)
   const deadline = Date.now() + timeout
-  const started = await startWorkflow(fastify, body, { signal, idempotencyKey, identity })
+  const started = await startWorkflow(fastify, body, { ...options, signal })
   const result = await waitForResult(fastify, started, body.input, { signal, deadline })
   if ('open' in result) {
     throw new ApiError(408, 'WorkflowExecutionTimedOutError',

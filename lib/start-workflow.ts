@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common'
 import type { WorkflowStartOptions } from '@temporalio/client'
+import { STARTED_BY_MEMO_KEY } from '@flowport/worker/contract'
 import type { StartWorkflowBody } from '../schemas/workflow.js'
 import { ApiError, validationError } from './api-error.js'
 import { describeRun, isReservedWorkflowId } from './execution.js'
@@ -47,9 +48,11 @@ export interface StartOptions {
   idempotencyKey?: string
   /** The engine records it as the run's starter (lib/access/principal.ts). */
   identity?: string
+  /** The id of the key that starts the run: kept in its memo, shown as `startedBy`. */
+  startedBy?: string
 }
 
-export async function startWorkflow (fastify: FastifyInstance, body: StartWorkflowBody, { signal, idempotencyKey, identity }: StartOptions = {}): Promise<Started> {
+export async function startWorkflow (fastify: FastifyInstance, body: StartWorkflowBody, { signal, idempotencyKey, identity, startedBy }: StartOptions = {}): Promise<Started> {
   assertUsableId(body.workflowId)
   const webhook = webhookTarget(fastify, body.webhook)
   const catalog = catalogOf(fastify, body)
@@ -57,7 +60,10 @@ export async function startWorkflow (fastify: FastifyInstance, body: StartWorkfl
   assertMatches(workflow.inputSchema, body.input, 'input')
   const begin = (workflowId: string, policies: Pick<WorkflowStartOptions, 'workflowIdReusePolicy' | 'workflowIdConflictPolicy' | 'memo'>) =>
     fastify.engineCall(() => fastify.temporalAs(identity).workflow.start(workflow.name, { workflowId, taskQueue: catalog, args: [body.input], ...policies }), { signal, workflowId })
-  const runMemo = webhook === undefined ? {} : webhookRunMemo(webhook)
+  const runMemo = {
+    ...(webhook === undefined ? {} : webhookRunMemo(webhook)),
+    ...(startedBy === undefined ? {} : { [STARTED_BY_MEMO_KEY]: startedBy })
+  }
   const ran = async (workflowId: string, runId: string): Promise<Started> => {
     // After the run's start: a retry with the same Idempotency-Key starts a delivery that failed to start here.
     if (webhook !== undefined) await startDelivery(fastify, { workflowId, runId, catalog }, webhook, signal)

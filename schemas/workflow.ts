@@ -166,6 +166,11 @@ export const WorkflowStatusSchema = Type.Object({
   closeTime: IsoTime('When the run closed; null while it is open'),
   historyLength: Type.Integer({ minimum: 0, description: 'Number of history events so far' }),
   parentWorkflowId: Nullable(Type.String({ description: 'Workflow id of the parent when this run is a child workflow' })),
+  startedBy: Nullable(Type.String({
+    description: 'The id of the API key that started the run (POST /workflow/start or /run); null when auth is off or the run ' +
+      'was started outside those endpoints (a child workflow, another Temporal client). A run continued as new keeps its ' +
+      'first run\'s (the engine carries the memo over). The engine\'s history also records the start\'s identity `flowport:<keyId>`'
+  })),
   workersPolling: Nullable(Type.Boolean({
     description: 'For an open run: whether any worker polls its catalog\'s task queue (polled within the last 70 s; the engine\'s ' +
       'answer is cached for 2 s). `false` = the run makes no progress until a worker with SERVICE_CATALOG_ID=<catalog> starts. ' +

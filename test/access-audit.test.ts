@@ -46,6 +46,18 @@ t.test('the key is the engine identity of each change, and one audit line record
   t.equal(secondIds[0], 'flowport:ci')
   t.ok(secondIds.slice(1).length >= 1 && secondIds.slice(1).every((i) => i === 'flowport:operator'), `stopped (and terminated) by operator: ${secondIds.join(', ')}`)
 
+  // The status, the runs listing and the trace name the starting key (from the run's memo).
+  const read = async (url: string) => (await app.inject({ method: 'GET', url, headers: bearer(fixture.keys.operator!) })).json()
+  t.equal((await read(`/workflow/${first.workflowId}/status`)).startedBy, 'ci', 'the status names the key that started the run')
+  t.equal((await read(`/workflow/${first.workflowId}/runs/${first.runId}/status`)).startedBy, 'ci', 'and so does the pinned status (a closed run, kept in memory)')
+  t.equal((await read(`/workflow/${first.workflowId}/trace-log`)).trace.workflow.startedBy, 'ci', 'the trace names it too')
+  let listed: { startedBy?: string } | undefined
+  for (let i = 0; i < 50 && listed === undefined; i++) {
+    listed = (await read('/workflow/runs?workflowName=approval&pageSize=1000')).runs.find((r: { workflowId: string }) => r.workflowId === first.workflowId)
+    if (listed === undefined) await new Promise((done) => setTimeout(done, 100))
+  }
+  t.equal(listed?.startedBy, 'ci', 'the runs listing names it')
+
   const audit = lines.map((l) => JSON.parse(l)).filter((l) => l.audit === true)
     .map(({ keyId, via, action, workflowId, runId, outcome }) => ({ keyId, via, action, workflowId, runId, outcome }))
   t.same(audit.slice(0, 5), [

@@ -60,3 +60,7 @@ export function assertBound (p: Principal, workflowId: string | undefined, runId
 /** The engine identity of a request's calls; undefined when auth is off (the client's default). */
 export const engineIdentity = (request: { principal: Principal | null }) =>
   request.principal ? identityOf(request.principal) : undefined
+
+/** Who starts a run: the engine identity of the start, and the key id its memo keeps (`startedBy`). */
+export const starterOf = (request: { principal: Principal | null }) =>
+  ({ identity: engineIdentity(request), startedBy: request.principal?.keyId })

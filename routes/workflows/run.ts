@@ -8,7 +8,7 @@ import { idempotencyKeyOf } from '../../lib/idempotency.js'
 import { clientGone } from '../../lib/abort.js'
 import { runWorkflow } from '../../lib/run-workflow.js'
 import { access } from '../../lib/access/scopes.js'
-import { engineIdentity } from '../../lib/access/principal.js'
+import { starterOf } from '../../lib/access/principal.js'
 
 const run: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/workflow/run', {
@@ -30,7 +30,7 @@ const run: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async (request, reply) => {
     const signal = clientGone(reply)
     try {
-      return await runWorkflow(fastify, request.body, signal, { idempotencyKey: idempotencyKeyOf(request.headers['idempotency-key']), identity: engineIdentity(request) })
+      return await runWorkflow(fastify, request.body, signal, { idempotencyKey: idempotencyKeyOf(request.headers['idempotency-key']), ...starterOf(request) })
     } catch (err) {
       if (!signal.aborted) throw err
       // Nobody is left to answer; the workflow is not touched.

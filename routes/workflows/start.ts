@@ -15,7 +15,7 @@ import { waitForResult } from '../../lib/run-workflow.js'
 /** `Retry-After` of a 202: when a status read is worth trying; never longer than the client chose to wait. */
 const RETRY_AFTER_MAX_SECONDS = 5
 import { access } from '../../lib/access/scopes.js'
-import { engineIdentity } from '../../lib/access/principal.js'
+import { starterOf } from '../../lib/access/principal.js'
 
 const start: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/workflow/start', {
@@ -44,7 +44,7 @@ const start: FastifyPluginAsyncTypebox = async (fastify) => {
     if (request.body.taskQueue !== undefined && request.body.catalog === undefined) request.log.warn('taskQueue is deprecated: send catalog')
     const signal = clientGone(reply)
     const idempotencyKey = idempotencyKeyOf(request.headers['idempotency-key'])
-    const started = await startWorkflow(fastify, request.body, { signal, idempotencyKey, identity: engineIdentity(request) })
+    const started = await startWorkflow(fastify, request.body, { signal, idempotencyKey, ...starterOf(request) })
     const ids = { workflowId: started.workflowId, runId: started.runId }
     const wait = preferredWait(request.headers.prefer)
     if (wait === undefined) return ids

@@ -102,6 +102,12 @@ export const WEBHOOK_DELIVER_ACTIVITY = `${WEBHOOK_WORKFLOW_TYPE}#deliver`
 export const WEBHOOK_DELIVERY_MEMO_KEY = 'flowportDelivery'
 /** Memo field of a run started with a webhook: `{url}` (never the secret), so a status read knows to look for a delivery. */
 export const WEBHOOK_RUN_MEMO_KEY = 'flowportWebhook'
+/**
+ * Memo field of a run started through the API with auth on: the id of the key that started it.
+ * The status and the trace read it from the memo (the describe and the started event carry it),
+ * so saying who started a run costs no extra engine call.
+ */
+export const STARTED_BY_MEMO_KEY = 'flowportStartedBy'
 
 export interface WebhookDeliveryInput {
   /** The run whose completion is delivered (the chain it starts is followed through continue-as-new). */

@@ -870,6 +870,7 @@ export interface components {
             /** @description Number of history events so far */
             historyLength: number;
             parentWorkflowId: string | null;
+            startedBy: string | null;
             workersPolling: boolean | null;
             webhook?: components["schemas"]["WebhookDelivery"];
         };
@@ -1184,6 +1185,7 @@ export interface components {
             /** @description The parent run of a child workflow */
             parent: components["schemas"]["TraceRunLink"] | null;
             previousRunId: string | null;
+            startedBy?: string | null;
             nextRunId: string | null;
             status: ("running" | "completed" | "failed" | "canceled" | "timed_out" | "terminated") | "continued_as_new";
             startTime: string | null;

@@ -9,6 +9,7 @@ import { defaultFailureConverter, defaultPayloadConverter } from '@temporalio/co
 import { tsToDate } from '@temporalio/common/lib/time.js'
 import { failureDetails } from '../common/failure-chain.js'
 import { LOCAL_ACTIVITY_MARKER, type LocalActivityMarkerData, type LocalStepResult } from '../common/local-step.js'
+import { STARTED_BY_MEMO_KEY } from '../contract.js'
 import {
   TRACE_VERSION, type AttemptRecord, type Trace, type TraceAttempt, type TraceError, type TraceNode, type TraceOutcome, type TraceWorkflow
 } from './schema.js'
@@ -51,6 +52,14 @@ function decode (payloads: Payloads | null | undefined): unknown {
   } catch {
     return { $undecodable: 'a payload the default converter cannot read (binary, encrypted or protobuf)' }
   }
+}
+
+/** The key id the run's memo names as its starter (STARTED_BY_MEMO_KEY); null when there is none. */
+function startedByOf (memo: temporal.api.common.v1.IMemo | null | undefined): string | null {
+  const payload = memo?.fields?.[STARTED_BY_MEMO_KEY]
+  if (!payload) return null
+  const keyId = decode({ payloads: [payload] })
+  return typeof keyId === 'string' ? keyId : null
 }
 
 function traceError (failure: Failure | null | undefined): TraceError | null {
@@ -100,6 +109,7 @@ export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueByt
       ? { workflowId: started.parentWorkflowExecution.workflowId, runId: started.parentWorkflowExecution.runId ?? '' }
       : null,
     previousRunId: started.continuedExecutionRunId || null,
+    startedBy: startedByOf(started.memo),
     nextRunId: null,
     status: 'running',
     startTime: iso(first.eventTime),

@@ -84,6 +84,10 @@ export const TraceWorkflowSchema = Type.Object({
   catalog: Type.String(),
   parent: Type.Union([Type.Ref('TraceRunLink'), Type.Null()], { description: 'The parent run of a child workflow' }),
   previousRunId: Nullable(Type.String({ description: 'The run this one continues (continue-as-new)' })),
+  startedBy: Type.Optional(Nullable(Type.String({
+    description: 'The id of the API key that started the run (as in its status); null when auth was off or the run was started ' +
+      'outside the API. Absent from traces written before it was recorded'
+  }))),
   nextRunId: Nullable(Type.String({ description: 'The run that continues this one (continue-as-new, or a retry or cron run)' })),
   status: Type.Union([Outcome, Type.Literal('continued_as_new')]),
   startTime: Time('When the run started'),
@@ -143,6 +147,7 @@ export interface TraceWorkflow {
   catalog: string
   parent: TraceRunLink | null
   previousRunId: string | null
+  startedBy?: string | null
   nextRunId: string | null
   status: TraceOutcome | 'continued_as_new'
   startTime: string | null
