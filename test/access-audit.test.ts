@@ -57,6 +57,11 @@ t.test('the key is the engine identity of each change, and one audit line record
     if (listed === undefined) await new Promise((done) => setTimeout(done, 100))
   }
   t.equal(listed?.startedBy, 'ci', 'the runs listing names it')
+  const chain = (await as('ci', 'POST', '/workflow/start', { workflowName: 'relay', input: { hops: 1 } })).json()
+  await waitClosed(app, chain.workflowId)
+  const continued = await read(`/workflow/${chain.workflowId}/status`)
+  t.not(continued.runId, chain.runId, 'the chain continued as new')
+  t.equal(continued.startedBy, 'ci', 'a run continued as new keeps the starter (the engine carries the memo over)')
 
   const audit = lines.map((l) => JSON.parse(l)).filter((l) => l.audit === true)
     .map(({ keyId, via, action, workflowId, runId, outcome }) => ({ keyId, via, action, workflowId, runId, outcome }))
