@@ -25,6 +25,7 @@ import catalogs from './plugins/catalogs.js'
 import closedRuns from './plugins/closed-runs.js'
 import sse from './plugins/sse.js'
 import historyHubs from './plugins/history-hubs.js'
+import runsFeed from './plugins/runs-feed.js'
 import traces from './plugins/traces.js'
 import type { HubObserver } from './lib/history/hubs.js'
 import health from './routes/health.js'
@@ -111,8 +112,9 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   await app.register(temporal)
   await app.register(catalogs)
   await app.register(closedRuns)
-  await app.register(sse)
+  await app.register(sse, { heartbeatMs: config.SERVICE_SSE_HEARTBEAT_MS })
   await app.register(historyHubs, { observer: historyObserver })
+  await app.register(runsFeed)
   await app.register(traces)
 
   await app.register(health)

@@ -19,6 +19,7 @@ export interface MetricSources {
   openStreams: () => number
   liveHubs: () => number
   longPollsInFlight: () => number
+  liveRunsFeeds: () => number
   /** Hits and misses per cache, since start. */
   cacheStats: () => Record<string, { hits: number, misses: number }>
 }
@@ -40,7 +41,8 @@ export class ApiMetrics {
     const registers = [this.registry]
     const gauge = (name: string, help: string, read: () => number) =>
       new Gauge({ name, help, registers, collect () { this.set(read()) } })
-    gauge('flowport_sse_streams_open', 'History streams (SSE) open now', sources.openStreams)
+    gauge('flowport_sse_streams_open', 'SSE streams (run histories and the runs feed) open now', sources.openStreams)
+    gauge('flowport_runs_feeds_live', 'Runs feeds polling now: one per filter set with a client (one shared visibility query per poll each)', sources.liveRunsFeeds)
     gauge('flowport_history_hubs_live', 'Runs followed by at least one stream now (one shared upstream long-poll each)', sources.liveHubs)
     gauge('flowport_history_long_polls_in_flight', 'Upstream history long-polls open now, each shared by every stream of its run', sources.longPollsInFlight)
     new Counter({ // eslint-disable-line no-new

@@ -37,6 +37,7 @@ export default fp(async (fastify) => {
     openStreams: () => fastify.openStreams.size,
     liveHubs: () => fastify.historyHubs.size,
     longPollsInFlight: () => fastify.historyHubs.metrics.longPollsInFlight,
+    liveRunsFeeds: () => fastify.runsFeeds.size,
     cacheStats: () => fastify.catalogs.cacheStats
   })
   fastify.decorate('metrics', metrics)

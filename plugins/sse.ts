@@ -1,5 +1,5 @@
 /**
- * Server-Sent Events (@fastify/sse) for the history stream routes: 15 s heartbeats (proxies drop
+ * Server-Sent Events (@fastify/sse) for the stream routes: heartbeats every SERVICE_SSE_HEARTBEAT_MS (15 s; proxies drop
  * quieter connections; the plugin's default is 30 s) from one timer for all streams, a JSON 406 for
  * clients that refuse `text/event-stream`, and a registry of open streams so shutdown ends them
  * instead of waiting.
@@ -10,8 +10,6 @@ import { fastifySSE } from '@fastify/sse'
 import type { FastifyRequest } from 'fastify'
 import { ApiError } from '../lib/api-error.js'
 import type { OpenStream, StreamRegistry } from '../lib/history/stream.js'
-
-export const HEARTBEAT_MS = 15_000
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -79,14 +77,14 @@ async function requireEventStream (request: FastifyRequest): Promise<void> {
   }
 }
 
-export default fp(async (fastify, opts: { heartbeatMs?: number }) => {
+export default fp(async (fastify, opts: { heartbeatMs: number }) => {
   await fastify.register(fastifySSE, {
     // Heartbeats come from the registry's one timer (streams register there).
     heartbeatInterval: 0,
     // Strings are JSON the route serialized already, once for every client of a run.
     serializer: (data: unknown) => (typeof data === 'string' ? data : JSON.stringify(data))
   })
-  fastify.decorate('openStreams', new OpenStreams(opts.heartbeatMs ?? HEARTBEAT_MS))
+  fastify.decorate('openStreams', new OpenStreams(opts.heartbeatMs))
 
   // Answer 406 in our error shape before the plugin's own (differently shaped) 406 can run.
   fastify.addHook('onRoute', (route) => {

@@ -10,7 +10,7 @@ const sseDescription = [
   'A text/event-stream. Events: `workflow` (HistoryWorkflow) on every connect, with a `retry:` hint;',
   '`history` (array of HistoryEvent, with an `id:`) per batch of new events; `done` (HistoryStreamDone, with an `id:`)',
   'when the run ends, then the stream closes; `server_error` (HistoryStreamServerError) after a failure, then the stream closes.',
-  'Comments (`: heartbeat`) every 15 s. Resume with `Last-Event-ID` (or `?lastEventId=`): exactly the unseen events follow.'
+  'Comments (`: heartbeat`) every 15 s (SERVICE_SSE_HEARTBEAT_MS). Resume with `Last-Event-ID` (or `?lastEventId=`): exactly the unseen events follow.'
 ].join(' ')
 
 const errorDescriptions: Record<string, string> = {
@@ -28,8 +28,8 @@ const errorDescriptions: Record<string, string> = {
  * text/event-stream schema, which schemathesis and stream-aware client generators follow. A
  * parser carries the last `id:` over to later events, so `id` may appear on any event.
  */
-function sseEvent (event: string, data: TSchema, description: string, fields: { id?: 'required', retry?: true } = {}) {
-  const id = Type.String({ pattern: CURSOR_PATTERN, description: 'Opaque cursor; reconnect with it as Last-Event-ID' })
+export function sseEvent (event: string, data: TSchema, description: string, fields: { id?: 'required', retry?: true, idPattern?: string } = {}) {
+  const id = Type.String({ pattern: fields.idPattern ?? CURSOR_PATTERN, description: 'Opaque cursor; reconnect with it as Last-Event-ID' })
   return Type.Object({
     event: Type.Literal(event),
     data: Type.String({ contentMediaType: 'application/json', contentSchema: data }),

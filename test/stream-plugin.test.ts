@@ -2,7 +2,8 @@ import t from 'tap'
 import Fastify from 'fastify'
 import type { Test } from 'tap'
 import errors from '../plugins/errors.js'
-import sse, { HEARTBEAT_MS, acceptsEventStream } from '../plugins/sse.js'
+import sse, { acceptsEventStream } from '../plugins/sse.js'
+import { loadConfig } from '../schemas/config.js'
 import { openSse } from './helpers/history.js'
 
 /** The SSE plugin alone, with a heartbeat short enough to observe, on a stream that never ends by itself. */
@@ -24,7 +25,7 @@ async function streamApp (t: Test) {
 }
 
 t.test('the API heartbeat is 15 s (the plugin default of 30 s is too quiet for proxies)', async (t) => {
-  t.equal(HEARTBEAT_MS, 15_000)
+  t.equal(loadConfig({}).SERVICE_SSE_HEARTBEAT_MS, 15_000)
 })
 
 t.test('heartbeat comments flow on an idle stream; strings are sent as already serialized JSON', async (t) => {

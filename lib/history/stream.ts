@@ -58,7 +58,7 @@ function serverError (err: unknown, { workflowId, runId }: HistoryWorkflow, log:
  * character makes V8 flatten it into a single string. Without that property (another Node) this
  * does nothing.
  */
-function compactSentHead (res: ServerResponse): void {
+export function compactSentHead (res: ServerResponse): void {
   const head = (res as unknown as { _header?: unknown })._header
   if (typeof head === 'string') head.charCodeAt(0)
 }

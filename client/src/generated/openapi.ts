@@ -307,6 +307,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workflow/runs/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Runs that start or close, live, as Server-Sent Events, with the filters of GET /workflow/runs
+         * @description A `run` frame for every run that starts or closes, in the order of its start or close time, each with an `id:`. Reconnect with `Last-Event-ID` to get exactly the changes you missed, from any replica. The engine's visibility store lists runs a little late, so a change is sent once it is SERVICE_RUNS_FEED_DELAY_MS old (2 s by default); a Last-Event-ID older than SERVICE_RUNS_FEED_RESUME_MS (1 h) gets an `expired` frame, then the changes from now on. Every client with the same filters shares one poll of the engine (every SERVICE_RUNS_FEED_POLL_MS). The `status` filter matches the status a run has when the feed reads it.
+         */
+        get: operations["streamRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workflow/{id}/signal/{name}": {
         parameters: {
             query?: never;
@@ -1106,6 +1126,70 @@ export interface components {
             workflowId: string;
             runId: string;
         };
+        /** @description The filters of GET /workflow/runs, without paging */
+        RunsFeedQuery: {
+            /** @description Only runs of this workflow type */
+            workflowName?: string;
+            /**
+             * @description Only runs in this status
+             * @enum {string}
+             */
+            status?: "running" | "paused" | "completed" | "failed" | "canceled" | "terminated" | "timed_out" | "continued_as_new";
+            /**
+             * @description Catalog id (= Temporal task queue)
+             * @example main
+             */
+            catalog?: string;
+            /**
+             * Format: date-time
+             * @description Only runs started at or after this time
+             */
+            startedAfter?: string;
+            /**
+             * Format: date-time
+             * @description Only runs started before this time
+             */
+            startedBefore?: string;
+            /** @description Resume after this event id (the `id:` of a received frame); the `Last-Event-ID` header wins when both are sent */
+            lastEventId?: string;
+        };
+        RunsFeedHeaders: {
+            /** @description What an EventSource sends on reconnect: the `id:` of the last frame received (empty = none). Wins over `?lastEventId=` */
+            "last-event-id"?: string;
+        };
+        /** @description A run started or closed; `run` is its status when the feed read the change (a start read after the run closed shows it closed) */
+        RunChange: {
+            /** @description The run started, or it closed (any terminal status, continued-as-new included) */
+            change: "started" | "closed";
+            /**
+             * Format: date-time
+             * @description When: the run's start or close time as the engine recorded it
+             */
+            at: string;
+            run: components["schemas"]["WorkflowStatus"];
+        };
+        /** @description First frame of every connection */
+        RunsFeedOpen: {
+            /**
+             * Format: date-time
+             * @description Changes from this instant on follow (the resume position, or now less the delay)
+             */
+            from: string;
+            /** @description How old a change is before the feed sends it (SERVICE_RUNS_FEED_DELAY_MS): the visibility store lists runs a little late */
+            delayMs: number;
+            /** @description How far back a Last-Event-ID may reach (SERVICE_RUNS_FEED_RESUME_MS) */
+            resumeMs: number;
+        };
+        /** @description The Last-Event-ID was older than the feed replays: the changes before `from` were not sent */
+        RunsFeedExpired: {
+            lastEventId: string;
+            message: string;
+        };
+        /** @description Reading what a resuming client missed failed; the stream ends (reconnect to resume) */
+        RunsFeedError: {
+            error: string;
+            message: string;
+        };
         /** @description Marker standing for a value too large to record */
         TraceTruncatedValue: {
             $truncated: {
@@ -1823,7 +1907,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A text/event-stream. Events: `workflow` (HistoryWorkflow) on every connect, with a `retry:` hint; `history` (array of HistoryEvent, with an `id:`) per batch of new events; `done` (HistoryStreamDone, with an `id:`) when the run ends, then the stream closes; `server_error` (HistoryStreamServerError) after a failure, then the stream closes. Comments (`: heartbeat`) every 15 s. Resume with `Last-Event-ID` (or `?lastEventId=`): exactly the unseen events follow. */
+            /** @description A text/event-stream. Events: `workflow` (HistoryWorkflow) on every connect, with a `retry:` hint; `history` (array of HistoryEvent, with an `id:`) per batch of new events; `done` (HistoryStreamDone, with an `id:`) when the run ends, then the stream closes; `server_error` (HistoryStreamServerError) after a failure, then the stream closes. Comments (`: heartbeat`) every 15 s (SERVICE_SSE_HEARTBEAT_MS). Resume with `Last-Event-ID` (or `?lastEventId=`): exactly the unseen events follow. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1985,7 +2069,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A text/event-stream. Events: `workflow` (HistoryWorkflow) on every connect, with a `retry:` hint; `history` (array of HistoryEvent, with an `id:`) per batch of new events; `done` (HistoryStreamDone, with an `id:`) when the run ends, then the stream closes; `server_error` (HistoryStreamServerError) after a failure, then the stream closes. Comments (`: heartbeat`) every 15 s. Resume with `Last-Event-ID` (or `?lastEventId=`): exactly the unseen events follow. */
+            /** @description A text/event-stream. Events: `workflow` (HistoryWorkflow) on every connect, with a `retry:` hint; `history` (array of HistoryEvent, with an `id:`) per batch of new events; `done` (HistoryStreamDone, with an `id:`) when the run ends, then the stream closes; `server_error` (HistoryStreamServerError) after a failure, then the stream closes. Comments (`: heartbeat`) every 15 s (SERVICE_SSE_HEARTBEAT_MS). Resume with `Last-Event-ID` (or `?lastEventId=`): exactly the unseen events follow. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3202,6 +3286,152 @@ export interface operations {
                 };
             };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    streamRuns: {
+        parameters: {
+            query?: {
+                /** @description Only runs of this workflow type */
+                workflowName?: string;
+                /** @description Only runs in this status */
+                status?: "running" | "paused" | "completed" | "failed" | "canceled" | "terminated" | "timed_out" | "continued_as_new";
+                /**
+                 * @description Catalog id (= Temporal task queue)
+                 * @example main
+                 */
+                catalog?: string;
+                /** @description Only runs started at or after this time */
+                startedAfter?: string;
+                /** @description Only runs started before this time */
+                startedBefore?: string;
+                /** @description Resume after this event id (the `id:` of a received frame); the `Last-Event-ID` header wins when both are sent */
+                lastEventId?: string;
+            };
+            header?: {
+                /** @description What an EventSource sends on reconnect: the `id:` of the last frame received (empty = none). Wins over `?lastEventId=` */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A text/event-stream. Frames: `feed` (RunsFeedOpen, with an `id:` and a `retry:` hint) on every connect; `expired` (RunsFeedExpired) right after it when Last-Event-ID is older than the feed replays; `run` (RunChange, with an `id:`) for every run that started or closed; `server_error` (RunsFeedError) when reading what a resuming client missed failed, then the stream ends. Heartbeats every 15 s (SERVICE_SSE_HEARTBEAT_MS) are a comment with an `id:` and no data: an EventSource keeps that id without firing an event. Resume with `Last-Event-ID` (or `?lastEventId=`): exactly the changes after it follow, in order, none twice. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        /** @enum {string} */
+                        event: "feed";
+                        data: string;
+                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
+                        id: string;
+                        /** @description Reconnect delay hint in milliseconds */
+                        retry?: number;
+                    } | {
+                        /** @enum {string} */
+                        event: "expired";
+                        data: string;
+                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
+                        id?: string;
+                    } | {
+                        /** @enum {string} */
+                        event: "run";
+                        data: string;
+                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
+                        id: string;
+                    } | {
+                        /** @enum {string} */
+                        event: "server_error";
+                        data: string;
+                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
+                        id?: string;
+                    };
+                };
+            };
+            /** @description ValidationError: an invalid filter, or an event id that is malformed or ahead of now */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description UnauthorizedError: the token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NotAcceptableError: the client does not accept text/event-stream */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalServerError: an unexpected failure before the stream started */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine is unreachable (`Retry-After` is set) */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -1,0 +1,155 @@
+/**
+ * The runs change feed behind GET /workflow/runs/stream. One `RunsFeed` per set of filters polls
+ * the engine's visibility store for the runs that started or closed in the next window of time,
+ * and hands the changes to every subscriber of those filters: a thousand dashboards on the same
+ * filters cost one query a poll.
+ *
+ * Visibility is eventually consistent: a run is listed a little after it starts or closes. A window
+ * is read only once it is `delayMs` old, and never again, so every change is handed out once and
+ * in feed order (lib/runs-feed/position.ts); a subscriber that comes back reads what it missed with
+ * one query over the windows it missed, as far back as `resumeMs`.
+ */
+import type { FastifyBaseLogger } from 'fastify'
+import { comparePositions, timePosition, type Position } from './position.js'
+
+/** One change, its frame built once for every subscriber. */
+export interface FeedChange {
+  position: Position
+  /** The whole SSE frame (`id:`, `event: run`, `data:`). */
+  frame: string
+}
+
+/** Reads the changes of a filter's query in `[fromMs, toMs)`, in feed order. */
+export type ChangeSource = (query: string, fromMs: number, toMs: number, signal?: AbortSignal) => Promise<FeedChange[]>
+
+export interface FeedOptions {
+  pollMs: number
+  delayMs: number
+  resumeMs: number
+  /** How long one client session lasts before the stream ends (the client resumes). */
+  sessionMs: number
+}
+
+/** A subscriber of a feed: receives changes after its own position, in order. */
+export interface FeedSink {
+  /** Changes the feed read; the sink drops the ones it already has. */
+  changes: (changes: FeedChange[]) => void
+}
+
+export interface FeedMetrics {
+  /** Visibility queries made by the shared polls (catch-up reads of resuming clients not counted). */
+  polls: number
+  catchUps: number
+}
+
+export class RunsFeed {
+  /** Every change before this instant (ms) has been handed out. */
+  frontier: number
+  readonly #sinks = new Set<FeedSink>()
+  readonly #abort = new AbortController()
+  #timer: NodeJS.Timeout | undefined
+  #failing = false
+
+  constructor (
+    readonly query: string,
+    private readonly source: ChangeSource,
+    private readonly options: FeedOptions,
+    private readonly metrics: FeedMetrics,
+    private readonly log: FastifyBaseLogger,
+    private readonly onEmpty: (feed: RunsFeed) => void
+  ) {
+    this.frontier = Date.now() - options.delayMs
+    this.#schedule()
+  }
+
+  get size (): number { return this.#sinks.size }
+
+  add (sink: FeedSink): void { this.#sinks.add(sink) }
+
+  delete (sink: FeedSink): void {
+    this.#sinks.delete(sink)
+    if (this.#sinks.size === 0) this.stop()
+  }
+
+  stop (): void {
+    if (this.#abort.signal.aborted) return
+    this.#abort.abort()
+    clearTimeout(this.#timer)
+    this.onEmpty(this)
+  }
+
+  /** The changes in `[fromMs, frontier)` for a subscriber that comes back; counted apart from the shared polls. */
+  async catchUp (fromMs: number, signal?: AbortSignal): Promise<FeedChange[]> {
+    if (fromMs >= this.frontier) return []
+    this.metrics.catchUps++
+    return await this.source(this.query, fromMs, this.frontier, signal)
+  }
+
+  #schedule (): void {
+    if (this.#abort.signal.aborted) return
+    this.#timer = setTimeout(() => { void this.#poll() }, this.options.pollMs)
+  }
+
+  async #poll (): Promise<void> {
+    const to = Date.now() - this.options.delayMs
+    if (to > this.frontier) {
+      try {
+        this.metrics.polls++
+        const changes = await this.source(this.query, this.frontier, to, this.#abort.signal)
+        this.frontier = to
+        for (const sink of this.#sinks) sink.changes(changes)
+        if (this.#failing) this.log.info({ query: this.query }, 'runs feed: visibility answers again')
+        this.#failing = false
+      } catch (err) {
+        // The window is read again at the next poll: nothing is lost while the engine is away.
+        if (!this.#failing && !this.#abort.signal.aborted) this.log.warn({ err, query: this.query }, 'runs feed: visibility query failed; retrying every poll')
+        this.#failing = true
+      }
+    }
+    this.#schedule()
+  }
+}
+
+/** What a subscriber needs from its feed: where it starts and how it reads what it missed. */
+export interface Joined {
+  feed: RunsFeed
+  /** Where the subscriber stands: its resume position, or the feed's frontier. */
+  position: Position
+  /** The resume position was older than `resumeMs`: the changes before `position` are not replayed. */
+  expired: boolean
+}
+
+/** The live feeds, one per query, and the counters of their engine calls. */
+export class RunsFeeds {
+  readonly metrics: FeedMetrics = { polls: 0, catchUps: 0 }
+  readonly #feeds = new Map<string, RunsFeed>()
+
+  constructor (private readonly source: ChangeSource, readonly options: FeedOptions, private readonly log: FastifyBaseLogger) {}
+
+  /** Live feeds (one per distinct filter set with a subscriber). */
+  get size (): number { return this.#feeds.size }
+
+  /** Subscribes `sink` to the feed of `query` (started if none is live); `resume` is where the client stands (absent: now). */
+  join (query: string, resume: Position | undefined, sink: FeedSink): Joined {
+    let feed = this.#feeds.get(query)
+    if (!feed) {
+      feed = new RunsFeed(query, this.source, this.options, this.metrics, this.log, (ended) => {
+        if (this.#feeds.get(query) === ended) this.#feeds.delete(query)
+      })
+      this.#feeds.set(query, feed)
+    }
+    feed.add(sink)
+    const live = timePosition(feed.frontier)
+    if (resume === undefined) return { feed, position: live, expired: false }
+    if (resume.ms < Date.now() - this.options.resumeMs) return { feed, position: live, expired: true }
+    return { feed, position: resume, expired: false }
+  }
+
+  closeAll (): void {
+    for (const feed of [...this.#feeds.values()]) feed.stop()
+  }
+}
+
+/** The changes after `position`, in order (a change list is already in feed order). */
+export const after = (changes: FeedChange[], position: Position): FeedChange[] =>
+  changes.filter((c) => comparePositions(c.position, position) > 0)

@@ -1,0 +1,47 @@
+/**
+ * The engine side of the runs feed: the runs of a filter's visibility query that started or
+ * closed in a window, as changes in feed order, each carrying the run's status as the engine
+ * reports it when the window is read.
+ */
+import type { FastifyInstance } from 'fastify'
+import { executionInfoFromRaw } from '@temporalio/client/lib/helpers.js'
+import { statusWithWorkers } from '../execution.js'
+import { quote } from '../runs.js'
+import type { RunChange } from '../../schemas/runs-feed.js'
+import type { ChangeSource, FeedChange } from './feed.js'
+import { changePosition, comparePositions, encodePosition, type ChangeKind } from './position.js'
+
+/** Visibility pages are read whole; a window holds what started or closed in one poll interval. */
+const PAGE_SIZE = 1000
+
+function frameOf (kind: ChangeKind, ms: number, run: RunChange['run']): FeedChange {
+  const position = changePosition(ms, kind, run.runId)
+  const change: RunChange = { change: kind, at: new Date(ms).toISOString(), run }
+  return { position, frame: `id: ${encodePosition(position)}\nevent: run\ndata: ${JSON.stringify(change)}\n\n` }
+}
+
+export function visibilityChanges (fastify: FastifyInstance): ChangeSource {
+  return async (query, fromMs, toMs, signal) => {
+    const { namespace, loadedDataConverter } = fastify.temporal.options
+    const from = quote(new Date(fromMs).toISOString())
+    const to = quote(new Date(toMs).toISOString())
+    const windowed = `${query} AND ((StartTime >= ${from} AND StartTime < ${to}) OR (CloseTime >= ${from} AND CloseTime < ${to}))`
+    const changes: FeedChange[] = []
+    let nextPageToken: Uint8Array | undefined
+    do {
+      const page = await fastify.engineCall(() => fastify.temporal.workflowService.listWorkflowExecutions({
+        namespace, pageSize: PAGE_SIZE, nextPageToken, query: windowed
+      }), { signal })
+      for (const raw of page.executions ?? []) {
+        const info = await executionInfoFromRaw(raw, loadedDataConverter, raw, namespace)
+        const run = await statusWithWorkers(fastify, info, signal)
+        const started = info.startTime.getTime()
+        const closed = info.closeTime?.getTime()
+        if (started >= fromMs && started < toMs) changes.push(frameOf('started', started, run))
+        if (closed !== undefined && closed >= fromMs && closed < toMs) changes.push(frameOf('closed', closed, run))
+      }
+      nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined
+    } while (nextPageToken)
+    return changes.sort((a, b) => comparePositions(a.position, b.position))
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * One SSE session on the runs feed: a `feed` frame (where the session starts), an `expired` frame
+ * when the client's Last-Event-ID is older than the feed replays, the changes it missed (one
+ * catch-up read), then every change the shared feed reads, each a `run` frame with its position as
+ * `id:`. Heartbeats carry the feed's frontier as an `id:` with no data: an EventSource keeps it as
+ * its last event id without firing an event, so a client that saw no change for hours still
+ * resumes from where it stood rather than from an expired position. A session ends after
+ * `sessionMs`, at a heartbeat: an EventSource reconnects and resumes, so long-lived dashboards
+ * spread over the replicas that exist now, not those that existed when they first connected.
+ */
+import type { FastifyReply } from 'fastify'
+import { fromEngineError } from '../engine-errors.js'
+import { RETRY_MS, compactSentHead, type OpenStream, type StreamRegistry } from '../history/stream.js'
+import type { RunsFeedOpen } from '../../schemas/runs-feed.js'
+import { after, type FeedChange, type FeedSink, type RunsFeed, type RunsFeeds } from './feed.js'
+import { comparePositions, encodePosition, timePosition, type Position } from './position.js'
+
+/** A client this far behind on its socket is dropped; it resumes from its last id. */
+const MAX_BUFFERED_BYTES = 4 * 1024 * 1024
+
+export interface FeedSession {
+  reply: FastifyReply
+  feeds: RunsFeeds
+  streams: StreamRegistry
+  /** The visibility query of the request's filters (lib/runs.ts). */
+  query: string
+  /** The position of the client's Last-Event-ID; absent: from now. */
+  resume?: Position
+  signal: AbortSignal
+}
+
+class FeedStream implements FeedSink, OpenStream {
+  feed: RunsFeed | undefined
+  /** Changes read by the feed while this stream catches up; undefined once it is live. */
+  pending: FeedChange[] | undefined
+  #ended = false
+
+  constructor (
+    private readonly reply: FastifyReply,
+    private readonly streams: StreamRegistry,
+    public position: Position,
+    /** When the session ends (checked at heartbeats, so no timer per stream). */
+    private readonly endsAt: number
+  ) {}
+
+  changes (changes: FeedChange[]): void {
+    if (this.pending) this.pending.push(...changes)
+    else this.#write(changes)
+  }
+
+  /** The catch-up read arrived: it, then what the feed read meanwhile, without what overlaps. */
+  live (missed: FeedChange[]): void {
+    const pending = this.pending ?? []
+    this.pending = undefined
+    this.#write(missed)
+    this.#write(pending)
+  }
+
+  #write (changes: FeedChange[]): void {
+    const fresh = after(changes, this.position)
+    if (fresh.length === 0 || !this.reply.sse.isConnected) return
+    this.position = fresh.at(-1)!.position
+    this.reply.raw.write(fresh.map((c) => c.frame).join(''))
+    if (this.reply.raw.writableLength > MAX_BUFFERED_BYTES) this.stop()
+  }
+
+  heartbeat (): void {
+    if (!this.reply.sse.isConnected) return
+    // The client reconnects by itself (`retry:`) and resumes exactly, maybe on a replica added since.
+    if (Date.now() >= this.endsAt) {
+      this.stop()
+      return
+    }
+    const frontier = this.feed && !this.pending ? timePosition(this.feed.frontier) : undefined
+    if (frontier && comparePositions(frontier, this.position) > 0) this.position = frontier
+    this.reply.raw.write(`: heartbeat\nid: ${encodePosition(this.position)}\n\n`)
+  }
+
+  fail (err: unknown): void {
+    const known = fromEngineError(err, {})
+    if (!known) this.reply.log.error({ err }, 'runs feed: catch-up read failed')
+    const data = known ? { error: known.error, message: known.message } : { error: 'InternalServerError', message: 'The runs feed failed' }
+    if (this.reply.sse.isConnected) this.reply.raw.write(`event: server_error\ndata: ${JSON.stringify(data)}\n\n`)
+    this.stop()
+  }
+
+  stop (): void {
+    this.closed()
+    this.reply.sse.close()
+  }
+
+  /** The connection closed, by either side: let go of the feed and the registry. */
+  closed (): void {
+    if (this.#ended) return
+    this.#ended = true
+    this.feed?.delete(this)
+    this.streams.delete(this)
+  }
+}
+
+export async function streamRunsFeed ({ reply, feeds, streams, query, resume, signal }: FeedSession): Promise<void> {
+  const stream = new FeedStream(reply, streams, resume ?? timePosition(0), Date.now() + feeds.options.sessionMs)
+  // Subscribed before the first byte: whatever the feed reads from now on reaches this stream.
+  const { feed, position, expired } = feeds.join(query, resume, stream)
+  stream.feed = feed
+  stream.position = position
+  if (resume !== undefined && !expired && position.ms < feed.frontier) stream.pending = []
+  const open: RunsFeedOpen = { from: new Date(position.ms).toISOString(), delayMs: feeds.options.delayMs, resumeMs: feeds.options.resumeMs }
+  try {
+    await reply.sse.send({ event: 'feed', id: encodePosition(position), data: open, retry: RETRY_MS })
+    if (expired) {
+      await reply.sse.send({
+        event: 'expired',
+        data: { lastEventId: encodePosition(resume!), message: `Last-Event-ID is older than the feed replays (${feeds.options.resumeMs} ms): changes before ${open.from} are not sent; list them with GET /workflow/runs` }
+      })
+    }
+  } catch (err) {
+    stream.closed()
+    throw err
+  }
+  if (!reply.sse.isConnected) {
+    stream.closed()
+    return
+  }
+  compactSentHead(reply.raw)
+  reply.sse.keepAlive()
+  reply.sse.onClose(() => stream.closed())
+  streams.add(stream)
+  if (stream.pending) {
+    try {
+      stream.live(await feed.catchUp(position.ms, signal))
+    } catch (err) {
+      stream.fail(err)
+    }
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * GET /workflow/runs/stream against the real engine: every start and close of the runs a test makes
+ * reaches a client exactly once and in feed order, across a dropped connection resumed with
+ * Last-Event-ID; clients with the same filters share one feed; old and foreign ids are answered.
+ * Other test files run on the same catalog at the same time, so assertions look at this file's runs
+ * (their ids) and at the order of everything received.
+ */
+import t from 'tap'
+import type { Test } from 'tap'
+import { build } from './helpers/app.js'
+import { openSse, type Frame } from './helpers/history.js'
+import { testCatalog } from './helpers/env.js'
+import { newId, start, waitClosed } from './helpers/workflows.js'
+import { comparePositions, decodePosition } from '../lib/runs-feed/position.js'
+import type { RunChange } from '../schemas/runs-feed.js'
+
+const FEED_ENV = { SERVICE_RUNS_FEED_POLL_MS: '200', SERVICE_RUNS_FEED_DELAY_MS: '500' }
+
+async function listen (t: Test) {
+  const app = await build(t, FEED_ENV)
+  const base = await app.listen({ port: 0, host: '127.0.0.1' })
+  return { app, base }
+}
+
+const changes = (frames: Frame[]) => frames.filter((f) => f.event === 'run').map((f) => ({ id: f.id!, ...JSON.parse(f.data) as RunChange }))
+const seen = (frames: Frame[], workflowId: string, change: RunChange['change']) =>
+  changes(frames).filter((c) => c.run.workflowId === workflowId && c.change === change).length
+
+t.test('a client that drops and resumes gets every start and close exactly once, in order', async (t) => {
+  const { app, base } = await listen(t)
+  const url = `${base}/workflow/runs/stream?catalog=${encodeURIComponent(testCatalog())}`
+
+  const first = await openSse(url)
+  t.equal(first.statusCode, 200)
+  await first.until((f) => f.length >= 1)
+  t.equal(first.frames[0]!.event, 'feed', 'the feed frame comes first')
+  t.ok(first.frames[0]!.id, 'with an id to resume from')
+  // Two runs that stay open across the drop, and two that close while connected.
+  const open = [await start(t, app, 'approval', { label: 'feed' }), await start(t, app, 'approval', { label: 'feed' })]
+  const quick = [await start(t, app, 'hello', { name: 'feed' }), await start(t, app, 'hello', { name: 'feed' })]
+  await first.until((f) => open.every((r) => seen(f, r.workflowId, 'started') === 1) && quick.every((r) => seen(f, r.workflowId, 'closed') === 1))
+  first.close()
+  const lastId = changes(first.frames).at(-1)!.id
+
+  // While the client is away: the open runs close, and new runs start and close.
+  for (const run of open) await app.inject({ method: 'POST', url: `/workflow/${run.workflowId}/signal/approve`, payload: { payload: { by: 'feed' } } })
+  const missed = [await start(t, app, 'hello', { name: 'away' }), await start(t, app, 'hello', { name: 'away' })]
+  for (const run of [...open, ...missed]) t.equal(await waitClosed(app, run.workflowId), 'COMPLETED')
+
+  const second = await openSse(url, { 'last-event-id': lastId })
+  t.equal(second.statusCode, 200)
+  await second.until((f) => [...open, ...missed].every((r) => seen(f, r.workflowId, 'closed') === 1))
+  second.close()
+  t.equal(second.frames[0]!.event, 'feed')
+  t.equal(second.frames[0]!.id, lastId, 'the resumed feed starts where the client stood')
+
+  const all = [...changes(first.frames), ...changes(second.frames)]
+  for (const run of [...open, ...quick, ...missed]) {
+    t.equal(all.filter((c) => c.run.workflowId === run.workflowId && c.change === 'started').length, 1, `one start of ${run.workflowId}`)
+    t.equal(all.filter((c) => c.run.workflowId === run.workflowId && c.change === 'closed').length, 1, `one close of ${run.workflowId}`)
+  }
+  const positions = all.map((c) => decodePosition(c.id)!)
+  t.ok(positions.every((p, i) => i === 0 || comparePositions(positions[i - 1]!, p) < 0), 'ids strictly increase across the drop: no duplicate, feed order')
+  const closeOfOpen = all.find((c) => c.run.workflowId === open[0]!.workflowId && c.change === 'closed')!
+  t.equal(closeOfOpen.run.status, 'completed', 'a close carries the closed status')
+  t.equal(closeOfOpen.at, closeOfOpen.run.closeTime, 'a close is placed at the run\'s close time')
+  const startOfMissed = all.find((c) => c.run.workflowId === missed[0]!.workflowId && c.change === 'started')!
+  t.equal(startOfMissed.at, startOfMissed.run.startTime, 'a start is placed at the run\'s start time')
+})
+
+t.test('clients with the same filters share one feed; other filters get their own', async (t) => {
+  const { app, base } = await listen(t)
+  const catalog = encodeURIComponent(testCatalog())
+  const a = await openSse(`${base}/workflow/runs/stream?catalog=${catalog}&workflowName=hello`)
+  const b = await openSse(`${base}/workflow/runs/stream?catalog=${catalog}&workflowName=hello`)
+  const c = await openSse(`${base}/workflow/runs/stream?catalog=${catalog}&workflowName=approval`)
+  for (const s of [a, b, c]) await s.until((f) => f.length >= 1)
+  t.equal(app.runsFeeds.size, 2, 'three clients, two filter sets, two feeds')
+  t.match((await app.inject({ method: 'GET', url: '/metrics' })).body, /^flowport_runs_feeds_live 2$/m, 'the gauge says so')
+  const run = await start(t, app, 'hello', { name: 'shared' }, newId('shared'))
+  for (const s of [a, b]) await s.until((f) => seen(f, run.workflowId, 'closed') === 1)
+  t.same(changes(a.frames).filter((x) => x.run.workflowId === run.workflowId).map((x) => x.id),
+    changes(b.frames).filter((x) => x.run.workflowId === run.workflowId).map((x) => x.id), 'both clients got the same frames')
+  t.equal(changes(c.frames).filter((x) => x.run.workflowId === run.workflowId).length, 0, 'the approval feed did not')
+  for (const s of [a, b, c]) s.close()
+  for (let i = 0; i < 100 && app.runsFeeds.size > 0; i++) await new Promise((done) => setTimeout(done, 20))
+  t.equal(app.runsFeeds.size, 0, 'the last client to leave stops its feed')
+})
+
+t.test('an id older than the feed replays gets an expired frame; the Last-Event-ID header wins over ?lastEventId=', async (t) => {
+  const { base } = await listen(t)
+  const sse = await openSse(`${base}/workflow/runs/stream?workflowName=hello&lastEventId=${Date.now()}`, { 'last-event-id': '1000' })
+  await sse.until((f) => f.length >= 2)
+  sse.close()
+  t.same(sse.frames.map((f) => f.event), ['feed', 'expired'])
+  t.match(JSON.parse(sse.frames[1]!.data), { lastEventId: '1000', message: /older than the feed replays/ })
+  t.ok(decodePosition(sse.frames[0]!.id!)!.ms > Date.now() - 60_000, 'the feed starts now, not in 1970')
+})
+
+t.test('heartbeats carry the feed\'s position, so a quiet client resumes from where the feed stood', async (t) => {
+  const app = await build(t, { ...FEED_ENV, SERVICE_SSE_HEARTBEAT_MS: '100' })
+  const base = await app.listen({ port: 0, host: '127.0.0.1' })
+  // A filter no run matches: only heartbeats follow the feed frame.
+  const sse = await openSse(`${base}/workflow/runs/stream?workflowName=${newId('none')}`)
+  await sse.until((f) => f.length >= 1)
+  const opened = decodePosition(sse.frames[0]!.id!)!
+  await sse.until(() => sse.bareIds.some((id) => decodePosition(id)!.ms > opened.ms))
+  sse.close()
+  t.equal(sse.frames.length, 1, 'no event fired')
+  const positions = sse.bareIds.map((id) => decodePosition(id)!)
+  t.ok(positions.every((p) => p.rank === -1), 'heartbeat ids are time positions')
+  t.ok(positions.every((p, i) => i === 0 || p.ms >= positions[i - 1]!.ms), 'and never go back')
+})
+
+t.test('a session ends after SERVICE_RUNS_FEED_SESSION_MS; the client resumes where it stood', async (t) => {
+  const app = await build(t, { ...FEED_ENV, SERVICE_SSE_HEARTBEAT_MS: '100', SERVICE_RUNS_FEED_SESSION_MS: '300' })
+  const base = await app.listen({ port: 0, host: '127.0.0.1' })
+  const sse = await openSse(`${base}/workflow/runs/stream?workflowName=${newId('none')}`)
+  await sse.ended
+  t.equal(sse.frames[0]!.event, 'feed')
+  t.equal(sse.frames[0]!.retry, 2000, 'with the reconnect hint an EventSource follows')
+  const last = sse.bareIds.at(-1) ?? sse.frames[0]!.id!
+  const again = await openSse(`${base}/workflow/runs/stream?workflowName=${newId('none')}`, { 'last-event-id': last })
+  await again.until((f) => f.length >= 1)
+  again.close()
+  t.same(again.frames.map((f) => f.event), ['feed'], 'resumed, not expired')
+  t.equal(again.frames[0]!.id, last)
+})
+
+t.test('bad ids and filters are JSON errors before the stream', async (t) => {
+  const { app } = await listen(t)
+  const bad = await app.inject({ method: 'GET', url: '/workflow/runs/stream', headers: { accept: 'text/event-stream', 'last-event-id': 'nope' } })
+  t.equal(bad.statusCode, 400)
+  t.match(bad.json(), { error: 'ValidationError' })
+  const badQuery = await app.inject({ method: 'GET', url: '/workflow/runs/stream?lastEventId=12.x.y', headers: { accept: 'text/event-stream' } })
+  t.equal(badQuery.statusCode, 400)
+  const ahead = await app.inject({ method: 'GET', url: `/workflow/runs/stream?lastEventId=${Date.now() + 3_600_000}`, headers: { accept: 'text/event-stream' } })
+  t.equal(ahead.statusCode, 400, 'an id from the future was never issued')
+  t.match(ahead.json(), { issues: [{ path: '/lastEventId', message: /ahead of the feed/ }] })
+  const paging = await app.inject({ method: 'GET', url: '/workflow/runs/stream?pageSize=5', headers: { accept: 'text/event-stream' } })
+  t.equal(paging.statusCode, 400, 'paging parameters are not filters of the feed')
+  const json = await app.inject({ method: 'GET', url: '/workflow/runs/stream', headers: { accept: 'application/json' } })
+  t.equal(json.statusCode, 406)
+  t.match(json.json(), { error: 'NotAcceptableError' })
+})
