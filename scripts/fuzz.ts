@@ -197,9 +197,9 @@ try {
     // Every /workflow/run and stop escalation answers within 3 s, whatever `timeout` was generated.
     SERVICE_RUN_TIMEOUT_MS: '3000',
     SERVICE_RUN_MAX_TIMEOUT_MS: '3000',
-    // The runs feed never ends by itself: each session the fuzzer opens ends within a second.
-    SERVICE_SSE_HEARTBEAT_MS: '500',
-    SERVICE_RUNS_FEED_SESSION_MS: '1000',
+    // The runs feed never ends by itself: each session the fuzzer opens ends within 0.3 s.
+    SERVICE_SSE_HEARTBEAT_MS: '100',
+    SERVICE_RUNS_FEED_SESSION_MS: '200',
     LOG_LEVEL: 'warn',
     TEMPORAL_ADDRESS: ''
   }, logFile)
