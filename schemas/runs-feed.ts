@@ -37,6 +37,10 @@ export const RunsFeedOpenSchema = Type.Object({
   resumeMs: Type.Integer({ minimum: 0, description: 'How far back a Last-Event-ID may reach (SERVICE_RUNS_FEED_RESUME_MS)' })
 }, { $id: 'RunsFeedOpen', additionalProperties: false, description: 'First frame of every connection' })
 
+export const RunsFeedProgressSchema = Type.Object({
+  before: Type.String({ format: 'date-time', description: 'Every change before this instant has been sent (for the client\'s resume position)' })
+}, { $id: 'RunsFeedProgress', additionalProperties: false, description: 'The heartbeat: where the feed stands, so a quiet client resumes from there' })
+
 export const RunsFeedExpiredSchema = Type.Object({
   lastEventId: Type.String(),
   message: Type.String()
@@ -49,12 +53,13 @@ export const RunsFeedErrorSchema = Type.Object({
 
 export type RunChange = Static<typeof RunChangeSchema>
 export type RunsFeedOpen = Static<typeof RunsFeedOpenSchema>
+export type RunsFeedProgress = Static<typeof RunsFeedProgressSchema>
 
 const description = [
   'A text/event-stream. Frames: `feed` (RunsFeedOpen, with an `id:` and a `retry:` hint) on every connect; `expired` (RunsFeedExpired)',
   'right after it when Last-Event-ID is older than the feed replays; `run` (RunChange, with an `id:`) for every run that started or',
-  'closed; `server_error` (RunsFeedError) when reading what a resuming client missed failed, then the stream ends.',
-  'Heartbeats every 15 s (SERVICE_SSE_HEARTBEAT_MS) are a comment with an `id:` and no data: an EventSource keeps that id without firing an event.',
+  'closed; `progress` (RunsFeedProgress, with an `id:`) every 15 s (SERVICE_SSE_HEARTBEAT_MS) as the heartbeat;',
+  '`server_error` (RunsFeedError) when reading what a resuming client missed failed, then the stream ends.',
   'Resume with `Last-Event-ID` (or `?lastEventId=`): exactly the changes after it follow, in order, none twice.'
 ].join(' ')
 
@@ -62,6 +67,7 @@ const feedEvent = Type.Union([
   sseEvent('feed', ref(RunsFeedOpenSchema), 'First frame of every connection', { id: 'required', retry: true, idPattern: POSITION_PATTERN }),
   sseEvent('expired', ref(RunsFeedExpiredSchema), 'The Last-Event-ID was too old; later changes follow', { idPattern: POSITION_PATTERN }),
   sseEvent('run', ref(RunChangeSchema), 'A run started or closed', { id: 'required', idPattern: POSITION_PATTERN }),
+  sseEvent('progress', ref(RunsFeedProgressSchema), 'The heartbeat: where the feed stands', { id: 'required', idPattern: POSITION_PATTERN }),
   sseEvent('server_error', ref(RunsFeedErrorSchema), 'The feed failed for this client; it ends', { idPattern: POSITION_PATTERN })
 ], { description: 'One frame of the feed' })
 
@@ -79,4 +85,4 @@ export const runsFeedResponses = {
     .map(([status, schema]) => [status, { description: errorDescriptions[status], content: { 'application/json': { schema } } }]))
 }
 
-export const runsFeedSchemas = [RunsFeedQuerySchema, RunsFeedHeadersSchema, RunChangeSchema, RunsFeedOpenSchema, RunsFeedExpiredSchema, RunsFeedErrorSchema]
+export const runsFeedSchemas = [RunsFeedQuerySchema, RunsFeedHeadersSchema, RunChangeSchema, RunsFeedOpenSchema, RunsFeedProgressSchema, RunsFeedExpiredSchema, RunsFeedErrorSchema]

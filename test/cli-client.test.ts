@@ -9,7 +9,8 @@ import type { Test } from 'tap'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { catalogArgs, flowport, listening } from './helpers/flowport-cli.js'
+import { catalogArgs, cli, flowport, listening } from './helpers/flowport-cli.js'
+import { until } from './helpers/processes.js'
 import { newId, waitClosed } from './helpers/workflows.js'
 import { testCatalog } from './helpers/env.js'
 
@@ -119,6 +120,22 @@ t.test('exit 4: the wait timed out; the run goes on and the command says how to 
   t.equal(early.code, 4, 'result of an open run')
   t.match(early.stderr, /^WorkflowNotCompletedError: .*Follow it with: flowport tail /)
   await flowport(['terminate', open], { env })
+})
+
+t.test('runs --watch prints every start and close as it happens, until Ctrl-C (exit 130)', async (t) => {
+  const { app, url } = await listening(t, { SERVICE_RUNS_FEED_POLL_MS: '200', SERVICE_RUNS_FEED_DELAY_MS: '500' })
+  const watch = cli(['runs', '--watch', '--json', '--workflow', 'hello', ...catalogArgs()], { env: { FLOWPORT_URL: url } })
+  // The feed is open once the API counts it; then a run starts and closes.
+  t.ok(await until(() => app.runsFeeds.size === 1, 1200, 50), 'the feed is open')
+  const id = newId('cli-watch')
+  await flowport(['start', 'hello', '{"name":"watch"}', '--id', id, ...catalogArgs()], { env: { FLOWPORT_URL: url } })
+  const lines = () => watch.stdout().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { change: string, run: { workflowId: string, status: string } })
+  t.ok(await until(() => lines().some((l) => l.run.workflowId === id && l.change === 'closed'), 1200, 50), 'the close arrived')
+  watch.child.kill('SIGINT')
+  t.equal(await watch.exited, 130, 'Ctrl-C ends it with 130')
+  const mine = lines().filter((l) => l.run.workflowId === id)
+  t.same(mine.map((l) => l.change), ['started', 'closed'])
+  t.equal(mine[1]!.run.status, 'completed')
 })
 
 t.test('start, status, input, result, trace, runs', async (t) => {

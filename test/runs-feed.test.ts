@@ -97,19 +97,22 @@ t.test('an id older than the feed replays gets an expired frame; the Last-Event-
   t.ok(decodePosition(sse.frames[0]!.id!)!.ms > Date.now() - 60_000, 'the feed starts now, not in 1970')
 })
 
-t.test('heartbeats carry the feed\'s position, so a quiet client resumes from where the feed stood', async (t) => {
+t.test('heartbeats are progress frames with the feed\'s position, so a quiet client resumes from where the feed stood', async (t) => {
   const app = await build(t, { ...FEED_ENV, SERVICE_SSE_HEARTBEAT_MS: '100' })
   const base = await app.listen({ port: 0, host: '127.0.0.1' })
   // A filter no run matches: only heartbeats follow the feed frame.
   const sse = await openSse(`${base}/workflow/runs/stream?workflowName=${newId('none')}`)
   await sse.until((f) => f.length >= 1)
   const opened = decodePosition(sse.frames[0]!.id!)!
-  await sse.until(() => sse.bareIds.some((id) => decodePosition(id)!.ms > opened.ms))
+  const progress = (f: Frame[]) => f.filter((x) => x.event === 'progress')
+  await sse.until((f) => progress(f).some((x) => decodePosition(x.id!)!.ms > opened.ms))
   sse.close()
-  t.equal(sse.frames.length, 1, 'no event fired')
-  const positions = sse.bareIds.map((id) => decodePosition(id)!)
+  t.same([...new Set(sse.frames.slice(1).map((f) => f.event))], ['progress'], 'only heartbeats follow')
+  const positions = progress(sse.frames).map((f) => decodePosition(f.id!)!)
   t.ok(positions.every((p) => p.rank === -1), 'heartbeat ids are time positions')
   t.ok(positions.every((p, i) => i === 0 || p.ms >= positions[i - 1]!.ms), 'and never go back')
+  const last = progress(sse.frames).at(-1)!
+  t.equal(JSON.parse(last.data).before, new Date(decodePosition(last.id!)!.ms).toISOString(), 'the data names the same instant')
 })
 
 t.test('a session ends after SERVICE_RUNS_FEED_SESSION_MS; the client resumes where it stood', async (t) => {
@@ -119,7 +122,7 @@ t.test('a session ends after SERVICE_RUNS_FEED_SESSION_MS; the client resumes wh
   await sse.ended
   t.equal(sse.frames[0]!.event, 'feed')
   t.equal(sse.frames[0]!.retry, 2000, 'with the reconnect hint an EventSource follows')
-  const last = sse.bareIds.at(-1) ?? sse.frames[0]!.id!
+  const last = sse.frames.filter((f) => f.event === 'progress').at(-1)?.id ?? sse.frames[0]!.id!
   const again = await openSse(`${base}/workflow/runs/stream?workflowName=${newId('none')}`, { 'last-event-id': last })
   await again.until((f) => f.length >= 1)
   again.close()

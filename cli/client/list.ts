@@ -1,13 +1,33 @@
 /**
- * `runs` (newest first, across pages up to --limit) and `catalog` (the workflows a catalog offers).
+ * `runs` (newest first, across pages up to --limit; with --watch, every start and close from now
+ * on, from the runs feed) and `catalog` (the workflows a catalog offers).
  */
 import type { Command } from 'commander'
 import { action, clientCommand, clientOf, type CommonOptions } from './command.js'
 import { CliError, EXIT } from './exit-codes.js'
 import { positiveInteger } from './input.js'
-import { printJson, printTable } from './output.js'
+import { onInterrupt } from './interrupt.js'
+import { info, printJson, printTable } from './output.js'
 
-type RunFilter = CommonOptions & { workflow?: string, status?: string, limit: number }
+type RunFilter = CommonOptions & { workflow?: string, status?: string, limit: number, watch?: boolean }
+
+/** `--watch`: one line per change (a JSON object per line with --json) until Ctrl-C (exit 130). */
+async function watch (options: RunFilter): Promise<number> {
+  const interrupt = onInterrupt()
+  try {
+    const events = clientOf(options).watchRuns({ workflowName: options.workflow, status: options.status as never, catalog: options.catalog, signal: interrupt.signal })
+    for await (const event of events) {
+      if (event.event === 'expired') info(event.data.message)
+      if (event.event !== 'run') continue
+      const { change, at, run } = event.data
+      if (options.json) console.log(JSON.stringify(event.data))
+      else console.log([at, change.padEnd(7), run.workflowId, run.workflowName, run.status].join('  '))
+    }
+  } finally {
+    interrupt.dispose()
+  }
+  return interrupt.fired ? EXIT.interrupted : EXIT.ok
+}
 
 export function registerList (program: Command): void {
   clientCommand(program, 'runs', 'list runs, newest first')
@@ -15,7 +35,9 @@ export function registerList (program: Command): void {
     .option('--status <status>', 'only runs in this status (running, completed, failed, canceled, terminated, timed_out, continued_as_new)')
     .option('--catalog <catalog>', 'only runs of this catalog')
     .option('--limit <n>', 'at most this many runs', positiveInteger('--limit'), 20)
+    .option('--watch', 'instead of listing, print every run that starts or closes from now on (Ctrl-C stops)')
     .action(action(async (options: RunFilter) => {
+      if (options.watch === true) return await watch(options)
       const runs = []
       const pages = clientOf(options).runs({
         workflowName: options.workflow,

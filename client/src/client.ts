@@ -6,8 +6,10 @@
 import createClient, { type Client } from 'openapi-fetch'
 import { errorFromResponse, FlowportNetworkError } from './errors.js'
 import { follow, type FollowOptions } from './follow.js'
+import { watchRuns, type WatchRunsOptions } from './watch-runs.js'
+import { defined, iso } from './values.js'
 import type {
-  Catalog, paths, QueryResult, RunsQuery, SignalResult, StopResult, StreamEvent, TerminateResult, TraceLog,
+  Catalog, paths, QueryResult, RunsFeedEvent, RunsQuery, SignalResult, StopResult, StreamEvent, TerminateResult, TraceLog,
   UpdateResult, WorkflowInput, WorkflowResult, WorkflowStarted, WorkflowStatus
 } from './types.js'
 
@@ -225,13 +227,13 @@ export class FlowportClient {
   follow (workflowId: string, opts: FollowOptions = {}): AsyncIterable<StreamEvent> {
     return follow({ baseUrl: this.baseUrl, headers: this.#headers, fetch: this.#fetch }, workflowId, opts)
   }
-}
 
-function iso (value: string | Date | undefined): string | undefined {
-  return value instanceof Date ? value.toISOString() : value
-}
-
-/** The object without its undefined properties (the API refuses unknown shapes, not absent ones). */
-function defined<T extends Record<string, unknown>> (object: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(object).filter((e) => e[1] !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> }
+  /**
+   * Follows the runs change feed (`GET /workflow/runs/stream`): a `run` event for every run that
+   * starts or closes, with the filters of `runs()`; resumes by itself (watch-runs.ts). Never ends
+   * on its own: abort `signal` to stop.
+   */
+  watchRuns (opts: WatchRunsOptions = {}): AsyncIterable<RunsFeedEvent> {
+    return watchRuns({ baseUrl: this.baseUrl, headers: this.#headers, fetch: this.#fetch }, opts)
+  }
 }

@@ -4,4 +4,5 @@
 export * from './client.js'
 export * from './errors.js'
 export type { FollowOptions } from './follow.js'
+export type { WatchRunsOptions } from './watch-runs.js'
 export type * from './types.js'

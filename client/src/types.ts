@@ -41,6 +41,14 @@ export type Issue = Schemas['Issue']
 /** Every `error` name the API can answer with. */
 export type ErrorName = ErrorResponse['error'] | ValidationErrorResponse['error']
 
+/** One event of `FlowportClient.watchRuns()`: the SSE events of `GET /workflow/runs/stream`. */
+export type RunsFeedEvent =
+  | { event: 'feed', id: string, data: Schemas['RunsFeedOpen'] }
+  | { event: 'expired', data: Schemas['RunsFeedExpired'] }
+  | { event: 'run', id: string, data: Schemas['RunChange'] }
+  | { event: 'progress', id: string, data: Schemas['RunsFeedProgress'] }
+  | { event: 'server_error', data: Schemas['RunsFeedError'] }
+
 /** One event of `FlowportClient.follow()`: the SSE events of `GET /workflow/{id}/history/stream`. */
 export type StreamEvent =
   | { event: 'workflow', data: HistoryWorkflow }

@@ -2,16 +2,16 @@
  * One SSE session on the runs feed: a `feed` frame (where the session starts), an `expired` frame
  * when the client's Last-Event-ID is older than the feed replays, the changes it missed (one
  * catch-up read), then every change the shared feed reads, each a `run` frame with its position as
- * `id:`. Heartbeats carry the feed's frontier as an `id:` with no data: an EventSource keeps it as
- * its last event id without firing an event, so a client that saw no change for hours still
- * resumes from where it stood rather than from an expired position. A session ends after
+ * `id:`. The heartbeat is a `progress` frame carrying the feed's frontier as its `id:`, so a client
+ * that saw no change for hours still resumes from where it stood rather than from an expired
+ * position (a comment could not carry it to every SSE parser). A session ends after
  * `sessionMs`, at a heartbeat: an EventSource reconnects and resumes, so long-lived dashboards
  * spread over the replicas that exist now, not those that existed when they first connected.
  */
 import type { FastifyReply } from 'fastify'
 import { fromEngineError } from '../engine-errors.js'
 import { RETRY_MS, compactSentHead, type OpenStream, type StreamRegistry } from '../history/stream.js'
-import type { RunsFeedOpen } from '../../schemas/runs-feed.js'
+import type { RunsFeedOpen, RunsFeedProgress } from '../../schemas/runs-feed.js'
 import { after, type FeedChange, type FeedSink, type RunsFeed, type RunsFeeds } from './feed.js'
 import { comparePositions, encodePosition, timePosition, type Position } from './position.js'
 
@@ -73,7 +73,8 @@ class FeedStream implements FeedSink, OpenStream {
     }
     const frontier = this.feed && !this.pending ? timePosition(this.feed.frontier) : undefined
     if (frontier && comparePositions(frontier, this.position) > 0) this.position = frontier
-    this.reply.raw.write(`: heartbeat\nid: ${encodePosition(this.position)}\n\n`)
+    const progress: RunsFeedProgress = { before: new Date(this.position.ms).toISOString() }
+    this.reply.raw.write(`id: ${encodePosition(this.position)}\nevent: progress\ndata: ${JSON.stringify(progress)}\n\n`)
   }
 
   fail (err: unknown): void {

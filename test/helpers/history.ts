@@ -34,8 +34,6 @@ export interface SseConnection {
   headers: Record<string, string | string[] | undefined>
   frames: Frame[]
   comments: string[]
-  /** Ids of frames with no data (an EventSource takes them as its last event id without firing an event). */
-  bareIds: string[]
   /** Resolves when the server ends the response (or the connection is dropped). */
   ended: Promise<void>
   /** Waits until `predicate` holds for the frames received so far. */
@@ -48,7 +46,6 @@ export async function openSse (url: string, headers: Record<string, string> = {}
   const res = await request(url, { headers: { accept: 'text/event-stream', ...headers }, dispatcher })
   const frames: Frame[] = []
   const comments: string[] = []
-  const bareIds: string[] = []
   const waiters = new Set<() => void>()
   const notify = () => { for (const w of [...waiters]) w() }
   let text = ''
@@ -68,7 +65,6 @@ export async function openSse (url: string, headers: Record<string, string> = {}
           pending = pending.slice(nl + 1)
           if (line === '') {
             if (frame.data !== undefined) frames.push({ event: frame.event ?? 'message', id: frame.id, data: frame.data, retry: frame.retry })
-            else if (frame.id !== undefined) bareIds.push(frame.id)
             frame = {}
             notify()
           } else if (line.startsWith(':')) {
@@ -93,7 +89,6 @@ export async function openSse (url: string, headers: Record<string, string> = {}
     headers: res.headers,
     frames,
     comments,
-    bareIds,
     ended,
     until: async (predicate) => {
       while (!predicate(frames)) {

@@ -1180,6 +1180,14 @@ export interface components {
             /** @description How far back a Last-Event-ID may reach (SERVICE_RUNS_FEED_RESUME_MS) */
             resumeMs: number;
         };
+        /** @description The heartbeat: where the feed stands, so a quiet client resumes from there */
+        RunsFeedProgress: {
+            /**
+             * Format: date-time
+             * @description Every change before this instant has been sent (for the client's resume position)
+             */
+            before: string;
+        };
         /** @description The Last-Event-ID was older than the feed replays: the changes before `from` were not sent */
         RunsFeedExpired: {
             lastEventId: string;
@@ -3324,7 +3332,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A text/event-stream. Frames: `feed` (RunsFeedOpen, with an `id:` and a `retry:` hint) on every connect; `expired` (RunsFeedExpired) right after it when Last-Event-ID is older than the feed replays; `run` (RunChange, with an `id:`) for every run that started or closed; `server_error` (RunsFeedError) when reading what a resuming client missed failed, then the stream ends. Heartbeats every 15 s (SERVICE_SSE_HEARTBEAT_MS) are a comment with an `id:` and no data: an EventSource keeps that id without firing an event. Resume with `Last-Event-ID` (or `?lastEventId=`): exactly the changes after it follow, in order, none twice. */
+            /** @description A text/event-stream. Frames: `feed` (RunsFeedOpen, with an `id:` and a `retry:` hint) on every connect; `expired` (RunsFeedExpired) right after it when Last-Event-ID is older than the feed replays; `run` (RunChange, with an `id:`) for every run that started or closed; `progress` (RunsFeedProgress, with an `id:`) every 15 s (SERVICE_SSE_HEARTBEAT_MS) as the heartbeat; `server_error` (RunsFeedError) when reading what a resuming client missed failed, then the stream ends. Resume with `Last-Event-ID` (or `?lastEventId=`): exactly the changes after it follow, in order, none twice. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3347,6 +3355,12 @@ export interface operations {
                     } | {
                         /** @enum {string} */
                         event: "run";
+                        data: string;
+                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
+                        id: string;
+                    } | {
+                        /** @enum {string} */
+                        event: "progress";
                         data: string;
                         /** @description Opaque cursor; reconnect with it as Last-Event-ID */
                         id: string;

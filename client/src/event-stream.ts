@@ -1,0 +1,154 @@
+/**
+ * A Server-Sent Events stream of the API as an async iterator of messages, parsed with
+ * eventsource-parser over a streaming fetch (Node 20 and browsers alike), that resumes by itself.
+ *
+ * Resuming: the reader remembers the `id:` of the last message that carried one and, when the
+ * connection drops, the stream sends a failure frame, or the API is down for a while (connection
+ * refused during a restart), it reconnects with that id in the `Last-Event-ID` header; the API
+ * then sends exactly what came after it. The wait between attempts is the server's `retry:` hint
+ * (first attempt), then doubles up to 10 s; after `maxReconnectWaitMs` (default 60 s) without a
+ * successful reconnect the iterator throws the last error (FlowportNetworkError, or the API's
+ * error). The first connection is not retried: an API that does not answer it throws
+ * FlowportNetworkError at once. A JSON error before the first stream byte (400, 401, 404, …)
+ * throws its error class; during a reconnect, 502/503/504 answers are retried. The iterator ends
+ * after a message `ends` accepts, on a 204, or cleanly (without throwing) when `signal` aborts.
+ */
+import { createParser, type EventSourceMessage } from 'eventsource-parser'
+import { errorFromResponse, FlowportError, FlowportNetworkError } from './errors.js'
+
+export interface StreamContext {
+  baseUrl: string
+  headers: Record<string, string>
+  fetch: typeof fetch
+}
+
+export interface ReconnectOptions {
+  /** Resume after this event id (the `id` of an event seen before). */
+  lastEventId?: string
+  /** Aborting it ends the iterator cleanly. */
+  signal?: AbortSignal
+  /** Longest time spent reconnecting without success before the iterator throws (default 60 000 ms). */
+  maxReconnectWaitMs?: number
+}
+
+export interface StreamRules {
+  /** The last message of the stream (yielded, then the iterator ends). */
+  ends: (message: EventSourceMessage) => boolean
+  /** The error a failure frame stands for (yielded, then the reader reconnects); undefined for any other message. */
+  failure: (message: EventSourceMessage) => FlowportError | undefined
+}
+
+const DEFAULT_RETRY_MS = 2000
+const MAX_DELAY_MS = 10_000
+const DEFAULT_MAX_RECONNECT_WAIT_MS = 60_000
+
+function sleep (ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve()
+    const timer = setTimeout(done, ms)
+    function done (): void {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    signal.addEventListener('abort', done, { once: true })
+  })
+}
+
+async function readBody (response: Response): Promise<unknown> {
+  const text = await response.text().catch(() => '')
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
+
+export async function * readEventStream (context: StreamContext, url: string, opts: ReconnectOptions, rules: StreamRules): AsyncGenerator<EventSourceMessage, void, undefined> {
+  const maxWait = opts.maxReconnectWaitMs ?? DEFAULT_MAX_RECONNECT_WAIT_MS
+
+  // One controller for this iterator: the caller's signal aborts it, and so does leaving the loop early.
+  const controller = new AbortController()
+  const abort = (): void => controller.abort()
+  if (opts.signal?.aborted === true) return
+  opts.signal?.addEventListener('abort', abort, { once: true })
+
+  let lastEventId = opts.lastEventId
+  let retryMs = DEFAULT_RETRY_MS
+  let connectedOnce = false
+  /** When the current run of failed attempts began (undefined while connected). */
+  let failingSince: number | undefined
+  let attempt = 0
+
+  /** Waits before the next attempt, or throws `error` once reconnecting took longer than maxWait. */
+  async function backoff (error: FlowportError): Promise<void> {
+    failingSince ??= Date.now()
+    if (Date.now() - failingSince >= maxWait) throw error
+    const delay = Math.min(retryMs * 2 ** attempt, Math.max(MAX_DELAY_MS, retryMs))
+    attempt++
+    await sleep(delay, controller.signal)
+  }
+
+  try {
+    while (!controller.signal.aborted) {
+      const headers: Record<string, string> = { ...context.headers, accept: 'text/event-stream' }
+      if (lastEventId !== undefined) headers['last-event-id'] = lastEventId
+      let response: Response
+      try {
+        response = await context.fetch(url, { headers, signal: controller.signal })
+      } catch (error) {
+        if (controller.signal.aborted) return
+        const failure = new FlowportNetworkError(`No answer from ${context.baseUrl}: ${error instanceof Error ? error.message : String(error)}`, error)
+        if (!connectedOnce) throw failure
+        await backoff(failure)
+        continue
+      }
+      if (response.status === 204) return
+      if (!response.ok || response.body === null) {
+        const error = errorFromResponse(response, await readBody(response))
+        if (connectedOnce && [502, 503, 504].includes(response.status)) {
+          await backoff(error)
+          continue
+        }
+        throw error
+      }
+      connectedOnce = true
+      failingSince = undefined
+      attempt = 0
+
+      const queue: EventSourceMessage[] = []
+      const parser = createParser({
+        onEvent (message: EventSourceMessage) { queue.push(message) },
+        onRetry (ms: number) { retryMs = ms }
+      })
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
+      let serverError: FlowportError | undefined
+      try {
+        for (;;) {
+          const chunk = await reader.read()
+          if (chunk.done) break
+          parser.feed(chunk.value)
+          while (queue.length > 0) {
+            const message = queue.shift()!
+            if (message.id !== undefined) lastEventId = message.id
+            yield message
+            if (rules.ends(message)) return
+            serverError ??= rules.failure(message)
+          }
+          if (serverError !== undefined) break
+        }
+      } catch (error) {
+        if (controller.signal.aborted) return
+        serverError = new FlowportNetworkError(`The stream from ${context.baseUrl} broke: ${error instanceof Error ? error.message : String(error)}`, error)
+      } finally {
+        reader.cancel().catch(() => {})
+      }
+      if (controller.signal.aborted) return
+      // The stream ended without its last message (dropped, a failure frame, the API shutting down): resume from lastEventId.
+      await backoff(serverError ?? new FlowportNetworkError(`The stream from ${context.baseUrl} ended early`))
+    }
+  } finally {
+    opts.signal?.removeEventListener('abort', abort)
+    controller.abort()
+  }
+}
