@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import type { WorkflowExecutionInfo } from '@temporalio/client'
+import { SearchAttributeType, TypedSearchAttributes, defineSearchAttributeKey } from '@temporalio/common'
 import { CATALOG_WORKFLOW_TYPE, WEBHOOK_RUN_MEMO_KEY } from '@flowport/worker/contract'
 import { readDelivery } from './webhooks.js'
 import type { HistoryWorkflow } from '../schemas/history.js'
@@ -26,7 +27,12 @@ export interface DescribeOptions {
   signal?: AbortSignal
 }
 
-export type Execution = Pick<WorkflowExecutionInfo, 'type' | 'workflowId' | 'runId' | 'taskQueue' | 'status' | 'historyLength' | 'startTime' | 'closeTime' | 'parentExecution' | 'memo'>
+export type Execution = Pick<WorkflowExecutionInfo, 'type' | 'workflowId' | 'runId' | 'taskQueue' | 'status' | 'historyLength' | 'startTime' | 'closeTime' | 'parentExecution' | 'memo'> &
+  Partial<Pick<WorkflowExecutionInfo, 'executionTime' | 'typedSearchAttributes'>>
+
+/** What the engine records on a run a schedule started (Temporal's built-in search attributes). */
+const SCHEDULED_BY = defineSearchAttributeKey('TemporalScheduledById', SearchAttributeType.KEYWORD)
+const SCHEDULED_AT = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME)
 
 export async function describeRun (fastify: FastifyInstance, { workflowId, runId, signal }: DescribeOptions): Promise<Execution> {
   const ctx = { workflowId, runId }
@@ -58,10 +64,18 @@ export async function describeForRead (fastify: FastifyInstance, options: Descri
 }
 
 /** Only the fields the API answers with: the SDK's describe also carries search attributes, the raw response and memo fields it does not read. */
-function pickExecution ({ type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution, memo }: Execution): Execution {
+function pickExecution ({ type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution, memo, executionTime, typedSearchAttributes }: Execution): Execution {
   const parent = parentExecution && { workflowId: parentExecution.workflowId, runId: parentExecution.runId }
   const webhook = memo?.[WEBHOOK_RUN_MEMO_KEY]
-  return { type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution: parent, memo: webhook === undefined ? undefined : { [WEBHOOK_RUN_MEMO_KEY]: webhook } }
+  const scheduledBy = typedSearchAttributes?.get(SCHEDULED_BY)
+  const scheduledAt = typedSearchAttributes?.get(SCHEDULED_AT)
+  const pairs = [
+    ...(scheduledBy === undefined ? [] : [{ key: SCHEDULED_BY, value: scheduledBy }]),
+    ...(scheduledAt === undefined ? [] : [{ key: SCHEDULED_AT, value: scheduledAt }])
+  ]
+  const attributes = pairs.length ? new TypedSearchAttributes(pairs) : undefined
+  const kept = webhook === undefined ? undefined : { [WEBHOOK_RUN_MEMO_KEY]: webhook }
+  return { type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution: parent, executionTime, typedSearchAttributes: attributes, memo: kept }
 }
 
 /** GET …/status: the status of the latest or a pinned run, and of its completion webhook when it was started with one. */
@@ -87,7 +101,11 @@ export function statusOf (execution: Execution, workersPolling: boolean | null =
     closeTime: isoOrNull(execution.closeTime),
     historyLength: execution.historyLength,
     parentWorkflowId: execution.parentExecution?.workflowId ?? null,
-    workersPolling
+    workersPolling,
+    scheduleId: execution.typedSearchAttributes?.get(SCHEDULED_BY) ?? null,
+    scheduledAt: isoOrNull(execution.typedSearchAttributes?.get(SCHEDULED_AT)),
+    // The engine's execution time is the start time plus the start delay.
+    delayedUntil: execution.executionTime && execution.startTime && execution.executionTime > execution.startTime ? execution.executionTime.toISOString() : null
   }
 }
 
