@@ -13,7 +13,7 @@ import { access } from '../../lib/access/scopes.js'
 import { engineIdentity } from '../../lib/access/principal.js'
 import { optionalBody, optionalBodySchema } from '../workflows/optional-body.js'
 
-const done = Type.Null({ description: 'Done' })
+const done = Type.Null({ description: 'Done: the engine has taken it' })
 
 const actions: FastifyPluginAsyncTypebox = async (fastify) => {
   const handle = (scheduleId: string, identity: string | undefined) => fastify.temporalAs(identity).schedule.getHandle(scheduleId)

@@ -19,7 +19,7 @@ const remove: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'No run is started by it any more. Runs it started (open or closed) are not stopped or removed: stop them with ' +
         'POST /workflow/{id}/stop. Their status keeps `scheduleId`, so `GET /workflow/runs?scheduleId=` still finds them.',
       params: ref(ScheduleParamsSchema),
-      response: { 204: Type.Null({ description: 'Deleted' }), ...errorsFor(400, 401, 404, 500, 503) }
+      response: { 204: Type.Null({ description: 'Deleted; the runs it started are left alone' }), ...errorsFor(400, 401, 404, 500, 503) }
     }
   }, async (request, reply) => {
     await fastify.engineCall(() => fastify.temporalAs(engineIdentity(request)).schedule.getHandle(request.params.scheduleId).delete(), { signal: clientGone(reply) })

@@ -5509,7 +5509,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted */
+            /** @description Deleted; the runs it started are left alone */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -5618,7 +5618,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Done */
+            /** @description Done: the engine has taken it */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -5745,7 +5745,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Done */
+            /** @description Done: the engine has taken it */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -5872,7 +5872,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Done */
+            /** @description Done: the engine has taken it */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -5999,7 +5999,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Done */
+            /** @description Done: the engine has taken it */
             204: {
                 headers: {
                     [name: string]: unknown;
