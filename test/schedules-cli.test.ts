@@ -16,7 +16,9 @@ t.test('create, list, show, pause, unpause, trigger, backfill, delete', async (t
   t.equal(created.code, 0, created.stderr)
   t.equal(created.stdout.trim(), id, 'prints the schedule id')
 
-  const listed = await flowport(['schedule', 'list', '--workflow', 'hello', '--limit', '1000', '--json'], { env })
+  // The engine's schedule list is eventually consistent: a new schedule shows up after a moment.
+  const listed = await eventually(async () => await flowport(['schedule', 'list', '--workflow', 'hello', '--limit', '1000', '--json'], { env }),
+    (res) => res.code === 0 && JSON.parse(res.stdout).some((s: any) => s.scheduleId === id), 40)
   t.equal(listed.code, 0)
   t.ok(JSON.parse(listed.stdout).some((s: any) => s.scheduleId === id && s.state.paused), 'listed, paused')
 

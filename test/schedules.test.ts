@@ -265,7 +265,8 @@ t.test('the listing: filters and cursor pages', async (t) => {
     } while (token !== null)
     return seen
   }
-  const sleepies = await walk('workflowName=sleepy')
+  // The engine's schedule list is eventually consistent (a visibility store): a new schedule shows up after a moment.
+  const sleepies = await eventually(async () => await walk('workflowName=sleepy'), (seen) => seen.some((s) => s.scheduleId === ids[1]))
   t.ok(sleepies.some((s) => s.scheduleId === ids[1] && s.state.note === 'n'), 'found across pages of one')
   t.notOk(sleepies.some((s) => s.scheduleId === ids[0]), 'the workflowName filter applies')
   const other = await call(t, app, { method: 'GET', url: '/schedules?catalog=never-published', route: route.list })
