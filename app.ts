@@ -33,6 +33,7 @@ import catalogRoutes from './routes/catalog.js'
 import historyRoutes from './routes/history/index.js'
 import workflowRoutes from './routes/workflows/index.js'
 import tokenRoutes from './routes/tokens.js'
+import scheduleRoutes from './routes/schedules/index.js'
 
 export interface BuildOptions {
   config: Config
@@ -122,6 +123,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   await app.register(historyRoutes)
   await app.register(workflowRoutes)
   await app.register(tokenRoutes)
+  await app.register(scheduleRoutes)
   return app
 }
 

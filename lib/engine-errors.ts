@@ -3,7 +3,7 @@
  * reaches a client. Routes add context (workflowId, runId) where they know it.
  */
 import { status as GrpcStatus } from '@grpc/grpc-js'
-import { ServiceError, WorkflowNotFoundError, isGrpcServiceError } from '@temporalio/client'
+import { ScheduleAlreadyRunning, ScheduleNotFoundError, ServiceError, WorkflowNotFoundError, isGrpcServiceError } from '@temporalio/client'
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common'
 import { ApiError, engineUnavailable, notFound } from './api-error.js'
 import { EngineBreakerOpenError } from './engine-breaker.js'
@@ -23,6 +23,8 @@ export function fromEngineError (err: unknown, ctx: Context = {}): ApiError | un
   if (err instanceof WorkflowNotFoundError) {
     return notFound(ctx.runId ? `Workflow ${ctx.workflowId} run ${ctx.runId} not found` : `Workflow ${ctx.workflowId ?? err.workflowId} not found`, ctx)
   }
+  if (err instanceof ScheduleNotFoundError) return new ApiError(404, 'ScheduleNotFoundError', `Schedule ${err.scheduleId} not found`)
+  if (err instanceof ScheduleAlreadyRunning) return new ApiError(409, 'ScheduleAlreadyExistsError', `Schedule ${err.scheduleId} already exists`)
   if (err instanceof WorkflowExecutionAlreadyStartedError) {
     return new ApiError(409, 'WorkflowAlreadyStartedError', `Workflow ${err.workflowId} is already running`, { workflowId: err.workflowId, ...ctx })
   }

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import type { WorkflowExecutionInfo } from '@temporalio/client'
+import { SearchAttributeType, TypedSearchAttributes, defineSearchAttributeKey } from '@temporalio/common'
 import { CATALOG_WORKFLOW_TYPE, STARTED_BY_MEMO_KEY, WEBHOOK_RUN_MEMO_KEY } from '@flowport/worker/contract'
 import { readDelivery } from './webhooks.js'
 import type { HistoryWorkflow } from '../schemas/history.js'
@@ -26,7 +27,12 @@ export interface DescribeOptions {
   signal?: AbortSignal
 }
 
-export type Execution = Pick<WorkflowExecutionInfo, 'type' | 'workflowId' | 'runId' | 'taskQueue' | 'status' | 'historyLength' | 'startTime' | 'closeTime' | 'parentExecution' | 'memo'>
+export type Execution = Pick<WorkflowExecutionInfo, 'type' | 'workflowId' | 'runId' | 'taskQueue' | 'status' | 'historyLength' | 'startTime' | 'closeTime' | 'parentExecution' | 'memo'> &
+  Partial<Pick<WorkflowExecutionInfo, 'executionTime' | 'typedSearchAttributes'>>
+
+/** What the engine records on a run a schedule started (Temporal's built-in search attributes). */
+const SCHEDULED_BY = defineSearchAttributeKey('TemporalScheduledById', SearchAttributeType.KEYWORD)
+const SCHEDULED_AT = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME)
 
 export async function describeRun (fastify: FastifyInstance, { workflowId, runId, signal }: DescribeOptions): Promise<Execution> {
   const ctx = { workflowId, runId }
@@ -61,10 +67,17 @@ export async function describeForRead (fastify: FastifyInstance, options: Descri
 const READ_MEMO_KEYS = [WEBHOOK_RUN_MEMO_KEY, STARTED_BY_MEMO_KEY]
 
 /** Only the fields the API answers with: the SDK's describe also carries search attributes, the raw response and memo fields it does not read. */
-function pickExecution ({ type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution, memo }: Execution): Execution {
+function pickExecution ({ type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution, memo, executionTime, typedSearchAttributes }: Execution): Execution {
   const parent = parentExecution && { workflowId: parentExecution.workflowId, runId: parentExecution.runId }
+  const scheduledBy = typedSearchAttributes?.get(SCHEDULED_BY)
+  const scheduledAt = typedSearchAttributes?.get(SCHEDULED_AT)
+  const pairs = [
+    ...(scheduledBy === undefined ? [] : [{ key: SCHEDULED_BY, value: scheduledBy }]),
+    ...(scheduledAt === undefined ? [] : [{ key: SCHEDULED_AT, value: scheduledAt }])
+  ]
+  const attributes = pairs.length ? new TypedSearchAttributes(pairs) : undefined
   const kept = Object.fromEntries(READ_MEMO_KEYS.filter((key) => memo?.[key] !== undefined).map((key) => [key, memo![key]]))
-  return { type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution: parent, memo: Object.keys(kept).length === 0 ? undefined : kept }
+  return { type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution: parent, executionTime, typedSearchAttributes: attributes, memo: Object.keys(kept).length === 0 ? undefined : kept }
 }
 
 /** The key id a run's memo names as its starter; null for a run started outside the API or with auth off. */
@@ -97,7 +110,11 @@ export function statusOf (execution: Execution, workersPolling: boolean | null =
     historyLength: execution.historyLength,
     parentWorkflowId: execution.parentExecution?.workflowId ?? null,
     startedBy: startedByOf(execution.memo),
-    workersPolling
+    workersPolling,
+    scheduleId: execution.typedSearchAttributes?.get(SCHEDULED_BY) ?? null,
+    scheduledAt: isoOrNull(execution.typedSearchAttributes?.get(SCHEDULED_AT)),
+    // The engine's execution time is the start time plus the start delay.
+    delayedUntil: execution.executionTime && execution.startTime && execution.executionTime > execution.startTime ? execution.executionTime.toISOString() : null
   }
 }
 

@@ -26,6 +26,7 @@ export function visibilityQuery (q: Omit<RunsQuery, 'pageSize' | 'pageToken'>): 
   if (q.workflowName !== undefined) clauses.push(`WorkflowType = ${quote(q.workflowName)}`)
   if (q.status !== undefined) clauses.push(`ExecutionStatus = ${quote(visibilityName[q.status as Exclude<Status, 'unknown'>])}`)
   if (q.catalog !== undefined) clauses.push(`TaskQueue = ${quote(q.catalog)}`)
+  if (q.scheduleId !== undefined) clauses.push(`TemporalScheduledById = ${quote(q.scheduleId)}`)
   if (q.startedAfter !== undefined) clauses.push(`StartTime >= ${quote(instant(q.startedAfter))}`)
   if (q.startedBefore !== undefined) clauses.push(`StartTime < ${quote(instant(q.startedBefore))}`)
   return clauses.join(' AND ')

@@ -8,9 +8,11 @@ import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/com
 import type { WorkflowStartOptions } from '@temporalio/client'
 import { STARTED_BY_MEMO_KEY } from '@flowport/worker/contract'
 import type { StartWorkflowBody } from '../schemas/workflow.js'
+import type { CatalogWorkflow } from '@flowport/worker/contract'
 import { ApiError, validationError } from './api-error.js'
 import { describeRun, isReservedWorkflowId } from './execution.js'
 import { assertMatches } from './json-schema.js'
+import { durationMs } from './schedules/spec.js'
 import { IDEMPOTENCY_MEMO_KEY, fingerprintOf, keyedWorkflowId, startWithKey } from './idempotency.js'
 import { startDelivery, webhookRunMemo, webhookTarget } from './webhooks.js'
 
@@ -42,6 +44,17 @@ function assertUsableId (workflowId: string | undefined): void {
   }
 }
 
+/**
+ * The catalog's workflow of a name or alias, once `input` matches its inputSchema: 404 for an
+ * unknown workflow or catalog, 400 with one issue per problem. Starts and schedules (lib/schedules/)
+ * both check here, so a schedule stores nothing a start would refuse.
+ */
+export async function checkedWorkflow (fastify: FastifyInstance, catalog: string, workflowName: string, input: unknown, signal?: AbortSignal): Promise<CatalogWorkflow> {
+  const workflow = await fastify.catalogs.workflow(catalog, workflowName, signal)
+  assertMatches(workflow.inputSchema, input, 'input')
+  return workflow
+}
+
 export interface StartOptions {
   signal?: AbortSignal
   /** The request's Idempotency-Key (lib/idempotency.ts). */
@@ -56,10 +69,10 @@ export async function startWorkflow (fastify: FastifyInstance, body: StartWorkfl
   assertUsableId(body.workflowId)
   const webhook = webhookTarget(fastify, body.webhook)
   const catalog = catalogOf(fastify, body)
-  const workflow = await fastify.catalogs.workflow(catalog, body.workflowName, signal)
-  assertMatches(workflow.inputSchema, body.input, 'input')
+  const workflow = await checkedWorkflow(fastify, catalog, body.workflowName, body.input, signal)
+  const startDelay = body.startDelay === undefined ? undefined : durationMs(body.startDelay)
   const begin = (workflowId: string, policies: Pick<WorkflowStartOptions, 'workflowIdReusePolicy' | 'workflowIdConflictPolicy' | 'memo'>) =>
-    fastify.engineCall(() => fastify.temporalAs(identity).workflow.start(workflow.name, { workflowId, taskQueue: catalog, args: [body.input], ...policies }), { signal, workflowId })
+    fastify.engineCall(() => fastify.temporalAs(identity).workflow.start(workflow.name, { workflowId, taskQueue: catalog, args: [body.input], startDelay, ...policies }), { signal, workflowId })
   const runMemo = {
     ...(webhook === undefined ? {} : webhookRunMemo(webhook)),
     ...(startedBy === undefined ? {} : { [STARTED_BY_MEMO_KEY]: startedBy })

@@ -16,6 +16,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError } from '../lib/api-error.js'
 import { describeRun } from '../lib/execution.js'
 import { catalogOf } from '../lib/start-workflow.js'
+import { scheduleTarget } from '../lib/schedules/store.js'
 import { KeyStore } from '../lib/access/key-store.js'
 import { RunTokens, RunTokenError, looksLikeRunToken } from '../lib/access/run-tokens.js'
 import { assertBound, assertCatalog, assertScope, assertWorkflowName, forbidden, isLimited, type Principal } from '../lib/access/principal.js'
@@ -152,11 +153,14 @@ async function assertTarget (fastify: FastifyInstance, request: FastifyRequest, 
     const { catalogId } = request.params as { catalogId?: string }
     assertCatalog(p, catalogId ?? fastify.config.SERVICE_CATALOG_ID)
   } else if (target === 'start') {
-    const body = request.body as StartWorkflowBody
-    const catalog = catalogOf(fastify, body)
-    assertCatalog(p, catalog)
-    // The canonical name is what runs: an alias must not open a workflow the patterns exclude.
-    if (p.key.workflows) assertWorkflowName(p, (await fastify.catalogs.workflow(catalog, body.workflowName)).name)
+    await assertStartable(fastify, p, request.body as StartWorkflowBody)
+  } else if (target === 'schedule') {
+    const stored = await scheduleTarget(fastify, (request.params as { scheduleId: string }).scheduleId)
+    assertCatalog(p, stored.catalog)
+    assertWorkflowName(p, stored.workflowName)
+    // A replacement names what the schedule will start from now on.
+    const body = request.body as StartWorkflowBody | undefined
+    if (body?.workflowName !== undefined) await assertStartable(fastify, p, body)
   } else if (target === 'runs') {
     const { catalog, workflowName } = request.query as { catalog?: string, workflowName?: string }
     if (p.key.catalogs && catalog === undefined) throw forbidden(`Key ${p.keyId} may only list runs of its catalogs: filter with ?catalog=`)
@@ -164,4 +168,12 @@ async function assertTarget (fastify: FastifyInstance, request: FastifyRequest, 
     if (p.key.workflows && workflowName === undefined) throw forbidden(`Key ${p.keyId} may only list runs of its workflows: filter with ?workflowName=`)
     if (workflowName !== undefined) assertWorkflowName(p, workflowName)
   }
+}
+
+/** The catalog and workflow a start (or a schedule's body) names. */
+async function assertStartable (fastify: FastifyInstance, p: Principal, body: StartWorkflowBody): Promise<void> {
+  const catalog = catalogOf(fastify, body)
+  assertCatalog(p, catalog)
+  // The canonical name is what runs: an alias must not open a workflow the patterns exclude.
+  if (p.key.workflows) assertWorkflowName(p, (await fastify.catalogs.workflow(catalog, body.workflowName)).name)
 }

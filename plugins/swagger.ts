@@ -69,6 +69,7 @@ export default fp(async (fastify) => {
         { name: 'catalog', description: 'Registered workflows and their schemas' },
         { name: 'workflows', description: 'Start, run, observe and control workflow executions' },
         { name: 'history', description: 'Execution history and its live stream' },
+        { name: 'schedules', description: 'Recurring runs, kept by the engine' },
         { name: 'access', description: 'Run tokens for browsers' }
       ],
       components: {

@@ -6,8 +6,8 @@ export const SCOPES = ['read', 'run', 'interact', 'control', 'admin'] as const
 export type Scope = typeof SCOPES[number]
 
 export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
-  read: 'catalog, status, result, input, history, stream, trace, runs listing',
-  run: 'start and run workflows',
+  read: 'catalog, status, result, input, history, stream, trace, runs listing, schedules',
+  run: 'start and run workflows; create, change and delete schedules',
   interact: 'signal, query and update runs',
   control: 'stop and terminate runs',
   admin: 'issue run tokens (POST /tokens)'

@@ -5,9 +5,10 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 import type { FailureCause } from '@flowport/worker/failure'
-import { BASE64URL_PATTERN, Nullable, NameSchema, WorkflowIdSchema, ref } from './common.js'
+import { BASE64URL_PATTERN, Nullable, NameSchema, WorkflowIdSchema, ref, response } from './common.js'
 import { Literals, RunStatusSchema, STATUSES, TerminalRunStatusSchema } from './status.js'
 import { CatalogIdSchema } from './catalog.js'
+import { DurationSchema } from './schedules.js'
 
 const Json = (description: string) => Type.Unknown({ description })
 const IsoTime = (description: string) => Nullable(Type.String({ format: 'date-time', description }))
@@ -51,7 +52,12 @@ const startFields = {
   webhook: Type.Optional(ref(WebhookRequestSchema))
 }
 
-export const StartWorkflowBodySchema = Type.Object(startFields, {
+export const StartWorkflowBodySchema = Type.Object({
+  ...startFields,
+  startDelay: Type.Optional(response(DurationSchema, 'Start the run this much later (`"15m"`-style or milliseconds): it exists at once (its ids ' +
+    'are answered, its status says `delayedUntil`), and its first step runs once the delay has passed, kept by the engine across restarts. ' +
+    'A signal sent meanwhile starts it at once.'))
+}, {
   $id: 'StartWorkflowBody',
   additionalProperties: false,
   // `approval` waits for its `approve` signal: the handler examples below address this run.
@@ -176,6 +182,9 @@ export const WorkflowStatusSchema = Type.Object({
       'answer is cached for 2 s). `false` = the run makes no progress until a worker with SERVICE_CATALOG_ID=<catalog> starts. ' +
       '`null` for a closed run (not checked).'
   })),
+  scheduleId: Nullable(Type.String({ description: 'The schedule that started this run (POST /schedules); null otherwise' })),
+  scheduledAt: IsoTime('When the schedule had this run due (before jitter); null unless a schedule started it'),
+  delayedUntil: IsoTime('When a run started with `startDelay` begins (or began); null for a run started without a delay'),
   webhook: Type.Optional(ref(WebhookDeliverySchema))
 }, { $id: 'WorkflowStatus', additionalProperties: false, description: 'Status of one run' })
 
@@ -192,6 +201,7 @@ export const RunsQuerySchema = Type.Object({
   workflowName: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, pattern: NO_NUL, description: 'Only runs of this workflow type' })),
   status: Type.Optional(Literals(STATUSES.filter((s) => s !== 'unknown'), { description: 'Only runs in this status' })),
   catalog: Type.Optional({ ...CatalogIdSchema, pattern: NO_NUL }),
+  scheduleId: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: NO_NUL, description: 'Only runs started by this schedule' })),
   startedAfter: Type.Optional(Type.String({ format: 'date-time', description: 'Only runs started at or after this time' })),
   startedBefore: Type.Optional(Type.String({ format: 'date-time', description: 'Only runs started before this time' })),
   pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50, description: 'Maximum runs per page' })),

@@ -24,10 +24,13 @@ t.test('status of a closed run: every field, ISO times', async (t) => {
     closeTime: ISO,
     parentWorkflowId: null,
     startedBy: null,
-    workersPolling: null
+    workersPolling: null,
+    scheduleId: null,
+    scheduledAt: null,
+    delayedUntil: null
   })
   t.ok(res.body.historyLength > 0)
-  t.same(Object.keys(res.body).sort(), ['catalog', 'closeTime', 'historyLength', 'parentWorkflowId', 'runId', 'startTime', 'startedBy', 'status', 'workersPolling', 'workflowId', 'workflowName'])
+  t.same(Object.keys(res.body).sort(), ['catalog', 'closeTime', 'delayedUntil', 'historyLength', 'parentWorkflowId', 'runId', 'scheduleId', 'scheduledAt', 'startTime', 'startedBy', 'status', 'workersPolling', 'workflowId', 'workflowName'])
   const pinned = await call(t, app, runStatusOf(workflowId, runId))
   t.same(pinned.body, res.body, 'the pinned form of the same run')
 })

@@ -7,6 +7,7 @@ import { registerHandlers } from './handlers.js'
 import { registerInspect } from './inspect.js'
 import { registerList } from './list.js'
 import { registerRun } from './run.js'
+import { registerSchedule } from './schedule.js'
 import { registerTail } from './tail.js'
 
 export function registerClientCommands (program: Command): void {
@@ -16,4 +17,5 @@ export function registerClientCommands (program: Command): void {
   registerHandlers(program)
   registerControl(program)
   registerList(program)
+  registerSchedule(program)
 }

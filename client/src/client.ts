@@ -9,8 +9,8 @@ import { follow, type FollowOptions } from './follow.js'
 import { watchRuns, type WatchRunsOptions } from './watch-runs.js'
 import { defined, iso } from './values.js'
 import type {
-  Catalog, paths, QueryResult, RunsFeedEvent, RunsQuery, SignalResult, StopResult, StreamEvent, TerminateResult, TraceLog,
-  UpdateResult, WorkflowInput, WorkflowResult, WorkflowStarted, WorkflowStatus
+  Catalog, CreateScheduleBody, OverlapPolicy, paths, QueryResult, RunsFeedEvent, RunsQuery, Schedule, ScheduleSummary, SignalResult, StopResult,
+  StreamEvent, TerminateResult, TraceLog, UpdateResult, UpdateScheduleBody, WorkflowInput, WorkflowResult, WorkflowStarted, WorkflowStatus
 } from './types.js'
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:3001'
@@ -38,6 +38,8 @@ export interface RunOptions extends CallOptions {
 export interface StartOptions extends CallOptions {
   workflowId?: string
   catalog?: string
+  /** Start the run this much later: `"15m"`-style, or milliseconds. */
+  startDelay?: string | number
   /** Sent as `Idempotency-Key`: a retry with the same key and arguments answers the run the first call started. */
   idempotencyKey?: string
 }
@@ -51,8 +53,12 @@ export interface RunsFilters extends CallOptions {
   /** ISO-8601 date-time (or a Date). */
   startedAfter?: string | Date
   startedBefore?: string | Date
+  /** Only runs started by this schedule. */
+  scheduleId?: string
   pageSize?: number
 }
+export interface SchedulesFilters extends CallOptions { workflowName?: string, catalog?: string, pageSize?: number }
+export interface BackfillOptions extends CallOptions { overlap?: OverlapPolicy }
 
 /** Node's `process`, when there is one: the package is built without Node's types (browser-safe). */
 declare const process: { env?: Record<string, string | undefined> } | undefined
@@ -112,9 +118,9 @@ export class FlowportClient {
 
   /** Starts a workflow (`POST /workflow/start`). */
   start (workflowName: string, input: unknown, opts: StartOptions = {}): Promise<WorkflowStarted> {
-    const { signal, workflowId, catalog, idempotencyKey } = opts
+    const { signal, workflowId, catalog, idempotencyKey, startDelay } = opts
     return this.#call(signal, () => this.#api.POST('/workflow/start', {
-      body: { workflowName, input, ...defined({ workflowId, catalog }) },
+      body: { workflowName, input, ...defined({ workflowId, catalog, startDelay }) },
       params: { header: defined({ 'idempotency-key': idempotencyKey }) },
       signal
     }) as Promise<FetchResult<WorkflowStarted>>)
@@ -218,6 +224,78 @@ export class FlowportClient {
     return this.#call(signal, () => catalogId === undefined
       ? this.#api.GET('/workflow/catalog', { signal })
       : this.#api.GET('/workflow/catalog/{catalogId}', { params: { path: { catalogId } }, signal }))
+  }
+
+  /** Creates a schedule (`POST /schedules`); resolves with its id. */
+  async createSchedule (body: CreateScheduleBody, opts: CallOptions = {}): Promise<string> {
+    const { signal } = opts
+    const created = await this.#call(signal, () => this.#api.POST('/schedules', { body, signal }))
+    return created.scheduleId
+  }
+
+  /** Every schedule matching the filters, page after page as the loop goes on. */
+  async * schedules (filters: SchedulesFilters = {}): AsyncIterable<ScheduleSummary> {
+    const { signal, ...rest } = filters
+    let pageToken: string | undefined
+    do {
+      const query = { ...defined(rest), ...defined({ pageToken }) }
+      const page = await this.#call(signal, () => this.#api.GET('/schedules', { params: { query }, signal }))
+      yield * page.schedules
+      pageToken = page.nextPageToken ?? undefined
+    } while (pageToken !== undefined)
+  }
+
+  /** A schedule, and its ETag: pass it to `replaceSchedule`. */
+  async getSchedule (scheduleId: string, opts: CallOptions = {}): Promise<{ schedule: Schedule, etag: string }> {
+    const { signal } = opts
+    let etag = ''
+    const schedule = await this.#call(signal, async () => {
+      const result = await this.#api.GET('/schedules/{scheduleId}', { params: { path: { scheduleId } }, signal })
+      etag = result.response.headers.get('etag') ?? ''
+      return result
+    })
+    return { schedule, etag }
+  }
+
+  /** Replaces a schedule; PreconditionFailedError (412) when it changed since `etag` was read. */
+  async replaceSchedule (scheduleId: string, body: UpdateScheduleBody, etag: string, opts: CallOptions = {}): Promise<{ schedule: Schedule, etag: string }> {
+    const { signal } = opts
+    let next = ''
+    const schedule = await this.#call(signal, async () => {
+      const result = await this.#api.PUT('/schedules/{scheduleId}', { params: { path: { scheduleId }, header: { 'if-match': etag } }, body, signal })
+      next = result.response.headers.get('etag') ?? ''
+      return result
+    })
+    return { schedule, etag: next }
+  }
+
+  async pauseSchedule (scheduleId: string, note?: string, opts: CallOptions = {}): Promise<void> {
+    const { signal } = opts
+    await this.#call(signal, () => this.#api.POST('/schedules/{scheduleId}/pause', { params: { path: { scheduleId } }, body: defined({ note }), signal }))
+  }
+
+  async unpauseSchedule (scheduleId: string, note?: string, opts: CallOptions = {}): Promise<void> {
+    const { signal } = opts
+    await this.#call(signal, () => this.#api.POST('/schedules/{scheduleId}/unpause', { params: { path: { scheduleId } }, body: defined({ note }), signal }))
+  }
+
+  /** Starts one run now (`overlap` default: the schedule's policy). */
+  async triggerSchedule (scheduleId: string, opts: BackfillOptions = {}): Promise<void> {
+    const { signal, overlap } = opts
+    await this.#call(signal, () => this.#api.POST('/schedules/{scheduleId}/trigger', { params: { path: { scheduleId } }, body: defined({ overlap }), signal }))
+  }
+
+  /** Starts now the runs due between `startAt` and `endAt` (both inclusive). */
+  async backfillSchedule (scheduleId: string, startAt: string | Date, endAt: string | Date, opts: BackfillOptions = {}): Promise<void> {
+    const { signal, overlap } = opts
+    const body = { startAt: iso(startAt) as string, endAt: iso(endAt) as string, ...defined({ overlap }) }
+    await this.#call(signal, () => this.#api.POST('/schedules/{scheduleId}/backfill', { params: { path: { scheduleId } }, body, signal }))
+  }
+
+  /** Deletes a schedule; the runs it started are left alone. */
+  async deleteSchedule (scheduleId: string, opts: CallOptions = {}): Promise<void> {
+    const { signal } = opts
+    await this.#call(signal, () => this.#api.DELETE('/schedules/{scheduleId}', { params: { path: { scheduleId } }, signal }))
   }
 
   /**

@@ -94,6 +94,12 @@ export class IdempotencyKeyReusedError extends named('IdempotencyKeyReusedError'
 export class ForbiddenError extends named('ForbiddenError') {}
 /** 429: the key's request budget is spent; `retryAfter` says when it refills. */
 export class RateLimitedError extends named('RateLimitedError') {}
+/** 404: no schedule has this id. */
+export class ScheduleNotFoundError extends named('ScheduleNotFoundError') {}
+/** 409: a schedule has this id already. */
+export class ScheduleAlreadyExistsError extends named('ScheduleAlreadyExistsError') {}
+/** 412: `If-Match` is not the current ETag; read again and retry. */
+export class PreconditionFailedError extends named('PreconditionFailedError') {}
 
 /** The short name for WorkflowExecutionTimedOutError. */
 export { WorkflowExecutionTimedOutError as WorkflowTimeoutError }
@@ -127,7 +133,10 @@ export const ERROR_CLASSES: { readonly [N in ErrorName]: new (message: string, i
   TraceStorageUnavailableError,
   IdempotencyKeyReusedError,
   ForbiddenError,
-  RateLimitedError
+  RateLimitedError,
+  ScheduleNotFoundError,
+  ScheduleAlreadyExistsError,
+  PreconditionFailedError
 }
 
 export function isFlowportError (e: unknown): e is FlowportError {

@@ -38,6 +38,13 @@ export type UpdateResult = Schemas['UpdateResult']
 export type ErrorResponse = Schemas['ErrorResponse']
 export type ValidationErrorResponse = Schemas['ValidationError']
 export type Issue = Schemas['Issue']
+export type CreateScheduleBody = Schemas['CreateScheduleBody']
+export type UpdateScheduleBody = Schemas['UpdateScheduleBody']
+export type ScheduleSpec = Schemas['ScheduleSpec']
+export type SchedulePolicies = Schemas['SchedulePolicies']
+export type OverlapPolicy = Schemas['OverlapPolicy']
+export type Schedule = Schemas['Schedule']
+export type ScheduleSummary = Schemas['ScheduleSummary']
 /** Every `error` name the API can answer with. */
 export type ErrorName = ErrorResponse['error'] | ValidationErrorResponse['error']
 

@@ -11,10 +11,11 @@ import type { Scope } from '../../schemas/access.js'
  * - `workflow`: the run named by the `id` (and `rid`) path parameters;
  * - `catalog`: the catalog named by `catalogId` (the default catalog without it);
  * - `start`: the catalog and workflow name of a start/run body;
- * - `runs`: the runs listing's `catalog` and `workflowName` filters;
+ * - `runs`: the `catalog` and `workflowName` filters of a listing (runs, schedules);
+ * - `schedule`: the catalog and workflow of the schedule named by `scheduleId`, and of a replacing body;
  * - `none`: nothing a limit applies to.
  */
-export type Target = 'workflow' | 'catalog' | 'start' | 'runs' | 'none'
+export type Target = 'workflow' | 'catalog' | 'start' | 'runs' | 'schedule' | 'none'
 
 declare module 'fastify' {
   interface FastifyContextConfig {

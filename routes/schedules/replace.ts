@@ -1,0 +1,39 @@
+/**
+ * PUT /schedules/{scheduleId}: a full replacement, checked like a create, guarded by If-Match
+ * (lib/schedules/store.ts `replaceSchedule` explains how a lost update is ruled out).
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { errorsFor, ref, response } from '../../schemas/common.js'
+import { ScheduleParamsSchema, ScheduleSchema, UpdateScheduleBodySchema, UpdateScheduleHeadersSchema } from '../../schemas/schedules.js'
+import { etagOf, replaceSchedule, scheduleView } from '../../lib/schedules/store.js'
+import { clientGone } from '../../lib/abort.js'
+import { access } from '../../lib/access/scopes.js'
+import { engineIdentity } from '../../lib/access/principal.js'
+
+const replace: FastifyPluginAsyncTypebox = async (fastify) => {
+  fastify.put('/schedules/:scheduleId', {
+    config: access('run', 'schedule'),
+    schema: {
+      tags: ['schedules'],
+      operationId: 'replaceSchedule',
+      summary: 'Replace a schedule (If-Match: its ETag)',
+      description: 'Checked like a create (400, 404). 412 PreconditionFailedError: `If-Match` is not the schedule\'s current ETag, or ' +
+        'another update was applied at the same moment (this one was not): read it again and decide. Runs already started are not ' +
+        'touched. Answers the schedule as stored now, with its new `ETag`.',
+      params: ref(ScheduleParamsSchema),
+      headers: ref(UpdateScheduleHeadersSchema),
+      body: ref(UpdateScheduleBodySchema),
+      response: {
+        200: response(ScheduleSchema, 'The schedule as replaced; `ETag` is its new conflict token'),
+        ...errorsFor(400, 401, 404, 412, 413, 415, 500, 503)
+      }
+    }
+  }, async (request, reply) => {
+    const signal = clientGone(reply)
+    const description = await replaceSchedule(fastify, request.params.scheduleId, request.headers['if-match'], request.body, engineIdentity(request), signal)
+    reply.header('etag', etagOf(description))
+    return await scheduleView(fastify, description, signal)
+  })
+}
+
+export default replace
