@@ -28,7 +28,8 @@ export const ERROR_NAMES = [
   'RequestTimeoutError', 'WorkflowAlreadyStartedError', 'WorkflowAlreadyClosedError', 'PayloadTooLargeError',
   'UnsupportedMediaTypeError', 'UpdateRejectedError', 'UpdateFailedError', 'QueryFailedError', 'WorkflowNotCompletedError',
   'RequestHeaderFieldsTooLargeError', 'InternalServerError', 'CatalogNotAvailableError', 'EngineUnavailableError',
-  'TraceNotFoundError', 'TraceStorageUnavailableError', 'IdempotencyKeyReusedError', 'ForbiddenError', 'RateLimitedError'
+  'TraceNotFoundError', 'TraceStorageUnavailableError', 'IdempotencyKeyReusedError', 'ForbiddenError', 'RateLimitedError',
+  'PreconditionFailedError'
 ] as const
 
 export type ErrorName = typeof ERROR_NAMES[number]
@@ -85,6 +86,8 @@ export const ERROR_DESCRIPTIONS = {
     'trace is in no destination and the engine no longer keeps its history',
   408: 'WorkflowExecutionTimedOutError: `timeout` elapsed before the run closed; the workflow keeps running',
   409: 'WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed',
+  412: 'PreconditionFailedError: `If-Match` names another run than the one the request would act on (the latest run of the ' +
+    'workflow id, or the pinned run); nothing was sent to the engine',
   413: 'PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES',
   415: 'UnsupportedMediaTypeError: the body is not `application/json`',
   422: 'UpdateRejectedError: the update\'s validator refused the payload; UpdateFailedError / QueryFailedError: the handler threw; ' +
@@ -112,6 +115,7 @@ export const errors = {
   404: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[404]),
   408: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[408]),
   409: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[409]),
+  412: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[412]),
   413: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[413]),
   415: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[415]),
   422: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[422]),

@@ -7,8 +7,9 @@ import { CatalogReadinessSchema, HealthSchema, ReadinessSchema } from './health.
 import { RunStatusSchema, TerminalRunStatusSchema } from './status.js'
 import {
   CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogParamsSchema, CatalogSchema, CatalogStepSchema, CatalogWorkersSchema,
-  CatalogWorkflowSchema, CatalogWorkflowSourceSchema
+  CatalogWorkflowSchema, CatalogWorkflowSourceSchema, OpenApiDocumentSchema
 } from './catalog.js'
+import { ConditionalReadHeadersSchema, RunPreconditionHeadersSchema } from './conditional.js'
 import {
   HistoryEventSchema, HistoryPageSchema, HistoryQuerySchema, HistoryStreamDoneSchema, HistoryStreamHeadersSchema, HistoryStreamQuerySchema,
   HistoryStreamServerErrorSchema, HistoryWorkflowSchema
@@ -27,7 +28,7 @@ import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultS
 export const schemas = [
   IssueSchema, ErrorResponseSchema, ValidationErrorSchema, WorkflowParamsSchema, RunParamsSchema,
   CatalogStepSchema, CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogWorkflowSourceSchema, CatalogWorkflowSchema,
-  CatalogWorkersSchema, CatalogSchema, CatalogParamsSchema,
+  CatalogWorkersSchema, CatalogSchema, CatalogParamsSchema, OpenApiDocumentSchema, ConditionalReadHeadersSchema, RunPreconditionHeadersSchema,
   HealthSchema, CatalogReadinessSchema, ReadinessSchema, RunStatusSchema, TerminalRunStatusSchema,
   WebhookRequestSchema, StartWorkflowBodySchema, RunWorkflowBodySchema, StartWorkflowHeadersSchema, RunWorkflowHeadersSchema, WorkflowStartedSchema, TraceDestinationsSchema, TraceInfoSchema, FailureCauseSchema,
   ErrorDetailsSchema, WorkflowResultSchema, WebhookDeliverySchema, WorkflowStatusSchema, WorkflowInputSchema, RunsQuerySchema, WorkflowRunsSchema,

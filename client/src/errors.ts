@@ -94,6 +94,8 @@ export class IdempotencyKeyReusedError extends named('IdempotencyKeyReusedError'
 export class ForbiddenError extends named('ForbiddenError') {}
 /** 429: the key's request budget is spent; `retryAfter` says when it refills. */
 export class RateLimitedError extends named('RateLimitedError') {}
+/** 412: `If-Match` named another run than the one the call would act on; nothing was sent to the engine. */
+export class PreconditionFailedError extends named('PreconditionFailedError') {}
 
 /** The short name for WorkflowExecutionTimedOutError. */
 export { WorkflowExecutionTimedOutError as WorkflowTimeoutError }
@@ -127,7 +129,8 @@ export const ERROR_CLASSES: { readonly [N in ErrorName]: new (message: string, i
   TraceStorageUnavailableError,
   IdempotencyKeyReusedError,
   ForbiddenError,
-  RateLimitedError
+  RateLimitedError,
+  PreconditionFailedError
 }
 
 export function isFlowportError (e: unknown): e is FlowportError {

@@ -54,6 +54,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workflow/catalog/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The OpenAPI document typed for the default catalog (SERVICE_CATALOG_ID)
+         * @description Generated from the catalog as published now (the same document as /openapi.json, with the catalog's JSON Schemas filled in); feed it to an OpenAPI client generator. Send its `ETag` back in `If-None-Match` to learn (304) that it has not changed.
+         */
+        get: operations["getDefaultCatalogOpenApi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflow/catalog/{catalogId}/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The OpenAPI document typed for a named catalog
+         * @description Generated from the catalog as published now (the same document as /openapi.json, with the catalog's JSON Schemas filled in); feed it to an OpenAPI client generator. Send its `ETag` back in `If-None-Match` to learn (304) that it has not changed.
+         */
+        get: operations["getCatalogOpenApi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workflow/catalog/{catalogId}": {
         parameters: {
             query?: never;
@@ -545,7 +585,7 @@ export interface components {
              * @description Stable error name; the status code's description lists the ones it comes with
              * @enum {string}
              */
-            error: "ValidationError" | "UnauthorizedError" | "WorkflowNotFoundError" | "RouteNotFoundError" | "SignalNotFoundError" | "QueryNotFoundError" | "UpdateNotFoundError" | "MethodNotAllowedError" | "NotAcceptableError" | "WorkflowExecutionTimedOutError" | "RequestTimeoutError" | "WorkflowAlreadyStartedError" | "WorkflowAlreadyClosedError" | "PayloadTooLargeError" | "UnsupportedMediaTypeError" | "UpdateRejectedError" | "UpdateFailedError" | "QueryFailedError" | "WorkflowNotCompletedError" | "RequestHeaderFieldsTooLargeError" | "InternalServerError" | "CatalogNotAvailableError" | "EngineUnavailableError" | "TraceNotFoundError" | "TraceStorageUnavailableError" | "IdempotencyKeyReusedError" | "ForbiddenError" | "RateLimitedError";
+            error: "ValidationError" | "UnauthorizedError" | "WorkflowNotFoundError" | "RouteNotFoundError" | "SignalNotFoundError" | "QueryNotFoundError" | "UpdateNotFoundError" | "MethodNotAllowedError" | "NotAcceptableError" | "WorkflowExecutionTimedOutError" | "RequestTimeoutError" | "WorkflowAlreadyStartedError" | "WorkflowAlreadyClosedError" | "PayloadTooLargeError" | "UnsupportedMediaTypeError" | "UpdateRejectedError" | "UpdateFailedError" | "QueryFailedError" | "WorkflowNotCompletedError" | "RequestHeaderFieldsTooLargeError" | "InternalServerError" | "CatalogNotAvailableError" | "EngineUnavailableError" | "TraceNotFoundError" | "TraceStorageUnavailableError" | "IdempotencyKeyReusedError" | "ForbiddenError" | "RateLimitedError" | "PreconditionFailedError";
             message: string;
             workflowId?: string;
             runId?: string;
@@ -660,6 +700,39 @@ export interface components {
              * @example main
              */
             catalogId: string;
+        };
+        /** @description An OpenAPI 3.1 document: this API, typed for one catalog (docs/catalog-openapi.md) */
+        OpenApiDocument: {
+            /** @example 3.1.0 */
+            openapi: string;
+            info: {
+                title: string;
+                version: string;
+            } & {
+                [key: string]: unknown;
+            };
+            paths: {
+                [key: string]: unknown;
+            };
+            components: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        ConditionalReadHeaders: {
+            /**
+             * @description ETags of representations the client holds (`"…"`, comma-separated, or `*`): when one matches the current representation the answer is 304 with no body. Weak tags (`W/"…"`) match as their strong form.
+             * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60.k3Xb0Q9aP1c"
+             */
+            "if-none-match"?: string;
+        };
+        RunPreconditionHeaders: {
+            /**
+             * @description The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. Only the run is compared: a status that changed within the same run still matches.
+             * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60"
+             */
+            "if-match"?: string;
         };
         /** @description The process is up */
         Health: {
@@ -1378,7 +1451,13 @@ export interface operations {
     getDefaultCatalog: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETags of representations the client holds (`"…"`, comma-separated, or `*`): when one matches the current representation the answer is 304 with no body. Weak tags (`W/"…"`) match as their strong form.
+                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60.k3Xb0Q9aP1c"
+                 */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1387,11 +1466,22 @@ export interface operations {
             /** @description The catalog: its workflows with their JSON Schemas, and whether any worker polls its task queue */
             200: {
                 headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Catalog"];
                 };
+            };
+            /** @description Not Modified: `If-None-Match` named the current representation; no body */
+            304: {
+                headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
             401: {
@@ -1458,10 +1548,240 @@ export interface operations {
             };
         };
     };
+    getDefaultCatalogOpenApi: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description ETags of representations the client holds (`"…"`, comma-separated, or `*`): when one matches the current representation the answer is 304 with no body. Weak tags (`W/"…"`) match as their strong form.
+                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60.k3Xb0Q9aP1c"
+                 */
+                "if-none-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The API's OpenAPI 3.1 document typed for the catalog: start/run bodies are a union discriminated by `workflowName`, each workflow's input, output and result are components (`<name>.Input`, `<name>.Output`, `<name>.WorkflowResult`), and each signal, query and update has a typed operation at its concrete path. It changes when a worker publishes another catalog; its `ETag` lets a generator skip an unchanged one (docs/catalog-openapi.md) */
+            200: {
+                headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenApiDocument"];
+                };
+            };
+            /** @description Not Modified: `If-None-Match` named the current representation; no body */
+            304: {
+                headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description CatalogNotAvailableError: the default catalog is not published yet (its worker has not started) or no longer published; EngineUnavailableError: Temporal is unreachable. `Retry-After` is set. A catalog that is published but has no worker answers 200 with `workers.polling: false`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getCatalogOpenApi: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description ETags of representations the client holds (`"…"`, comma-separated, or `*`): when one matches the current representation the answer is 304 with no body. Weak tags (`W/"…"`) match as their strong form.
+                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60.k3Xb0Q9aP1c"
+                 */
+                "if-none-match"?: string;
+            };
+            path: {
+                /**
+                 * @description Catalog id (= Temporal task queue)
+                 * @example main
+                 */
+                catalogId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The API's OpenAPI 3.1 document typed for the catalog: start/run bodies are a union discriminated by `workflowName`, each workflow's input, output and result are components (`<name>.Input`, `<name>.Output`, `<name>.WorkflowResult`), and each signal, query and update has a typed operation at its concrete path. It changes when a worker publishes another catalog; its `ETag` lets a generator skip an unchanged one (docs/catalog-openapi.md) */
+            200: {
+                headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenApiDocument"];
+                };
+            };
+            /** @description Not Modified: `If-None-Match` named the current representation; no body */
+            304: {
+                headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WorkflowNotFoundError: no worker has ever published this catalog (the message says how to publish it) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description CatalogNotAvailableError: the default catalog is not published yet (its worker has not started) or no longer published; EngineUnavailableError: Temporal is unreachable. `Retry-After` is set. A catalog that is published but has no worker answers 200 with `workers.polling: false`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     getCatalog: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETags of representations the client holds (`"…"`, comma-separated, or `*`): when one matches the current representation the answer is 304 with no body. Weak tags (`W/"…"`) match as their strong form.
+                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60.k3Xb0Q9aP1c"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description Catalog id (= Temporal task queue)
@@ -1476,11 +1796,22 @@ export interface operations {
             /** @description The catalog: its workflows with their JSON Schemas, and whether any worker polls its task queue */
             200: {
                 headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Catalog"];
                 };
+            };
+            /** @description Not Modified: `If-None-Match` named the current representation; no body */
+            304: {
+                headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
             400: {
