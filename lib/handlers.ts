@@ -11,6 +11,7 @@ import type { CatalogHandler } from '@flowport/worker/contract'
 import { ApiError, engineUnavailable, validationError, type ErrorName } from './api-error.js'
 import { alreadyClosed, closedMeanwhile, describeRun, type Execution } from './execution.js'
 import { assertMatches } from './json-schema.js'
+import { assertRunMatches } from './http/conditional.js'
 import { isTerminal, statusFromEngine } from './status.js'
 
 export type HandlerKind = 'signal' | 'query' | 'update'
@@ -26,6 +27,8 @@ export interface HandlerCall {
   signal?: AbortSignal
   /** The engine identity the call is recorded under (lib/access/principal.ts). */
   identity?: string
+  /** `If-Match`: the run the caller saw (signals and updates; lib/http/conditional.ts). */
+  ifMatch?: string
 }
 
 interface Prepared {
@@ -37,6 +40,7 @@ interface Prepared {
 async function prepare (fastify: FastifyInstance, call: HandlerCall): Promise<Prepared> {
   const execution = await describeRun(fastify, { workflowId: call.workflowId, signal: call.signal })
   const run = { workflowId: call.workflowId, runId: execution.runId }
+  if (call.kind !== 'query') assertRunMatches(call.ifMatch, run)
   const catalog = await fastify.catalogs.get(execution.taskQueue, call.signal)
   const workflow = catalog.workflows.find((w) => w.name === execution.type || w.aliases.includes(execution.type))
   const handler: CatalogHandler | undefined = workflow?.[LIST[call.kind]].find((h) => h.name === call.name)

@@ -27,7 +27,7 @@ export class CliError extends Error {
 }
 
 /** API errors that mean "what you asked for is wrong", not "the service failed". */
-const USAGE_STATUSES = new Set([400, 404, 405, 406, 409, 413, 415])
+const USAGE_STATUSES = new Set([400, 404, 405, 406, 409, 412, 413, 415])
 
 export function exitCodeOf (err: unknown): number {
   if (err instanceof CliError) return err.exitCode

@@ -39,9 +39,14 @@ export interface StartOptions extends CallOptions {
   /** Sent as `Idempotency-Key`: a retry with the same key and arguments answers the run the first call started. */
   idempotencyKey?: string
 }
+/**
+ * Sent as `If-Match`: the run the caller saw, as a run id or a status ETag. The call answers
+ * PreconditionFailedError (412), and does nothing, when the run it would act on is another one.
+ */
+export interface PreconditionOptions extends CallOptions { ifMatch?: string }
 export interface RunIdOptions extends CallOptions { runId?: string }
-export interface StopOptions extends RunIdOptions { terminateAfterMs?: number }
-export interface TerminateOptions extends RunIdOptions { reason?: string }
+export interface StopOptions extends RunIdOptions, PreconditionOptions { terminateAfterMs?: number }
+export interface TerminateOptions extends RunIdOptions, PreconditionOptions { reason?: string }
 export interface RunsFilters extends CallOptions {
   workflowName?: string
   status?: RunsQuery['status']
@@ -50,6 +55,12 @@ export interface RunsFilters extends CallOptions {
   startedAfter?: string | Date
   startedBefore?: string | Date
   pageSize?: number
+}
+
+/** `If-Match` from a run id (quoted here) or an entity tag / `*` as given. */
+function ifMatchHeader (ifMatch: string | undefined): { 'if-match'?: string } {
+  if (ifMatch === undefined) return {}
+  return { 'if-match': ifMatch === '*' || ifMatch.includes('"') ? ifMatch : `"${ifMatch}"` }
 }
 
 /** Node's `process`, when there is one: the package is built without Node's types (browser-safe). */
@@ -172,10 +183,10 @@ export class FlowportClient {
   }
 
   /** Sends a signal (`payload` absent = no argument). */
-  signal (workflowId: string, name: string, payload?: unknown, opts: CallOptions = {}): Promise<SignalResult> {
+  signal (workflowId: string, name: string, payload?: unknown, opts: PreconditionOptions = {}): Promise<SignalResult> {
     const { signal } = opts
     return this.#call(signal, () => this.#api.POST('/workflow/{id}/signal/{name}', {
-      params: { path: { id: workflowId, name } }, body: payload === undefined ? {} : { payload }, signal
+      params: { path: { id: workflowId, name }, header: ifMatchHeader(opts.ifMatch) }, body: payload === undefined ? {} : { payload }, signal
     }))
   }
 
@@ -186,10 +197,10 @@ export class FlowportClient {
     }))
   }
 
-  update (workflowId: string, name: string, payload?: unknown, opts: CallOptions = {}): Promise<UpdateResult> {
+  update (workflowId: string, name: string, payload?: unknown, opts: PreconditionOptions = {}): Promise<UpdateResult> {
     const { signal } = opts
     return this.#call(signal, () => this.#api.POST('/workflow/{id}/update/{name}', {
-      params: { path: { id: workflowId, name } }, body: payload === undefined ? {} : { payload }, signal
+      params: { path: { id: workflowId, name }, header: ifMatchHeader(opts.ifMatch) }, body: payload === undefined ? {} : { payload }, signal
     }))
   }
 
@@ -198,16 +209,16 @@ export class FlowportClient {
     const { signal, runId, terminateAfterMs } = opts
     const body = defined({ terminateAfterMs })
     return this.#call(signal, () => runId === undefined
-      ? this.#api.PATCH('/workflow/{id}/stop', { params: { path: { id: workflowId } }, body, signal })
-      : this.#api.PATCH('/workflow/{id}/runs/{rid}/stop', { params: { path: { id: workflowId, rid: runId } }, body, signal }))
+      ? this.#api.PATCH('/workflow/{id}/stop', { params: { path: { id: workflowId }, header: ifMatchHeader(opts.ifMatch) }, body, signal })
+      : this.#api.PATCH('/workflow/{id}/runs/{rid}/stop', { params: { path: { id: workflowId, rid: runId }, header: ifMatchHeader(opts.ifMatch) }, body, signal }))
   }
 
   terminate (workflowId: string, opts: TerminateOptions = {}): Promise<TerminateResult> {
     const { signal, runId, reason } = opts
     const body = defined({ reason })
     return this.#call(signal, () => runId === undefined
-      ? this.#api.POST('/workflow/{id}/terminate', { params: { path: { id: workflowId } }, body, signal })
-      : this.#api.POST('/workflow/{id}/runs/{rid}/terminate', { params: { path: { id: workflowId, rid: runId } }, body, signal }))
+      ? this.#api.POST('/workflow/{id}/terminate', { params: { path: { id: workflowId }, header: ifMatchHeader(opts.ifMatch) }, body, signal })
+      : this.#api.POST('/workflow/{id}/runs/{rid}/terminate', { params: { path: { id: workflowId, rid: runId }, header: ifMatchHeader(opts.ifMatch) }, body, signal }))
   }
 
   /** The workflows of the default catalog, or of `catalogId`. */

@@ -14,14 +14,15 @@ import { optionalBody, optionalBodySchema } from './optional-body.js'
 import { runQuery, runUpdate, sendSignal, type HandlerCall, type HandlerKind } from '../../lib/handlers.js'
 import { access } from '../../lib/access/scopes.js'
 import { engineIdentity, type Principal } from '../../lib/access/principal.js'
+import { RunPreconditionHeadersSchema } from '../../schemas/conditional.js'
 
 const common = '404: unknown workflow id, or a name the run\'s workflow does not declare in its catalog. ' +
   '503: the run\'s catalog is not published (its handlers cannot be checked).'
 
-interface HandlerRequest { params: { id: string }, body?: { payload?: unknown }, principal: Principal | null }
+interface HandlerRequest { params: { id: string }, headers: { 'if-match'?: string }, body?: { payload?: unknown }, principal: Principal | null }
 
 const handlerCall = (request: HandlerRequest, reply: FastifyReply, kind: HandlerKind, name: string): HandlerCall =>
-  ({ workflowId: request.params.id, kind, name, payload: request.body?.payload, signal: clientGone(reply), identity: engineIdentity(request) })
+  ({ workflowId: request.params.id, kind, name, payload: request.body?.payload, signal: clientGone(reply), identity: engineIdentity(request), ifMatch: request.headers['if-match'] })
 
 const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/workflow/:id/signal/:name', {
@@ -34,8 +35,9 @@ const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Send a signal to the latest run',
       description: `Answers once the engine has recorded the signal. 409 WorkflowAlreadyClosedError when the run is closed. ${common}`,
       params: ref(SignalParamsSchema),
+      headers: ref(RunPreconditionHeadersSchema),
       body: ref(SignalBodySchema),
-      response: { 200: ref(SignalResultSchema), ...errorsFor(400, 401, 404, 409, 413, 415, 500, 503) }
+      response: { 200: ref(SignalResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 503) }
     }
   }, async (request, reply) => await sendSignal(fastify, handlerCall(request, reply, 'signal', request.params.name)))
 
@@ -67,8 +69,9 @@ const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
         'rejects the payload (nothing is recorded), 422 UpdateFailedError when the accepted update\'s handler fails. ' +
         `409 WorkflowAlreadyClosedError when the run is closed. ${common}`,
       params: ref(UpdateParamsSchema),
+      headers: ref(RunPreconditionHeadersSchema),
       body: ref(UpdateBodySchema),
-      response: { 200: ref(UpdateResultSchema), ...errorsFor(400, 401, 404, 409, 413, 415, 422, 500, 503) }
+      response: { 200: ref(UpdateResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 422, 500, 503) }
     }
   }, async (request, reply) => await runUpdate(fastify, handlerCall(request, reply, 'update', request.params.name)))
 }

@@ -1906,7 +1906,13 @@ export interface operations {
                 /** @description Decode every payload (inputs, results, failure details, signal and update arguments, memo, headers, search attributes) to its JSON value; without it payloads are removed. A payload that is not JSON (binary, codec-encrypted) keeps its `{metadata, data}` form. */
                 includePayloads?: boolean;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description ETags of representations the client holds (`"…"`, comma-separated, or `*`): when one matches the current representation the answer is 304 with no body. Weak tags (`W/"…"`) match as their strong form.
+                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60.k3Xb0Q9aP1c"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description Workflow id
@@ -1918,14 +1924,25 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of a run's history events */
+            /** @description One page of events, with an `ETag` (a page of an open run changes as events arrive) */
             200: {
                 headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["HistoryPage"];
                 };
+            };
+            /** @description Not Modified: `If-None-Match` named the current representation; no body */
+            304: {
+                headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
             400: {
@@ -2020,7 +2037,13 @@ export interface operations {
                 /** @description Decode every payload (inputs, results, failure details, signal and update arguments, memo, headers, search attributes) to its JSON value; without it payloads are removed. A payload that is not JSON (binary, codec-encrypted) keeps its `{metadata, data}` form. */
                 includePayloads?: boolean;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description ETags of representations the client holds (`"…"`, comma-separated, or `*`): when one matches the current representation the answer is 304 with no body. Weak tags (`W/"…"`) match as their strong form.
+                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60.k3Xb0Q9aP1c"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description Workflow id
@@ -2037,14 +2060,25 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of a run's history events */
+            /** @description One page of events, with an `ETag` (a page of an open run changes as events arrive) */
             200: {
                 headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["HistoryPage"];
                 };
+            };
+            /** @description Not Modified: `If-None-Match` named the current representation; no body */
+            304: {
+                headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
             400: {
@@ -2759,7 +2793,13 @@ export interface operations {
     getWorkflowStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETags of representations the client holds (`"…"`, comma-separated, or `*`): when one matches the current representation the answer is 304 with no body. Weak tags (`W/"…"`) match as their strong form.
+                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60.k3Xb0Q9aP1c"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description Workflow id
@@ -2771,14 +2811,25 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Status of one run */
+            /** @description The run's status; its `ETag` (`"<runId>.<hash>"`) changes whenever anything in it changes, and names the run for `If-Match` */
             200: {
                 headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WorkflowStatus"];
                 };
+            };
+            /** @description Not Modified: `If-None-Match` named the current representation; no body */
+            304: {
+                headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
             400: {
@@ -2866,7 +2917,13 @@ export interface operations {
     getRunStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETags of representations the client holds (`"…"`, comma-separated, or `*`): when one matches the current representation the answer is 304 with no body. Weak tags (`W/"…"`) match as their strong form.
+                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60.k3Xb0Q9aP1c"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description Workflow id
@@ -2883,14 +2940,25 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Status of one run */
+            /** @description The run's status; its `ETag` (`"<runId>.<hash>"`) changes whenever anything in it changes, and names the run for `If-Match` */
             200: {
                 headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WorkflowStatus"];
                 };
+            };
+            /** @description Not Modified: `If-None-Match` named the current representation; no body */
+            304: {
+                headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
             400: {
@@ -2978,7 +3046,13 @@ export interface operations {
     getWorkflowResult: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETags of representations the client holds (`"…"`, comma-separated, or `*`): when one matches the current representation the answer is 304 with no body. Weak tags (`W/"…"`) match as their strong form.
+                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60.k3Xb0Q9aP1c"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description Workflow id
@@ -2990,14 +3064,25 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The outcome of a closed run, whatever its final status */
+            /** @description The closed run's WorkflowResult, with an `ETag` */
             200: {
                 headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WorkflowResult"];
                 };
+            };
+            /** @description Not Modified: `If-None-Match` named the current representation; no body */
+            304: {
+                headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
             400: {
@@ -3094,7 +3179,13 @@ export interface operations {
     getRunResult: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETags of representations the client holds (`"…"`, comma-separated, or `*`): when one matches the current representation the answer is 304 with no body. Weak tags (`W/"…"`) match as their strong form.
+                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60.k3Xb0Q9aP1c"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description Workflow id
@@ -3111,14 +3202,25 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The outcome of a closed run, whatever its final status */
+            /** @description The closed run's WorkflowResult, with an `ETag` */
             200: {
                 headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WorkflowResult"];
                 };
+            };
+            /** @description Not Modified: `If-None-Match` named the current representation; no body */
+            304: {
+                headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
             400: {
@@ -3215,7 +3317,13 @@ export interface operations {
     getWorkflowInput: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETags of representations the client holds (`"…"`, comma-separated, or `*`): when one matches the current representation the answer is 304 with no body. Weak tags (`W/"…"`) match as their strong form.
+                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60.k3Xb0Q9aP1c"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description Workflow id
@@ -3227,14 +3335,25 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The input a run was started with */
+            /** @description The run's start input, with an `ETag` */
             200: {
                 headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WorkflowInput"];
                 };
+            };
+            /** @description Not Modified: `If-None-Match` named the current representation; no body */
+            304: {
+                headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
             400: {
@@ -3322,7 +3441,13 @@ export interface operations {
     getRunInput: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETags of representations the client holds (`"…"`, comma-separated, or `*`): when one matches the current representation the answer is 304 with no body. Weak tags (`W/"…"`) match as their strong form.
+                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60.k3Xb0Q9aP1c"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description Workflow id
@@ -3339,14 +3464,25 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The input a run was started with */
+            /** @description The run's start input, with an `ETag` */
             200: {
                 headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WorkflowInput"];
                 };
+            };
+            /** @description Not Modified: `If-None-Match` named the current representation; no body */
+            304: {
+                headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
             400: {
@@ -3544,7 +3680,13 @@ export interface operations {
     signalWorkflow: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. Only the run is compared: a status that changed within the same run still matches.
+                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60"
+                 */
+                "if-match"?: string;
+            };
             path: {
                 /**
                  * @description Workflow id
@@ -3621,6 +3763,15 @@ export interface operations {
             };
             /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PreconditionFailedError: `If-Match` names another run than the one the request would act on (the latest run of the workflow id, or the pinned run); nothing was sent to the engine */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3839,7 +3990,13 @@ export interface operations {
     updateWorkflow: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. Only the run is compared: a status that changed within the same run still matches.
+                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60"
+                 */
+                "if-match"?: string;
+            };
             path: {
                 /**
                  * @description Workflow id
@@ -3923,6 +4080,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description PreconditionFailedError: `If-Match` names another run than the one the request would act on (the latest run of the workflow id, or the pinned run); nothing was sent to the engine */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
             413: {
                 headers: {
@@ -3991,7 +4157,13 @@ export interface operations {
     stopWorkflow: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. Only the run is compared: a status that changed within the same run still matches.
+                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60"
+                 */
+                "if-match"?: string;
+            };
             path: {
                 /**
                  * @description Workflow id
@@ -4063,6 +4235,15 @@ export interface operations {
             };
             /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PreconditionFailedError: `If-Match` names another run than the one the request would act on (the latest run of the workflow id, or the pinned run); nothing was sent to the engine */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4129,7 +4310,13 @@ export interface operations {
     stopRun: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. Only the run is compared: a status that changed within the same run still matches.
+                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60"
+                 */
+                "if-match"?: string;
+            };
             path: {
                 /**
                  * @description Workflow id
@@ -4213,6 +4400,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description PreconditionFailedError: `If-Match` names another run than the one the request would act on (the latest run of the workflow id, or the pinned run); nothing was sent to the engine */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
             413: {
                 headers: {
@@ -4272,7 +4468,13 @@ export interface operations {
     terminateWorkflow: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. Only the run is compared: a status that changed within the same run still matches.
+                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60"
+                 */
+                "if-match"?: string;
+            };
             path: {
                 /**
                  * @description Workflow id
@@ -4351,6 +4553,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description PreconditionFailedError: `If-Match` names another run than the one the request would act on (the latest run of the workflow id, or the pinned run); nothing was sent to the engine */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
             413: {
                 headers: {
@@ -4410,7 +4621,13 @@ export interface operations {
     terminateRun: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. Only the run is compared: a status that changed within the same run still matches.
+                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60"
+                 */
+                "if-match"?: string;
+            };
             path: {
                 /**
                  * @description Workflow id
@@ -4487,6 +4704,15 @@ export interface operations {
             };
             /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PreconditionFailedError: `If-Match` names another run than the one the request would act on (the latest run of the workflow id, or the pinned run); nothing was sent to the engine */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
