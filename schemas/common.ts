@@ -82,7 +82,7 @@ export const ERROR_DESCRIPTIONS = {
   403: 'ForbiddenError: the credential is valid but lacks the route\'s scope, or the run\'s catalog or workflow name is outside ' +
     'the key\'s limits, or a run token names another workflow id or run; the message says what is missing',
   404: 'WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or ' +
-    'UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run\'s ' +
+    'UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run\'s ' +
     'trace is in no destination and the engine no longer keeps its history',
   408: 'WorkflowExecutionTimedOutError: `timeout` elapsed before the run closed; the workflow keeps running',
   409: 'WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed',

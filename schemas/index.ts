@@ -17,7 +17,7 @@ import {
 import {
   ErrorDetailsSchema, FailureCauseSchema, QueryBodySchema, QueryParamsSchema, QueryResultSchema, RunWorkflowBodySchema, RunsQuerySchema,
   SignalBodySchema, SignalParamsSchema, SignalResultSchema, StartWorkflowBodySchema, TraceDestinationsSchema, TraceInfoSchema,
-  UpdateBodySchema, UpdateParamsSchema, UpdateResultSchema,
+  UpdateBodySchema, UpdateParamsSchema, UpdateResultSchema, UpdateHeadersSchema, UpdateAcceptedSchema, UpdateStateParamsSchema, UpdateStateSchema,
   WorkflowInputSchema, WorkflowResultSchema, WorkflowRunsSchema, WorkflowStartedSchema, WorkflowStatusSchema,
   RunWorkflowHeadersSchema, StartWorkflowHeadersSchema, WebhookRequestSchema, WebhookDeliverySchema
 } from './workflow.js'
@@ -34,6 +34,7 @@ export const schemas = [
   ErrorDetailsSchema, WorkflowResultSchema, WebhookDeliverySchema, WorkflowStatusSchema, WorkflowInputSchema, RunsQuerySchema, WorkflowRunsSchema,
   SignalBodySchema, QueryBodySchema, UpdateBodySchema,
   SignalParamsSchema, QueryParamsSchema, UpdateParamsSchema, SignalResultSchema, QueryResultSchema, UpdateResultSchema,
+  UpdateHeadersSchema, UpdateAcceptedSchema, UpdateStateParamsSchema, UpdateStateSchema,
   StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema,
   HistoryEventSchema, HistoryWorkflowSchema, HistoryQuerySchema, HistoryPageSchema, HistoryStreamQuerySchema,
   HistoryStreamHeadersSchema, HistoryStreamDoneSchema, HistoryStreamServerErrorSchema,

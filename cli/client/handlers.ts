@@ -24,10 +24,19 @@ export function registerHandlers (program: Command): void {
 
   for (const kind of ['query', 'update'] as const) {
     const command = clientCommand(program, `${kind} <id> <name> [payload]`, kind === 'query' ? 'query a workflow and print the answer' : 'send an update, wait for its handler and print what it returned')
-    if (kind === 'update') command.option('--if-match <runId>', IF_MATCH_HELP)
+    if (kind === 'update') {
+      command.option('--if-match <runId>', IF_MATCH_HELP)
+        .option('--async', 'return once the workflow accepted the update (Prefer: respond-async) and print its update id')
+    }
     command
       .addHelpText('after', payloadHelp)
-      .action(action(async (id: string, name: string, payload: string | undefined, options: CommonOptions & { ifMatch?: string }) => {
+      .action(action(async (id: string, name: string, payload: string | undefined, options: CommonOptions & { ifMatch?: string, async?: boolean }) => {
+        if (options.async === true) {
+          const accepted = await clientOf(options).updateAsync(id, name, await readInput(payload, 'payload'), { ifMatch: options.ifMatch })
+          if (options.json) printJson(accepted)
+          else info(`Update ${name} accepted by workflow ${accepted.workflowId} (run ${accepted.runId}); update id ${accepted.updateId}.`)
+          return EXIT.ok
+        }
         const answer = await clientOf(options)[kind](id, name, await readInput(payload, 'payload'), { ifMatch: options.ifMatch })
         printJson(options.json ? answer : answer.result)
         return EXIT.ok

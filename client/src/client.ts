@@ -8,7 +8,7 @@ import { errorFromResponse, FlowportNetworkError } from './errors.js'
 import { follow, type FollowOptions } from './follow.js'
 import type {
   Catalog, paths, QueryResult, RunsQuery, SignalResult, StopResult, StreamEvent, TerminateResult, TraceLog,
-  UpdateResult, WorkflowInput, WorkflowResult, WorkflowStarted, WorkflowStatus
+  UpdateAccepted, UpdateResult, UpdateState, WorkflowInput, WorkflowResult, WorkflowStarted, WorkflowStatus
 } from './types.js'
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:3001'
@@ -201,7 +201,23 @@ export class FlowportClient {
     const { signal } = opts
     return this.#call(signal, () => this.#api.POST('/workflow/{id}/update/{name}', {
       params: { path: { id: workflowId, name }, header: ifMatchHeader(opts.ifMatch) }, body: payload === undefined ? {} : { payload }, signal
-    }))
+    })).then((answer) => answer as UpdateResult) // without `Prefer: respond-async` the answer is always the 200
+  }
+
+  /** `Prefer: respond-async`: returns once the workflow accepted the update; read how it ends with `updateState`. */
+  updateAsync (workflowId: string, name: string, payload?: unknown, opts: PreconditionOptions = {}): Promise<UpdateAccepted> {
+    const { signal } = opts
+    return this.#call(signal, () => this.#api.POST('/workflow/{id}/update/{name}', {
+      params: { path: { id: workflowId, name }, header: { ...ifMatchHeader(opts.ifMatch), prefer: 'respond-async' } },
+      body: payload === undefined ? {} : { payload },
+      signal
+    })).then((answer) => answer as UpdateAccepted) // the 202 once accepted (a rejection throws UpdateRejectedError)
+  }
+
+  /** Where an accepted update stands: `accepted`, `completed` (with `result`) or `failed` (with `error`). */
+  updateState (workflowId: string, updateId: string, opts: CallOptions = {}): Promise<UpdateState> {
+    const { signal } = opts
+    return this.#call(signal, () => this.#api.GET('/workflow/{id}/updates/{updateId}', { params: { path: { id: workflowId, updateId } }, signal }))
   }
 
   /** Graceful stop (cancellation); with `terminateAfterMs` the call waits that long and terminates a run still open. */

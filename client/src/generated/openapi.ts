@@ -398,9 +398,29 @@ export interface paths {
         put?: never;
         /**
          * Run an update on the latest run and return its result
-         * @description Answers after the workflow accepted and ran the update. 422 UpdateRejectedError when its validator rejects the payload (nothing is recorded), 422 UpdateFailedError when the accepted update's handler fails. 409 WorkflowAlreadyClosedError when the run is closed. 404: unknown workflow id, or a name the run's workflow does not declare in its catalog. 503: the run's catalog is not published (its handlers cannot be checked).
+         * @description Answers after the workflow accepted and ran the update. 422 UpdateRejectedError when its validator rejects the payload (nothing is recorded), 422 UpdateFailedError when the accepted update's handler fails. With `Prefer: respond-async`: 202 as soon as the workflow accepted it, with `Location` of its state (GET /workflow/{id}/updates/{updateId}) and `Preference-Applied: respond-async`; a rejection is still a 422. 409 WorkflowAlreadyClosedError when the run is closed. 404: unknown workflow id, or a name the run's workflow does not declare in its catalog. 503: the run's catalog is not published (its handlers cannot be checked).
          */
         post: operations["updateWorkflow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflow/{id}/updates/{updateId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * State of an accepted update, and its result once done
+         * @description Where an update of the latest run stands: `accepted` (its handler runs), `completed` (with `result`) or `failed` (with `error`). Answers at once; poll it (`If-None-Match` makes an unchanged answer a 304). 404 UpdateNotFoundError when the latest run of the workflow id has no accepted update of that id (a rejected update is never recorded).
+         */
+        get: operations["getWorkflowUpdate"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1070,6 +1090,50 @@ export interface components {
             updateId: string;
             /** @description What the update handler returned (null when it returned nothing) */
             result: unknown;
+        };
+        UpdateHeaders: {
+            /**
+             * @description The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. Only the run is compared: a status that changed within the same run still matches.
+             * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60"
+             */
+            "if-match"?: string;
+            /**
+             * @description RFC 7240 preferences; `respond-async` answers 202 as soon as the workflow accepted the update (its validator passed), with `Location` of GET /workflow/{id}/updates/{updateId}, instead of waiting for the handler. Other preferences are ignored (RFC 7240 §2).
+             * @example respond-async
+             */
+            prefer?: string;
+        };
+        /** @description The workflow accepted the update; its handler runs on */
+        UpdateAccepted: {
+            workflowId: string;
+            /** @description The run that accepted the update */
+            runId: string;
+            /** @description Read the update's state and result at GET /workflow/{id}/updates/{updateId} (the `Location`) */
+            updateId: string;
+        };
+        UpdateStateParams: {
+            /**
+             * @description Workflow id
+             * @example expense-42
+             */
+            id: string;
+            /** @description The update id of a 202 UpdateAccepted (or of a 200 UpdateResult) */
+            updateId: string;
+        };
+        /** @description Where an accepted update stands (Temporal's update handle) */
+        UpdateState: {
+            workflowId: string;
+            /** @description The run that accepted the update */
+            runId: string;
+            updateId: string;
+            /**
+             * @description `accepted`: the handler is still running; `completed`: it returned (`result`); `failed`: it threw (`error`)
+             * @enum {string}
+             */
+            state: "accepted" | "completed" | "failed";
+            /** @description What the handler returned; null unless `completed` */
+            result: unknown;
+            error: string | null;
         };
         /** @example {
          *       "terminateAfterMs": 5000
@@ -1971,7 +2035,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2107,7 +2171,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2537,7 +2601,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2698,7 +2762,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2858,7 +2922,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2987,7 +3051,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3111,7 +3175,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3249,7 +3313,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3382,7 +3446,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3511,7 +3575,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3743,7 +3807,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3895,7 +3959,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3996,6 +4060,11 @@ export interface operations {
                  * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60"
                  */
                 "if-match"?: string;
+                /**
+                 * @description RFC 7240 preferences; `respond-async` answers 202 as soon as the workflow accepted the update (its validator passed), with `Location` of GET /workflow/{id}/updates/{updateId}, instead of waiting for the handler. Other preferences are ignored (RFC 7240 §2).
+                 * @example respond-async
+                 */
+                prefer?: string;
             };
             path: {
                 /**
@@ -4026,6 +4095,17 @@ export interface operations {
                     "application/json": components["schemas"]["UpdateResult"];
                 };
             };
+            /** @description `Prefer: respond-async` was sent and the workflow accepted the update; its handler runs on */
+            202: {
+                headers: {
+                    /** @description GET /workflow/{id}/updates/{updateId}: the update's state, and its result once done */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdateAccepted"];
+                };
+            };
             /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
             400: {
                 headers: {
@@ -4053,7 +4133,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4109,6 +4189,132 @@ export interface operations {
             };
             /** @description UpdateRejectedError: the update's validator refused the payload; UpdateFailedError / QueryFailedError: the handler threw; IdempotencyKeyReusedError: the Idempotency-Key was used before with another body (workflow name, input, catalog or webhook URL) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getWorkflowUpdate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description ETags of representations the client holds (`"…"`, comma-separated, or `*`): when one matches the current representation the answer is 304 with no body. Weak tags (`W/"…"`) match as their strong form.
+                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60.k3Xb0Q9aP1c"
+                 */
+                "if-none-match"?: string;
+            };
+            path: {
+                /**
+                 * @description Workflow id
+                 * @example expense-42
+                 */
+                id: string;
+                /** @description The update id of a 202 UpdateAccepted (or of a 200 UpdateResult) */
+                updateId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The update's state, with an `ETag` */
+            200: {
+                headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdateState"];
+                };
+            };
+            /** @description Not Modified: `If-None-Match` named the current representation; no body */
+            304: {
+                headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4215,7 +4421,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4373,7 +4579,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4526,7 +4732,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4684,7 +4890,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4827,7 +5033,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4939,7 +5145,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5044,7 +5250,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
