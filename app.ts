@@ -17,6 +17,7 @@ import rateLimit from './plugins/rate-limit.js'
 import audit from './plugins/audit.js'
 import schemas from './plugins/schemas.js'
 import swagger from './plugins/swagger.js'
+import conditional from './plugins/conditional.js'
 import metrics from './plugins/metrics.js'
 import tracing from './plugins/tracing.js'
 import runLog from './plugins/run-log.js'
@@ -110,6 +111,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   await app.register(audit)
   await app.register(schemas)
   await app.register(swagger)
+  await app.register(conditional)
   await app.register(temporal)
   await app.register(catalogs)
   await app.register(closedRuns)

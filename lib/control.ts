@@ -9,6 +9,7 @@ import { alreadyClosed, closedMeanwhile, describeRun } from './execution.js'
 import { readCloseEvent, timedOut, waitForCloseEvent, type RunRef } from './run-history.js'
 import { isTerminal, statusFromEngine } from './status.js'
 import { outcomeOf } from './workflow-result.js'
+import { assertRunMatches } from './http/conditional.js'
 
 export interface ControlCall {
   workflowId: string
@@ -16,11 +17,14 @@ export interface ControlCall {
   signal?: AbortSignal
   /** The engine identity the call is recorded under (lib/access/principal.ts). */
   identity?: string
+  /** `If-Match`: the run the caller saw (lib/http/conditional.ts). */
+  ifMatch?: string
 }
 
 async function openRun (fastify: FastifyInstance, call: ControlCall) {
   const execution = await describeRun(fastify, call)
   const run: RunRef = { workflowId: call.workflowId, runId: execution.runId }
+  assertRunMatches(call.ifMatch, run)
   const status = statusFromEngine(execution.status.name)
   if (isTerminal(status)) throw alreadyClosed(run, status)
   return { run, status }

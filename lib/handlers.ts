@@ -7,11 +7,16 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { QueryNotRegisteredError, QueryRejectedError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client'
+import protoRoot from '@temporalio/proto'
+import { encodeToPayloads } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js'
 import type { CatalogHandler } from '@flowport/worker/contract'
 import { ApiError, engineUnavailable, validationError, type ErrorName } from './api-error.js'
 import { alreadyClosed, closedMeanwhile, describeRun, type Execution } from './execution.js'
 import { assertMatches } from './json-schema.js'
+import { assertRunMatches } from './http/conditional.js'
 import { isTerminal, statusFromEngine } from './status.js'
+
+const { UpdateWorkflowExecutionLifecycleStage } = protoRoot.temporal.api.enums.v1
 
 export type HandlerKind = 'signal' | 'query' | 'update'
 
@@ -26,6 +31,8 @@ export interface HandlerCall {
   signal?: AbortSignal
   /** The engine identity the call is recorded under (lib/access/principal.ts). */
   identity?: string
+  /** `If-Match`: the run the caller saw (signals and updates; lib/http/conditional.ts). */
+  ifMatch?: string
 }
 
 interface Prepared {
@@ -37,6 +44,7 @@ interface Prepared {
 async function prepare (fastify: FastifyInstance, call: HandlerCall): Promise<Prepared> {
   const execution = await describeRun(fastify, { workflowId: call.workflowId, signal: call.signal })
   const run = { workflowId: call.workflowId, runId: execution.runId }
+  if (call.kind !== 'query') assertRunMatches(call.ifMatch, run)
   const catalog = await fastify.catalogs.get(execution.taskQueue, call.signal)
   const workflow = catalog.workflows.find((w) => w.name === execution.type || w.aliases.includes(execution.type))
   const handler: CatalogHandler | undefined = workflow?.[LIST[call.kind]].find((h) => h.name === call.name)
@@ -87,15 +95,49 @@ export async function runUpdate (fastify: FastifyInstance, call: HandlerCall) {
     const result = await fastify.engineCall(() => handle.executeUpdate(call.name, { args: args as [], updateId }), { signal: call.signal, ...run })
     return { ...run, updateId, result: result ?? null }
   } catch (err) {
-    if (!(err instanceof WorkflowUpdateFailedError)) throw updateError(err, call.name, run)
-    // The engine reports a validator's rejection and a failed handler the same way; only an
-    // accepted update leaves events in the history.
-    const accepted = await updateWasAccepted(fastify, run, updateId, execution.historyLength, call.signal)
-    const reason = err.cause instanceof Error ? err.cause.message : err.message
-    throw accepted
-      ? new ApiError(422, 'UpdateFailedError', `Update ${call.name} failed: ${reason}`, run)
-      : new ApiError(422, 'UpdateRejectedError', `Update ${call.name} was rejected: ${reason}`, run)
+    throw await updateFailure(fastify, err, { call, run, updateId, lengthBefore: execution.historyLength })
   }
+}
+
+/**
+ * `Prefer: respond-async`: returns once the workflow accepted the update (its validator passed);
+ * the handler runs on, and lib/update-state.ts reads how it ended. A rejection is the same 422.
+ */
+export async function startUpdate (fastify: FastifyInstance, call: HandlerCall) {
+  const { execution, run, args } = await prepare(fastify, call)
+  const client = fastify.temporalAs(call.identity)
+  const updateId = randomUUID()
+  // The raw call, not WorkflowHandle.startUpdate: its handle hides whether the validator rejected
+  // the update (the outcome is only thrown by a later result()), and a rejection must be a 422 now.
+  const response = await fastify.engineCall(async () => await client.workflowService.updateWorkflowExecution({
+    namespace: client.options.namespace,
+    workflowExecution: run,
+    waitPolicy: { lifecycleStage: UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ACCEPTED },
+    request: {
+      meta: { updateId, identity: client.options.identity },
+      input: { name: call.name, args: { payloads: await encodeToPayloads(client.options.loadedDataConverter, ...args) } }
+    }
+  }), { signal: call.signal, ...run }).catch((err: unknown) => { throw updateError(err, call.name, run) })
+  const failure = response.outcome?.failure
+  // A handler that failed right after the acceptance is reported here too: accepted is accepted
+  // (GET …/updates/{updateId} says `failed`); only a rejection by the validator is a 422.
+  if (failure && !(await updateWasAccepted(fastify, run, updateId, execution.historyLength, call.signal))) {
+    throw new ApiError(422, 'UpdateRejectedError', `Update ${call.name} was rejected: ${failure.message ?? 'by its validator'}`, run)
+  }
+  return { ...run, updateId }
+}
+
+interface UpdateAttempt { call: HandlerCall, run: { workflowId: string, runId: string }, updateId: string, lengthBefore: number }
+
+async function updateFailure (fastify: FastifyInstance, err: unknown, { call, run, updateId, lengthBefore }: UpdateAttempt): Promise<unknown> {
+  if (!(err instanceof WorkflowUpdateFailedError)) return updateError(err, call.name, run)
+  // The engine reports a validator's rejection and a failed handler the same way; only an
+  // accepted update leaves events in the history.
+  const accepted = await updateWasAccepted(fastify, run, updateId, lengthBefore, call.signal)
+  const reason = err.cause instanceof Error ? err.cause.message : err.message
+  return accepted
+    ? new ApiError(422, 'UpdateFailedError', `Update ${call.name} failed: ${reason}`, run)
+    : new ApiError(422, 'UpdateRejectedError', `Update ${call.name} was rejected: ${reason}`, run)
 }
 
 function updateError (err: unknown, name: string, run: { workflowId: string, runId: string }): unknown {

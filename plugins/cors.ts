@@ -1,6 +1,7 @@
 /**
  * CORS for browsers and Swagger UI on other origins. Registered before auth so preflights are
- * answered without credentials; PATCH (stop) and Last-Event-ID (SSE resume) are allowed.
+ * answered without credentials; PATCH (stop), Last-Event-ID (SSE resume) and the conditional-request
+ * headers (If-None-Match, If-Match; ETag exposed) are allowed.
  * @see https://github.com/fastify/fastify-cors
  */
 import fp from 'fastify-plugin'
@@ -20,8 +21,8 @@ export default fp(async (fastify) => {
   await fastify.register(cors, {
     origin: origin === '*' ? '*' : origin.split(',').map((o) => o.trim()),
     methods: ['GET', 'POST', 'PATCH', 'OPTIONS'],
-    allowedHeaders: ['content-type', 'authorization', 'last-event-id', 'x-request-id'],
-    exposedHeaders: ['x-request-id', 'retry-after', 'www-authenticate'],
+    allowedHeaders: ['content-type', 'authorization', 'last-event-id', 'x-request-id', 'if-none-match', 'if-match'],
+    exposedHeaders: ['x-request-id', 'retry-after', 'www-authenticate', 'etag'],
     maxAge: 600
   })
 }, { name: 'cors', dependencies: ['config', 'errors'] })

@@ -5,10 +5,12 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { ErrorResponseSchema, errorsFor, ref, response } from '../schemas/common.js'
-import { CatalogParamsSchema, CatalogSchema, type CatalogResponse } from '../schemas/catalog.js'
+import { CatalogParamsSchema, CatalogSchema, OpenApiDocumentSchema, type CatalogResponse } from '../schemas/catalog.js'
+import { ConditionalReadHeadersSchema, notModified, withEtag } from '../schemas/conditional.js'
 import { access } from '../lib/access/scopes.js'
+import { catalogDocuments } from '../lib/catalog-openapi.js'
 
-const ok = response(CatalogSchema, 'The catalog: its workflows with their JSON Schemas, and whether any worker polls its task queue')
+const ok = withEtag(CatalogSchema, 'The catalog: its workflows with their JSON Schemas, and whether any worker polls its task queue')
 const unavailable = response(ErrorResponseSchema, 'CatalogNotAvailableError: the default catalog is not published yet (its worker has not ' +
   'started) or no longer published; EngineUnavailableError: Temporal is unreachable. `Retry-After` is set. ' +
   'A catalog that is published but has no worker answers 200 with `workers.polling: false`.')
@@ -20,25 +22,69 @@ const catalog: FastifyPluginAsyncTypebox = async (fastify) => {
     return { ...published, workers: await fastify.catalogs.workers(catalogId, signal) }
   }
 
+  const documentOf = catalogDocuments(fastify)
+  const readConfig = { ...access('read', 'catalog'), etag: true as const }
+  const documentOk = withEtag(OpenApiDocumentSchema, 'The API\'s OpenAPI 3.1 document typed for the catalog: start/run bodies are a union ' +
+    'discriminated by `workflowName`, each workflow\'s input, output and result are components (`<name>.Input`, `<name>.Output`, ' +
+    '`<name>.WorkflowResult`), and each signal, query and update has a typed operation at its concrete path. It changes when a ' +
+    'worker publishes another catalog; its `ETag` lets a generator skip an unchanged one (docs/catalog-openapi.md)')
+  const documentDescription = 'Generated from the catalog as published now (the same document as /openapi.json, with the catalog\'s ' +
+    'JSON Schemas filled in); feed it to an OpenAPI client generator. Send its `ETag` back in `If-None-Match` to learn (304) that it has not changed.'
+
   fastify.get('/workflow/catalog', {
-    config: access('read', 'catalog'),
+    config: readConfig,
     schema: {
       tags: ['catalog'],
+      headers: ref(ConditionalReadHeadersSchema),
       operationId: 'getDefaultCatalog',
       summary: 'Workflows of the default catalog (SERVICE_CATALOG_ID) with their JSON Schemas',
-      response: { 200: ok, ...errorsFor(401, 500), 503: unavailable }
+      response: { 200: ok, 304: notModified, ...errorsFor(401, 500), 503: unavailable }
     }
   }, async () => await read(fastify.config.SERVICE_CATALOG_ID))
 
+  // Static segments win in find-my-way: a catalog named `openapi.json` is not reachable as /workflow/catalog/{catalogId}.
+  fastify.get('/workflow/catalog/openapi.json', {
+    config: readConfig,
+    schema: {
+      tags: ['catalog'],
+      operationId: 'getDefaultCatalogOpenApi',
+      summary: 'The OpenAPI document typed for the default catalog (SERVICE_CATALOG_ID)',
+      description: documentDescription,
+      headers: ref(ConditionalReadHeadersSchema),
+      response: { 200: documentOk, 304: notModified, ...errorsFor(401, 500), 503: unavailable }
+    }
+  }, async () => await documentOf(fastify.config.SERVICE_CATALOG_ID))
+
+  fastify.get('/workflow/catalog/:catalogId/openapi.json', {
+    config: readConfig,
+    schema: {
+      tags: ['catalog'],
+      operationId: 'getCatalogOpenApi',
+      summary: 'The OpenAPI document typed for a named catalog',
+      description: documentDescription,
+      params: ref(CatalogParamsSchema),
+      headers: ref(ConditionalReadHeadersSchema),
+      response: {
+        200: documentOk,
+        304: notModified,
+        ...errorsFor(400, 401, 500),
+        404: response(ErrorResponseSchema, 'WorkflowNotFoundError: no worker has ever published this catalog (the message says how to publish it)'),
+        503: unavailable
+      }
+    }
+  }, async (request) => await documentOf(request.params.catalogId))
+
   fastify.get('/workflow/catalog/:catalogId', {
-    config: access('read', 'catalog'),
+    config: readConfig,
     schema: {
       tags: ['catalog'],
       operationId: 'getCatalog',
       summary: 'Workflows of a named catalog with their JSON Schemas',
       params: ref(CatalogParamsSchema),
+      headers: ref(ConditionalReadHeadersSchema),
       response: {
         200: ok,
+        304: notModified,
         ...errorsFor(400, 401, 500),
         404: response(ErrorResponseSchema, 'WorkflowNotFoundError: no worker has ever published this catalog (the message says how to publish it)'),
         503: unavailable

@@ -36,3 +36,15 @@ export const CatalogSchema = Type.Object({
 
 export type CatalogWorkers = Static<typeof CatalogWorkersSchema>
 export type CatalogResponse = Static<typeof CatalogSchema>
+
+export const OpenApiDocumentSchema = Type.Object({
+  openapi: Type.String({ examples: ['3.1.0'] }),
+  info: Type.Object({ title: Type.String(), version: Type.String() }, { additionalProperties: true }),
+  paths: Type.Record(Type.String(), Type.Unknown()),
+  components: Type.Record(Type.String(), Type.Unknown())
+}, {
+  $id: 'OpenApiDocument',
+  additionalProperties: true,
+  description: 'An OpenAPI 3.1 document: this API, typed for one catalog (docs/catalog-openapi.md)'
+})
+export type OpenApiDocument = Static<typeof OpenApiDocumentSchema>

@@ -9,6 +9,7 @@ import { BASE64URL_PATTERN, Nullable, NameSchema, WorkflowIdSchema, ref, respons
 import { Literals, RunStatusSchema, STATUSES, TerminalRunStatusSchema } from './status.js'
 import { CatalogIdSchema } from './catalog.js'
 import { DurationSchema } from './schedules.js'
+import { IfMatchSchema } from './conditional.js'
 
 const Json = (description: string) => Type.Unknown({ description })
 const IsoTime = (description: string) => Nullable(Type.String({ format: 'date-time', description }))
@@ -250,6 +251,39 @@ export const UpdateResultSchema = Type.Object({
   result: Json('What the update handler returned (null when it returned nothing)')
 }, { $id: 'UpdateResult', additionalProperties: false, description: 'The update was accepted and its handler returned' })
 
+export const UpdateHeadersSchema = Type.Object({
+  'if-match': Type.Optional(IfMatchSchema),
+  prefer: Type.Optional(Type.String({
+    maxLength: 1000,
+    description: 'RFC 7240 preferences; `respond-async` answers 202 as soon as the workflow accepted the update (its validator ' +
+      'passed), with `Location` of GET /workflow/{id}/updates/{updateId}, instead of waiting for the handler. Other preferences ' +
+      'are ignored (RFC 7240 §2).',
+    examples: ['respond-async']
+  }))
+}, { $id: 'UpdateHeaders' })
+
+export const UpdateAcceptedSchema = Type.Object({
+  workflowId: Type.String(),
+  runId: Type.String({ description: 'The run that accepted the update' }),
+  updateId: Type.String({ description: 'Read the update\'s state and result at GET /workflow/{id}/updates/{updateId} (the `Location`)' })
+}, { $id: 'UpdateAccepted', additionalProperties: false, description: 'The workflow accepted the update; its handler runs on' })
+
+export const UpdateStateParamsSchema = Type.Object({
+  id: WorkflowIdSchema,
+  updateId: { ...NameSchema, description: 'The update id of a 202 UpdateAccepted (or of a 200 UpdateResult)' }
+}, { $id: 'UpdateStateParams' })
+
+export const UpdateStateSchema = Type.Object({
+  workflowId: Type.String(),
+  runId: Type.String({ description: 'The run that accepted the update' }),
+  updateId: Type.String(),
+  state: Literals(['accepted', 'completed', 'failed'] as const, {
+    description: '`accepted`: the handler is still running; `completed`: it returned (`result`); `failed`: it threw (`error`)'
+  }),
+  result: Json('What the handler returned; null unless `completed`'),
+  error: Nullable(Type.String({ description: 'Why the handler failed; null unless `failed`' }))
+}, { $id: 'UpdateState', additionalProperties: false, description: 'Where an accepted update stands (Temporal\'s update handle)' })
+
 export type StartWorkflowBody = Static<typeof StartWorkflowBodySchema>
 export type RunWorkflowBody = Static<typeof RunWorkflowBodySchema>
 export type WorkflowStarted = Static<typeof WorkflowStartedSchema>
@@ -260,3 +294,4 @@ export type ErrorDetails = Static<typeof ErrorDetailsSchema>
 export type WorkflowStatus = Static<typeof WorkflowStatusSchema>
 export type WorkflowInput = Static<typeof WorkflowInputSchema>
 export type RunsQuery = Static<typeof RunsQuerySchema>
+export type UpdateState = Static<typeof UpdateStateSchema>

@@ -4,7 +4,7 @@
 import t from 'tap'
 import { build } from './helpers/app.js'
 import { call, newId } from './helpers/workflows.js'
-import { preferredWait } from '../lib/prefer-wait.js'
+import { preferences, preferredWait } from '../lib/http/prefer.js'
 
 const startCall = (payload: unknown, prefer?: string) => ({
   method: 'POST' as const, url: '/workflow/start', route: '/workflow/start', payload, headers: prefer === undefined ? undefined : { prefer }
@@ -68,4 +68,11 @@ t.test('the header grammar: the first wait wins, spaces, quotes and case are all
   t.equal(preferredWait('wait="3"; x=1, wait=9'), 3)
   t.equal(preferredWait('wait=1.5'), undefined)
   t.equal(preferredWait(undefined), undefined)
+})
+
+t.test('respond-async is read from the same header, in one field or several', async (t) => {
+  t.same(preferences('respond-async, wait=10'), { respondAsync: true, wait: 10 })
+  t.same(preferences(['wait=2', 'Respond-Async']), { respondAsync: true, wait: 2 })
+  t.same(preferences('respond-asynchronously'), { respondAsync: false })
+  t.same(preferences(undefined), { respondAsync: false })
 })

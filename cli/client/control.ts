@@ -5,15 +5,17 @@ import type { Command } from 'commander'
 import { action, clientCommand, clientOf, type CommonOptions } from './command.js'
 import { EXIT } from './exit-codes.js'
 import { positiveInteger } from './input.js'
+import { IF_MATCH_HELP } from './handlers.js'
 import { info, printJson } from './output.js'
 
 export function registerControl (program: Command): void {
   clientCommand(program, 'stop <id>', 'gracefully stop a run: its cleanup runs and it ends canceled')
     .option('--run <runId>', 'this run instead of the latest run of the id')
     .option('--escalate-after <ms>', 'wait up to this long for the run to close, then terminate it', positiveInteger('--escalate-after'))
+    .option('--if-match <runId>', IF_MATCH_HELP)
     .addHelpText('after', '\nThe API records no reason for a stop; use terminate --reason for a recorded reason.')
-    .action(action(async (id: string, options: CommonOptions & { escalateAfter?: number }) => {
-      const stopped = await clientOf(options).stop(id, { runId: options.run, terminateAfterMs: options.escalateAfter })
+    .action(action(async (id: string, options: CommonOptions & { escalateAfter?: number, ifMatch?: string }) => {
+      const stopped = await clientOf(options).stop(id, { runId: options.run, terminateAfterMs: options.escalateAfter, ifMatch: options.ifMatch })
       if (options.json) printJson(stopped)
       else info(`Workflow ${stopped.workflowId} (run ${stopped.runId}): ${stopped.outcome.replace('_', ' ')}, status ${stopped.status}.`)
       return EXIT.ok
@@ -22,8 +24,9 @@ export function registerControl (program: Command): void {
   clientCommand(program, 'terminate <id>', 'terminate a run at once (no cleanup)')
     .option('--run <runId>', 'this run instead of the latest run of the id')
     .option('--reason <text>', 'recorded in the run\'s history and in its result\'s error')
-    .action(action(async (id: string, options: CommonOptions & { reason?: string }) => {
-      const terminated = await clientOf(options).terminate(id, { runId: options.run, reason: options.reason })
+    .option('--if-match <runId>', IF_MATCH_HELP)
+    .action(action(async (id: string, options: CommonOptions & { reason?: string, ifMatch?: string }) => {
+      const terminated = await clientOf(options).terminate(id, { runId: options.run, reason: options.reason, ifMatch: options.ifMatch })
       if (options.json) printJson(terminated)
       else info(`Workflow ${terminated.workflowId} (run ${terminated.runId}) terminated.`)
       return EXIT.ok

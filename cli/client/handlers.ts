@@ -7,23 +7,37 @@ import { EXIT } from './exit-codes.js'
 import { readInput } from './input.js'
 import { info, printJson } from './output.js'
 
+export const IF_MATCH_HELP = 'act only if the latest run is this one (a run id or a status ETag); otherwise PreconditionFailedError, exit 2'
+
 const payloadHelp = '\nPayload: inline JSON, @file.json, or - for stdin; omitted = the handler gets no argument.'
 
 export function registerHandlers (program: Command): void {
   clientCommand(program, 'signal <id> <name> [payload]', 'send a signal to the latest run of a workflow')
+    .option('--if-match <runId>', IF_MATCH_HELP)
     .addHelpText('after', payloadHelp)
-    .action(action(async (id: string, name: string, payload: string | undefined, options: CommonOptions) => {
-      const sent = await clientOf(options).signal(id, name, await readInput(payload, 'payload'))
+    .action(action(async (id: string, name: string, payload: string | undefined, options: CommonOptions & { ifMatch?: string }) => {
+      const sent = await clientOf(options).signal(id, name, await readInput(payload, 'payload'), { ifMatch: options.ifMatch })
       if (options.json) printJson(sent)
       else info(`Signal ${name} delivered to workflow ${sent.workflowId} (run ${sent.runId}).`)
       return EXIT.ok
     }))
 
   for (const kind of ['query', 'update'] as const) {
-    clientCommand(program, `${kind} <id> <name> [payload]`, kind === 'query' ? 'query a workflow and print the answer' : 'send an update, wait for its handler and print what it returned')
+    const command = clientCommand(program, `${kind} <id> <name> [payload]`, kind === 'query' ? 'query a workflow and print the answer' : 'send an update, wait for its handler and print what it returned')
+    if (kind === 'update') {
+      command.option('--if-match <runId>', IF_MATCH_HELP)
+        .option('--async', 'return once the workflow accepted the update (Prefer: respond-async) and print its update id')
+    }
+    command
       .addHelpText('after', payloadHelp)
-      .action(action(async (id: string, name: string, payload: string | undefined, options: CommonOptions) => {
-        const answer = await clientOf(options)[kind](id, name, await readInput(payload, 'payload'))
+      .action(action(async (id: string, name: string, payload: string | undefined, options: CommonOptions & { ifMatch?: string, async?: boolean }) => {
+        if (options.async === true) {
+          const accepted = await clientOf(options).updateAsync(id, name, await readInput(payload, 'payload'), { ifMatch: options.ifMatch })
+          if (options.json) printJson(accepted)
+          else info(`Update ${name} accepted by workflow ${accepted.workflowId} (run ${accepted.runId}); update id ${accepted.updateId}.`)
+          return EXIT.ok
+        }
+        const answer = await clientOf(options)[kind](id, name, await readInput(payload, 'payload'), { ifMatch: options.ifMatch })
         printJson(options.json ? answer : answer.result)
         return EXIT.ok
       }))

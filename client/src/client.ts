@@ -10,7 +10,7 @@ import { watchRuns, type WatchRunsOptions } from './watch-runs.js'
 import { defined, iso } from './values.js'
 import type {
   Catalog, CreateScheduleBody, OverlapPolicy, paths, QueryResult, RunsFeedEvent, RunsQuery, Schedule, ScheduleSummary, SignalResult, StopResult,
-  StreamEvent, TerminateResult, TraceLog, UpdateResult, UpdateScheduleBody, WorkflowInput, WorkflowResult, WorkflowStarted, WorkflowStatus
+  StreamEvent, TerminateResult, TraceLog, UpdateAccepted, UpdateResult, UpdateScheduleBody, UpdateState, WorkflowInput, WorkflowResult, WorkflowStarted, WorkflowStatus
 } from './types.js'
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:3001'
@@ -43,9 +43,14 @@ export interface StartOptions extends CallOptions {
   /** Sent as `Idempotency-Key`: a retry with the same key and arguments answers the run the first call started. */
   idempotencyKey?: string
 }
+/**
+ * Sent as `If-Match`: the run the caller saw, as a run id or a status ETag. The call answers
+ * PreconditionFailedError (412), and does nothing, when the run it would act on is another one.
+ */
+export interface PreconditionOptions extends CallOptions { ifMatch?: string }
 export interface RunIdOptions extends CallOptions { runId?: string }
-export interface StopOptions extends RunIdOptions { terminateAfterMs?: number }
-export interface TerminateOptions extends RunIdOptions { reason?: string }
+export interface StopOptions extends RunIdOptions, PreconditionOptions { terminateAfterMs?: number }
+export interface TerminateOptions extends RunIdOptions, PreconditionOptions { reason?: string }
 export interface RunsFilters extends CallOptions {
   workflowName?: string
   status?: RunsQuery['status']
@@ -59,6 +64,12 @@ export interface RunsFilters extends CallOptions {
 }
 export interface SchedulesFilters extends CallOptions { workflowName?: string, catalog?: string, pageSize?: number }
 export interface BackfillOptions extends CallOptions { overlap?: OverlapPolicy }
+
+/** `If-Match` from a run id (quoted here) or an entity tag / `*` as given. */
+function ifMatchHeader (ifMatch: string | undefined): { 'if-match'?: string } {
+  if (ifMatch === undefined) return {}
+  return { 'if-match': ifMatch === '*' || ifMatch.includes('"') ? ifMatch : `"${ifMatch}"` }
+}
 
 /** Node's `process`, when there is one: the package is built without Node's types (browser-safe). */
 declare const process: { env?: Record<string, string | undefined> } | undefined
@@ -180,10 +191,10 @@ export class FlowportClient {
   }
 
   /** Sends a signal (`payload` absent = no argument). */
-  signal (workflowId: string, name: string, payload?: unknown, opts: CallOptions = {}): Promise<SignalResult> {
+  signal (workflowId: string, name: string, payload?: unknown, opts: PreconditionOptions = {}): Promise<SignalResult> {
     const { signal } = opts
     return this.#call(signal, () => this.#api.POST('/workflow/{id}/signal/{name}', {
-      params: { path: { id: workflowId, name } }, body: payload === undefined ? {} : { payload }, signal
+      params: { path: { id: workflowId, name }, header: ifMatchHeader(opts.ifMatch) }, body: payload === undefined ? {} : { payload }, signal
     }))
   }
 
@@ -194,11 +205,27 @@ export class FlowportClient {
     }))
   }
 
-  update (workflowId: string, name: string, payload?: unknown, opts: CallOptions = {}): Promise<UpdateResult> {
+  update (workflowId: string, name: string, payload?: unknown, opts: PreconditionOptions = {}): Promise<UpdateResult> {
     const { signal } = opts
     return this.#call(signal, () => this.#api.POST('/workflow/{id}/update/{name}', {
-      params: { path: { id: workflowId, name } }, body: payload === undefined ? {} : { payload }, signal
-    }))
+      params: { path: { id: workflowId, name }, header: ifMatchHeader(opts.ifMatch) }, body: payload === undefined ? {} : { payload }, signal
+    })).then((answer) => answer as UpdateResult) // without `Prefer: respond-async` the answer is always the 200
+  }
+
+  /** `Prefer: respond-async`: returns once the workflow accepted the update; read how it ends with `updateState`. */
+  updateAsync (workflowId: string, name: string, payload?: unknown, opts: PreconditionOptions = {}): Promise<UpdateAccepted> {
+    const { signal } = opts
+    return this.#call(signal, () => this.#api.POST('/workflow/{id}/update/{name}', {
+      params: { path: { id: workflowId, name }, header: { ...ifMatchHeader(opts.ifMatch), prefer: 'respond-async' } },
+      body: payload === undefined ? {} : { payload },
+      signal
+    })).then((answer) => answer as UpdateAccepted) // the 202 once accepted (a rejection throws UpdateRejectedError)
+  }
+
+  /** Where an accepted update stands: `accepted`, `completed` (with `result`) or `failed` (with `error`). */
+  updateState (workflowId: string, updateId: string, opts: CallOptions = {}): Promise<UpdateState> {
+    const { signal } = opts
+    return this.#call(signal, () => this.#api.GET('/workflow/{id}/updates/{updateId}', { params: { path: { id: workflowId, updateId } }, signal }))
   }
 
   /** Graceful stop (cancellation); with `terminateAfterMs` the call waits that long and terminates a run still open. */
@@ -206,16 +233,16 @@ export class FlowportClient {
     const { signal, runId, terminateAfterMs } = opts
     const body = defined({ terminateAfterMs })
     return this.#call(signal, () => runId === undefined
-      ? this.#api.PATCH('/workflow/{id}/stop', { params: { path: { id: workflowId } }, body, signal })
-      : this.#api.PATCH('/workflow/{id}/runs/{rid}/stop', { params: { path: { id: workflowId, rid: runId } }, body, signal }))
+      ? this.#api.PATCH('/workflow/{id}/stop', { params: { path: { id: workflowId }, header: ifMatchHeader(opts.ifMatch) }, body, signal })
+      : this.#api.PATCH('/workflow/{id}/runs/{rid}/stop', { params: { path: { id: workflowId, rid: runId }, header: ifMatchHeader(opts.ifMatch) }, body, signal }))
   }
 
   terminate (workflowId: string, opts: TerminateOptions = {}): Promise<TerminateResult> {
     const { signal, runId, reason } = opts
     const body = defined({ reason })
     return this.#call(signal, () => runId === undefined
-      ? this.#api.POST('/workflow/{id}/terminate', { params: { path: { id: workflowId } }, body, signal })
-      : this.#api.POST('/workflow/{id}/runs/{rid}/terminate', { params: { path: { id: workflowId, rid: runId } }, body, signal }))
+      ? this.#api.POST('/workflow/{id}/terminate', { params: { path: { id: workflowId }, header: ifMatchHeader(opts.ifMatch) }, body, signal })
+      : this.#api.POST('/workflow/{id}/runs/{rid}/terminate', { params: { path: { id: workflowId, rid: runId }, header: ifMatchHeader(opts.ifMatch) }, body, signal }))
   }
 
   /** The workflows of the default catalog, or of `catalogId`. */

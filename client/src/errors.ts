@@ -98,7 +98,7 @@ export class RateLimitedError extends named('RateLimitedError') {}
 export class ScheduleNotFoundError extends named('ScheduleNotFoundError') {}
 /** 409: a schedule has this id already. */
 export class ScheduleAlreadyExistsError extends named('ScheduleAlreadyExistsError') {}
-/** 412: `If-Match` is not the current ETag; read again and retry. */
+/** 412: `If-Match` does not hold (a stale schedule ETag, or another run than the call would act on); nothing was changed. */
 export class PreconditionFailedError extends named('PreconditionFailedError') {}
 
 /** The short name for WorkflowExecutionTimedOutError. */

@@ -7,6 +7,7 @@ import { readHistoryPage } from '../../lib/history/page.js'
 import { errorsFor, ref, RunParamsSchema, WorkflowParamsSchema } from '../../schemas/common.js'
 import { HistoryPageSchema, HistoryQuerySchema, type HistoryQuery } from '../../schemas/history.js'
 import { access } from '../../lib/access/scopes.js'
+import { ConditionalReadHeadersSchema, notModified, withEtag } from '../../schemas/conditional.js'
 
 const history: FastifyPluginAsyncTypebox = async (fastify) => {
   const page = async (workflowId: string, runId: string | undefined, query: HistoryQuery) =>
@@ -15,11 +16,12 @@ const history: FastifyPluginAsyncTypebox = async (fastify) => {
   const common = {
     tags: ['history'],
     querystring: ref(HistoryQuerySchema),
-    response: { 200: ref(HistoryPageSchema), ...errorsFor(400, 401, 404, 500, 503) }
+    headers: ref(ConditionalReadHeadersSchema),
+    response: { 200: withEtag(HistoryPageSchema, 'One page of events, with an `ETag` (a page of an open run changes as events arrive)'), 304: notModified, ...errorsFor(400, 401, 404, 500, 503) }
   }
 
   fastify.get('/workflow/:id/history', {
-    config: access('read', 'workflow'),
+    config: { ...access('read', 'workflow'), etag: true as const },
     schema: {
       ...common,
       operationId: 'getHistory',
@@ -29,7 +31,7 @@ const history: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async (request) => await page(request.params.id, undefined, request.query))
 
   fastify.get('/workflow/:id/runs/:rid/history', {
-    config: access('read', 'workflow'),
+    config: { ...access('read', 'workflow'), etag: true as const },
     schema: {
       ...common,
       operationId: 'getRunHistory',

@@ -11,6 +11,7 @@ import { optionalBody, optionalBodySchema } from './optional-body.js'
 import { stopRun, terminateRun } from '../../lib/control.js'
 import { access } from '../../lib/access/scopes.js'
 import { engineIdentity, type Principal } from '../../lib/access/principal.js'
+import { RunPreconditionHeadersSchema } from '../../schemas/conditional.js'
 
 const stopDescription = 'Requests cancellation: the workflow\'s cleanup runs and the run ends `canceled`. Without ' +
   '`terminateAfterMs` the answer comes right after the request is recorded (outcome `cancel_requested`); with it the ' +
@@ -19,14 +20,15 @@ const terminateDescription = 'Ends the run at once: no cleanup runs, the run end
   '(error names the reason).'
 
 /** The latest-run and pinned forms differ only in `rid`. */
-interface RunRequest<B> { params: { id: string, rid?: string }, body?: B, principal: Principal | null }
+interface RunRequest<B> { params: { id: string, rid?: string }, headers: { 'if-match'?: string }, body?: B, principal: Principal | null }
 
 const runCall = (request: RunRequest<unknown>, reply: FastifyReply) =>
-  ({ workflowId: request.params.id, runId: request.params.rid, signal: clientGone(reply), identity: engineIdentity(request) })
+  ({ workflowId: request.params.id, runId: request.params.rid, signal: clientGone(reply), identity: engineIdentity(request), ifMatch: request.headers['if-match'] })
 
 const control: FastifyPluginAsyncTypebox = async (fastify) => {
-  const stopResponse = { 200: ref(StopResultSchema), ...errorsFor(400, 401, 404, 409, 413, 415, 500, 503) }
-  const terminateResponse = { 200: ref(TerminateResultSchema), ...errorsFor(400, 401, 404, 409, 413, 415, 500, 503) }
+  const stopResponse = { 200: ref(StopResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 503) }
+  const terminateResponse = { 200: ref(TerminateResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 503) }
+  const headers = ref(RunPreconditionHeadersSchema)
 
   const stop = async (request: RunRequest<StopBody>, reply: FastifyReply) =>
     await stopRun(fastify, { ...runCall(request, reply), terminateAfterMs: request.body?.terminateAfterMs })
@@ -36,25 +38,25 @@ const control: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.patch('/workflow/:id/stop', {
     config: access('control', 'workflow'),
     ...optionalBody,
-    schema: { ...optionalBodySchema, tags: ['workflows'], operationId: 'stopWorkflow', summary: 'Gracefully stop the latest run', description: stopDescription, params: ref(WorkflowParamsSchema), body: ref(StopBodySchema), response: stopResponse }
+    schema: { ...optionalBodySchema, tags: ['workflows'], operationId: 'stopWorkflow', summary: 'Gracefully stop the latest run', description: stopDescription, params: ref(WorkflowParamsSchema), headers, body: ref(StopBodySchema), response: stopResponse }
   }, stop)
 
   fastify.patch('/workflow/:id/runs/:rid/stop', {
     config: access('control', 'workflow'),
     ...optionalBody,
-    schema: { ...optionalBodySchema, tags: ['workflows'], operationId: 'stopRun', summary: 'Gracefully stop one run', description: stopDescription, params: ref(RunParamsSchema), body: ref(StopBodySchema), response: stopResponse }
+    schema: { ...optionalBodySchema, tags: ['workflows'], operationId: 'stopRun', summary: 'Gracefully stop one run', description: stopDescription, params: ref(RunParamsSchema), headers, body: ref(StopBodySchema), response: stopResponse }
   }, stop)
 
   fastify.post('/workflow/:id/terminate', {
     config: access('control', 'workflow'),
     ...optionalBody,
-    schema: { ...optionalBodySchema, tags: ['workflows'], operationId: 'terminateWorkflow', summary: 'Terminate the latest run', description: terminateDescription, params: ref(WorkflowParamsSchema), body: ref(TerminateBodySchema), response: terminateResponse }
+    schema: { ...optionalBodySchema, tags: ['workflows'], operationId: 'terminateWorkflow', summary: 'Terminate the latest run', description: terminateDescription, params: ref(WorkflowParamsSchema), headers, body: ref(TerminateBodySchema), response: terminateResponse }
   }, terminate)
 
   fastify.post('/workflow/:id/runs/:rid/terminate', {
     config: access('control', 'workflow'),
     ...optionalBody,
-    schema: { ...optionalBodySchema, tags: ['workflows'], operationId: 'terminateRun', summary: 'Terminate one run', description: terminateDescription, params: ref(RunParamsSchema), body: ref(TerminateBodySchema), response: terminateResponse }
+    schema: { ...optionalBodySchema, tags: ['workflows'], operationId: 'terminateRun', summary: 'Terminate one run', description: terminateDescription, params: ref(RunParamsSchema), headers, body: ref(TerminateBodySchema), response: terminateResponse }
   }, terminate)
 }
 

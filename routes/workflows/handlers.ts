@@ -5,23 +5,28 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
+import { Type, type Static } from '@sinclair/typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
 import {
-  QueryBodySchema, QueryParamsSchema, QueryResultSchema, SignalBodySchema, SignalParamsSchema, SignalResultSchema, UpdateBodySchema, UpdateParamsSchema, UpdateResultSchema
+  QueryBodySchema, QueryParamsSchema, QueryResultSchema, SignalBodySchema, SignalParamsSchema, SignalResultSchema, UpdateBodySchema, UpdateParamsSchema, UpdateResultSchema,
+  UpdateAcceptedSchema, UpdateHeadersSchema, UpdateStateParamsSchema, UpdateStateSchema
 } from '../../schemas/workflow.js'
 import { clientGone } from '../../lib/abort.js'
 import { optionalBody, optionalBodySchema } from './optional-body.js'
-import { runQuery, runUpdate, sendSignal, type HandlerCall, type HandlerKind } from '../../lib/handlers.js'
+import { runQuery, runUpdate, sendSignal, startUpdate, type HandlerCall, type HandlerKind } from '../../lib/handlers.js'
+import { readUpdate } from '../../lib/update-state.js'
+import { preferences } from '../../lib/http/prefer.js'
 import { access } from '../../lib/access/scopes.js'
 import { engineIdentity, type Principal } from '../../lib/access/principal.js'
+import { ConditionalReadHeadersSchema, RunPreconditionHeadersSchema, notModified, withEtag } from '../../schemas/conditional.js'
 
 const common = '404: unknown workflow id, or a name the run\'s workflow does not declare in its catalog. ' +
   '503: the run\'s catalog is not published (its handlers cannot be checked).'
 
-interface HandlerRequest { params: { id: string }, body?: { payload?: unknown }, principal: Principal | null }
+interface HandlerRequest { params: { id: string }, headers: { 'if-match'?: string }, body?: { payload?: unknown }, principal: Principal | null }
 
 const handlerCall = (request: HandlerRequest, reply: FastifyReply, kind: HandlerKind, name: string): HandlerCall =>
-  ({ workflowId: request.params.id, kind, name, payload: request.body?.payload, signal: clientGone(reply), identity: engineIdentity(request) })
+  ({ workflowId: request.params.id, kind, name, payload: request.body?.payload, signal: clientGone(reply), identity: engineIdentity(request), ifMatch: request.headers['if-match'] })
 
 const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/workflow/:id/signal/:name', {
@@ -34,8 +39,9 @@ const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Send a signal to the latest run',
       description: `Answers once the engine has recorded the signal. 409 WorkflowAlreadyClosedError when the run is closed. ${common}`,
       params: ref(SignalParamsSchema),
+      headers: ref(RunPreconditionHeadersSchema),
       body: ref(SignalBodySchema),
-      response: { 200: ref(SignalResultSchema), ...errorsFor(400, 401, 404, 409, 413, 415, 500, 503) }
+      response: { 200: ref(SignalResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 503) }
     }
   }, async (request, reply) => await sendSignal(fastify, handlerCall(request, reply, 'signal', request.params.name)))
 
@@ -65,12 +71,43 @@ const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Run an update on the latest run and return its result',
       description: 'Answers after the workflow accepted and ran the update. 422 UpdateRejectedError when its validator ' +
         'rejects the payload (nothing is recorded), 422 UpdateFailedError when the accepted update\'s handler fails. ' +
+        'With `Prefer: respond-async`: 202 as soon as the workflow accepted it, with `Location` of its state ' +
+        '(GET /workflow/{id}/updates/{updateId}) and `Preference-Applied: respond-async`; a rejection is still a 422. ' +
         `409 WorkflowAlreadyClosedError when the run is closed. ${common}`,
       params: ref(UpdateParamsSchema),
+      headers: ref(UpdateHeadersSchema),
       body: ref(UpdateBodySchema),
-      response: { 200: ref(UpdateResultSchema), ...errorsFor(400, 401, 404, 409, 413, 415, 422, 500, 503) }
+      response: {
+        200: ref(UpdateResultSchema),
+        202: Type.Unsafe<Static<typeof UpdateAcceptedSchema>>(Type.Ref('UpdateAccepted', {
+          description: '`Prefer: respond-async` was sent and the workflow accepted the update; its handler runs on',
+          headers: { location: { type: 'string', description: 'GET /workflow/{id}/updates/{updateId}: the update\'s state, and its result once done' } }
+        })),
+        ...errorsFor(400, 401, 404, 409, 412, 413, 415, 422, 500, 503)
+      }
     }
-  }, async (request, reply) => await runUpdate(fastify, handlerCall(request, reply, 'update', request.params.name)))
+  }, async (request, reply) => {
+    const call = handlerCall(request, reply, 'update', request.params.name)
+    if (!preferences(request.headers.prefer).respondAsync) return await runUpdate(fastify, call)
+    const accepted = await startUpdate(fastify, call)
+    const location = `/workflow/${encodeURIComponent(accepted.workflowId)}/updates/${encodeURIComponent(accepted.updateId)}`
+    return reply.code(202).header('location', location).header('preference-applied', 'respond-async').header('vary', 'Prefer').send(accepted)
+  })
+
+  fastify.get('/workflow/:id/updates/:updateId', {
+    config: { ...access('read', 'workflow'), etag: true as const },
+    schema: {
+      tags: ['workflows'],
+      operationId: 'getWorkflowUpdate',
+      summary: 'State of an accepted update, and its result once done',
+      description: 'Where an update of the latest run stands: `accepted` (its handler runs), `completed` (with `result`) or `failed` ' +
+        '(with `error`). Answers at once; poll it (`If-None-Match` makes an unchanged answer a 304). 404 UpdateNotFoundError when the ' +
+        'latest run of the workflow id has no accepted update of that id (a rejected update is never recorded).',
+      params: ref(UpdateStateParamsSchema),
+      headers: ref(ConditionalReadHeadersSchema),
+      response: { 200: withEtag(UpdateStateSchema, 'The update\'s state, with an `ETag`'), 304: notModified, ...errorsFor(400, 401, 404, 500, 503) }
+    }
+  }, async (request, reply) => await readUpdate(fastify, { workflowId: request.params.id, updateId: request.params.updateId, signal: clientGone(reply) }))
 }
 
 export default handlers

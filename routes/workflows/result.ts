@@ -8,33 +8,37 @@ import { RunParamsSchema, WorkflowParamsSchema, errorsFor, ref } from '../../sch
 import { WorkflowResultSchema } from '../../schemas/workflow.js'
 import { readResult } from '../../lib/workflow-result.js'
 import { access } from '../../lib/access/scopes.js'
+import { ConditionalReadHeadersSchema, notModified, withEtag } from '../../schemas/conditional.js'
 
 const description = '200 for every final status (completed, failed, canceled, terminated, timed_out, continued_as_new); ' +
   '424 WorkflowNotCompletedError while the run is open; 404 for an unknown workflow or run.'
 
 const result: FastifyPluginAsyncTypebox = async (fastify) => {
-  const response = { 200: ref(WorkflowResultSchema), ...errorsFor(400, 401, 404, 424, 500, 503) }
+  const response = { 200: withEtag(WorkflowResultSchema, 'The closed run\'s WorkflowResult, with an `ETag`'), 304: notModified, ...errorsFor(400, 401, 404, 424, 500, 503) }
+  const config = { ...access('read', 'workflow'), etag: true as const }
 
   fastify.get('/workflow/:id/result', {
-    config: access('read', 'workflow'),
+    config,
     schema: {
       tags: ['workflows'],
       operationId: 'getWorkflowResult',
       summary: 'Result of the latest run of a workflow id',
       description,
       params: ref(WorkflowParamsSchema),
+      headers: ref(ConditionalReadHeadersSchema),
       response
     }
   }, async (request) => await readResult(fastify, { workflowId: request.params.id }))
 
   fastify.get('/workflow/:id/runs/:rid/result', {
-    config: access('read', 'workflow'),
+    config,
     schema: {
       tags: ['workflows'],
       operationId: 'getRunResult',
       summary: 'Result of one run (never follows continue-as-new)',
       description,
       params: ref(RunParamsSchema),
+      headers: ref(ConditionalReadHeadersSchema),
       response
     }
   }, async (request) => await readResult(fastify, { workflowId: request.params.id, runId: request.params.rid }))

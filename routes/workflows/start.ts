@@ -1,6 +1,6 @@
 /**
  * POST /workflow/start: start and answer at once with the ids to poll, or, with
- * `Prefer: wait=<seconds>`, wait that long for the result first (lib/prefer-wait.ts).
+ * `Prefer: wait=<seconds>`, wait that long for the result first (lib/http/prefer.ts).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
@@ -9,7 +9,7 @@ import { StartWorkflowBodySchema, StartWorkflowHeadersSchema, WorkflowResultSche
 import { startWorkflow } from '../../lib/start-workflow.js'
 import { clientGone } from '../../lib/abort.js'
 import { idempotencyKeyOf } from '../../lib/idempotency.js'
-import { preferredWait } from '../../lib/prefer-wait.js'
+import { preferredWait } from '../../lib/http/prefer.js'
 import { waitForResult } from '../../lib/run-workflow.js'
 
 /** `Retry-After` of a 202: when a status read is worth trying; never longer than the client chose to wait. */

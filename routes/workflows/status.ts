@@ -7,18 +7,20 @@ import { RunParamsSchema, WorkflowParamsSchema, errorsFor, ref } from '../../sch
 import { WorkflowStatusSchema } from '../../schemas/workflow.js'
 import { readStatus } from '../../lib/execution.js'
 import { access } from '../../lib/access/scopes.js'
+import { ConditionalReadHeadersSchema, notModified, withEtag } from '../../schemas/conditional.js'
 
 const status: FastifyPluginAsyncTypebox = async (fastify) => {
-  const response = { 200: ref(WorkflowStatusSchema), ...errorsFor(400, 401, 404, 500, 503) }
+  const response = { 200: withEtag(WorkflowStatusSchema, 'The run\'s status; its `ETag` (`"<runId>.<hash>"`) changes whenever anything in it changes, and names the run for `If-Match`'), 304: notModified, ...errorsFor(400, 401, 404, 500, 503) }
+  const config = { ...access('read', 'workflow'), etag: 'run' as const }
 
   fastify.get('/workflow/:id/status', {
-    config: access('read', 'workflow'),
-    schema: { tags: ['workflows'], operationId: 'getWorkflowStatus', summary: 'Status of the latest run of a workflow id', params: ref(WorkflowParamsSchema), response }
+    config,
+    schema: { tags: ['workflows'], operationId: 'getWorkflowStatus', summary: 'Status of the latest run of a workflow id', params: ref(WorkflowParamsSchema), headers: ref(ConditionalReadHeadersSchema), response }
   }, async (request) => await readStatus(fastify, { workflowId: request.params.id }))
 
   fastify.get('/workflow/:id/runs/:rid/status', {
-    config: access('read', 'workflow'),
-    schema: { tags: ['workflows'], operationId: 'getRunStatus', summary: 'Status of one run', params: ref(RunParamsSchema), response }
+    config,
+    schema: { tags: ['workflows'], operationId: 'getRunStatus', summary: 'Status of one run', params: ref(RunParamsSchema), headers: ref(ConditionalReadHeadersSchema), response }
   }, async (request) => await readStatus(fastify, { workflowId: request.params.id, runId: request.params.rid }))
 }
 

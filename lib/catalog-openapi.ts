@@ -1,0 +1,144 @@
+/**
+ * The OpenAPI document of one catalog (docs/catalog-openapi.md): the API's own document (the one
+ * @fastify/swagger generates from the routes' schemas, served at /openapi.json), with the catalog's
+ * JSON Schemas filled in where the generic document says "any JSON value":
+ * - `StartWorkflowBody` / `RunWorkflowBody` become unions discriminated by `workflowName`, one
+ *   member per workflow (`<name>.StartBody`, `<name>.RunBody`) whose `input` is `<name>.Input`;
+ * - each workflow's result is a component `<name>.WorkflowResult` (`input`/`output` typed);
+ * - each signal, query and update name gets its own operation at its concrete path
+ *   (`/workflow/{id}/update/relabel`), beside the generic templated one, with a typed `payload`
+ *   and a typed `result`.
+ * Built once per published catalog run (a new worker deploy publishes a new run).
+ */
+import type { FastifyInstance } from 'fastify'
+import type { Catalog, CatalogHandler, CatalogWorkflow } from '@flowport/worker/contract'
+import type { OpenApiDocument } from '../schemas/catalog.js'
+
+type Json = Record<string, any>
+type Kind = 'signal' | 'query' | 'update'
+
+const LIST = { signal: 'signals', query: 'queries', update: 'updates' } as const
+/** The generic operation of each kind, and the name of its path parameter. */
+const GENERIC = {
+  signal: { path: '/workflow/{id}/signal/{name}', param: 'name', result: null },
+  query: { path: '/workflow/{id}/query/{query}', param: 'query', result: 'QueryResult' },
+  update: { path: '/workflow/{id}/update/{name}', param: 'name', result: 'UpdateResult' }
+} as const
+
+const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+const orNull = (schema: Json) => ({ anyOf: [schema, { type: 'null' }] })
+
+/** A catalog's JSON Schema as a component: its own `$id`/`$schema` would re-root references. */
+function component (schema: Json): Json {
+  const { $id: _id, $schema: _schema, ...rest } = schema
+  return rest
+}
+
+function bodyVariant (base: Json, workflow: CatalogWorkflow, catalogId: string, defaultCatalog: string): Json {
+  const { examples: _examples, $id: _id, ...body } = structuredClone(base)
+  body.properties.workflowName = { type: 'string', enum: [workflow.name, ...workflow.aliases], description: `${workflow.name}${workflow.aliases.length ? ` or an alias (${workflow.aliases.join(', ')})` : ''}` }
+  body.properties.input = { ...schemaRef(`${workflow.name}.Input`), description: workflow.description }
+  body.properties.catalog = { type: 'string', enum: [catalogId], description: 'This document\'s catalog' }
+  // A run on another catalog than the default one must say so.
+  if (catalogId !== defaultCatalog) body.required = [...new Set([...(body.required ?? []), 'catalog'])]
+  return body
+}
+
+function union (variants: string[], workflows: CatalogWorkflow[], description: string): Json {
+  const mapping: Record<string, string> = {}
+  workflows.forEach((w, i) => { for (const name of [w.name, ...w.aliases]) mapping[name] = schemaRef(variants[i]).$ref })
+  return { oneOf: variants.map(schemaRef), discriminator: { propertyName: 'workflowName', mapping }, description }
+}
+
+/** The typed operation of one handler name: the workflows declaring it share the path, so their schemas are a union. */
+function handlerOperation (doc: Json, kind: Kind, name: string, declared: Array<{ workflow: CatalogWorkflow, handler: CatalogHandler }>): Json {
+  const generic = doc.paths[GENERIC[kind].path]?.post
+  const op = structuredClone(generic)
+  const key = (w: CatalogWorkflow, part: string) => `${w.name}.${kind}.${name}.${part}`
+  const payloads: Json[] = []
+  const results: Json[] = []
+  for (const { workflow, handler } of declared) {
+    if (handler.payloadSchema) {
+      doc.components.schemas[key(workflow, 'Payload')] = component(handler.payloadSchema)
+      payloads.push(schemaRef(key(workflow, 'Payload')))
+    }
+    if (handler.resultSchema) {
+      doc.components.schemas[key(workflow, 'Result')] = component(handler.resultSchema)
+      results.push(schemaRef(key(workflow, 'Result')))
+    }
+  }
+  const one = (list: Json[]) => list.length === 1 ? list[0] : { anyOf: list }
+  const takesPayload = payloads.length === declared.length
+  const properties = payloads.length === 0 ? {} : { payload: one(payloads) }
+  op.operationId = `${generic.operationId}_${name}`
+  op.summary = `${generic.summary}: ${kind} ${name} (${declared.map((d) => d.workflow.name).join(', ')})`
+  op.description = [...new Set(declared.map((d) => d.handler.description).filter(Boolean))].join(' ') || generic.description
+  op.parameters = (op.parameters ?? []).filter((p: Json) => !(p.in === 'path' && p.name === GENERIC[kind].param))
+  op.requestBody = {
+    required: takesPayload,
+    content: { 'application/json': { schema: { type: 'object', properties, required: takesPayload ? ['payload'] : [], additionalProperties: false } } }
+  }
+  const resultName = GENERIC[kind].result
+  if (resultName !== null && results.length > 0) {
+    const typed = structuredClone(doc.components.schemas[resultName])
+    delete typed.$id
+    typed.properties.result = orNull(one(results))
+    op.responses['200'] = { ...op.responses['200'], content: { 'application/json': { schema: typed } } }
+  }
+  return op
+}
+
+export function catalogDocument (base: Json, catalog: Catalog, defaultCatalog: string): Json {
+  const doc = structuredClone(base)
+  const { schemas } = doc.components
+  doc.info = {
+    ...doc.info,
+    title: `${doc.info.title}: catalog ${catalog.catalog}`,
+    description: `${doc.info.description as string} This document is typed for catalog \`${catalog.catalog}\` as published at ` +
+      `${catalog.publishedAt}: start/run bodies, results and handler payloads carry the catalog's JSON Schemas (docs/catalog-openapi.md).`
+  }
+  doc['x-flowport-catalog'] = { catalog: catalog.catalog, publishedAt: catalog.publishedAt }
+  const workflows = catalog.workflows
+  if (workflows.length === 0) return doc
+
+  for (const w of workflows) {
+    schemas[`${w.name}.Input`] = component(w.inputSchema)
+    schemas[`${w.name}.Output`] = component(w.outputSchema)
+    schemas[`${w.name}.StartBody`] = bodyVariant(schemas.StartWorkflowBody, w, catalog.catalog, defaultCatalog)
+    schemas[`${w.name}.RunBody`] = bodyVariant(schemas.RunWorkflowBody, w, catalog.catalog, defaultCatalog)
+    const result = structuredClone(schemas.WorkflowResult)
+    delete result.$id
+    result.description = `The outcome of a closed run of ${w.name}`
+    result.properties.input = orNull(schemaRef(`${w.name}.Input`))
+    result.properties.output = { ...orNull(schemaRef(`${w.name}.Output`)), description: 'What the workflow returned; null unless status is completed' }
+    schemas[`${w.name}.WorkflowResult`] = result
+  }
+  schemas.StartWorkflowBody = union(workflows.map((w) => `${w.name}.StartBody`), workflows, 'Start one of the catalog\'s workflows; `workflowName` says which')
+  schemas.RunWorkflowBody = union(workflows.map((w) => `${w.name}.RunBody`), workflows, 'Run one of the catalog\'s workflows; `workflowName` says which')
+
+  for (const kind of ['signal', 'query', 'update'] as const) {
+    const byName = new Map<string, Array<{ workflow: CatalogWorkflow, handler: CatalogHandler }>>()
+    for (const workflow of workflows) {
+      for (const handler of workflow[LIST[kind]]) byName.set(handler.name, [...(byName.get(handler.name) ?? []), { workflow, handler }])
+    }
+    for (const [name, declared] of [...byName].sort(([a], [b]) => a.localeCompare(b))) {
+      const path = GENERIC[kind].path.replace(`{${GENERIC[kind].param}}`, encodeURIComponent(name))
+      doc.paths[path] = { post: handlerOperation(doc, kind, name, declared) }
+    }
+  }
+  return doc
+}
+
+/** The catalog's document, built once per published catalog (the catalog object is new with each publication). */
+export function catalogDocuments (fastify: FastifyInstance) {
+  const built = new WeakMap<Catalog, OpenApiDocument>()
+  return async (catalogId: string, signal?: AbortSignal): Promise<OpenApiDocument> => {
+    const catalog = await fastify.catalogs.get(catalogId, signal)
+    let doc = built.get(catalog)
+    if (doc === undefined) {
+      doc = catalogDocument(fastify.swagger() as unknown as Json, catalog, fastify.config.SERVICE_CATALOG_ID) as OpenApiDocument
+      built.set(catalog, doc)
+    }
+    return doc
+  }
+}

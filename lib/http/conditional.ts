@@ -1,0 +1,46 @@
+/**
+ * Conditional requests, the one home (docs/conditional-requests.md): strong `ETag`s of reads,
+ * `If-None-Match` → 304 (applied by plugins/conditional.ts to every route declaring `etag`), and
+ * `If-Match` naming a run, checked by the calls that act on a run before anything reaches the engine.
+ */
+import { createHash } from 'node:crypto'
+import { ApiError } from '../api-error.js'
+
+/** A strong ETag of serialized bytes: 96 bits of SHA-256, base64url. */
+export function etagOf (bytes: string | Buffer, prefix?: string): string {
+  const hash = createHash('sha256').update(bytes).digest('base64url').slice(0, 16)
+  return `"${prefix === undefined ? '' : `${prefix}.`}${hash}"`
+}
+
+/** The entity tags of an `If-None-Match` / `If-Match` field; `*` as itself. Weak tags are compared by their opaque part (RFC 9110 §8.8.3.2). */
+export function entityTags (header: string | string[] | undefined): string[] {
+  if (header === undefined) return []
+  const field = Array.isArray(header) ? header.join(',') : header
+  return [...field.matchAll(/\*|(?:W\/)?"([^"]*)"/g)].map(([all, opaque]) => opaque === undefined ? all : `"${opaque}"`)
+}
+
+/** Whether `If-None-Match` names the current representation (weak comparison, as RFC 9110 §13.1.2 asks). */
+export function noneMatchHits (header: string | string[] | undefined, etag: string): boolean {
+  return entityTags(header).some((tag) => tag === '*' || tag === etag)
+}
+
+/** The run id an `If-Match` entity tag names: `"<runId>"` or a status ETag `"<runId>.<hash>"`. */
+const runOfTag = (tag: string) => tag.slice(1, -1).split('.')[0]
+
+export interface RunPrecondition {
+  /** The raw `If-Match` field; absent = no precondition. */
+  ifMatch?: string
+}
+
+/**
+ * Throws 412 PreconditionFailedError unless `If-Match` names `run` (or is `*`). Called with the run
+ * the request is about to act on, after it was described and before any call that changes it.
+ */
+export function assertRunMatches (ifMatch: string | undefined, run: { workflowId: string, runId: string }): void {
+  if (ifMatch === undefined) return
+  const tags = entityTags(ifMatch)
+  if (tags.includes('*') || tags.some((tag) => runOfTag(tag) === run.runId)) return
+  throw new ApiError(412, 'PreconditionFailedError',
+    `If-Match names ${tags.length === 0 ? 'no entity tag' : tags.join(', ')}, but the run this request acts on is ${run.runId}: ` +
+    'nothing was sent to the engine; read the status again and decide', run)
+}

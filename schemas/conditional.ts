@@ -1,0 +1,50 @@
+/**
+ * Conditional requests (RFC 9110 §13): the request headers and the 304 response of the reads that
+ * carry an `ETag`, and the `If-Match` header of the calls that act on a run (docs/conditional-requests.md).
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+
+const ifNoneMatch = Type.String({
+  maxLength: 8192,
+  description: 'ETags of representations the client holds (`"…"`, comma-separated, or `*`): when one matches the current ' +
+    'representation the answer is 304 with no body. Weak tags (`W/"…"`) match as their strong form.',
+  examples: ['"0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60.k3Xb0Q9aP1c"']
+})
+
+export const IF_MATCH_DESCRIPTION = 'The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, ' +
+  'comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, ' +
+  'or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. ' +
+  'Only the run is compared: a status that changed within the same run still matches.'
+
+const ifMatch = Type.String({ maxLength: 8192, description: IF_MATCH_DESCRIPTION, examples: ['"0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60"'] })
+
+export const ConditionalReadHeadersSchema = Type.Object({
+  'if-none-match': Type.Optional(ifNoneMatch)
+}, { $id: 'ConditionalReadHeaders' })
+
+export const RunPreconditionHeadersSchema = Type.Object({
+  'if-match': Type.Optional(ifMatch)
+}, { $id: 'RunPreconditionHeaders' })
+
+/** The `ETag` response header, declared on every 200 of a conditional read. */
+export const etagHeader = {
+  etag: {
+    type: 'string',
+    description: 'Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). ' +
+      'A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run.'
+  }
+} as const
+
+/** The 304 of a conditional read: no body, the same `ETag`. */
+export const notModified = Type.Unsafe<undefined>({
+  type: 'null',
+  description: 'Not Modified: `If-None-Match` named the current representation; no body',
+  headers: etagHeader
+})
+
+export { ifMatch as IfMatchSchema, ifNoneMatch as IfNoneMatchSchema }
+
+/** A 200 `$ref` response that carries an `ETag` (declared in the document as a response header). */
+export function withEtag<T extends TSchema> (schema: T, description: string) {
+  return Type.Unsafe<Static<T>>(Type.Ref(String(schema.$id), { description, headers: etagHeader }))
+}

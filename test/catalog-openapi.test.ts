@@ -1,0 +1,128 @@
+/**
+ * The OpenAPI document typed per catalog (GET /workflow/catalog/openapi.json and
+ * /workflow/catalog/{catalogId}/openapi.json), read over HTTP from the test stack's API, fed to
+ * openapi-typescript, and compiled with tsc: a correct call of `hello` compiles, a wrong input does not.
+ */
+import t from 'tap'
+import { execFile } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { promisify } from 'node:util'
+import SwaggerParser from '@apidevtools/swagger-parser'
+import openapiTS, { astToString } from 'openapi-typescript'
+import type { OpenAPI3 } from 'openapi-typescript'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import addFormatsModule from 'ajv-formats'
+import { build } from './helpers/app.js'
+import { testCatalog } from './helpers/env.js'
+import { call, newId } from './helpers/workflows.js'
+
+const addFormats = addFormatsModule.default
+const run = promisify(execFile)
+const TSC = resolve('node_modules/.bin/tsc')
+
+/** Compiles one file with the generated types beside it; returns tsc's exit code and output. */
+async function compile (dir: string, file: string): Promise<{ code: number, output: string }> {
+  try {
+    const { stdout } = await run(TSC, ['--noEmit', '--strict', '--target', 'ES2022', '--module', 'NodeNext', '--moduleResolution', 'NodeNext',
+      '--skipLibCheck', join(dir, file)], { cwd: dir })
+    return { code: 0, output: stdout }
+  } catch (err) {
+    const failed = err as { code: number, stdout: string }
+    return { code: failed.code, output: failed.stdout }
+  }
+}
+
+const GOOD = `import type { components, paths } from './catalog-api.js'
+
+type RunBody = paths['/workflow/run']['post']['requestBody']['content']['application/json']
+type HelloResult = components['schemas']['hello.WorkflowResult']
+
+export const body: RunBody = { workflowName: 'hello', input: { name: 'Ada' } }
+export const byAlias: RunBody = { workflowName: 'hi', input: { name: 'Grace' }, timeout: 5000 }
+
+/** The output is typed: a string greeting, or null for a run that did not complete. */
+export function greetingOf (result: HelloResult): string | null {
+  return result.output === null ? null : result.output.greeting
+}
+
+type Relabel = paths['/workflow/{id}/update/relabel']['post']
+export const relabel: NonNullable<Relabel['requestBody']>['content']['application/json'] = { payload: { label: 'x' } }
+`
+
+const BAD = `import type { paths } from './catalog-api.js'
+
+type RunBody = paths['/workflow/run']['post']['requestBody']['content']['application/json']
+
+export const body: RunBody = { workflowName: 'hello', input: { name: 42 } }
+`
+
+t.test('a client generated from the typed document compiles a correct call and refuses a wrong input', async (t) => {
+  const app = await build(t)
+  const base = await app.listen({ port: 0, host: '127.0.0.1' })
+  const res = await fetch(`${base}/workflow/catalog/openapi.json`)
+  t.equal(res.status, 200)
+  const etag = res.headers.get('etag')
+  t.match(etag, /^"[A-Za-z0-9_-]{16}"$/, 'a strong ETag')
+  const doc = await res.json() as any
+  t.equal(doc.info.version, '1.0.0')
+  t.same(doc['x-flowport-catalog'].catalog, testCatalog())
+  await SwaggerParser.validate(structuredClone(doc))
+
+  const again = await fetch(`${base}/workflow/catalog/openapi.json`, { headers: { 'if-none-match': etag as string } })
+  t.equal(again.status, 304, 'an unchanged document is not sent again')
+  t.equal(await again.text(), '')
+  t.equal(again.headers.get('etag'), etag)
+  const named = await fetch(`${base}/workflow/catalog/${testCatalog()}/openapi.json`, { headers: { 'if-none-match': `W/"other", ${etag as string}` } })
+  t.equal(named.status, 304, 'the named catalog\'s document is the same one, and a list of tags is understood')
+
+  const dir = mkdtempSync(join(tmpdir(), 'flowport-catalog-client-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  writeFileSync(join(dir, 'catalog-api.ts'), astToString(await openapiTS(doc as OpenAPI3)))
+  writeFileSync(join(dir, 'good.ts'), GOOD)
+  writeFileSync(join(dir, 'bad.ts'), BAD)
+  writeFileSync(join(dir, 'package.json'), '{"type":"module"}')
+
+  const good = await compile(dir, 'good.ts')
+  t.equal(good.code, 0, `the correct file compiles: ${good.output}`)
+  const bad = await compile(dir, 'bad.ts')
+  t.not(bad.code, 0, 'the wrong input does not compile')
+  t.match(bad.output, /bad\.ts\(5,\d+\): error TS2322: Type 'number' is not assignable to type 'string'/)
+})
+
+t.test('the typed schemas are the catalog\'s, and a real run\'s result matches its typed result', async (t) => {
+  const app = await build(t)
+  const doc = (await call(t, app, { method: 'GET', url: '/workflow/catalog/openapi.json', route: '/workflow/catalog/openapi.json' })).body
+  const catalog = (await call(t, app, { method: 'GET', url: '/workflow/catalog', route: '/workflow/catalog' })).body
+  const hello = catalog.workflows.find((w: { name: string }) => w.name === 'hello')
+  t.same(doc.components.schemas['hello.Input'], hello.inputSchema)
+  t.same(doc.components.schemas['hello.Output'], hello.outputSchema)
+  t.same(doc.components.schemas.RunWorkflowBody.oneOf.length, catalog.workflows.length, 'one member per workflow')
+  t.equal(doc.components.schemas.RunWorkflowBody.discriminator.mapping.hi, '#/components/schemas/hello.RunBody', 'aliases map to their workflow')
+  t.ok(doc.paths['/workflow/{id}/signal/approve']?.post, 'a typed operation per handler name')
+  t.same(doc.paths['/workflow/{id}/signal/{name}'], (app.swagger() as any).paths['/workflow/{id}/signal/{name}'], 'the generic operations stay')
+
+  const ajv = new Ajv2020({ strict: false, validateSchema: false })
+  addFormats(ajv)
+  ajv.addSchema({ ...doc, $id: 'doc' })
+  const valid = (name: string, value: unknown) => {
+    const validate = ajv.getSchema(`doc#/components/schemas/${name}`)
+    return validate?.(value) === true
+  }
+  t.ok(valid('RunWorkflowBody', { workflowName: 'hello', input: { name: 'Ada' } }))
+  t.notOk(valid('RunWorkflowBody', { workflowName: 'hello', input: { name: 5 } }), 'the union refuses what the catalog refuses')
+  const result = await call(t, app, { method: 'POST', url: '/workflow/run', route: '/workflow/run', payload: { workflowName: 'hello', input: { name: 'Ada' }, workflowId: newId('hello') } })
+  t.equal(result.status, 200)
+  t.ok(valid('hello.WorkflowResult', result.body), 'the answer matches hello.WorkflowResult')
+})
+
+t.test('an unknown catalog is a 404; the static document is unchanged by it all', async (t) => {
+  const app = await build(t)
+  const missing = await call(t, app, { method: 'GET', url: '/workflow/catalog/no-such-catalog/openapi.json', route: '/workflow/catalog/{catalogId}/openapi.json' })
+  t.equal(missing.status, 404)
+  t.equal(missing.body.error, 'WorkflowNotFoundError')
+  const statics = await app.inject({ url: '/openapi.json' })
+  t.equal(statics.json().info.title, 'Flowport API')
+  t.notOk(statics.json().components.schemas['hello.Input'])
+})

@@ -1,0 +1,96 @@
+/**
+ * Non-blocking updates: `Prefer: respond-async` on POST /workflow/{id}/update/{name} answers 202 with
+ * `Location` of GET /workflow/{id}/updates/{updateId}, which reads the update's state from the
+ * real engine: accepted while its handler runs, then completed with its result, or failed.
+ */
+import t from 'tap'
+import type { Test } from 'tap'
+import type { App } from '../app.js'
+import { build } from './helpers/app.js'
+import { call, start, waitClosed } from './helpers/workflows.js'
+import { flowport, listening } from './helpers/flowport-cli.js'
+import { FlowportClient } from '@flowport/client'
+
+const asyncUpdate = (t: Test, app: App, id: string, name: string, body?: unknown, prefer = 'respond-async') =>
+  call(t, app, { method: 'POST', url: `/workflow/${id}/update/${name}`, route: '/workflow/{id}/update/{name}', payload: body, headers: { prefer } })
+const state = (t: Test, app: App, location: string, headers?: Record<string, string>) =>
+  call(t, app, { method: 'GET', url: location, route: '/workflow/{id}/updates/{updateId}', headers })
+
+t.test('respond-async: 202 once accepted, the state is `accepted` while the handler runs, then its result', async (t) => {
+  const app = await build(t)
+  const { workflowId, runId } = await start(t, app, 'faulty', {})
+  const accepted = await asyncUpdate(t, app, workflowId, 'held', undefined, 'wait=1, respond-async')
+  t.equal(accepted.status, 202, 'answered before the handler returned')
+  t.match(accepted.body, { workflowId, runId, updateId: /^[0-9a-f-]{36}$/ })
+  t.equal(accepted.headers['preference-applied'], 'respond-async')
+  const location = accepted.headers.location as string
+  t.equal(location, `/workflow/${workflowId}/updates/${accepted.body.updateId as string}`)
+
+  const running = await state(t, app, location)
+  t.equal(running.status, 200)
+  t.same(running.body, { workflowId, runId, updateId: accepted.body.updateId, state: 'accepted', result: null, error: null })
+  t.equal((await state(t, app, location, { 'if-none-match': running.headers.etag as string })).status, 304, 'unchanged: 304')
+
+  t.equal((await call(t, app, { method: 'POST', url: `/workflow/${workflowId}/signal/finish`, route: '/workflow/{id}/signal/{name}' })).status, 200)
+  await waitClosed(app, workflowId)
+  const done = await state(t, app, location, { 'if-none-match': running.headers.etag as string })
+  t.equal(done.status, 200, 'changed: sent again')
+  t.same(done.body, { workflowId, runId, updateId: accepted.body.updateId, state: 'completed', result: { released: true }, error: null })
+})
+
+t.test('respond-async: a rejected update is still a 422; a failing handler shows as `failed`', async (t) => {
+  const app = await build(t)
+  const approval = await start(t, app, 'approval', { label: 'old' })
+  const rejected = await asyncUpdate(t, app, approval.workflowId, 'relabel', { payload: { label: '   ' } })
+  t.equal(rejected.status, 422)
+  t.equal(rejected.body.error, 'UpdateRejectedError')
+  t.notOk(rejected.headers.location)
+  const relabeled = await asyncUpdate(t, app, approval.workflowId, 'relabel', { payload: { label: 'new' } })
+  t.equal(relabeled.status, 202)
+  // The handler returns at once; the state read may still find it accepted, so read until it is not.
+  let read = await state(t, app, relabeled.headers.location as string)
+  for (let i = 0; i < 40 && read.body.state === 'accepted'; i++) read = await state(t, app, relabeled.headers.location as string)
+  t.same(read.body.result, { previous: 'old' })
+  t.equal(read.body.state, 'completed')
+  await app.temporal.workflow.getHandle(approval.workflowId).terminate('test cleanup')
+
+  const faulty = await start(t, app, 'faulty', {})
+  const broken = await asyncUpdate(t, app, faulty.workflowId, 'broken', { payload: { reason: 'on purpose' } })
+  t.equal(broken.status, 202, 'the validator passed: accepted')
+  let failed = await state(t, app, broken.headers.location as string)
+  for (let i = 0; i < 40 && failed.body.state === 'accepted'; i++) failed = await state(t, app, broken.headers.location as string)
+  t.equal(failed.body.state, 'failed')
+  t.match(failed.body.error, /the update handler failed: on purpose/)
+  t.equal(failed.body.result, null)
+
+  const unknown = await state(t, app, `/workflow/${faulty.workflowId}/updates/no-such-update`)
+  t.equal(unknown.status, 404)
+  t.equal(unknown.body.error, 'UpdateNotFoundError')
+  await app.temporal.workflow.getHandle(faulty.workflowId).terminate('test cleanup')
+})
+
+t.test('without respond-async the update still answers 200 with its result', async (t) => {
+  const app = await build(t)
+  const { workflowId } = await start(t, app, 'approval', { label: 'a' })
+  const res = await asyncUpdate(t, app, workflowId, 'relabel', { payload: { label: 'b' } }, 'wait=5')
+  t.equal(res.status, 200)
+  t.same(res.body.result, { previous: 'a' })
+  t.notOk(res.headers['preference-applied'])
+  await app.temporal.workflow.getHandle(workflowId).terminate('test cleanup')
+})
+
+t.test('the client (updateAsync, updateState) and `flowport update --async`', async (t) => {
+  const { app, url } = await listening(t)
+  const { workflowId, runId } = await start(t, app, 'faulty', {})
+  const client = new FlowportClient({ baseUrl: url })
+  const accepted = await client.updateAsync(workflowId, 'held')
+  t.match(accepted, { workflowId, runId, updateId: /^[0-9a-f-]{36}$/ })
+  t.equal((await client.updateState(workflowId, accepted.updateId)).state, 'accepted')
+  const cli = await flowport(['update', workflowId, 'held', '--async', '--json'], { env: { FLOWPORT_URL: url } })
+  t.equal(cli.code, 0, cli.stderr)
+  const fromCli = JSON.parse(cli.stdout)
+  t.match(fromCli, { workflowId, runId, updateId: /^[0-9a-f-]{36}$/ })
+  await client.signal(workflowId, 'finish')
+  await waitClosed(app, workflowId)
+  t.same(await client.updateState(workflowId, fromCli.updateId), { workflowId, runId, updateId: fromCli.updateId, state: 'completed', result: { released: true }, error: null })
+})
