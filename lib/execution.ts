@@ -11,6 +11,9 @@ import type { HistoryWorkflow } from '../schemas/history.js'
 import type { WorkflowStatus } from '../schemas/workflow.js'
 import { ApiError, notFound } from './api-error.js'
 import { isoOrNull, isTerminal, statusFromEngine } from './status.js'
+import { readResetFrom } from './reset-origin.js'
+import { readAttention } from './attention.js'
+import type { ResetPoint } from '../schemas/reset.js'
 
 /** Internal workflows (the published catalogs, `__flowport_catalog:<id>`) are not the API's to show, signal or stop. */
 export const RESERVED_ID_PREFIX = '__flowport'
@@ -26,14 +29,29 @@ export interface DescribeOptions {
   signal?: AbortSignal
 }
 
-export type Execution = Pick<WorkflowExecutionInfo, 'type' | 'workflowId' | 'runId' | 'taskQueue' | 'status' | 'historyLength' | 'startTime' | 'closeTime' | 'parentExecution' | 'memo'>
+export type Execution = Pick<WorkflowExecutionInfo, 'type' | 'workflowId' | 'runId' | 'taskQueue' | 'status' | 'historyLength' | 'startTime' | 'closeTime' | 'parentExecution' | 'memo'> & {
+  /** The run a reset of this one made (the latest, when reset several times); null if never reset. */
+  resetTo?: string | null
+  /** Whether the engine records a reset of or into this run (its last reset time); only then is the history searched for the origin. */
+  wasReset?: boolean
+  /** Attempt of an open run's pending workflow task; above 1 the task failed or timed out before. */
+  workflowTaskAttempt?: number | null
+  /** Kept once read for a closed run (a run's origin never changes); undefined = not read yet. */
+  resetFrom?: ResetPoint | null
+}
 
 export async function describeRun (fastify: FastifyInstance, { workflowId, runId, signal }: DescribeOptions): Promise<Execution> {
   const ctx = { workflowId, runId }
   if (isReservedWorkflowId(workflowId)) throw notFound(`Workflow ${workflowId} not found`, ctx)
   const execution = await fastify.engineCall(() => fastify.temporal.workflow.getHandle(workflowId, runId).describe(), { signal, ...ctx })
   if (execution.type === CATALOG_WORKFLOW_TYPE) throw notFound(`Workflow ${workflowId} not found`, ctx)
-  return execution
+  const extended = execution.raw.workflowExtendedInfo
+  return {
+    ...execution,
+    resetTo: extended?.resetRunId || null,
+    wasReset: Boolean(extended?.lastResetTime),
+    workflowTaskAttempt: execution.raw.pendingWorkflowTask?.attempt ?? null
+  }
 }
 
 /** The 404 of a pinned run the engine does not know, worded as `describeRun` words it. */
@@ -58,21 +76,31 @@ export async function describeForRead (fastify: FastifyInstance, options: Descri
 }
 
 /** Only the fields the API answers with: the SDK's describe also carries search attributes, the raw response and memo fields it does not read. */
-function pickExecution ({ type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution, memo }: Execution): Execution {
+function pickExecution ({ type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution, memo, resetTo, wasReset, resetFrom }: Execution): Execution {
   const parent = parentExecution && { workflowId: parentExecution.workflowId, runId: parentExecution.runId }
   const webhook = memo?.[WEBHOOK_RUN_MEMO_KEY]
-  return { type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution: parent, memo: webhook === undefined ? undefined : { [WEBHOOK_RUN_MEMO_KEY]: webhook } }
+  return { type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution: parent, memo: webhook === undefined ? undefined : { [WEBHOOK_RUN_MEMO_KEY]: webhook }, resetTo, wasReset, resetFrom }
 }
 
-/** GET …/status: the status of the latest or a pinned run, and of its completion webhook when it was started with one. */
+/**
+ * GET …/status: the status of the latest or a pinned run, of its completion webhook when it was
+ * started with one, and its reset links and attention (docs/reset.md).
+ */
 export async function readStatus (fastify: FastifyInstance, options: DescribeOptions): Promise<WorkflowStatus> {
   const execution = await describeForRead(fastify, options)
+  const run = { workflowId: execution.workflowId, runId: execution.runId }
   const webhook = execution.memo?.[WEBHOOK_RUN_MEMO_KEY] as { url?: unknown } | undefined
-  const [status, delivery] = await Promise.all([
+  const [status, delivery, resetFrom, attention] = await Promise.all([
     statusWithWorkers(fastify, execution, options.signal),
-    typeof webhook?.url === 'string' ? readDelivery(fastify, execution, webhook.url, options.signal) : undefined
+    typeof webhook?.url === 'string' ? readDelivery(fastify, execution, webhook.url, options.signal) : undefined,
+    execution.resetFrom !== undefined || execution.wasReset !== true ? execution.resetFrom ?? null : readResetFrom(fastify, run, options.signal),
+    execution.closeTime ? null : readAttention(fastify, run, execution.workflowTaskAttempt, options.signal)
   ])
-  return delivery === undefined ? status : { ...status, webhook: delivery }
+  // The origin is final: the kept describe (describeForRead kept it) gets it, so it is read once.
+  const kept = fastify.closedRuns.get(run.workflowId, run.runId)?.execution
+  if (kept && kept.resetFrom === undefined) kept.resetFrom = resetFrom
+  const links = { ...status, resetTo: execution.resetTo ?? null, resetFrom, attention }
+  return delivery === undefined ? links : { ...links, webhook: delivery }
 }
 
 /** `workersPolling` is only known for open runs (see `statusWithWorkers`); null otherwise. */

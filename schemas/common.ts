@@ -28,7 +28,8 @@ export const ERROR_NAMES = [
   'RequestTimeoutError', 'WorkflowAlreadyStartedError', 'WorkflowAlreadyClosedError', 'PayloadTooLargeError',
   'UnsupportedMediaTypeError', 'UpdateRejectedError', 'UpdateFailedError', 'QueryFailedError', 'WorkflowNotCompletedError',
   'RequestHeaderFieldsTooLargeError', 'InternalServerError', 'CatalogNotAvailableError', 'EngineUnavailableError',
-  'TraceNotFoundError', 'TraceStorageUnavailableError', 'IdempotencyKeyReusedError', 'ForbiddenError', 'RateLimitedError'
+  'TraceNotFoundError', 'TraceStorageUnavailableError', 'IdempotencyKeyReusedError', 'ForbiddenError', 'RateLimitedError',
+  'ResetNotPossibleError', 'BatchNotFoundError'
 ] as const
 
 export type ErrorName = typeof ERROR_NAMES[number]
@@ -81,10 +82,11 @@ export const ERROR_DESCRIPTIONS = {
   403: 'ForbiddenError: the credential is valid but lacks the route\'s scope, or the run\'s catalog or workflow name is outside ' +
     'the key\'s limits, or a run token names another workflow id or run; the message says what is missing',
   404: 'WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or ' +
-    'UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run\'s ' +
+    'UpdateNotFoundError: the workflow declares no handler of that name; BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run\'s ' +
     'trace is in no destination and the engine no longer keeps its history',
   408: 'WorkflowExecutionTimedOutError: `timeout` elapsed before the run closed; the workflow keeps running',
-  409: 'WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed',
+  409: 'WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ' +
+    'ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open',
   413: 'PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES',
   415: 'UnsupportedMediaTypeError: the body is not `application/json`',
   422: 'UpdateRejectedError: the update\'s validator refused the payload; UpdateFailedError / QueryFailedError: the handler threw; ' +

@@ -22,9 +22,11 @@ import {
 } from './workflow.js'
 import { TraceLogSchema, traceSchemas } from './trace.js'
 import { RunTokenRequestSchema, RunTokenSchema } from './tokens.js'
+import { AttentionSchema, ResetBodySchema, ResetFromSchema, ResetPointSchema, ResetResultSchema, ResetStepSchema } from './reset.js'
 import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema } from './control.js'
 
 export const schemas = [
+  ResetStepSchema, ResetFromSchema, ResetBodySchema, ResetPointSchema, ResetResultSchema, AttentionSchema,
   IssueSchema, ErrorResponseSchema, ValidationErrorSchema, WorkflowParamsSchema, RunParamsSchema,
   CatalogStepSchema, CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogWorkflowSourceSchema, CatalogWorkflowSchema,
   CatalogWorkersSchema, CatalogSchema, CatalogParamsSchema,

@@ -8,6 +8,7 @@ import type { FailureCause } from '@flowport/worker/failure'
 import { BASE64URL_PATTERN, Nullable, NameSchema, WorkflowIdSchema, ref } from './common.js'
 import { Literals, RunStatusSchema, STATUSES, TerminalRunStatusSchema } from './status.js'
 import { CatalogIdSchema } from './catalog.js'
+import { AttentionSchema, ResetPointSchema } from './reset.js'
 
 const Json = (description: string) => Type.Unknown({ description })
 const IsoTime = (description: string) => Nullable(Type.String({ format: 'date-time', description }))
@@ -170,6 +171,17 @@ export const WorkflowStatusSchema = Type.Object({
     description: 'For an open run: whether any worker polls its catalog\'s task queue (polled within the last 70 s; the engine\'s ' +
       'answer is cached for 2 s). `false` = the run makes no progress until a worker with SERVICE_CATALOG_ID=<catalog> starts. ' +
       '`null` for a closed run (not checked).'
+  })),
+  resetTo: Type.Optional(Nullable(Type.String({
+    description: 'The run a reset of this run made (the latest one when it was reset several times); null if it was never reset. ' +
+      'Absent in run listings (the engine\'s list does not say).'
+  }))),
+  resetFrom: Type.Optional(Type.Union([ref(ResetPointSchema), Type.Null()], {
+    description: 'The run and point this run was reset from; null if a reset did not make it. Absent in run listings.'
+  })),
+  attention: Type.Optional(Type.Union([ref(AttentionSchema), Type.Null()], {
+    description: 'Set while the engine keeps retrying the open run\'s failing workflow task: the run does not move until someone ' +
+      'fixes the workflow code (or resets the run). null otherwise. Absent in run listings.'
   })),
   webhook: Type.Optional(ref(WebhookDeliverySchema))
 }, { $id: 'WorkflowStatus', additionalProperties: false, description: 'Status of one run' })

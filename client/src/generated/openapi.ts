@@ -447,6 +447,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workflow/{id}/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry the latest run from a step
+         * @description Makes a new run of the workflow id that keeps the old run's history up to the reset point and continues from there: steps that completed before it are not run again (their results are replayed), the step at `from` and everything after it runs again. Works on failed, timed-out, terminated, canceled and completed runs; a running run is terminated by the engine and replaced by the new one. The old run's status then names the new one (`resetTo`), the new one's the old (`resetFrom`). A step that never ran in the run is a 400 listing the steps that did; a run without a usable reset point is a 409 ResetNotPossibleError saying why.
+         */
+        post: operations["resetWorkflow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflow/{id}/runs/{rid}/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry one run from a step
+         * @description Makes a new run of the workflow id that keeps the old run's history up to the reset point and continues from there: steps that completed before it are not run again (their results are replayed), the step at `from` and everything after it runs again. Works on failed, timed-out, terminated, canceled and completed runs; a running run is terminated by the engine and replaced by the new one. The old run's status then names the new one (`resetTo`), the new one's the old (`resetFrom`). A step that never ran in the run is a 400 listing the steps that did; a run without a usable reset point is a 409 ResetNotPossibleError saying why.
+         */
+        post: operations["resetRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workflow/{id}/trace-log": {
         parameters: {
             query?: never;
@@ -532,6 +572,63 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description Just before that call of the step was scheduled */
+        ResetStep: {
+            /** @description Step (or evaluator) name as the workflow calls it, e.g. `charge` */
+            step: string;
+            /** @description Which call of that step, counting from 1 in the order they were scheduled; default: its last one */
+            occurrence?: number;
+        };
+        /** @description Where the new run takes over from the old one; steps completed before that point are not run again */
+        ResetFrom: ("failedStep" | "start" | "lastWorkflowTask") | components["schemas"]["ResetStep"];
+        /**
+         * @example {
+         *       "from": "failedStep",
+         *       "reason": "The payment provider is back"
+         *     }
+         * @example {
+         *       "from": {
+         *         "step": "greet"
+         *       }
+         *     }
+         */
+        ResetBody: {
+            from?: components["schemas"]["ResetFrom"];
+            /** @description Recorded in both runs' histories */
+            reason?: string;
+            /**
+             * @description Which signals and updates the old run received after the reset point are delivered again to the new run (Temporal's reset reapply): `all` (default), `signals`, `updates`, or `none`
+             * @enum {string}
+             */
+            reapply?: "all" | "signals" | "updates" | "none";
+        };
+        /** @description Where a run was reset */
+        ResetPoint: {
+            /** @description The run that was reset */
+            runId: string;
+            /** @description The workflow task event of that run's history the new run continues from */
+            eventId: number;
+            step: string | null;
+        };
+        /** @description The reset created a new run */
+        ResetResult: {
+            workflowId: string;
+            /** @description The new run, now the latest run of the workflow id */
+            runId: string;
+            resetFrom: components["schemas"]["ResetPoint"];
+        };
+        /** @description Why an open run needs someone to look at it */
+        Attention: {
+            /**
+             * @description `workflowTaskFailing`: the engine keeps retrying the run's workflow task and it keeps failing (e.g. the workflow code no longer replays its history after a deploy or a reset); the run does not move until the code is fixed
+             * @enum {string}
+             */
+            kind: "workflowTaskFailing";
+            /** @description The last failure the worker reported for the task */
+            message: string;
+            /** @description The attempt of the pending workflow task */
+            attempts: number;
+        };
         Issue: {
             /** @description JSON pointer to the offending value within `in` */
             path: string;
@@ -545,7 +642,7 @@ export interface components {
              * @description Stable error name; the status code's description lists the ones it comes with
              * @enum {string}
              */
-            error: "ValidationError" | "UnauthorizedError" | "WorkflowNotFoundError" | "RouteNotFoundError" | "SignalNotFoundError" | "QueryNotFoundError" | "UpdateNotFoundError" | "MethodNotAllowedError" | "NotAcceptableError" | "WorkflowExecutionTimedOutError" | "RequestTimeoutError" | "WorkflowAlreadyStartedError" | "WorkflowAlreadyClosedError" | "PayloadTooLargeError" | "UnsupportedMediaTypeError" | "UpdateRejectedError" | "UpdateFailedError" | "QueryFailedError" | "WorkflowNotCompletedError" | "RequestHeaderFieldsTooLargeError" | "InternalServerError" | "CatalogNotAvailableError" | "EngineUnavailableError" | "TraceNotFoundError" | "TraceStorageUnavailableError" | "IdempotencyKeyReusedError" | "ForbiddenError" | "RateLimitedError";
+            error: "ValidationError" | "UnauthorizedError" | "WorkflowNotFoundError" | "RouteNotFoundError" | "SignalNotFoundError" | "QueryNotFoundError" | "UpdateNotFoundError" | "MethodNotAllowedError" | "NotAcceptableError" | "WorkflowExecutionTimedOutError" | "RequestTimeoutError" | "WorkflowAlreadyStartedError" | "WorkflowAlreadyClosedError" | "PayloadTooLargeError" | "UnsupportedMediaTypeError" | "UpdateRejectedError" | "UpdateFailedError" | "QueryFailedError" | "WorkflowNotCompletedError" | "RequestHeaderFieldsTooLargeError" | "InternalServerError" | "CatalogNotAvailableError" | "EngineUnavailableError" | "TraceNotFoundError" | "TraceStorageUnavailableError" | "IdempotencyKeyReusedError" | "ForbiddenError" | "RateLimitedError" | "ResetNotPossibleError" | "BatchNotFoundError";
             message: string;
             workflowId?: string;
             runId?: string;
@@ -871,6 +968,11 @@ export interface components {
             historyLength: number;
             parentWorkflowId: string | null;
             workersPolling: boolean | null;
+            resetTo?: string | null;
+            /** @description The run and point this run was reset from; null if a reset did not make it. Absent in run listings. */
+            resetFrom?: components["schemas"]["ResetPoint"] | null;
+            /** @description Set while the engine keeps retrying the open run's failing workflow task: the run does not move until someone fixes the workflow code (or resets the run). null otherwise. Absent in run listings. */
+            attention?: components["schemas"]["Attention"] | null;
             webhook?: components["schemas"]["WebhookDelivery"];
         };
         /** @description The input a run was started with */
@@ -1189,6 +1291,13 @@ export interface components {
             startTime: string | null;
             closeTime: string | null;
             stopRequestedTime: string | null;
+            resetFrom?: {
+                /** @description The run that was reset */
+                runId: string;
+                /** @description The reset point: the workflow task event of that run this run continues from */
+                eventId: number;
+                time: string | null;
+            } | null;
             /** @description The start input. A value whose JSON is larger than SERVICE_TRACE_MAX_VALUE_BYTES is replaced by a TraceTruncatedValue */
             input: unknown;
             /** @description What the run returned; null unless completed. A value whose JSON is larger than SERVICE_TRACE_MAX_VALUE_BYTES is replaced by a TraceTruncatedValue */
@@ -1623,7 +1732,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1742,7 +1851,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2172,7 +2281,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2190,7 +2299,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2333,7 +2442,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2351,7 +2460,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2476,7 +2585,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2588,7 +2697,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2695,7 +2804,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2816,7 +2925,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2932,7 +3041,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3044,7 +3153,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3270,7 +3379,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3288,7 +3397,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3413,7 +3522,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3431,7 +3540,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3565,7 +3674,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3583,7 +3692,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3712,7 +3821,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3730,7 +3839,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3855,7 +3964,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3873,7 +3982,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3993,7 +4102,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4011,7 +4120,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4136,7 +4245,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4154,7 +4263,288 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UnsupportedMediaTypeError: the body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    resetWorkflow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Workflow id
+                 * @example expense-42
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ResetBody"];
+            };
+        };
+        responses: {
+            /** @description The reset created a new run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResetResult"];
+                };
+            };
+            /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UnsupportedMediaTypeError: the body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    resetRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Workflow id
+                 * @example expense-42
+                 */
+                id: string;
+                /**
+                 * @description Run id (a UUID)
+                 * @example 0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60
+                 */
+                rid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ResetBody"];
+            };
+        };
+        responses: {
+            /** @description The reset created a new run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResetResult"];
+                };
+            };
+            /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4270,7 +4660,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4382,7 +4772,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4487,7 +4877,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
             404: {
                 headers: {
                     [name: string]: unknown;
