@@ -26,7 +26,7 @@ t.test('status of a closed run: every field, ISO times', async (t) => {
     workersPolling: null
   })
   t.ok(res.body.historyLength > 0)
-  t.same(Object.keys(res.body).sort(), ['catalog', 'closeTime', 'historyLength', 'parentWorkflowId', 'runId', 'startTime', 'status', 'workersPolling', 'workflowId', 'workflowName'])
+  t.same(Object.keys(res.body).sort(), ['attention', 'catalog', 'closeTime', 'historyLength', 'parentWorkflowId', 'resetFrom', 'resetTo', 'runId', 'startTime', 'status', 'workersPolling', 'workflowId', 'workflowName'])
   const pinned = await call(t, app, runStatusOf(workflowId, runId))
   t.same(pinned.body, res.body, 'the pinned form of the same run')
 })

@@ -94,6 +94,10 @@ export class IdempotencyKeyReusedError extends named('IdempotencyKeyReusedError'
 export class ForbiddenError extends named('ForbiddenError') {}
 /** 429: the key's request budget is spent; `retryAfter` says when it refills. */
 export class RateLimitedError extends named('RateLimitedError') {}
+/** 409: the run has no usable reset point (the message says why), or another run of its id is open. */
+export class ResetNotPossibleError extends named('ResetNotPossibleError') {}
+/** 404: no batch operation with that id. */
+export class BatchNotFoundError extends named('BatchNotFoundError') {}
 
 /** The short name for WorkflowExecutionTimedOutError. */
 export { WorkflowExecutionTimedOutError as WorkflowTimeoutError }
@@ -127,7 +131,9 @@ export const ERROR_CLASSES: { readonly [N in ErrorName]: new (message: string, i
   TraceStorageUnavailableError,
   IdempotencyKeyReusedError,
   ForbiddenError,
-  RateLimitedError
+  RateLimitedError,
+  ResetNotPossibleError,
+  BatchNotFoundError
 }
 
 export function isFlowportError (e: unknown): e is FlowportError {

@@ -1159,6 +1159,8 @@ export interface components {
             closeTime: string | null;
             historyLength: number;
             taskQueue: string;
+            /** @description In a stream's `workflow` event: set when the run's workflow task keeps failing as the stream connects (the `WorkflowTaskFailed` event in the stream says so as it happens); null otherwise. Absent in history pages. */
+            attention?: components["schemas"]["Attention"] | null;
         };
         HistoryQuery: {
             /**
@@ -1296,6 +1298,10 @@ export interface components {
                 runId: string;
                 /** @description The reset point: the workflow task event of that run this run continues from */
                 eventId: number;
+                time: string | null;
+            } | null;
+            workflowTaskFailure?: {
+                message: string;
                 time: string | null;
             } | null;
             /** @description The start input. A value whose JSON is larger than SERVICE_TRACE_MAX_VALUE_BYTES is replaced by a TraceTruncatedValue */

@@ -109,6 +109,7 @@ export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueByt
     closeTime: null,
     stopRequestedTime: null,
     resetFrom: null,
+    workflowTaskFailure: null,
     input: cap(decode(started.input)),
     output: null,
     error: null
@@ -242,7 +243,13 @@ export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueByt
     } else if (a.workflowTaskFailedEventAttributes) {
       // A reset marks its point with this failure; a history may hold copies of earlier resets' marks.
       const { cause, baseRunId, newRunId } = a.workflowTaskFailedEventAttributes
-      if (cause === RESET_CAUSE && newRunId === runId && baseRunId) workflow.resetFrom = { runId: baseRunId, eventId: Number(event.eventId), time }
+      if (cause === RESET_CAUSE) {
+        if (newRunId === runId && baseRunId) workflow.resetFrom = { runId: baseRunId, eventId: Number(event.eventId), time }
+      } else {
+        workflow.workflowTaskFailure = { message: a.workflowTaskFailedEventAttributes.failure?.message ?? 'the workflow task failed', time }
+      }
+    } else if (a.workflowTaskCompletedEventAttributes) {
+      workflow.workflowTaskFailure = null
     } else {
       closeRun(workflow, event, cap)
     }

@@ -98,6 +98,14 @@ export const TraceWorkflowSchema = Type.Object({
     description: 'For a run made by a reset ("retry from here"): the calls whose times are before `time` are the old run\'s, ' +
       'replayed from its history and not run again; the others ran in this run. null otherwise (absent in traces written before it existed)'
   }))),
+  workflowTaskFailure: Type.Optional(Nullable(Type.Object({
+    message: Type.String(),
+    time: Time('When the workflow task failed')
+  }, {
+    additionalProperties: false,
+    description: 'Set while the run\'s last workflow task failed and none completed since: the workflow code fails (e.g. its history ' +
+      'no longer replays after a deploy or a reset) and the run does not move; the engine retries the task. null otherwise'
+  }))),
   input: Value('The start input'),
   output: Value('What the run returned; null unless completed'),
   error: Nullable(Type.Ref('TraceError'))
@@ -158,6 +166,7 @@ export interface TraceWorkflow {
   closeTime: string | null
   stopRequestedTime: string | null
   resetFrom?: { runId: string, eventId: number, time: string | null } | null
+  workflowTaskFailure?: { message: string, time: string | null } | null
   input: unknown
   output: unknown
   error: TraceError | null
