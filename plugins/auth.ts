@@ -157,6 +157,9 @@ async function assertTarget (fastify: FastifyInstance, request: FastifyRequest, 
     assertCatalog(p, catalog)
     // The canonical name is what runs: an alias must not open a workflow the patterns exclude.
     if (p.key.workflows) assertWorkflowName(p, (await fastify.catalogs.workflow(catalog, body.workflowName)).name)
+  } else if (target === 'batch') {
+    // A batch acts on whatever a visibility query matches, possibly beyond the key's catalogs and workflows.
+    throw forbidden(`Key ${p.keyId} is limited to catalogs or workflows; batch operations need a key without limits`)
   } else if (target === 'runs') {
     const { catalog, workflowName } = request.query as { catalog?: string, workflowName?: string }
     if (p.key.catalogs && catalog === undefined) throw forbidden(`Key ${p.keyId} may only list runs of its catalogs: filter with ?catalog=`)

@@ -69,6 +69,7 @@ export default fp(async (fastify) => {
         { name: 'catalog', description: 'Registered workflows and their schemas' },
         { name: 'workflows', description: 'Start, run, observe and control workflow executions' },
         { name: 'history', description: 'Execution history and its live stream' },
+        { name: 'batch', description: 'One action on every run a filter matches (Temporal batch operations)' },
         { name: 'access', description: 'Run tokens for browsers' }
       ],
       components: {

@@ -23,6 +23,7 @@ import {
 import { TraceLogSchema, traceSchemas } from './trace.js'
 import { RunTokenRequestSchema, RunTokenSchema } from './tokens.js'
 import { AttentionSchema, ResetBodySchema, ResetFromSchema, ResetPointSchema, ResetResultSchema, ResetStepSchema } from './reset.js'
+import { BatchBodySchema, BatchFilterSchema, BatchParamsSchema, BatchStartedSchema, BatchStatusSchema } from './batch.js'
 import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema } from './control.js'
 
 export const schemas = [
@@ -38,5 +39,6 @@ export const schemas = [
   StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema,
   HistoryEventSchema, HistoryWorkflowSchema, HistoryQuerySchema, HistoryPageSchema, HistoryStreamQuerySchema,
   HistoryStreamHeadersSchema, HistoryStreamDoneSchema, HistoryStreamServerErrorSchema,
+  BatchFilterSchema, BatchBodySchema, BatchParamsSchema, BatchStartedSchema, BatchStatusSchema,
   ...traceSchemas, TraceLogSchema, RunTokenRequestSchema, RunTokenSchema
 ]

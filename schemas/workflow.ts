@@ -44,7 +44,7 @@ const startFields = {
     maxLength: 1000,
     description: 'Workflow id to use (default: a random UUID). An id whose run is still open is refused with 409; ' +
       'the id of a closed run may be reused (reuse policy ALLOW_DUPLICATE), which starts a new run. ' +
-      'Ids starting with `__flowport` and the id `catalog` are reserved. At most 1000 bytes in UTF-8 (the engine\'s ' +
+      'Ids starting with `__flowport` and the ids `catalog` and `batch` are reserved. At most 1000 bytes in UTF-8 (the engine\'s ' +
       'limit), so fewer than 1000 characters outside ASCII; a longer id is a 400.'
   })),
   catalog: Type.Optional({ ...CatalogIdSchema, description: 'Catalog (= Temporal task queue) to run on; default SERVICE_CATALOG_ID' }),

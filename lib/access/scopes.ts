@@ -12,9 +12,10 @@ import type { Scope } from '../../schemas/access.js'
  * - `catalog`: the catalog named by `catalogId` (the default catalog without it);
  * - `start`: the catalog and workflow name of a start/run body;
  * - `runs`: the runs listing's `catalog` and `workflowName` filters;
+ * - `batch`: runs a visibility query picks (batch operations): refused to a limited key;
  * - `none`: nothing a limit applies to.
  */
-export type Target = 'workflow' | 'catalog' | 'start' | 'runs' | 'none'
+export type Target = 'workflow' | 'catalog' | 'start' | 'runs' | 'batch' | 'none'
 
 declare module 'fastify' {
   interface FastifyContextConfig {

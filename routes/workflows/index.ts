@@ -14,9 +14,10 @@ import handlers from './handlers.js'
 import control from './control.js'
 import traceLog from './trace-log.js'
 import reset from './reset.js'
+import batch from './batch.js'
 
 const workflows: FastifyPluginAsyncTypebox = async (fastify) => {
-  for (const group of [run, start, status, result, input, runs, handlers, control, reset, traceLog]) await fastify.register(group)
+  for (const group of [run, start, status, result, input, runs, handlers, control, reset, batch, traceLog]) await fastify.register(group)
 }
 
 export default workflows

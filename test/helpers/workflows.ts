@@ -8,7 +8,7 @@ import type { App } from '../../app.js'
 import { assertContract } from './contract.js'
 
 export interface Call {
-  method: 'GET' | 'POST' | 'PATCH'
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
   url: string
   /** OpenAPI path template the URL belongs to, e.g. `/workflow/{id}/status`. */
   route: string

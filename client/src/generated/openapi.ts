@@ -487,6 +487,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workflow/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Act on every run a filter matches
+         * @description Terminates, stops, signals or resets every run the filter matches, through the engine's batch operations. The run list is eventually consistent: a run started a moment before may be missed. `matched` says how many runs matched at the start.
+         */
+        post: operations["startBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflow/batch/{batchId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Progress of a batch operation */
+        get: operations["getBatch"];
+        put?: never;
+        post?: never;
+        /**
+         * Stop a batch operation
+         * @description Runs already acted on stay as they are.
+         */
+        delete: operations["stopBatch"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workflow/{id}/trace-log": {
         parameters: {
             query?: never;
@@ -825,7 +866,7 @@ export interface components {
              *     }
              */
             input: unknown;
-            /** @description Workflow id to use (default: a random UUID). An id whose run is still open is refused with 409; the id of a closed run may be reused (reuse policy ALLOW_DUPLICATE), which starts a new run. Ids starting with `__flowport` and the id `catalog` are reserved. At most 1000 bytes in UTF-8 (the engine's limit), so fewer than 1000 characters outside ASCII; a longer id is a 400. */
+            /** @description Workflow id to use (default: a random UUID). An id whose run is still open is refused with 409; the id of a closed run may be reused (reuse policy ALLOW_DUPLICATE), which starts a new run. Ids starting with `__flowport` and the ids `catalog` and `batch` are reserved. At most 1000 bytes in UTF-8 (the engine's limit), so fewer than 1000 characters outside ASCII; a longer id is a 400. */
             workflowId?: string;
             /**
              * @description Catalog (= Temporal task queue) to run on; default SERVICE_CATALOG_ID
@@ -859,7 +900,7 @@ export interface components {
              *     }
              */
             input: unknown;
-            /** @description Workflow id to use (default: a random UUID). An id whose run is still open is refused with 409; the id of a closed run may be reused (reuse policy ALLOW_DUPLICATE), which starts a new run. Ids starting with `__flowport` and the id `catalog` are reserved. At most 1000 bytes in UTF-8 (the engine's limit), so fewer than 1000 characters outside ASCII; a longer id is a 400. */
+            /** @description Workflow id to use (default: a random UUID). An id whose run is still open is refused with 409; the id of a closed run may be reused (reuse policy ALLOW_DUPLICATE), which starts a new run. Ids starting with `__flowport` and the ids `catalog` and `batch` are reserved. At most 1000 bytes in UTF-8 (the engine's limit), so fewer than 1000 characters outside ASCII; a longer id is a 400. */
             workflowId?: string;
             /**
              * @description Catalog (= Temporal task queue) to run on; default SERVICE_CATALOG_ID
@@ -1208,6 +1249,104 @@ export interface components {
             message: string;
             workflowId: string;
             runId: string;
+        };
+        /** @description Which runs: the run-list filters, or a visibility query. Internal runs are never included. */
+        BatchFilter: {
+            /** @description Only runs of this workflow type */
+            workflowName?: string;
+            /**
+             * @description Only runs in this status
+             * @enum {string}
+             */
+            status?: "running" | "paused" | "completed" | "failed" | "canceled" | "terminated" | "timed_out" | "continued_as_new";
+            /**
+             * @description Catalog id (= Temporal task queue)
+             * @example main
+             */
+            catalog?: string;
+            /**
+             * Format: date-time
+             * @description Only runs started at or after this time
+             */
+            startedAfter?: string;
+            /**
+             * Format: date-time
+             * @description Only runs started before this time
+             */
+            startedBefore?: string;
+        } | {
+            /** @description A Temporal visibility query, e.g. `ExecutionStatus = "Running" AND WorkflowType = "approval"` */
+            query: string;
+        };
+        /** @example {
+         *       "action": "terminate",
+         *       "filter": {
+         *         "workflowName": "approval",
+         *         "status": "running"
+         *       },
+         *       "reason": "Cleaning up the demo"
+         *     } */
+        BatchBody: {
+            /**
+             * @description `terminate`; `stop` (graceful: cancellation, the cleanup runs); `signal` (needs `signal`); `reset` (needs `reset`)
+             * @enum {string}
+             */
+            action: "terminate" | "stop" | "signal" | "reset";
+            filter: components["schemas"]["BatchFilter"];
+            /** @description Recorded with the batch and in each run's history */
+            reason: string;
+            signal?: {
+                name: string;
+                /** @description The signal's argument (not validated against the catalog: the runs may be of several workflows) */
+                payload?: unknown;
+            };
+            reset?: {
+                /**
+                 * @description Where each run is reset to. A step by name (and `failedStep`) is a different event in every run's history, which a batch cannot express: reset such runs one by one with POST /workflow/{id}/reset
+                 * @enum {string}
+                 */
+                from: "start" | "lastWorkflowTask";
+                /**
+                 * @description As for a single reset; default `all`
+                 * @enum {string}
+                 */
+                reapply?: "all" | "signals" | "updates" | "none";
+            };
+        };
+        BatchParams: {
+            /** @description The id POST /workflow/batch answered */
+            batchId: string;
+        };
+        /** @description The batch was accepted; follow it with GET /workflow/batch/{batchId} */
+        BatchStarted: {
+            batchId: string;
+            /** @description How many runs the filter matched when the batch started (the engine's count of its eventually consistent run list: a run started a moment ago may be missing). 0 = nothing matched; the batch then completes with nothing to do. */
+            matched: number;
+        };
+        /** @description Where a batch operation stands */
+        BatchStatus: {
+            batchId: string;
+            /**
+             * @description `other`: a batch started outside this API
+             * @enum {string}
+             */
+            action: "terminate" | "stop" | "signal" | "reset" | "other";
+            /**
+             * @description `completed` also for a batch stopped with DELETE (the runs not reached by then are left alone)
+             * @enum {string}
+             */
+            state: "running" | "completed" | "failed" | "unknown";
+            /** @description Runs the batch found to act on (grows while it lists them) */
+            total: number;
+            /** @description Runs it acted on */
+            completed: number;
+            /** @description Runs it could not act on (e.g. closed meanwhile) */
+            failed: number;
+            reason: string;
+            /** @description The visibility query the batch runs */
+            query: string;
+            startTime: string | null;
+            closeTime: string | null;
         };
         /** @description Marker standing for a value too large to record */
         TraceTruncatedValue: {
@@ -4570,6 +4709,328 @@ export interface operations {
             };
             /** @description UnsupportedMediaTypeError: the body is not `application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    startBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchBody"];
+            };
+        };
+        responses: {
+            /** @description The batch was accepted; follow it with GET /workflow/batch/{batchId} */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchStarted"];
+                };
+            };
+            /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UnsupportedMediaTypeError: the body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id POST /workflow/batch answered */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where a batch operation stands */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchStatus"];
+                };
+            };
+            /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    stopBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id POST /workflow/batch answered */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where a batch operation stands */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchStatus"];
+                };
+            };
+            /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name; BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
