@@ -23,7 +23,7 @@ export const ResetFromSchema = Type.Union([
       'completed workflow task: only what follows it runs again.'
   }),
   ref(ResetStepSchema)
-], { $id: 'ResetFrom', description: 'Where the new run takes over from the old one; steps completed before that point are not run again' })
+], { $id: 'ResetFrom', description: 'Where the new run takes over from the old one (default `failedStep`); steps completed before that point are not run again' })
 
 export const ResetBodySchema = Type.Object({
   from: Type.Optional(ref(ResetFromSchema)),
@@ -35,7 +35,8 @@ export const ResetBodySchema = Type.Object({
 }, {
   $id: 'ResetBody',
   additionalProperties: false,
-  examples: [{ from: 'failedStep', reason: 'The payment provider is back' }, { from: { step: 'greet' } }]
+  // The path example `expense-42` is a waiting `approval` run: `start` applies to it as it is.
+  examples: [{ from: 'start', reason: 'Start over' }, { from: 'failedStep', reason: 'The payment provider is back' }, { from: { step: 'charge', occurrence: 1 } }]
 })
 
 export const ResetPointSchema = Type.Object({

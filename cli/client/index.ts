@@ -6,6 +6,7 @@ import { registerControl } from './control.js'
 import { registerHandlers } from './handlers.js'
 import { registerInspect } from './inspect.js'
 import { registerList } from './list.js'
+import { registerReset } from './reset.js'
 import { registerRun } from './run.js'
 import { registerTail } from './tail.js'
 
@@ -16,4 +17,5 @@ export function registerClientCommands (program: Command): void {
   registerHandlers(program)
   registerControl(program)
   registerList(program)
+  registerReset(program)
 }

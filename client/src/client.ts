@@ -7,7 +7,7 @@ import createClient, { type Client } from 'openapi-fetch'
 import { errorFromResponse, FlowportNetworkError } from './errors.js'
 import { follow, type FollowOptions } from './follow.js'
 import type {
-  Catalog, paths, QueryResult, RunsQuery, SignalResult, StopResult, StreamEvent, TerminateResult, TraceLog,
+  BatchBody, BatchStarted, BatchStatus, Catalog, paths, ResetFrom, ResetResult, QueryResult, RunsQuery, SignalResult, StopResult, StreamEvent, TerminateResult, TraceLog,
   UpdateResult, WorkflowInput, WorkflowResult, WorkflowStarted, WorkflowStatus
 } from './types.js'
 
@@ -42,6 +42,7 @@ export interface StartOptions extends CallOptions {
 export interface RunIdOptions extends CallOptions { runId?: string }
 export interface StopOptions extends RunIdOptions { terminateAfterMs?: number }
 export interface TerminateOptions extends RunIdOptions { reason?: string }
+export interface ResetOptions extends RunIdOptions { from?: ResetFrom, reason?: string, reapply?: 'all' | 'signals' | 'updates' | 'none' }
 export interface RunsFilters extends CallOptions {
   workflowName?: string
   status?: RunsQuery['status']
@@ -208,6 +209,33 @@ export class FlowportClient {
     return this.#call(signal, () => runId === undefined
       ? this.#api.POST('/workflow/{id}/terminate', { params: { path: { id: workflowId } }, body, signal })
       : this.#api.POST('/workflow/{id}/runs/{rid}/terminate', { params: { path: { id: workflowId, rid: runId } }, body, signal }))
+  }
+
+  /** Retry a run from a step (default: the step that failed it); answers the new run (README "When a run fails"). */
+  reset (workflowId: string, opts: ResetOptions = {}): Promise<ResetResult> {
+    const { signal, runId, from, reason, reapply } = opts
+    const body = defined({ from, reason, reapply })
+    return this.#call(signal, () => runId === undefined
+      ? this.#api.POST('/workflow/{id}/reset', { params: { path: { id: workflowId } }, body, signal })
+      : this.#api.POST('/workflow/{id}/runs/{rid}/reset', { params: { path: { id: workflowId, rid: runId } }, body, signal }))
+  }
+
+  /** Starts one action on every run a filter matches (Temporal batch operations). */
+  startBatch (body: BatchBody, opts: CallOptions = {}): Promise<BatchStarted> {
+    const { signal } = opts
+    return this.#call(signal, () => this.#api.POST('/workflow/batch', { body, signal }))
+  }
+
+  /** Where a batch operation stands. */
+  batch (batchId: string, opts: CallOptions = {}): Promise<BatchStatus> {
+    const { signal } = opts
+    return this.#call(signal, () => this.#api.GET('/workflow/batch/{batchId}', { params: { path: { batchId } }, signal }))
+  }
+
+  /** Stops a batch operation; runs it already acted on stay as they are. */
+  stopBatch (batchId: string, opts: CallOptions = {}): Promise<BatchStatus> {
+    const { signal } = opts
+    return this.#call(signal, () => this.#api.DELETE('/workflow/batch/{batchId}', { params: { path: { batchId } }, signal }))
   }
 
   /** The workflows of the default catalog, or of `catalogId`. */

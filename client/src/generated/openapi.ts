@@ -620,16 +620,21 @@ export interface components {
             /** @description Which call of that step, counting from 1 in the order they were scheduled; default: its last one */
             occurrence?: number;
         };
-        /** @description Where the new run takes over from the old one; steps completed before that point are not run again */
+        /** @description Where the new run takes over from the old one (default `failedStep`); steps completed before that point are not run again */
         ResetFrom: ("failedStep" | "start" | "lastWorkflowTask") | components["schemas"]["ResetStep"];
         /**
+         * @example {
+         *       "from": "start",
+         *       "reason": "Start over"
+         *     }
          * @example {
          *       "from": "failedStep",
          *       "reason": "The payment provider is back"
          *     }
          * @example {
          *       "from": {
-         *         "step": "greet"
+         *         "step": "charge",
+         *         "occurrence": 1
          *       }
          *     }
          */
