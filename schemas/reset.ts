@@ -35,8 +35,8 @@ export const ResetBodySchema = Type.Object({
 }, {
   $id: 'ResetBody',
   additionalProperties: false,
-  // The path example `expense-42` is a waiting `approval` run: `start` applies to it as it is.
-  examples: [{ from: 'start', reason: 'Start over' }, { from: 'failedStep', reason: 'The payment provider is back' }, { from: { step: 'charge', occurrence: 1 } }]
+  // The path example `expense-42` is a waiting `approval` run, which has called no step yet: `start` applies to it as it is.
+  examples: [{ from: 'start', reason: 'Start over' }]
 })
 
 export const ResetPointSchema = Type.Object({

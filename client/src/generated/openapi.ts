@@ -622,22 +622,10 @@ export interface components {
         };
         /** @description Where the new run takes over from the old one (default `failedStep`); steps completed before that point are not run again */
         ResetFrom: ("failedStep" | "start" | "lastWorkflowTask") | components["schemas"]["ResetStep"];
-        /**
-         * @example {
+        /** @example {
          *       "from": "start",
          *       "reason": "Start over"
-         *     }
-         * @example {
-         *       "from": "failedStep",
-         *       "reason": "The payment provider is back"
-         *     }
-         * @example {
-         *       "from": {
-         *         "step": "charge",
-         *         "occurrence": 1
-         *       }
-         *     }
-         */
+         *     } */
         ResetBody: {
             from?: components["schemas"]["ResetFrom"];
             /** @description Recorded in both runs' histories */
