@@ -8,6 +8,8 @@ import type { Test } from 'tap'
 import type { App } from '../app.js'
 import { build } from './helpers/app.js'
 import { call, eventually, start, waitClosed } from './helpers/workflows.js'
+import { bearer, keysFile } from './helpers/keys.js'
+import { testCatalog } from './helpers/env.js'
 
 const batch = (t: Test, app: App, payload: unknown) => call(t, app, { method: 'POST', url: '/workflow/batch', route: '/workflow/batch', payload })
 const progress = (t: Test, app: App, batchId: string) => call(t, app, { method: 'GET', url: `/workflow/batch/${batchId}`, route: '/workflow/batch/{batchId}' })
@@ -86,4 +88,24 @@ t.test('a batch reset from the start reruns every matched run', async (t) => {
     t.match(status.body, { status: 'terminated', resetTo: String })
     await app.temporal.workflow.getHandle(run.workflowId).terminate('test over')
   }
+})
+
+t.test('batch routes need the control scope and a key without limits; reset needs control', async (t) => {
+  const { keys, file } = keysFile(t, [
+    { id: 'operator', scopes: ['read', 'interact', 'control'] },
+    { id: 'limited', scopes: ['read', 'interact', 'control'], catalogs: [testCatalog()] },
+    { id: 'signaller', scopes: ['read', 'interact'] }
+  ])
+  const app = await build(t, { SERVICE_API_KEYS_FILE: file })
+  const as = async (id: string, method: 'GET' | 'POST', url: string, payload?: object) => {
+    const res = await app.inject({ method, url, headers: bearer(keys[id]!), ...(payload ? { payload } : {}) })
+    return { status: res.statusCode, body: res.json() }
+  }
+  const body = { action: 'signal', filter: { workflowName: `nothing-${randomUUID()}` }, reason: 'access', signal: { name: 'approve', payload: { by: 'x' } } }
+  t.equal((await as('operator', 'POST', '/workflow/batch', body)).status, 202)
+  const limited = await as('limited', 'POST', '/workflow/batch', body)
+  t.equal(limited.status, 403)
+  t.match(limited.body, { error: 'ForbiddenError', message: /batch operations need a key without limits/ })
+  t.equal((await as('signaller', 'POST', '/workflow/batch', body)).status, 403, 'a batch signal needs control, not only interact')
+  t.equal((await as('signaller', 'POST', `/workflow/${randomUUID()}/reset`, {})).status, 403, 'reset needs control')
 })
