@@ -5,10 +5,11 @@
  * Only facts that are final are kept, which is why any number of API replicas can each keep
  * their own copy: nothing here can become wrong, only be missing.
  * - `execution`: the describe of a closed run (status, times, history length, type, task queue,
- *   parent). Nothing is appended to a closed run's history; a reset or a continue-as-new makes a
- *   new run with a new id. What does change after close (search attributes, reset links, the
- *   current run of the workflow id) is not kept: the unpinned routes still describe the workflow
- *   id every time.
+ *   parent, and the run its reset made, `resetTo`). Nothing is appended to a closed run's history;
+ *   a reset or a continue-as-new makes a new run with a new id. A reset through this API drops the
+ *   reset run's entry (`forget`); other replicas answer a stale `resetTo: null` until their entry
+ *   expires. What else changes after close (search attributes, the current run of the workflow
+ *   id) is not kept: the unpinned routes still describe the workflow id every time.
  * - `input`: the run's start input, from its first history event, which never changes (also
  *   while the run is open).
  * - `outcome`: what the close event records.
@@ -86,6 +87,14 @@ export class ClosedRuns {
     // Facts never change, so what is kept already is not stored (and sized) again.
     if (known && Object.keys(facts).every((key) => known[key as keyof ClosedRun] !== undefined)) return
     this.#runs.set(runId, { ...known, ...facts, workflowId })
+  }
+
+  /**
+   * Drops a run whose kept describe went stale: a reset of a closed run changes its describe (it
+   * names the new run). Other replicas learn of it when their entry expires (`ttlMs`).
+   */
+  forget (workflowId: string, runId: string): void {
+    if (this.get(workflowId, runId) !== undefined) this.#runs?.delete(runId)
   }
 
   clear (): void {

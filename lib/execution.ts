@@ -12,6 +12,9 @@ import type { HistoryWorkflow } from '../schemas/history.js'
 import type { WorkflowStatus } from '../schemas/workflow.js'
 import { ApiError, notFound } from './api-error.js'
 import { isoOrNull, isTerminal, statusFromEngine } from './status.js'
+import { readResetFrom } from './reset-origin.js'
+import { readAttention } from './attention.js'
+import type { ResetPoint } from '../schemas/reset.js'
 
 /** Internal workflows (the published catalogs, `__flowport_catalog:<id>`) are not the API's to show, signal or stop. */
 export const RESERVED_ID_PREFIX = '__flowport'
@@ -28,7 +31,16 @@ export interface DescribeOptions {
 }
 
 export type Execution = Pick<WorkflowExecutionInfo, 'type' | 'workflowId' | 'runId' | 'taskQueue' | 'status' | 'historyLength' | 'startTime' | 'closeTime' | 'parentExecution' | 'memo'> &
-  Partial<Pick<WorkflowExecutionInfo, 'executionTime' | 'typedSearchAttributes'>>
+  Partial<Pick<WorkflowExecutionInfo, 'executionTime' | 'typedSearchAttributes'>> & {
+  /** The run a reset of this one made (the latest, when reset several times); null if never reset. */
+    resetTo?: string | null
+    /** Whether the engine records a reset of or into this run (its last reset time); only then is the history searched for the origin. */
+    wasReset?: boolean
+    /** Attempt of an open run's pending workflow task; above 1 the task failed or timed out before. */
+    workflowTaskAttempt?: number | null
+    /** Kept once read for a closed run (a run's origin never changes); undefined = not read yet. */
+    resetFrom?: ResetPoint | null
+  }
 
 /** What the engine records on a run a schedule started (Temporal's built-in search attributes). */
 const SCHEDULED_BY = defineSearchAttributeKey('TemporalScheduledById', SearchAttributeType.KEYWORD)
@@ -39,7 +51,13 @@ export async function describeRun (fastify: FastifyInstance, { workflowId, runId
   if (isReservedWorkflowId(workflowId)) throw notFound(`Workflow ${workflowId} not found`, ctx)
   const execution = await fastify.engineCall(() => fastify.temporal.workflow.getHandle(workflowId, runId).describe(), { signal, ...ctx })
   if (execution.type === CATALOG_WORKFLOW_TYPE) throw notFound(`Workflow ${workflowId} not found`, ctx)
-  return execution
+  const extended = execution.raw.workflowExtendedInfo
+  return {
+    ...execution,
+    resetTo: extended?.resetRunId || null,
+    wasReset: Boolean(extended?.lastResetTime),
+    workflowTaskAttempt: execution.raw.pendingWorkflowTask?.attempt ?? null
+  }
 }
 
 /** The 404 of a pinned run the engine does not know, worded as `describeRun` words it. */
@@ -67,7 +85,7 @@ export async function describeForRead (fastify: FastifyInstance, options: Descri
 const READ_MEMO_KEYS = [WEBHOOK_RUN_MEMO_KEY, STARTED_BY_MEMO_KEY]
 
 /** Only the fields the API answers with: the SDK's describe also carries search attributes, the raw response and memo fields it does not read. */
-function pickExecution ({ type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution, memo, executionTime, typedSearchAttributes }: Execution): Execution {
+function pickExecution ({ type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution, memo, executionTime, typedSearchAttributes, resetTo, wasReset, resetFrom }: Execution): Execution {
   const parent = parentExecution && { workflowId: parentExecution.workflowId, runId: parentExecution.runId }
   const scheduledBy = typedSearchAttributes?.get(SCHEDULED_BY)
   const scheduledAt = typedSearchAttributes?.get(SCHEDULED_AT)
@@ -77,7 +95,7 @@ function pickExecution ({ type, workflowId, runId, taskQueue, status, historyLen
   ]
   const attributes = pairs.length ? new TypedSearchAttributes(pairs) : undefined
   const kept = Object.fromEntries(READ_MEMO_KEYS.filter((key) => memo?.[key] !== undefined).map((key) => [key, memo![key]]))
-  return { type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution: parent, executionTime, typedSearchAttributes: attributes, memo: Object.keys(kept).length === 0 ? undefined : kept }
+  return { type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution: parent, executionTime, typedSearchAttributes: attributes, memo: Object.keys(kept).length === 0 ? undefined : kept, resetTo, wasReset, resetFrom }
 }
 
 /** The key id a run's memo names as its starter; null for a run started outside the API or with auth off. */
@@ -86,15 +104,25 @@ export function startedByOf (memo: Record<string, unknown> | undefined): string 
   return typeof keyId === 'string' ? keyId : null
 }
 
-/** GET …/status: the status of the latest or a pinned run, and of its completion webhook when it was started with one. */
+/**
+ * GET …/status: the status of the latest or a pinned run, of its completion webhook when it was
+ * started with one, and its reset links and attention (docs/reset.md).
+ */
 export async function readStatus (fastify: FastifyInstance, options: DescribeOptions): Promise<WorkflowStatus> {
   const execution = await describeForRead(fastify, options)
+  const run = { workflowId: execution.workflowId, runId: execution.runId }
   const webhook = execution.memo?.[WEBHOOK_RUN_MEMO_KEY] as { url?: unknown } | undefined
-  const [status, delivery] = await Promise.all([
+  const [status, delivery, resetFrom, attention] = await Promise.all([
     statusWithWorkers(fastify, execution, options.signal),
-    typeof webhook?.url === 'string' ? readDelivery(fastify, execution, webhook.url, options.signal) : undefined
+    typeof webhook?.url === 'string' ? readDelivery(fastify, execution, webhook.url, options.signal) : undefined,
+    execution.resetFrom !== undefined || execution.wasReset !== true ? execution.resetFrom ?? null : readResetFrom(fastify, run, options.signal),
+    execution.closeTime ? null : readAttention(fastify, run, execution.workflowTaskAttempt, options.signal)
   ])
-  return delivery === undefined ? status : { ...status, webhook: delivery }
+  // The origin is final: the kept describe (describeForRead kept it) gets it, so it is read once.
+  const kept = fastify.closedRuns.get(run.workflowId, run.runId)?.execution
+  if (kept && kept.resetFrom === undefined) kept.resetFrom = resetFrom
+  const links = { ...status, resetTo: execution.resetTo ?? null, resetFrom, attention }
+  return delivery === undefined ? links : { ...links, webhook: delivery }
 }
 
 /** `workersPolling` is only known for open runs (see `statusWithWorkers`); null otherwise. */

@@ -35,8 +35,8 @@ const MAX_WORKFLOW_ID_BYTES = 1000
 function assertUsableId (workflowId: string | undefined): void {
   if (workflowId === undefined) return
   // `catalog` would be shadowed by /workflow/catalog/{catalogId}; `__flowport…` ids are internal.
-  if (workflowId === 'catalog' || isReservedWorkflowId(workflowId)) {
-    throw validationError([{ path: '/workflowId', in: 'body', message: 'is reserved (the id "catalog" and ids starting with "__flowport")' }])
+  if (workflowId === 'catalog' || workflowId === 'batch' || isReservedWorkflowId(workflowId)) {
+    throw validationError([{ path: '/workflowId', in: 'body', message: 'is reserved (the ids "catalog" and "batch", and ids starting with "__flowport")' }])
   }
   // Checked here, or the engine refuses the start (INVALID_ARGUMENT) and the client gets a 500.
   if (Buffer.byteLength(workflowId) > MAX_WORKFLOW_ID_BYTES) {

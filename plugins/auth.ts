@@ -161,6 +161,9 @@ async function assertTarget (fastify: FastifyInstance, request: FastifyRequest, 
     // A replacement names what the schedule will start from now on.
     const body = request.body as StartWorkflowBody | undefined
     if (body?.workflowName !== undefined) await assertStartable(fastify, p, body)
+  } else if (target === 'batch') {
+    // A batch acts on whatever a visibility query matches, possibly beyond the key's catalogs and workflows.
+    throw forbidden(`Key ${p.keyId} is limited to catalogs or workflows; batch operations need a key without limits`)
   } else if (target === 'runs') {
     const { catalog, workflowName } = request.query as { catalog?: string, workflowName?: string }
     if (p.key.catalogs && catalog === undefined) throw forbidden(`Key ${p.keyId} may only list runs of its catalogs: filter with ?catalog=`)

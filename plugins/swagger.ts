@@ -70,6 +70,7 @@ export default fp(async (fastify) => {
         { name: 'workflows', description: 'Start, run, observe and control workflow executions' },
         { name: 'history', description: 'Execution history and its live stream' },
         { name: 'schedules', description: 'Recurring runs, kept by the engine' },
+        { name: 'batch', description: 'One action on every run a filter matches (Temporal batch operations)' },
         { name: 'access', description: 'Run tokens for browsers' }
       ],
       components: {

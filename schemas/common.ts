@@ -29,7 +29,7 @@ export const ERROR_NAMES = [
   'UnsupportedMediaTypeError', 'UpdateRejectedError', 'UpdateFailedError', 'QueryFailedError', 'WorkflowNotCompletedError',
   'RequestHeaderFieldsTooLargeError', 'InternalServerError', 'CatalogNotAvailableError', 'EngineUnavailableError',
   'TraceNotFoundError', 'TraceStorageUnavailableError', 'IdempotencyKeyReusedError', 'ForbiddenError', 'RateLimitedError',
-  'ScheduleNotFoundError', 'ScheduleAlreadyExistsError', 'PreconditionFailedError'
+  'ScheduleNotFoundError', 'ScheduleAlreadyExistsError', 'PreconditionFailedError', 'ResetNotPossibleError', 'BatchNotFoundError'
 ] as const
 
 export type ErrorName = typeof ERROR_NAMES[number]
@@ -82,11 +82,11 @@ export const ERROR_DESCRIPTIONS = {
   403: 'ForbiddenError: the credential is valid but lacks the route\'s scope, or the run\'s catalog or workflow name is outside ' +
     'the key\'s limits, or a run token names another workflow id or run; the message says what is missing',
   404: 'WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or ' +
-    'UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run\'s ' +
+    'UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run\'s ' +
     'trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id',
   408: 'WorkflowExecutionTimedOutError: `timeout` elapsed before the run closed; the workflow keeps running',
   409: 'WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ' +
-    'ScheduleAlreadyExistsError: a schedule has this id',
+    'ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open',
   412: 'PreconditionFailedError: `If-Match` does not hold: not the current ETag of a schedule (read it again and retry with the new one), ' +
     'or another run than the one the request would act on (the latest run of the workflow id, or the pinned run); nothing was changed',
   413: 'PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES',

@@ -2,6 +2,7 @@
  * History page and live stream. Events are the engine's canonical JSON form;
  * the schema names the fields every event has and lets the rest through.
  */
+import { AttentionSchema } from './reset.js'
 import { Type, type Static } from '@sinclair/typebox'
 import { BASE64URL_PATTERN, CURSOR_PATTERN, Nullable, ref } from './common.js'
 import { RunStatusSchema } from './status.js'
@@ -32,7 +33,11 @@ export const HistoryWorkflowSchema = Type.Object({
   startTime: Nullable(Type.String({ format: 'date-time' })),
   closeTime: Nullable(Type.String({ format: 'date-time' })),
   historyLength: Type.Integer({ minimum: 0 }),
-  taskQueue: Type.String()
+  taskQueue: Type.String(),
+  attention: Type.Optional(Type.Union([ref(AttentionSchema), Type.Null()], {
+    description: 'In a stream\'s `workflow` event: set when the run\'s workflow task keeps failing as the stream connects (the ' +
+      '`WorkflowTaskFailed` event in the stream says so as it happens); null otherwise. Absent in history pages.'
+  }))
 }, { $id: 'HistoryWorkflow', additionalProperties: false, description: 'The run the history belongs to, as it was when the page was read or the stream connected' })
 
 export const HistoryQuerySchema = Type.Object({

@@ -24,10 +24,13 @@ import {
 import { TraceLogSchema, traceSchemas } from './trace.js'
 import { RunTokenRequestSchema, RunTokenSchema } from './tokens.js'
 import { scheduleSchemas } from './schedules.js'
+import { AttentionSchema, ResetBodySchema, ResetFromSchema, ResetPointSchema, ResetResultSchema, ResetStepSchema } from './reset.js'
+import { BatchBodySchema, BatchFilterSchema, BatchParamsSchema, BatchStartedSchema, BatchStatusSchema } from './batch.js'
 import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema } from './control.js'
 import { runsFeedSchemas } from './runs-feed.js'
 
 export const schemas = [
+  ResetStepSchema, ResetFromSchema, ResetBodySchema, ResetPointSchema, ResetResultSchema, AttentionSchema,
   IssueSchema, ErrorResponseSchema, ValidationErrorSchema, WorkflowParamsSchema, RunParamsSchema,
   CatalogStepSchema, CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogWorkflowSourceSchema, CatalogWorkflowSchema,
   CatalogWorkersSchema, CatalogSchema, CatalogParamsSchema, OpenApiDocumentSchema, ConditionalReadHeadersSchema, RunPreconditionHeadersSchema,
@@ -40,5 +43,6 @@ export const schemas = [
   StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema,
   HistoryEventSchema, HistoryWorkflowSchema, HistoryQuerySchema, HistoryPageSchema, HistoryStreamQuerySchema,
   HistoryStreamHeadersSchema, HistoryStreamDoneSchema, HistoryStreamServerErrorSchema, ...runsFeedSchemas,
+  BatchFilterSchema, BatchBodySchema, BatchParamsSchema, BatchStartedSchema, BatchStatusSchema,
   ...traceSchemas, TraceLogSchema, RunTokenRequestSchema, RunTokenSchema, ...scheduleSchemas
 ]

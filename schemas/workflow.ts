@@ -10,6 +10,7 @@ import { Literals, RunStatusSchema, STATUSES, TerminalRunStatusSchema } from './
 import { CatalogIdSchema } from './catalog.js'
 import { DurationSchema } from './schedules.js'
 import { IfMatchSchema } from './conditional.js'
+import { AttentionSchema, ResetPointSchema } from './reset.js'
 
 const Json = (description: string) => Type.Unknown({ description })
 const IsoTime = (description: string) => Nullable(Type.String({ format: 'date-time', description }))
@@ -45,7 +46,7 @@ const startFields = {
     maxLength: 1000,
     description: 'Workflow id to use (default: a random UUID). An id whose run is still open is refused with 409; ' +
       'the id of a closed run may be reused (reuse policy ALLOW_DUPLICATE), which starts a new run. ' +
-      'Ids starting with `__flowport` and the id `catalog` are reserved. At most 1000 bytes in UTF-8 (the engine\'s ' +
+      'Ids starting with `__flowport` and the ids `catalog` and `batch` are reserved. At most 1000 bytes in UTF-8 (the engine\'s ' +
       'limit), so fewer than 1000 characters outside ASCII; a longer id is a 400.'
   })),
   catalog: Type.Optional({ ...CatalogIdSchema, description: 'Catalog (= Temporal task queue) to run on; default SERVICE_CATALOG_ID' }),
@@ -186,6 +187,17 @@ export const WorkflowStatusSchema = Type.Object({
   scheduleId: Nullable(Type.String({ description: 'The schedule that started this run (POST /schedules); null otherwise' })),
   scheduledAt: IsoTime('When the schedule had this run due (before jitter); null unless a schedule started it'),
   delayedUntil: IsoTime('When a run started with `startDelay` begins (or began); null for a run started without a delay'),
+  resetTo: Type.Optional(Nullable(Type.String({
+    description: 'The run a reset of this run made (the latest one when it was reset several times); null if it was never reset. ' +
+      'Absent in run listings (the engine\'s list does not say).'
+  }))),
+  resetFrom: Type.Optional(Type.Union([ref(ResetPointSchema), Type.Null()], {
+    description: 'The run and point this run was reset from; null if a reset did not make it. Absent in run listings.'
+  })),
+  attention: Type.Optional(Type.Union([ref(AttentionSchema), Type.Null()], {
+    description: 'Set while the engine keeps retrying the open run\'s failing workflow task: the run does not move until someone ' +
+      'fixes the workflow code (or resets the run). null otherwise. Absent in run listings.'
+  })),
   webhook: Type.Optional(ref(WebhookDeliverySchema))
 }, { $id: 'WorkflowStatus', additionalProperties: false, description: 'Status of one run' })
 

@@ -1,7 +1,7 @@
 /**
  * Conditional requests against the real engine: `ETag` + `If-None-Match` → 304 on status, result,
  * input and history pages (catalog documents: test/catalog-openapi.test.ts), and `If-Match` on
- * signal, update, stop and terminate → 412 PreconditionFailedError with nothing sent to the engine.
+ * signal, update, stop, terminate and reset → 412 PreconditionFailedError with nothing sent to the engine.
  */
 import t from 'tap'
 import type { Test } from 'tap'
@@ -133,6 +133,21 @@ t.test('If-Match on a closed run: 412 when it names another run, the usual 409 w
   t.equal(res.status, 412)
   const matching = await call(t, app, { method: 'POST', url: `/workflow/${workflowId}/terminate`, route: '/workflow/{id}/terminate', headers: { 'if-match': '*' } })
   t.equal(matching.status, 409, 'a matching precondition leaves the usual answer')
+})
+
+t.test('If-Match on reset: 412 names another run and nothing is reset; the run it names is reset', async (t) => {
+  const app = await build(t)
+  const { workflowId, runId } = await start(t, app, 'hello', { name: 'x' })
+  await waitClosed(app, workflowId)
+  const url = `/workflow/${workflowId}/reset`
+  const refused = await call(t, app, { method: 'POST', url, route: '/workflow/{id}/reset', payload: { from: 'start' }, headers: { 'if-match': '"00000000-0000-0000-0000-000000000000"' } })
+  t.equal(refused.status, 412)
+  t.match(refused.body, { error: 'PreconditionFailedError' })
+  t.equal((await app.temporal.workflow.getHandle(workflowId).describe()).runId, runId, 'no new run')
+  const reset = await call(t, app, { method: 'POST', url, route: '/workflow/{id}/reset', payload: { from: 'start' }, headers: { 'if-match': `"${runId}"` } })
+  t.equal(reset.status, 200, 'the run the caller saw is reset')
+  t.not(reset.body.runId, runId)
+  await waitClosed(app, workflowId)
 })
 
 t.test('the CLI and the client send If-Match with --if-match / ifMatch', async (t) => {

@@ -31,7 +31,7 @@ t.test('a finished run streams workflow, its whole history, done, then closes', 
   const { frames } = sse
   t.same(frames.map((f) => f.event), ['workflow', ...frames.slice(1, -1).map(() => 'history'), 'done'])
   const workflow = JSON.parse(frames[0].data)
-  t.same(Object.keys(workflow).sort(), ['closeTime', 'historyLength', 'runId', 'startTime', 'status', 'taskQueue', 'workflowId'])
+  t.same(Object.keys(workflow).sort(), ['attention', 'closeTime', 'historyLength', 'runId', 'startTime', 'status', 'taskQueue', 'workflowId'])
   t.match(workflow, { workflowId: handle.workflowId, runId: handle.firstExecutionRunId, status: 'terminated', historyLength: 4, taskQueue: /^no-worker-/ })
   t.ok(frames[0].retry && frames[0].retry > 0, 'a retry: hint comes with the workflow event')
   t.equal(frames[0].id, undefined, 'workflow carries no id (the client keeps its cursor)')

@@ -30,7 +30,7 @@ t.test('status of a closed run: every field, ISO times', async (t) => {
     delayedUntil: null
   })
   t.ok(res.body.historyLength > 0)
-  t.same(Object.keys(res.body).sort(), ['catalog', 'closeTime', 'delayedUntil', 'historyLength', 'parentWorkflowId', 'runId', 'scheduleId', 'scheduledAt', 'startTime', 'startedBy', 'status', 'workersPolling', 'workflowId', 'workflowName'])
+  t.same(Object.keys(res.body).sort(), ['attention', 'catalog', 'closeTime', 'delayedUntil', 'historyLength', 'parentWorkflowId', 'resetFrom', 'resetTo', 'runId', 'scheduleId', 'scheduledAt', 'startTime', 'startedBy', 'status', 'workersPolling', 'workflowId', 'workflowName'])
   const pinned = await call(t, app, runStatusOf(workflowId, runId))
   t.same(pinned.body, res.body, 'the pinned form of the same run')
 })

@@ -6,6 +6,7 @@ import { registerControl } from './control.js'
 import { registerHandlers } from './handlers.js'
 import { registerInspect } from './inspect.js'
 import { registerList } from './list.js'
+import { registerReset } from './reset.js'
 import { registerRun } from './run.js'
 import { registerSchedule } from './schedule.js'
 import { registerTail } from './tail.js'
@@ -18,4 +19,5 @@ export function registerClientCommands (program: Command): void {
   registerControl(program)
   registerList(program)
   registerSchedule(program)
+  registerReset(program)
 }

@@ -9,8 +9,9 @@ import { follow, type FollowOptions } from './follow.js'
 import { watchRuns, type WatchRunsOptions } from './watch-runs.js'
 import { defined, iso } from './values.js'
 import type {
-  Catalog, CreateScheduleBody, OverlapPolicy, paths, QueryResult, RunsFeedEvent, RunsQuery, Schedule, ScheduleSummary, SignalResult, StopResult,
-  StreamEvent, TerminateResult, TraceLog, UpdateAccepted, UpdateResult, UpdateScheduleBody, UpdateState, WorkflowInput, WorkflowResult, WorkflowStarted, WorkflowStatus
+  BatchBody, BatchStarted, BatchStatus, Catalog, CreateScheduleBody, OverlapPolicy, paths, QueryResult, ResetFrom, ResetResult, RunsFeedEvent, RunsQuery,
+  Schedule, ScheduleSummary, SignalResult, StopResult, StreamEvent, TerminateResult, TraceLog, UpdateAccepted, UpdateResult, UpdateScheduleBody,
+  UpdateState, WorkflowInput, WorkflowResult, WorkflowStarted, WorkflowStatus
 } from './types.js'
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:3001'
@@ -51,6 +52,7 @@ export interface PreconditionOptions extends CallOptions { ifMatch?: string }
 export interface RunIdOptions extends CallOptions { runId?: string }
 export interface StopOptions extends RunIdOptions, PreconditionOptions { terminateAfterMs?: number }
 export interface TerminateOptions extends RunIdOptions, PreconditionOptions { reason?: string }
+export interface ResetOptions extends RunIdOptions { from?: ResetFrom, reason?: string, reapply?: 'all' | 'signals' | 'updates' | 'none' }
 export interface RunsFilters extends CallOptions {
   workflowName?: string
   status?: RunsQuery['status']
@@ -243,6 +245,33 @@ export class FlowportClient {
     return this.#call(signal, () => runId === undefined
       ? this.#api.POST('/workflow/{id}/terminate', { params: { path: { id: workflowId }, header: ifMatchHeader(opts.ifMatch) }, body, signal })
       : this.#api.POST('/workflow/{id}/runs/{rid}/terminate', { params: { path: { id: workflowId, rid: runId }, header: ifMatchHeader(opts.ifMatch) }, body, signal }))
+  }
+
+  /** Retry a run from a step (default: the step that failed it); answers the new run (README "When a run fails"). */
+  reset (workflowId: string, opts: ResetOptions = {}): Promise<ResetResult> {
+    const { signal, runId, from, reason, reapply } = opts
+    const body = defined({ from, reason, reapply })
+    return this.#call(signal, () => runId === undefined
+      ? this.#api.POST('/workflow/{id}/reset', { params: { path: { id: workflowId } }, body, signal })
+      : this.#api.POST('/workflow/{id}/runs/{rid}/reset', { params: { path: { id: workflowId, rid: runId } }, body, signal }))
+  }
+
+  /** Starts one action on every run a filter matches (Temporal batch operations). */
+  startBatch (body: BatchBody, opts: CallOptions = {}): Promise<BatchStarted> {
+    const { signal } = opts
+    return this.#call(signal, () => this.#api.POST('/workflow/batch', { body, signal }))
+  }
+
+  /** Where a batch operation stands. */
+  batch (batchId: string, opts: CallOptions = {}): Promise<BatchStatus> {
+    const { signal } = opts
+    return this.#call(signal, () => this.#api.GET('/workflow/batch/{batchId}', { params: { path: { batchId } }, signal }))
+  }
+
+  /** Stops a batch operation; runs it already acted on stay as they are. */
+  stopBatch (batchId: string, opts: CallOptions = {}): Promise<BatchStatus> {
+    const { signal } = opts
+    return this.#call(signal, () => this.#api.DELETE('/workflow/batch/{batchId}', { params: { path: { batchId } }, signal }))
   }
 
   /** The workflows of the default catalog, or of `catalogId`. */

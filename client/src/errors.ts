@@ -100,6 +100,10 @@ export class ScheduleNotFoundError extends named('ScheduleNotFoundError') {}
 export class ScheduleAlreadyExistsError extends named('ScheduleAlreadyExistsError') {}
 /** 412: `If-Match` does not hold (a stale schedule ETag, or another run than the call would act on); nothing was changed. */
 export class PreconditionFailedError extends named('PreconditionFailedError') {}
+/** 409: the run has no usable reset point (the message says why), or another run of its id is open. */
+export class ResetNotPossibleError extends named('ResetNotPossibleError') {}
+/** 404: no batch operation with that id. */
+export class BatchNotFoundError extends named('BatchNotFoundError') {}
 
 /** The short name for WorkflowExecutionTimedOutError. */
 export { WorkflowExecutionTimedOutError as WorkflowTimeoutError }
@@ -136,7 +140,9 @@ export const ERROR_CLASSES: { readonly [N in ErrorName]: new (message: string, i
   RateLimitedError,
   ScheduleNotFoundError,
   ScheduleAlreadyExistsError,
-  PreconditionFailedError
+  PreconditionFailedError,
+  ResetNotPossibleError,
+  BatchNotFoundError
 }
 
 export function isFlowportError (e: unknown): e is FlowportError {

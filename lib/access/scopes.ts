@@ -13,9 +13,10 @@ import type { Scope } from '../../schemas/access.js'
  * - `start`: the catalog and workflow name of a start/run body;
  * - `runs`: the `catalog` and `workflowName` filters of a listing (runs, schedules);
  * - `schedule`: the catalog and workflow of the schedule named by `scheduleId`, and of a replacing body;
+ * - `batch`: runs a visibility query picks (batch operations): refused to a limited key;
  * - `none`: nothing a limit applies to.
  */
-export type Target = 'workflow' | 'catalog' | 'start' | 'runs' | 'schedule' | 'none'
+export type Target = 'workflow' | 'catalog' | 'start' | 'runs' | 'schedule' | 'batch' | 'none'
 
 declare module 'fastify' {
   interface FastifyContextConfig {

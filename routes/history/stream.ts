@@ -9,6 +9,7 @@ import { validationError, type Issue } from '../../lib/api-error.js'
 import { decodeCursor, type StreamCursor } from '../../lib/history/cursor.js'
 import { streamRun } from '../../lib/history/stream.js'
 import { describeRun, historyWorkflowOf } from '../../lib/execution.js'
+import { readAttention } from '../../lib/attention.js'
 import { ref, RunParamsSchema, WorkflowParamsSchema } from '../../schemas/common.js'
 import { HistoryStreamHeadersSchema, HistoryStreamQuerySchema } from '../../schemas/history.js'
 import { streamResponses } from '../../schemas/history-stream.js'
@@ -37,7 +38,9 @@ const stream: FastifyPluginAsyncTypebox = async (fastify) => {
       throw validationError([{ ...issue, message: 'The event id belongs to another run' }])
     }
     // The unpinned route follows the run named by the cursor, else the run current now.
-    const info = historyWorkflowOf(await describeRun(fastify, { workflowId: id, runId: rid ?? cursor?.runId }))
+    const execution = await describeRun(fastify, { workflowId: id, runId: rid ?? cursor?.runId })
+    const attention = await readAttention(fastify, { workflowId: id, runId: execution.runId }, execution.workflowTaskAttempt)
+    const info = { ...historyWorkflowOf(execution), attention }
     if (cursor && cursor.eventId > info.historyLength) throw validationError([{ ...issue, message: 'The event id is ahead of the run\'s history' }])
     if (cursor?.done) return await reply.code(204).send()
     await streamRun({

@@ -14,9 +14,11 @@ import runsStream from './runs-stream.js'
 import handlers from './handlers.js'
 import control from './control.js'
 import traceLog from './trace-log.js'
+import reset from './reset.js'
+import batch from './batch.js'
 
 const workflows: FastifyPluginAsyncTypebox = async (fastify) => {
-  for (const group of [run, start, status, result, input, runs, runsStream, handlers, control, traceLog]) await fastify.register(group)
+  for (const group of [run, start, status, result, input, runs, runsStream, handlers, control, reset, batch, traceLog]) await fastify.register(group)
 }
 
 export default workflows

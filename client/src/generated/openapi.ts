@@ -527,6 +527,87 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workflow/{id}/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry the latest run from a step
+         * @description Makes a new run of the workflow id that keeps the old run's history up to the reset point and continues from there: steps that completed before it are not run again (their results are replayed), the step at `from` and everything after it runs again. Works on failed, timed-out, terminated, canceled and completed runs; a running run is terminated by the engine and replaced by the new one. The old run's status then names the new one (`resetTo`), the new one's the old (`resetFrom`). A step that never ran in the run is a 400 listing the steps that did; a run without a usable reset point is a 409 ResetNotPossibleError saying why. `If-Match` (the status ETag or `"<runId>"`) makes it a 412 PreconditionFailedError, with nothing sent to the engine, when the run it would reset is another one.
+         */
+        post: operations["resetWorkflow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflow/{id}/runs/{rid}/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry one run from a step
+         * @description Makes a new run of the workflow id that keeps the old run's history up to the reset point and continues from there: steps that completed before it are not run again (their results are replayed), the step at `from` and everything after it runs again. Works on failed, timed-out, terminated, canceled and completed runs; a running run is terminated by the engine and replaced by the new one. The old run's status then names the new one (`resetTo`), the new one's the old (`resetFrom`). A step that never ran in the run is a 400 listing the steps that did; a run without a usable reset point is a 409 ResetNotPossibleError saying why. `If-Match` (the status ETag or `"<runId>"`) makes it a 412 PreconditionFailedError, with nothing sent to the engine, when the run it would reset is another one.
+         */
+        post: operations["resetRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflow/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Act on every run a filter matches
+         * @description Terminates, stops, signals or resets every run the filter matches, through the engine's batch operations. The run list is eventually consistent: a run started a moment before may be missed. `matched` says how many runs matched at the start.
+         */
+        post: operations["startBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflow/batch/{batchId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Progress of a batch operation */
+        get: operations["getBatch"];
+        put?: never;
+        post?: never;
+        /**
+         * Stop a batch operation
+         * @description Runs already acted on stay as they are.
+         */
+        delete: operations["stopBatch"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workflow/{id}/trace-log": {
         parameters: {
             query?: never;
@@ -744,6 +825,56 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description Just before that call of the step was scheduled */
+        ResetStep: {
+            /** @description Step (or evaluator) name as the workflow calls it, e.g. `charge` */
+            step: string;
+            /** @description Which call of that step, counting from 1 in the order they were scheduled; default: its last one */
+            occurrence?: number;
+        };
+        /** @description Where the new run takes over from the old one (default `failedStep`); steps completed before that point are not run again */
+        ResetFrom: ("failedStep" | "start" | "lastWorkflowTask") | components["schemas"]["ResetStep"];
+        /** @example {
+         *       "from": "start",
+         *       "reason": "Start over"
+         *     } */
+        ResetBody: {
+            from?: components["schemas"]["ResetFrom"];
+            /** @description Recorded in both runs' histories */
+            reason?: string;
+            /**
+             * @description Which signals and updates the old run received after the reset point are delivered again to the new run (Temporal's reset reapply): `all` (default), `signals`, `updates`, or `none`
+             * @enum {string}
+             */
+            reapply?: "all" | "signals" | "updates" | "none";
+        };
+        /** @description Where a run was reset */
+        ResetPoint: {
+            /** @description The run that was reset */
+            runId: string;
+            /** @description The workflow task event of that run's history the new run continues from */
+            eventId: number;
+            step: string | null;
+        };
+        /** @description The reset created a new run */
+        ResetResult: {
+            workflowId: string;
+            /** @description The new run, now the latest run of the workflow id */
+            runId: string;
+            resetFrom: components["schemas"]["ResetPoint"];
+        };
+        /** @description Why an open run needs someone to look at it */
+        Attention: {
+            /**
+             * @description `workflowTaskFailing`: the engine keeps retrying the run's workflow task and it keeps failing (e.g. the workflow code no longer replays its history after a deploy or a reset); the run does not move until the code is fixed
+             * @enum {string}
+             */
+            kind: "workflowTaskFailing";
+            /** @description The last failure the worker reported for the task */
+            message: string;
+            /** @description The attempt of the pending workflow task */
+            attempts: number;
+        };
         Issue: {
             /** @description JSON pointer to the offending value within `in` */
             path: string;
@@ -757,7 +888,7 @@ export interface components {
              * @description Stable error name; the status code's description lists the ones it comes with
              * @enum {string}
              */
-            error: "ValidationError" | "UnauthorizedError" | "WorkflowNotFoundError" | "RouteNotFoundError" | "SignalNotFoundError" | "QueryNotFoundError" | "UpdateNotFoundError" | "MethodNotAllowedError" | "NotAcceptableError" | "WorkflowExecutionTimedOutError" | "RequestTimeoutError" | "WorkflowAlreadyStartedError" | "WorkflowAlreadyClosedError" | "PayloadTooLargeError" | "UnsupportedMediaTypeError" | "UpdateRejectedError" | "UpdateFailedError" | "QueryFailedError" | "WorkflowNotCompletedError" | "RequestHeaderFieldsTooLargeError" | "InternalServerError" | "CatalogNotAvailableError" | "EngineUnavailableError" | "TraceNotFoundError" | "TraceStorageUnavailableError" | "IdempotencyKeyReusedError" | "ForbiddenError" | "RateLimitedError" | "ScheduleNotFoundError" | "ScheduleAlreadyExistsError" | "PreconditionFailedError";
+            error: "ValidationError" | "UnauthorizedError" | "WorkflowNotFoundError" | "RouteNotFoundError" | "SignalNotFoundError" | "QueryNotFoundError" | "UpdateNotFoundError" | "MethodNotAllowedError" | "NotAcceptableError" | "WorkflowExecutionTimedOutError" | "RequestTimeoutError" | "WorkflowAlreadyStartedError" | "WorkflowAlreadyClosedError" | "PayloadTooLargeError" | "UnsupportedMediaTypeError" | "UpdateRejectedError" | "UpdateFailedError" | "QueryFailedError" | "WorkflowNotCompletedError" | "RequestHeaderFieldsTooLargeError" | "InternalServerError" | "CatalogNotAvailableError" | "EngineUnavailableError" | "TraceNotFoundError" | "TraceStorageUnavailableError" | "IdempotencyKeyReusedError" | "ForbiddenError" | "RateLimitedError" | "ScheduleNotFoundError" | "ScheduleAlreadyExistsError" | "PreconditionFailedError" | "ResetNotPossibleError" | "BatchNotFoundError";
             message: string;
             workflowId?: string;
             runId?: string;
@@ -973,7 +1104,7 @@ export interface components {
              *     }
              */
             input: unknown;
-            /** @description Workflow id to use (default: a random UUID). An id whose run is still open is refused with 409; the id of a closed run may be reused (reuse policy ALLOW_DUPLICATE), which starts a new run. Ids starting with `__flowport` and the id `catalog` are reserved. At most 1000 bytes in UTF-8 (the engine's limit), so fewer than 1000 characters outside ASCII; a longer id is a 400. */
+            /** @description Workflow id to use (default: a random UUID). An id whose run is still open is refused with 409; the id of a closed run may be reused (reuse policy ALLOW_DUPLICATE), which starts a new run. Ids starting with `__flowport` and the ids `catalog` and `batch` are reserved. At most 1000 bytes in UTF-8 (the engine's limit), so fewer than 1000 characters outside ASCII; a longer id is a 400. */
             workflowId?: string;
             /**
              * @description Catalog (= Temporal task queue) to run on; default SERVICE_CATALOG_ID
@@ -1008,7 +1139,7 @@ export interface components {
              *     }
              */
             input: unknown;
-            /** @description Workflow id to use (default: a random UUID). An id whose run is still open is refused with 409; the id of a closed run may be reused (reuse policy ALLOW_DUPLICATE), which starts a new run. Ids starting with `__flowport` and the id `catalog` are reserved. At most 1000 bytes in UTF-8 (the engine's limit), so fewer than 1000 characters outside ASCII; a longer id is a 400. */
+            /** @description Workflow id to use (default: a random UUID). An id whose run is still open is refused with 409; the id of a closed run may be reused (reuse policy ALLOW_DUPLICATE), which starts a new run. Ids starting with `__flowport` and the ids `catalog` and `batch` are reserved. At most 1000 bytes in UTF-8 (the engine's limit), so fewer than 1000 characters outside ASCII; a longer id is a 400. */
             workflowId?: string;
             /**
              * @description Catalog (= Temporal task queue) to run on; default SERVICE_CATALOG_ID
@@ -1121,6 +1252,11 @@ export interface components {
             scheduleId: string | null;
             scheduledAt: string | null;
             delayedUntil: string | null;
+            resetTo?: string | null;
+            /** @description The run and point this run was reset from; null if a reset did not make it. Absent in run listings. */
+            resetFrom?: components["schemas"]["ResetPoint"] | null;
+            /** @description Set while the engine keeps retrying the open run's failing workflow task: the run does not move until someone fixes the workflow code (or resets the run). null otherwise. Absent in run listings. */
+            attention?: components["schemas"]["Attention"] | null;
             webhook?: components["schemas"]["WebhookDelivery"];
         };
         /** @description The input a run was started with */
@@ -1353,6 +1489,8 @@ export interface components {
             closeTime: string | null;
             historyLength: number;
             taskQueue: string;
+            /** @description In a stream's `workflow` event: set when the run's workflow task keeps failing as the stream connects (the `WorkflowTaskFailed` event in the stream says so as it happens); null otherwise. Absent in history pages. */
+            attention?: components["schemas"]["Attention"] | null;
         };
         HistoryQuery: {
             /**
@@ -1475,6 +1613,106 @@ export interface components {
             error: string;
             message: string;
         };
+        /** @description Which runs: the run-list filters, or a visibility query. Internal runs are never included. */
+        BatchFilter: {
+            /** @description Only runs of this workflow type */
+            workflowName?: string;
+            /**
+             * @description Only runs in this status
+             * @enum {string}
+             */
+            status?: "running" | "paused" | "completed" | "failed" | "canceled" | "terminated" | "timed_out" | "continued_as_new";
+            /**
+             * @description Catalog id (= Temporal task queue)
+             * @example main
+             */
+            catalog?: string;
+            /** @description Only runs started by this schedule */
+            scheduleId?: string;
+            /**
+             * Format: date-time
+             * @description Only runs started at or after this time
+             */
+            startedAfter?: string;
+            /**
+             * Format: date-time
+             * @description Only runs started before this time
+             */
+            startedBefore?: string;
+        } | {
+            /** @description A Temporal visibility query, e.g. `ExecutionStatus = "Running" AND WorkflowType = "approval"` */
+            query: string;
+        };
+        /** @example {
+         *       "action": "terminate",
+         *       "filter": {
+         *         "workflowName": "approval",
+         *         "status": "running"
+         *       },
+         *       "reason": "Cleaning up the demo"
+         *     } */
+        BatchBody: {
+            /**
+             * @description `terminate`; `stop` (graceful: cancellation, the cleanup runs); `signal` (needs `signal`); `reset` (needs `reset`)
+             * @enum {string}
+             */
+            action: "terminate" | "stop" | "signal" | "reset";
+            filter: components["schemas"]["BatchFilter"];
+            /** @description Recorded with the batch and in each run's history */
+            reason: string;
+            signal?: {
+                name: string;
+                /** @description The signal's argument (not validated against the catalog: the runs may be of several workflows) */
+                payload?: unknown;
+            };
+            reset?: {
+                /**
+                 * @description Where each run is reset to. A step by name (and `failedStep`) is a different event in every run's history, which a batch cannot express: reset such runs one by one with POST /workflow/{id}/reset
+                 * @enum {string}
+                 */
+                from: "start" | "lastWorkflowTask";
+                /**
+                 * @description As for a single reset; default `all`
+                 * @enum {string}
+                 */
+                reapply?: "all" | "signals" | "updates" | "none";
+            };
+        };
+        BatchParams: {
+            /** @description The id POST /workflow/batch answered */
+            batchId: string;
+        };
+        /** @description The batch was accepted; follow it with GET /workflow/batch/{batchId} */
+        BatchStarted: {
+            batchId: string;
+            /** @description How many runs the filter matched when the batch started (the engine's count of its eventually consistent run list: a run started a moment ago may be missing). 0 = nothing matched; the batch then completes with nothing to do. */
+            matched: number;
+        };
+        /** @description Where a batch operation stands */
+        BatchStatus: {
+            batchId: string;
+            /**
+             * @description `other`: a batch started outside this API
+             * @enum {string}
+             */
+            action: "terminate" | "stop" | "signal" | "reset" | "other";
+            /**
+             * @description `completed` also for a batch stopped with DELETE (the runs not reached by then are left alone)
+             * @enum {string}
+             */
+            state: "running" | "completed" | "failed" | "unknown";
+            /** @description Runs the batch found to act on (grows while it lists them) */
+            total: number;
+            /** @description Runs it acted on */
+            completed: number;
+            /** @description Runs it could not act on (e.g. closed meanwhile) */
+            failed: number;
+            reason: string;
+            /** @description The visibility query the batch runs */
+            query: string;
+            startTime: string | null;
+            closeTime: string | null;
+        };
         /** @description Marker standing for a value too large to record */
         TraceTruncatedValue: {
             $truncated: {
@@ -1560,6 +1798,17 @@ export interface components {
             startTime: string | null;
             closeTime: string | null;
             stopRequestedTime: string | null;
+            resetFrom?: {
+                /** @description The run that was reset */
+                runId: string;
+                /** @description The reset point: the workflow task event of that run this run continues from */
+                eventId: number;
+                time: string | null;
+            } | null;
+            workflowTaskFailure?: {
+                message: string;
+                time: string | null;
+            } | null;
             /** @description The start input. A value whose JSON is larger than SERVICE_TRACE_MAX_VALUE_BYTES is replaced by a TraceTruncatedValue */
             input: unknown;
             /** @description What the run returned; null unless completed. A value whose JSON is larger than SERVICE_TRACE_MAX_VALUE_BYTES is replaced by a TraceTruncatedValue */
@@ -2575,7 +2824,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2711,7 +2960,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3141,7 +3390,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3159,7 +3408,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ScheduleAlreadyExistsError: a schedule has this id */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3302,7 +3551,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3320,7 +3569,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ScheduleAlreadyExistsError: a schedule has this id */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3462,7 +3711,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3591,7 +3840,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3715,7 +3964,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3853,7 +4102,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3986,7 +4235,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4115,7 +4364,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4503,7 +4752,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4521,7 +4770,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ScheduleAlreadyExistsError: a schedule has this id */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4655,7 +4904,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4673,7 +4922,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ScheduleAlreadyExistsError: a schedule has this id */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4829,7 +5078,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4847,7 +5096,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ScheduleAlreadyExistsError: a schedule has this id */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5000,7 +5249,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5117,7 +5366,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5135,7 +5384,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ScheduleAlreadyExistsError: a schedule has this id */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5275,7 +5524,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5293,7 +5542,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ScheduleAlreadyExistsError: a schedule has this id */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5428,7 +5677,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5446,7 +5695,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ScheduleAlreadyExistsError: a schedule has this id */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5586,7 +5835,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5604,7 +5853,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ScheduleAlreadyExistsError: a schedule has this id */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5633,6 +5882,639 @@ export interface operations {
             };
             /** @description UnsupportedMediaTypeError: the body is not `application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    resetWorkflow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. Only the run is compared: a status that changed within the same run still matches.
+                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60"
+                 */
+                "if-match"?: string;
+            };
+            path: {
+                /**
+                 * @description Workflow id
+                 * @example expense-42
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ResetBody"];
+            };
+        };
+        responses: {
+            /** @description The reset created a new run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResetResult"];
+                };
+            };
+            /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PreconditionFailedError: `If-Match` does not hold: not the current ETag of a schedule (read it again and retry with the new one), or another run than the one the request would act on (the latest run of the workflow id, or the pinned run); nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UnsupportedMediaTypeError: the body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    resetRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. Only the run is compared: a status that changed within the same run still matches.
+                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60"
+                 */
+                "if-match"?: string;
+            };
+            path: {
+                /**
+                 * @description Workflow id
+                 * @example expense-42
+                 */
+                id: string;
+                /**
+                 * @description Run id (a UUID)
+                 * @example 0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60
+                 */
+                rid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ResetBody"];
+            };
+        };
+        responses: {
+            /** @description The reset created a new run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResetResult"];
+                };
+            };
+            /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PreconditionFailedError: `If-Match` does not hold: not the current ETag of a schedule (read it again and retry with the new one), or another run than the one the request would act on (the latest run of the workflow id, or the pinned run); nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UnsupportedMediaTypeError: the body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    startBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchBody"];
+            };
+        };
+        responses: {
+            /** @description The batch was accepted; follow it with GET /workflow/batch/{batchId} */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchStarted"];
+                };
+            };
+            /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UnsupportedMediaTypeError: the body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id POST /workflow/batch answered */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where a batch operation stands */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchStatus"];
+                };
+            };
+            /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    stopBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id POST /workflow/batch answered */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where a batch operation stands */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchStatus"];
+                };
+            };
+            /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5729,7 +6611,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5841,7 +6723,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5946,7 +6828,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6173,7 +7055,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6191,7 +7073,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ScheduleAlreadyExistsError: a schedule has this id */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6307,7 +7189,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6424,7 +7306,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6556,7 +7438,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6665,7 +7547,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6792,7 +7674,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6919,7 +7801,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7046,7 +7928,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
             404: {
                 headers: {
                     [name: string]: unknown;

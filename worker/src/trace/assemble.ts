@@ -5,6 +5,8 @@
  * closed run writes the same document.
  */
 import type { temporal } from '@temporalio/proto'
+// @temporalio/proto is CommonJS: its named exports are not visible to ESM.
+import protoRoot from '@temporalio/proto'
 import { defaultFailureConverter, defaultPayloadConverter } from '@temporalio/common'
 import { tsToDate } from '@temporalio/common/lib/time.js'
 import { failureDetails } from '../common/failure-chain.js'
@@ -15,6 +17,7 @@ import {
 } from './schema.js'
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent
+const RESET_CAUSE = protoRoot.temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW
 type Payloads = temporal.api.common.v1.IPayloads
 type Failure = temporal.api.failure.v1.IFailure
 type Marker = temporal.api.history.v1.IMarkerRecordedEventAttributes
@@ -115,6 +118,8 @@ export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueByt
     startTime: iso(first.eventTime),
     closeTime: null,
     stopRequestedTime: null,
+    resetFrom: null,
+    workflowTaskFailure: null,
     input: cap(decode(started.input)),
     output: null,
     error: null
@@ -245,6 +250,16 @@ export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueByt
       close(scheduledBy(a.childWorkflowExecutionTerminatedEventAttributes.initiatedEventId), event, 'terminated', closeError('TerminatedFailure', 'The child run was terminated'))
     } else if (a.workflowExecutionCancelRequestedEventAttributes) {
       workflow.stopRequestedTime ??= time
+    } else if (a.workflowTaskFailedEventAttributes) {
+      // A reset marks its point with this failure; a history may hold copies of earlier resets' marks.
+      const { cause, baseRunId, newRunId } = a.workflowTaskFailedEventAttributes
+      if (cause === RESET_CAUSE) {
+        if (newRunId === runId && baseRunId) workflow.resetFrom = { runId: baseRunId, eventId: Number(event.eventId), time }
+      } else {
+        workflow.workflowTaskFailure = { message: a.workflowTaskFailedEventAttributes.failure?.message ?? 'the workflow task failed', time }
+      }
+    } else if (a.workflowTaskCompletedEventAttributes) {
+      workflow.workflowTaskFailure = null
     } else {
       closeRun(workflow, event, cap)
     }

@@ -93,6 +93,23 @@ export const TraceWorkflowSchema = Type.Object({
   startTime: Time('When the run started'),
   closeTime: Time('When the run closed; null while open'),
   stopRequestedTime: Time('When a graceful stop was requested; its cleanup nodes follow'),
+  resetFrom: Type.Optional(Nullable(Type.Object({
+    runId: Type.String({ description: 'The run that was reset' }),
+    eventId: Type.Integer({ description: 'The reset point: the workflow task event of that run this run continues from' }),
+    time: Time('When the reset was made')
+  }, {
+    additionalProperties: false,
+    description: 'For a run made by a reset ("retry from here"): the calls whose times are before `time` are the old run\'s, ' +
+      'replayed from its history and not run again; the others ran in this run. null otherwise (absent in traces written before it existed)'
+  }))),
+  workflowTaskFailure: Type.Optional(Nullable(Type.Object({
+    message: Type.String(),
+    time: Time('When the workflow task failed')
+  }, {
+    additionalProperties: false,
+    description: 'Set while the run\'s last workflow task failed and none completed since: the workflow code fails (e.g. its history ' +
+      'no longer replays after a deploy or a reset) and the run does not move; the engine retries the task. null otherwise'
+  }))),
   input: Value('The start input'),
   output: Value('What the run returned; null unless completed'),
   error: Nullable(Type.Ref('TraceError'))
@@ -153,6 +170,8 @@ export interface TraceWorkflow {
   startTime: string | null
   closeTime: string | null
   stopRequestedTime: string | null
+  resetFrom?: { runId: string, eventId: number, time: string | null } | null
+  workflowTaskFailure?: { message: string, time: string | null } | null
   input: unknown
   output: unknown
   error: TraceError | null

@@ -1,0 +1,117 @@
+/**
+ * Batch operations: the engine's batcher (Temporal batch operations) carries out one action on
+ * every run a visibility query matches, at its own pace, surviving API restarts. The API turns
+ * the run-list filters into that query (lib/runs.ts), counts what it matches, and reads the
+ * batcher's progress. docs/batch.md.
+ */
+import { randomUUID } from 'node:crypto'
+import type { FastifyInstance } from 'fastify'
+import protoRoot from '@temporalio/proto'
+import type { temporal } from '@temporalio/proto'
+import { encodeToPayloads } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js'
+import { tsToDate } from '@temporalio/common/lib/time.js'
+import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '@flowport/worker/contract'
+import type { BatchBody, BatchFilter, BatchStarted, BatchStatus } from '../schemas/batch.js'
+import { ApiError } from './api-error.js'
+import { reapplyOptions } from './reset.js'
+import { quote, visibilityQuery } from './runs.js'
+
+const { BatchOperationType, BatchOperationState } = protoRoot.temporal.api.enums.v1
+type Operation = Omit<temporal.api.workflowservice.v1.IStartBatchOperationRequest, 'namespace' | 'visibilityQuery' | 'jobId' | 'reason'>
+
+/** The batch's visibility query; a raw query is narrowed so internal runs (catalogs, webhook deliveries) stay out. */
+export function batchQuery (filter: BatchFilter): string {
+  if (!('query' in filter)) return visibilityQuery(filter)
+  return `(${filter.query}) AND WorkflowType != ${quote(CATALOG_WORKFLOW_TYPE)} AND WorkflowType != ${quote(WEBHOOK_WORKFLOW_TYPE)}`
+}
+
+async function operationOf (fastify: FastifyInstance, body: BatchBody, identity: string): Promise<Operation> {
+  switch (body.action) {
+    case 'terminate': return { terminationOperation: { identity } }
+    case 'stop': return { cancellationOperation: { identity } }
+    case 'signal': {
+      if (body.signal === undefined) throw missing('/signal', 'is required for action "signal"')
+      const input = await encodeToPayloads(fastify.temporal.options.loadedDataConverter, ...(body.signal.payload === undefined ? [] : [body.signal.payload]))
+      return { signalOperation: { signal: body.signal.name, input: { payloads: input ?? [] }, identity } }
+    }
+    case 'reset': {
+      if (body.reset === undefined) throw missing('/reset', 'is required for action "reset"')
+      const point = body.reset.from === 'start' ? { firstWorkflowTask: {} } : { lastWorkflowTask: {} }
+      return { resetOperation: { identity, options: { ...point, ...reapplyOptions(body.reset.reapply) } } }
+    }
+  }
+}
+
+const missing = (path: string, message: string) => new ApiError(400, 'ValidationError', 'Invalid Payload', { issues: [{ path, in: 'body', message }] })
+
+const notFound = (batchId: string) => new ApiError(404, 'BatchNotFoundError', `Batch ${batchId} not found`)
+
+export async function startBatch (fastify: FastifyInstance, body: BatchBody, identity?: string, signal?: AbortSignal): Promise<BatchStarted> {
+  const client = fastify.temporalAs(identity)
+  const namespace = fastify.config.TEMPORAL_NAMESPACE
+  const query = batchQuery(body.filter)
+  const operation = await operationOf(fastify, body, client.options.identity ?? '')
+  const counted = await fastify.engineCall(() => client.workflowService.countWorkflowExecutions({ namespace, query }), { signal })
+    .catch((err: unknown) => { throw badQuery(err, body.filter) })
+  const batchId = randomUUID()
+  await fastify.engineCall(() => client.workflowService.startBatchOperation({ namespace, visibilityQuery: query, jobId: batchId, reason: body.reason, ...operation }), { signal })
+  return { batchId, matched: Number(counted.count ?? 0) }
+}
+
+/** A raw visibility query the engine cannot parse is the client's mistake: a 400, not a 500. */
+function badQuery (err: unknown, filter: BatchFilter): unknown {
+  const code = (err as { code?: unknown, cause?: { code?: unknown } }).code ?? (err as { cause?: { code?: unknown } }).cause?.code
+  if ('query' in filter && code === 3) {
+    return new ApiError(400, 'ValidationError', 'Invalid Payload', { issues: [{ path: '/filter/query', in: 'body', message: `is not a visibility query the engine accepts: ${(err as Error).message}` }] })
+  }
+  return err
+}
+
+/** Engines since 1.28 answer the `…_WORKFLOW` names, older ones the short ones. */
+const ACTIONS: Partial<Record<number, BatchStatus['action']>> = {
+  [BatchOperationType.BATCH_OPERATION_TYPE_TERMINATE]: 'terminate',
+  [BatchOperationType.BATCH_OPERATION_TYPE_TERMINATE_WORKFLOW]: 'terminate',
+  [BatchOperationType.BATCH_OPERATION_TYPE_CANCEL]: 'stop',
+  [BatchOperationType.BATCH_OPERATION_TYPE_CANCEL_WORKFLOW]: 'stop',
+  [BatchOperationType.BATCH_OPERATION_TYPE_SIGNAL]: 'signal',
+  [BatchOperationType.BATCH_OPERATION_TYPE_SIGNAL_WORKFLOW]: 'signal',
+  [BatchOperationType.BATCH_OPERATION_TYPE_RESET]: 'reset',
+  [BatchOperationType.BATCH_OPERATION_TYPE_RESET_WORKFLOW]: 'reset'
+}
+
+const STATES: Partial<Record<number, BatchStatus['state']>> = {
+  [BatchOperationState.BATCH_OPERATION_STATE_RUNNING]: 'running',
+  [BatchOperationState.BATCH_OPERATION_STATE_COMPLETED]: 'completed',
+  [BatchOperationState.BATCH_OPERATION_STATE_FAILED]: 'failed'
+}
+
+const iso = (ts: temporal.api.workflowservice.v1.IDescribeBatchOperationResponse['startTime']) => ts ? tsToDate(ts).toISOString() : null
+
+export async function readBatch (fastify: FastifyInstance, batchId: string, signal?: AbortSignal): Promise<BatchStatus> {
+  const res = await fastify.engineCall(() => fastify.temporal.workflowService.describeBatchOperation({
+    namespace: fastify.config.TEMPORAL_NAMESPACE, jobId: batchId
+  }), { signal }).catch((err: unknown) => { throw err instanceof ApiError && err.statusCode === 404 ? notFound(batchId) : err })
+  return {
+    batchId,
+    action: ACTIONS[res.operationType ?? 0] ?? 'other',
+    state: STATES[res.state ?? 0] ?? 'unknown',
+    total: Number(res.totalOperationCount ?? 0),
+    completed: Number(res.completeOperationCount ?? 0),
+    failed: Number(res.failureOperationCount ?? 0),
+    reason: res.reason ?? '',
+    query: res.query ?? '',
+    startTime: iso(res.startTime),
+    closeTime: iso(res.closeTime)
+  }
+}
+
+/** DELETE: the batcher stops; runs it already acted on stay as they are. Answers where it stands. */
+export async function stopBatch (fastify: FastifyInstance, batchId: string, identity?: string, signal?: AbortSignal): Promise<BatchStatus> {
+  const before = await readBatch(fastify, batchId, signal)
+  if (before.state !== 'running') return before
+  const client = fastify.temporalAs(identity)
+  await fastify.engineCall(() => client.workflowService.stopBatchOperation({
+    namespace: fastify.config.TEMPORAL_NAMESPACE, jobId: batchId, reason: 'Stopped through the Flowport API', identity: client.options.identity
+  }), { signal }).catch((err: unknown) => { throw err instanceof ApiError && err.statusCode === 404 ? notFound(batchId) : err })
+  return await readBatch(fastify, batchId, signal)
+}

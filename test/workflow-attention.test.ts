@@ -1,0 +1,65 @@
+/**
+ * A run whose workflow task keeps failing is not merely "running": a deploy changes the workflow
+ * code (test/fixtures/drift v1 → v2 calls the steps in another order), a reset makes the new code
+ * replay the old history, the replay fails, and the status, the live stream and the trace say so.
+ * A reset from the start then lets the new code run from scratch.
+ */
+import t from 'tap'
+import { randomUUID } from 'node:crypto'
+import { resolve } from 'node:path'
+import type { Test } from 'tap'
+import type { App } from '../app.js'
+import { build } from './helpers/app.js'
+import { call, eventually, waitClosed } from './helpers/workflows.js'
+import { spawnWorker } from './helpers/worker-process.js'
+import { openSse } from './helpers/history.js'
+
+const deploy = async (t: Test, catalog: string, version: 'v1' | 'v2') => {
+  const worker = spawnWorker(t, { SERVICE_CATALOG_ID: catalog, SERVICE_WORKFLOWS_DIR: resolve(`test/fixtures/drift/${version}`) }, process.cwd())
+  await worker.waitFor(`Worker polling catalog ${catalog}`)
+}
+
+const status = (t: Test, app: App, id: string, rid: string) =>
+  call(t, app, { method: 'GET', url: `/workflow/${id}/runs/${rid}/status`, route: '/workflow/{id}/runs/{rid}/status' })
+
+t.test('a reset onto code that no longer replays shows attention on the status, the stream and the trace', async (t) => {
+  const catalog = `drift-${randomUUID()}`
+  const workflowId = `drifting-${randomUUID()}`
+  const app = await build(t, { SERVICE_CATALOG_ID: catalog })
+
+  let runId = ''
+  await t.test('version 1 runs a, then b', async (t) => {
+    await deploy(t, catalog, 'v1')
+    const started = await call(t, app, { method: 'POST', url: '/workflow/start', route: '/workflow/start', payload: { workflowName: 'drifting', workflowId, input: {} } })
+    runId = started.body.runId
+    t.equal(await waitClosed(app, workflowId, runId), 'COMPLETED')
+    t.match((await status(t, app, workflowId, runId)).body, { attention: null })
+  }) // its worker is stopped at the end of the subtest
+
+  await deploy(t, catalog, 'v2')
+  const reset = await call(t, app, { method: 'POST', url: `/workflow/${workflowId}/reset`, route: '/workflow/{id}/reset', payload: { from: { step: 'b' } } })
+  t.equal(reset.status, 200)
+  const stuck = reset.body.runId as string
+
+  const seen = await eventually(async () => (await status(t, app, workflowId, stuck)).body, (body) => body.attention !== null, 120)
+  t.match(seen, { status: 'running', workersPolling: true, attention: { kind: 'workflowTaskFailing', message: /nondetermin/i, attempts: Number } })
+  t.ok(seen.attention.attempts >= 2, 'the engine retried the task')
+
+  const base = await app.listen({ port: 0, host: '127.0.0.1' })
+  const sse = await openSse(`${base}/workflow/${workflowId}/runs/${stuck}/history/stream`)
+  const [first] = await sse.until((frames) => frames.length > 0)
+  sse.close()
+  t.equal(first.event, 'workflow')
+  t.match(JSON.parse(first.data), { runId: stuck, attention: { kind: 'workflowTaskFailing' } }, 'the stream\'s workflow event says so')
+
+  const log = await call(t, app, { method: 'GET', url: `/workflow/${workflowId}/runs/${stuck}/trace-log`, route: '/workflow/{id}/runs/{rid}/trace-log' })
+  t.match(log.body, { source: 'engine', partial: true })
+  t.match(log.body.trace.workflow, { status: 'running', resetFrom: { runId }, workflowTaskFailure: { message: /nondetermin/i } }, 'the trace says so')
+
+  const healed = await call(t, app, { method: 'POST', url: `/workflow/${workflowId}/reset`, route: '/workflow/{id}/reset', payload: { from: 'start' } })
+  t.equal(healed.status, 200, 'the stuck run can itself be reset')
+  t.equal(await waitClosed(app, workflowId, healed.body.runId), 'COMPLETED')
+  const result = await call(t, app, { method: 'GET', url: `/workflow/${workflowId}/result`, route: '/workflow/{id}/result' })
+  t.match(result.body, { runId: healed.body.runId, output: { steps: ['b', 'a'] } }, 'version 2 ran from the start')
+  t.match((await status(t, app, workflowId, stuck)).body, { status: 'terminated', resetTo: healed.body.runId, attention: null })
+})

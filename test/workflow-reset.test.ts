@@ -1,0 +1,138 @@
+/**
+ * "Retry from here" against the real engine: the `retryable` fixture's third step fails until the
+ * test creates `<dir>/fixed`; each step appends a line to `<dir>/<step>.log` when it really runs,
+ * so the counts say which steps a reset ran again.
+ */
+import t from 'tap'
+import { randomUUID } from 'node:crypto'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Test } from 'tap'
+import type { App } from '../app.js'
+import { build } from './helpers/app.js'
+import { call, newId, start, waitClosed } from './helpers/workflows.js'
+
+const reset = (t: Test, app: App, id: string, body?: unknown, rid?: string) => call(t, app, rid
+  ? { method: 'POST', url: `/workflow/${id}/runs/${rid}/reset`, route: '/workflow/{id}/runs/{rid}/reset', payload: body }
+  : { method: 'POST', url: `/workflow/${id}/reset`, route: '/workflow/{id}/reset', payload: body })
+const status = (t: Test, app: App, id: string, rid: string) =>
+  call(t, app, { method: 'GET', url: `/workflow/${id}/runs/${rid}/status`, route: '/workflow/{id}/runs/{rid}/status' })
+
+function workDir (t: Test): string {
+  const dir = mkdtempSync(join(tmpdir(), 'flowport-reset-'))
+  t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
+  return dir
+}
+
+/** How often each step really ran. */
+function runs (dir: string): Record<string, number> {
+  const count = (step: string) => existsSync(join(dir, `${step}.log`)) ? readFileSync(join(dir, `${step}.log`), 'utf8').split('\n').filter(Boolean).length : 0
+  return { first: count('first'), second: count('second'), third: count('third') }
+}
+
+/** A `retryable` run that failed at its third step. */
+async function failedRun (t: Test, app: App) {
+  const dir = workDir(t)
+  const run = await start(t, app, 'retryable', { dir })
+  t.equal(await waitClosed(app, run.workflowId, run.runId), 'FAILED', 'the third step failed the run')
+  t.same(runs(dir), { first: 1, second: 1, third: 0 })
+  return { ...run, dir }
+}
+
+t.test('a run that failed at its last step is retried from that step and completes; earlier steps do not run again', async (t) => {
+  const app = await build(t)
+  const { workflowId, runId, dir } = await failedRun(t, app)
+  writeFileSync(join(dir, 'fixed'), '')
+
+  const res = await reset(t, app, workflowId, { reason: 'the third step is fixed' })
+  t.equal(res.status, 200)
+  const newRunId = res.body.runId as string
+  t.not(newRunId, runId, 'a new run')
+  t.match(res.body, { workflowId, resetFrom: { runId, step: 'third', eventId: Number } })
+  t.equal(await waitClosed(app, workflowId, newRunId), 'COMPLETED')
+  t.same(runs(dir), { first: 1, second: 1, third: 1 }, 'first and second ran exactly once in total')
+
+  const result = await call(t, app, { method: 'GET', url: `/workflow/${workflowId}/result`, route: '/workflow/{id}/result' })
+  t.match(result.body, { runId: newRunId, status: 'completed', output: { steps: ['first', 'second', 'third'] } }, 'the workflow id answers the new run')
+  t.match((await status(t, app, workflowId, runId)).body, { status: 'failed', resetTo: newRunId, resetFrom: null, attention: null })
+  t.match((await status(t, app, workflowId, newRunId)).body, { status: 'completed', resetTo: null, resetFrom: res.body.resetFrom })
+
+  const log = await call(t, app, { method: 'GET', url: `/workflow/${workflowId}/runs/${newRunId}/trace-log`, route: '/workflow/{id}/runs/{rid}/trace-log' })
+  t.equal(log.status, 200)
+  const trace = log.body.trace
+  t.match(trace.workflow, { runId: newRunId, status: 'completed', resetFrom: { runId, eventId: res.body.resetFrom.eventId } }, 'the trace shows the reset')
+  const at = trace.workflow.resetFrom.time as string
+  const byName = Object.fromEntries(trace.nodes.map((n: { name: string }) => [n.name, n]))
+  t.same(trace.nodes.map((n: { name: string }) => n.name), ['first', 'second', 'third'], 'one call of each step')
+  t.ok(byName.first.endTime <= at && byName.second.endTime <= at, 'first and second are the old run\'s calls, before the reset')
+  t.ok(byName.third.scheduledTime >= at, 'third was scheduled after the reset')
+  t.match(byName.third, { status: 'completed', attempts: [{ attempt: 1, status: 'completed' }] })
+})
+
+t.test('{step} runs that step and the ones after it again; "start" runs everything again', async (t) => {
+  const app = await build(t)
+  const { workflowId, runId, dir } = await failedRun(t, app)
+  writeFileSync(join(dir, 'fixed'), '')
+
+  const second = await reset(t, app, workflowId, { from: { step: 'second' } }, runId)
+  t.equal(second.status, 200)
+  t.match(second.body.resetFrom, { runId, step: 'second' })
+  t.equal(await waitClosed(app, workflowId, second.body.runId), 'COMPLETED')
+  t.same(runs(dir), { first: 1, second: 2, third: 1 }, 'second and third ran again, first did not')
+
+  const fromStart = await reset(t, app, workflowId, { from: 'start', reapply: 'none' })
+  t.equal(fromStart.status, 200)
+  t.match(fromStart.body.resetFrom, { runId: second.body.runId, step: 'first' })
+  t.equal(await waitClosed(app, workflowId, fromStart.body.runId), 'COMPLETED')
+  t.same(runs(dir), { first: 2, second: 3, third: 2 }, 'all three ran again')
+  const input = await call(t, app, { method: 'GET', url: `/workflow/${workflowId}/input`, route: '/workflow/{id}/input' })
+  t.match(input.body, { runId: fromStart.body.runId, input: { dir } }, 'same id and input')
+
+  const last = await reset(t, app, workflowId, { from: 'lastWorkflowTask' })
+  t.equal(last.status, 200)
+  t.match(last.body.resetFrom, { runId: fromStart.body.runId, step: null })
+  t.equal(await waitClosed(app, workflowId, last.body.runId), 'COMPLETED')
+  t.same(runs(dir), { first: 2, second: 3, third: 2 }, 'after the last workflow task no step is left to run')
+})
+
+t.test('reset errors: unknown step 400 naming the steps that ran, no reset point 409, unknown run 404', async (t) => {
+  const app = await build(t)
+  const { workflowId, runId } = await failedRun(t, app)
+
+  const unknown = await reset(t, app, workflowId, { from: { step: 'fourth' } })
+  t.equal(unknown.status, 400)
+  t.match(unknown.body, { error: 'ValidationError', issues: [{ path: '/from/step', in: 'body', message: /never ran.*first, second, third/ }] })
+  const occurrence = await reset(t, app, workflowId, { from: { step: 'second', occurrence: 2 } })
+  t.equal(occurrence.status, 400)
+  t.match(occurrence.body.issues, [{ path: '/from/occurrence', message: /ran 1 time/ }])
+  const invalid = await reset(t, app, workflowId, { from: 'yesterday' })
+  t.equal(invalid.status, 400, 'a `from` outside the schema')
+
+  const hello = await start(t, app, 'hello', { name: 'reset' })
+  await waitClosed(app, hello.workflowId)
+  const noFailure = await reset(t, app, hello.workflowId, { from: 'failedStep' })
+  t.equal(noFailure.status, 409)
+  t.match(noFailure.body, { error: 'ResetNotPossibleError', workflowId: hello.workflowId, message: /no step of it failed/ })
+
+  for (const res of [await reset(t, app, newId('nobody')), await reset(t, app, workflowId, {}, randomUUID())]) {
+    t.equal(res.status, 404)
+    t.equal(res.body.error, 'WorkflowNotFoundError')
+  }
+  t.match((await status(t, app, workflowId, runId)).body, { resetTo: null }, 'nothing was reset')
+})
+
+t.test('resetting an old run while a newer run of the id is open is refused; the open run is reset instead', async (t) => {
+  const app = await build(t)
+  const { workflowId, runId } = await failedRun(t, app)
+  const open = await call(t, app, { method: 'POST', url: '/workflow/start', route: '/workflow/start', payload: { workflowName: 'approval', workflowId, input: { label: 'newer' } } })
+  t.equal(open.status, 200)
+  const refused = await reset(t, app, workflowId, {}, runId)
+  t.equal(refused.status, 409)
+  t.match(refused.body, { error: 'ResetNotPossibleError', message: new RegExp(`run ${String(open.body.runId)} of the workflow id is open`) })
+
+  const running = await reset(t, app, workflowId, { from: 'start' })
+  t.equal(running.status, 200, 'a running run can be reset')
+  t.match((await status(t, app, workflowId, open.body.runId)).body, { status: 'terminated', resetTo: running.body.runId })
+  await app.temporal.workflow.getHandle(workflowId, running.body.runId).terminate('test over')
+})
