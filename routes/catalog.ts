@@ -38,7 +38,7 @@ const catalog: FastifyPluginAsyncTypebox = async (fastify) => {
       headers: ref(ConditionalReadHeadersSchema),
       operationId: 'getDefaultCatalog',
       summary: 'Workflows of the default catalog (SERVICE_CATALOG_ID) with their JSON Schemas',
-      response: { 200: ok, 304: notModified, ...errorsFor(401, 500), 503: unavailable }
+      response: { 200: ok, 304: notModified, ...errorsFor(400, 401, 500), 503: unavailable }
     }
   }, async () => await read(fastify.config.SERVICE_CATALOG_ID))
 
@@ -51,7 +51,7 @@ const catalog: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'The OpenAPI document typed for the default catalog (SERVICE_CATALOG_ID)',
       description: documentDescription,
       headers: ref(ConditionalReadHeadersSchema),
-      response: { 200: documentOk, 304: notModified, ...errorsFor(401, 500), 503: unavailable }
+      response: { 200: documentOk, 304: notModified, ...errorsFor(400, 401, 500), 503: unavailable }
     }
   }, async () => await documentOf(fastify.config.SERVICE_CATALOG_ID))
 

@@ -41,7 +41,8 @@ export const BatchBodySchema = Type.Object({
 })
 
 export const BatchParamsSchema = Type.Object({
-  batchId: Type.String({ minLength: 1, maxLength: 1000, description: 'The id POST /workflow/batch answered' })
+  // The ids this API issues are UUIDs; anything else is refused before it reaches the engine.
+  batchId: Type.String({ pattern: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$', description: 'The id POST /workflow/batch answered (a UUID)' })
 }, { $id: 'BatchParams' })
 
 export const BatchStartedSchema = Type.Object({

@@ -66,6 +66,7 @@ t.test('a filter that matches nothing says so; a batch is stopped with DELETE; u
   const unknown = await progress(t, app, randomUUID())
   t.equal(unknown.status, 404)
   t.equal(unknown.body.error, 'BatchNotFoundError')
+  t.equal((await progress(t, app, 'not-a-batch-id')).status, 400, 'an id this API could not have issued is refused before the engine')
 
   const noSignal = await batch(t, app, { action: 'signal', filter: {}, reason: 'x' })
   t.equal(noSignal.status, 400)

@@ -1679,7 +1679,7 @@ export interface components {
             };
         };
         BatchParams: {
-            /** @description The id POST /workflow/batch answered */
+            /** @description The id POST /workflow/batch answered (a UUID) */
             batchId: string;
         };
         /** @description The batch was accepted; follow it with GET /workflow/batch/{batchId} */
@@ -2336,6 +2336,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
             /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
             401: {
                 headers: {
@@ -2435,6 +2444,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
             };
             /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
             401: {
@@ -6357,7 +6375,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The id POST /workflow/batch answered */
+                /** @description The id POST /workflow/batch answered (a UUID) */
                 batchId: string;
             };
             cookie?: never;
@@ -6461,7 +6479,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The id POST /workflow/batch answered */
+                /** @description The id POST /workflow/batch answered (a UUID) */
                 batchId: string;
             };
             cookie?: never;
