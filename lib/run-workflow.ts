@@ -8,16 +8,26 @@ import type { FastifyInstance } from 'fastify'
 import type { RunWorkflowBody, WorkflowResult } from '../schemas/workflow.js'
 import { ApiError } from './api-error.js'
 import { continuedAs } from './close-events.js'
-import { decodeFirst, timedOut, waitForCloseEvent, type CloseWait, type RunRef } from './run-history.js'
+import { decodeFirst, readRunInput, timedOut, waitForCloseEvent, type CloseWait, type RunRef } from './run-history.js'
 import { startWorkflow, type StartOptions } from './start-workflow.js'
 import { resultOf } from './workflow-result.js'
+import { updateWithStart } from './update-with-start.js'
 
 export async function runWorkflow (fastify: FastifyInstance, body: RunWorkflowBody, signal: AbortSignal, options: Omit<StartOptions, 'signal'> = {}): Promise<WorkflowResult> {
   const { SERVICE_RUN_TIMEOUT_MS, SERVICE_RUN_MAX_TIMEOUT_MS } = fastify.config
   const timeout = Math.min(body.timeout ?? SERVICE_RUN_TIMEOUT_MS, SERVICE_RUN_MAX_TIMEOUT_MS)
   const deadline = Date.now() + timeout
-  const started = await startWorkflow(fastify, body, { ...options, signal })
-  const result = await waitForResult(fastify, started, body.input, { signal, deadline })
+  const { update } = body
+  let started, input
+  if (update === undefined) {
+    started = await startWorkflow(fastify, body, { ...options, signal })
+    input = body.input
+  } else {
+    // The run that took the update is waited for; it may be one already open, started with another input.
+    started = (await updateWithStart(fastify, { ...body, update }, { ...options, signal })).run
+    input = await readRunInput(fastify, started, signal)
+  }
+  const result = await waitForResult(fastify, started, input, { signal, deadline })
   if ('open' in result) {
     throw new ApiError(408, 'WorkflowExecutionTimedOutError',
       `Workflow ${started.workflowId} did not close within ${timeout} ms; it keeps running: read GET /workflow/${started.workflowId}/result later`, result.open)

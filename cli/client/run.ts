@@ -70,13 +70,30 @@ async function run (workflow: string, inputArg: string | undefined, options: Run
   }
 }
 
-async function start (workflow: string, inputArg: string | undefined, options: CommonOptions & { id?: string }): Promise<number> {
+interface StartOptions extends CommonOptions { id?: string, update?: string, updatePayload?: string }
+
+async function start (workflow: string, inputArg: string | undefined, options: StartOptions): Promise<number> {
   const input = await readInput(inputArg)
+  if (options.update !== undefined) return await updateWithStart(workflow, input, options.update, options)
+  if (options.updatePayload !== undefined) throw new CliError('InputError: --update-payload needs --update <name>', EXIT.usage)
   const started = await clientOf(options).start(workflow, input, { workflowId: options.id, catalog: options.catalog })
   if (options.json) printJson(started)
   else {
     process.stdout.write(`${started.workflowId}\n`)
     info(`Started run ${started.runId}. Follow it with: flowport tail ${started.workflowId}`)
+  }
+  return EXIT.ok
+}
+
+/** `start --update`: the open run of `--id` takes the update, or a run starts and takes it; prints the update's result. */
+async function updateWithStart (workflow: string, input: unknown, name: string, options: StartOptions): Promise<number> {
+  if (options.id === undefined) throw new CliError('InputError: --update needs --id <workflowId>, the id whose open run takes the update', EXIT.usage)
+  const payload = await readInput(options.updatePayload, 'update payload')
+  const updated = await clientOf(options).updateWithStart(workflow, input, { name, ...(payload === undefined ? {} : { payload }) }, { workflowId: options.id, catalog: options.catalog })
+  if (options.json) printJson(updated)
+  else {
+    printJson(updated.result)
+    info(`Update ${name} ran in run ${updated.runId} of ${updated.workflowId}.`)
   }
   return EXIT.ok
 }
@@ -94,5 +111,7 @@ export function registerRun (program: Command): void {
   clientCommand(program, 'start <workflow> [input]', 'start a workflow and print its id without waiting')
     .option('--id <workflowId>', 'workflow id (default: a random UUID)')
     .option('--catalog <catalog>', 'catalog to run on (default: the API\'s SERVICE_CATALOG_ID)')
+    .option('--update <name>', 'update-with-start: the open run of --id takes this update, or a run starts and takes it; prints its result')
+    .option('--update-payload <json>', 'the update\'s payload: inline JSON, @file.json, or - for stdin')
     .action(action(start))
 }
