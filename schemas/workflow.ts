@@ -71,7 +71,7 @@ export const StartWorkflowBodySchema = Type.Object({
   ...startFields,
   startDelay: Type.Optional(response(DurationSchema, 'Start the run this much later (`"15m"`-style or milliseconds): it exists at once (its ids ' +
     'are answered, its status says `delayedUntil`), and its first step runs once the delay has passed, kept by the engine across restarts. ' +
-    'A signal sent meanwhile starts it at once.'))
+    'Signals sent meanwhile are recorded and wait for it: they do not start it early.'))
 }, {
   $id: 'StartWorkflowBody',
   additionalProperties: false,
