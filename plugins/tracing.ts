@@ -21,7 +21,7 @@ declare module 'fastify' {
 }
 
 export default fp(async (fastify) => {
-  const tracing = startTracing(fastify.config, 'flowport-api')
+  const tracing = await startTracing(fastify.config, 'flowport-api')
   fastify.decorate('tracing', tracing)
   if (tracing === null) return
   const tracer = tracing.provider.getTracer('flowport-api')

@@ -34,7 +34,7 @@ async function main (): Promise<number> {
     }
     consoleLogger.info(`Worker metrics on port ${settings.SERVICE_WORKER_METRICS_PORT}: /metrics`)
   }
-  const tracing = startTracing(settings, 'flowport-worker')
+  const tracing = await startTracing(settings, 'flowport-worker')
   if (tracing !== null) consoleLogger.info('Worker traces go to the OTLP endpoint of the OTEL_* settings')
   const worker = keepPolling({ ...workerOptionsFromEnv(settings), logger: consoleLogger, tracing }, { retryWindowMs: settings.SERVICE_WORKER_ENGINE_RETRY_MS })
   const stop = (signal: string): void => {

@@ -8,14 +8,9 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 import { context, propagation, trace } from '@opentelemetry/api'
-import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto'
-import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http'
-import { Resource, envDetectorSync } from '@opentelemetry/resources'
-import {
-  AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler,
-  type Sampler, type SpanProcessor
-} from '@opentelemetry/sdk-trace-base'
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node'
+import type { Resource } from '@opentelemetry/resources'
+import type { Sampler, SpanProcessor } from '@opentelemetry/sdk-trace-base'
+import type { NodeTracerProvider } from '@opentelemetry/sdk-trace-node'
 
 const OptionalString = Type.Optional(Type.String({ minLength: 1 }))
 const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const
@@ -42,7 +37,9 @@ export interface Tracing {
   shutdown: () => Promise<void>
 }
 
-function samplerFrom (settings: OtelSettings): Sampler {
+type SdkTraceBase = typeof import('@opentelemetry/sdk-trace-base')
+
+function samplerFrom (settings: OtelSettings, { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, TraceIdRatioBasedSampler }: SdkTraceBase): Sampler {
   const ratio = new TraceIdRatioBasedSampler(settings.OTEL_TRACES_SAMPLER_ARG ?? 1)
   switch (settings.OTEL_TRACES_SAMPLER ?? 'parentbased_always_on') {
     case 'always_on': return new AlwaysOnSampler()
@@ -61,17 +58,27 @@ function tracesUrl (settings: OtelSettings): string | undefined {
   return base === undefined ? undefined : `${base.replace(/\/+$/, '')}/v1/traces`
 }
 
-/** Starts tracing when the settings ask for it; null (and nothing done) otherwise. */
-export function startTracing (settings: OtelSettings, defaultServiceName: string): Tracing | null {
+/**
+ * Starts tracing when the settings ask for it; null (and nothing done) otherwise. The SDK is
+ * imported only then: off, it costs the process nothing (about 6 MiB of memory; docs/performance.md).
+ */
+export async function startTracing (settings: OtelSettings, defaultServiceName: string): Promise<Tracing | null> {
   const url = tracesUrl(settings)
   if (url === undefined || settings.OTEL_SDK_DISABLED) return null
   const protocol = settings.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? settings.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf'
-  const exporter = protocol === 'http/json' ? new JsonExporter({ url }) : new ProtobufExporter({ url })
+  const [{ Resource, envDetectorSync }, base, { NodeTracerProvider }, exporter] = await Promise.all([
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/sdk-trace-node'),
+    protocol === 'http/json'
+      ? import('@opentelemetry/exporter-trace-otlp-http').then(({ OTLPTraceExporter }) => new OTLPTraceExporter({ url }))
+      : import('@opentelemetry/exporter-trace-otlp-proto').then(({ OTLPTraceExporter }) => new OTLPTraceExporter({ url }))
+  ])
   const resource = Resource.default()
     .merge(new Resource({ 'service.name': settings.OTEL_SERVICE_NAME ?? defaultServiceName }))
     .merge(envDetectorSync.detect()) // OTEL_RESOURCE_ATTRIBUTES (and OTEL_SERVICE_NAME again, which wins)
-  const processor = new BatchSpanProcessor(exporter)
-  const provider = new NodeTracerProvider({ resource, sampler: samplerFrom(settings), spanProcessors: [processor] })
+  const processor = new base.BatchSpanProcessor(exporter)
+  const provider = new NodeTracerProvider({ resource, sampler: samplerFrom(settings, base), spanProcessors: [processor] })
   provider.register()
   return {
     provider,
