@@ -26,6 +26,8 @@ const GENERIC = {
 } as const
 
 const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+/** The component name of a handler's payload or result schema (`<workflow>.<kind>.<name>.Payload`). */
+const handlerKey = (w: CatalogWorkflow, kind: Kind, name: string, part: 'Payload' | 'Result') => `${w.name}.${kind}.${name}.${part}`
 const orNull = (schema: Json) => ({ anyOf: [schema, { type: 'null' }] })
 
 /** A catalog's JSON Schema as a component: its own `$id`/`$schema` would re-root references. */
@@ -39,6 +41,19 @@ function bodyVariant (base: Json, workflow: CatalogWorkflow, catalogId: string, 
   body.properties.workflowName = { type: 'string', enum: [workflow.name, ...workflow.aliases], description: `${workflow.name}${workflow.aliases.length ? ` or an alias (${workflow.aliases.join(', ')})` : ''}` }
   body.properties.input = { ...schemaRef(`${workflow.name}.Input`), description: workflow.description }
   body.properties.catalog = { type: 'string', enum: [catalogId], description: 'This document\'s catalog' }
+  // Update-with-start: one of the workflow's own updates, with its payload's schema; none declared, no `update`.
+  if (workflow.updates.length === 0) delete body.properties.update
+  else {
+    body.properties.update = {
+      description: 'Update-with-start (docs/update-with-start.md): one of this workflow\'s updates, typed',
+      oneOf: workflow.updates.map((u) => ({
+        type: 'object',
+        additionalProperties: false,
+        required: u.payloadSchema ? ['name', 'payload'] : ['name'],
+        properties: { name: { type: 'string', enum: [u.name] }, ...(u.payloadSchema ? { payload: schemaRef(handlerKey(workflow, 'update', u.name, 'Payload')) } : {}) }
+      }))
+    }
+  }
   // A run on another catalog than the default one must say so.
   if (catalogId !== defaultCatalog) body.required = [...new Set([...(body.required ?? []), 'catalog'])]
   return body
@@ -54,7 +69,7 @@ function union (variants: string[], workflows: CatalogWorkflow[], description: s
 function handlerOperation (doc: Json, kind: Kind, name: string, declared: Array<{ workflow: CatalogWorkflow, handler: CatalogHandler }>): Json {
   const generic = doc.paths[GENERIC[kind].path]?.post
   const op = structuredClone(generic)
-  const key = (w: CatalogWorkflow, part: string) => `${w.name}.${kind}.${name}.${part}`
+  const key = (w: CatalogWorkflow, part: 'Payload' | 'Result') => handlerKey(w, kind, name, part)
   const payloads: Json[] = []
   const results: Json[] = []
   for (const { workflow, handler } of declared) {

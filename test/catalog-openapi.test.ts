@@ -49,6 +49,9 @@ export function greetingOf (result: HelloResult): string | null {
 
 type Relabel = paths['/workflow/{id}/update/relabel']['post']
 export const relabel: NonNullable<Relabel['requestBody']>['content']['application/json'] = { payload: { label: 'x' } }
+
+type StartBody = paths['/workflow/start']['post']['requestBody']['content']['application/json']
+export const session: StartBody = { workflowName: 'approval', workflowId: 'cart-7', input: { label: 'a' }, update: { name: 'relabel', payload: { label: 'b' } } }
 `
 
 const BAD = `import type { paths } from './catalog-api.js'
@@ -112,6 +115,11 @@ t.test('the typed schemas are the catalog\'s, and a real run\'s result matches i
   }
   t.ok(valid('RunWorkflowBody', { workflowName: 'hello', input: { name: 'Ada' } }))
   t.notOk(valid('RunWorkflowBody', { workflowName: 'hello', input: { name: 5 } }), 'the union refuses what the catalog refuses')
+  const withUpdate = (update: unknown) => valid('StartWorkflowBody', { workflowName: 'approval', input: { label: 'a' }, workflowId: 'cart-7', update })
+  t.ok(withUpdate({ name: 'relabel', payload: { label: 'b' } }), 'update-with-start names one of the workflow\'s updates')
+  t.notOk(withUpdate({ name: 'relabel', payload: { label: 5 } }), 'its payload is typed')
+  t.notOk(withUpdate({ name: 'rename', payload: { label: 'b' } }), 'an update the workflow does not declare')
+  t.notOk(valid('StartWorkflowBody', { workflowName: 'hello', input: { name: 'Ada' }, update: { name: 'relabel' } }), 'hello declares no update')
   const result = await call(t, app, { method: 'POST', url: '/workflow/run', route: '/workflow/run', payload: { workflowName: 'hello', input: { name: 'Ada' }, workflowId: newId('hello') } })
   t.equal(result.status, 200)
   t.ok(valid('hello.WorkflowResult', result.body), 'the answer matches hello.WorkflowResult')
