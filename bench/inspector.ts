@@ -114,7 +114,7 @@ try {
   await page.goto(`${base}/ui/#/catalog`)
   for (let round = 0; round < ROUNDS; round++) {
     results.list.push(await measure(page, `#/runs?pageSize=${RUNS}`, '.runs-table tbody tr', RUNS))
-    results.timeline.push(await measure(page, `#/run/${benchRun.workflowId}/${benchRun.runId}`, '.timeline .row', STEPS))
+    results.timeline.push(await measure(page, `#/run/${benchRun.workflowId}/${benchRun.runId}`, '.timeline .row[data-node]', STEPS))
   }
 } finally {
   await browser.close()

@@ -80,4 +80,7 @@ class App extends Component {
   }
 }
 
-render(html`<${App} />`, document.getElementById('app'))
+const root = document.getElementById('app')
+// The "Loading…" placeholder is static markup: Preact renders next to what it did not make.
+root.textContent = ''
+render(html`<${App} />`, root)

@@ -156,7 +156,7 @@ export class RunView extends Component {
         <dt>Run id</dt><dd><code>${status.runId}</code></dd>
         <dt>Catalog</dt><dd><a href=${`#/catalog?catalog=${encodeURIComponent(status.catalog)}&workflow=${encodeURIComponent(status.workflowName)}`}>${status.catalog}</a></dd>
         <dt>Started</dt><dd>${time(status.startTime)}${status.startedBy ? ` by ${status.startedBy}` : ''}</dd>
-        <dt>Closed</dt><dd>${time(status.closeTime)} ${duration(status.startTime, status.closeTime)}</dd>
+        <dt>Closed</dt><dd>${time(status.closeTime)}${status.closeTime ? ` (after ${duration(status.startTime, status.closeTime)})` : ''}</dd>
         ${status.parentWorkflowId && html`<dt>Parent</dt><dd><a href=${runHref(status.parentWorkflowId, w?.parent?.runId)}>${status.parentWorkflowId}</a></dd>`}
         ${w?.previousRunId && html`<dt>Continues</dt><dd><a href=${runHref(workflowId, w.previousRunId)}>previous run</a></dd>`}
         ${w?.nextRunId && html`<dt>Continued by</dt><dd><a href=${runHref(workflowId, w.nextRunId)}>next run</a></dd>`}
@@ -174,8 +174,7 @@ export class RunView extends Component {
       <section class="steps">
         <h3>Steps</h3>
         <p class="muted live" data-live=${s.live} data-reconnects=${s.reconnects}>
-          ${s.live === 'open' ? 'Following live' : s.live === 'ended' ? 'History complete' : `Stream: ${s.live}`}
-          · ${s.events} events${s.reconnects > 0 ? ` · reconnected ${s.reconnects}×, resumed where it left off` : ''}
+          ${s.live === 'open' ? 'Following live' : s.live === 'ended' ? 'History complete' : `Stream: ${s.live}`}${` · ${s.events} events`}${s.reconnects > 0 ? ` · reconnected ${s.reconnects}×, resumed where it left off` : ''}
         </p>
         <${Problem} error=${s.streamError} />
         <ol class="step-list" aria-label="Steps">

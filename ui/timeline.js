@@ -81,7 +81,10 @@ export class Timeline extends Component {
   render ({ trace }, { open }) {
     const axis = span(trace)
     if (trace.nodes.length === 0) return html`<p class="muted">No steps yet.</p>`
+    const end = new Date(axis.start + axis.width).toISOString()
     return html`<ol class="timeline" aria-label="Timeline">
+      <li class="row axis"><span class="row-label muted">${trace.nodes.length} ${trace.nodes.length === 1 ? 'call' : 'calls'}</span>
+        <span class="axis-scale muted"><span>0</span><span>${duration(new Date(axis.start).toISOString(), end)}</span></span></li>
       ${trace.nodes.map((node) => html`<${Row} key=${node.id} node=${node} axis=${axis} open=${open[node.id] === true}
         toggle=${() => this.setState({ open: { ...open, [node.id]: !open[node.id] } })} />`)}
     </ol>`
