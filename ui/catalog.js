@@ -60,10 +60,7 @@ export class CatalogView extends Component {
           <label>Another catalog <input name="catalog" placeholder=${catalog.catalog} /></label>
           <button type="submit" class="secondary">Open</button>
         </form>
-        <p class="muted">
-          Published ${new Date(catalog.publishedAt).toLocaleString()} ·
-          ${catalog.workers.polling ? `${catalog.workers.pollers} worker poller(s)` : 'no worker polls this catalog: runs will wait'}
-        </p>
+        <p class="muted">${`Published ${new Date(catalog.publishedAt).toLocaleString()} · ${catalog.workers.polling ? `${catalog.workers.pollers} worker poller(s)` : 'no worker polls this catalog: runs will wait'}`}</p>
       </div>
       <div class="columns">
         <ul class="workflows" aria-label="Workflows">
