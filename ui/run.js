@@ -61,8 +61,8 @@ export class RunView extends Component {
     this.stream = follow(`${runPath(this.props.workflowId, this.runId)}/history/stream`, {
       onEvent: (name, data) => {
         if (name === 'history' && Array.isArray(data)) {
-          const { steps, cancelRequested } = foldEvents(this.state.steps, data, this.state.cancelRequested)
-          this.setState({ steps, cancelRequested, events: this.state.events + data.length })
+          // An updater: batches can arrive faster than renders, and this.state lags behind until the next one.
+          this.setState((state) => ({ ...foldEvents(state.steps, data, state.cancelRequested), events: state.events + data.length }))
           this.scheduleTrace()
         } else if (name === 'done') {
           this.finished()
@@ -72,7 +72,7 @@ export class RunView extends Component {
           return false
         }
       },
-      onState: ({ state, reconnects, error }) => this.setState({ live: state, reconnects, streamError: error ?? this.state.streamError })
+      onState: ({ state, reconnects, error }) => this.setState((s) => ({ live: state, reconnects, streamError: error ?? s.streamError }))
     })
   }
 

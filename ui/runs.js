@@ -19,7 +19,7 @@ export class RunsView extends Component {
     this.page(null)
     this.feed = follow(`/workflow/runs/stream${query(this.filters())}`, {
       onEvent: (name, data) => { if (name === 'run') this.change(data.run) },
-      onState: ({ state, error }) => this.setState({ live: state, error: error ?? this.state.error })
+      onState: ({ state, error }) => this.setState((s) => ({ live: state, error: error ?? s.error }))
     })
   }
 
@@ -30,8 +30,10 @@ export class RunsView extends Component {
     try {
       const pageSize = this.props.params.pageSize ?? 100
       const page = await api('GET', `/workflow/runs${query({ ...this.filters(), pageSize, pageToken })}`)
-      const known = new Set(this.state.runs.map((r) => r.runId))
-      this.setState({ runs: [...this.state.runs, ...page.runs.filter((r) => !known.has(r.runId))], next: page.nextPageToken, loading: false, error: null })
+      this.setState((state) => {
+        const known = new Set(state.runs.map((r) => r.runId))
+        return { runs: [...state.runs, ...page.runs.filter((r) => !known.has(r.runId))], next: page.nextPageToken, loading: false, error: null }
+      })
     } catch (error) {
       this.setState({ error, loading: false })
     }
@@ -39,10 +41,11 @@ export class RunsView extends Component {
 
   /** A run that started or closed: replace its row, or put it on top. */
   change (run) {
-    const runs = this.state.runs
-    const at = runs.findIndex((r) => r.runId === run.runId)
-    const updated = at === -1 ? [run, ...runs] : runs.map((r, i) => (i === at ? run : r))
-    this.setState({ runs: updated, changes: this.state.changes + 1 })
+    // An updater: several frames can arrive between two renders.
+    this.setState(({ runs, changes }) => {
+      const at = runs.findIndex((r) => r.runId === run.runId)
+      return { runs: at === -1 ? [run, ...runs] : runs.map((r, i) => (i === at ? run : r)), changes: changes + 1 }
+    })
   }
 
   apply = (event) => {
