@@ -17,6 +17,12 @@ export function onUnauthorized (listener) {
   return () => listeners.delete(listener)
 }
 
+/** Tells the listeners about a 401 (the app asks for a key); returns the error. */
+export function refused (error) {
+  if (error.status === 401) for (const listener of listeners) listener(error)
+  return error
+}
+
 export class ApiError extends Error {
   constructor (status, body) {
     super(body && typeof body.message === 'string' ? body.message : `HTTP ${status}`)
@@ -46,11 +52,7 @@ export async function api (method, path, body, headers = {}) {
   } catch {
     data = { error: 'HttpError', message: text }
   }
-  if (!res.ok) {
-    const error = new ApiError(res.status, data)
-    if (res.status === 401) for (const listener of listeners) listener(error)
-    throw error
-  }
+  if (!res.ok) throw refused(new ApiError(res.status, data))
   return data
 }
 

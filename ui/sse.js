@@ -2,7 +2,7 @@
 // (an EventSource cannot send headers: it would need the credential in the URL). Reconnects as an
 // EventSource would: after the stream's `retry:` delay, sending the last `id:` it received as
 // Last-Event-ID, so the API resumes exactly where the dropped connection left off.
-import { ApiError, authHeaders } from './api.js'
+import { ApiError, authHeaders, refused } from './api.js'
 
 const sleep = (ms, signal) => new Promise((resolve) => {
   const timer = setTimeout(resolve, ms)
@@ -69,7 +69,7 @@ export function follow (path, { onEvent, onState = () => {} }) {
         if (res.status === 204) return end('ended')
         if (!res.ok) {
           const body = await res.json().catch(() => null)
-          return end('failed', new ApiError(res.status, body))
+          return end('failed', refused(new ApiError(res.status, body)))
         }
         report('open')
         await read(res.body)
