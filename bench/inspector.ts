@@ -93,10 +93,8 @@ async function measure (page: Page, hash: string, selector: string, count: numbe
     observer.observe({ type: 'longtask' as any })
     const t0 = performance.now()
     w.location.hash = hash
-    await new Promise<void>((resolve) => {
-      const check = () => (w.document.querySelectorAll(selector).length >= count ? resolve() : w.requestAnimationFrame(check))
-      check()
-    })
+    // No named function in here: tsx would wrap it in a helper the page does not have.
+    while (w.document.querySelectorAll(selector).length < count) await new Promise((resolve) => w.requestAnimationFrame(resolve))
     // One more frame: the rows are laid out and painted.
     await new Promise((resolve) => w.requestAnimationFrame(resolve))
     const ms = performance.now() - t0
