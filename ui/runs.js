@@ -4,6 +4,7 @@ import { html, Component } from './html.js'
 import { api, query } from './api.js'
 import { follow } from './sse.js'
 import { Problem, Status, go, runHref, time } from './common.js'
+import { Progressive } from './progressive.js'
 
 const FILTERS = ['workflowName', 'status', 'catalog', 'startedAfter', 'startedBefore']
 const STATUSES = ['running', 'completed', 'failed', 'canceled', 'terminated', 'timed_out', 'continued_as_new', 'paused']
@@ -81,13 +82,13 @@ export class RunsView extends Component {
       <table class="runs-table">
         <thead><tr><th>Workflow id</th><th>Workflow</th><th>Status</th><th>Started</th><th>Closed</th></tr></thead>
         <tbody>
-          ${runs.map((r) => html`<tr key=${r.runId} data-run-id=${r.runId}>
+          <${Progressive} items=${runs} chunk=${200} view=${(shown) => shown.map((r) => html`<tr key=${r.runId} data-run-id=${r.runId}>
             <td><a href=${runHref(r.workflowId, r.runId)}>${r.workflowId}</a></td>
             <td>${r.workflowName}</td>
             <td><${Status} status=${r.status} /></td>
             <td>${time(r.startTime)}</td>
             <td>${time(r.closeTime)}</td>
-          </tr>`)}
+          </tr>`)} />
         </tbody>
       </table>
       ${runs.length === 0 && !loading && html`<p class="muted">No runs match.</p>`}
