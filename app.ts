@@ -35,6 +35,7 @@ import historyRoutes from './routes/history/index.js'
 import workflowRoutes from './routes/workflows/index.js'
 import tokenRoutes from './routes/tokens.js'
 import scheduleRoutes from './routes/schedules/index.js'
+import ui from './plugins/ui.js'
 
 export interface BuildOptions {
   config: Config
@@ -126,6 +127,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   await app.register(workflowRoutes)
   await app.register(tokenRoutes)
   await app.register(scheduleRoutes)
+  await app.register(ui)
   return app
 }
 

@@ -15,6 +15,7 @@ import { startApi } from '../server.js'
 import { loadConfig } from '../schemas/config.js'
 import { workerNodeArgs } from './worker-entry.js'
 import { devLogStream } from './dev-log.js'
+import { uiEnabled } from '../plugins/ui.js'
 
 type Api = Awaited<ReturnType<typeof startApi>>
 
@@ -106,6 +107,8 @@ export async function runDevStack (): Promise<void> {
       process.exit(1)
     }
     env.TEMPORAL_ADDRESS = engine.address
+    // The inspector links each run to the same run in Temporal's UI.
+    if (engine.uiUrl) env.SERVICE_UI_TEMPORAL_URL ??= engine.uiUrl
     // A restarted engine must be where the API and the worker already look.
     const again: EngineOptions = { ...options, port: engine.port, uiPort: engine.uiPort ?? undefined, strictPorts: true }
     supervisors.engine = supervise(engine.process, {
@@ -133,6 +136,7 @@ export async function runDevStack (): Promise<void> {
     '',
     'Flowport is running:',
     `  API          ${base}`,
+    uiEnabled(api.config) ? `  Inspector    ${base}/ui/` : '',
     `  Swagger UI   ${base}/docs`,
     `  OpenAPI      ${base}/openapi.json`,
     `  Temporal     ${env.TEMPORAL_ADDRESS}${engine ? ' (embedded dev server)' : ''}`,

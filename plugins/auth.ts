@@ -8,8 +8,8 @@
  *   (a key there would be kept in logs and browser history) unless SERVICE_API_QUERY_KEYS_ALLOWED.
  * - preHandler: a key limited to catalogs or workflow-name patterns, checked against what the
  *   request touches (the body and the run are known only by then) → 403.
- * Open routes declare `config: { public: true }`; CORS preflights pass (no credentials come with
- * them). Credentials never reach the log (lib/log-redaction.ts).
+ * Open routes declare `config: { public: true }` or lie under /docs or /ui (isOpenPath); CORS preflights
+ * pass (no credentials come with them). Credentials never reach the log (lib/log-redaction.ts).
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
@@ -42,6 +42,12 @@ declare module 'fastify' {
 
 export interface RouteAccess { method: string, url: string, public: boolean, scope?: Scope, target?: Target }
 
+/**
+ * Paths open without a credential: Swagger UI and the run inspector's static files (plugins/ui.ts).
+ * Neither holds data; the pages ask for a key and send it with each API call they make.
+ */
+const isOpenPath = (url: string) => url.startsWith('/docs') || /^\/ui(?:[/?]|$)/.test(url)
+
 const unauthorized = (message: string) => new ApiError(401, 'UnauthorizedError', message)
 
 /** The credential in `Authorization` (`Bearer` or `Basic`, the raw value), or undefined. */
@@ -68,7 +74,7 @@ function declareAccess (fastify: FastifyInstance): void {
   fastify.addHook('onRoute', (route) => {
     const config = route.config as { public?: boolean, scope?: Scope, target?: Target, queryToken?: boolean } | undefined
     for (const method of [route.method].flat()) {
-      table.push({ method, url: route.url, public: config?.public === true || route.url.startsWith('/docs'), scope: config?.scope, target: config?.target })
+      table.push({ method, url: route.url, public: config?.public === true || isOpenPath(route.url), scope: config?.scope, target: config?.target })
     }
     if (config?.public || !route.schema || route.schema.hide) return
     const schema = route.schema as Record<string, any>
@@ -117,7 +123,7 @@ export default fp(async (fastify) => {
 
   fastify.addHook('onRequest', async (request) => {
     const route = request.routeOptions.config
-    if (route.public || request.url.startsWith('/docs')) return
+    if (route.public || isOpenPath(request.url)) return
     if (request.method === 'OPTIONS' && request.headers['access-control-request-method']) return
     const fromHeader = headerCredential(request.headers.authorization)
     const fromQuery = fromHeader === undefined && route.queryToken ? queryCredential(request) : undefined

@@ -56,6 +56,10 @@ export const ConfigSchema = Type.Object({
   // Prometheus metrics at GET /metrics (plugins/metrics.ts); the port, when set, serves them without auth.
   SERVICE_METRICS_ENABLED: Bool(true),
   SERVICE_METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+  // The run inspector at /ui (plugins/ui.ts, docs/inspector.md): unset = on outside production, off in it.
+  SERVICE_UI_ENABLED: Type.Optional(Type.Boolean()),
+  // Temporal's own web UI, for the inspector's "open in Temporal UI" link (the dev stack sets it).
+  SERVICE_UI_TEMPORAL_URL: Type.Optional(Type.String({ pattern: '^https?://\\S+$' })),
   TEMPORAL_ADDRESS: Type.String({ minLength: 1, default: 'localhost:7233' }),
   TEMPORAL_NAMESPACE: Type.String({ minLength: 1, default: 'default' }),
   TEMPORAL_API_KEY: OptionalString,

@@ -35,6 +35,10 @@ t.test('flowport dev listens on 127.0.0.1, prints readable lines, and SIGTERM to
   t.equal(await status(`${stack.base}/health`), 200)
   t.match(stack.output(), new RegExp(`Swagger UI\\s+http://127\\.0\\.0\\.1:${port}/docs`), 'prints the Swagger UI address')
   t.match(stack.output(), /Temporal UI\s+http:\/\/127\.0\.0\.1:\d+/, 'prints the Temporal UI address')
+  t.match(stack.output(), new RegExp(`Inspector\\s+http://127\\.0\\.0\\.1:${port}/ui/`), 'prints the inspector\'s address')
+  t.equal(await status(`${stack.base}/ui/`), 200, 'which serves the page')
+  const settings = await (await fetch(`${stack.base}/ui/settings.json`)).json() as { temporalUiUrl: string | null }
+  t.match(settings.temporalUiUrl, /^http:\/\/127\.0\.0\.1:\d+/, 'and knows where the embedded engine\'s UI is')
   const external = externalAddress()
   if (external) t.equal(await status(`http://${external}:${port}/health`), 0, `not reachable on ${external}`)
   else t.pass('no other interface to check')

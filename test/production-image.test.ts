@@ -57,6 +57,7 @@ t.test('the image steps produce working api and worker entry points', async (t) 
   copyFiles(manifests, build, runtime)
   npm(runtime, 'ci', '--omit=dev')
   copyFiles(['dist', 'worker/dist', 'examples/dist', 'client/dist', 'bin'], build, runtime)
+  cpSync(join(build, 'ui'), join(runtime, 'dist/ui'), { recursive: true })
   t.throws(() => execFileSync('node', ['-e', 'import("tsx")'], { cwd: runtime, stdio: 'pipe' }), 'no dev dependency in the runtime stage')
 
   const catalog = `image-${randomUUID()}`
@@ -90,4 +91,5 @@ t.test('the image steps produce working api and worker entry points', async (t) 
   t.match(JSON.parse(cli), { status: 'completed', output: { greeting: 'Hello, Cli!' } }, 'the flowport client commands work from the image')
   const denied = await fetch(`${base}/workflow/catalog`)
   t.equal(denied.status, 401, 'production requires the token')
+  t.equal((await fetch(`${base}/ui/`)).status, 404, 'the inspector is off in production unless SERVICE_UI_ENABLED=true')
 })

@@ -1,0 +1,147 @@
+/**
+ * `npm run bench -- inspector`: the run inspector's budget (docs/inspector.md). Its JavaScript,
+ * as served at /ui, compressed (gzip and brotli, the two a proxy in front would use); and, in
+ * headless Debian Chromium, how long a list of 1,000 runs and a 200-step timeline take to render
+ * and the longest task on the page's main thread meanwhile (a "frozen tab" is one long task).
+ * The API serves the page for real; the answers of the API calls the page makes are synthetic
+ * (Playwright's request interception), so the figure is the page's rendering, not the engine's
+ * listing. Writes the `inspector` section of bench/RESULTS.md; never asserted.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { brotliCompressSync, gzipSync } from 'node:zlib'
+import { fileURLToPath } from 'node:url'
+import { chromium, type Page, type Route } from 'playwright-core'
+import { buildApp } from '../app.js'
+import { loadConfig } from '../schemas/config.js'
+import { median } from './measure.js'
+import { machineNote, writeSection } from './results.js'
+
+const ROUNDS = Number(process.env.INSPECTOR_ROUNDS ?? 5)
+const RUNS = Number(process.env.INSPECTOR_RUNS ?? 1000)
+const STEPS = Number(process.env.INSPECTOR_STEPS ?? 200)
+const BUDGET_BYTES = 150 * 1024
+const machine = machineNote()
+
+// The page reads catalogs and runs only through its interceptions below; no engine is needed.
+const app = await buildApp({ config: loadConfig({ TEMPORAL_ADDRESS: '127.0.0.1:1', LOG_LEVEL: 'silent', SERVICE_UI_ENABLED: 'true' }) })
+const base = (await app.listen({ port: 0, host: '127.0.0.1' })).replace(/\/$/, '')
+
+// 1. The JavaScript the page loads, as the API serves it.
+const uiDir = fileURLToPath(new URL('../ui/', import.meta.url))
+const files: Array<{ name: string, body: Buffer }> = readdirSync(uiDir).filter((f) => f.endsWith('.js')).map((f) => ({ name: f, body: readFileSync(uiDir + f) }))
+for (const vendor of ['preact.mjs', 'htm.mjs']) {
+  const res = await app.inject({ method: 'GET', url: `/ui/vendor/${vendor}` })
+  files.push({ name: `vendor/${vendor}`, body: res.rawPayload })
+}
+const raw = files.reduce((n, f) => n + f.body.length, 0)
+const gzip = files.reduce((n, f) => n + gzipSync(f.body, { level: 9 }).length, 0)
+const brotli = files.reduce((n, f) => n + brotliCompressSync(f.body).length, 0)
+
+// 2. Synthetic answers.
+const now = Date.now()
+const iso = (ms: number) => new Date(ms).toISOString()
+const statuses = ['completed', 'failed', 'running', 'canceled', 'terminated']
+const runs = Array.from({ length: RUNS }, (_, i) => {
+  const startTime = iso(now - i * 1000)
+  const closeTime = i % 5 === 2 ? null : iso(now - i * 1000 + 500)
+  const ids = { workflowId: `bench-run-${i}`, runId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}` }
+  const rest = { historyLength: 11, parentWorkflowId: null, startedBy: null, workersPolling: true, scheduleId: null, scheduledAt: null, delayedUntil: null }
+  return { ...ids, workflowName: i % 3 === 0 ? 'sleepy' : 'hello', catalog: 'main', status: statuses[i % statuses.length], startTime, closeTime, ...rest }
+})
+const start = now - STEPS * 1000
+const nodes = Array.from({ length: STEPS }, (_, i) => {
+  const count = 1 + (i % 3)
+  const attempts = Array.from({ length: count }, (_, a) => {
+    const failed = a + 1 < count
+    const error = failed ? { name: 'TransientError', message: `Attempt ${a + 1} fails on purpose`, retryable: true, cause: null } : null
+    return { attempt: a + 1, status: failed ? 'failed' : 'completed', startTime: iso(start + i * 1000 + a * 300), endTime: iso(start + i * 1000 + a * 300 + 200), error }
+  })
+  const last = attempts[attempts.length - 1]!
+  const call = { id: `bench/${i + 1}`, kind: 'step', name: `step-${i + 1}`, type: `bench#step-${i + 1}`, phase: 'run', status: 'completed' }
+  return { ...call, scheduledTime: iso(start + i * 1000), startTime: last.startTime, endTime: last.endTime, input: { i }, output: { i }, error: null, attempts, evaluation: null, child: null }
+})
+const benchRun = { workflowId: 'bench-timeline', runId: '00000000-0000-4000-8000-000000000200' }
+const workflow = { id: benchRun.runId, name: 'bench', ...benchRun, catalog: 'main', parent: null, previousRunId: null, nextRunId: null, status: 'completed', startTime: iso(start), closeTime: iso(now), input: {}, output: {}, error: null }
+const answers: Array<[RegExp, unknown]> = [
+  [/\/workflow\/runs\?/, { runs, nextPageToken: null }],
+  [/\/trace-log$/, { ...benchRun, source: 'local', location: '/bench', partial: false, trace: { version: 1, workflow, nodes, evaluations: [] } }],
+  [/\/status$/, { ...runs[0], ...benchRun, workflowName: 'bench', status: 'completed', closeTime: iso(now) }],
+  [/\/input$/, { ...benchRun, input: {} }],
+  [/\/result$/, { ...benchRun, status: 'completed', output: {}, error: null, errorDetails: null }],
+  [/\/workflow\/catalog/, { catalog: 'main', publishedAt: iso(now), workers: { polling: true, pollers: 1, lastPollTime: iso(now) }, workflows: [] }]
+]
+
+async function answer (route: Route): Promise<void> {
+  const url = route.request().url()
+  if (url.includes('/stream')) {
+    // A stream that has nothing to say: the page stays connected.
+    await route.fulfill({ status: 200, headers: { 'content-type': 'text/event-stream' }, body: 'retry: 600000\n\n' })
+    return
+  }
+  const found = answers.find(([pattern]) => pattern.test(new URL(url).pathname + new URL(url).search))
+  await route.fulfill(found ? { status: 200, contentType: 'application/json', body: JSON.stringify(found[1]) } : { status: 404, contentType: 'application/json', body: '{"error":"RouteNotFoundError","message":"bench"}' })
+}
+
+/** Navigates by hash and waits for `count` elements; the time and the longest main-thread task meanwhile. */
+async function measure (page: Page, hash: string, selector: string, count: number): Promise<{ ms: number, longestTaskMs: number }> {
+  await page.evaluate(() => { (globalThis as any).location.hash = '#/catalog' })
+  await page.locator('.catalog').waitFor()
+  return await page.evaluate(async ({ hash, selector, count }) => {
+    const w = globalThis as any
+    const tasks: number[] = []
+    const observer = new PerformanceObserver((list) => { for (const e of list.getEntries()) tasks.push(e.duration) })
+    observer.observe({ type: 'longtask' as any })
+    const t0 = performance.now()
+    w.location.hash = hash
+    // No named function in here: tsx would wrap it in a helper the page does not have.
+    while (w.document.querySelectorAll(selector).length < count) await new Promise((resolve) => w.requestAnimationFrame(resolve))
+    // One more frame: the rows are laid out and painted.
+    await new Promise((resolve) => w.requestAnimationFrame(resolve))
+    const ms = performance.now() - t0
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    observer.disconnect()
+    return { ms, longestTaskMs: Math.max(0, ...tasks) }
+  }, { hash, selector, count })
+}
+
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] })
+const results: Record<'list' | 'timeline', Array<{ ms: number, longestTaskMs: number }>> = { list: [], timeline: [] }
+try {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+  await page.route(/\/workflow\//, answer)
+  await page.goto(`${base}/ui/#/catalog`)
+  for (let round = 0; round < ROUNDS; round++) {
+    results.list.push(await measure(page, `#/runs?pageSize=${RUNS}`, '.runs-table tbody tr', RUNS))
+    results.timeline.push(await measure(page, `#/run/${benchRun.workflowId}/${benchRun.runId}`, '.timeline .row[data-node]', STEPS))
+  }
+} finally {
+  await browser.close()
+  await app.close()
+}
+
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`
+const f0 = (v: number) => v.toFixed(0)
+const row = (label: string, r: Array<{ ms: number, longestTaskMs: number }>) =>
+  `| ${label} | ${f0(median(r.map((x) => x.ms)))} ms (${r.map((x) => f0(x.ms)).join(', ')}) | ${f0(median(r.map((x) => x.longestTaskMs)))} ms (${r.map((x) => f0(x.longestTaskMs)).join(', ')}) |`
+writeSection('inspector', `## Run inspector: JavaScript budget and render time
+
+${machine}
+The page's JavaScript as the API serves it at \`/ui\` (${files.length} ES modules, Preact and htm included, no build step),
+and ${ROUNDS} rounds in headless Debian Chromium (1280 × 900) of: open the runs list with ${RUNS} runs, open a run whose
+trace has ${STEPS} steps (${nodes.reduce((n, s) => n + s.attempts.length, 0)} attempt bars). Time = from the hash change to the
+frame after the last row is in the document; longest task = the longest main-thread task meanwhile (Long Tasks API; a
+task over 50 ms is what makes a tab feel frozen). The API serves the page; the answers to the page's API calls are
+synthetic (request interception), so only the page's own work is measured.
+
+| Figure | Target | Measured | |
+|---|---|---|---|
+| JavaScript, gzip (level 9) | ≤ ${kb(BUDGET_BYTES)} | ${kb(gzip)} (brotli ${kb(brotli)}, uncompressed ${kb(raw)}) | ${gzip <= BUDGET_BYTES ? 'met' : '**not met**'} |
+
+| Render | Time, median (each round) | Longest task, median (each round) |
+|---|---|---|
+${row(`${RUNS}-run list`, results.list)}
+${row(`${STEPS}-step timeline`, results.timeline)}
+
+Reproduce: \`npm run bench -- inspector\` (INSPECTOR_ROUNDS, INSPECTOR_RUNS, INSPECTOR_STEPS).
+`)
+console.log(`wrote the inspector section of ${process.env.BENCH_RESULTS ?? 'bench/RESULTS.md'}`)

@@ -1,0 +1,72 @@
+/**
+ * The run inspector (docs/inspector.md): a static page at /ui that talks only to the public API.
+ * Its own modules come from ui/, Preact and htm as the ES modules their packages ship (no build
+ * step). Every response under /ui carries a strict Content-Security-Policy: scripts, styles and
+ * connections from this origin only, no inline script, no plugins, no framing. The routes are
+ * hidden from the OpenAPI document (they are a page, not API operations) and open without a
+ * credential (plugins/auth.ts): the page holds no data and asks for a key itself.
+ * SERVICE_UI_ENABLED=false registers nothing (default: on outside production, off in it).
+ * @see https://github.com/fastify/fastify-static
+ */
+import { dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { FastifyInstance } from 'fastify'
+import fastifyStatic from '@fastify/static'
+import { isProduction, type Config } from '../schemas/config.js'
+
+/** ui/ beside plugins/ in the source tree, and beside dist/plugins/ in the built image (Dockerfile copies it). */
+const UI_ROOT = fileURLToPath(new URL('../ui/', import.meta.url))
+
+/** The vendored modules the page imports, by the name it imports them under (ui/lib/preact.js). */
+const VENDOR: Record<string, string> = {
+  'preact.mjs': fileURLToPath(import.meta.resolve('preact')),
+  'htm.mjs': fileURLToPath(import.meta.resolve('htm'))
+}
+
+export const UI_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'"
+].join('; ')
+
+export const uiEnabled = (config: Config) => config.SERVICE_UI_ENABLED ?? !isProduction(config.NODE_ENV)
+
+/** Not wrapped in fastify-plugin: its hook (the CSP) stays on the /ui routes. */
+export default async function ui (fastify: FastifyInstance): Promise<void> {
+  const { config } = fastify
+  if (!uiEnabled(config)) return
+
+  fastify.addHook('onSend', async (_request, reply) => {
+    reply.header('content-security-policy', UI_CSP)
+    reply.header('x-content-type-options', 'nosniff')
+    reply.header('referrer-policy', 'no-referrer')
+    reply.header('cross-origin-opener-policy', 'same-origin')
+  })
+
+  // What only the server knows: where Temporal's UI is, for the page's "open in Temporal UI" link.
+  fastify.get('/ui/settings.json', { schema: { hide: true } }, async () => ({
+    temporalUiUrl: config.SERVICE_UI_TEMPORAL_URL ?? null,
+    namespace: config.TEMPORAL_NAMESPACE,
+    defaultCatalog: config.SERVICE_CATALOG_ID
+  }))
+
+  await fastify.register(fastifyStatic, {
+    root: Object.values(VENDOR).map((file) => dirname(file)),
+    prefix: '/ui/vendor/',
+    decorateReply: false,
+    index: false,
+    // Only the two modules, not the rest of their packages' folders.
+    allowedPath: (path) => Object.hasOwn(VENDOR, path.replace(/^\//, ''))
+  })
+  await fastify.register(fastifyStatic, {
+    root: UI_ROOT,
+    prefix: '/ui',
+    redirect: true,
+    decorateReply: false
+  })
+}

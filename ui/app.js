@@ -1,0 +1,86 @@
+// The inspector's shell: the key prompt, the navigation, and a view per location hash
+// (#/catalog, #/runs?…, #/run/{workflowId}/{runId}). Everything it shows comes from the public
+// API; docs/inspector.md describes the page.
+import { html, render, Component } from './html.js'
+import { api, onUnauthorized, token } from './api.js'
+import { CatalogView } from './catalog.js'
+import { RunsView } from './runs.js'
+import { RunView } from './run.js'
+
+function parseRoute (hash) {
+  const [path, search = ''] = hash.replace(/^#/, '').split('?')
+  const parts = path.split('/').filter(Boolean).map((p) => decodeURIComponent(p))
+  const params = Object.fromEntries(new URLSearchParams(search))
+  if (parts[0] === 'run' && parts[1]) return { view: 'run', workflowId: parts[1], runId: parts[2] ?? null, params }
+  if (parts[0] === 'runs') return { view: 'runs', params }
+  return { view: 'catalog', params }
+}
+
+class TokenForm extends Component {
+  state = { value: '' }
+  save = (event) => {
+    event.preventDefault()
+    this.props.onSave(this.state.value.trim())
+  }
+
+  render ({ reason, onCancel }, { value }) {
+    return html`<form class="token" onSubmit=${this.save}>
+      <p>${reason ? html`The API refused the request: <strong class="refusal">${reason}</strong>` : 'Send requests with an API key.'}</p>
+      <label>API key or run token
+        <input type="password" name="token" autocomplete="off" value=${value} onInput=${(e) => this.setState({ value: e.currentTarget.value })} />
+      </label>
+      <button type="submit">Use this key</button>
+      ${onCancel && html`<button type="button" class="secondary" onClick=${onCancel}>Cancel</button>`}
+      <p class="muted">Kept in this tab only (sessionStorage), sent as <code>Authorization: Bearer</code>.</p>
+    </form>`
+  }
+}
+
+class App extends Component {
+  state = { route: parseRoute(window.location.hash), refusal: null, asking: false, generation: 0, settings: null }
+
+  componentDidMount () {
+    window.addEventListener('hashchange', () => this.setState({ route: parseRoute(window.location.hash) }))
+    onUnauthorized((error) => this.setState({ refusal: error.message, asking: true }))
+    api('GET', '/ui/settings.json').then((settings) => this.setState({ settings }), () => {})
+  }
+
+  useToken = (value) => {
+    token.set(value)
+    // Remount the view: it reads again with the new key.
+    this.setState(({ generation }) => ({ refusal: null, asking: false, generation: generation + 1 }))
+  }
+
+  forget = () => {
+    token.set(null)
+    this.setState(({ generation }) => ({ generation: generation + 1, asking: false, refusal: null }))
+  }
+
+  render (_props, { route, refusal, asking, generation, settings }) {
+    const key = `${generation}:${route.view}:${route.workflowId ?? ''}:${route.runId ?? ''}`
+    const hasToken = token.get() !== null
+    let view
+    if (route.view === 'run') view = html`<${RunView} key=${key} workflowId=${route.workflowId} runId=${route.runId} settings=${settings} />`
+    else if (route.view === 'runs') view = html`<${RunsView} key=${`${generation}:runs:${JSON.stringify(route.params)}`} params=${route.params} />`
+    else view = html`<${CatalogView} key=${key} params=${route.params} settings=${settings} />`
+    return html`
+      <header>
+        <h1><a href="#/catalog">Flowport inspector</a></h1>
+        <nav>
+          <a href="#/catalog" class=${route.view === 'catalog' ? 'active' : ''}>Catalog</a>
+          <a href="#/runs" class=${route.view === 'runs' ? 'active' : ''}>Runs</a>
+        </nav>
+        <div class="who">
+          ${hasToken ? html`<span class="muted">key set</span> <button class="link" onClick=${this.forget}>Forget key</button>` : null}
+          <button class="link" onClick=${() => this.setState({ asking: true })}>${hasToken ? 'Change key' : 'Use a key'}</button>
+        </div>
+      </header>
+      ${asking && html`<${TokenForm} reason=${refusal} onSave=${this.useToken} onCancel=${refusal ? null : () => this.setState({ asking: false })} />`}
+      <main>${view}</main>`
+  }
+}
+
+const root = document.getElementById('app')
+// The "Loading…" placeholder is static markup: Preact renders next to what it did not make.
+root.textContent = ''
+render(html`<${App} />`, root)

@@ -1,0 +1,100 @@
+// Catalog: every workflow of a catalog with its description and schemas, and a JSON editor for
+// its input (prefilled from the input schema's examples, checked in the page as you type) that
+// starts a run and opens it.
+import { html, Component } from './html.js'
+import { api, seg } from './api.js'
+import { Json, Problem, go, runHref } from './common.js'
+import { check, pretty, sample } from './schema.js'
+
+export class CatalogView extends Component {
+  state = { catalog: null, error: null, selected: null, text: '', workflowId: '', starting: false, startError: null }
+
+  componentDidMount () { this.load() }
+
+  async load () {
+    const id = this.props.params.catalog
+    try {
+      const catalog = await api('GET', id ? `/workflow/catalog/${seg(id)}` : '/workflow/catalog')
+      this.setState({ catalog, error: null })
+      const wanted = this.props.params.workflow
+      const first = catalog.workflows.find((w) => w.name === wanted) ?? catalog.workflows[0]
+      if (first) this.select(first)
+    } catch (error) {
+      this.setState({ error })
+    }
+  }
+
+  select (workflow) {
+    this.setState({ selected: workflow.name, text: pretty(sample(workflow.inputSchema) ?? {}), startError: null })
+  }
+
+  start = async (event) => {
+    event.preventDefault()
+    const workflow = this.current()
+    const { value, errors } = check(workflow.inputSchema, this.state.text)
+    if (errors.length > 0) return
+    this.setState({ starting: true, startError: null })
+    try {
+      const body = { workflowName: workflow.name, input: value ?? null, catalog: this.state.catalog.catalog }
+      if (this.state.workflowId.trim()) body.workflowId = this.state.workflowId.trim()
+      const started = await api('POST', '/workflow/start', body)
+      go(runHref(started.workflowId, started.runId))
+    } catch (startError) {
+      this.setState({ starting: false, startError })
+    }
+  }
+
+  current () {
+    return this.state.catalog?.workflows.find((w) => w.name === this.state.selected) ?? null
+  }
+
+  render (_props, { catalog, error, text, workflowId, starting, startError }) {
+    if (error) return html`<${Problem} error=${error} />`
+    if (!catalog) return html`<p class="muted">Reading the catalog…</p>`
+    const workflow = this.current()
+    const checked = workflow ? check(workflow.inputSchema, text) : { errors: [] }
+    return html`<section class="catalog">
+      <div class="catalog-head">
+        <h2>Catalog <code>${catalog.catalog}</code></h2>
+        <form class="inline" onSubmit=${(e) => { e.preventDefault(); go(`#/catalog?catalog=${encodeURIComponent(e.currentTarget.elements.catalog.value)}`) }}>
+          <label>Another catalog <input name="catalog" placeholder=${catalog.catalog} /></label>
+          <button type="submit" class="secondary">Open</button>
+        </form>
+        <p class="muted">${`Published ${new Date(catalog.publishedAt).toLocaleString()} · ${catalog.workers.polling ? `${catalog.workers.pollers} worker poller(s)` : 'no worker polls this catalog: runs will wait'}`}</p>
+      </div>
+      <div class="columns">
+        <ul class="workflows" aria-label="Workflows">
+          ${catalog.workflows.map((w) => html`<li>
+            <button class=${w.name === workflow?.name ? 'workflow active' : 'workflow'} onClick=${() => this.select(w)}>
+              <strong>${w.name}</strong><span class="muted">${w.description}</span>
+            </button>
+          </li>`)}
+        </ul>
+        ${workflow && html`<div class="workflow-detail">
+          <h3>${workflow.name}</h3>
+          <p>${workflow.description}</p>
+          ${workflow.aliases.length > 0 && html`<p class="muted">Also named ${workflow.aliases.join(', ')}</p>`}
+          <form class="start" onSubmit=${this.start}>
+            <label for="input">Input (JSON, checked against the input schema)</label>
+            <textarea id="input" name="input" rows="8" spellcheck="false" value=${text} onInput=${(e) => this.setState({ text: e.currentTarget.value })}></textarea>
+            ${checked.errors.length > 0 && html`<ul class="invalid" aria-label="Input problems">
+              ${checked.errors.map((e) => html`<li><code>${e.path}</code> ${e.message}</li>`)}
+            </ul>`}
+            <label>Workflow id (optional; a UUID when empty)
+              <input name="workflowId" value=${workflowId} onInput=${(e) => this.setState({ workflowId: e.currentTarget.value })} />
+            </label>
+            <button type="submit" disabled=${starting || checked.errors.length > 0}>Start run</button>
+            <${Problem} error=${startError} />
+          </form>
+          <details><summary>Input schema</summary><${Json} value=${workflow.inputSchema} /></details>
+          <details><summary>Output schema</summary><${Json} value=${workflow.outputSchema} /></details>
+          ${workflow.steps.length > 0 && html`<h4>Steps</h4><ul>${workflow.steps.map((s) => html`<li><code>${s.name}</code> ${s.description ?? ''}</li>`)}</ul>`}
+          ${workflow.evaluators.length > 0 && html`<h4>Evaluators</h4><ul>${workflow.evaluators.map((s) => html`<li><code>${s.name}</code> ${s.description ?? ''}</li>`)}</ul>`}
+          ${['signals', 'queries', 'updates'].map((kind) => workflow[kind].length > 0 && html`<h4>${kind[0].toUpperCase() + kind.slice(1)}</h4>
+            <ul>${workflow[kind].map((s) => html`<li><code>${s.name}</code> ${s.description ?? ''}</li>`)}</ul>`)}
+          <p><a href=${`#/runs?workflowName=${encodeURIComponent(workflow.name)}`}>Runs of ${workflow.name}</a></p>
+        </div>`}
+      </div>
+    </section>`
+  }
+}

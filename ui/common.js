@@ -1,0 +1,32 @@
+// Small pieces every view uses. Values from workflows are only ever children (text) or
+// properties here: nothing is parsed as HTML.
+import { html } from './html.js'
+import { pretty } from './schema.js'
+
+export const Json = ({ value, label }) => html`<pre class="json" aria-label=${label}>${value === undefined ? '—' : pretty(value)}</pre>`
+
+export const Status = ({ status }) => html`<span class=${`status status-${status}`} data-status=${status}>${status}</span>`
+
+export const time = (iso) => (iso ? new Date(iso).toLocaleString() : '—')
+
+export function duration (fromIso, toIso) {
+  if (!fromIso || !toIso) return ''
+  const ms = Date.parse(toIso) - Date.parse(fromIso)
+  if (ms < 1000) return `${ms} ms`
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`
+}
+
+/** An API error as the API worded it: `name: message`, plus validation issues when there are any. */
+export function Problem ({ error }) {
+  if (!error) return null
+  const issues = Array.isArray(error.body?.issues) ? error.body.issues : []
+  return html`<div class="problem" role="alert">
+    <strong>${error.name}</strong>: ${error.message}
+    ${issues.length > 0 && html`<ul>${issues.map((i) => html`<li>${i.path ?? ''} ${i.message ?? pretty(i)}</li>`)}</ul>`}
+  </div>`
+}
+
+export const runHref = (workflowId, runId) => `#/run/${encodeURIComponent(workflowId)}${runId ? `/${encodeURIComponent(runId)}` : ''}`
+
+export const go = (hash) => { window.location.hash = hash }

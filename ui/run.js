@@ -1,0 +1,201 @@
+// One run: status, ids and links, input, output or error, the live step list (the run's SSE
+// history stream, resumed after a dropped connection), the trace's timeline, handler forms, and
+// stop / terminate.
+import { html, Component } from './html.js'
+import { api, runPath, seg } from './api.js'
+import { follow } from './sse.js'
+import { foldEvents } from './steps.js'
+import { Timeline } from './timeline.js'
+import { Handlers } from './handlers.js'
+import { Json, Problem, Status, duration, go, runHref, time } from './common.js'
+
+export class RunView extends Component {
+  state = {
+    status: null,
+    input: undefined,
+    result: null,
+    trace: null,
+    traceError: null,
+    workflow: null,
+    error: null,
+    steps: new Map(),
+    cancelRequested: false,
+    events: 0,
+    live: 'connecting',
+    reconnects: 0,
+    streamError: null,
+    confirm: false,
+    controlError: null,
+    controlAnswer: null
+  }
+
+  componentDidMount () { this.load() }
+
+  componentWillUnmount () {
+    this.closed = true
+    this.stream?.stop()
+    clearTimeout(this.traceTimer)
+  }
+
+  async load () {
+    const { workflowId } = this.props
+    try {
+      const status = await api('GET', `${runPath(workflowId, this.props.runId)}/status`)
+      if (this.closed) return
+      this.runId = status.runId
+      this.setState({ status })
+      this.followHistory()
+      this.refreshTrace()
+      api('GET', `${runPath(workflowId, this.runId)}/input`).then((r) => this.setState({ input: r.input }), () => {})
+      if (status.status !== 'running') this.readResult()
+      api('GET', `/workflow/catalog/${seg(status.catalog)}`).then((catalog) => {
+        const workflow = catalog.workflows.find((w) => w.name === status.workflowName || w.aliases.includes(status.workflowName))
+        this.setState({ workflow: workflow ?? null })
+      }, () => {})
+    } catch (error) {
+      this.setState({ error })
+    }
+  }
+
+  followHistory () {
+    this.stream = follow(`${runPath(this.props.workflowId, this.runId)}/history/stream`, {
+      onEvent: (name, data) => {
+        if (name === 'history' && Array.isArray(data)) {
+          // An updater: batches can arrive faster than renders, and this.state lags behind until the next one.
+          this.setState((state) => ({ ...foldEvents(state.steps, data, state.cancelRequested), events: state.events + data.length }))
+          this.scheduleTrace()
+        } else if (name === 'done') {
+          this.finished()
+          return false
+        } else if (name === 'server_error') {
+          this.setState({ streamError: { name: data.error, message: data.message } })
+          return false
+        }
+      },
+      onState: ({ state, reconnects, error }) => this.setState((s) => ({ live: state, reconnects, streamError: error ?? s.streamError }))
+    })
+  }
+
+  async finished () {
+    try {
+      const status = await api('GET', `${runPath(this.props.workflowId, this.runId)}/status`)
+      this.setState({ status })
+    } catch { /* the status shown stays */ }
+    await this.readResult()
+    clearTimeout(this.traceTimer)
+    await this.refreshTrace()
+  }
+
+  async readResult () {
+    try {
+      this.setState({ result: await api('GET', `${runPath(this.props.workflowId, this.runId)}/result`) })
+    } catch (error) {
+      if (error.status !== 424) this.setState({ error })
+    }
+  }
+
+  /** At most one trace read a second while events arrive. */
+  scheduleTrace () {
+    if (this.traceTimer) return
+    this.traceTimer = setTimeout(() => { this.traceTimer = null; this.refreshTrace() }, 1000)
+  }
+
+  async refreshTrace () {
+    try {
+      const log = await api('GET', `${runPath(this.props.workflowId, this.runId)}/trace-log`)
+      if (!this.closed) this.setState({ trace: log, traceError: null })
+    } catch (traceError) {
+      if (!this.closed) this.setState({ traceError })
+    }
+  }
+
+  stop = async () => {
+    this.setState({ controlError: null })
+    try {
+      this.setState({ controlAnswer: await api('PATCH', `${runPath(this.props.workflowId, this.runId)}/stop`, {}) })
+    } catch (controlError) {
+      this.setState({ controlError })
+    }
+  }
+
+  terminate = async () => {
+    this.setState({ confirm: false, controlError: null })
+    try {
+      this.setState({ controlAnswer: await api('POST', `${runPath(this.props.workflowId, this.runId)}/terminate`, { reason: 'Terminated from the inspector' }) })
+    } catch (controlError) {
+      this.setState({ controlError })
+    }
+  }
+
+  render ({ workflowId, settings }, s) {
+    if (s.error && !s.status) return html`<${Problem} error=${s.error} />`
+    if (!s.status) return html`<p class="muted">Reading the run…</p>`
+    const { status, result, trace } = s
+    const running = status.status === 'running'
+    const w = trace?.trace.workflow
+    const children = trace ? trace.trace.nodes.filter((n) => n.kind === 'child' && n.child) : []
+    const temporal = settings?.temporalUiUrl
+      ? `${settings.temporalUiUrl.replace(/\/$/, '')}/namespaces/${seg(settings.namespace)}/workflows/${seg(workflowId)}/${seg(status.runId)}/history`
+      : null
+    const steps = [...s.steps.values()]
+    return html`<section class="run">
+      <div class="run-head">
+        <h2><code>${status.workflowName}</code> <span class="run-id">${workflowId}</span> <${Status} status=${status.status} /></h2>
+        <div class="controls">
+          ${running && html`<button class="secondary" onClick=${this.stop} title="Cancels the run; its cleanup runs">Stop (with cleanup)</button>`}
+          ${running && !s.confirm && html`<button class="danger" onClick=${() => this.setState({ confirm: true })}>Terminate…</button>`}
+          ${running && s.confirm && html`<span class="confirm">Terminate at once, without cleanup?
+            <button class="danger" onClick=${this.terminate}>Yes, terminate</button>
+            <button class="secondary" onClick=${() => this.setState({ confirm: false })}>No</button></span>`}
+        </div>
+      </div>
+      <${Problem} error=${s.controlError} />
+      ${s.controlAnswer && html`<p class="muted control-answer">Asked: ${s.controlAnswer.outcome ?? s.controlAnswer.status}</p>`}
+      <dl class="facts">
+        <dt>Workflow id</dt><dd><code>${workflowId}</code></dd>
+        <dt>Run id</dt><dd><code>${status.runId}</code></dd>
+        <dt>Catalog</dt><dd><a href=${`#/catalog?catalog=${encodeURIComponent(status.catalog)}&workflow=${encodeURIComponent(status.workflowName)}`}>${status.catalog}</a></dd>
+        <dt>Started</dt><dd>${time(status.startTime)}${status.startedBy ? ` by ${status.startedBy}` : ''}</dd>
+        <dt>Closed</dt><dd>${time(status.closeTime)}${status.closeTime ? ` (after ${duration(status.startTime, status.closeTime)})` : ''}</dd>
+        ${status.parentWorkflowId && html`<dt>Parent</dt><dd><a href=${runHref(status.parentWorkflowId, w?.parent?.runId)}>${status.parentWorkflowId}</a></dd>`}
+        ${w?.previousRunId && html`<dt>Continues</dt><dd><a href=${runHref(workflowId, w.previousRunId)}>previous run</a></dd>`}
+        ${w?.nextRunId && html`<dt>Continued by</dt><dd><a href=${runHref(workflowId, w.nextRunId)}>next run</a></dd>`}
+        ${children.length > 0 && html`<dt>Children</dt><dd>${children.map((c) => html`<a class="child" href=${runHref(c.child.workflowId, c.child.runId)}>${c.child.workflowName} ${c.child.workflowId}</a> `)}</dd>`}
+        ${temporal && html`<dt>Temporal UI</dt><dd><a href=${temporal} target="_blank" rel="noopener noreferrer">open this run</a></dd>`}
+      </dl>
+      <div class="columns two">
+        <div><h3>Input</h3><${Json} value=${s.input} label="Input" /></div>
+        <div class="outcome">
+          ${result?.error
+            ? html`<h3>Error</h3><p class="error-text">${result.error}</p><${Json} value=${result.errorDetails} label="Error details" />`
+            : html`<h3>Output</h3>${result ? html`<${Json} value=${result.output} label="Output" />` : html`<p class="muted">${running ? 'Running…' : '—'}</p>`}`}
+        </div>
+      </div>
+      <section class="steps">
+        <h3>Steps</h3>
+        <p class="muted live" data-live=${s.live} data-reconnects=${s.reconnects}>
+          ${s.live === 'open' ? 'Following live' : s.live === 'ended' ? 'History complete' : `Stream: ${s.live}`}${` · ${s.events} events`}${s.reconnects > 0 ? ` · reconnected ${s.reconnects}×, resumed where it left off` : ''}
+        </p>
+        <${Problem} error=${s.streamError} />
+        <ol class="step-list" aria-label="Steps">
+          ${steps.map((step) => html`<li key=${step.id} class=${`step step-${step.status}`} data-step=${step.name}>
+            <span class="kind">${step.cleanup ? 'cleanup ' : ''}${step.kind}</span> <strong>${step.name}</strong> <${Status} status=${step.status} />
+            ${step.attempt > 1 ? html` <span class="attempts">attempt ${step.attempt}</span>` : ''}
+            ${step.child?.runId && html` <a href=${runHref(step.child.workflowId, step.child.runId)}>${step.child.workflowId}</a>`}
+            ${step.error && html` <span class="error-text">${step.error}</span>`}
+          </li>`)}
+        </ol>
+        ${steps.length === 0 && html`<p class="muted">No step scheduled yet.</p>`}
+      </section>
+      <section class="trace">
+        <h3>Timeline</h3>
+        ${trace && html`<p class="muted">From the trace (${trace.source}${trace.partial ? ', so far: the run is open' : ''}).</p>`}
+        ${s.traceError && html`<${Problem} error=${s.traceError} />`}
+        ${trace && html`<${Timeline} trace=${trace.trace} />`}
+      </section>
+      <${Handlers} workflow=${s.workflow} workflowId=${workflowId} running=${running} onDone=${() => this.scheduleTrace()} />
+      <p><a href=${`#/runs?workflowName=${encodeURIComponent(status.workflowName)}`}>Other runs of ${status.workflowName}</a> ·
+        <button class="link" onClick=${() => go(`#/catalog?workflow=${encodeURIComponent(status.workflowName)}`)}>Start another</button></p>
+    </section>`
+  }
+}

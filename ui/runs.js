@@ -1,0 +1,99 @@
+// Runs: the API's listing with its filters and cursor paging; the runs change feed
+// (GET /workflow/runs/stream, same filters) adds and updates rows without a reload.
+import { html, Component } from './html.js'
+import { api, query } from './api.js'
+import { follow } from './sse.js'
+import { Problem, Status, go, runHref, time } from './common.js'
+import { Progressive } from './progressive.js'
+
+const FILTERS = ['workflowName', 'status', 'catalog', 'startedAfter', 'startedBefore']
+const STATUSES = ['running', 'completed', 'failed', 'canceled', 'terminated', 'timed_out', 'continued_as_new', 'paused']
+
+export class RunsView extends Component {
+  state = { runs: [], next: null, error: null, loading: true, live: 'connecting', changes: 0 }
+
+  filters () {
+    return Object.fromEntries(FILTERS.map((f) => [f, this.props.params[f]]).filter(([, v]) => v))
+  }
+
+  componentDidMount () {
+    this.page(null)
+    this.feed = follow(`/workflow/runs/stream${query(this.filters())}`, {
+      onEvent: (name, data) => { if (name === 'run') this.change(data.run) },
+      onState: ({ state, error }) => this.setState((s) => ({ live: state, error: error ?? s.error }))
+    })
+  }
+
+  componentWillUnmount () { this.feed?.stop() }
+
+  async page (pageToken) {
+    this.setState({ loading: true })
+    try {
+      const pageSize = this.props.params.pageSize ?? 100
+      const page = await api('GET', `/workflow/runs${query({ ...this.filters(), pageSize, pageToken })}`)
+      this.setState((state) => {
+        const known = new Set(state.runs.map((r) => r.runId))
+        return { runs: [...state.runs, ...page.runs.filter((r) => !known.has(r.runId))], next: page.nextPageToken, loading: false, error: null }
+      })
+    } catch (error) {
+      this.setState({ error, loading: false })
+    }
+  }
+
+  /** A run that started or closed: replace its row, or put it on top. */
+  change (run) {
+    // An updater: several frames can arrive between two renders.
+    this.setState(({ runs, changes }) => {
+      const at = runs.findIndex((r) => r.runId === run.runId)
+      return { runs: at === -1 ? [run, ...runs] : runs.map((r, i) => (i === at ? run : r)), changes: changes + 1 }
+    })
+  }
+
+  apply = (event) => {
+    event.preventDefault()
+    const form = event.currentTarget.elements
+    const params = {}
+    for (const name of FILTERS) {
+      const value = form[name].value.trim()
+      if (value) params[name] = name.startsWith('started') ? new Date(value).toISOString() : value
+    }
+    go(`#/runs${query(params)}`)
+  }
+
+  render ({ params }, { runs, next, error, loading, live, changes }) {
+    const local = (iso) => (iso ? new Date(Date.parse(iso) - new Date().getTimezoneOffset() * 60_000).toISOString().slice(0, 16) : '')
+    return html`<section class="runs">
+      <h2>Runs</h2>
+      <form class="filters" onSubmit=${this.apply}>
+        <label>Workflow <input name="workflowName" value=${params.workflowName ?? ''} /></label>
+        <label>Status <select name="status" value=${params.status ?? ''}>
+          <option value="">any</option>
+          ${STATUSES.map((s) => html`<option value=${s}>${s}</option>`)}
+        </select></label>
+        <label>Catalog <input name="catalog" value=${params.catalog ?? ''} /></label>
+        <label>Started after <input type="datetime-local" name="startedAfter" value=${local(params.startedAfter)} /></label>
+        <label>Started before <input type="datetime-local" name="startedBefore" value=${local(params.startedBefore)} /></label>
+        <button type="submit">Filter</button>
+      </form>
+      <p class="muted live" data-live=${live}>
+        ${live === 'open' ? 'Live: new and closed runs appear here by themselves' : `Change feed: ${live}`}${changes > 0 ? ` · ${changes} change(s) received` : ''}
+      </p>
+      <${Problem} error=${error} />
+      <table class="runs-table">
+        <thead><tr><th>Workflow id</th><th>Workflow</th><th>Status</th><th>Started</th><th>Closed</th></tr></thead>
+        <tbody>
+          <${Progressive} items=${runs} chunk=${200} view=${(shown) => shown.map((r) => html`<tr key=${r.runId} data-run-id=${r.runId}>
+            <td><a href=${runHref(r.workflowId, r.runId)}>${r.workflowId}</a></td>
+            <td>${r.workflowName}</td>
+            <td><${Status} status=${r.status} /></td>
+            <td>${time(r.startTime)}</td>
+            <td>${time(r.closeTime)}</td>
+          </tr>`)} />
+        </tbody>
+      </table>
+      ${runs.length === 0 && !loading && html`<p class="muted">No runs match.</p>`}
+      ${next && html`<button class="secondary" disabled=${loading} onClick=${() => this.page(next)}>Load more</button>`}
+      ${loading && html`<p class="muted">Loading…</p>`}
+    </section>`
+  }
+}
