@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify'
 import type { RunWorkflowBody, WorkflowResult } from '../schemas/workflow.js'
 import { ApiError } from './api-error.js'
 import { continuedAs } from './close-events.js'
-import { decodeFirst, timedOut, waitForCloseEvent, type CloseWait, type RunRef } from './run-history.js'
+import { decodeFirst, readRunInput, timedOut, waitForCloseEvent, type CloseWait, type RunRef } from './run-history.js'
 import { startWorkflow, type StartOptions } from './start-workflow.js'
 import { resultOf } from './workflow-result.js'
 
@@ -17,7 +17,7 @@ export async function runWorkflow (fastify: FastifyInstance, body: RunWorkflowBo
   const timeout = Math.min(body.timeout ?? SERVICE_RUN_TIMEOUT_MS, SERVICE_RUN_MAX_TIMEOUT_MS)
   const deadline = Date.now() + timeout
   const started = await startWorkflow(fastify, body, { ...options, signal })
-  const result = await waitForResult(fastify, started, body.input, { signal, deadline })
+  const result = await waitForResult(fastify, started, started.input, { signal, deadline })
   if ('open' in result) {
     throw new ApiError(408, 'WorkflowExecutionTimedOutError',
       `Workflow ${started.workflowId} did not close within ${timeout} ms; it keeps running: read GET /workflow/${started.workflowId}/result later`, result.open)
@@ -28,14 +28,17 @@ export async function runWorkflow (fastify: FastifyInstance, body: RunWorkflowBo
 /** The deadline passed while this run of the chain was still open. */
 export interface StillOpen { open: RunRef }
 
-/** The result of the last run of the chain that starts with `run` (started with `input`), or the run open at the deadline. */
+/**
+ * The result of the last run of the chain that starts with `run` (started with `input`; undefined:
+ * read from the run's history, as for an `inputRef` start), or the run open at the deadline.
+ */
 export async function waitForResult (fastify: FastifyInstance, run: RunRef, input: unknown, wait: CloseWait): Promise<WorkflowResult | StillOpen> {
   let current = { workflowId: run.workflowId, runId: run.runId }
   for (;;) {
     const event = await waitForCloseEvent(fastify, current, wait)
     if (event === timedOut) return { open: current }
     const next = continuedAs(event)
-    if (next === undefined) return await resultOf(fastify, current, input, event)
+    if (next === undefined) return await resultOf(fastify, current, input === undefined ? await readRunInput(fastify, current, wait.signal) : input, event)
     // The continue-as-new event carries the next run's input: no extra read.
     input = await decodeFirst(fastify, event.workflowExecutionContinuedAsNewEventAttributes?.input)
     current = { workflowId: current.workflowId, runId: next }

@@ -22,7 +22,8 @@ const run: FastifyPluginAsyncTypebox = async (fastify) => {
         'run of the chain (its runId and input), the same as GET /workflow/{id}/result afterwards. ' +
         '408 WorkflowExecutionTimedOutError when `timeout` elapses first: the workflow keeps running and its result ' +
         'can be read later. Errors before the start as for POST /workflow/start. With `Idempotency-Key`, a retry waits for the ' +
-        'run the key started (and answers its result once closed) instead of starting another; 422 when the body differs.',
+        'run the key started (and answers its result once closed) instead of starting another; 422 when the body differs. ' +
+        'An input or output kept by reference and larger than SERVICE_PAYLOAD_INLINE_MAX_BYTES comes as `inputRef`/`outputRef`, a presigned download.',
       headers: ref(RunWorkflowHeadersSchema),
       body: ref(RunWorkflowBodySchema),
       response: { 200: ref(WorkflowResultSchema), ...errorsFor(400, 401, 404, 408, 409, 413, 415, 422, 500, 503) }

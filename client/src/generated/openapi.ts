@@ -190,7 +190,7 @@ export interface paths {
         put?: never;
         /**
          * Start a workflow and wait for its result
-         * @description Answers the WorkflowResult once the run closes: 200 for every final status, including `failed` (with error and errorDetails). A run that continues as new is followed: the answer is the result of the last run of the chain (its runId and input), the same as GET /workflow/{id}/result afterwards. 408 WorkflowExecutionTimedOutError when `timeout` elapses first: the workflow keeps running and its result can be read later. Errors before the start as for POST /workflow/start. With `Idempotency-Key`, a retry waits for the run the key started (and answers its result once closed) instead of starting another; 422 when the body differs.
+         * @description Answers the WorkflowResult once the run closes: 200 for every final status, including `failed` (with error and errorDetails). A run that continues as new is followed: the answer is the result of the last run of the chain (its runId and input), the same as GET /workflow/{id}/result afterwards. 408 WorkflowExecutionTimedOutError when `timeout` elapses first: the workflow keeps running and its result can be read later. Errors before the start as for POST /workflow/start. With `Idempotency-Key`, a retry waits for the run the key started (and answers its result once closed) instead of starting another; 422 when the body differs. An input or output kept by reference and larger than SERVICE_PAYLOAD_INLINE_MAX_BYTES comes as `inputRef`/`outputRef`, a presigned download.
          */
         post: operations["runWorkflow"];
         delete?: never;
@@ -210,7 +210,7 @@ export interface paths {
         put?: never;
         /**
          * Start a workflow and return its ids at once (or its result, with Prefer: wait)
-         * @description Validates `input` against the catalog's inputSchema (400), resolves aliases, and starts the run on the catalog's task queue. 404: the workflow is not in the catalog. 409 WorkflowAlreadyStartedError: a run with this workflowId is still open (the body names its runId). A closed run's id may be reused. 503: the catalog is not published. With `Idempotency-Key`, a retry answers the run the key started (422 when the body differs). With `Prefer: wait=<seconds>`: 200 with the WorkflowResult when the run closed within that time (`Preference-Applied: wait=<seconds>`), otherwise 202 with the ids, `Location` (the run's status) and `Retry-After`.
+         * @description Validates `input` against the catalog's inputSchema (400), resolves aliases, and starts the run on the catalog's task queue; an input too large for a request body is uploaded first (POST /payloads) and named by `inputRef`. 404: the workflow is not in the catalog; PayloadNotFoundError: `inputRef` names no (or an expired) upload. 409 WorkflowAlreadyStartedError: a run with this workflowId is still open (the body names its runId). A closed run's id may be reused. 503: the catalog is not published. With `Idempotency-Key`, a retry answers the run the key started (422 when the body differs). With `Prefer: wait=<seconds>`: 200 with the WorkflowResult when the run closed within that time (`Preference-Applied: wait=<seconds>`), otherwise 202 with the ids, `Location` (the run's status) and `Retry-After`.
          */
         post: operations["startWorkflow"];
         delete?: never;
@@ -262,7 +262,7 @@ export interface paths {
         };
         /**
          * Result of the latest run of a workflow id
-         * @description 200 for every final status (completed, failed, canceled, terminated, timed_out, continued_as_new); 424 WorkflowNotCompletedError while the run is open; 404 for an unknown workflow or run.
+         * @description 200 for every final status (completed, failed, canceled, terminated, timed_out, continued_as_new); 424 WorkflowNotCompletedError while the run is open; 404 for an unknown workflow or run. An input or output kept by reference (docs/large-payloads.md) and larger than SERVICE_PAYLOAD_INLINE_MAX_BYTES is not inline: `inputRef`/`outputRef` give a short-lived presigned download URL.
          */
         get: operations["getWorkflowResult"];
         put?: never;
@@ -282,7 +282,7 @@ export interface paths {
         };
         /**
          * Result of one run (never follows continue-as-new)
-         * @description 200 for every final status (completed, failed, canceled, terminated, timed_out, continued_as_new); 424 WorkflowNotCompletedError while the run is open; 404 for an unknown workflow or run.
+         * @description 200 for every final status (completed, failed, canceled, terminated, timed_out, continued_as_new); 424 WorkflowNotCompletedError while the run is open; 404 for an unknown workflow or run. An input or output kept by reference (docs/large-payloads.md) and larger than SERVICE_PAYLOAD_INLINE_MAX_BYTES is not inline: `inputRef`/`outputRef` give a short-lived presigned download URL.
          */
         get: operations["getRunResult"];
         put?: never;
@@ -800,6 +800,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/payloads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a presigned URL to upload a large input, and the reference to start a run with
+         * @description PUT the input's JSON text to `uploadUrl` before `expiresAt`, then send `payloadRef` as `inputRef` (instead of `input`) to POST /workflow/start or /workflow/run within SERVICE_PAYLOAD_UPLOAD_TTL_S. Nothing is stored until the upload. No body. 404 PayloadStorageNotConfiguredError: large payloads are off (no object store is configured).
+         */
+        post: operations["createPayloadUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     workflowCompleted: {
@@ -888,7 +908,7 @@ export interface components {
              * @description Stable error name; the status code's description lists the ones it comes with
              * @enum {string}
              */
-            error: "ValidationError" | "UnauthorizedError" | "WorkflowNotFoundError" | "RouteNotFoundError" | "SignalNotFoundError" | "QueryNotFoundError" | "UpdateNotFoundError" | "MethodNotAllowedError" | "NotAcceptableError" | "WorkflowExecutionTimedOutError" | "RequestTimeoutError" | "WorkflowAlreadyStartedError" | "WorkflowAlreadyClosedError" | "PayloadTooLargeError" | "UnsupportedMediaTypeError" | "UpdateRejectedError" | "UpdateFailedError" | "QueryFailedError" | "WorkflowNotCompletedError" | "RequestHeaderFieldsTooLargeError" | "InternalServerError" | "CatalogNotAvailableError" | "EngineUnavailableError" | "TraceNotFoundError" | "TraceStorageUnavailableError" | "IdempotencyKeyReusedError" | "ForbiddenError" | "RateLimitedError" | "ScheduleNotFoundError" | "ScheduleAlreadyExistsError" | "PreconditionFailedError" | "ResetNotPossibleError" | "BatchNotFoundError";
+            error: "ValidationError" | "UnauthorizedError" | "WorkflowNotFoundError" | "RouteNotFoundError" | "SignalNotFoundError" | "QueryNotFoundError" | "UpdateNotFoundError" | "MethodNotAllowedError" | "NotAcceptableError" | "WorkflowExecutionTimedOutError" | "RequestTimeoutError" | "WorkflowAlreadyStartedError" | "WorkflowAlreadyClosedError" | "PayloadTooLargeError" | "UnsupportedMediaTypeError" | "UpdateRejectedError" | "UpdateFailedError" | "QueryFailedError" | "WorkflowNotCompletedError" | "RequestHeaderFieldsTooLargeError" | "InternalServerError" | "CatalogNotAvailableError" | "EngineUnavailableError" | "TraceNotFoundError" | "TraceStorageUnavailableError" | "IdempotencyKeyReusedError" | "ForbiddenError" | "RateLimitedError" | "ScheduleNotFoundError" | "ScheduleAlreadyExistsError" | "PreconditionFailedError" | "ResetNotPossibleError" | "BatchNotFoundError" | "PayloadNotFoundError" | "PayloadStorageNotConfiguredError" | "PayloadStorageUnavailableError";
             message: string;
             workflowId?: string;
             runId?: string;
@@ -1074,6 +1094,50 @@ export interface components {
          * @enum {string}
          */
         TerminalRunStatus: "completed" | "failed" | "canceled" | "terminated" | "timed_out" | "continued_as_new";
+        /** @description A value larger than SERVICE_PAYLOAD_INLINE_MAX_BYTES, given as a short-lived presigned download URL instead of inline */
+        PayloadLink: {
+            /** @description The reference the engine's history holds for this value (`sha256/<hex>`) */
+            payloadRef: string;
+            /** @description Size of the JSON text behind `url` */
+            bytes: number;
+            /** @description SHA-256 of the JSON text behind `url`, in hex */
+            sha256: string;
+            /**
+             * Format: uri
+             * @description GET it for the value's JSON text, before `expiresAt`
+             */
+            url: string;
+            /**
+             * Format: date-time
+             * @description When `url` stops working (about SERVICE_PAYLOAD_URL_TTL_S after the answer)
+             */
+            expiresAt: string;
+        };
+        /**
+         * @description Where to upload an input too large for a request body
+         * @example {
+         *       "payloadRef": "uploads/3f6c1a52-0d7e-4c1b-9a43-2b8f5e6d7c10",
+         *       "uploadUrl": "https://bucket.s3.amazonaws.com/payloads/uploads/3f6c1a52-0d7e-4c1b-9a43-2b8f5e6d7c10?X-Amz-Signature=…",
+         *       "method": "PUT",
+         *       "expiresAt": "2026-11-24T22:10:00.000Z"
+         *     }
+         */
+        PayloadUpload: {
+            /** @description Send it as `inputRef` of POST /workflow/start or /workflow/run once the upload is done */
+            payloadRef: string;
+            /**
+             * Format: uri
+             * @description PUT the input's JSON text here (any `Content-Type`), before `expiresAt`
+             */
+            uploadUrl: string;
+            /** @enum {string} */
+            method: "PUT";
+            /**
+             * Format: date-time
+             * @description When `uploadUrl` stops working (SERVICE_PAYLOAD_URL_TTL_S)
+             */
+            expiresAt: string;
+        };
         /** @description A completion webhook: once the run (and any run it continues as) closes, whatever the final status, its WorkflowResult is delivered to `url` once, signed per Standard Webhooks, retried with exponential backoff for SERVICE_WEBHOOK_RETRY_FOR_MS. Delivery runs on the engine and survives API and worker restarts. */
         WebhookRequest: {
             /**
@@ -1098,12 +1162,17 @@ export interface components {
              */
             workflowName: string;
             /**
-             * @description The workflow input; validated against the catalog's inputSchema before the start
+             * @description The workflow input; validated against the catalog's inputSchema before the start. Required unless `inputRef` is sent
              * @example {
              *       "name": "Ada"
              *     }
              */
-            input: unknown;
+            input?: unknown;
+            /**
+             * @description Start with the input uploaded through POST /payloads instead of `input` (send one of the two): a JSON document, validated against the catalog's inputSchema like `input`. 404 PayloadNotFoundError when nothing was uploaded under it or the upload is older than SERVICE_PAYLOAD_UPLOAD_TTL_S; 413 when it is larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES.
+             * @example uploads/3f6c1a52-0d7e-4c1b-9a43-2b8f5e6d7c10
+             */
+            inputRef?: string;
             /** @description Workflow id to use (default: a random UUID). An id whose run is still open is refused with 409; the id of a closed run may be reused (reuse policy ALLOW_DUPLICATE), which starts a new run. Ids starting with `__flowport` and the ids `catalog` and `batch` are reserved. At most 1000 bytes in UTF-8 (the engine's limit), so fewer than 1000 characters outside ASCII; a longer id is a 400. */
             workflowId?: string;
             /**
@@ -1133,12 +1202,17 @@ export interface components {
              */
             workflowName: string;
             /**
-             * @description The workflow input; validated against the catalog's inputSchema before the start
+             * @description The workflow input; validated against the catalog's inputSchema before the start. Required unless `inputRef` is sent
              * @example {
              *       "name": "Ada"
              *     }
              */
-            input: unknown;
+            input?: unknown;
+            /**
+             * @description Start with the input uploaded through POST /payloads instead of `input` (send one of the two): a JSON document, validated against the catalog's inputSchema like `input`. 404 PayloadNotFoundError when nothing was uploaded under it or the upload is older than SERVICE_PAYLOAD_UPLOAD_TTL_S; 413 when it is larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES.
+             * @example uploads/3f6c1a52-0d7e-4c1b-9a43-2b8f5e6d7c10
+             */
+            inputRef?: string;
             /** @description Workflow id to use (default: a random UUID). An id whose run is still open is refused with 409; the id of a closed run may be reused (reuse policy ALLOW_DUPLICATE), which starts a new run. Ids starting with `__flowport` and the ids `catalog` and `batch` are reserved. At most 1000 bytes in UTF-8 (the engine's limit), so fewer than 1000 characters outside ASCII; a longer id is a 400. */
             workflowId?: string;
             /**
@@ -1212,8 +1286,10 @@ export interface components {
             runId: string;
             /** @description The start input of this run; null if it had none */
             input: unknown;
-            /** @description The value the workflow returned; null unless status is completed */
+            /** @description The value the workflow returned; null unless status is completed (and null when `outputRef` is there) */
             output: unknown;
+            inputRef?: components["schemas"]["PayloadLink"];
+            outputRef?: components["schemas"]["PayloadLink"];
             trace: components["schemas"]["TraceInfo"] | null;
             status: components["schemas"]["TerminalRunStatus"];
             error: string | null;
@@ -1263,8 +1339,9 @@ export interface components {
         WorkflowInput: {
             workflowId: string;
             runId: string;
-            /** @description The start input of that run; null if it had none */
+            /** @description The start input of that run; null if it had none (or when `inputRef` is there) */
             input: unknown;
+            inputRef?: components["schemas"]["PayloadLink"];
         };
         RunsQuery: {
             /** @description Only runs of this workflow type */
@@ -2842,7 +2919,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2887,7 +2964,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2978,7 +3055,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3023,7 +3100,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3408,7 +3485,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3435,7 +3512,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES (or the upload `inputRef` names is larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3489,7 +3566,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3569,7 +3646,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3596,7 +3673,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES (or the upload `inputRef` names is larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3650,7 +3727,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3729,7 +3806,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3774,7 +3851,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3858,7 +3935,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3903,7 +3980,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3982,7 +4059,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4036,7 +4113,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4120,7 +4197,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4174,7 +4251,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4253,7 +4330,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4298,7 +4375,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4382,7 +4459,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4427,7 +4504,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4539,7 +4616,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4770,7 +4847,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4806,7 +4883,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES (or the upload `inputRef` names is larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4851,7 +4928,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4922,7 +4999,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4949,7 +5026,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES (or the upload `inputRef` names is larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5003,7 +5080,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5096,7 +5173,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5132,7 +5209,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES (or the upload `inputRef` names is larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5186,7 +5263,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5267,7 +5344,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5312,7 +5389,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5384,7 +5461,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5420,7 +5497,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES (or the upload `inputRef` names is larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5465,7 +5542,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5542,7 +5619,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5578,7 +5655,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES (or the upload `inputRef` names is larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5623,7 +5700,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5695,7 +5772,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5731,7 +5808,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES (or the upload `inputRef` names is larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5776,7 +5853,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5853,7 +5930,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5889,7 +5966,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES (or the upload `inputRef` names is larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5934,7 +6011,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6006,7 +6083,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6042,7 +6119,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES (or the upload `inputRef` names is larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6087,7 +6164,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6164,7 +6241,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6200,7 +6277,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES (or the upload `inputRef` names is larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6245,7 +6322,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6314,7 +6391,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES (or the upload `inputRef` names is larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6359,7 +6436,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6418,7 +6495,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6463,7 +6540,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6522,7 +6599,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6567,7 +6644,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6629,7 +6706,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6674,7 +6751,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6741,7 +6818,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6786,7 +6863,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6846,7 +6923,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6864,7 +6941,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES (or the upload `inputRef` names is larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6909,7 +6986,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7013,7 +7090,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7073,7 +7150,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7100,7 +7177,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES (or the upload `inputRef` names is larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7145,7 +7222,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7207,7 +7284,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7252,7 +7329,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7324,7 +7401,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7351,7 +7428,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES (or the upload `inputRef` names is larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7396,7 +7473,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7456,7 +7533,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7501,7 +7578,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7565,7 +7642,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7583,7 +7660,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES (or the upload `inputRef` names is larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7628,7 +7705,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7692,7 +7769,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7710,7 +7787,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES (or the upload `inputRef` names is larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7755,7 +7832,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7819,7 +7896,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7837,7 +7914,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES (or the upload `inputRef` names is larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7882,7 +7959,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7946,7 +8023,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id */
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7964,7 +8041,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES */
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES (or the upload `inputRef` names is larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8009,7 +8086,99 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createPayloadUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reference and where to upload it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadUpload"];
+                };
+            };
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
