@@ -12,6 +12,7 @@ import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-w
 import { PayloadMissingError, PayloadStorageError, referenceOf, type PayloadReference, type PayloadStore } from '@flowport/worker/payloads'
 import type { PayloadLink, PayloadUpload } from '../schemas/payloads.js'
 import { ApiError, RETRY_AFTER_SECONDS, validationError } from './api-error.js'
+import { loneSurrogateAt, nestsDeeperThan } from './json-body.js'
 
 /** A value the engine holds by reference and that is too large to answer inline: answered as a PayloadLink. */
 export class LargeValue {
@@ -75,11 +76,20 @@ export async function uploadedInput (fastify: FastifyInstance, inputRef: string,
       throw new ApiError(413, 'PayloadTooLargeError', `Payload ${inputRef} has ${stored.bytes} bytes, more than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES (${max})`)
     }
     const text = Buffer.from(await store.get(inputRef, signal)).toString('utf8')
+    // The checks a request body gets (plugins/json-body.ts): what follows the parser recurses per level.
+    const maxDepth = fastify.config.SERVICE_JSON_MAX_DEPTH
+    if (nestsDeeperThan(text, maxDepth)) {
+      throw validationError([{ path: '/inputRef', in: 'body', message: `the uploaded payload must not nest arrays and objects more than ${maxDepth} levels deep` }])
+    }
+    let value: unknown
     try {
-      return JSON.parse(text)
+      value = JSON.parse(text)
     } catch (err) {
       throw validationError([{ path: '/inputRef', in: 'body', message: `the uploaded payload is not JSON: ${(err as Error).message}` }])
     }
+    const at = /\\u[dD][89a-fA-F]/.test(text) ? loneSurrogateAt(value) : undefined
+    if (at !== undefined) throw validationError([{ path: at, in: 'input', message: 'must be well-formed Unicode (it contains a lone surrogate)' }])
+    return value
   } catch (err) {
     throw payloadError(err) ?? err
   }
