@@ -9,12 +9,13 @@ import type { FastifyInstance } from 'fastify'
 import { QueryNotRegisteredError, QueryRejectedError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client'
 import protoRoot from '@temporalio/proto'
 import { encodeToPayloads } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js'
-import type { CatalogHandler } from '@flowport/worker/contract'
+import type { CatalogHandler, CatalogWorkflow } from '@flowport/worker/contract'
 import { ApiError, engineUnavailable, validationError, type ErrorName } from './api-error.js'
 import { alreadyClosed, closedMeanwhile, describeRun, type Execution } from './execution.js'
 import { assertMatches } from './json-schema.js'
 import { assertRunMatches } from './http/conditional.js'
 import { isTerminal, statusFromEngine } from './status.js'
+import type { RunRef } from './run-history.js'
 
 const { UpdateWorkflowExecutionLifecycleStage } = protoRoot.temporal.api.enums.v1
 
@@ -47,20 +48,29 @@ async function prepare (fastify: FastifyInstance, call: HandlerCall): Promise<Pr
   if (call.kind !== 'query') assertRunMatches(call.ifMatch, run)
   const catalog = await fastify.catalogs.get(execution.taskQueue, call.signal)
   const workflow = catalog.workflows.find((w) => w.name === execution.type || w.aliases.includes(execution.type))
-  const handler: CatalogHandler | undefined = workflow?.[LIST[call.kind]].find((h) => h.name === call.name)
-  if (!handler) {
-    throw new ApiError(404, NOT_FOUND[call.kind],
-      `Workflow ${execution.type} (catalog ${execution.taskQueue}) declares no ${call.kind} named ${call.name}`, run)
-  }
-  if (handler.payloadSchema) {
-    assertMatches(handler.payloadSchema, call.payload, 'payload')
-  } else if (call.payload !== undefined) {
-    throw validationError([{ path: '/', in: 'payload', message: `must be absent: ${call.kind} ${call.name} takes no payload` }])
-  }
+  const args = handlerArgs(workflow, { type: execution.type, catalog: execution.taskQueue, run }, call)
   // Queries may still be answered by a closed run; signals and updates cannot reach one.
   const status = statusFromEngine(execution.status.name)
   if (call.kind !== 'query' && isTerminal(status)) throw alreadyClosed(run, status)
-  return { execution, run, args: call.payload === undefined ? [] : [call.payload] }
+  return { execution, run, args }
+}
+
+/**
+ * The handler's arguments, once the catalog's workflow declares it and `payload` fits its
+ * payloadSchema: 404 (Signal|Query|Update)NotFoundError otherwise, 400 with issues `in: payload`.
+ */
+export function handlerArgs (workflow: CatalogWorkflow | undefined, where: { type: string, catalog: string, run?: RunRef },
+  { kind, name, payload }: Pick<HandlerCall, 'kind' | 'name' | 'payload'>): unknown[] {
+  const handler: CatalogHandler | undefined = workflow?.[LIST[kind]].find((h) => h.name === name)
+  if (!handler) {
+    throw new ApiError(404, NOT_FOUND[kind], `Workflow ${where.type} (catalog ${where.catalog}) declares no ${kind} named ${name}`, where.run)
+  }
+  if (handler.payloadSchema) {
+    assertMatches(handler.payloadSchema, payload, 'payload')
+  } else if (payload !== undefined) {
+    throw validationError([{ path: '/', in: 'payload', message: `must be absent: ${kind} ${name} takes no payload` }])
+  }
+  return payload === undefined ? [] : [payload]
 }
 
 export async function sendSignal (fastify: FastifyInstance, call: HandlerCall) {
@@ -127,9 +137,9 @@ export async function startUpdate (fastify: FastifyInstance, call: HandlerCall) 
   return { ...run, updateId }
 }
 
-interface UpdateAttempt { call: HandlerCall, run: { workflowId: string, runId: string }, updateId: string, lengthBefore: number }
+export interface UpdateAttempt { call: HandlerCall, run: { workflowId: string, runId: string }, updateId: string, lengthBefore: number }
 
-async function updateFailure (fastify: FastifyInstance, err: unknown, { call, run, updateId, lengthBefore }: UpdateAttempt): Promise<unknown> {
+export async function updateFailure (fastify: FastifyInstance, err: unknown, { call, run, updateId, lengthBefore }: UpdateAttempt): Promise<unknown> {
   if (!(err instanceof WorkflowUpdateFailedError)) return updateError(err, call.name, run)
   // The engine reports a validator's rejection and a failed handler the same way; only an
   // accepted update leaves events in the history.

@@ -11,12 +11,18 @@ import { continuedAs } from './close-events.js'
 import { decodeFirst, readRunInput, timedOut, waitForCloseEvent, type CloseWait, type RunRef } from './run-history.js'
 import { startWorkflow, type StartOptions } from './start-workflow.js'
 import { resultOf } from './workflow-result.js'
+import { updateWithStart } from './update-with-start.js'
 
 export async function runWorkflow (fastify: FastifyInstance, body: RunWorkflowBody, signal: AbortSignal, options: Omit<StartOptions, 'signal'> = {}): Promise<WorkflowResult> {
   const { SERVICE_RUN_TIMEOUT_MS, SERVICE_RUN_MAX_TIMEOUT_MS } = fastify.config
   const timeout = Math.min(body.timeout ?? SERVICE_RUN_TIMEOUT_MS, SERVICE_RUN_MAX_TIMEOUT_MS)
   const deadline = Date.now() + timeout
-  const started = await startWorkflow(fastify, body, { ...options, signal })
+  // With `update`, the run that took the update is waited for; it may be one already open, started
+  // with another input (its Started has no input: waitForResult reads it).
+  const { update } = body
+  const started = update === undefined
+    ? await startWorkflow(fastify, body, { ...options, signal })
+    : (await updateWithStart(fastify, { ...body, update }, { ...options, signal })).run
   const result = await waitForResult(fastify, started, started.input, { signal, deadline })
   if ('open' in result) {
     throw new ApiError(408, 'WorkflowExecutionTimedOutError',

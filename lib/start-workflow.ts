@@ -35,7 +35,7 @@ export function catalogOf (fastify: FastifyInstance, body: StartWorkflowBody): s
 /** The engine's limit on ids, in UTF-8 bytes (the schema's maxLength counts characters). */
 const MAX_WORKFLOW_ID_BYTES = 1000
 
-function assertUsableId (workflowId: string | undefined): void {
+export function assertUsableId (workflowId: string | undefined): void {
   if (workflowId === undefined) return
   // `catalog` would be shadowed by /workflow/catalog/{catalogId}; `__flowport…` ids are internal.
   if (workflowId === 'catalog' || workflowId === 'batch' || isReservedWorkflowId(workflowId)) {
@@ -71,6 +71,9 @@ export async function startInput (fastify: FastifyInstance, body: StartWorkflowB
   return await uploadedInput(fastify, body.inputRef, signal)
 }
 
+/** The memo entry that shows who started a run (`startedBy`); none when auth is off. */
+export const starterMemo = (startedBy: string | undefined) => startedBy === undefined ? {} : { [STARTED_BY_MEMO_KEY]: startedBy }
+
 export interface StartOptions {
   signal?: AbortSignal
   /** The request's Idempotency-Key (lib/idempotency.ts). */
@@ -90,10 +93,7 @@ export async function startWorkflow (fastify: FastifyInstance, body: StartWorkfl
   const startDelay = body.startDelay === undefined ? undefined : durationMs(body.startDelay)
   const begin = (workflowId: string, policies: Pick<WorkflowStartOptions, 'workflowIdReusePolicy' | 'workflowIdConflictPolicy' | 'memo'>) =>
     fastify.engineCall(() => fastify.temporalAs(identity).workflow.start(workflow.name, { workflowId, taskQueue: catalog, args: [input], startDelay, ...policies }), { signal, workflowId })
-  const runMemo = {
-    ...(webhook === undefined ? {} : webhookRunMemo(webhook)),
-    ...(startedBy === undefined ? {} : { [STARTED_BY_MEMO_KEY]: startedBy })
-  }
+  const runMemo = { ...(webhook === undefined ? {} : webhookRunMemo(webhook)), ...starterMemo(startedBy) }
   const ran = async (workflowId: string, runId: string): Promise<Started> => {
     // After the run's start: a retry with the same Idempotency-Key starts a delivery that failed to start here.
     if (webhook !== undefined) await startDelivery(fastify, { workflowId, runId, catalog }, webhook, signal)

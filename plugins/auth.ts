@@ -135,7 +135,10 @@ export default fp(async (fastify) => {
 
   fastify.addHook('preHandler', async (request) => {
     const principal = request.principal
-    if (!principal || !isLimited(principal)) return
+    if (!principal) return
+    // Update-with-start also sends an update, possibly to a run someone else started.
+    if (request.routeOptions.config.target === 'start' && (request.body as StartWorkflowBody | undefined)?.update !== undefined) assertScope(principal, 'interact')
+    if (!isLimited(principal)) return
     await assertTarget(fastify, request, principal)
   })
 }, { name: 'auth', dependencies: ['config', 'errors'] })

@@ -19,7 +19,7 @@ import {
   SignalBodySchema, SignalParamsSchema, SignalResultSchema, StartWorkflowBodySchema, TraceDestinationsSchema, TraceInfoSchema,
   UpdateBodySchema, UpdateParamsSchema, UpdateResultSchema, UpdateHeadersSchema, UpdateAcceptedSchema, UpdateStateParamsSchema, UpdateStateSchema,
   WorkflowInputSchema, WorkflowResultSchema, WorkflowRunsSchema, WorkflowStartedSchema, WorkflowStatusSchema,
-  RunWorkflowHeadersSchema, StartWorkflowHeadersSchema, WebhookRequestSchema, WebhookDeliverySchema
+  RunWorkflowHeadersSchema, StartWorkflowHeadersSchema, WebhookRequestSchema, WebhookDeliverySchema, UpdateWithStartSchema
 } from './workflow.js'
 import { TraceLogSchema, traceSchemas } from './trace.js'
 import { RunTokenRequestSchema, RunTokenSchema } from './tokens.js'
@@ -36,7 +36,7 @@ export const schemas = [
   CatalogStepSchema, CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogWorkflowSourceSchema, CatalogWorkflowSchema,
   CatalogWorkersSchema, CatalogSchema, CatalogParamsSchema, OpenApiDocumentSchema, ConditionalReadHeadersSchema, RunPreconditionHeadersSchema,
   HealthSchema, CatalogReadinessSchema, ReadinessSchema, RunStatusSchema, TerminalRunStatusSchema,
-  PayloadLinkSchema, PayloadUploadSchema, WebhookRequestSchema, StartWorkflowBodySchema, RunWorkflowBodySchema, StartWorkflowHeadersSchema, RunWorkflowHeadersSchema, WorkflowStartedSchema, TraceDestinationsSchema, TraceInfoSchema, FailureCauseSchema,
+  PayloadLinkSchema, PayloadUploadSchema, WebhookRequestSchema, UpdateWithStartSchema, StartWorkflowBodySchema, RunWorkflowBodySchema, StartWorkflowHeadersSchema, RunWorkflowHeadersSchema, WorkflowStartedSchema, TraceDestinationsSchema, TraceInfoSchema, FailureCauseSchema,
   ErrorDetailsSchema, WorkflowResultSchema, WebhookDeliverySchema, WorkflowStatusSchema, WorkflowInputSchema, RunsQuerySchema, WorkflowRunsSchema,
   SignalBodySchema, QueryBodySchema, UpdateBodySchema,
   SignalParamsSchema, QueryParamsSchema, UpdateParamsSchema, SignalResultSchema, QueryResultSchema, UpdateResultSchema,

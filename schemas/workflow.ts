@@ -39,6 +39,18 @@ export const WebhookRequestSchema = Type.Object({
     'Delivery runs on the engine and survives API and worker restarts.'
 })
 
+export const UpdateWithStartSchema = Type.Object({
+  name: { ...NameSchema, description: 'An update the workflow declares in its catalog', examples: ['relabel'] },
+  payload: Type.Optional(Json('The update handler\'s argument, validated against its payloadSchema; absent = called without one'))
+}, {
+  $id: 'UpdateWithStart',
+  additionalProperties: false,
+  description: 'Update-with-start: when `workflowId` names an open run of this workflow, the update goes to that run and nothing is ' +
+    'started; otherwise the run starts and receives the update first, in one engine call. /workflow/start answers the update\'s ' +
+    'UpdateResult, /workflow/run the run\'s WorkflowResult once it closes. Not combinable with Idempotency-Key, startDelay or webhook ' +
+    '(400): the update\'s id, not a key, makes a retry safe (docs/update-with-start.md).'
+})
+
 const startFields = {
   workflowName: Type.String({ minLength: 1, maxLength: 1000, description: 'Workflow name or alias in the catalog (an alias runs the canonical workflow)', examples: ['hello'] }),
   input: Type.Optional(Type.Unknown({
@@ -56,14 +68,15 @@ const startFields = {
   })),
   catalog: Type.Optional({ ...CatalogIdSchema, description: 'Catalog (= Temporal task queue) to run on; default SERVICE_CATALOG_ID' }),
   taskQueue: Type.Optional({ ...CatalogIdSchema, deprecated: true, description: 'Deprecated alias of `catalog`; ignored when `catalog` is sent' }),
-  webhook: Type.Optional(ref(WebhookRequestSchema))
+  webhook: Type.Optional(ref(WebhookRequestSchema)),
+  update: Type.Optional(ref(UpdateWithStartSchema))
 }
 
 export const StartWorkflowBodySchema = Type.Object({
   ...startFields,
   startDelay: Type.Optional(response(DurationSchema, 'Start the run this much later (`"15m"`-style or milliseconds): it exists at once (its ids ' +
     'are answered, its status says `delayedUntil`), and its first step runs once the delay has passed, kept by the engine across restarts. ' +
-    'A signal sent meanwhile starts it at once.'))
+    'Signals sent meanwhile are recorded and wait for it: they do not start it early.'))
 }, {
   $id: 'StartWorkflowBody',
   additionalProperties: false,

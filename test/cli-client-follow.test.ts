@@ -9,6 +9,7 @@ import { catalogArgs, cli, flowport, launcher, listening } from './helpers/flowp
 import { newId, waitClosed } from './helpers/workflows.js'
 import { build } from './helpers/app.js'
 import { until } from './helpers/processes.js'
+import { testCatalog } from './helpers/env.js'
 
 const count = (text: string, pattern: RegExp) => text.match(new RegExp(pattern.source, 'g'))?.length ?? 0
 
@@ -17,13 +18,18 @@ t.test('tail follows a run to its end through an API restart, every step once', 
   const env = { FLOWPORT_URL: first.url }
   const id = newId('cli-tail')
   const steps = 4
-  await flowport(['start', 'sleepy', JSON.stringify({ steps, delayMs: 1500 }), '--id', id, ...catalogArgs()], { env })
+  // The run waits (startDelay) until both tails stream, so a loaded machine cannot finish it before
+  // they connect; a signal-with-start ends a start delay at once (the engine's rule; sleepy ignores the signal).
+  const input = { steps, delayMs: 1500 }
+  const started = await first.app.inject({ method: 'POST', url: '/workflow/start', payload: { workflowName: 'sleepy', workflowId: id, input, startDelay: '1h' } })
+  t.equal(started.statusCode, 200, started.body)
   const plain = cli(['tail', id], { env })
   const json = cli(['tail', id, '--json'], { env })
   t.teardown(() => { plain.child.kill('SIGKILL'); json.child.kill('SIGKILL') })
-  t.ok(await plain.waitFor(/step tick completed/), 'the first step arrived')
   // Both are connected (a first connection that fails is an error, not a restart to ride out).
   t.ok(await until(() => first.app.openStreams.size === 2, 600, 100), 'both tails are streaming')
+  await first.app.temporal.workflow.signalWithStart('sleepy', { workflowId: id, taskQueue: testCatalog(), args: [input], signal: 'start-now' })
+  t.ok(await plain.waitFor(/step tick completed/), 'the first step arrived')
 
   await first.app.close()
   const second = await build(t)

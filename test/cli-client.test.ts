@@ -107,15 +107,17 @@ t.test('exit 3: no API answering, or the API refusing the token', async (t) => {
 t.test('exit 4: the wait timed out; the run goes on and the command says how to follow it', async (t) => {
   const { app, url } = await listening(t)
   const env = { FLOWPORT_URL: url }
+  // `approval` waits for its signal, so no machine is slow enough for it to close before the CLI looks.
   for (const mode of [['--json'], []]) {
     const id = newId('cli-timeout')
-    const run = await flowport(['run', 'sleepy', '{"steps":2,"delayMs":3000}', '--id', id, '--timeout', '300', ...mode, ...catalogArgs()], { env })
+    const run = await flowport(['run', 'approval', '{"label":"x"}', '--id', id, '--timeout', '300', ...mode, ...catalogArgs()], { env })
     t.equal(run.code, 4, `exit 4 ${mode.join(' ') || '(following)'}`)
     t.match(run.stderr, new RegExp(`workflow ${id} keeps running\\. Follow it with: flowport tail ${id}\\n$`))
+    await app.temporal.workflow.getHandle(id).signal('approve', { by: 'test' })
     t.equal(await waitClosed(app, id), 'COMPLETED', 'the run went on to complete')
   }
   const open = newId('cli-open')
-  await flowport(['start', 'sleepy', '{"steps":2,"delayMs":3000}', '--id', open, ...catalogArgs()], { env })
+  await flowport(['start', 'approval', '{"label":"x"}', '--id', open, ...catalogArgs()], { env })
   const early = await flowport(['result', open], { env })
   t.equal(early.code, 4, 'result of an open run')
   t.match(early.stderr, /^WorkflowNotCompletedError: .*Follow it with: flowport tail /)

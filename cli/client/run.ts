@@ -77,8 +77,12 @@ async function run (workflow: string, inputArg: string | undefined, options: Run
   }
 }
 
-async function start (workflow: string, inputArg: string | undefined, options: CommonOptions & { id?: string, upload?: boolean }): Promise<number> {
+interface StartOptions extends CommonOptions { id?: string, update?: string, updatePayload?: string, upload?: boolean }
+
+async function start (workflow: string, inputArg: string | undefined, options: StartOptions): Promise<number> {
   const input = await readInput(inputArg)
+  if (options.update !== undefined) return await updateWithStart(workflow, input, options.update, options)
+  if (options.updatePayload !== undefined) throw new CliError('InputError: --update-payload needs --update <name>', EXIT.usage)
   const client = clientOf(options)
   const inputRef = await inputRefOf(client, input, options.upload)
   const started = await client.start(workflow, input, { workflowId: options.id, catalog: options.catalog, inputRef })
@@ -86,6 +90,19 @@ async function start (workflow: string, inputArg: string | undefined, options: C
   else {
     process.stdout.write(`${started.workflowId}\n`)
     info(`Started run ${started.runId}. Follow it with: flowport tail ${started.workflowId}`)
+  }
+  return EXIT.ok
+}
+
+/** `start --update`: the open run of `--id` takes the update, or a run starts and takes it; prints the update's result. */
+async function updateWithStart (workflow: string, input: unknown, name: string, options: StartOptions): Promise<number> {
+  if (options.id === undefined) throw new CliError('InputError: --update needs --id <workflowId>, the id whose open run takes the update', EXIT.usage)
+  const payload = await readInput(options.updatePayload, 'update payload')
+  const updated = await clientOf(options).updateWithStart(workflow, input, { name, ...(payload === undefined ? {} : { payload }) }, { workflowId: options.id, catalog: options.catalog })
+  if (options.json) printJson(updated)
+  else {
+    printJson(updated.result)
+    info(`Update ${name} ran in run ${updated.runId} of ${updated.workflowId}.`)
   }
   return EXIT.ok
 }
@@ -108,5 +125,7 @@ export function registerRun (program: Command): void {
     .option('--id <workflowId>', 'workflow id (default: a random UUID)')
     .option('--catalog <catalog>', 'catalog to run on (default: the API\'s SERVICE_CATALOG_ID)')
     .option('--upload', UPLOAD_HELP)
+    .option('--update <name>', 'update-with-start: the open run of --id takes this update, or a run starts and takes it; prints its result')
+    .option('--update-payload <json>', 'the update\'s payload: inline JSON, @file.json, or - for stdin')
     .action(action(start))
 }

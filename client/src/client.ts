@@ -11,7 +11,7 @@ import { defined, iso } from './values.js'
 import type {
   BatchBody, BatchStarted, BatchStatus, Catalog, CreateScheduleBody, OverlapPolicy, paths, QueryResult, ResetFrom, ResetResult, RunsFeedEvent, RunsQuery,
   Schedule, ScheduleSummary, SignalResult, StopResult, StreamEvent, TerminateResult, TraceLog, UpdateAccepted, UpdateResult, UpdateScheduleBody,
-  UpdateState, PayloadUpload, WorkflowInput, WorkflowResult, WorkflowStarted, WorkflowStatus
+  UpdateState, UpdateWithStart, PayloadUpload, WorkflowInput, WorkflowResult, WorkflowStarted, WorkflowStatus
 } from './types.js'
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:3001'
@@ -47,6 +47,11 @@ export interface StartOptions extends CallOptions {
   inputRef?: string
   /** Sent as `Idempotency-Key`: a retry with the same key and arguments answers the run the first call started. */
   idempotencyKey?: string
+}
+export interface UpdateWithStartOptions extends CallOptions {
+  /** The session's id: an open run under it takes the update, otherwise a run starts with it. */
+  workflowId: string
+  catalog?: string
 }
 /**
  * Sent as `If-Match`: the run the caller saw, as a run id or a status ETag. The call answers
@@ -159,6 +164,19 @@ export class FlowportClient {
     }
     if (!response.ok) throw errorFromResponse(response, await response.text())
     return upload.payloadRef
+  }
+
+  /**
+   * Update-with-start (`POST /workflow/start` with `update`): the open run of `workflowId` takes
+   * the update, or a run of `workflowName` starts with `input` and takes it first; answers the
+   * update's result. UpdateRejectedError / UpdateFailedError (422) name the run.
+   */
+  updateWithStart (workflowName: string, input: unknown, update: UpdateWithStart, opts: UpdateWithStartOptions): Promise<UpdateResult> {
+    const { signal, workflowId, catalog } = opts
+    return this.#call(signal, () => this.#api.POST('/workflow/start', {
+      body: { workflowName, input, workflowId, update, ...defined({ catalog }) },
+      signal
+    }) as Promise<FetchResult<UpdateResult>>)
   }
 
   status (workflowId: string, opts: RunIdOptions = {}): Promise<WorkflowStatus> {

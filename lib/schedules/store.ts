@@ -10,6 +10,7 @@ import type { ScheduleDescription, ScheduleOptionsStartWorkflowAction, ScheduleS
 import {
   compileUpdatedScheduleOptions, encodeScheduleAction, encodeSchedulePolicies, encodeScheduleSpec, encodeScheduleState
 } from '@temporalio/client/lib/schedule-helpers.js'
+import { entityTags } from '../http/conditional.js'
 import { ApiError, validationError } from '../api-error.js'
 import { isReservedWorkflowId } from '../execution.js'
 import { checkedWorkflow } from '../start-workflow.js'
@@ -71,10 +72,8 @@ export async function describeSchedule (fastify: FastifyInstance, scheduleId: st
 /** The conflict token as an ETag: base64url, quoted (RFC 9110 strong validator). */
 export const etagOf = (d: ScheduleDescription): string => `"${Buffer.from(d.raw.conflictToken ?? []).toString('base64url')}"`
 
-/** `If-Match` holds the ETag, bare or weak-prefixed; `*` matches any current schedule. */
-function matches (ifMatch: string, etag: string): boolean {
-  return ifMatch.split(',').map((v) => v.trim().replace(/^W\//, '')).some((v) => v === '*' || v === etag || `"${v}"` === etag)
-}
+/** `If-Match` names the current ETag (a weak tag by its opaque part), or is `*`: any current schedule. */
+const matches = (ifMatch: string, etag: string): boolean => entityTags(ifMatch).some((tag) => tag === '*' || tag === etag)
 
 const memoOf = (d: ScheduleDescription): ScheduleMemo | undefined => d.action.memo?.[SCHEDULE_MEMO_KEY] as ScheduleMemo | undefined
 

@@ -5,8 +5,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { errorsFor, ref, response } from '../../schemas/common.js'
-import { StartWorkflowBodySchema, StartWorkflowHeadersSchema, WorkflowResultSchema, WorkflowStartedSchema } from '../../schemas/workflow.js'
+import { StartWorkflowBodySchema, StartWorkflowHeadersSchema, UpdateResultSchema, WorkflowResultSchema, WorkflowStartedSchema } from '../../schemas/workflow.js'
 import { startWorkflow } from '../../lib/start-workflow.js'
+import { updateWithStart } from '../../lib/update-with-start.js'
 import { clientGone } from '../../lib/abort.js'
 import { idempotencyKeyOf } from '../../lib/idempotency.js'
 import { preferredWait } from '../../lib/http/prefer.js'
@@ -30,12 +31,15 @@ const start: FastifyPluginAsyncTypebox = async (fastify) => {
         'workflowId is still open (the body names its runId). A closed run\'s id may be reused. 503: the catalog is not published. ' +
         'With `Idempotency-Key`, a retry answers the run the key started (422 when the body differs). With `Prefer: wait=<seconds>`: ' +
         '200 with the WorkflowResult when the run closed within that time (`Preference-Applied: wait=<seconds>`), otherwise 202 ' +
-        'with the ids, `Location` (the run\'s status) and `Retry-After`.',
+        'with the ids, `Location` (the run\'s status) and `Retry-After`. With `update` (update-with-start): an open run of the ' +
+        'workflow id receives the update instead of a new run starting; the answer is the UpdateResult (422 UpdateRejectedError ' +
+        'or UpdateFailedError naming the run otherwise; `Prefer: wait` does not apply; the key needs the `interact` scope too).',
       headers: ref(StartWorkflowHeadersSchema),
       body: ref(StartWorkflowBodySchema),
       response: {
-        200: Type.Union([ref(WorkflowStartedSchema), ref(WorkflowResultSchema)], {
-          description: 'WorkflowStarted: the run was started (no `Prefer: wait`). WorkflowResult: `Prefer: wait` was sent and the run closed in time'
+        200: Type.Union([ref(WorkflowStartedSchema), ref(WorkflowResultSchema), ref(UpdateResultSchema)], {
+          description: 'WorkflowStarted: the run was started (no `Prefer: wait`). WorkflowResult: `Prefer: wait` was sent and the run closed in time. ' +
+            'UpdateResult: the body had `update`, and the run (started now, or the open one) ran it'
         }),
         202: response(WorkflowStartedSchema, '`Prefer: wait` was sent and the run is still open: `Location` names its status resource, `Retry-After` when to look'),
         ...errorsFor(400, 401, 404, 409, 413, 415, 422, 500, 503)
@@ -45,6 +49,11 @@ const start: FastifyPluginAsyncTypebox = async (fastify) => {
     if (request.body.taskQueue !== undefined && request.body.catalog === undefined) request.log.warn('taskQueue is deprecated: send catalog')
     const signal = clientGone(reply)
     const idempotencyKey = idempotencyKeyOf(request.headers['idempotency-key'])
+    const { update } = request.body
+    if (update !== undefined) {
+      const updated = await updateWithStart(fastify, { ...request.body, update }, { signal, idempotencyKey, ...starterOf(request) })
+      return { workflowId: updated.run.workflowId, runId: updated.run.runId, updateId: updated.updateId, result: updated.result }
+    }
     const started = await startWorkflow(fastify, request.body, { signal, idempotencyKey, ...starterOf(request) })
     const ids = { workflowId: started.workflowId, runId: started.runId }
     const wait = preferredWait(request.headers.prefer)

@@ -190,7 +190,7 @@ export interface paths {
         put?: never;
         /**
          * Start a workflow and wait for its result
-         * @description Answers the WorkflowResult once the run closes: 200 for every final status, including `failed` (with error and errorDetails). A run that continues as new is followed: the answer is the result of the last run of the chain (its runId and input), the same as GET /workflow/{id}/result afterwards. 408 WorkflowExecutionTimedOutError when `timeout` elapses first: the workflow keeps running and its result can be read later. Errors before the start as for POST /workflow/start. With `Idempotency-Key`, a retry waits for the run the key started (and answers its result once closed) instead of starting another; 422 when the body differs. An input or output kept by reference and larger than SERVICE_PAYLOAD_INLINE_MAX_BYTES comes as `inputRef`/`outputRef`, a presigned download.
+         * @description Answers the WorkflowResult once the run closes: 200 for every final status, including `failed` (with error and errorDetails). A run that continues as new is followed: the answer is the result of the last run of the chain (its runId and input), the same as GET /workflow/{id}/result afterwards. 408 WorkflowExecutionTimedOutError when `timeout` elapses first: the workflow keeps running and its result can be read later. Errors before the start as for POST /workflow/start. With `Idempotency-Key`, a retry waits for the run the key started (and answers its result once closed) instead of starting another; 422 when the body differs. An input or output kept by reference and larger than SERVICE_PAYLOAD_INLINE_MAX_BYTES comes as `inputRef`/`outputRef`, a presigned download. With `update` (update-with-start): an open run of the workflow id receives the update instead of a new run starting, and the answer is the result of the run that took it; a rejected or failed update is a 422 naming the run.
          */
         post: operations["runWorkflow"];
         delete?: never;
@@ -210,7 +210,7 @@ export interface paths {
         put?: never;
         /**
          * Start a workflow and return its ids at once (or its result, with Prefer: wait)
-         * @description Validates `input` against the catalog's inputSchema (400), resolves aliases, and starts the run on the catalog's task queue; an input too large for a request body is uploaded first (POST /payloads) and named by `inputRef`. 404: the workflow is not in the catalog; PayloadNotFoundError: `inputRef` names no (or an expired) upload. 409 WorkflowAlreadyStartedError: a run with this workflowId is still open (the body names its runId). A closed run's id may be reused. 503: the catalog is not published. With `Idempotency-Key`, a retry answers the run the key started (422 when the body differs). With `Prefer: wait=<seconds>`: 200 with the WorkflowResult when the run closed within that time (`Preference-Applied: wait=<seconds>`), otherwise 202 with the ids, `Location` (the run's status) and `Retry-After`.
+         * @description Validates `input` against the catalog's inputSchema (400), resolves aliases, and starts the run on the catalog's task queue; an input too large for a request body is uploaded first (POST /payloads) and named by `inputRef`. 404: the workflow is not in the catalog; PayloadNotFoundError: `inputRef` names no (or an expired) upload. 409 WorkflowAlreadyStartedError: a run with this workflowId is still open (the body names its runId). A closed run's id may be reused. 503: the catalog is not published. With `Idempotency-Key`, a retry answers the run the key started (422 when the body differs). With `Prefer: wait=<seconds>`: 200 with the WorkflowResult when the run closed within that time (`Preference-Applied: wait=<seconds>`), otherwise 202 with the ids, `Location` (the run's status) and `Retry-After`. With `update` (update-with-start): an open run of the workflow id receives the update instead of a new run starting; the answer is the UpdateResult (422 UpdateRejectedError or UpdateFailedError naming the run otherwise; `Prefer: wait` does not apply; the key needs the `interact` scope too).
          */
         post: operations["startWorkflow"];
         delete?: never;
@@ -1148,6 +1148,16 @@ export interface components {
             /** @description Standard Webhooks signing secret (`whsec_` + base64 of 24–64 bytes); default SERVICE_WEBHOOK_SECRET. Never returned or logged. */
             secret?: string;
         };
+        /** @description Update-with-start: when `workflowId` names an open run of this workflow, the update goes to that run and nothing is started; otherwise the run starts and receives the update first, in one engine call. /workflow/start answers the update's UpdateResult, /workflow/run the run's WorkflowResult once it closes. Not combinable with Idempotency-Key, startDelay or webhook (400): the update's id, not a key, makes a retry safe (docs/update-with-start.md). */
+        UpdateWithStart: {
+            /**
+             * @description An update the workflow declares in its catalog
+             * @example relabel
+             */
+            name: string;
+            /** @description The update handler's argument, validated against its payloadSchema; absent = called without one */
+            payload?: unknown;
+        };
         /** @example {
          *       "workflowName": "approval",
          *       "workflowId": "expense-42",
@@ -1187,6 +1197,7 @@ export interface components {
              */
             taskQueue?: string;
             webhook?: components["schemas"]["WebhookRequest"];
+            update?: components["schemas"]["UpdateWithStart"];
             startDelay?: components["schemas"]["Duration"];
         };
         /** @example {
@@ -1227,6 +1238,7 @@ export interface components {
              */
             taskQueue?: string;
             webhook?: components["schemas"]["WebhookRequest"];
+            update?: components["schemas"]["UpdateWithStart"];
             /** @description How long to wait for the result, in milliseconds (default SERVICE_RUN_TIMEOUT_MS; values above SERVICE_RUN_MAX_TIMEOUT_MS are lowered to it). When it elapses the answer is 408 and the workflow keeps running. */
             timeout?: number;
         };
@@ -3601,13 +3613,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description WorkflowStarted: the run was started (no `Prefer: wait`). WorkflowResult: `Prefer: wait` was sent and the run closed in time */
+            /** @description WorkflowStarted: the run was started (no `Prefer: wait`). WorkflowResult: `Prefer: wait` was sent and the run closed in time. UpdateResult: the body had `update`, and the run (started now, or the open one) ran it */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WorkflowStarted"] | components["schemas"]["WorkflowResult"];
+                    "application/json": components["schemas"]["WorkflowStarted"] | components["schemas"]["WorkflowResult"] | components["schemas"]["UpdateResult"];
                 };
             };
             /** @description `Prefer: wait` was sent and the run is still open: `Location` names its status resource, `Retry-After` when to look */

@@ -1,0 +1,88 @@
+/**
+ * Update-with-start (`update` in a start or run body): one engine call (Temporal's update-with-start)
+ * that starts the run unless an open run holds the workflow id, and delivers the update to whichever
+ * run it is: "get or create a session and tell it something". docs/update-with-start.md.
+ */
+import { randomUUID } from 'node:crypto'
+import type { FastifyInstance } from 'fastify'
+import { WithStartWorkflowOperation, WorkflowUpdateStage } from '@temporalio/client'
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common'
+import type { StartWorkflowBody } from '../schemas/workflow.js'
+import { ApiError, validationError, type Issue } from './api-error.js'
+import { describeRun } from './execution.js'
+import { handlerArgs, updateFailure } from './handlers.js'
+import { isTerminal, statusFromEngine } from './status.js'
+import { assertUsableId, catalogOf, checkedWorkflow, startInput, starterMemo, type StartOptions, type Started } from './start-workflow.js'
+
+export interface UpdatedWithStart {
+  /** The run that received the update: started by this call, or the open run that held the id. */
+  run: Started
+  updateId: string
+  result: unknown
+}
+
+/** What update-with-start cannot honour, as 400 issues (the body's `update` says why). */
+function refusedCombinations (body: StartWorkflowBody, idempotencyKey: string | undefined): Issue[] {
+  const with_ = (what: string) => `cannot be combined with ${what}`
+  return [
+    ...(idempotencyKey === undefined ? [] : [{ path: '/update', in: 'body', message: `${with_('an Idempotency-Key header')}: a retry would deliver the update again` }]),
+    ...(body.startDelay === undefined ? [] : [{ path: '/startDelay', in: 'body', message: `${with_('update')}: the engine delivers the update at the start` }]),
+    ...(body.webhook === undefined ? [] : [{ path: '/webhook', in: 'body', message: `${with_('update')}: the run may be one this request did not start` }])
+  ]
+}
+
+/**
+ * An open run of another workflow or catalog under the id would receive an update that its own
+ * catalog entry may not declare: refused like a start onto an open run (409).
+ */
+async function assertNoOtherOpenRun (fastify: FastifyInstance, workflowId: string, workflowName: string, catalog: string, signal?: AbortSignal): Promise<void> {
+  const open = await describeRun(fastify, { workflowId, signal }).catch((err: unknown) => {
+    if (err instanceof ApiError && err.statusCode === 404) return undefined
+    throw err
+  })
+  if (open === undefined || isTerminal(statusFromEngine(open.status.name))) return
+  if (open.type === workflowName && open.taskQueue === catalog) return
+  throw new ApiError(409, 'WorkflowAlreadyStartedError',
+    `Workflow ${workflowId} is already running as ${open.type} in catalog ${open.taskQueue} (run ${open.runId}); the update is for ${workflowName} in catalog ${catalog}`,
+    { workflowId, runId: open.runId })
+}
+
+export async function updateWithStart (fastify: FastifyInstance, body: StartWorkflowBody & { update: NonNullable<StartWorkflowBody['update']> },
+  { signal, idempotencyKey, identity, startedBy }: StartOptions = {}): Promise<UpdatedWithStart> {
+  const refused = refusedCombinations(body, idempotencyKey)
+  if (refused.length > 0) throw validationError(refused)
+  assertUsableId(body.workflowId)
+  const catalog = catalogOf(fastify, body)
+  const input = await startInput(fastify, body, signal)
+  const workflow = await checkedWorkflow(fastify, catalog, body.workflowName, input, signal)
+  const call = { kind: 'update' as const, name: body.update.name, payload: body.update.payload }
+  const args = handlerArgs(workflow, { type: workflow.name, catalog }, call)
+  const workflowId = body.workflowId ?? randomUUID()
+  if (body.workflowId !== undefined) await assertNoOtherOpenRun(fastify, workflowId, workflow.name, catalog, signal)
+
+  const startWorkflowOperation = new WithStartWorkflowOperation(workflow.name, {
+    workflowId,
+    taskQueue: catalog,
+    args: [input],
+    // An open run takes the update; a closed run's id may be used again, as for a plain start.
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+    memo: starterMemo(startedBy)
+  })
+  const updateId = randomUUID()
+  const client = fastify.temporalAs(identity)
+  // The run that took the update may be one already open, started with another input: read it when needed.
+  const ran = (runId: string): Started => ({ workflowId, runId, workflowName: workflow.name, catalog, input: undefined })
+  const handle = await fastify.engineCall(() => client.workflow.startUpdateWithStart(call.name, {
+    args: args as [], updateId, startWorkflowOperation, waitForStage: WorkflowUpdateStage.ACCEPTED
+  }), { signal, workflowId })
+  // The engine names the run that took the update (the one started, or the open one that held the id).
+  const runId = handle.workflowRunId ?? (await describeRun(fastify, { workflowId, signal })).runId
+  try {
+    const result = await fastify.engineCall(() => handle.result(), { signal, workflowId, runId })
+    return { run: ran(runId), updateId, result: result ?? null }
+  } catch (err) {
+    // A rejected or failed update: the run exists all the same, and the error names it.
+    throw await updateFailure(fastify, err, { call: { ...call, workflowId, signal }, run: { workflowId, runId }, updateId, lengthBefore: 0 })
+  }
+}
