@@ -39,7 +39,20 @@ export function referenceOf (payload: Payload | null | undefined): PayloadRefere
   return JSON.parse(decoder.decode(payload.data)) as PayloadReference
 }
 
+/**
+ * How long an object this process stored or read counts as present without another PUT: the same
+ * large value often crosses the codec several times in a row (a step's result becomes the
+ * workflow's output), and each PUT of tens of megabytes lengthens the workflow task that carries
+ * it. Bounded in time so that a bucket lifecycle rule (docs/large-payloads.md) always sees a fresh
+ * write of a value that is still in use, and in size so that memory stays small.
+ */
+const KNOWN_FOR_MS = 10 * 60_000
+const KNOWN_MAX = 1000
+
 export class ClaimCheckCodec implements PayloadCodec {
+  /** Reference → when this process last stored or read its object. */
+  private readonly known = new Map<string, number>()
+
   constructor (private readonly store: PayloadStore) {}
 
   get thresholdBytes (): number { return this.store.settings.thresholdBytes }
@@ -62,7 +75,10 @@ export class ClaimCheckCodec implements PayloadCodec {
     const sha256 = createHash('sha256').update(data).digest('hex')
     const reference: PayloadReference = { payloadRef: `sha256/${sha256}`, bytes: data.length, sha256 }
     const encoding = payload.metadata?.encoding
-    await this.store.put(reference.payloadRef, data, encoding !== undefined && decoder.decode(encoding) === 'json/plain' ? 'application/json' : 'application/octet-stream')
+    if (!this.isKnown(reference.payloadRef)) {
+      await this.store.put(reference.payloadRef, data, encoding !== undefined && decoder.decode(encoding) === 'json/plain' ? 'application/json' : 'application/octet-stream')
+      this.remember(reference.payloadRef)
+    }
     const original = Object.fromEntries(Object.entries(payload.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')]))
     return {
       metadata: {
@@ -81,7 +97,23 @@ export class ClaimCheckCodec implements PayloadCodec {
     if (sha256 !== reference.sha256) {
       throw new PayloadStorageError(`Payload ${this.store.location(reference.payloadRef)} does not match its reference (SHA-256 ${sha256}, expected ${reference.sha256})`)
     }
+    this.remember(reference.payloadRef)
     const original = JSON.parse(decoder.decode(payload.metadata![ORIGINAL_METADATA_KEY] ?? encoder.encode('{}'))) as Record<string, string>
     return { metadata: Object.fromEntries(Object.entries(original).map(([k, v]) => [k, Buffer.from(v, 'base64')])), data }
+  }
+
+  private isKnown (payloadRef: string): boolean {
+    const at = this.known.get(payloadRef)
+    return at !== undefined && Date.now() - at < KNOWN_FOR_MS
+  }
+
+  private remember (payloadRef: string): void {
+    this.known.delete(payloadRef)
+    this.known.set(payloadRef, Date.now())
+    // Oldest first (insertion order): drop beyond the bound.
+    for (const key of this.known.keys()) {
+      if (this.known.size <= KNOWN_MAX) break
+      this.known.delete(key)
+    }
   }
 }
