@@ -21,6 +21,7 @@ import conditional from './plugins/conditional.js'
 import metrics from './plugins/metrics.js'
 import tracing from './plugins/tracing.js'
 import runLog from './plugins/run-log.js'
+import payloads from './plugins/payloads.js'
 import temporal from './plugins/temporal.js'
 import catalogs from './plugins/catalogs.js'
 import closedRuns from './plugins/closed-runs.js'
@@ -36,6 +37,7 @@ import workflowRoutes from './routes/workflows/index.js'
 import tokenRoutes from './routes/tokens.js'
 import scheduleRoutes from './routes/schedules/index.js'
 import ui from './plugins/ui.js'
+import payloadRoutes from './routes/payloads.js'
 
 export interface BuildOptions {
   config: Config
@@ -113,6 +115,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   await app.register(schemas)
   await app.register(swagger)
   await app.register(conditional)
+  await app.register(payloads)
   await app.register(temporal)
   await app.register(catalogs)
   await app.register(closedRuns)
@@ -128,6 +131,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   await app.register(tokenRoutes)
   await app.register(scheduleRoutes)
   await app.register(ui)
+  await app.register(payloadRoutes)
   return app
 }
 

@@ -7,9 +7,9 @@ import type { FastifyInstance } from 'fastify'
 // @temporalio/proto is CommonJS: its named exports are not visible to ESM.
 import protoRoot from '@temporalio/proto'
 import type { temporal } from '@temporalio/proto'
-import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js'
 import { ApiError } from './api-error.js'
 import { isCloseEvent, type HistoryEvent } from './close-events.js'
+import { decodeFirstValue } from './payloads.js'
 
 const { HistoryEventFilterType } = protoRoot.temporal.api.enums.v1
 
@@ -29,11 +29,11 @@ const getHistory = (fastify: FastifyInstance, run: RunRef, request: Omit<tempora
     ...request
   })
 
-/** Decodes the first value of a payload list; absent or `undefined` becomes null. */
-export async function decodeFirst (fastify: FastifyInstance, payloads: temporal.api.common.v1.IPayloads | null | undefined): Promise<unknown> {
-  const value = await decodeFromPayloadsAtIndex(fastify.temporal.options.loadedDataConverter, 0, payloads?.payloads)
-  return value ?? null
-}
+/**
+ * Decodes the first value of a payload list; absent or `undefined` becomes null, and a large value
+ * held by reference a LargeValue (lib/payloads.ts).
+ */
+export const decodeFirst = decodeFirstValue
 
 export interface RunStart {
   /** The workflow type the run was started as. */

@@ -10,17 +10,24 @@ import type { WorkflowInput } from '../schemas/workflow.js'
 import { ApiError, notFound } from './api-error.js'
 import { describeForRead, isReservedWorkflowId, runNotFound, type DescribeOptions } from './execution.js'
 import { readRunStart } from './run-history.js'
+import { inlineOrLink } from './payloads.js'
 
 export async function readInput (fastify: FastifyInstance, { workflowId, runId, signal }: DescribeOptions): Promise<WorkflowInput> {
   const pinned = runId !== undefined
   const run = { workflowId, runId: runId ?? (await describeForRead(fastify, { workflowId, signal })).runId }
   const known = fastify.closedRuns.get(workflowId, run.runId)
-  if (known?.input !== undefined) return { ...run, input: known.input }
+  if (known?.input !== undefined) return await inputOf(fastify, run, known.input)
   if (isReservedWorkflowId(workflowId)) throw notFound(`Workflow ${workflowId} not found`, run)
   const start = await readRunStart(fastify, run, signal).catch((err: unknown) => {
     throw pinned && err instanceof ApiError && err.statusCode === 404 ? runNotFound(run) : err
   })
   if (start.type === CATALOG_WORKFLOW_TYPE) throw notFound(`Workflow ${workflowId} not found`, pinned ? run : { workflowId })
   fastify.closedRuns.remember(workflowId, run.runId, { input: start.input })
-  return { ...run, input: start.input }
+  return await inputOf(fastify, run, start.input)
+}
+
+/** The answer, with a large input given as its presigned download (lib/payloads.ts). */
+async function inputOf (fastify: FastifyInstance, run: { workflowId: string, runId: string }, input: unknown): Promise<WorkflowInput> {
+  const { value, link } = await inlineOrLink(fastify, input)
+  return { ...run, input: value, ...(link === undefined ? {} : { inputRef: link }) }
 }

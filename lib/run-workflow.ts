@@ -17,17 +17,13 @@ export async function runWorkflow (fastify: FastifyInstance, body: RunWorkflowBo
   const { SERVICE_RUN_TIMEOUT_MS, SERVICE_RUN_MAX_TIMEOUT_MS } = fastify.config
   const timeout = Math.min(body.timeout ?? SERVICE_RUN_TIMEOUT_MS, SERVICE_RUN_MAX_TIMEOUT_MS)
   const deadline = Date.now() + timeout
+  // With `update`, the run that took the update is waited for; it may be one already open, started
+  // with another input (its Started has no input: waitForResult reads it).
   const { update } = body
-  let started, input
-  if (update === undefined) {
-    started = await startWorkflow(fastify, body, { ...options, signal })
-    input = body.input
-  } else {
-    // The run that took the update is waited for; it may be one already open, started with another input.
-    started = (await updateWithStart(fastify, { ...body, update }, { ...options, signal })).run
-    input = await readRunInput(fastify, started, signal)
-  }
-  const result = await waitForResult(fastify, started, input, { signal, deadline })
+  const started = update === undefined
+    ? await startWorkflow(fastify, body, { ...options, signal })
+    : (await updateWithStart(fastify, { ...body, update }, { ...options, signal })).run
+  const result = await waitForResult(fastify, started, started.input, { signal, deadline })
   if ('open' in result) {
     throw new ApiError(408, 'WorkflowExecutionTimedOutError',
       `Workflow ${started.workflowId} did not close within ${timeout} ms; it keeps running: read GET /workflow/${started.workflowId}/result later`, result.open)
@@ -38,14 +34,17 @@ export async function runWorkflow (fastify: FastifyInstance, body: RunWorkflowBo
 /** The deadline passed while this run of the chain was still open. */
 export interface StillOpen { open: RunRef }
 
-/** The result of the last run of the chain that starts with `run` (started with `input`), or the run open at the deadline. */
+/**
+ * The result of the last run of the chain that starts with `run` (started with `input`; undefined:
+ * read from the run's history, as for an `inputRef` start), or the run open at the deadline.
+ */
 export async function waitForResult (fastify: FastifyInstance, run: RunRef, input: unknown, wait: CloseWait): Promise<WorkflowResult | StillOpen> {
   let current = { workflowId: run.workflowId, runId: run.runId }
   for (;;) {
     const event = await waitForCloseEvent(fastify, current, wait)
     if (event === timedOut) return { open: current }
     const next = continuedAs(event)
-    if (next === undefined) return await resultOf(fastify, current, input, event)
+    if (next === undefined) return await resultOf(fastify, current, input === undefined ? await readRunInput(fastify, current, wait.signal) : input, event)
     // The continue-as-new event carries the next run's input: no extra read.
     input = await decodeFirst(fastify, event.workflowExecutionContinuedAsNewEventAttributes?.input)
     current = { workflowId: current.workflowId, runId: next }

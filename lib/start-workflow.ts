@@ -15,10 +15,13 @@ import { assertMatches } from './json-schema.js'
 import { durationMs } from './schedules/spec.js'
 import { IDEMPOTENCY_MEMO_KEY, fingerprintOf, keyedWorkflowId, startWithKey } from './idempotency.js'
 import { startDelivery, webhookRunMemo, webhookTarget } from './webhooks.js'
+import { uploadedInput } from './payloads.js'
 
 export interface Started {
   workflowId: string
   runId: string
+  /** The input the run was started with; undefined when it came by `inputRef` (then read from the run's history when needed). */
+  input: unknown
   /** Canonical workflow name (an alias in the request is resolved). */
   workflowName: string
   catalog: string
@@ -55,6 +58,19 @@ export async function checkedWorkflow (fastify: FastifyInstance, catalog: string
   return workflow
 }
 
+/**
+ * The input of a start: `input`, or the upload `inputRef` names (lib/payloads.ts); exactly one of
+ * the two, or a 400.
+ */
+export async function startInput (fastify: FastifyInstance, body: StartWorkflowBody, signal?: AbortSignal): Promise<unknown> {
+  if (body.inputRef === undefined) {
+    if (!('input' in body)) throw validationError([{ path: '/input', in: 'body', message: 'must have required property \'input\' (or send inputRef)' }])
+    return body.input
+  }
+  if ('input' in body) throw validationError([{ path: '/inputRef', in: 'body', message: 'must not be sent with input: send one of the two' }])
+  return await uploadedInput(fastify, body.inputRef, signal)
+}
+
 /** The memo entry that shows who started a run (`startedBy`); none when auth is off. */
 export const starterMemo = (startedBy: string | undefined) => startedBy === undefined ? {} : { [STARTED_BY_MEMO_KEY]: startedBy }
 
@@ -72,19 +88,20 @@ export async function startWorkflow (fastify: FastifyInstance, body: StartWorkfl
   assertUsableId(body.workflowId)
   const webhook = webhookTarget(fastify, body.webhook)
   const catalog = catalogOf(fastify, body)
-  const workflow = await checkedWorkflow(fastify, catalog, body.workflowName, body.input, signal)
+  const input = await startInput(fastify, body, signal)
+  const workflow = await checkedWorkflow(fastify, catalog, body.workflowName, input, signal)
   const startDelay = body.startDelay === undefined ? undefined : durationMs(body.startDelay)
   const begin = (workflowId: string, policies: Pick<WorkflowStartOptions, 'workflowIdReusePolicy' | 'workflowIdConflictPolicy' | 'memo'>) =>
-    fastify.engineCall(() => fastify.temporalAs(identity).workflow.start(workflow.name, { workflowId, taskQueue: catalog, args: [body.input], startDelay, ...policies }), { signal, workflowId })
+    fastify.engineCall(() => fastify.temporalAs(identity).workflow.start(workflow.name, { workflowId, taskQueue: catalog, args: [input], startDelay, ...policies }), { signal, workflowId })
   const runMemo = { ...(webhook === undefined ? {} : webhookRunMemo(webhook)), ...starterMemo(startedBy) }
   const ran = async (workflowId: string, runId: string): Promise<Started> => {
     // After the run's start: a retry with the same Idempotency-Key starts a delivery that failed to start here.
     if (webhook !== undefined) await startDelivery(fastify, { workflowId, runId, catalog }, webhook, signal)
-    return { workflowId, runId, workflowName: workflow.name, catalog }
+    return { workflowId, runId, workflowName: workflow.name, catalog, input: body.inputRef === undefined ? input : undefined }
   }
   if (idempotencyKey !== undefined) {
     const workflowId = body.workflowId ?? keyedWorkflowId(catalog, idempotencyKey)
-    const fingerprint = fingerprintOf({ catalog, workflowName: workflow.name, input: body.input, webhookUrl: webhook?.url ?? null })
+    const fingerprint = fingerprintOf({ catalog, workflowName: workflow.name, input, webhookUrl: webhook?.url ?? null })
     const runId = await startWithKey(fastify, {
       workflowId,
       key: idempotencyKey,

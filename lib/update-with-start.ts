@@ -12,7 +12,7 @@ import { ApiError, validationError, type Issue } from './api-error.js'
 import { describeRun } from './execution.js'
 import { handlerArgs, updateFailure } from './handlers.js'
 import { isTerminal, statusFromEngine } from './status.js'
-import { assertUsableId, catalogOf, checkedWorkflow, starterMemo, type StartOptions, type Started } from './start-workflow.js'
+import { assertUsableId, catalogOf, checkedWorkflow, startInput, starterMemo, type StartOptions, type Started } from './start-workflow.js'
 
 export interface UpdatedWithStart {
   /** The run that received the update: started by this call, or the open run that held the id. */
@@ -53,7 +53,8 @@ export async function updateWithStart (fastify: FastifyInstance, body: StartWork
   if (refused.length > 0) throw validationError(refused)
   assertUsableId(body.workflowId)
   const catalog = catalogOf(fastify, body)
-  const workflow = await checkedWorkflow(fastify, catalog, body.workflowName, body.input, signal)
+  const input = await startInput(fastify, body, signal)
+  const workflow = await checkedWorkflow(fastify, catalog, body.workflowName, input, signal)
   const call = { kind: 'update' as const, name: body.update.name, payload: body.update.payload }
   const args = handlerArgs(workflow, { type: workflow.name, catalog }, call)
   const workflowId = body.workflowId ?? randomUUID()
@@ -62,7 +63,7 @@ export async function updateWithStart (fastify: FastifyInstance, body: StartWork
   const startWorkflowOperation = new WithStartWorkflowOperation(workflow.name, {
     workflowId,
     taskQueue: catalog,
-    args: [body.input],
+    args: [input],
     // An open run takes the update; a closed run's id may be used again, as for a plain start.
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
@@ -70,7 +71,8 @@ export async function updateWithStart (fastify: FastifyInstance, body: StartWork
   })
   const updateId = randomUUID()
   const client = fastify.temporalAs(identity)
-  const ran = (runId: string): Started => ({ workflowId, runId, workflowName: workflow.name, catalog })
+  // The run that took the update may be one already open, started with another input: read it when needed.
+  const ran = (runId: string): Started => ({ workflowId, runId, workflowName: workflow.name, catalog, input: undefined })
   const handle = await fastify.engineCall(() => client.workflow.startUpdateWithStart(call.name, {
     args: args as [], updateId, startWorkflowOperation, waitForStage: WorkflowUpdateStage.ACCEPTED
   }), { signal, workflowId })

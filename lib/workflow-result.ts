@@ -11,23 +11,44 @@ import { describeForRead, isReservedWorkflowId, runNotFound } from './execution.
 import { closeOutcome, type Outcome as CloseOutcome } from '@flowport/worker/outcome'
 import { readCloseEvent, readRunInput, readRunStart, type RunRef } from './run-history.js'
 import { isTerminal, statusFromEngine } from './status.js'
+import { decodeFirstValue, inlineOrLink, payloadError } from './payloads.js'
 import type { TerminalStatus } from '../schemas/status.js'
 
 export type Outcome = Omit<CloseOutcome, 'status'> & { status: TerminalStatus }
 
 /** The outcome a close event records (worker/src/common/outcome.ts, shared with the completion webhook); throws for an event that does not close a run. */
 export async function outcomeOf (fastify: FastifyInstance, event: HistoryEvent): Promise<Outcome> {
-  return await closeOutcome(fastify.temporal.options.loadedDataConverter, closeKindOf(event)?.status, event)
+  const status = closeKindOf(event)?.status
+  // A large output held by reference is not fetched: the answer links to it (lib/payloads.ts).
+  if (status === 'completed') {
+    const output = await decodeFirstValue(fastify, event.workflowExecutionCompletedEventAttributes?.result)
+    return { status, output, error: null, errorDetails: null }
+  }
+  try {
+    return await closeOutcome(fastify.temporal.options.loadedDataConverter, status, event)
+  } catch (err) {
+    throw payloadError(err) ?? err
+  }
 }
 
 export async function resultOf (fastify: FastifyInstance, run: RunRef, input: unknown, closeEvent: HistoryEvent): Promise<WorkflowResult> {
-  return resultFrom(fastify, run, input, await outcomeOf(fastify, closeEvent))
+  return await resultFrom(fastify, run, input, await outcomeOf(fastify, closeEvent))
 }
 
-function resultFrom (fastify: FastifyInstance, run: RunRef, input: unknown, outcome: Outcome): WorkflowResult {
+async function resultFrom (fastify: FastifyInstance, run: RunRef, input: unknown, outcome: Outcome): Promise<WorkflowResult> {
   // Where the worker's trace keeper writes this run's trace (at its close; docs/traces.md).
   const trace = fastify.traces === null ? null : { destinations: fastify.traces.destinations(run.workflowId, run.runId) }
-  return { workflowId: run.workflowId, runId: run.runId, input: input ?? null, trace, ...outcome }
+  const [inputField, outputField] = await Promise.all([inlineOrLink(fastify, input ?? null), inlineOrLink(fastify, outcome.output)])
+  return {
+    workflowId: run.workflowId,
+    runId: run.runId,
+    input: inputField.value,
+    trace,
+    ...outcome,
+    output: outputField.value,
+    ...(inputField.link === undefined ? {} : { inputRef: inputField.link }),
+    ...(outputField.link === undefined ? {} : { outputRef: outputField.link })
+  }
 }
 
 export interface ReadResult {
@@ -48,7 +69,7 @@ export async function readResult (fastify: FastifyInstance, { workflowId, runId,
   if (runId === undefined) return await readDescribed(fastify, { workflowId, signal })
   const run = { workflowId, runId }
   const known = fastify.closedRuns.get(workflowId, runId)
-  if (known?.outcome && known.input !== undefined) return resultFrom(fastify, run, known.input, known.outcome)
+  if (known?.outcome && known.input !== undefined) return await resultFrom(fastify, run, known.input, known.outcome)
   if (known?.execution) return await readDescribed(fastify, { workflowId, runId, signal })
   if (isReservedWorkflowId(workflowId)) throw notFound(`Workflow ${workflowId} not found`, run)
   const [start, closeEvent] = await Promise.all([
@@ -61,7 +82,7 @@ export async function readResult (fastify: FastifyInstance, { workflowId, runId,
   const input = start ? start.input : known?.input
   const outcome = await outcomeOf(fastify, closeEvent)
   fastify.closedRuns.remember(workflowId, runId, { input, outcome })
-  return resultFrom(fastify, run, input, outcome)
+  return await resultFrom(fastify, run, input, outcome)
 }
 
 /** The result once a describe (or the closed-run cache) has named the run and said it is closed. */
@@ -82,5 +103,5 @@ async function readDescribed (fastify: FastifyInstance, { workflowId, runId, sig
     })
   ])
   fastify.closedRuns.remember(workflowId, run.runId, { input, outcome })
-  return resultFrom(fastify, run, input, outcome)
+  return await resultFrom(fastify, run, input, outcome)
 }

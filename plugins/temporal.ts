@@ -67,14 +67,16 @@ export default fp(async (fastify) => {
   const connection = Connection.lazy(connectionOptions(config, breaker, fastify.metrics?.engineInterceptor()))
   // With tracing on, starts, signals, queries and updates carry the request's span to the workflow.
   const interceptors = fastify.tracing === null ? undefined : { workflow: [new OpenTelemetryWorkflowClientInterceptor()] }
-  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, interceptors })
+  // With an object store, payloads above the threshold travel by reference (plugins/payloads.ts).
+  const dataConverter = fastify.payloads === null ? undefined : { payloadCodecs: [fastify.payloads.codec] }
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, interceptors, dataConverter })
   fastify.decorate('temporal', client)
   // Bounded by the keys (each key and its run tokens: two identities).
   const byIdentity = new Map<string, Client>()
   fastify.decorate('temporalAs', (identity: string | undefined) => {
     if (identity === undefined) return client
     let found = byIdentity.get(identity)
-    if (!found) byIdentity.set(identity, found = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, identity, interceptors }))
+    if (!found) byIdentity.set(identity, found = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, identity, interceptors, dataConverter }))
     return found
   })
 
@@ -100,4 +102,4 @@ export default fp(async (fastify) => {
     breaker.stop()
     await connection.close()
   })
-}, { name: 'temporal', dependencies: ['config', 'metrics', 'tracing'] })
+}, { name: 'temporal', dependencies: ['config', 'metrics', 'tracing', 'payloads'] })

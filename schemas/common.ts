@@ -29,7 +29,8 @@ export const ERROR_NAMES = [
   'UnsupportedMediaTypeError', 'UpdateRejectedError', 'UpdateFailedError', 'QueryFailedError', 'WorkflowNotCompletedError',
   'RequestHeaderFieldsTooLargeError', 'InternalServerError', 'CatalogNotAvailableError', 'EngineUnavailableError',
   'TraceNotFoundError', 'TraceStorageUnavailableError', 'IdempotencyKeyReusedError', 'ForbiddenError', 'RateLimitedError',
-  'ScheduleNotFoundError', 'ScheduleAlreadyExistsError', 'PreconditionFailedError', 'ResetNotPossibleError', 'BatchNotFoundError'
+  'ScheduleNotFoundError', 'ScheduleAlreadyExistsError', 'PreconditionFailedError', 'ResetNotPossibleError', 'BatchNotFoundError',
+  'PayloadNotFoundError', 'PayloadStorageNotConfiguredError', 'PayloadStorageUnavailableError'
 ] as const
 
 export type ErrorName = typeof ERROR_NAMES[number]
@@ -83,13 +84,15 @@ export const ERROR_DESCRIPTIONS = {
     'the key\'s limits, or a run token names another workflow id or run; the message says what is missing',
   404: 'WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or ' +
     'UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run\'s ' +
-    'trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id',
+    'trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: ' +
+    '`inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the ' +
+    'bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md)',
   408: 'WorkflowExecutionTimedOutError: `timeout` elapsed before the run closed; the workflow keeps running',
   409: 'WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ' +
     'ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open',
   412: 'PreconditionFailedError: `If-Match` does not hold: not the current ETag of a schedule (read it again and retry with the new one), ' +
     'or another run than the one the request would act on (the latest run of the workflow id, or the pinned run); nothing was changed',
-  413: 'PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES',
+  413: 'PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES (or the upload `inputRef` names is larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES)',
   415: 'UnsupportedMediaTypeError: the body is not `application/json`',
   422: 'UpdateRejectedError: the update\'s validator refused the payload; UpdateFailedError / QueryFailedError: the handler threw; ' +
     'IdempotencyKeyReusedError: the Idempotency-Key was used before with another body (workflow name, input, catalog or webhook URL)',
@@ -99,7 +102,8 @@ export const ERROR_DESCRIPTIONS = {
   431: 'RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit',
   500: 'InternalServerError: an unexpected failure; the message names the request id, the server log has the details',
   503: 'EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, ' +
-    'or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer. `Retry-After` says ' +
+    'or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; ' +
+    'PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says ' +
     'when to try again'
 } as const
 

@@ -6,6 +6,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { loadSettings } from '@flowport/worker/settings'
 import { TraceEnvProperties } from '@flowport/worker/trace-settings'
 import { OtelEnvProperties } from '@flowport/worker/tracing'
+import { PayloadEnvProperties } from '@flowport/worker/payloads'
 import { WEBHOOK_SECRET_PATTERN } from './workflow.js'
 
 const Millis = (def: number, min = 1) => Type.Integer({ minimum: min, default: def })
@@ -77,6 +78,16 @@ export const ConfigSchema = Type.Object({
   SERVICE_WEBHOOK_RETRY_FOR_MS: Millis(24 * 60 * 60 * 1000),
   // Shared with the worker (which writes the traces the API reads and names in results).
   ...TraceEnvProperties,
+  // Large payloads by reference (docs/large-payloads.md): shared with the worker, which encodes the same references.
+  ...PayloadEnvProperties,
+  /** A value kept by reference up to this size is answered inline; a larger one as a presigned download URL. */
+  SERVICE_PAYLOAD_INLINE_MAX_BYTES: Type.Integer({ minimum: 0, default: 1024 * 1024 }),
+  /** Lifetime of presigned download and upload URLs. */
+  SERVICE_PAYLOAD_URL_TTL_S: Type.Integer({ minimum: 1, maximum: 7 * 24 * 3600, default: 300 }),
+  /** How long an uploaded payloadRef can start runs (counted from its upload). */
+  SERVICE_PAYLOAD_UPLOAD_TTL_S: Type.Integer({ minimum: 1, default: 3600 }),
+  /** Largest input a client may upload for `inputRef`. */
+  SERVICE_PAYLOAD_UPLOAD_MAX_BYTES: Type.Integer({ minimum: 1024, default: 64 * 1024 * 1024 }),
   // OpenTelemetry traces (plugins/tracing.ts): the standard variables, off while no endpoint is set.
   ...OtelEnvProperties
 })

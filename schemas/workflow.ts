@@ -11,6 +11,7 @@ import { CatalogIdSchema } from './catalog.js'
 import { DurationSchema } from './schedules.js'
 import { IfMatchSchema } from './conditional.js'
 import { AttentionSchema, ResetPointSchema } from './reset.js'
+import { InputRefSchema, PayloadLinkSchema } from './payloads.js'
 
 const Json = (description: string) => Type.Unknown({ description })
 const IsoTime = (description: string) => Nullable(Type.String({ format: 'date-time', description }))
@@ -52,7 +53,11 @@ export const UpdateWithStartSchema = Type.Object({
 
 const startFields = {
   workflowName: Type.String({ minLength: 1, maxLength: 1000, description: 'Workflow name or alias in the catalog (an alias runs the canonical workflow)', examples: ['hello'] }),
-  input: Type.Unknown({ description: 'The workflow input; validated against the catalog\'s inputSchema before the start', examples: [{ name: 'Ada' }] }),
+  input: Type.Optional(Type.Unknown({
+    description: 'The workflow input; validated against the catalog\'s inputSchema before the start. Required unless `inputRef` is sent',
+    examples: [{ name: 'Ada' }]
+  })),
+  inputRef: Type.Optional(InputRefSchema),
   workflowId: Type.Optional(Type.String({
     minLength: 1,
     maxLength: 1000,
@@ -159,7 +164,11 @@ export const WorkflowResultSchema = Type.Object({
   workflowId: Type.String(),
   runId: Type.String({ description: 'The run this result belongs to' }),
   input: Json('The start input of this run; null if it had none'),
-  output: Json('The value the workflow returned; null unless status is completed'),
+  output: Json('The value the workflow returned; null unless status is completed (and null when `outputRef` is there)'),
+  inputRef: Type.Optional(response(PayloadLinkSchema, 'Only when the input is larger than SERVICE_PAYLOAD_INLINE_MAX_BYTES ' +
+    '(and kept by reference: docs/large-payloads.md): where to download it; `input` is then null')),
+  outputRef: Type.Optional(response(PayloadLinkSchema, 'Only when the output is larger than SERVICE_PAYLOAD_INLINE_MAX_BYTES ' +
+    '(and kept by reference: docs/large-payloads.md): where to download it; `output` is then null')),
   trace: Nullable(ref(TraceInfoSchema)),
   status: ref(TerminalRunStatusSchema),
   error: Nullable(Type.String({ description: 'Why the run did not complete (failed, canceled, terminated, timed_out); null otherwise' })),
@@ -217,7 +226,9 @@ export const WorkflowStatusSchema = Type.Object({
 export const WorkflowInputSchema = Type.Object({
   workflowId: Type.String(),
   runId: Type.String(),
-  input: Json('The start input of that run; null if it had none')
+  input: Json('The start input of that run; null if it had none (or when `inputRef` is there)'),
+  inputRef: Type.Optional(response(PayloadLinkSchema, 'Only when the input is larger than SERVICE_PAYLOAD_INLINE_MAX_BYTES ' +
+    '(and kept by reference: docs/large-payloads.md): where to download it; `input` is then null'))
 }, { $id: 'WorkflowInput', additionalProperties: false, description: 'The input a run was started with' })
 
 /** The engine's visibility store cannot search for a NUL character (the query hangs until its deadline). */

@@ -31,7 +31,11 @@ export function progressRenderer (): ProgressRenderer {
 export function printResult (result: WorkflowResult, json: boolean, verbose: boolean): number {
   const completed = result.status === 'completed'
   if (json) printJson(result)
-  else if (completed) printJson(result.output)
+  else if (completed && result.outputRef !== undefined) {
+    // A large output (docs/large-payloads.md): the URL on stdout, so `curl "$(flowport run …)"` fetches it.
+    process.stdout.write(`${result.outputRef.url}\n`)
+    info(`The output (${result.outputRef.bytes} bytes) is at that presigned URL until ${result.outputRef.expiresAt}`)
+  } else if (completed) printJson(result.output)
   else {
     info(`${paint('red', `Workflow ${result.status}`)}: ${result.error ?? 'no error recorded'} (workflow ${result.workflowId}, run ${result.runId})`)
     if (verbose && result.errorDetails) info(JSON.stringify(result.errorDetails, null, 2))

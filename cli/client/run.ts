@@ -13,6 +13,7 @@ import { info, printJson } from './output.js'
 
 interface RunOptions extends CommonOptions {
   id?: string
+  upload?: boolean
   timeout?: number
   progress: boolean
   stopOnInterrupt?: boolean
@@ -21,9 +22,15 @@ interface RunOptions extends CommonOptions {
 const stillRunning = (workflowId: string, why: string) =>
   new CliError(`${why}: workflow ${workflowId} keeps running. Follow it with: flowport tail ${workflowId}`, EXIT.runTimeout)
 
+/** `--upload`: the input goes to the payload store first (POST /payloads), the start names it by `inputRef`. */
+async function inputRefOf (client: ReturnType<typeof clientOf>, input: unknown, upload: boolean | undefined): Promise<string | undefined> {
+  return upload === true ? await client.uploadInput(input) : undefined
+}
+
 async function run (workflow: string, inputArg: string | undefined, options: RunOptions): Promise<number> {
   const input = await readInput(inputArg)
   const client = clientOf(options)
+  const inputRef = await inputRefOf(client, input, options.upload)
   // Chosen here so that an interrupted or timed-out wait can always name the run.
   const workflowId = options.id ?? randomUUID()
   const interrupt = onInterrupt()
@@ -41,14 +48,14 @@ async function run (workflow: string, inputArg: string | undefined, options: Run
     if (options.json === true || !options.progress) {
       // One request to POST /workflow/run; its `timeout` is the server's wait (408 when it elapses).
       try {
-        result = await client.run(workflow, input, { workflowId, catalog: options.catalog, timeout: options.timeout, signal: interrupt.signal })
+        result = await client.run(workflow, input, { workflowId, catalog: options.catalog, timeout: options.timeout, inputRef, signal: interrupt.signal })
       } catch (err) {
         if (interrupt.fired) return await interrupted()
         if (err instanceof FlowportError && err.status === 408) throw stillRunning(workflowId, `${err.error}: ${err.message}`)
         throw err
       }
     } else {
-      const started = await client.start(workflow, input, { workflowId, catalog: options.catalog })
+      const started = await client.start(workflow, input, { workflowId, catalog: options.catalog, inputRef })
       if (interrupt.fired) return await interrupted()
       const progress = progressRenderer()
       try {
@@ -70,13 +77,15 @@ async function run (workflow: string, inputArg: string | undefined, options: Run
   }
 }
 
-interface StartOptions extends CommonOptions { id?: string, update?: string, updatePayload?: string }
+interface StartOptions extends CommonOptions { id?: string, update?: string, updatePayload?: string, upload?: boolean }
 
 async function start (workflow: string, inputArg: string | undefined, options: StartOptions): Promise<number> {
   const input = await readInput(inputArg)
   if (options.update !== undefined) return await updateWithStart(workflow, input, options.update, options)
   if (options.updatePayload !== undefined) throw new CliError('InputError: --update-payload needs --update <name>', EXIT.usage)
-  const started = await clientOf(options).start(workflow, input, { workflowId: options.id, catalog: options.catalog })
+  const client = clientOf(options)
+  const inputRef = await inputRefOf(client, input, options.upload)
+  const started = await client.start(workflow, input, { workflowId: options.id, catalog: options.catalog, inputRef })
   if (options.json) printJson(started)
   else {
     process.stdout.write(`${started.workflowId}\n`)
@@ -98,6 +107,8 @@ async function updateWithStart (workflow: string, input: unknown, name: string, 
   return EXIT.ok
 }
 
+const UPLOAD_HELP = 'upload the input to the payload store first and start with its reference: for inputs above the API\'s body limit (docs/large-payloads.md)'
+
 export function registerRun (program: Command): void {
   clientCommand(program, 'run <workflow> [input]', 'run a workflow and wait for its result, with live step progress on a terminal')
     .option('--id <workflowId>', 'workflow id (default: a random UUID)')
@@ -105,12 +116,15 @@ export function registerRun (program: Command): void {
     .option('--timeout <ms>', 'stop waiting after this long: exit 4, the run goes on', positiveInteger('--timeout'))
     .option('--no-progress', 'wait through POST /workflow/run instead of following the history stream')
     .option('--stop-on-interrupt', 'Ctrl-C stops the run (graceful stop) instead of detaching')
-    .addHelpText('after', '\nInput: inline JSON, @file.json, or - for stdin. --json implies --no-progress and prints the WorkflowResult.')
+    .option('--upload', UPLOAD_HELP)
+    .addHelpText('after', '\nInput: inline JSON, @file.json, or - for stdin. --json implies --no-progress and prints the WorkflowResult. ' +
+      'An output too large to answer inline is printed as its presigned download URL.')
     .action(action(run))
 
   clientCommand(program, 'start <workflow> [input]', 'start a workflow and print its id without waiting')
     .option('--id <workflowId>', 'workflow id (default: a random UUID)')
     .option('--catalog <catalog>', 'catalog to run on (default: the API\'s SERVICE_CATALOG_ID)')
+    .option('--upload', UPLOAD_HELP)
     .option('--update <name>', 'update-with-start: the open run of --id takes this update, or a run starts and takes it; prints its result')
     .option('--update-payload <json>', 'the update\'s payload: inline JSON, @file.json, or - for stdin')
     .action(action(start))

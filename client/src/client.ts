@@ -11,7 +11,7 @@ import { defined, iso } from './values.js'
 import type {
   BatchBody, BatchStarted, BatchStatus, Catalog, CreateScheduleBody, OverlapPolicy, paths, QueryResult, ResetFrom, ResetResult, RunsFeedEvent, RunsQuery,
   Schedule, ScheduleSummary, SignalResult, StopResult, StreamEvent, TerminateResult, TraceLog, UpdateAccepted, UpdateResult, UpdateScheduleBody,
-  UpdateState, UpdateWithStart, WorkflowInput, WorkflowResult, WorkflowStarted, WorkflowStatus
+  UpdateState, UpdateWithStart, PayloadUpload, WorkflowInput, WorkflowResult, WorkflowStarted, WorkflowStatus
 } from './types.js'
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:3001'
@@ -33,6 +33,8 @@ export interface RunOptions extends CallOptions {
   catalog?: string
   /** How long `/workflow/run` waits, in milliseconds; past it: WorkflowTimeoutError (the run goes on). */
   timeout?: number
+  /** Start with an input uploaded by `uploadInput` instead of `input` (which is then not sent). */
+  inputRef?: string
   /** Sent as `Idempotency-Key`: a retry with the same key and arguments waits for the run the first call started. */
   idempotencyKey?: string
 }
@@ -41,6 +43,8 @@ export interface StartOptions extends CallOptions {
   catalog?: string
   /** Start the run this much later: `"15m"`-style, or milliseconds. */
   startDelay?: string | number
+  /** Start with an input uploaded by `uploadInput` instead of `input` (which is then not sent). */
+  inputRef?: string
   /** Sent as `Idempotency-Key`: a retry with the same key and arguments answers the run the first call started. */
   idempotencyKey?: string
 }
@@ -126,9 +130,9 @@ export class FlowportClient {
 
   /** Starts a workflow and waits for its result (`POST /workflow/run`). A failed run resolves with `status: 'failed'`. */
   run (workflowName: string, input: unknown, opts: RunOptions = {}): Promise<WorkflowResult> {
-    const { signal, workflowId, catalog, timeout, idempotencyKey } = opts
+    const { signal, workflowId, catalog, timeout, idempotencyKey, inputRef } = opts
     return this.#call(signal, () => this.#api.POST('/workflow/run', {
-      body: { workflowName, input, ...defined({ workflowId, catalog, timeout }) },
+      body: { workflowName, ...(inputRef === undefined ? { input } : { inputRef }), ...defined({ workflowId, catalog, timeout }) },
       params: { header: defined({ 'idempotency-key': idempotencyKey }) },
       signal
     }))
@@ -136,12 +140,30 @@ export class FlowportClient {
 
   /** Starts a workflow (`POST /workflow/start`). */
   start (workflowName: string, input: unknown, opts: StartOptions = {}): Promise<WorkflowStarted> {
-    const { signal, workflowId, catalog, idempotencyKey, startDelay } = opts
+    const { signal, workflowId, catalog, idempotencyKey, startDelay, inputRef } = opts
     return this.#call(signal, () => this.#api.POST('/workflow/start', {
-      body: { workflowName, input, ...defined({ workflowId, catalog, startDelay }) },
+      body: { workflowName, ...(inputRef === undefined ? { input } : { inputRef }), ...defined({ workflowId, catalog, startDelay }) },
       params: { header: defined({ 'idempotency-key': idempotencyKey }) },
       signal
     }) as Promise<FetchResult<WorkflowStarted>>)
+  }
+
+  /**
+   * Uploads an input too large for a request body (`POST /payloads`, then a PUT of its JSON text to
+   * the presigned URL) and answers the reference to pass as `inputRef` to `run` or `start`.
+   */
+  async uploadInput (input: unknown, opts: CallOptions = {}): Promise<string> {
+    const { signal } = opts
+    const upload: PayloadUpload = await this.#call(signal, () => this.#api.POST('/payloads', { signal }))
+    let response: Response
+    try {
+      response = await this.#fetch(upload.uploadUrl, { method: upload.method, body: JSON.stringify(input), signal })
+    } catch (error) {
+      if (isAbort(error, signal)) throw signal?.reason ?? error
+      throw new FlowportNetworkError(`No answer from the payload store: ${error instanceof Error ? error.message : String(error)}`, error)
+    }
+    if (!response.ok) throw errorFromResponse(response, await response.text())
+    return upload.payloadRef
   }
 
   /**

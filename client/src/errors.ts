@@ -104,6 +104,12 @@ export class PreconditionFailedError extends named('PreconditionFailedError') {}
 export class ResetNotPossibleError extends named('ResetNotPossibleError') {}
 /** 404: no batch operation with that id. */
 export class BatchNotFoundError extends named('BatchNotFoundError') {}
+/** 404: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S (or a stored large value is gone). */
+export class PayloadNotFoundError extends named('PayloadNotFoundError') {}
+/** 404: large payloads are off on this API (no object store is configured). */
+export class PayloadStorageNotConfiguredError extends named('PayloadStorageNotConfiguredError') {}
+/** 503: the payload bucket did not answer; `retryAfter` says when to try again. */
+export class PayloadStorageUnavailableError extends named('PayloadStorageUnavailableError') {}
 
 /** The short name for WorkflowExecutionTimedOutError. */
 export { WorkflowExecutionTimedOutError as WorkflowTimeoutError }
@@ -142,7 +148,10 @@ export const ERROR_CLASSES: { readonly [N in ErrorName]: new (message: string, i
   ScheduleAlreadyExistsError,
   PreconditionFailedError,
   ResetNotPossibleError,
-  BatchNotFoundError
+  BatchNotFoundError,
+  PayloadNotFoundError,
+  PayloadStorageNotConfiguredError,
+  PayloadStorageUnavailableError
 }
 
 export function isFlowportError (e: unknown): e is FlowportError {

@@ -11,7 +11,8 @@ import { access } from '../../lib/access/scopes.js'
 import { ConditionalReadHeadersSchema, notModified, withEtag } from '../../schemas/conditional.js'
 
 const description = '200 for every final status (completed, failed, canceled, terminated, timed_out, continued_as_new); ' +
-  '424 WorkflowNotCompletedError while the run is open; 404 for an unknown workflow or run.'
+  '424 WorkflowNotCompletedError while the run is open; 404 for an unknown workflow or run. An input or output kept by reference ' +
+  '(docs/large-payloads.md) and larger than SERVICE_PAYLOAD_INLINE_MAX_BYTES is not inline: `inputRef`/`outputRef` give a short-lived presigned download URL.'
 
 const result: FastifyPluginAsyncTypebox = async (fastify) => {
   const response = { 200: withEtag(WorkflowResultSchema, 'The closed run\'s WorkflowResult, with an `ETag`'), 304: notModified, ...errorsFor(400, 401, 404, 424, 500, 503) }

@@ -23,6 +23,7 @@ const run: FastifyPluginAsyncTypebox = async (fastify) => {
         '408 WorkflowExecutionTimedOutError when `timeout` elapses first: the workflow keeps running and its result ' +
         'can be read later. Errors before the start as for POST /workflow/start. With `Idempotency-Key`, a retry waits for the ' +
         'run the key started (and answers its result once closed) instead of starting another; 422 when the body differs. ' +
+        'An input or output kept by reference and larger than SERVICE_PAYLOAD_INLINE_MAX_BYTES comes as `inputRef`/`outputRef`, a presigned download. ' +
         'With `update` (update-with-start): an open run of the workflow id receives the update instead of a new run starting, and the ' +
         'answer is the result of the run that took it; a rejected or failed update is a 422 naming the run.',
       headers: ref(RunWorkflowHeadersSchema),

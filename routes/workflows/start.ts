@@ -26,7 +26,8 @@ const start: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'startWorkflow',
       summary: 'Start a workflow and return its ids at once (or its result, with Prefer: wait)',
       description: 'Validates `input` against the catalog\'s inputSchema (400), resolves aliases, and starts the run on the ' +
-        'catalog\'s task queue. 404: the workflow is not in the catalog. 409 WorkflowAlreadyStartedError: a run with this ' +
+        'catalog\'s task queue; an input too large for a request body is uploaded first (POST /payloads) and named by `inputRef`. ' +
+        '404: the workflow is not in the catalog; PayloadNotFoundError: `inputRef` names no (or an expired) upload. 409 WorkflowAlreadyStartedError: a run with this ' +
         'workflowId is still open (the body names its runId). A closed run\'s id may be reused. 503: the catalog is not published. ' +
         'With `Idempotency-Key`, a retry answers the run the key started (422 when the body differs). With `Prefer: wait=<seconds>`: ' +
         '200 with the WorkflowResult when the run closed within that time (`Preference-Applied: wait=<seconds>`), otherwise 202 ' +
@@ -59,7 +60,7 @@ const start: FastifyPluginAsyncTypebox = async (fastify) => {
     if (wait === undefined) return ids
     const waited = Math.min(wait, Math.floor(fastify.config.SERVICE_RUN_MAX_TIMEOUT_MS / 1000))
     reply.header('preference-applied', `wait=${waited}`).header('vary', 'Prefer')
-    const result = await waitForResult(fastify, started, request.body.input, { signal, deadline: Date.now() + waited * 1000 })
+    const result = await waitForResult(fastify, started, started.input, { signal, deadline: Date.now() + waited * 1000 })
     if (!('open' in result)) return result
     const location = `/workflow/${encodeURIComponent(started.workflowId)}/runs/${started.runId}/status`
     return reply.code(202).header('location', location).header('retry-after', String(Math.max(1, Math.min(waited, RETRY_AFTER_MAX_SECONDS)))).send(ids)

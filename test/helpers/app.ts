@@ -9,7 +9,7 @@ import { engineAddress, testCatalog } from './env.js'
 /** The trace settings scripts/test.ts gives the shared worker, so apps read what it writes. */
 export function traceEnv (): Record<string, string> {
   return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] =>
-    /^SERVICE_(TRACE|CLOUD)_/.test(e[0]) && e[1] !== undefined))
+    /^SERVICE_(TRACE|CLOUD|PAYLOAD)_/.test(e[0]) && e[1] !== undefined))
 }
 
 export async function build (t: Test, env: Record<string, string> = {}): Promise<App> {

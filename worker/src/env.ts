@@ -8,6 +8,7 @@ import { loadSettings } from './settings.js'
 import { tlsFromSettings } from './tls.js'
 import { TraceEnvProperties, traceSettingsFrom } from './trace/settings.js'
 import { OtelEnvProperties } from './telemetry/tracing.js'
+import { PayloadEnvProperties, payloadSettingsFrom } from './payloads/settings.js'
 
 const Count = (def: number, minimum: number) => Type.Integer({ minimum, default: def })
 const OptionalString = Type.Optional(Type.String({ minLength: 1 }))
@@ -37,6 +38,8 @@ export const WorkerEnvSchema = Type.Object({
   /** Port of the worker's Prometheus metrics (/metrics: the SDK's worker metrics and per-step metrics); unset: none. */
   SERVICE_WORKER_METRICS_PORT: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
   ...TraceEnvProperties,
+  // Large payloads by reference, in the trace bucket (payloads/settings.ts).
+  ...PayloadEnvProperties,
   // OpenTelemetry traces (telemetry/tracing.ts): the standard variables, off while no endpoint is set.
   ...OtelEnvProperties
 })
@@ -69,6 +72,7 @@ export function workerOptionsFromEnv (config: WorkerEnv): WorkerOptions {
     tls: tlsFromSettings(config),
     shutdownGraceTime: config.ENGINE_SHUTDOWN_GRACE_MS,
     trace: traceSettingsFrom(config),
+    payloads: payloadSettingsFrom(config),
     stepMetrics: config.SERVICE_WORKER_METRICS_PORT !== undefined,
     engine: {
       maxConcurrentActivityTaskExecutions: config.ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_EXECUTIONS,

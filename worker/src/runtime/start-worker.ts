@@ -21,6 +21,9 @@ import { webhookActivities } from '../webhook/activities.js'
 import { attemptRecorder } from '../trace/recorder.js'
 import type { TraceSettings } from '../trace/settings.js'
 import { TraceStore } from '../trace/store.js'
+import { ClaimCheckCodec } from '../payloads/codec.js'
+import type { PayloadSettings } from '../payloads/settings.js'
+import { PayloadStore } from '../payloads/store.js'
 
 export interface WorkerOptions {
   /** Temporal frontend, e.g. `localhost:7233`. */
@@ -47,6 +50,8 @@ export interface WorkerOptions {
   identity?: string
   /** Where execution traces go; absent: no traces (the `flowport worker` entry traces by default). */
   trace?: TraceSettings | null
+  /** Large payloads by reference (payloads/codec.ts); absent or null: payloads travel inline, as the engine's size limit allows. */
+  payloads?: PayloadSettings | null
   /** OpenTelemetry tracing (telemetry/tracing.ts): workflow and step spans, children of the starter's span. */
   tracing?: Tracing | null
   /** Record per-step metrics through the runtime's meter (set when a metrics port is installed: telemetry.ts). */
@@ -88,7 +93,11 @@ export async function startWorker (options: WorkerOptions): Promise<WorkerHandle
 export async function startPreparedWorker ({ project, workflowBundle, engine }: PreparedWorker, options: WorkerOptions): Promise<WorkerHandle> {
   const logger = options.logger ?? consoleLogger
   const connection = await NativeConnection.connect({ address: options.address, tls: options.tls, apiKey: options.apiKey })
-  const client = new Client({ connection, namespace: options.namespace })
+  // The claim check: workflow and step payloads above the threshold, and what this worker's client
+  // reads and sends (webhook bodies, trace sweeps), go through the same codec as the API's.
+  const payloadStore = options.payloads ? new PayloadStore(options.payloads) : null
+  const dataConverter = payloadStore === null ? undefined : { payloadCodecs: [new ClaimCheckCodec(payloadStore)] }
+  const client = new Client({ connection, namespace: options.namespace, dataConverter })
   const store = options.trace ? new TraceStore(options.trace) : null
   const evaluators = evaluatorTypes(project.catalog)
   const keeper = store === null
@@ -102,6 +111,7 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
       namespace: options.namespace,
       taskQueue: options.catalogId,
       workflowBundle,
+      dataConverter,
       // Completion webhooks of this catalog's runs are delivered here too (worker/src/workflow/webhook.ts).
       activities: { ...project.activities, ...webhookActivities({ client, store }) },
       shutdownGraceTime: options.shutdownGraceTime ?? '10s',
@@ -122,6 +132,7 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
     })
   } catch (err) {
     store?.close()
+    payloadStore?.close()
     await connection.close()
     throw err
   }
@@ -131,6 +142,7 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
   const done = running.finally(async () => {
     await keeper?.stop()
     store?.close()
+    payloadStore?.close()
     await connection.close()
   })
   const shutdown = async (): Promise<void> => {

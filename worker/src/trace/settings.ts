@@ -5,6 +5,9 @@
  */
 import { isAbsolute, resolve } from 'node:path'
 import { Type, type Static } from '@sinclair/typebox'
+import { s3SettingsFrom, type S3Settings } from '../common/s3.js'
+
+export type { S3Settings }
 
 const OptionalString = Type.Optional(Type.String({ minLength: 1 }))
 
@@ -25,16 +28,6 @@ export const TraceEnvProperties = {
 
 export type TraceEnv = Static<ReturnType<typeof Type.Object<typeof TraceEnvProperties>>>
 
-export interface S3Settings {
-  bucket: string
-  /** Key prefix, empty or ending with `/`. */
-  prefix: string
-  region: string
-  endpoint?: string
-  accessKeyId?: string
-  secretAccessKey?: string
-}
-
 export interface TraceSettings {
   /** Absolute directory of local trace files. */
   dir: string
@@ -51,16 +44,6 @@ export interface TraceSettings {
 export function traceSettingsFrom (env: TraceEnv): TraceSettings | null {
   if (!env.SERVICE_TRACE_ENABLED) return null
   const dir = isAbsolute(env.SERVICE_TRACE_DIR) ? env.SERVICE_TRACE_DIR : resolve(env.SERVICE_TRACE_DIR)
-  const s3 = env.SERVICE_TRACE_S3_BUCKET === undefined
-    ? null
-    : {
-        bucket: env.SERVICE_TRACE_S3_BUCKET,
-        prefix: env.SERVICE_TRACE_S3_PREFIX,
-        // S3-compatible stores ignore the region but the signature needs one.
-        region: env.SERVICE_CLOUD_REGION ?? 'us-east-1',
-        endpoint: env.SERVICE_CLOUD_ENDPOINT,
-        accessKeyId: env.SERVICE_CLOUD_ACCESS_KEY_ID,
-        secretAccessKey: env.SERVICE_CLOUD_SECRET_ACCESS_KEY
-      }
+  const s3 = env.SERVICE_TRACE_S3_BUCKET === undefined ? null : s3SettingsFrom(env, env.SERVICE_TRACE_S3_BUCKET, env.SERVICE_TRACE_S3_PREFIX)
   return { dir, s3, maxValueBytes: env.SERVICE_TRACE_MAX_VALUE_BYTES, sweepMs: env.SERVICE_TRACE_SWEEP_MS, lookbackMs: env.SERVICE_TRACE_LOOKBACK_MS }
 }

@@ -7,9 +7,10 @@ import { access, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs
 import { dirname, join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import type { S3Client } from '@aws-sdk/client-s3'
+import { loadS3Sdk, s3Client, type S3Sdk } from '../common/s3.js'
 import { attemptKey, attemptsKey, pendingKey, traceKey } from './layout.js'
 import type { AttemptRecord, Trace } from './schema.js'
-import type { S3Settings, TraceSettings } from './settings.js'
+import type { TraceSettings } from './settings.js'
 
 /** Storage answered with an error or not at all (not: the object does not exist). */
 export class TraceStorageError extends Error {
@@ -18,12 +19,6 @@ export class TraceStorageError extends Error {
 
 /** One storage call may take this long; the SDK retries once within it. */
 const S3_TIMEOUT_MS = 5000
-
-// The AWS SDK is loaded on first use: a process without a bucket never pays for it (about 10 MiB
-// of memory and a few hundred milliseconds of start-up).
-type S3Sdk = typeof import('@aws-sdk/client-s3')
-let sdk: Promise<S3Sdk> | undefined
-const loadSdk = async (): Promise<S3Sdk> => await (sdk ??= import('@aws-sdk/client-s3'))
 
 export interface Destinations { local: string | null, remote: string | null }
 
@@ -164,7 +159,7 @@ export class TraceStore {
 
   /** One bounded storage call; every failure of it becomes a TraceStorageError. */
   private async s3call<T> (call: (client: S3Client, sdk: S3Sdk, signal: AbortSignal) => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const s3 = await loadSdk()
+    const s3 = await loadS3Sdk()
     this.s3 ??= s3Client(s3, this.settings.s3!)
     const timeout = AbortSignal.timeout(S3_TIMEOUT_MS)
     try {
@@ -175,19 +170,6 @@ export class TraceStore {
       throw new TraceStorageError(`Trace storage s3://${this.settings.s3!.bucket} failed: ${what}`, { cause: err })
     }
   }
-}
-
-function s3Client ({ S3Client }: S3Sdk, s3: S3Settings): S3Client {
-  return new S3Client({
-    region: s3.region,
-    endpoint: s3.endpoint,
-    // S3-compatible stores (MinIO, moto, Ceph) address buckets by path, not by host name.
-    forcePathStyle: s3.endpoint !== undefined,
-    maxAttempts: 2,
-    credentials: s3.accessKeyId !== undefined && s3.secretAccessKey !== undefined
-      ? { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }
-      : undefined
-  })
 }
 
 function notFoundAsNull (err: NodeJS.ErrnoException): null {
