@@ -83,8 +83,23 @@ function datastore (pg: Postgres, database: string, maxConns: number) {
   }
 }
 
+/**
+ * A free port below 32768: the SQL schema keeps membership ports in a `smallint` (PostgreSQL's is
+ * signed), and the kernel's ephemeral ports, which a port-0 bind returns, start at 32768.
+ */
+async function freeMembershipPort (): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000)
+    try {
+      return await freePort(port, true)
+    } catch (err) {
+      if (attempt >= 50) throw err
+    }
+  }
+}
+
 async function serverConfig (pg: Postgres, dynamicConfigFile: string) {
-  const ports = async () => ({ grpcPort: await freePort(), membershipPort: await freePort(), bindOnLocalHost: true })
+  const ports = async () => ({ grpcPort: await freePort(), membershipPort: await freeMembershipPort(), bindOnLocalHost: true })
   const frontend = { ...await ports(), httpPort: await freePort() }
   const metricsPort = await freePort()
   return {
