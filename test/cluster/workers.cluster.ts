@@ -1,6 +1,9 @@
 /**
  * Two workers on one catalog: the engine hands the steps of one run to both, and both publish the
  * same catalog without replacing each other's (the catalog workflow keeps its one run).
+ * The steps run in parallel: the engine dispatches steps a workflow task schedules eagerly to the
+ * worker that ran that task (Temporal's eager activity execution, on by default), so the steps of
+ * a sequential run stay on one worker, and only a fan-out spreads one run (docs/cluster.md).
  */
 import t from 'tap'
 import { Client, Connection } from '@temporalio/client'
@@ -9,13 +12,13 @@ import { apiUrl, clusterState, member, ready, request } from './helpers.js'
 
 const CATALOG = 'main'
 
-t.test('the steps of one run land on both workers', async (t) => {
+t.test('the parallel steps of one run land on both workers', async (t) => {
   t.ok(await ready('worker-a') && await ready('worker-b'), 'both workers ready')
   const workers = new Set([member('worker-a').pid, member('worker-b').pid])
   // Usually the first run shows it; a few more cover an unlucky draw of the engine's dispatch.
   let pids: number[] = []
   for (let attempt = 0; attempt < 5 && new Set(pids).size < 2; attempt++) {
-    const res = await request(apiUrl(attempt % 2 === 0 ? 'api-a' : 'api-b'), 'POST', '/workflow/run', { workflowName: 'spread', input: { steps: 30, delayMs: 0 } })
+    const res = await request(apiUrl(attempt % 2 === 0 ? 'api-a' : 'api-b'), 'POST', '/workflow/run', { workflowName: 'spread', input: { steps: 30, delayMs: 0, parallel: true } })
     t.equal(res.status, 200)
     pids = res.body.output.pids
     t.comment(`run ${attempt + 1}: steps per worker ${JSON.stringify([...workers].map((w) => pids.filter((p) => p === w).length))}`)
