@@ -31,16 +31,6 @@ program.command('dev')
     await runDevStack()
   })
 
-program.command('cluster')
-  .description('the production topology here: PostgreSQL + Temporal server + API replicas + workers (docs/cluster.md)')
-  .option('--apis <n>', 'API replicas', (v) => positive(v, '--apis'), 2)
-  .option('--workers <n>', 'workers', (v) => positive(v, '--workers'), 2)
-  .option('--port <port>', 'port of the first API replica (the next ones follow)', (v) => positive(v, '--port'), 3001)
-  .action(async (opts: { apis: number, workers: number, port: number }) => {
-    const { runCluster } = await import('./cluster/command.js')
-    await runCluster(opts)
-  })
-
 program.command('api')
   .description('the API server alone (production entry; settings from the environment)')
   .action(async () => {
@@ -66,6 +56,16 @@ program.command('engine')
     const stop = () => { void engine.stop().then(() => process.exit(0)) }
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
+  })
+
+program.command('cluster')
+  .description('the production topology here: PostgreSQL + Temporal server + API replicas + workers (docs/cluster.md)')
+  .option('--apis <n>', 'API replicas', (v) => positive(v, '--apis'), 2)
+  .option('--workers <n>', 'workers', (v) => positive(v, '--workers'), 2)
+  .option('--port <port>', 'port of the first API replica (the next ones follow)', (v) => positive(v, '--port'), 3001)
+  .action(async (opts: { apis: number, workers: number, port: number }) => {
+    const { runCluster } = await import('./cluster/command.js')
+    await runCluster(opts)
   })
 
 program.command('credentials')
