@@ -49,5 +49,7 @@ t.test('both workers publish the same catalog without fighting', async (t) => {
 
   const [a, b] = await Promise.all([request(apiUrl('api-a'), 'GET', `/workflow/catalog/${CATALOG}`), request(apiUrl('api-b'), 'GET', `/workflow/catalog/${CATALOG}`)])
   t.equal(a.status, 200)
-  t.same(a.body, b.body, 'both replicas serve the same catalog')
+  // `workers` is live (each replica's last look at the pollers); the catalog itself is the same.
+  const published = ({ workers: _live, ...catalog }: Record<string, unknown>) => catalog
+  t.same(published(a.body), published(b.body), 'both replicas serve the same catalog')
 })
