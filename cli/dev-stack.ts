@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { resolve } from 'node:path'
 import { readWorkerEnv } from '@flowport/worker/env'
 import { startEngine, type Engine, type EngineOptions } from './engine.js'
-import { supervise, type Supervised } from './supervise.js'
+import { onParentExit, supervise, type Supervised } from './supervise.js'
 import { startApi } from '../server.js'
 import { loadConfig } from '../schemas/config.js'
 import { workerNodeArgs } from './worker-entry.js'
@@ -45,23 +45,6 @@ function settingsError (env: NodeJS.ProcessEnv): string | null {
   } catch (err) {
     return (err as Error).message
   }
-}
-
-/**
- * npm forwards SIGTERM to the shell it started, and the shell dies without passing it on; the
- * parent's end is how this process learns that it should stop.
- */
-function onParentExit (stop: () => void): void {
-  const parent = process.ppid
-  const timer = setInterval(() => {
-    try {
-      process.kill(parent, 0)
-    } catch {
-      clearInterval(timer)
-      stop()
-    }
-  }, 500)
-  timer.unref()
 }
 
 export async function runDevStack (): Promise<void> {

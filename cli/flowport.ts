@@ -1,19 +1,26 @@
 #!/usr/bin/env node
 /**
- * The `flowport` command. Servers: `dev` (engine + worker + API), `api`, `worker`, `engine`,
+ * The `flowport` command. Servers: `dev` (engine + worker + API), `cluster` (PostgreSQL + Temporal
+ * server + API replicas + workers), `api`, `worker`, `engine`,
  * `credentials`, `keys`. Client commands (cli/client/, on @flowport/client): `run`, `start`, `tail`,
  * `status`, `result`, `input`, `trace`, `signal`, `query`, `update`, `stop`, `terminate`, `runs`,
  * `catalog`. Exit codes: README, "Command line".
  */
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { Command, CommanderError } from 'commander'
+import { Command, CommanderError, InvalidArgumentError } from 'commander'
 
-const SERVER_COMMANDS = ['dev', 'api', 'worker', 'engine', 'credentials', 'keys']
+const SERVER_COMMANDS = ['dev', 'cluster', 'api', 'worker', 'engine', 'credentials', 'keys']
+
+function positive (value: string, name: string): number {
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new InvalidArgumentError(`${name} takes a whole number from 1 (got ${value})`)
+  return n
+}
 
 const program = new Command('flowport')
   .usage('<command>')
-  .description('Flowport: run the service (dev, api, worker, engine), or call it (run, tail, status, …; FLOWPORT_URL, FLOWPORT_TOKEN).')
+  .description('Flowport: run the service (dev, cluster, api, worker, engine), or call it (run, tail, status, …; FLOWPORT_URL, FLOWPORT_TOKEN).')
   .exitOverride()
   .configureOutput({ getOutHelpWidth: () => 160, getErrHelpWidth: () => 160 })
 
@@ -49,6 +56,16 @@ program.command('engine')
     const stop = () => { void engine.stop().then(() => process.exit(0)) }
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
+  })
+
+program.command('cluster')
+  .description('the production topology here: PostgreSQL + Temporal server + API replicas + workers (docs/cluster.md)')
+  .option('--apis <n>', 'API replicas', (v) => positive(v, '--apis'), 2)
+  .option('--workers <n>', 'workers', (v) => positive(v, '--workers'), 2)
+  .option('--port <port>', 'port of the first API replica (the next ones follow)', (v) => positive(v, '--port'), 3001)
+  .action(async (opts: { apis: number, workers: number, port: number }) => {
+    const { runCluster } = await import('./cluster/command.js')
+    await runCluster(opts)
   })
 
 program.command('credentials')

@@ -82,3 +82,20 @@ export function stopProcess (child: ChildProcess, graceMs: number): Promise<void
     child.kill('SIGTERM')
   })
 }
+
+/**
+ * npm forwards SIGTERM to the shell it started, and the shell dies without passing it on; the
+ * parent's end is how this process learns that it should stop.
+ */
+export function onParentExit (stop: () => void): void {
+  const parent = process.ppid
+  const timer = setInterval(() => {
+    try {
+      process.kill(parent, 0)
+    } catch {
+      clearInterval(timer)
+      stop()
+    }
+  }, 500)
+  timer.unref()
+}

@@ -14,6 +14,7 @@ import { startEngine } from '../cli/engine.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
 import { waitForCatalog } from '../bench/stack.js'
 import { createBucket, S3_TEST_CREDENTIALS, startS3Server } from '../test/helpers/s3-server.js'
+import { summarize } from './tap-summary.js'
 
 /** The catalog the shared test worker serves; API tests route their runs to it. */
 const TEST_CATALOG = 'flowport-e2e'
@@ -26,14 +27,6 @@ async function waitForTestCatalog (address: string, timeoutMs: number): Promise<
   } finally {
     await connection.close()
   }
-}
-
-function summarize (output: string, exitCode: number): string {
-  const totals = [...output.matchAll(/^# \{ (total: \d+[^}]*)\}$/gm)].pop()
-  if (!totals) return `0 passed, ${exitCode === 0 ? 0 : 1} failed`
-  const n = Object.fromEntries([...totals[1].matchAll(/(\w+): (\d+)/g)].map(([, k, v]) => [k, Number(v)]))
-  const failed = (n.fail ?? 0) + (exitCode !== 0 && !n.fail ? 1 : 0)
-  return `${n.pass ?? 0} passed, ${failed} failed${n.skip ? `, ${n.skip} skipped` : ''}${n.todo ? `, ${n.todo} todo` : ''}`
 }
 
 const [engine, s3] = await Promise.all([

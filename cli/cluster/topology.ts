@@ -1,0 +1,164 @@
+/**
+ * The production topology on one machine (docs/cluster.md): PostgreSQL, the Temporal server on it,
+ * and N API replicas and N workers (two of each by default), each its own `flowport api` /
+ * `flowport worker` process on its own port — the commands deploy/docker-compose.yml runs. API
+ * replicas and workers are supervised like the dev stack's worker (cli/supervise.ts): one that
+ * dies is started again on the same port, as an orchestrator would. The current processes are
+ * written to a state file (`cluster.json`) for tests and benchmarks that kill or measure them.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { freePort } from '../engine.js'
+import { supervise, type Supervised } from '../supervise.js'
+import { findServerBinaries } from './server-binary.js'
+import { startPostgres, type Postgres } from './postgres.js'
+import { startTemporalServer, setupSchema, type TemporalServer } from './temporal-server.js'
+
+const fromSource = import.meta.url.endsWith('.ts')
+const flowportEntry = fileURLToPath(new URL(fromSource ? '../flowport.ts' : '../flowport.js', import.meta.url))
+/** `node <these> api` is `flowport api` (the image runs `node dist/cli/flowport.js api`). */
+export const flowportNodeArgs = fromSource ? ['--import', 'tsx', '--conditions=flowport-source', flowportEntry] : [flowportEntry]
+
+/** The `flowport` subcommand of each role: the same in the cluster and in deploy/docker-compose.yml. */
+export const ROLE_COMMANDS = { api: ['api'], worker: ['worker'] } as const
+
+export type Role = keyof typeof ROLE_COMMANDS
+
+export interface Member {
+  name: string
+  role: Role
+  pid: number
+  /** API: its base URL; worker: its probe server (`/health`, `/ready`). */
+  url: string
+}
+
+/** What `cluster.json` holds. */
+export interface ClusterState {
+  temporal: { address: string, namespace: string, metricsUrl: string, pid: number }
+  postgres: { address: string, pid: number }
+  members: Member[]
+}
+
+export interface ClusterOptions {
+  apis?: number
+  workers?: number
+  /** First API port (the next replicas take the next ones); free ones are chosen when taken. */
+  apiPort?: number
+  /** Settings for every API replica and worker on top of this process's environment. */
+  env?: NodeJS.ProcessEnv
+  log?: (message: string) => void
+  /** Each line an API replica or worker prints, with its name; default: this process's stdout. */
+  output?: (name: string, line: string) => void
+}
+
+export interface Cluster {
+  state: ClusterState
+  stateFile: string
+  /** The running process of a member, if any (none while it is being restarted). */
+  member: (name: string) => ChildProcess | undefined
+  stop: () => Promise<void>
+}
+
+const names = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${String.fromCharCode(97 + i)}`)
+
+function pipeLines (child: ChildProcess, name: string, output: (name: string, line: string) => void): void {
+  for (const stream of [child.stdout, child.stderr]) {
+    let rest = ''
+    stream?.on('data', (chunk: Buffer) => {
+      const lines = (rest + chunk.toString()).split('\n')
+      rest = lines.pop() ?? ''
+      for (const line of lines) output(name, line)
+    })
+  }
+}
+
+async function waitReady (url: string, name: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`${url}/ready`, { signal: AbortSignal.timeout(3000) })).status === 200) return
+    } catch { /* not listening yet */ }
+    await new Promise((resolve) => setTimeout(resolve, 500))
+  }
+  throw new Error(`${name} was not ready at ${url}/ready within ${timeoutMs} ms`)
+}
+
+export async function startCluster (opts: ClusterOptions = {}): Promise<Cluster> {
+  const log = opts.log ?? (() => {})
+  const output = opts.output ?? ((name, line) => { console.log(`[${name}] ${line}`) })
+  const stateDir = mkdtempSync(join(tmpdir(), 'flowport-cluster-'))
+  const stateFile = join(stateDir, 'cluster.json')
+  let pg: Postgres | undefined
+  let temporal: TemporalServer | undefined
+  const supervisors = new Map<string, Supervised>()
+  const stop = async (): Promise<void> => {
+    // Front to back: the APIs first (no new work), then the workers (running tasks finish), the engine, its database.
+    const byRole = (role: Role) => [...supervisors].filter(([name]) => name.startsWith(role))
+    await Promise.all(byRole('api').map(async ([, s]) => { await s.stop(10_000) }))
+    await Promise.all(byRole('worker').map(async ([, s]) => { await s.stop(15_000) }))
+    await temporal?.stop()
+    await pg?.stop()
+    rmSync(stateDir, { recursive: true, force: true })
+  }
+
+  try {
+    const binaries = await findServerBinaries(log)
+    log(`Temporal server: ${binaries.server} (${binaries.source})`)
+    pg = await startPostgres({ log })
+    await setupSchema(binaries, pg)
+    log('Schema set up (temporal, temporal_visibility)')
+    temporal = await startTemporalServer(binaries, pg)
+    log(`Temporal server on ${temporal.address} (PostgreSQL persistence and visibility)`)
+
+    const members: Member[] = []
+    const state = (): ClusterState => ({
+      temporal: { address: temporal!.address, namespace: temporal!.namespace, metricsUrl: temporal!.metricsUrl, pid: temporal!.process.pid ?? 0 },
+      postgres: { address: `${pg!.host}:${pg!.port}`, pid: pg!.process.pid ?? 0 },
+      members: members.map((m) => ({ ...m, pid: supervisors.get(m.name)?.current()?.pid ?? 0 }))
+    })
+    const save = (): void => { writeFileSync(stateFile, JSON.stringify(state(), null, 2)) }
+    const common: NodeJS.ProcessEnv = {
+      ...process.env,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+      ...opts.env,
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_NAMESPACE: temporal.namespace
+    }
+    const launch = (member: Member, env: NodeJS.ProcessEnv): void => {
+      const start = (): ChildProcess => {
+        const child = spawn(process.execPath, [...flowportNodeArgs, ...ROLE_COMMANDS[member.role]], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+        pipeLines(child, member.name, output)
+        return child
+      }
+      members.push(member)
+      supervisors.set(member.name, supervise(start(), {
+        name: member.name,
+        start: async () => start(),
+        restarted: save,
+        log
+      }))
+    }
+
+    // Workers first: an API replica is ready once a worker published the catalog and polls it.
+    for (const name of names('worker', opts.workers ?? 2)) {
+      const healthPort = await freePort()
+      launch({ name, role: 'worker', pid: 0, url: `http://127.0.0.1:${healthPort}` }, { ...common, SERVICE_WORKER_HEALTH_PORT: String(healthPort) })
+    }
+    let nextPort = opts.apiPort ?? 0
+    for (const name of names('api', opts.apis ?? 2)) {
+      const port = await freePort(nextPort)
+      if (nextPort !== 0) nextPort = port + 1
+      launch({ name, role: 'api', pid: 0, url: `http://127.0.0.1:${port}` }, { ...common, HOST: '127.0.0.1', PORT: String(port) })
+    }
+    save()
+    await Promise.all(members.map(async (m) => { await waitReady(m.url, m.name, 300_000) }))
+    save()
+    return { state: state(), stateFile, member: (name) => supervisors.get(name)?.current(), stop }
+  } catch (err) {
+    await stop()
+    throw err
+  }
+}

@@ -1,0 +1,4 @@
+/**
+ * Workflows of the cluster tests only (scripts/test-cluster.ts serves them with SERVICE_WORKFLOWS_DIR).
+ */
+export { spread } from './spread/workflow.js'

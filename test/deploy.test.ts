@@ -1,0 +1,55 @@
+/**
+ * deploy/docker-compose.yml without a Docker engine: it is a valid Compose file (the Compose
+ * Specification's schema, test/fixtures/compose-spec), and it runs what the cluster tests run —
+ * the same schema commands, the same `flowport api` / `flowport worker` commands, the same
+ * Temporal version and dynamic configuration. The Kubernetes example runs the same commands too.
+ */
+import t from 'tap'
+import { readFileSync } from 'node:fs'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import { parse, parseAllDocuments } from 'yaml'
+import { ROLE_COMMANDS, flowportNodeArgs } from '../cli/cluster/topology.js'
+import { CLUSTER_DYNAMIC_CONFIG, SCHEMA_COMMANDS } from '../cli/cluster/temporal-server.js'
+import { TEMPORAL_SERVER_VERSION } from '../cli/cluster/server-binary.js'
+
+const compose = parse(readFileSync('deploy/docker-compose.yml', 'utf8'), { merge: true })
+const services = compose.services as Record<string, Record<string, any>>
+
+t.test('deploy/docker-compose.yml is a valid Compose file', async (t) => {
+  const schema = JSON.parse(readFileSync('test/fixtures/compose-spec/compose-spec.json', 'utf8'))
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false })
+  const validate = ajv.compile(schema)
+  t.ok(validate(compose), JSON.stringify(validate.errors, null, 2))
+  t.same(Object.keys(services).sort(), ['api', 'postgresql', 'proxy', 'temporal', 'temporal-namespace', 'temporal-schema', 'temporal-ui', 'worker'])
+  t.equal(services.api.deploy.replicas, 2, 'two API replicas')
+  t.equal(services.worker.deploy.replicas, 2, 'two workers')
+  t.match(readFileSync('deploy/nginx.conf', 'utf8'), /server api:3001;[\s\S]*proxy_buffering off;/, 'the proxy spreads over the replicas and streams SSE unbuffered')
+})
+
+t.test('the compose services run the commands the cluster tests run', async (t) => {
+  t.same(services.api.command, ['node', 'dist/cli/flowport.js', ...ROLE_COMMANDS.api], 'API: flowport api')
+  t.same(services.worker.command, ['node', 'dist/cli/flowport.js', ...ROLE_COMMANDS.worker], 'worker: flowport worker')
+  t.match(flowportNodeArgs.at(-1), /cli[/\\]flowport\.ts$/, 'the cluster runs the source of the same entry')
+  for (const name of ['api', 'worker']) t.same(services[name].build, { context: '..', dockerfile: 'Dockerfile' }, `${name} from the project's Dockerfile`)
+
+  const script = services['temporal-schema'].command.at(-1) as string
+  t.same(script.split(' && '), SCHEMA_COMMANDS.map((args) => `temporal-sql-tool ${args.join(' ')}`), 'the same schema commands, in the same order')
+  t.equal(services['temporal-schema'].environment.SQL_PLUGIN, 'postgres12')
+
+  for (const name of ['temporal', 'temporal-schema', 'temporal-namespace']) {
+    t.match(services[name].image, new RegExp(`^temporalio/(server|admin-tools):${TEMPORAL_SERVER_VERSION.replaceAll('.', '\\.')}$`), `${name}: Temporal ${TEMPORAL_SERVER_VERSION}, as the cluster builds`)
+  }
+  const dynamic = parse(readFileSync('deploy/temporal/dynamicconfig.yaml', 'utf8')) as Record<string, Array<{ value: unknown }>>
+  t.same(Object.fromEntries(Object.entries(dynamic).map(([key, [{ value }]]) => [key, value])), CLUSTER_DYNAMIC_CONFIG, 'the same dynamic configuration')
+})
+
+t.test('the Kubernetes example: two API replicas and two workers with the same commands', async (t) => {
+  const docs = parseAllDocuments(readFileSync('deploy/kubernetes/flowport.yaml', 'utf8')).map((d) => d.toJS() as Record<string, any>)
+  t.same(docs.map((d) => `${d.kind}/${d.metadata.name}`), ['Secret/flowport', 'Deployment/flowport-api', 'Service/flowport-api', 'Deployment/flowport-worker'])
+  for (const [name, role] of [['flowport-api', 'api'], ['flowport-worker', 'worker']] as const) {
+    const deployment = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === name)!
+    t.equal(deployment.spec.replicas, 2, `${name}: two replicas`)
+    t.same(deployment.spec.template.spec.containers[0].command, ['node', 'dist/cli/flowport.js', ...ROLE_COMMANDS[role]], `${name}: flowport ${role}`)
+    t.same(deployment.spec.selector.matchLabels, deployment.spec.template.metadata.labels, `${name}: the selector matches its pods`)
+  }
+})
