@@ -124,7 +124,8 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
         ]
       },
       sinks: {
-        ...(keeper === null ? {} : { [TRACE_SINK]: { closing: { fn: (info) => { keeper.closing(info.workflowId, info.runId) }, callDuringReplay: false } } }),
+        // Registered with tracing off too: every run calls it, and an unregistered sink is an error log per run.
+        [TRACE_SINK]: { closing: { fn: (info) => { keeper?.closing(info.workflowId, info.runId) }, callDuringReplay: false } },
         // Spans made inside the workflow sandbox leave through this sink.
         ...(tracing === null ? {} : { exporter: makeWorkflowExporter(tracing.processor, tracing.resource) })
       },
