@@ -20,34 +20,41 @@ export type EvaluatorCallers<M> = {
   M[K] extends EvaluatorDefinition<infer I> ? (input: Static<I>) => Promise<Evaluation> : never
 }
 
-async function callActivity (key: string, input: unknown): Promise<unknown> {
+/**
+ * Not async, and neither are the callers: the SDK records a stack trace for every promise made in
+ * workflow code (for its stack-trace query), so each extra async layer costs every step a capture
+ * (docs/performance.md, "The floor"). A missing step is still a rejected promise, never a throw.
+ */
+function callActivity (key: string, input: unknown): Promise<unknown> {
   const manifest = currentManifest()
   const type = workflowInfo().workflowType
   const workflow = manifest.workflows[type] ?? type
   const activityType = `${workflow}#${key}`
   const options = manifest.activities[activityType]
   if (options === undefined) {
-    throw ApplicationFailure.create({
+    return Promise.reject(ApplicationFailure.create({
       type: 'StepNotFoundError',
       message: `Workflow ${workflow} has no step or evaluator "${key}": put it in the steps/evaluators module next to the workflow file, or export it as a shared one`,
       nonRetryable: true
-    })
+    }))
   }
   const { local, heartbeatTimeout, ...common } = options
   if (local === true) {
     const localActivities = proxyLocalActivities<Record<string, (input: unknown) => Promise<LocalStepResult>>>(common)
-    return (await localActivities[activityType](input)).output
+    return localActivities[activityType](input).then(outputOf)
   }
   const activities = proxyActivities<Record<string, (input: unknown) => Promise<unknown>>>({ ...common, heartbeatTimeout })
-  return await activities[activityType](input)
+  return activities[activityType](input)
 }
+
+const outputOf = (result: LocalStepResult): unknown => result.output
 
 function callers (): Record<string, unknown> {
   return new Proxy({}, {
     get (_target, key) {
       // Not a thenable: returning the callers from an async function must not call a step "then".
       if (typeof key !== 'string' || key === 'then') return undefined
-      return async (input: unknown) => await callActivity(key, input)
+      return (input: unknown) => callActivity(key, input)
     }
   })
 }
