@@ -42,8 +42,14 @@ function strictNumbers (validate: Validate): Validate {
   return wrapped
 }
 
+// Module-wide pools: Fastify asks for a compiler once per encapsulation context (about twenty),
+// and each pool keeps one Ajv per set of shared schemas, so the contexts share two Ajv instances
+// instead of building two each (docs/performance.md, "Memory of the API process at start").
+const coercingPool = AjvCompiler()
+const exactPool = AjvCompiler()
+
 export const buildValidator = ((externalSchemas: Parameters<BuildValidator>[0], options?: CompilerOptions) => {
-  const coercing = AjvCompiler()(externalSchemas, options)
-  const exact = AjvCompiler()(externalSchemas, { ...options, customOptions: { ...options?.customOptions, coerceTypes: false } } as CompilerOptions)
+  const coercing = coercingPool(externalSchemas, options)
+  const exact = exactPool(externalSchemas, { ...options, customOptions: { ...options?.customOptions, coerceTypes: false } } as CompilerOptions)
   return (route: Route) => (route.httpPart === 'body' ? exact(route) : strictNumbers(coercing(route) as Validate))
 }) as BuildValidator
