@@ -600,7 +600,7 @@ export interface paths {
         post?: never;
         /**
          * Stop a batch operation
-         * @description Runs already acted on stay as they are.
+         * @description Runs already acted on stay as they are; a stopped batch reads `failed`, a finished one is answered as it stands.
          */
         delete: operations["stopBatch"];
         options?: never;
@@ -1786,7 +1786,7 @@ export interface components {
              */
             action: "terminate" | "stop" | "signal" | "reset" | "other";
             /**
-             * @description `completed` also for a batch stopped with DELETE (the runs not reached by then are left alone)
+             * @description `failed` also for a batch stopped with DELETE (the runs not reached by then are left alone); `unknown`: a state this API does not know
              * @enum {string}
              */
             state: "running" | "completed" | "failed" | "unknown";
