@@ -1,6 +1,7 @@
 /**
  * Swagger "Try it out" works unedited: the request examples of the committed OpenAPI document (the
- * bodies and the path's `id` example) are sent as they are to a running app. On an engine and
+ * bodies, the path's `id` and the header examples, which Swagger UI fills in too) are sent as they
+ * are to a running app. On an engine and
  * worker of the test's own: the batch example acts on every running `approval` run, which on the
  * shared engine would reach other tests' runs.
  */
@@ -24,8 +25,12 @@ function bodyExample (path: string, method: string): unknown {
 const pathExample = (path: string, method: string, name: string): string =>
   doc.paths[path][method].parameters.find((p: { in: string, name: string }) => p.in === 'path' && p.name === name).example
 
+/** The header examples of an operation: Swagger UI fills them into "Try it out" as well. */
+const headerExamples = (path: string, method: string): Record<string, string> => Object.fromEntries(
+  (doc.paths[path][method].parameters ?? []).filter((p: { in: string }) => p.in === 'header').map((p: { name: string, example: string }) => [p.name, p.example]))
+
 const send = async (t: Test, app: App, path: string, method: 'post', url = path) =>
-  await call(t, app, { method: 'POST', url, route: path, payload: bodyExample(path, method) })
+  await call(t, app, { method: 'POST', url, route: path, payload: bodyExample(path, method), headers: headerExamples(path, method) })
 
 t.test('the examples of POST /workflow/start, /workflow/{id}/reset, /schedules and /workflow/batch work unedited', async (t) => {
   const engine = await ownEngine(t)
@@ -33,8 +38,11 @@ t.test('the examples of POST /workflow/start, /workflow/{id}/reset, /schedules a
   t.ok(await until(async () => (await app.inject({ method: 'GET', url: '/ready' })).statusCode === 200), 'ready once the worker published its catalog')
 
   // The run the reset example's path names (`expense-42`, a waiting `approval`) comes from the start example.
+  t.same(Object.keys(headerExamples('/workflow/start', 'post')).sort(), ['idempotency-key', 'prefer'], 'the start example sends its headers')
+  t.same(headerExamples('/workflow/{id}/reset', 'post'), { 'if-match': '*' }, 'and the reset example its If-Match')
+  // `Prefer: wait=10` waits for a run that waits for its approval: 202 after 10 s.
   const started = await send(t, app, '/workflow/start', 'post')
-  t.equal(started.status, 200, 'the start example')
+  t.equal(started.status, 202, 'the start example')
   const id = pathExample('/workflow/{id}/reset', 'post', 'id')
   t.equal(started.body.workflowId, id, 'it starts the run the reset example names')
   // `start` is the run's first workflow task: wait until the worker completed it.
