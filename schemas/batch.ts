@@ -58,7 +58,8 @@ export const BatchStatusSchema = Type.Object({
   batchId: Type.String(),
   action: Literals(['terminate', 'stop', 'signal', 'reset', 'other'] as const, { description: '`other`: a batch started outside this API' }),
   state: Literals(['running', 'completed', 'failed', 'unknown'] as const, {
-    description: '`completed` also for a batch stopped with DELETE (the runs not reached by then are left alone)'
+    description: '`failed` also for a batch stopped with DELETE (the runs not reached by then are left alone); `unknown`: a state this API ' +
+      'does not know'
   }),
   total: Type.Integer({ minimum: 0, description: 'Runs the batch found to act on (grows while it lists them)' }),
   completed: Type.Integer({ minimum: 0, description: 'Runs it acted on' }),

@@ -16,7 +16,9 @@ export const IF_MATCH_DESCRIPTION = 'The run the caller saw: its status `ETag` (
   'or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. ' +
   'Only the run is compared: a status that changed within the same run still matches.'
 
-const ifMatch = Type.String({ maxLength: 8192, description: IF_MATCH_DESCRIPTION, examples: ['"0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60"'] })
+// Swagger UI fills every parameter's example into "Try it out": a made-up run id there would make
+// each example signal, stop or reset a 412. `*` (any run) lets them work unedited.
+const ifMatch = Type.String({ maxLength: 8192, description: IF_MATCH_DESCRIPTION, examples: ['*'] })
 
 export const ConditionalReadHeadersSchema = Type.Object({
   'if-none-match': Type.Optional(ifNoneMatch)

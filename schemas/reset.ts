@@ -42,7 +42,11 @@ export const ResetBodySchema = Type.Object({
 export const ResetPointSchema = Type.Object({
   runId: Type.String({ description: 'The run that was reset' }),
   eventId: Type.Integer({ minimum: 1, description: 'The workflow task event of that run\'s history the new run continues from' }),
-  step: Nullable(Type.String({ description: 'The first step scheduled after the point: the first step that runs again; null when none was' }))
+  step: Nullable(Type.String({
+    description: 'In the reset\'s answer: the first step the old run scheduled after the point, the one expected to run again. ' +
+      'In the new run\'s status: the first step the new run scheduled after the point (null until it schedules one); the two ' +
+      'differ when the new run takes another path (e.g. a stopped run reset from the start does not run its cleanup again)'
+  }))
 }, { $id: 'ResetPoint', additionalProperties: false, description: 'Where a run was reset' })
 
 export const ResetResultSchema = Type.Object({

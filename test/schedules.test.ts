@@ -244,6 +244,9 @@ t.test('every error case, before anything is stored', async (t) => {
     t.equal(res.status, 404, `${verb} of an unknown id`)
     t.equal(res.body.error, 'ScheduleNotFoundError')
   }
+  const backfill = await act(t, app, 'no-such-schedule', 'backfill', { startAt: '2026-01-01T00:00:00Z', endAt: '2026-01-01T00:01:00Z' })
+  t.equal(backfill.status, 404, 'backfill of an unknown id')
+  t.equal(backfill.body.error, 'ScheduleNotFoundError')
   const del = await call(t, app, { method: 'DELETE', url: '/schedules/no-such-schedule', route: route.one })
   t.equal(del.body.error, 'ScheduleNotFoundError')
 })

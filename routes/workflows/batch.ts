@@ -36,7 +36,7 @@ const batch: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.delete('/workflow/batch/:batchId', {
     config: access('control', 'batch'),
-    schema: { tags: ['batch'], operationId: 'stopBatch', summary: 'Stop a batch operation', description: 'Runs already acted on stay as they are.', params: ref(BatchParamsSchema), response: { 200: ref(BatchStatusSchema), ...errorsFor(400, 401, 404, 500, 503) } }
+    schema: { tags: ['batch'], operationId: 'stopBatch', summary: 'Stop a batch operation', description: 'Runs already acted on stay as they are; a stopped batch reads `failed`, a finished one is answered as it stands.', params: ref(BatchParamsSchema), response: { 200: ref(BatchStatusSchema), ...errorsFor(400, 401, 404, 500, 503) } }
   }, async (request, reply) => await stopBatch(fastify, request.params.batchId, engineIdentity(request), clientGone(reply)))
 }
 

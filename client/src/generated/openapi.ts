@@ -600,7 +600,7 @@ export interface paths {
         post?: never;
         /**
          * Stop a batch operation
-         * @description Runs already acted on stay as they are.
+         * @description Runs already acted on stay as they are; a stopped batch reads `failed`, a finished one is answered as it stands.
          */
         delete: operations["stopBatch"];
         options?: never;
@@ -1053,7 +1053,7 @@ export interface components {
         RunPreconditionHeaders: {
             /**
              * @description The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. Only the run is compared: a status that changed within the same run still matches.
-             * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60"
+             * @example *
              */
             "if-match"?: string;
         };
@@ -1478,7 +1478,7 @@ export interface components {
         UpdateHeaders: {
             /**
              * @description The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. Only the run is compared: a status that changed within the same run still matches.
-             * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60"
+             * @example *
              */
             "if-match"?: string;
             /**
@@ -1786,7 +1786,7 @@ export interface components {
              */
             action: "terminate" | "stop" | "signal" | "reset" | "other";
             /**
-             * @description `completed` also for a batch stopped with DELETE (the runs not reached by then are left alone)
+             * @description `failed` also for a batch stopped with DELETE (the runs not reached by then are left alone); `unknown`: a state this API does not know
              * @enum {string}
              */
             state: "running" | "completed" | "failed" | "unknown";
@@ -4799,7 +4799,7 @@ export interface operations {
             header?: {
                 /**
                  * @description The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. Only the run is compared: a status that changed within the same run still matches.
-                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60"
+                 * @example *
                  */
                 "if-match"?: string;
             };
@@ -5109,7 +5109,7 @@ export interface operations {
             header?: {
                 /**
                  * @description The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. Only the run is compared: a status that changed within the same run still matches.
-                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60"
+                 * @example *
                  */
                 "if-match"?: string;
                 /**
@@ -5418,7 +5418,7 @@ export interface operations {
             header?: {
                 /**
                  * @description The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. Only the run is compared: a status that changed within the same run still matches.
-                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60"
+                 * @example *
                  */
                 "if-match"?: string;
             };
@@ -5571,7 +5571,7 @@ export interface operations {
             header?: {
                 /**
                  * @description The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. Only the run is compared: a status that changed within the same run still matches.
-                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60"
+                 * @example *
                  */
                 "if-match"?: string;
             };
@@ -5729,7 +5729,7 @@ export interface operations {
             header?: {
                 /**
                  * @description The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. Only the run is compared: a status that changed within the same run still matches.
-                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60"
+                 * @example *
                  */
                 "if-match"?: string;
             };
@@ -5882,7 +5882,7 @@ export interface operations {
             header?: {
                 /**
                  * @description The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. Only the run is compared: a status that changed within the same run still matches.
-                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60"
+                 * @example *
                  */
                 "if-match"?: string;
             };
@@ -6040,7 +6040,7 @@ export interface operations {
             header?: {
                 /**
                  * @description The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. Only the run is compared: a status that changed within the same run still matches.
-                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60"
+                 * @example *
                  */
                 "if-match"?: string;
             };
@@ -6193,7 +6193,7 @@ export interface operations {
             header?: {
                 /**
                  * @description The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. Only the run is compared: a status that changed within the same run still matches.
-                 * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60"
+                 * @example *
                  */
                 "if-match"?: string;
             };
