@@ -10,8 +10,9 @@ import { readFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { Client, Connection } from '@temporalio/client'
 import { startCluster, type Cluster, type ClusterState } from '../cli/cluster/topology.js'
-import { closedLoop, f1, percentiles, processCpuMs, type Percentiles } from './measure.js'
+import { closedLoop, f1, percentiles, processCpuMs } from './measure.js'
 import { machineNote, writeSection } from './results.js'
+import { bottleneckAnalysis, type ClusterResults, type RunFigure, type StartFigure, type StepFigure } from './cluster-analysis.js'
 
 const SETTINGS = {
   /** Seconds of each start-throughput measurement. */
@@ -73,10 +74,6 @@ async function post (base: string, path: string, body: unknown): Promise<any> {
   return await res.json()
 }
 
-interface StartFigure { replicas: number, starts: number, perSecond: number, share: Record<string, number>, machineBusy: number }
-interface RunFigure { replicas: number, latency: Percentiles, share: Record<string, number>, machineBusy: number }
-interface StepFigure { workers: number, steps: number, perSecond: number, share: Record<string, number>, machineBusy: number }
-
 async function startThroughput (state: ClusterState, bases: string[]): Promise<StartFigure> {
   let turn = 0
   let starts = 0
@@ -127,7 +124,7 @@ const pct = (v: number | undefined) => `${((v ?? 0) * 100).toFixed(0)}%`
 const COLUMNS = ['api-a', 'api-b', 'worker-a', 'worker-b', 'temporal', 'postgres', 'bench', 'others']
 const shareCells = (share: Record<string, number>) => COLUMNS.map((c) => (share[c] === undefined ? '—' : pct(share[c]))).join(' | ')
 
-function report (r: { starts: StartFigure[], runs: RunFigure[], steps: StepFigure[], load: number[] }, machine: string): string {
+function report (r: ClusterResults, machine: string): string {
   const ratio = (a: number, b: number) => `×${(b / a).toFixed(2)}`
   return `## Cluster: one versus two API replicas and workers (PostgreSQL + Temporal server)
 
@@ -143,6 +140,10 @@ work outside the topology (other jobs on this shared machine, the kernel). Load 
 | Starts per second through the API (${SETTINGS.startConcurrency} clients, ${SETTINGS.startSeconds} s, \`approval\`) | ${f1(r.starts[0].perSecond)} | ${f1(r.starts[1].perSecond)} | ${ratio(r.starts[0].perSecond, r.starts[1].perSecond)} |
 | \`/workflow/run\` of \`hello\`, p50 / p90 / p99 (${SETTINGS.runConcurrency} clients, ${SETTINGS.runSamples} runs) | ${f1(r.runs[0].latency.p50)} / ${f1(r.runs[0].latency.p90)} / ${f1(r.runs[0].latency.p99)} ms | ${f1(r.runs[1].latency.p50)} / ${f1(r.runs[1].latency.p90)} / ${f1(r.runs[1].latency.p99)} ms | p50 ${ratio(r.runs[0].latency.p50, r.runs[1].latency.p50)} |
 | Steps per second (${SETTINGS.stepRuns} \`sleepy\` runs × ${SETTINGS.stepsPerRun} steps at once) | ${f1(r.steps[0].perSecond)} | ${f1(r.steps[1].perSecond)} | ${ratio(r.steps[0].perSecond, r.steps[1].perSecond)} |
+
+### Where the bottleneck is
+
+${bottleneckAnalysis(r, cpus().length)}
 
 ### CPU share of each process
 

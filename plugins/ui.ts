@@ -17,7 +17,7 @@ import { isProduction, type Config } from '../schemas/config.js'
 /** ui/ beside plugins/ in the source tree, and beside dist/plugins/ in the built image (Dockerfile copies it). */
 const UI_ROOT = fileURLToPath(new URL('../ui/', import.meta.url))
 
-/** The vendored modules the page imports, by the name it imports them under (ui/lib/preact.js). */
+/** The vendored modules the page imports, by the name it imports them under (ui/html.js imports ./vendor/preact.mjs and ./vendor/htm.mjs). */
 const VENDOR: Record<string, string> = {
   'preact.mjs': fileURLToPath(import.meta.resolve('preact')),
   'htm.mjs': fileURLToPath(import.meta.resolve('htm'))

@@ -10,9 +10,12 @@
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import type { Page } from 'playwright-core'
+import { catalogWorkflowId, type CatalogWorkflow } from '@flowport/worker/contract'
 import { build } from './helpers/app.js'
 import { launchChromium, trackSockets } from './helpers/browser.js'
 import { uniqueId } from './helpers/history.js'
+import { publishCatalog } from './helpers/poller.js'
+import { eventually } from './helpers/workflows.js'
 import type { App } from '../app.js'
 
 const KEY = 'inspector-test-key-0123456789'
@@ -196,6 +199,71 @@ t.test('runs: the list with its filter, and a new run appears without a reload',
   await row.getByRole('link').click()
   await tab.locator('pre[aria-label="Output"]', { hasText: 'Hello, list!' }).waitFor()
   t.pass('and opens')
+})
+
+t.test('runs: Load more reads the next page with the API\'s cursor until there is none', async (t) => {
+  const app = await build(t)
+  const base = (await app.listen({ port: 0, host: '127.0.0.1' })).replace(/\/$/, '')
+  // A window only this test's runs started in (other test files may run hello meanwhile: their runs
+  // in the window are listed too, and counted through the API below).
+  const startedAfter = new Date(Date.now() - 1000).toISOString()
+  const ours: string[] = []
+  for (let i = 0; i < 3; i++) ours.push((await startRun(app, { workflowName: 'hello', workflowId: uniqueId(`inspector-page-${i}`), input: { name: `page ${i}` } })).runId)
+  const startedBefore = new Date(Date.now() + 1000).toISOString()
+  const filter = `workflowName=hello&startedAfter=${encodeURIComponent(startedAfter)}&startedBefore=${encodeURIComponent(startedBefore)}`
+  const listed = await eventually(async () => (await app.inject({ method: 'GET', url: `/workflow/runs?${filter}&pageSize=1000` })).json(),
+    (page) => ours.every((id) => page.runs.some((r: { runId: string }) => r.runId === id)))
+  t.ok(ours.every((id) => listed.runs.some((r: { runId: string }) => r.runId === id)), 'the API lists the three runs')
+
+  const { tab } = await openPage(t, base, `#/runs?${filter}&pageSize=2`)
+  const rows = tab.locator('.runs-table tbody tr')
+  const more = tab.getByRole('button', { name: 'Load more' })
+  await more.waitFor()
+  t.equal(await rows.count(), 2, 'the first page holds pageSize runs')
+  let clicks = 0
+  while (await more.count() > 0) {
+    const shown = await rows.count()
+    await more.click()
+    clicks++
+    await tab.waitForFunction((n) => (globalThis as any).document.querySelectorAll('.runs-table tbody tr').length > n, shown)
+  }
+  t.ok(clicks >= 1, `Load more was clicked ${clicks} time(s), until the API had no next page`)
+  const ids = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-run-id')))
+  t.equal(new Set(ids).size, ids.length, 'no run listed twice')
+  t.ok(ours.every((id) => ids.includes(id)), 'the three runs are all listed')
+  t.equal(ids.length, listed.runs.length, 'as many rows as the API lists for the filter')
+})
+
+t.test('catalog: every published catalog to pick from; the input editor starts from the schema\'s examples', async (t) => {
+  const app = await build(t)
+  const base = (await app.listen({ port: 0, host: '127.0.0.1' })).replace(/\/$/, '')
+  // A second catalog whose hello has `examples` in its input schema (published as a worker would;
+  // no worker serves it, which the picker says).
+  const served = (await app.inject({ method: 'GET', url: '/workflow/catalog' })).json()
+  const hello: CatalogWorkflow = served.workflows.find((w: CatalogWorkflow) => w.name === 'hello')
+  const catalog = uniqueId('inspector-examples')
+  const example = { name: 'Grace Hopper' }
+  await publishCatalog(app.temporal, catalog, [{ ...hello, inputSchema: { ...hello.inputSchema as object, examples: [example] } }])
+  t.teardown(async () => { await app.temporal.workflow.getHandle(catalogWorkflowId(catalog)).terminate('test cleanup') })
+  const ready = await eventually(async () => (await app.inject({ method: 'GET', url: '/ready' })).json(),
+    (body) => body.catalogs.some((c: { catalog: string }) => c.catalog === catalog))
+  t.ok(ready.catalogs.some((c: { catalog: string }) => c.catalog === catalog), '/ready lists the new catalog')
+
+  const { tab } = await openPage(t, base, '#/catalog')
+  await pickWorkflow(tab, 'hello')
+  const picker = tab.locator('form.catalog-pick select[name="catalog"]')
+  await picker.locator(`option[value="${catalog}"]`).waitFor({ state: 'attached' })
+  // The property, not the attribute: Preact leaves out a value attribute that equals the option's text.
+  const options = await picker.locator('option').evaluateAll((els) => els.map((e) => (e as any).value as string))
+  t.same([served.catalog, catalog].filter((id) => !options.includes(id)), [], `the default catalog and the new one are offered (${options.join(', ')})`)
+  t.equal(await picker.inputValue(), served.catalog, 'the catalog shown is the one selected')
+  t.match(await picker.locator(`option[value="${catalog}"]`).textContent(), /no worker/, 'a catalog without a worker says so')
+
+  await picker.selectOption(catalog)
+  await tab.locator('.catalog-head h2 code', { hasText: catalog }).waitFor()
+  await tab.locator('.workflow-detail h3', { hasText: /^hello$/ }).waitFor()
+  t.same(JSON.parse(await tab.locator('textarea#input').inputValue()), example, 'the editor starts from the input schema\'s first example')
+  t.equal(await tab.locator('form.catalog-pick select[name="catalog"]').inputValue(), catalog, 'the picker shows the catalog now open')
 })
 
 t.test('links: a parent\'s child expands into its own timeline, a continue-as-new chain links both ways, Temporal\'s UI', async (t) => {

@@ -45,6 +45,13 @@ t.test('the compose services run the commands the cluster tests run', async (t) 
 
 t.test('the Kubernetes example: two API replicas and two workers with the same commands', async (t) => {
   const docs = parseAllDocuments(readFileSync('deploy/kubernetes/flowport.yaml', 'utf8')).map((d) => d.toJS() as Record<string, any>)
+  // The image's own API command carries a V8 flag; compose and Kubernetes run `flowport api` and pass it through NODE_OPTIONS.
+  const imageFlag = /CMD \["node", "(--max-semi-space-size=\d+)", "dist\/server\.js"\]/.exec(readFileSync('Dockerfile', 'utf8'))?.[1]
+  t.ok(imageFlag, 'the Dockerfile\'s API command sets --max-semi-space-size')
+  const api = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'flowport-api')!
+  const env = api.spec.template.spec.containers[0].env as Array<{ name: string, value: string }>
+  t.equal(env.find((e) => e.name === 'NODE_OPTIONS')?.value, imageFlag, 'Kubernetes API: the image\'s V8 flag')
+  t.equal(services.api.environment.NODE_OPTIONS, imageFlag, 'compose API: the image\'s V8 flag')
   t.same(docs.map((d) => `${d.kind}/${d.metadata.name}`), ['Secret/flowport', 'Deployment/flowport-api', 'Service/flowport-api', 'Deployment/flowport-worker'])
   for (const [name, role] of [['flowport-api', 'api'], ['flowport-worker', 'worker']] as const) {
     const deployment = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === name)!

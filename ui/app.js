@@ -62,7 +62,8 @@ class App extends Component {
     let view
     if (route.view === 'run') view = html`<${RunView} key=${key} workflowId=${route.workflowId} runId=${route.runId} settings=${settings} />`
     else if (route.view === 'runs') view = html`<${RunsView} key=${`${generation}:runs:${JSON.stringify(route.params)}`} params=${route.params} />`
-    else view = html`<${CatalogView} key=${key} params=${route.params} settings=${settings} />`
+    // Another catalog is another view: it reads its catalog when it mounts.
+    else view = html`<${CatalogView} key=${`${key}:${route.params.catalog ?? ''}`} params=${route.params} settings=${settings} />`
     return html`
       <header>
         <h1><a href="#/catalog">Flowport inspector</a></h1>

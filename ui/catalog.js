@@ -1,10 +1,55 @@
-// Catalog: every workflow of a catalog with its description and schemas, and a JSON editor for
-// its input (prefilled from the input schema's examples, checked in the page as you type) that
-// starts a run and opens it.
+// Catalog: a choice of every published catalog; every workflow of one with its description and
+// schemas, and a JSON editor for its input (prefilled from the input schema's examples, checked in
+// the page as you type) that starts a run and opens it.
 import { html, Component } from './html.js'
 import { api, seg } from './api.js'
 import { Json, Problem, go, runHref } from './common.js'
 import { check, pretty, sample } from './schema.js'
+
+const openCatalog = (id) => go(`#/catalog?catalog=${encodeURIComponent(id)}`)
+
+/**
+ * Every published catalog to choose from: GET /ready lists them with their workers (public, and
+ * also in its 503 answer, which is about the default catalog only). The list comes from the
+ * engine's visibility store, so a catalog published a moment ago can be missing: the text box
+ * opens any id.
+ */
+class CatalogPicker extends Component {
+  state = { catalogs: null }
+
+  async componentDidMount () {
+    let ready
+    try {
+      ready = await api('GET', '/ready')
+    } catch (error) {
+      ready = error.body
+    }
+    const catalogs = Array.isArray(ready?.catalogs) ? ready.catalogs : []
+    this.setState({ catalogs: [...catalogs].sort((a, b) => a.catalog.localeCompare(b.catalog)) })
+  }
+
+  open = (event) => {
+    event.preventDefault()
+    const { other, catalog } = event.currentTarget.elements
+    const id = other.value.trim() || catalog.value
+    if (id) openCatalog(id)
+  }
+
+  render ({ current }, { catalogs }) {
+    const listed = catalogs ?? []
+    const options = current && !listed.some((c) => c.catalog === current) ? [{ catalog: current, workers: null }, ...listed] : listed
+    return html`<form class="inline catalog-pick" onSubmit=${this.open}>
+      <label>Catalog
+        <select name="catalog" value=${current ?? ''} disabled=${catalogs === null} onChange=${(e) => openCatalog(e.currentTarget.value)}>
+          ${current === null && html`<option value="">choose…</option>`}
+          ${options.map((c) => html`<option value=${c.catalog}>${c.catalog}${c.workers && !c.workers.polling ? ' (no worker)' : ''}</option>`)}
+        </select>
+      </label>
+      <label>Another catalog <input name="other" placeholder="catalog id" /></label>
+      <button type="submit" class="secondary">Open</button>
+    </form>`
+  }
+}
 
 export class CatalogView extends Component {
   state = { catalog: null, error: null, selected: null, text: '', workflowId: '', starting: false, startError: null }
@@ -48,18 +93,15 @@ export class CatalogView extends Component {
     return this.state.catalog?.workflows.find((w) => w.name === this.state.selected) ?? null
   }
 
-  render (_props, { catalog, error, text, workflowId, starting, startError }) {
-    if (error) return html`<${Problem} error=${error} />`
+  render ({ params }, { catalog, error, text, workflowId, starting, startError }) {
+    if (error) return html`<section class="catalog"><${CatalogPicker} current=${params.catalog ?? null} /><${Problem} error=${error} /></section>`
     if (!catalog) return html`<p class="muted">Reading the catalog…</p>`
     const workflow = this.current()
     const checked = workflow ? check(workflow.inputSchema, text) : { errors: [] }
     return html`<section class="catalog">
       <div class="catalog-head">
         <h2>Catalog <code>${catalog.catalog}</code></h2>
-        <form class="inline" onSubmit=${(e) => { e.preventDefault(); go(`#/catalog?catalog=${encodeURIComponent(e.currentTarget.elements.catalog.value)}`) }}>
-          <label>Another catalog <input name="catalog" placeholder=${catalog.catalog} /></label>
-          <button type="submit" class="secondary">Open</button>
-        </form>
+        <${CatalogPicker} current=${catalog.catalog} />
         <p class="muted">${`Published ${new Date(catalog.publishedAt).toLocaleString()} · ${catalog.workers.polling ? `${catalog.workers.pollers} worker poller(s)` : 'no worker polls this catalog: runs will wait'}`}</p>
       </div>
       <div class="columns">

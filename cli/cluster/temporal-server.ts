@@ -27,7 +27,7 @@ export const HISTORY_SHARDS = 4
  * The schema tool's commands, connection settings from SQL_HOST/SQL_PORT/SQL_USER/SQL_PASSWORD/
  * SQL_PLUGIN. The first two are quiet (no error status) so that running them again on a set-up
  * database (as `docker compose up` does) is harmless; update-schema applies only what is missing.
- * test/cluster/deploy.test.ts checks that deploy/docker-compose.yml runs exactly these.
+ * test/deploy.test.ts checks that deploy/docker-compose.yml runs exactly these.
  */
 export const SCHEMA_COMMANDS: string[][] = [
   ['--quiet', '--db', DATABASES.default, 'create-database'],
