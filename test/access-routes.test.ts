@@ -32,6 +32,10 @@ t.test('every route is open or declares its scope and what it touches', async (t
   const open = app.accessTable.filter((r) => r.public && !pages(r.url)).map((r) => `${r.method} ${r.url}`).sort()
   t.same(open, ['GET /health', 'GET /openapi.json', 'GET /ready', 'HEAD /health', 'HEAD /openapi.json', 'HEAD /ready'], 'only health, readiness and the description are open')
   t.ok(app.accessTable.some((r) => r.url.startsWith('/ui/')), 'the inspector\'s routes are in the table')
+  // README "Access control": schedules are read with `read` and changed with `control`.
+  const schedules = app.accessTable.filter((r) => r.url.startsWith('/schedules') && r.method !== 'HEAD')
+  t.ok(schedules.length >= 8, `${schedules.length} schedule routes`)
+  for (const r of schedules) t.equal(r.scope, r.method === 'GET' ? 'read' : 'control', `${r.method} ${r.url} needs ${r.method === 'GET' ? 'read' : 'control'}`)
 
   const doc = app.swagger() as { paths: Record<string, Record<string, any>> }
   for (const [path, item] of Object.entries(doc.paths)) {
