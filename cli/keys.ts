@@ -80,7 +80,7 @@ export function keysCommand (): Command {
         ...(options.expires ? { expiresAt: new Date(options.expires).toISOString() } : {}),
         ...(options.rateLimit !== undefined ? { rateLimit: Number(options.rateLimit) } : {})
       }
-      write(file, { keys: [...current.keys, entry] })
+      write(file, { ...current, keys: [...current.keys, entry] })
       console.log(key)
       console.error(`Key ${options.id} added to ${file}; the key above is shown only now.`)
     }))
@@ -104,7 +104,7 @@ export function keysCommand (): Command {
       const file = fileOf(options)
       const current = read(file)
       if (!current.keys.some((k) => k.id === options.id)) throw new Error(`No key ${options.id} in ${file}`)
-      write(file, { keys: current.keys.filter((k) => k.id !== options.id) })
+      write(file, { ...current, keys: current.keys.filter((k) => k.id !== options.id) })
       console.error(`Key ${options.id} removed from ${file}.`)
     }))
   return keys

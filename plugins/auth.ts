@@ -94,12 +94,14 @@ export default fp(async (fastify) => {
   if (config.SERVICE_API_KEYS_FILE !== undefined && store.keys.length === 0 && isProduction(config.NODE_ENV)) {
     throw new ConfigError(`SERVICE_API_KEYS_FILE ${config.SERVICE_API_KEYS_FILE} holds no key and SERVICE_API_AUTH_TOKEN is unset: nobody could call the API`)
   }
-  const runTokens = new RunTokens(runTokenSecrets(config))
+  // The keys file's secrets, when it lists some, replace the setting's, and rotate with the file.
+  const fromSetting = runTokenSecrets(config)
+  const runTokens = new RunTokens(() => store.runTokenSecrets ?? fromSetting)
   fastify.decorate('keys', store)
   fastify.decorate('runTokens', runTokens)
   fastify.decorateRequest('principal', null)
   if (!store.enabled) return
-  if (runTokens.ephemeral) fastify.log.info('SERVICE_RUN_TOKEN_SECRETS is unset: run tokens are signed with a secret of this process (valid on this replica only, until it restarts)')
+  if (runTokens.ephemeral) fastify.log.info('No run-token secret (SERVICE_RUN_TOKEN_SECRETS, or runTokenSecrets in the keys file): run tokens are signed with a secret of this process (valid on this replica only, until it restarts)')
   store.watch()
   fastify.addHook('onClose', async () => { store.stop() })
 

@@ -6,10 +6,10 @@ export const SCOPES = ['read', 'run', 'interact', 'control', 'admin'] as const
 export type Scope = typeof SCOPES[number]
 
 export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
-  read: 'catalog, status, result, input, history, stream, trace, runs listing, schedules',
-  run: 'start and run workflows; create, change and delete schedules',
+  read: 'catalog, status, result, input, history, stream, trace, runs listing, reading schedules',
+  run: 'start and run workflows, upload payloads',
   interact: 'signal, query and update runs',
-  control: 'stop and terminate runs',
+  control: 'stop, terminate and reset runs; batch operations; schedules (create, replace, pause, unpause, trigger, backfill, delete)',
   admin: 'issue run tokens (POST /tokens)'
 }
 

@@ -8,6 +8,7 @@ import { TraceEnvProperties } from '@flowport/worker/trace-settings'
 import { OtelEnvProperties } from '@flowport/worker/tracing'
 import { PayloadEnvProperties } from '@flowport/worker/payloads'
 import { WEBHOOK_SECRET_PATTERN } from './workflow.js'
+import { MIN_RUN_TOKEN_SECRET_LENGTH } from './keys-file.js'
 
 const Millis = (def: number, min = 1) => Type.Integer({ minimum: min, default: def })
 const Bool = (def: boolean) => Type.Boolean({ default: def })
@@ -145,9 +146,6 @@ function checkAuthSettings (config: Config, rawToken: string | undefined): void 
     throw new ConfigError('Missing setting SERVICE_API_AUTH_TOKEN or SERVICE_API_KEYS_FILE: one is required when NODE_ENV=production (or set SERVICE_API_AUTH_DISABLED=true)')
   }
 }
-
-/** Shortest run-token signing secret (HS256 wants at least 256 bits). */
-export const MIN_RUN_TOKEN_SECRET_LENGTH = 32
 
 /** The access-control settings (README "Access control"); messages never repeat a secret. */
 function checkAccessSettings (config: Config): void {

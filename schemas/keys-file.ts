@@ -21,8 +21,18 @@ export const KeyEntrySchema = Type.Object({
   rateLimit: Type.Optional(Type.Integer({ minimum: 0, description: 'Requests per SERVICE_RATE_LIMIT_WINDOW_MS for this key (0: unlimited); absent: SERVICE_RATE_LIMIT_MAX' }))
 }, { additionalProperties: false })
 
+/** Shortest run-token signing secret (HS256 wants at least 256 bits); SERVICE_RUN_TOKEN_SECRETS has the same floor. */
+export const MIN_RUN_TOKEN_SECRET_LENGTH = 32
+
 export const KeysFileSchema = Type.Object({
-  keys: Type.Array(KeyEntrySchema, { description: 'Every key valid at once: rotate by adding the new key, moving clients, then removing the old one' })
+  keys: Type.Array(KeyEntrySchema, { description: 'Every key valid at once: rotate by adding the new key, moving clients, then removing the old one' }),
+  runTokenSecrets: Type.Optional(Type.Array(Type.String({ minLength: MIN_RUN_TOKEN_SECRET_LENGTH, maxLength: 1024 }), {
+    minItems: 1,
+    uniqueItems: true,
+    description: 'Run-token signing secrets (at least 32 characters each): the first signs, every one verifies. Re-read with the keys, so ' +
+      'a secret rotates without a restart: add the new one second, let every replica read it, move it first, drop the old one once the ' +
+      'tokens it signed have expired. Present, it replaces SERVICE_RUN_TOKEN_SECRETS. It is a secret: keep the file readable by Flowport only'
+  }))
 }, {
   title: 'Flowport keys file',
   additionalProperties: false

@@ -3,13 +3,14 @@
  * history shows who started, signalled, updated, stopped or terminated it), and each such call is
  * one structured log line, refused calls included.
  */
+import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import { buildApp } from '../app.js'
 import { loadConfig } from '../schemas/config.js'
 import { traceEnv } from './helpers/app.js'
 import { engineAddress, testCatalog } from './helpers/env.js'
 import { bearer, keysFile } from './helpers/keys.js'
-import { waitClosed } from './helpers/workflows.js'
+import { eventually, waitClosed } from './helpers/workflows.js'
 
 t.test('the key is the engine identity of each change, and one audit line records it', async (t) => {
   const fixture = keysFile(t, [{ id: 'ci', scopes: ['run', 'read'] }, { id: 'operator', scopes: ['read', 'interact', 'control'] }])
@@ -74,4 +75,60 @@ t.test('the key is the engine identity of each change, and one audit line record
   ])
   t.match(audit[5], { keyId: 'operator', action: 'stopWorkflow', workflowId: second.workflowId, runId: second.runId, outcome: '200' })
   t.notOk(lines.some((l) => l.includes('"audit":true') && l.includes('"action":"getWorkflowStatus"')), 'reads are not audit lines')
+})
+
+t.test('reset, batch and schedule changes: the engine\'s record where it keeps the caller, the audit line always', async (t) => {
+  const fixture = keysFile(t, [{ id: 'ci', scopes: ['run', 'read'] }, { id: 'operator', scopes: ['read', 'interact', 'control'] }])
+  const lines: string[] = []
+  const config = loadConfig({ ...traceEnv(), TEMPORAL_ADDRESS: engineAddress(), SERVICE_CATALOG_ID: testCatalog(), SERVICE_API_KEYS_FILE: fixture.file, LOG_LEVEL: 'info' })
+  const app = await buildApp({ config, logger: { level: 'info', stream: { write: (line: string) => { lines.push(line) } } } })
+  t.teardown(() => app.close())
+  const as = async (id: string, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: object) => {
+    const res = await app.inject({ method, url, headers: bearer(fixture.keys[id]!), ...(payload ? { payload } : {}) })
+    return { status: res.statusCode, body: res.body === '' ? undefined : res.json() }
+  }
+  const audit = () => lines.map((l) => JSON.parse(l)).filter((l) => l.audit === true)
+    .map(({ keyId, via, action, workflowId, runId, outcome }) => ({ keyId, via, action, workflowId, runId, outcome }))
+  const prefix = `audit-${randomUUID()}-`
+
+  // Reset: the engine records its own resetter as the identity of the old run's termination and of
+  // the new run's reset event, whatever the request's identity: the audit line is the record.
+  const reset = (await as('ci', 'POST', '/workflow/start', { workflowName: 'approval', input: { label: 'r' }, workflowId: `${prefix}reset` })).body
+  const resetRes = await as('operator', 'POST', `/workflow/${reset.workflowId}/reset`, { from: 'start', reason: 'audit' })
+  t.equal(resetRes.status, 200, 'the operator resets')
+  t.teardown(async () => { await app.temporal.workflow.getHandle(reset.workflowId).terminate('test over').catch(() => undefined) })
+  t.same(audit().filter((l) => l.action === 'resetWorkflow'),
+    [{ keyId: 'operator', via: 'key', action: 'resetWorkflow', workflowId: reset.workflowId, runId: resetRes.body.runId, outcome: '200' }], 'one audit line names the key, the id and the new run')
+
+  // Batch terminate: the engine keeps the key as the batch operation's identity (each run's
+  // termination event names the engine's own batcher, which acts for it).
+  const batchIds = [`${prefix}b0`, `${prefix}b1`]
+  for (const workflowId of batchIds) t.equal((await as('ci', 'POST', '/workflow/start', { workflowName: 'approval', input: { label: 'b' }, workflowId })).status, 200)
+  const query = `WorkflowId STARTS_WITH "${prefix}b" AND ExecutionStatus = "Running"`
+  await eventually(async () => Number((await app.temporal.workflowService.countWorkflowExecutions({ namespace: app.config.TEMPORAL_NAMESPACE, query })).count), (c) => c === batchIds.length)
+  const batch = await as('operator', 'POST', '/workflow/batch', { action: 'terminate', filter: { query }, reason: 'audit batch' })
+  t.equal(batch.status, 202, 'the operator starts a batch terminate')
+  const done = await eventually(async () => (await as('operator', 'GET', `/workflow/batch/${batch.body.batchId as string}`)).body, (b) => b.state !== 'running', 240)
+  t.match(done, { state: 'completed', completed: batchIds.length })
+  for (const workflowId of batchIds) t.equal(await waitClosed(app, workflowId), 'TERMINATED')
+  const described = await app.temporal.workflowService.describeBatchOperation({ namespace: app.config.TEMPORAL_NAMESPACE, jobId: batch.body.batchId })
+  t.equal(described.identity, 'flowport:operator', 'the engine\'s batch operation names the key')
+  t.same(audit().filter((l) => l.action === 'startBatch'), [{ keyId: 'operator', via: 'key', action: 'startBatch', workflowId: null, runId: null, outcome: '202' }])
+
+  // Schedules: no run's history records who changed a schedule (its runs are started by the
+  // engine's scheduler): the audit lines are the record.
+  const scheduleId = `${prefix}sched`
+  t.teardown(async () => { await app.temporal.schedule.getHandle(scheduleId).delete().catch(() => undefined) })
+  t.equal((await as('operator', 'POST', '/schedules', { scheduleId, workflowName: 'hello', input: { name: 'Ada' }, spec: { every: [{ interval: '1h' }] } })).status, 201)
+  t.equal((await as('operator', 'POST', `/schedules/${scheduleId}/pause`, { note: 'audit' })).status, 204)
+  t.equal((await as('operator', 'POST', `/schedules/${scheduleId}/trigger`, {})).status, 204)
+  t.equal((await as('ci', 'POST', `/schedules/${scheduleId}/unpause`, {})).status, 403, 'ci may not change schedules')
+  t.equal((await as('operator', 'DELETE', `/schedules/${scheduleId}`)).status, 204)
+  t.same(audit().filter((l) => /Schedule$/.test(l.action)).map(({ keyId, action, outcome }) => ({ keyId, action, outcome })), [
+    { keyId: 'operator', action: 'createSchedule', outcome: '201' },
+    { keyId: 'operator', action: 'pauseSchedule', outcome: '204' },
+    { keyId: 'operator', action: 'triggerSchedule', outcome: '204' },
+    { keyId: 'ci', action: 'unpauseSchedule', outcome: '403 ForbiddenError' },
+    { keyId: 'operator', action: 'deleteSchedule', outcome: '204' }
+  ], 'each schedule change is one audit line naming the key')
 })

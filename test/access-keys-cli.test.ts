@@ -2,7 +2,7 @@
  * `flowport keys`: a new key is printed once and only its hash is stored; a running API takes it
  * without a restart and refuses it once removed; mistakes are one line and exit 1.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
@@ -51,4 +51,18 @@ t.test('create, list and remove keys; the running API follows the file', async (
   t.equal((await flowport(['keys', 'remove', '--id', 'ci'], { env })).code, 0)
   t.ok(await until(async () => await status(key) === 401, 100, 50), 'removed: refused, without a restart')
   t.not(await status(second.stdout.trim()), 401, 'the other key stays valid')
+})
+
+t.test('create and remove keep the run-token secrets of a JSON file, and list never shows them', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'flowport-keys-cli-'))
+  t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
+  const file = join(dir, 'keys.json')
+  const runTokenSecrets = ['run-token-secret-a-0123456789abcdef', 'run-token-secret-b-0123456789abcdef']
+  writeFileSync(file, JSON.stringify({ keys: [], runTokenSecrets }))
+  t.equal((await flowport(['keys', 'create', '--id', 'ci', '--scopes', 'read', '--file', file])).code, 0)
+  t.same(JSON.parse(readFileSync(file, 'utf8')).runTokenSecrets, runTokenSecrets, 'kept by create')
+  const listed = await flowport(['keys', 'list', '--file', file])
+  t.equal(listed.stdout, 'ci\tread\n', 'list shows the keys only')
+  t.equal((await flowport(['keys', 'remove', '--id', 'ci', '--file', file])).code, 0)
+  t.same(JSON.parse(readFileSync(file, 'utf8')), { keys: [], runTokenSecrets }, 'kept by remove')
 })

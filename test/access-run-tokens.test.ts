@@ -10,9 +10,11 @@ import { build, traceEnv } from './helpers/app.js'
 import { engineAddress, testCatalog } from './helpers/env.js'
 import { bearer, keysFile } from './helpers/keys.js'
 import { until } from './helpers/processes.js'
+import { RunTokens } from '../lib/access/run-tokens.js'
 
 const SECRET_A = 'run-token-secret-a-0123456789abcdef'
 const SECRET_B = 'run-token-secret-b-0123456789abcdef'
+const SECRET_C = 'run-token-secret-c-0123456789abcdef'
 
 async function issue (app: App, key: string, body: object) {
   const res = await app.inject({ method: 'POST', url: '/tokens', headers: bearer(key), payload: body })
@@ -111,6 +113,50 @@ t.test('expiry, revocation with the issuing key, and secret rotation', async (t)
   fixture.write(KEYS.filter((k) => k.id !== 'admin').map((k) => ({ ...k, scopes: [...k.scopes] })))
   t.ok(await until(async () => (await status(token)).statusCode === 401, 100, 50), 'removing the issuing key revokes its tokens')
   t.same((await status(token)).json(), { error: 'UnauthorizedError', message: 'Run token of a key that is no longer valid' })
+})
+
+t.test('secrets listed in the keys file rotate with no restart, and replace SERVICE_RUN_TOKEN_SECRETS while listed', async (t) => {
+  const specs = KEYS.map((k) => ({ ...k, scopes: [...k.scopes] }))
+  const fixture = keysFile(t, specs)
+  fixture.write(specs, { runTokenSecrets: [SECRET_A] })
+  const app = await build(t, { SERVICE_API_KEYS_FILE: fixture.file, SERVICE_RUN_TOKEN_SECRETS: SECRET_C })
+  const status = async (token: string) => await app.inject({ method: 'GET', url: '/workflow/some-id/status', headers: bearer(token) })
+  const valid = async (token: string) => (await status(token)).statusCode === 404 // the workflow does not exist: past auth
+  const refused = async (token: string) => (await status(token)).statusCode === 401
+  // A token as another replica signing with only this secret would issue it.
+  const signedWith = async (secret: string) => (await new RunTokens(() => [secret]).issue({ keyId: 'admin', workflowId: 'some-id', scopes: ['read'] }, 300)).token
+  const issuedNow = async () => (await issue(app, keys.admin!, { workflowId: 'some-id', scopes: ['read'], ttl: 300 })).body.token as string
+  const keys = fixture.keys
+
+  const old = await issuedNow()
+  t.ok(await valid(old), 'a token signed with the file\'s secret')
+  t.ok(await new RunTokens(() => [SECRET_A]).verify(old), 'signed with its first secret')
+  t.ok(await refused(await signedWith(SECRET_C)), 'the setting\'s secret is not used while the file lists secrets')
+
+  fixture.write(specs, { runTokenSecrets: [SECRET_A, SECRET_B] })
+  const fromB = await signedWith(SECRET_B)
+  t.ok(await until(async () => await valid(fromB), 100, 50), 'a secret added second verifies without a restart')
+  t.ok(await valid(old), 'the old one still does')
+
+  fixture.write(specs, { runTokenSecrets: [SECRET_B, SECRET_A] })
+  const bOnly = new RunTokens(() => [SECRET_B])
+  t.ok(await until(async () => await bOnly.verify(await issuedNow()).then(() => true, () => false), 100, 50), 'moved first, it signs')
+  t.ok(await valid(old), 'a token of the old secret verifies while the secret is listed')
+
+  fixture.write(specs, { runTokenSecrets: [SECRET_B] })
+  t.ok(await until(async () => await refused(old), 100, 50), 'the old secret removed: its token is refused')
+  t.same((await status(old)).json(), { error: 'UnauthorizedError', message: 'Run token signed with a secret this server does not hold' })
+  t.ok(await valid(fromB), 'the new secret\'s tokens stay valid')
+
+  fixture.write(specs)
+  const fromC = await signedWith(SECRET_C)
+  t.ok(await until(async () => await valid(fromC), 100, 50), 'with no secret in the file, SERVICE_RUN_TOKEN_SECRETS applies again')
+  t.ok(await refused(fromB), 'and the file\'s are gone')
+
+  const short = keysFile(t, [])
+  short.writeRaw(JSON.stringify({ keys: [], runTokenSecrets: ['too-short'] }))
+  await t.rejects(buildApp({ config: loadConfig({ TEMPORAL_ADDRESS: engineAddress(), LOG_LEVEL: 'silent', SERVICE_API_KEYS_FILE: short.file }) }),
+    { name: 'KeysFileError', message: /runTokenSecrets\/0 must NOT have fewer than 32 characters/ }, 'a secret too short for HS256 is refused')
 })
 
 t.test('with auth off a token is issued all the same and every route stays open', async (t) => {

@@ -1,5 +1,6 @@
 /**
- * The valid keys: SERVICE_API_AUTH_TOKEN (key `default`, every scope) and those of the keys file.
+ * The valid keys: SERVICE_API_AUTH_TOKEN (key `default`, every scope) and those of the keys file,
+ * and the run-token secrets the file may list (lib/access/run-tokens.ts reads them from here).
  * The file is re-read when it changes (the directory is watched: editors and `flowport keys create`
  * replace it by renaming) and on SIGHUP, with no restart. A file that becomes invalid leaves the
  * last good set in place and the log says why; an invalid file at start stops the start.
@@ -13,8 +14,10 @@ export interface KeyStoreLog {
   error: (obj: object, msg: string) => void
 }
 
+interface FileContent { keys: ApiKey[], runTokenSecrets?: readonly string[] }
+
 /** Reads and checks the keys file; throws a KeysFileError naming the file and the fault. */
-export function readKeys (file: string, token: string | undefined): ApiKey[] {
+export function readKeys (file: string, token: string | undefined): FileContent {
   let text: string
   try {
     text = readFileSync(file, 'utf8')
@@ -22,15 +25,18 @@ export function readKeys (file: string, token: string | undefined): ApiKey[] {
     throw new KeysFileError(`Cannot read SERVICE_API_KEYS_FILE ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
   }
   let keys: ApiKey[]
+  let runTokenSecrets: readonly string[] | undefined
   try {
-    keys = parseKeysFile(text).keys.map(keyFromEntry)
+    const parsed = parseKeysFile(text)
+    keys = parsed.keys.map(keyFromEntry)
+    runTokenSecrets = parsed.runTokenSecrets
   } catch (err) {
     throw new KeysFileError(`Invalid SERVICE_API_KEYS_FILE ${file}: ${(err as Error).message}`)
   }
   if (token !== undefined && keys.some((k) => k.id === TOKEN_KEY_ID)) {
     throw new KeysFileError(`Invalid SERVICE_API_KEYS_FILE ${file}: key id ${TOKEN_KEY_ID} is SERVICE_API_AUTH_TOKEN's; name the key otherwise`)
   }
-  return keys
+  return { keys, runTokenSecrets }
 }
 
 /** Coalesces the bursts of change events one save produces. */
@@ -38,12 +44,13 @@ const RELOAD_DELAY_MS = 50
 
 export class KeyStore {
   #keys: ApiKey[]
+  #runTokenSecrets: readonly string[] | undefined
   #watcher: FSWatcher | undefined
   #timer: NodeJS.Timeout | undefined
   readonly #onHangup = () => { this.reload('SIGHUP') }
 
   constructor (readonly options: { file?: string, token?: string, log: KeyStoreLog }) {
-    this.#keys = this.#read()
+    ({ keys: this.#keys, runTokenSecrets: this.#runTokenSecrets } = this.#read())
   }
 
   /** Whether any credential is configured (auth is on). */
@@ -51,19 +58,23 @@ export class KeyStore {
 
   get keys (): readonly ApiKey[] { return this.#keys }
 
+  /** The file's `runTokenSecrets` (a new array after each reload that took); undefined when it lists none. */
+  get runTokenSecrets (): readonly string[] | undefined { return this.#runTokenSecrets }
+
   find (given: string): ApiKey | undefined { return findKey(this.#keys, given) }
 
-  #read (): ApiKey[] {
+  #read (): FileContent {
     const { file, token } = this.options
-    const fileKeys = file === undefined ? [] : readKeys(file, token)
-    return token === undefined ? fileKeys : [tokenKey(token), ...fileKeys]
+    const content: FileContent = file === undefined ? { keys: [] } : readKeys(file, token)
+    return token === undefined ? content : { ...content, keys: [tokenKey(token), ...content.keys] }
   }
 
   /** Re-reads the file; on failure keeps the last good set. Returns whether the new set is in place. */
   reload (why: string): boolean {
     try {
-      this.#keys = this.#read()
-      this.options.log.info({ keys: this.#keys.map((k) => k.id), why }, 'API keys reloaded')
+      ({ keys: this.#keys, runTokenSecrets: this.#runTokenSecrets } = this.#read())
+      // The secrets are counted, never shown.
+      this.options.log.info({ keys: this.#keys.map((k) => k.id), runTokenSecrets: this.#runTokenSecrets?.length ?? 0, why }, 'API keys reloaded')
       return true
     } catch (err) {
       this.options.log.error({ why, reason: (err as Error).message }, 'API keys file rejected: the previous keys stay valid')

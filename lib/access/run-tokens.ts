@@ -1,9 +1,10 @@
 /**
  * Run tokens: short-lived, signed (JWS, HS256 via `jose`) and bound to one workflow id (and
  * optionally one run), for browsers, which can only carry a credential in the URL. The first
- * secret of SERVICE_RUN_TOKEN_SECRETS signs, every one verifies (rotation: add the new secret
- * second, restart every replica, move it first, later drop the old one). Without the setting each
- * process draws its own secret, so a token only works on the replica that issued it.
+ * secret signs, every one verifies. The secrets are the keys file's `runTokenSecrets` when it lists
+ * them (re-read with the keys, so they rotate without a restart: README "Access control"), else
+ * SERVICE_RUN_TOKEN_SECRETS. Without either each process draws its own secret, so a token only
+ * works on the replica that issued it.
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { errors, jwtVerify, SignJWT } from 'jose'
@@ -26,13 +27,25 @@ const secretOf = (text: string | Buffer): Secret =>
   ({ kid: createHash('sha256').update(text).digest('base64url').slice(0, 12), key: typeof text === 'string' ? Buffer.from(text) : text })
 
 export class RunTokens {
-  readonly #secrets: Secret[]
-  /** Whether the secret was drawn by this process (SERVICE_RUN_TOKEN_SECRETS unset). */
-  readonly ephemeral: boolean
+  /** Drawn once: used whenever no secret is configured. */
+  readonly #own = [secretOf(randomBytes(32))]
+  #from: readonly string[] | undefined
+  #derived: Secret[] = this.#own
 
-  constructor (secrets: string[]) {
-    this.ephemeral = secrets.length === 0
-    this.#secrets = this.ephemeral ? [secretOf(randomBytes(32))] : secrets.map(secretOf)
+  /** `source` names the current secrets (a new array when they change); none: the process's own. */
+  constructor (readonly source: () => readonly string[]) {}
+
+  /** Whether tokens are signed with a secret drawn by this process (none configured). */
+  get ephemeral (): boolean { return this.source().length === 0 }
+
+  /** The secrets, derived again only when the source hands over another list. */
+  get #secrets (): Secret[] {
+    const current = this.source()
+    if (current !== this.#from) {
+      this.#from = current
+      this.#derived = current.length === 0 ? this.#own : current.map(secretOf)
+    }
+    return this.#derived
   }
 
   async issue (claims: RunTokenClaims, ttlSeconds: number): Promise<{ token: string, expiresAt: Date }> {

@@ -21,7 +21,7 @@ const actions: FastifyPluginAsyncTypebox = async (fastify) => {
 
   for (const [verb, summary] of [['pause', 'Pause a schedule: no run is started until it is unpaused'], ['unpause', 'Unpause a schedule']] as const) {
     fastify.post(`/schedules/:scheduleId/${verb}`, {
-      config: access('run', 'schedule'),
+      config: access('control', 'schedule'),
       ...optionalBody,
       schema: {
         ...optionalBodySchema,
@@ -42,7 +42,7 @@ const actions: FastifyPluginAsyncTypebox = async (fastify) => {
   }
 
   fastify.post('/schedules/:scheduleId/trigger', {
-    config: access('run', 'schedule'),
+    config: access('control', 'schedule'),
     ...optionalBody,
     schema: {
       ...optionalBodySchema,
@@ -61,7 +61,7 @@ const actions: FastifyPluginAsyncTypebox = async (fastify) => {
   })
 
   fastify.post('/schedules/:scheduleId/backfill', {
-    config: access('run', 'schedule'),
+    config: access('control', 'schedule'),
     schema: {
       tags: ['schedules'],
       operationId: 'backfillSchedule',

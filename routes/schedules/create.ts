@@ -11,7 +11,7 @@ import { engineIdentity } from '../../lib/access/principal.js'
 
 const create: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/schedules', {
-    config: access('run', 'start'),
+    config: access('control', 'start'),
     schema: {
       tags: ['schedules'],
       operationId: 'createSchedule',

@@ -11,7 +11,7 @@ import { engineIdentity } from '../../lib/access/principal.js'
 
 const remove: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.delete('/schedules/:scheduleId', {
-    config: access('run', 'schedule'),
+    config: access('control', 'schedule'),
     schema: {
       tags: ['schedules'],
       operationId: 'deleteSchedule',

@@ -1,7 +1,8 @@
 /**
  * The schedule endpoints under /schedules (docs/schedules.md): recurring runs kept by the engine.
- * Reads need the `read` scope; creating, replacing, pausing, triggering, backfilling and deleting
- * need `run`: a schedule starts runs, and whoever may create one may also stop and remove it.
+ * Reads need the `read` scope; creating, replacing, pausing, unpausing, triggering, backfilling and
+ * deleting need `control` (README "Access control"): a schedule starts runs on its own, for as long as
+ * it lives, which is an operator's power rather than a caller's one start.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import create from './create.js'

@@ -12,7 +12,7 @@ import { engineIdentity } from '../../lib/access/principal.js'
 
 const replace: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.put('/schedules/:scheduleId', {
-    config: access('run', 'schedule'),
+    config: access('control', 'schedule'),
     schema: {
       tags: ['schedules'],
       operationId: 'replaceSchedule',

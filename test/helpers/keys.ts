@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Test } from 'tap'
 import { generateKey, hashKey } from '../../lib/access/keys.js'
-import type { KeyEntry } from '../../schemas/keys-file.js'
+import type { KeyEntry, KeysFile } from '../../schemas/keys-file.js'
 
 export type KeySpec = Omit<KeyEntry, 'hash'>
 
@@ -15,8 +15,8 @@ export interface KeysFixture {
   file: string
   /** The keys by id, as a client holds them. */
   keys: Record<string, string>
-  /** Replaces the file (atomically, as editors and the CLI do) with these keys; new ids get new keys. */
-  write: (specs: KeySpec[]) => void
+  /** Replaces the file (atomically, as editors and the CLI do) with these keys (and `extra` fields); new ids get new keys. */
+  write: (specs: KeySpec[], extra?: Omit<KeysFile, 'keys'>) => void
   /** Writes raw text (an invalid file). */
   writeRaw: (text: string) => void
 }
@@ -31,12 +31,12 @@ export function keysFile (t: Test, specs: KeySpec[], name = 'keys.json'): KeysFi
     writeFileSync(temporary, text)
     renameSync(temporary, file)
   }
-  const write = (next: KeySpec[]) => {
+  const write = (next: KeySpec[], extra: Omit<KeysFile, 'keys'> = {}) => {
     const entries = next.map((spec) => {
       keys[spec.id] ??= generateKey()
       return { ...spec, hash: hashKey(keys[spec.id]!) }
     })
-    writeRaw(JSON.stringify({ keys: entries }, null, 2))
+    writeRaw(JSON.stringify({ keys: entries, ...extra }, null, 2))
   }
   write(specs)
   return { file, keys, write, writeRaw }
