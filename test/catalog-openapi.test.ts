@@ -12,11 +12,13 @@ import { promisify } from 'node:util'
 import SwaggerParser from '@apidevtools/swagger-parser'
 import openapiTS, { astToString } from 'openapi-typescript'
 import type { OpenAPI3 } from 'openapi-typescript'
+import { catalogWorkflowId, type CatalogWorkflow } from '@flowport/worker/contract'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
 import { build } from './helpers/app.js'
 import { testCatalog } from './helpers/env.js'
-import { call, newId } from './helpers/workflows.js'
+import { publishCatalog } from './helpers/poller.js'
+import { call, eventually, newId } from './helpers/workflows.js'
 
 const addFormats = addFormatsModule.default
 const run = promisify(execFile)
@@ -123,6 +125,48 @@ t.test('the typed schemas are the catalog\'s, and a real run\'s result matches i
   const result = await call(t, app, { method: 'POST', url: '/workflow/run', route: '/workflow/run', payload: { workflowName: 'hello', input: { name: 'Ada' }, workflowId: newId('hello') } })
   t.equal(result.status, 200)
   t.ok(valid('hello.WorkflowResult', result.body), 'the answer matches hello.WorkflowResult')
+})
+
+t.test('the document follows the live catalog: a republished catalog with a changed workflow changes its ETag and its schemas', async (t) => {
+  const app = await build(t)
+  const catalogId = newId('republished')
+  const route = '/workflow/catalog/{catalogId}/openapi.json'
+  const url = `/workflow/catalog/${catalogId}/openapi.json`
+  const served = await call(t, app, { method: 'GET', url: '/workflow/catalog', route: '/workflow/catalog' })
+  const hello: CatalogWorkflow = served.body.workflows.find((w: CatalogWorkflow) => w.name === 'hello')
+  // Published the way a worker publishes it (helpers/poller.ts); a new deploy is a new run of the catalog workflow.
+  await publishCatalog(app.temporal, catalogId, [hello])
+  const handle = app.temporal.workflow.getHandle(catalogWorkflowId(catalogId))
+  t.teardown(async () => { await handle.terminate('test finished').catch(() => undefined) })
+
+  const first = await call(t, app, { method: 'GET', url, route })
+  t.equal(first.status, 200)
+  const before = first.headers.etag as string
+  t.match(before, /^"[A-Za-z0-9_-]{16}"$/)
+  t.same(first.body.components.schemas['hello.Input'].required, ['name'])
+  t.notOk(first.body.components.schemas['hello.Input'].properties.shout, 'not yet in the schema')
+
+  // The next deploy changes hello's input: a required `shout` flag beside `name`.
+  const inputSchema = structuredClone(hello.inputSchema) as any
+  inputSchema.properties.shout = { type: 'boolean' }
+  inputSchema.required = ['name', 'shout']
+  await handle.terminate('replaced by a new deploy')
+  await publishCatalog(app.temporal, catalogId, [{ ...hello, inputSchema }])
+
+  const next = await eventually(async () => await call(t, app, { method: 'GET', url, route }), (res) => res.headers.etag !== before)
+  t.equal(next.status, 200)
+  const after = next.headers.etag as string
+  t.not(after, before, 'the ETag changes with the catalog')
+  t.match(after, /^"[A-Za-z0-9_-]{16}"$/)
+  t.same(next.body.components.schemas['hello.Input'].properties.shout, { type: 'boolean' }, 'the new input schema is in the document')
+  t.same(next.body.components.schemas['hello.Input'].required, ['name', 'shout'])
+
+  const stale = await call(t, app, { method: 'GET', url, route, headers: { 'if-none-match': before } })
+  t.equal(stale.status, 200, 'the old ETag no longer matches: the new document is sent')
+  t.equal(stale.headers.etag, after)
+  t.same(stale.body.components.schemas['hello.Input'].required, ['name', 'shout'])
+  const fresh = await call(t, app, { method: 'GET', url, route, headers: { 'if-none-match': after } })
+  t.equal(fresh.status, 304, 'the new ETag matches until the next deploy')
 })
 
 t.test('an unknown catalog is a 404; the static document is unchanged by it all', async (t) => {
