@@ -2,6 +2,7 @@
  * The OpenAPI document typed per catalog (GET /workflow/catalog/openapi.json and
  * /workflow/catalog/{catalogId}/openapi.json), read over HTTP from the test stack's API, fed to
  * openapi-typescript, and compiled with tsc: a correct call of `hello` compiles, a wrong input does not.
+ * The document follows a republished catalog; `flowport catalog --openapi` prints it.
  */
 import t from 'tap'
 import { execFile } from 'node:child_process'
@@ -19,6 +20,7 @@ import { build } from './helpers/app.js'
 import { testCatalog } from './helpers/env.js'
 import { publishCatalog } from './helpers/poller.js'
 import { call, eventually, newId } from './helpers/workflows.js'
+import { catalogArgs, flowport, listening } from './helpers/flowport-cli.js'
 
 const addFormats = addFormatsModule.default
 const run = promisify(execFile)
@@ -177,4 +179,29 @@ t.test('an unknown catalog is a 404; the static document is unchanged by it all'
   const statics = await app.inject({ url: '/openapi.json' })
   t.equal(statics.json().info.title, 'Flowport API')
   t.notOk(statics.json().components.schemas['hello.Input'])
+})
+
+t.test('`flowport catalog --openapi`: the typed document of the default or a named catalog on stdout', async (t) => {
+  const { url } = await listening(t)
+  const env = { FLOWPORT_URL: url }
+  const served = await fetch(`${url}/workflow/catalog/openapi.json`)
+  t.equal(served.status, 200)
+  const expected = await served.json()
+  const named = await flowport(['catalog', '--openapi', ...catalogArgs()], { env })
+  t.equal(named.code, 0, named.stderr)
+  const doc = JSON.parse(named.stdout)
+  t.same(doc, expected, 'the named catalog\'s document, as the API serves it')
+  t.match(doc, { 'x-flowport-catalog': { catalog: testCatalog() } })
+  t.match(doc.components.schemas['hello.Input'], { properties: { name: { type: 'string' } } }, 'typed per workflow')
+  const byDefault = await flowport(['catalog', '--openapi', '--json'], { env })
+  t.equal(byDefault.code, 0, byDefault.stderr)
+  t.same(JSON.parse(byDefault.stdout), expected, 'without --catalog: the API\'s default catalog (here the same one)')
+  const missing = await flowport(['catalog', '--openapi', '--catalog', newId('no-such-catalog')], { env })
+  t.equal(missing.code, 2, 'a catalog nobody published')
+  t.same(missing.stderr.trim().split('\n').length, 1, 'one line on stderr')
+  t.match(missing.stderr, /^WorkflowNotFoundError: Catalog no-such-catalog-.* not found/)
+  const both = await flowport(['catalog', 'hello', '--openapi'], { env })
+  t.equal(both.code, 2, 'a workflow and --openapi')
+  t.same(both.stderr.trim().split('\n').length, 1, 'one line on stderr')
+  t.match(both.stderr, /^--openapi prints the whole catalog's document/)
 })
