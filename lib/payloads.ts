@@ -109,9 +109,19 @@ export async function decodeFirstValue (fastify: FastifyInstance, payloads: temp
   }
 }
 
-/** A value as a response field pair: inline, or null and the presigned download of a LargeValue. */
+/**
+ * A value as a response field pair: inline, or null and the presigned download of a LargeValue.
+ * The object is looked up first (one HEAD): a link to an object the bucket no longer holds would
+ * answer 200 and leave the client with a URL that fails, where a value fetched inline is a 404
+ * PayloadNotFoundError; both answer the same.
+ */
 export async function inlineOrLink (fastify: FastifyInstance, value: unknown): Promise<{ value: unknown, link?: PayloadLink }> {
   if (!(value instanceof LargeValue)) return { value }
   const { payloadRef, bytes, sha256 } = value.reference
+  try {
+    if (await payloadStore(fastify).stat(payloadRef) === null) throw new PayloadMissingError(payloadRef)
+  } catch (err) {
+    throw payloadError(err) ?? err
+  }
   return { value: null, link: { payloadRef, bytes, sha256, ...await presigned(fastify, 'GET', payloadRef) } }
 }

@@ -3,7 +3,8 @@
  * worker both load the claim-check codec with the real S3-compatible server (moto) that
  * scripts/test.ts starts; the engine is the real one. A 20 MB input is uploaded through a presigned
  * URL and started with `inputRef`, and a 20 MB output comes back as a presigned download, byte for
- * byte; the engine's history, read with a client without the codec, holds references only.
+ * byte; the engine's history, read with a client without the codec, holds references only. Objects
+ * deleted from the bucket behind the API's back are 404s, not 500s or dead links.
  */
 import t, { type Test } from 'tap'
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
@@ -19,6 +20,7 @@ import { engineClient, openSse } from './helpers/history.js'
 import { call, newId } from './helpers/workflows.js'
 import { catalogArgs, flowport, listening } from './helpers/flowport-cli.js'
 import { FlowportClient } from '@flowport/client'
+import { DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3'
 
 const MB = 1024 * 1024
 const REFERENCE_KEY = 'flowport-payload-ref'
@@ -172,6 +174,53 @@ t.test('a missing, expired, malformed or invalid uploaded input is a clear 4xx',
   const expired = await run(t, shortLived, { inputRef: old })
   t.equal(expired.status, 404)
   t.match(expired.body, { error: 'PayloadNotFoundError', message: /has expired/ })
+})
+
+/** Removes a stored payload behind the API's back, as a bucket lifecycle rule would. */
+async function deleteStored (app: App, payloadRef: string): Promise<void> {
+  const { bucket, prefix, region, endpoint, accessKeyId, secretAccessKey } = app.payloads!.store.settings.s3
+  const s3 = new S3Client({ region, endpoint, forcePathStyle: true, credentials: { accessKeyId: accessKeyId!, secretAccessKey: secretAccessKey! } })
+  try {
+    await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: prefix + payloadRef }))
+  } finally {
+    s3.destroy()
+  }
+}
+
+t.test('a value the engine references but the bucket no longer holds is a 404 PayloadNotFoundError, inline or linked', async (t) => {
+  // Unique text: objects are content-addressed, and this test deletes them.
+  const text = `${randomUUID()} `.repeat(8000)
+  const input = { text, times: 1 }
+  t.ok(JSON.stringify(input).length > 256 * 1024, 'above SERVICE_PAYLOAD_REF_THRESHOLD_BYTES: the input and the output are held by reference')
+  const started = await call(t, app, { method: 'POST', url: '/workflow/start', route: '/workflow/start', payload: { workflowName: 'bulky', workflowId: newId('bulky'), input } })
+  t.equal(started.status, 200)
+  const { workflowId } = started.body as { workflowId: string }
+  // Waited for through the engine, so that no API app has read (and kept, lib/closed-runs.ts) the run's values yet.
+  await app.temporal.workflow.getHandle(workflowId).result()
+  const events = (await (await engineClient(t)).workflow.getHandle(workflowId).fetchHistory()).events!
+  const refOf = (payload: temporal.api.common.v1.IPayload) => (JSON.parse(Buffer.from(payload.data!).toString()) as { payloadRef: string }).payloadRef
+  const inputRef = refOf(events[0].workflowExecutionStartedEventAttributes!.input!.payloads![0])
+  const outputRef = refOf(events.at(-1)!.workflowExecutionCompletedEventAttributes!.result!.payloads![0])
+
+  await deleteStored(app, outputRef)
+  // Fresh apps: nothing read before the deletion is kept in memory. `linking` answers the values as links.
+  const inline = await build(t)
+  const linking = await build(t, { SERVICE_PAYLOAD_INLINE_MAX_BYTES: String(64 * 1024) })
+  for (const [name, reader] of [['inline', inline], ['linked', linking]] as const) {
+    const result = await call(t, reader, { method: 'GET', url: `/workflow/${workflowId}/result`, route: '/workflow/{id}/result' })
+    t.equal(result.status, 404, `${name}: a result whose output is gone is a 404`)
+    t.match(result.body, { error: 'PayloadNotFoundError', message: new RegExp(`Payload ${outputRef} is not in the payload store`) })
+    const stillThere = await call(t, reader, { method: 'GET', url: `/workflow/${workflowId}/input`, route: '/workflow/{id}/input' })
+    t.equal(stillThere.status, 200, `${name}: the input is still there`)
+  }
+
+  await deleteStored(app, inputRef)
+  for (const [name, env] of [['inline', {}], ['linked', { SERVICE_PAYLOAD_INLINE_MAX_BYTES: String(64 * 1024) }]] as const) {
+    const reader = await build(t, env)
+    const read = await call(t, reader, { method: 'GET', url: `/workflow/${workflowId}/input`, route: '/workflow/{id}/input' })
+    t.equal(read.status, 404, `${name}: an input that is gone is a 404`)
+    t.match(read.body, { error: 'PayloadNotFoundError', message: new RegExp(`Payload ${inputRef} is not in the payload store`) })
+  }
 })
 
 t.test('without an object store large payloads are off, and say so', async (t) => {

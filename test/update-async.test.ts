@@ -1,13 +1,14 @@
 /**
  * Non-blocking updates: `Prefer: respond-async` on POST /workflow/{id}/update/{name} answers 202 with
  * `Location` of GET /workflow/{id}/updates/{updateId}, which reads the update's state from the
- * real engine: accepted while its handler runs, then completed with its result, or failed.
+ * real engine: accepted while its handler runs, then completed with its result, or failed. The
+ * client's updateAsync/updateState and the CLI's `update --async` and `update-state` on top.
  */
 import t from 'tap'
 import type { Test } from 'tap'
 import type { App } from '../app.js'
 import { build } from './helpers/app.js'
-import { call, start, waitClosed } from './helpers/workflows.js'
+import { call, eventually, start, waitClosed } from './helpers/workflows.js'
 import { flowport, listening } from './helpers/flowport-cli.js'
 import { FlowportClient } from '@flowport/client'
 
@@ -93,4 +94,44 @@ t.test('the client (updateAsync, updateState) and `flowport update --async`', as
   await client.signal(workflowId, 'finish')
   await waitClosed(app, workflowId)
   t.same(await client.updateState(workflowId, fromCli.updateId), { workflowId, runId, updateId: fromCli.updateId, state: 'completed', result: { released: true }, error: null })
+})
+
+t.test('`flowport update-state`: accepted (exit 4), failed (exit 1), completed (its result), unknown (exit 2)', async (t) => {
+  const { app, url } = await listening(t)
+  const env = { FLOWPORT_URL: url }
+  const client = new FlowportClient({ baseUrl: url })
+  const { workflowId, runId } = await start(t, app, 'faulty', {})
+  t.teardown(async () => { await app.temporal.workflow.getHandle(workflowId).terminate('test cleanup').catch(() => undefined) })
+  const held = await client.updateAsync(workflowId, 'held')
+
+  const running = await flowport(['update-state', workflowId, held.updateId], { env })
+  t.equal(running.code, 4, 'the handler still runs: exit 4, as `result` of an open run')
+  t.equal(running.stdout, '')
+  t.same(running.stderr.trim().split('\n').length, 1, 'one line on stderr')
+  t.match(running.stderr, new RegExp(`^Update ${held.updateId} is accepted and its handler still runs \\(workflow ${workflowId}, run ${runId}\\)`))
+  const runningJson = await flowport(['update-state', workflowId, held.updateId, '--json'], { env })
+  t.equal(runningJson.code, 4)
+  t.same(JSON.parse(runningJson.stdout), { workflowId, runId, updateId: held.updateId, state: 'accepted', result: null, error: null })
+
+  const broken = await client.updateAsync(workflowId, 'broken', { reason: 'on purpose' })
+  // The handler throws at once, but the engine may report it accepted for a moment: wait through the client.
+  t.equal((await eventually(async () => await client.updateState(workflowId, broken.updateId), (s) => s.state !== 'accepted')).state, 'failed')
+  const failed = await flowport(['update-state', workflowId, broken.updateId], { env })
+  t.equal(failed.code, 1, 'the handler threw: exit 1')
+  t.equal(failed.stdout, '')
+  t.same(failed.stderr.trim().split('\n').length, 1, 'one line on stderr')
+  t.match(failed.stderr, /^Update failed: the update handler failed: on purpose \(workflow /)
+
+  await client.signal(workflowId, 'finish')
+  await waitClosed(app, workflowId)
+  const done = await flowport(['update-state', workflowId, held.updateId], { env })
+  t.equal(done.code, 0, done.stderr)
+  t.same(JSON.parse(done.stdout), { released: true }, 'the handler\'s result on stdout')
+
+  const unknown = await flowport(['update-state', workflowId, 'no-such-update'], { env })
+  t.equal(unknown.code, 2)
+  t.same(unknown.stderr.trim().split('\n').length, 1, 'one line on stderr')
+  t.match(unknown.stderr, /^UpdateNotFoundError: /)
+  const help = await flowport(['help'])
+  t.match(help.stdout, /\n {2}update-state /, 'listed in the help')
 })

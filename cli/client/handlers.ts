@@ -1,11 +1,12 @@
 /**
  * `signal`, `query` and `update` a running workflow; the payload is inline JSON, @file.json or -.
+ * `update-state` reads how an update sent with `update --async` stands.
  */
 import type { Command } from 'commander'
 import { action, clientCommand, clientOf, type CommonOptions } from './command.js'
 import { EXIT } from './exit-codes.js'
 import { readInput } from './input.js'
-import { info, printJson } from './output.js'
+import { info, paint, printJson } from './output.js'
 
 export const IF_MATCH_HELP = 'act only if the latest run is this one (a run id or a status ETag); otherwise PreconditionFailedError, exit 2'
 
@@ -42,4 +43,16 @@ export function registerHandlers (program: Command): void {
         return EXIT.ok
       }))
   }
+
+  clientCommand(program, 'update-state <id> <updateId>', 'print how an update sent with --async stands: its result once its handler returned (exit 4 while it runs, 1 if it threw)')
+    .action(action(async (id: string, updateId: string, options: CommonOptions) => {
+      const state = await clientOf(options).updateState(id, updateId)
+      // The exit codes of `result`: 0 done, 1 the handler threw, 4 still running.
+      const code = state.state === 'completed' ? EXIT.ok : state.state === 'failed' ? EXIT.workflowFailed : EXIT.runTimeout
+      if (options.json) printJson(state)
+      else if (state.state === 'completed') printJson(state.result)
+      else if (state.state === 'failed') info(`${paint('red', 'Update failed')}: ${state.error ?? 'no error recorded'} (workflow ${state.workflowId}, run ${state.runId}, update ${state.updateId})`)
+      else info(`Update ${state.updateId} is accepted and its handler still runs (workflow ${state.workflowId}, run ${state.runId}); ask again later.`)
+      return code
+    }))
 }

@@ -1,6 +1,7 @@
 /**
  * `runs` (newest first, across pages up to --limit; with --watch, every start and close from now
- * on, from the runs feed) and `catalog` (the workflows a catalog offers).
+ * on, from the runs feed) and `catalog` (the workflows a catalog offers; with --openapi its typed
+ * OpenAPI document, docs/catalog-openapi.md).
  */
 import type { Command } from 'commander'
 import { action, clientCommand, clientOf, type CommonOptions } from './command.js'
@@ -54,9 +55,16 @@ export function registerList (program: Command): void {
       return EXIT.ok
     }))
 
+  // --openapi rather than a subcommand: `catalog <word>` already names a workflow, and a workflow may be called `openapi`.
   clientCommand(program, 'catalog [workflow]', 'list the workflows of a catalog, or show one (its input and output schemas)')
     .option('--catalog <catalog>', 'catalog id (default: the API\'s SERVICE_CATALOG_ID)')
-    .action(action(async (workflow: string | undefined, options: CommonOptions) => {
+    .option('--openapi', 'print the API\'s OpenAPI document typed for the catalog (JSON), for a client generator')
+    .action(action(async (workflow: string | undefined, options: CommonOptions & { openapi?: boolean }) => {
+      if (options.openapi === true) {
+        if (workflow !== undefined) throw new CliError('--openapi prints the whole catalog\'s document: name no workflow', EXIT.usage)
+        printJson(await clientOf(options).catalogOpenApi(options.catalog))
+        return EXIT.ok
+      }
       const catalog = await clientOf(options).catalog(options.catalog)
       if (workflow !== undefined) {
         const found = catalog.workflows.find((w) => w.name === workflow || w.aliases.includes(workflow))

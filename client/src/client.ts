@@ -9,7 +9,7 @@ import { follow, type FollowOptions } from './follow.js'
 import { watchRuns, type WatchRunsOptions } from './watch-runs.js'
 import { defined, iso } from './values.js'
 import type {
-  BatchBody, BatchStarted, BatchStatus, Catalog, CreateScheduleBody, OverlapPolicy, paths, QueryResult, ResetFrom, ResetResult, RunsFeedEvent, RunsQuery,
+  BatchBody, BatchStarted, BatchStatus, Catalog, CreateScheduleBody, OpenApiDocument, OverlapPolicy, paths, QueryResult, ResetFrom, ResetResult, RunsFeedEvent, RunsQuery,
   Schedule, ScheduleSummary, SignalResult, StopResult, StreamEvent, TerminateResult, TraceLog, UpdateAccepted, UpdateResult, UpdateScheduleBody,
   UpdateState, UpdateWithStart, PayloadUpload, WorkflowInput, WorkflowResult, WorkflowStarted, WorkflowStatus
 } from './types.js'
@@ -320,6 +320,17 @@ export class FlowportClient {
     return this.#call(signal, () => catalogId === undefined
       ? this.#api.GET('/workflow/catalog', { signal })
       : this.#api.GET('/workflow/catalog/{catalogId}', { params: { path: { catalogId } }, signal }))
+  }
+
+  /**
+   * The API's OpenAPI document typed for the default catalog, or for `catalogId` (docs/catalog-openapi.md):
+   * feed it to a client generator. It follows the live catalog.
+   */
+  catalogOpenApi (catalogId?: string, opts: CallOptions = {}): Promise<OpenApiDocument> {
+    const { signal } = opts
+    return this.#call(signal, () => catalogId === undefined
+      ? this.#api.GET('/workflow/catalog/openapi.json', { signal })
+      : this.#api.GET('/workflow/catalog/{catalogId}/openapi.json', { params: { path: { catalogId } }, signal }))
   }
 
   /** Creates a schedule (`POST /schedules`); resolves with its id. */
