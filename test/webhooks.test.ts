@@ -8,7 +8,10 @@ import type { AddressInfo } from 'node:net'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { Webhook } from 'standardwebhooks'
 import { Client, Connection } from '@temporalio/client'
-import { build } from './helpers/app.js'
+import { PassThrough } from 'node:stream'
+import type { InjectOptions } from 'fastify'
+import { buildApp } from '../app.js'
+import { build, traceEnv } from './helpers/app.js'
 import { call, eventually, newId, waitClosed } from './helpers/workflows.js'
 import { deliveryOfRun, deliveryWorkflowId, startDelivery, webhookRunMemo } from '../lib/webhooks.js'
 import { WEBHOOK_RUN_MEMO_KEY, type WebhookRunMemo } from '@flowport/worker/contract'
@@ -203,6 +206,52 @@ t.test('an API that stops between the delivery\'s start and the run\'s loses not
   await startDelivery(later, { id: orphan, workflowId: orphanId, catalog: testCatalog(), runStartWithinMs: 1500 }, { url: hooks.url('/orphan'), secret })
   await t.rejects(later.temporal.workflow.getHandle(orphan).result(), { cause: { type: 'WebhookRunNeverStarted' } })
   t.equal(hooks.received('/orphan').length, 0, 'nothing delivered for a run that never started')
+})
+
+t.test('POST /workflow/run takes a webhook; a stopped (canceled) run delivers once; the secret is in no response and no log line', async (t) => {
+  const stream = new PassThrough()
+  let logged = ''
+  stream.on('data', (chunk: Buffer) => { logged += chunk.toString() })
+  const app = await buildApp({ config: loadConfig({ ...traceEnv(), TEMPORAL_ADDRESS: engineAddress(), SERVICE_CATALOG_ID: testCatalog(), LOG_LEVEL: 'trace' }), logStream: stream })
+  t.teardown(() => app.close())
+  const hooks = await receiver(t)
+  const secret = newSecret()
+  const bodies: string[] = []
+  const send = async (request: InjectOptions) => {
+    const res = await app.inject(request)
+    bodies.push(JSON.stringify(res.headers), res.body)
+    return res
+  }
+
+  const ran = await send({ method: 'POST', url: '/workflow/run', payload: { workflowName: 'hello', input: { name: 'Run' }, webhook: { url: hooks.url('/run'), secret } } })
+  t.equal(ran.statusCode, 200)
+  const result = ran.json<{ workflowId: string, runId: string, status: string }>()
+  t.equal(result.status, 'completed')
+  const [delivery] = await hooks.until('/run', 1)
+  t.match(verified(t, secret, delivery), { workflowId: result.workflowId, runId: result.runId, status: 'completed', output: { greeting: 'Hello, Run!' } })
+  t.equal((await deliveryDone(app, result)).state, 'delivered')
+  t.equal(hooks.received('/run').length, 1, '/run: delivered once')
+
+  const started = await send({ method: 'POST', url: '/workflow/start', payload: { workflowName: 'approval', input: { label: 'stop me' }, webhook: { url: hooks.url('/canceled'), secret } } })
+  t.equal(started.statusCode, 200)
+  const run = started.json<{ workflowId: string, runId: string }>()
+  const stopped = await send({ method: 'PATCH', url: `/workflow/${run.workflowId}/stop`, payload: {} })
+  t.equal(stopped.statusCode, 200)
+  const [canceled] = await hooks.until('/canceled', 1)
+  t.match(verified(t, secret, canceled), { workflowId: run.workflowId, runId: run.runId, status: 'canceled', output: null })
+  t.equal((await deliveryDone(app, run)).state, 'delivered')
+  t.equal(hooks.received('/canceled').length, 1, 'canceled: delivered once')
+
+  for (const { workflowId, runId } of [result, run]) {
+    const status = await send({ method: 'GET', url: `/workflow/${workflowId}/runs/${runId}/status` })
+    t.equal(status.json<{ webhook: { state: string } }>().webhook.state, 'delivered')
+    t.equal((await send({ method: 'GET', url: `/workflow/${workflowId}/runs/${runId}/result` })).statusCode, 200)
+    t.equal((await send({ method: 'GET', url: `/workflow/${workflowId}/history?includePayloads=true` })).statusCode, 200)
+  }
+  const bare = secret.slice('whsec_'.length)
+  t.ok(logged.includes(result.workflowId), 'the log was captured')
+  t.notOk(logged.includes(bare), 'no log line holds the secret')
+  t.notOk(bodies.some((b) => b.includes(bare)), 'no response (run, start, stop, status, result, history) holds the secret')
 })
 
 t.test('an idempotent retry with a webhook starts one run and one delivery', async (t) => {
