@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { WorkflowExecutionInfo } from '@temporalio/client'
 import { SearchAttributeType, TypedSearchAttributes, defineSearchAttributeKey } from '@temporalio/common'
-import { CATALOG_WORKFLOW_TYPE, STARTED_BY_MEMO_KEY, WEBHOOK_RUN_MEMO_KEY } from '@flowport/worker/contract'
+import { CATALOG_WORKFLOW_TYPE, STARTED_BY_MEMO_KEY, WEBHOOK_RUN_MEMO_KEY, type WebhookRunMemo } from '@flowport/worker/contract'
 import { readDelivery } from './webhooks.js'
 import type { HistoryWorkflow } from '../schemas/history.js'
 import type { WorkflowStatus } from '../schemas/workflow.js'
@@ -111,10 +111,10 @@ export function startedByOf (memo: Record<string, unknown> | undefined): string 
 export async function readStatus (fastify: FastifyInstance, options: DescribeOptions): Promise<WorkflowStatus> {
   const execution = await describeForRead(fastify, options)
   const run = { workflowId: execution.workflowId, runId: execution.runId }
-  const webhook = execution.memo?.[WEBHOOK_RUN_MEMO_KEY] as { url?: unknown } | undefined
+  const webhook = execution.memo?.[WEBHOOK_RUN_MEMO_KEY] as WebhookRunMemo | undefined
   const [status, delivery, resetFrom, attention] = await Promise.all([
     statusWithWorkers(fastify, execution, options.signal),
-    typeof webhook?.url === 'string' ? readDelivery(fastify, execution, webhook.url, options.signal) : undefined,
+    typeof webhook?.url === 'string' ? readDelivery(fastify, execution, webhook, options.signal) : undefined,
     execution.resetFrom !== undefined || execution.wasReset !== true ? execution.resetFrom ?? null : readResetFrom(fastify, run, options.signal),
     execution.closeTime ? null : readAttention(fastify, run, execution.workflowTaskAttempt, options.signal)
   ])

@@ -14,7 +14,7 @@ import { describeRun, isReservedWorkflowId } from './execution.js'
 import { assertMatches } from './json-schema.js'
 import { durationMs } from './schedules/spec.js'
 import { IDEMPOTENCY_MEMO_KEY, fingerprintOf, keyedWorkflowId, startWithKey } from './idempotency.js'
-import { startDelivery, webhookRunMemo, webhookTarget } from './webhooks.js'
+import { abandonDelivery, deliveryWorkflowId, startDelivery, webhookRunMemo, webhookTarget } from './webhooks.js'
 import { uploadedInput } from './payloads.js'
 
 export interface Started {
@@ -93,15 +93,21 @@ export async function startWorkflow (fastify: FastifyInstance, body: StartWorkfl
   const startDelay = body.startDelay === undefined ? undefined : durationMs(body.startDelay)
   const begin = (workflowId: string, policies: Pick<WorkflowStartOptions, 'workflowIdReusePolicy' | 'workflowIdConflictPolicy' | 'memo'>) =>
     fastify.engineCall(() => fastify.temporalAs(identity).workflow.start(workflow.name, { workflowId, taskQueue: catalog, args: [input], startDelay, ...policies }), { signal, workflowId })
-  const runMemo = { ...(webhook === undefined ? {} : webhookRunMemo(webhook)), ...starterMemo(startedBy) }
-  const ran = async (workflowId: string, runId: string): Promise<Started> => {
-    // After the run's start: a retry with the same Idempotency-Key starts a delivery that failed to start here.
-    if (webhook !== undefined) await startDelivery(fastify, { workflowId, runId, catalog }, webhook, signal)
-    return { workflowId, runId, workflowName: workflow.name, catalog, input: body.inputRef === undefined ? input : undefined }
+  // The delivery first, then the run whose memo names it: a run with a webhook never exists
+  // without its delivery, whatever happens to this process between the two starts.
+  const withDelivery = async (workflowId: string): Promise<{ deliveryId?: string, runMemo: Record<string, unknown> }> => {
+    if (webhook === undefined) return { runMemo: starterMemo(startedBy) }
+    const deliveryId = deliveryWorkflowId(workflowId, idempotencyKey)
+    await startDelivery(fastify, { id: deliveryId, workflowId, catalog }, webhook, signal)
+    return { deliveryId, runMemo: { ...webhookRunMemo(webhook, deliveryId), ...starterMemo(startedBy) } }
   }
+  const started = (workflowId: string, runId: string): Started =>
+    ({ workflowId, runId, workflowName: workflow.name, catalog, input: body.inputRef === undefined ? input : undefined })
   if (idempotencyKey !== undefined) {
     const workflowId = body.workflowId ?? keyedWorkflowId(catalog, idempotencyKey)
     const fingerprint = fingerprintOf({ catalog, workflowName: workflow.name, input, webhookUrl: webhook?.url ?? null })
+    // Shared by every request with this key; one whose run was never started fails, so a later retry starts it again.
+    const { runMemo } = await withDelivery(workflowId)
     const runId = await startWithKey(fastify, {
       workflowId,
       key: idempotencyKey,
@@ -113,14 +119,17 @@ export async function startWorkflow (fastify: FastifyInstance, body: StartWorkfl
         memo: { ...runMemo, [IDEMPOTENCY_MEMO_KEY]: { key: idempotencyKey, fingerprint } }
       })
     })
-    return await ran(workflowId, runId)
+    return started(workflowId, runId)
   }
   const workflowId = body.workflowId ?? randomUUID()
+  const { deliveryId, runMemo } = await withDelivery(workflowId)
   try {
     // A closed run's id may be used again (a new run starts); an open one is refused (409).
     const handle = await begin(workflowId, { workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE, workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL, memo: runMemo })
-    return await ran(workflowId, handle.firstExecutionRunId)
+    return started(workflowId, handle.firstExecutionRunId)
   } catch (err) {
+    // Refused (a 409, a 400): no run will name this request's delivery. An engine error may hide a start that happened.
+    if (deliveryId !== undefined && err instanceof ApiError && err.statusCode < 500) await abandonDelivery(fastify, deliveryId)
     if (err instanceof ApiError && err.error === 'WorkflowAlreadyStartedError') throw await alreadyStarted(fastify, workflowId, signal)
     throw err
   }

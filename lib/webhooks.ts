@@ -1,14 +1,15 @@
 /**
  * Completion webhooks (docs/webhooks.md), the API's part: check the URL before anything starts,
- * start the delivery workflow on the engine (worker/src/workflow/webhook.ts) for a started run,
- * and read where a delivery stands for the status endpoint. The delivery itself never depends on
- * an API process: it runs on the catalog's workers.
+ * start the delivery workflow on the engine (worker/src/workflow/webhook.ts) before the run whose
+ * memo names it, and read where a delivery stands for the status endpoint. The delivery itself
+ * never depends on an API process: it runs on the catalog's workers, and as it is started first,
+ * no run with a webhook exists without its delivery.
  */
-import { createHash } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common'
 import {
-  WEBHOOK_DELIVERY_MEMO_KEY, WEBHOOK_RUN_MEMO_KEY, WEBHOOK_WORKFLOW_TYPE, type DeliveryRecord, type WebhookDeliveryInput
+  WEBHOOK_DELIVERY_MEMO_KEY, WEBHOOK_RUN_MEMO_KEY, WEBHOOK_WORKFLOW_TYPE, type DeliveryRecord, type WebhookDeliveryInput, type WebhookRunMemo
 } from '@flowport/worker/contract'
 import { refusalOf } from '@flowport/worker/webhook-address'
 import type { WebhookDelivery, WebhookRequest } from '../schemas/workflow.js'
@@ -58,25 +59,48 @@ function addressPolicy (fastify: FastifyInstance) {
   }
 }
 
-/** The delivery workflow's id: reserved (the API never shows its history, which holds the secret), one per run. */
-export function deliveryWorkflowId (workflowId: string, runId: string): string {
-  return `${RESERVED_ID_PREFIX}_webhook:${createHash('sha256').update(`${workflowId}\0${runId}`).digest('base64url')}`
+const reservedDeliveryId = (name: string) => `${RESERVED_ID_PREFIX}_webhook:${createHash('sha256').update(name).digest('base64url')}`
+
+/**
+ * The id of the delivery workflow of a start request (reserved: the API never shows its history,
+ * which holds the secret). Requests with one Idempotency-Key share one (they start one run);
+ * any other request gets its own.
+ */
+export function deliveryWorkflowId (workflowId: string, idempotencyKey?: string): string {
+  return reservedDeliveryId(idempotencyKey === undefined ? `${workflowId}\0${randomUUID()}` : `${workflowId}\0key\0${idempotencyKey}`)
 }
 
-/** Memo of a run started with a webhook: the URL only, so a status read knows there is a delivery to report. */
-export const webhookRunMemo = (target: WebhookTarget) => ({ [WEBHOOK_RUN_MEMO_KEY]: { url: target.url } })
+/** The delivery workflow of a run: the one its memo names; runs started before deliveries were started first used an id of workflow and run id. */
+export function deliveryOfRun (run: { workflowId: string, runId: string }, memo: WebhookRunMemo): string {
+  return memo.delivery ?? reservedDeliveryId(`${run.workflowId}\0${run.runId}`)
+}
+
+/** Memo of a run started with a webhook: the URL and the delivery workflow's id, never the secret. */
+export const webhookRunMemo = (target: WebhookTarget, deliveryId: string): Record<string, WebhookRunMemo> =>
+  ({ [WEBHOOK_RUN_MEMO_KEY]: { url: target.url, delivery: deliveryId } })
 
 const PENDING: DeliveryRecord = { state: 'pending', attempts: 0, lastResponseStatus: null, lastError: null, deliveredAt: null }
 
+export interface DeliveryStart {
+  /** The delivery workflow's id (deliveryWorkflowId), which the run's memo is to name. */
+  id: string
+  /** The workflow id the run is about to be started with. */
+  workflowId: string
+  catalog: string
+  /** How long the delivery waits for the run to be started (default: the worker's, 10 minutes). */
+  runStartWithinMs?: number
+}
+
 /**
- * Starts the delivery of a started run's completion; a delivery already started for that run
- * (a retry with an Idempotency-Key) is left alone, so the run's webhook is delivered once.
+ * Starts the delivery of a run that is started next, with a memo naming `delivery.id`: the
+ * delivery waits for it. A delivery already started under that id (a retry with an
+ * Idempotency-Key) is left alone; one whose run never came (it failed) may be started again.
  */
-export async function startDelivery (fastify: FastifyInstance, run: { workflowId: string, runId: string, catalog: string }, target: WebhookTarget, signal?: AbortSignal): Promise<void> {
-  const id = deliveryWorkflowId(run.workflowId, run.runId)
+export async function startDelivery (fastify: FastifyInstance, delivery: DeliveryStart, target: WebhookTarget, signal?: AbortSignal): Promise<void> {
+  const { id, workflowId } = delivery
   const input: WebhookDeliveryInput = {
-    workflowId: run.workflowId,
-    runId: run.runId,
+    workflowId,
+    runStartWithinMs: delivery.runStartWithinMs,
     url: target.url,
     secret: target.secret,
     // The same `webhook-id` on every attempt: receivers deduplicate by it.
@@ -87,22 +111,28 @@ export async function startDelivery (fastify: FastifyInstance, run: { workflowId
   try {
     await fastify.engineCall(() => fastify.temporal.workflow.start(WEBHOOK_WORKFLOW_TYPE, {
       workflowId: id,
-      taskQueue: run.catalog,
+      taskQueue: delivery.catalog,
       args: [input],
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
       memo: { [WEBHOOK_DELIVERY_MEMO_KEY]: PENDING }
-    }), { signal, workflowId: run.workflowId, runId: run.runId })
+    }), { signal, workflowId })
   } catch (err) {
-    // A delivery that has already finished for this run.
+    // A delivery that has already finished for this request's run.
     if (err instanceof ApiError && err.error === 'WorkflowAlreadyStartedError') return
     throw err
   }
 }
 
-/** Where the delivery of a run's webhook stands (the memo its workflow keeps current); `url` is the run's memo's. */
-export async function readDelivery (fastify: FastifyInstance, run: { workflowId: string, runId: string }, url: string, signal?: AbortSignal): Promise<WebhookDelivery> {
-  const id = deliveryWorkflowId(run.workflowId, run.runId)
+/** Ends a delivery whose run was refused (no run will name it), instead of letting it wait for its run; best effort. */
+export async function abandonDelivery (fastify: FastifyInstance, id: string): Promise<void> {
+  await fastify.temporal.workflow.getHandle(id).terminate('the run was not started').catch(() => undefined)
+}
+
+/** Where the delivery of a run's webhook stands (the memo its workflow keeps current); `memo` is the run's. */
+export async function readDelivery (fastify: FastifyInstance, run: { workflowId: string, runId: string }, memo: WebhookRunMemo, signal?: AbortSignal): Promise<WebhookDelivery> {
+  const id = deliveryOfRun(run, memo)
+  const { url } = memo
   const described = await fastify.engineCall(() => fastify.temporal.workflow.getHandle(id).describe(), { signal, ...run })
     .catch((err: unknown) => { if (err instanceof ApiError && err.statusCode === 404) return undefined; throw err })
   const record = (described?.memo?.[WEBHOOK_DELIVERY_MEMO_KEY] as DeliveryRecord | undefined) ?? PENDING

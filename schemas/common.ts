@@ -108,8 +108,9 @@ export const ERROR_DESCRIPTIONS = {
 } as const
 
 /** A `$ref` response with its own description (@fastify/swagger takes a response's description from the `$ref`'s sibling). */
-export function response<T extends TSchema> (schema: T, description: string) {
-  return Type.Unsafe<Static<T>>(Type.Ref(String(schema.$id), { description }))
+export function response<T extends TSchema> (schema: T, description: string, headers?: Record<string, unknown>) {
+  // `headers`: the response headers the OpenAPI document declares (name → JSON Schema with a description).
+  return Type.Unsafe<Static<T>>(Type.Ref(String(schema.$id), headers === undefined ? { description } : { description, headers }))
 }
 
 /** Standard error responses; spread into a route's `response` next to its success schema. */

@@ -3,7 +3,7 @@
  * Environment values are strings; `loadConfig` converts and checks them and names the first bad variable.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { loadSettings } from '@flowport/worker/settings'
+import { LOG_LEVELS, isProduction, loadSettings } from '@flowport/worker/settings'
 import { TraceEnvProperties } from '@flowport/worker/trace-settings'
 import { OtelEnvProperties } from '@flowport/worker/tracing'
 import { PayloadEnvProperties } from '@flowport/worker/payloads'
@@ -18,7 +18,7 @@ export const ConfigSchema = Type.Object({
   NODE_ENV: Type.String({ default: 'development' }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3001 }),
   HOST: Type.String({ default: '0.0.0.0' }),
-  LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
+  LOG_LEVEL: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)), { default: 'info' }),
   SERVICE_CATALOG_ID: Type.String({ minLength: 1, maxLength: 200, default: 'main' }),
   SERVICE_API_AUTH_TOKEN: OptionalString,
   SERVICE_API_AUTH_DISABLED: Bool(false),
@@ -98,8 +98,7 @@ export type Config = Static<typeof ConfigSchema>
 /** Shortest SERVICE_API_AUTH_TOKEN a production start accepts. */
 export const MIN_PRODUCTION_TOKEN_LENGTH = 16
 
-/** `NODE_ENV` names production in any case and with stray spaces (`Production`, `PRODUCTION `). */
-export const isProduction = (nodeEnv: string) => nodeEnv.trim().toLowerCase() === 'production'
+export { isProduction }
 
 export class ConfigError extends Error {
   override name = 'ConfigError'

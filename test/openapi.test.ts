@@ -99,3 +99,14 @@ t.test('every request body carries an example that its own schema accepts', asyn
     }
   }
 })
+
+t.test('a start with Prefer: wait declares the headers it answers with', async (t) => {
+  const doc = await openapiDocument() as any
+  const responses = doc.paths['/workflow/start'].post.responses
+  t.same(Object.keys(responses['202'].headers).sort(), ['location', 'preference-applied', 'retry-after'], '202: where and when to look')
+  t.equal(responses['202'].headers['retry-after'].schema.type, 'integer')
+  t.same(Object.keys(responses['200'].headers), ['preference-applied'], '200: the wait applied')
+  for (const [status, response] of Object.entries<any>({ 200: responses['200'], 202: responses['202'] })) {
+    for (const [name, header] of Object.entries<any>(response.headers)) t.ok(header.description, `${status} ${name} is described`)
+  }
+})

@@ -82,3 +82,31 @@ t.test('without an OTLP endpoint tracing is off: no tracer, no request hook', as
   const res = await app.inject({ method: 'GET', url: '/health', headers: { traceparent: `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01` } })
   t.equal(res.statusCode, 200)
 })
+
+t.test('OTEL_TRACES_SAMPLER=always_off (or a ratio of 0): requests succeed and no span is exported', async (t) => {
+  const receiver = await startOtlpReceiver(t)
+  const traffic = async (app: Awaited<ReturnType<typeof build>>) => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/workflow/run',
+      // A sampled parent: always_off drops it anyway.
+      headers: { traceparent: `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01` },
+      payload: { workflowName: 'hello', input: { name: 'unsampled' } }
+    })
+    t.equal(res.statusCode, 200)
+    t.equal(res.json<{ status: string }>().status, 'completed')
+    t.equal((await app.inject({ method: 'GET', url: `/workflow/${res.json<{ workflowId: string }>().workflowId}/status` })).statusCode, 200)
+    await app.tracing!.provider.forceFlush()
+  }
+  const samplers: Array<Record<string, string>> = [{ OTEL_TRACES_SAMPLER: 'always_off' }, { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' }]
+  for (const sampler of samplers) {
+    const app = await build(t, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_SERVICE_NAME: 'unsampled', ...sampler })
+    t.ok(app.tracing, `${sampler.OTEL_TRACES_SAMPLER}: tracing is configured`)
+    await traffic(app)
+    t.equal(receiver.spans.length, 0, `${sampler.OTEL_TRACES_SAMPLER}: no span arrived`)
+  }
+  // The same receiver and requests with the default sampler: spans arrive, so the zeros above are the sampler's.
+  const sampled = await build(t, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_SERVICE_NAME: 'sampled' })
+  await traffic(sampled)
+  t.ok(await until(() => receiver.spans.some((s) => s.name === 'POST /workflow/run'), 120, 250), 'with the default sampler the request span arrives')
+})

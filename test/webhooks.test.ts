@@ -8,9 +8,13 @@ import type { AddressInfo } from 'node:net'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { Webhook } from 'standardwebhooks'
 import { Client, Connection } from '@temporalio/client'
-import { build } from './helpers/app.js'
+import { PassThrough } from 'node:stream'
+import type { InjectOptions } from 'fastify'
+import { buildApp } from '../app.js'
+import { build, traceEnv } from './helpers/app.js'
 import { call, eventually, newId, waitClosed } from './helpers/workflows.js'
-import { deliveryWorkflowId, startDelivery } from '../lib/webhooks.js'
+import { deliveryOfRun, deliveryWorkflowId, startDelivery, webhookRunMemo } from '../lib/webhooks.js'
+import { WEBHOOK_RUN_MEMO_KEY, type WebhookRunMemo } from '@flowport/worker/contract'
 import { engineAddress, testCatalog } from './helpers/env.js'
 import { loadConfig } from '../schemas/config.js'
 
@@ -50,9 +54,15 @@ async function receiver (t: Test) {
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`
 const startCall = (payload: unknown, headers?: Record<string, string>) => ({ method: 'POST' as const, url: '/workflow/start', route: '/workflow/start', payload, headers })
 
+/** The id of the delivery workflow the run's memo names. */
+async function deliveryIdOf (app: Awaited<ReturnType<typeof build>>, run: { workflowId: string, runId: string }) {
+  const { memo } = await app.temporal.workflow.getHandle(run.workflowId, run.runId).describe()
+  return deliveryOfRun(run, memo?.[WEBHOOK_RUN_MEMO_KEY] as WebhookRunMemo)
+}
+
 /** Waits for the delivery workflow to finish, so "delivered once" also covers the retries that could have followed. */
 async function deliveryDone (app: Awaited<ReturnType<typeof build>>, run: { workflowId: string, runId: string }) {
-  return await app.temporal.workflow.getHandle(deliveryWorkflowId(run.workflowId, run.runId)).result()
+  return await app.temporal.workflow.getHandle(await deliveryIdOf(app, run)).result()
 }
 
 function verified (t: Test, secret: string, delivery: Delivery) {
@@ -84,7 +94,7 @@ t.test('a completed run delivers its WorkflowResult once, signed and verifiable;
   const history = await app.inject({ method: 'GET', url: `/workflow/${started.body.workflowId as string}/history?includePayloads=true` })
   t.equal(history.statusCode, 200)
   t.notOk(history.body.includes(secret.slice(6)), 'nor does the run\'s history')
-  const internal = await app.inject({ method: 'GET', url: `/workflow/${encodeURIComponent(deliveryWorkflowId(started.body.workflowId, started.body.runId))}/history?includePayloads=true` })
+  const internal = await app.inject({ method: 'GET', url: `/workflow/${encodeURIComponent(await deliveryIdOf(app, started.body))}/history?includePayloads=true` })
   t.equal(internal.statusCode, 404, 'the delivery workflow (which holds the secret) is not the API\'s to show')
   const listed = await eventually(
     async () => await call(t, app, { method: 'GET', url: `/workflow/runs?catalog=${testCatalog()}&pageSize=1000`, route: '/workflow/runs' }),
@@ -100,10 +110,12 @@ t.test('failed, terminated and timed-out runs deliver once too', async (t) => {
   t.equal(failed.status, 200, 'explode started')
   const approval = await call(t, app, startCall({ workflowName: 'approval', input: { label: 'x' }, webhook: { url: hooks.url('/terminated'), secret } }))
   await app.temporal.workflow.getHandle(approval.body.workflowId).terminate('by the test')
-  // The API sets no run timeout; the engine's own timeout closes this run, whose delivery the API starts as it would.
+  // The API sets no run timeout; the engine's own timeout closes this run, started with its delivery as the API starts them.
   const timedOutId = newId('timeout')
-  const handle = await app.temporal.workflow.start('approval', { workflowId: timedOutId, taskQueue: testCatalog(), args: [{ label: 't' }], workflowExecutionTimeout: '1 second' })
-  await startDelivery(app, { workflowId: timedOutId, runId: handle.firstExecutionRunId, catalog: testCatalog() }, { url: hooks.url('/timed-out'), secret })
+  const target = { url: hooks.url('/timed-out'), secret }
+  const deliveryId = deliveryWorkflowId(timedOutId)
+  await startDelivery(app, { id: deliveryId, workflowId: timedOutId, catalog: testCatalog() }, target)
+  const handle = await app.temporal.workflow.start('approval', { workflowId: timedOutId, taskQueue: testCatalog(), args: [{ label: 't' }], workflowExecutionTimeout: '1 second', memo: webhookRunMemo(target, deliveryId) })
 
   const expected: Array<[string, { workflowId: string, runId: string }, string]> = [
     ['/failed', failed.body, 'failed'], ['/terminated', approval.body, 'terminated'], ['/timed-out', { workflowId: timedOutId, runId: handle.firstExecutionRunId }, 'timed_out']
@@ -162,6 +174,84 @@ t.test('a run started with a webhook delivers after every API process is gone', 
   const second = await build(t)
   t.equal((await deliveryDone(second, started.body)).state, 'delivered')
   t.equal(hooks.received('/restart').length, 1)
+})
+
+t.test('an API that stops between the delivery\'s start and the run\'s loses nothing: the delivery waits for its run', async (t) => {
+  const hooks = await receiver(t)
+  const secret = newSecret()
+  const api = await build(t)
+  const workflowId = newId('died')
+  const target = { url: hooks.url('/died'), secret }
+  const deliveryId = deliveryWorkflowId(workflowId)
+  // The API's first engine call, then the API is gone.
+  await startDelivery(api, { id: deliveryId, workflowId, catalog: testCatalog() }, target)
+  await api.close()
+  // The run's start, as the API's second call makes it (it may have reached the engine before the API died): straight to the engine.
+  const connection = await Connection.connect({ address: engineAddress() })
+  t.teardown(() => connection.close())
+  const client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' })
+  const handle = await client.workflow.start('hello', { workflowId, taskQueue: testCatalog(), args: [{ name: 'Di' }], memo: webhookRunMemo(target, deliveryId) })
+  const [delivery] = await hooks.until('/died', 1)
+  t.match(verified(t, secret, delivery), { workflowId, runId: handle.firstExecutionRunId, status: 'completed', output: { greeting: 'Hello, Di!' } })
+  const record = await client.workflow.getHandle(deliveryId).result()
+  t.equal(record.state, 'delivered')
+  t.equal(hooks.received('/died').length, 1, 'delivered once')
+  const later = await build(t)
+  const status = await call(t, later, { method: 'GET', url: `/workflow/${workflowId}/runs/${handle.firstExecutionRunId}/status`, route: '/workflow/{id}/runs/{rid}/status' })
+  t.match(status.body.webhook, { url: target.url, state: 'delivered', attempts: 1 }, 'a later API reports the delivery')
+
+  // The API died before the run's start: no run names the delivery, which ends failed and delivers nothing.
+  const orphanId = newId('orphan')
+  const orphan = deliveryWorkflowId(orphanId)
+  await startDelivery(later, { id: orphan, workflowId: orphanId, catalog: testCatalog(), runStartWithinMs: 1500 }, { url: hooks.url('/orphan'), secret })
+  await t.rejects(later.temporal.workflow.getHandle(orphan).result(), { cause: { type: 'WebhookRunNeverStarted' } })
+  t.equal(hooks.received('/orphan').length, 0, 'nothing delivered for a run that never started')
+})
+
+t.test('POST /workflow/run takes a webhook; a stopped (canceled) run delivers once; the secret is in no response and no log line', async (t) => {
+  const stream = new PassThrough()
+  let logged = ''
+  stream.on('data', (chunk: Buffer) => { logged += chunk.toString() })
+  const app = await buildApp({ config: loadConfig({ ...traceEnv(), TEMPORAL_ADDRESS: engineAddress(), SERVICE_CATALOG_ID: testCatalog(), LOG_LEVEL: 'trace' }), logStream: stream })
+  t.teardown(() => app.close())
+  const hooks = await receiver(t)
+  const secret = newSecret()
+  const bodies: string[] = []
+  const send = async (request: InjectOptions) => {
+    const res = await app.inject(request)
+    bodies.push(JSON.stringify(res.headers), res.body)
+    return res
+  }
+
+  const ran = await send({ method: 'POST', url: '/workflow/run', payload: { workflowName: 'hello', input: { name: 'Run' }, webhook: { url: hooks.url('/run'), secret } } })
+  t.equal(ran.statusCode, 200)
+  const result = ran.json<{ workflowId: string, runId: string, status: string }>()
+  t.equal(result.status, 'completed')
+  const [delivery] = await hooks.until('/run', 1)
+  t.match(verified(t, secret, delivery), { workflowId: result.workflowId, runId: result.runId, status: 'completed', output: { greeting: 'Hello, Run!' } })
+  t.equal((await deliveryDone(app, result)).state, 'delivered')
+  t.equal(hooks.received('/run').length, 1, '/run: delivered once')
+
+  const started = await send({ method: 'POST', url: '/workflow/start', payload: { workflowName: 'approval', input: { label: 'stop me' }, webhook: { url: hooks.url('/canceled'), secret } } })
+  t.equal(started.statusCode, 200)
+  const run = started.json<{ workflowId: string, runId: string }>()
+  const stopped = await send({ method: 'PATCH', url: `/workflow/${run.workflowId}/stop`, payload: {} })
+  t.equal(stopped.statusCode, 200)
+  const [canceled] = await hooks.until('/canceled', 1)
+  t.match(verified(t, secret, canceled), { workflowId: run.workflowId, runId: run.runId, status: 'canceled', output: null })
+  t.equal((await deliveryDone(app, run)).state, 'delivered')
+  t.equal(hooks.received('/canceled').length, 1, 'canceled: delivered once')
+
+  for (const { workflowId, runId } of [result, run]) {
+    const status = await send({ method: 'GET', url: `/workflow/${workflowId}/runs/${runId}/status` })
+    t.equal(status.json<{ webhook: { state: string } }>().webhook.state, 'delivered')
+    t.equal((await send({ method: 'GET', url: `/workflow/${workflowId}/runs/${runId}/result` })).statusCode, 200)
+    t.equal((await send({ method: 'GET', url: `/workflow/${workflowId}/history?includePayloads=true` })).statusCode, 200)
+  }
+  const bare = secret.slice('whsec_'.length)
+  t.ok(logged.includes(result.workflowId), 'the log was captured')
+  t.notOk(logged.includes(bare), 'no log line holds the secret')
+  t.notOk(bodies.some((b) => b.includes(bare)), 'no response (run, start, stop, status, result, history) holds the secret')
 })
 
 t.test('an idempotent retry with a webhook starts one run and one delivery', async (t) => {

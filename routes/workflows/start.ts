@@ -13,10 +13,21 @@ import { idempotencyKeyOf } from '../../lib/idempotency.js'
 import { preferredWait } from '../../lib/http/prefer.js'
 import { waitForResult } from '../../lib/run-workflow.js'
 
-/** `Retry-After` of a 202: when a status read is worth trying; never longer than the client chose to wait. */
-const RETRY_AFTER_MAX_SECONDS = 5
 import { access } from '../../lib/access/scopes.js'
 import { starterOf } from '../../lib/access/principal.js'
+
+/** `Retry-After` of a 202: when a status read is worth trying; never longer than the client chose to wait. */
+const RETRY_AFTER_MAX_SECONDS = 5
+
+/** The response headers of a start with `Prefer: wait` (declared in the OpenAPI document). */
+const preferenceApplied = {
+  'preference-applied': { type: 'string', description: 'With `Prefer: wait` only: `wait=<seconds>`, the wait applied (the asked one, capped by SERVICE_RUN_MAX_TIMEOUT_MS)' }
+} as const
+const stillOpenHeaders = {
+  location: { type: 'string', description: 'The run\'s status resource: `/workflow/{id}/runs/{runId}/status`' },
+  'retry-after': { type: 'integer', minimum: 1, description: 'Seconds until a status read is worth trying' },
+  ...preferenceApplied
+} as const
 
 const start: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/workflow/start', {
@@ -39,9 +50,10 @@ const start: FastifyPluginAsyncTypebox = async (fastify) => {
       response: {
         200: Type.Union([ref(WorkflowStartedSchema), ref(WorkflowResultSchema), ref(UpdateResultSchema)], {
           description: 'WorkflowStarted: the run was started (no `Prefer: wait`). WorkflowResult: `Prefer: wait` was sent and the run closed in time. ' +
-            'UpdateResult: the body had `update`, and the run (started now, or the open one) ran it'
+            'UpdateResult: the body had `update`, and the run (started now, or the open one) ran it',
+          headers: preferenceApplied
         }),
-        202: response(WorkflowStartedSchema, '`Prefer: wait` was sent and the run is still open: `Location` names its status resource, `Retry-After` when to look'),
+        202: response(WorkflowStartedSchema, '`Prefer: wait` was sent and the run is still open: `Location` names its status resource, `Retry-After` when to look', stillOpenHeaders),
         ...errorsFor(400, 401, 404, 409, 413, 415, 422, 500, 503)
       }
     }

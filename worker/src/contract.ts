@@ -91,8 +91,9 @@ export type CatalogWorkflow = Static<typeof CatalogWorkflowSchema>
 export type Catalog = Static<typeof CatalogSchema>
 
 /**
- * The completion-webhook delivery workflow (worker/src/workflow/webhook.ts): one run per delivered
- * run, started by the API on the run's catalog, id `__flowport_webhook:<hash of workflow and run id>`.
+ * The completion-webhook delivery workflow (worker/src/workflow/webhook.ts): one per delivered run,
+ * started by the API on the run's catalog before the run itself, id `__flowport_webhook:<hash>`;
+ * the run's memo names it (WEBHOOK_RUN_MEMO_KEY), so a run with a webhook never exists without it.
  */
 export const WEBHOOK_WORKFLOW_TYPE = '__flowport_webhook'
 /** Its activities: wait for the run's close and build the body, then POST it. */
@@ -100,7 +101,10 @@ export const WEBHOOK_AWAIT_ACTIVITY = `${WEBHOOK_WORKFLOW_TYPE}#awaitClose`
 export const WEBHOOK_DELIVER_ACTIVITY = `${WEBHOOK_WORKFLOW_TYPE}#deliver`
 /** Memo field of the delivery workflow: its DeliveryRecord, kept current as attempts are made. */
 export const WEBHOOK_DELIVERY_MEMO_KEY = 'flowportDelivery'
-/** Memo field of a run started with a webhook: `{url}` (never the secret), so a status read knows to look for a delivery. */
+/**
+ * Memo field of a run started with a webhook: `{url, delivery}` (never the secret): the URL for the
+ * status, and the id of the delivery workflow that delivers this run, which finds its run by it.
+ */
 export const WEBHOOK_RUN_MEMO_KEY = 'flowportWebhook'
 /**
  * Memo field of a run started through the API with auth on: the id of the key that started it.
@@ -112,7 +116,16 @@ export const STARTED_BY_MEMO_KEY = 'flowportStartedBy'
 export interface WebhookDeliveryInput {
   /** The run whose completion is delivered (the chain it starts is followed through continue-as-new). */
   workflowId: string
-  runId: string
+  /**
+   * Absent when the delivery starts before its run (as the API starts it): the run is then the run
+   * of `workflowId` whose memo names this delivery workflow.
+   */
+  runId?: string
+  /**
+   * How long to wait for that run to appear. When none does (the API stopped, or the run's start
+   * failed, between the two starts), nothing is delivered and the delivery workflow fails.
+   */
+  runStartWithinMs?: number
   url: string
   /** Standard Webhooks secret (`whsec_` + base64). Kept only in this reserved workflow's input, which the API never returns. */
   secret: string
@@ -123,6 +136,9 @@ export interface WebhookDeliveryInput {
   allowLoopback: boolean
   allowLinkLocal: boolean
 }
+
+/** The run memo's WEBHOOK_RUN_MEMO_KEY field. `delivery` is absent in runs started before deliveries were started first. */
+export interface WebhookRunMemo { url: string, delivery?: string }
 
 export interface DeliveryRecord {
   state: 'pending' | 'delivered' | 'failed'

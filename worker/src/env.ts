@@ -4,7 +4,8 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 import type { WorkerOptions } from './runtime/start-worker.js'
-import { loadSettings } from './settings.js'
+import { LOG_LEVELS, isProduction, loadSettings } from './settings.js'
+import { createLogger, type Logger } from './runtime/logger.js'
 import { tlsFromSettings } from './tls.js'
 import { TraceEnvProperties, traceSettingsFrom } from './trace/settings.js'
 import { OtelEnvProperties } from './telemetry/tracing.js'
@@ -14,6 +15,9 @@ const Count = (def: number, minimum: number) => Type.Integer({ minimum, default:
 const OptionalString = Type.Optional(Type.String({ minLength: 1 }))
 
 export const WorkerEnvSchema = Type.Object({
+  /** `production`: JSON log lines; anything else: readable ones. */
+  NODE_ENV: Type.String({ default: 'development' }),
+  LOG_LEVEL: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)), { default: 'info' }),
   TEMPORAL_ADDRESS: Type.String({ minLength: 1, default: 'localhost:7233' }),
   TEMPORAL_NAMESPACE: Type.String({ minLength: 1, default: 'default' }),
   TEMPORAL_API_KEY: OptionalString,
@@ -58,6 +62,11 @@ export function readWorkerEnv (env: Record<string, string | undefined> = process
     if (result[polls] > result[executions]) throw new WorkerConfigError(`Invalid setting ${polls}=${result[polls]}: must not exceed ${executions} (${result[executions]})`)
   }
   return result
+}
+
+/** The worker's logger under NODE_ENV and LOG_LEVEL (runtime/logger.ts). */
+export function workerLogger (config: Pick<WorkerEnv, 'NODE_ENV' | 'LOG_LEVEL'>): Logger {
+  return createLogger({ level: config.LOG_LEVEL, json: isProduction(config.NODE_ENV) })
 }
 
 /** startWorker options from the settings (TLS when asked for, or implied by an API key or a client certificate). */

@@ -7,40 +7,45 @@
 import type { Server } from 'node:http'
 import { CredentialsError } from './credentials/errors.js'
 import { resolveCredentialSettings } from './credentials/credentials.js'
-import { readWorkerEnv, workerOptionsFromEnv, type WorkerEnv } from './env.js'
+import { readWorkerEnv, workerLogger, workerOptionsFromEnv, type WorkerEnv } from './env.js'
 import { keepPolling } from './runtime/keep-polling.js'
 import { serveHealth } from './runtime/health-server.js'
-import { consoleLogger } from './runtime/logger.js'
+import { createLogger, type Logger } from './runtime/logger.js'
+import { isProduction } from './settings.js'
 import { installMetrics } from './runtime/telemetry.js'
 import { startTracing } from './telemetry/tracing.js'
+
+// Until the settings are read (and when they are bad): info and above, in the format NODE_ENV asks for.
+let logger: Logger = createLogger({ json: isProduction(process.env.NODE_ENV) })
 
 async function main (): Promise<number> {
   let settings: WorkerEnv
   try {
     // First: `credential:` settings are replaced before any setting is read or anything runs.
     const { loaded, location, resolved } = resolveCredentialSettings(process.env)
-    if (loaded) consoleLogger.info(`Credentials of environment ${location.environment} read from ${location.file}${resolved.length > 0 ? `; resolved ${resolved.join(', ')}` : ''}`)
+    if (loaded) logger.info(`Credentials of environment ${location.environment} read from ${location.file}${resolved.length > 0 ? `; resolved ${resolved.join(', ')}` : ''}`)
     settings = readWorkerEnv()
+    logger = workerLogger(settings)
   } catch (err) {
-    consoleLogger.error(err instanceof CredentialsError ? `${err.name}: ${err.message}` : (err as Error).message)
+    logger.error(err instanceof CredentialsError ? `${err.name}: ${err.message}` : (err as Error).message)
     return 1
   }
   if (settings.SERVICE_WORKER_METRICS_PORT !== undefined) {
     try {
       installMetrics(settings.SERVICE_WORKER_METRICS_PORT)
     } catch (err) {
-      consoleLogger.error(`SERVICE_WORKER_METRICS_PORT=${settings.SERVICE_WORKER_METRICS_PORT}: ${(err as Error).message}`)
+      logger.error(`SERVICE_WORKER_METRICS_PORT=${settings.SERVICE_WORKER_METRICS_PORT}: ${(err as Error).message}`)
       return 1
     }
-    consoleLogger.info(`Worker metrics on port ${settings.SERVICE_WORKER_METRICS_PORT}: /metrics`)
+    logger.info(`Worker metrics on port ${settings.SERVICE_WORKER_METRICS_PORT}: /metrics`)
   }
   const tracing = await startTracing(settings, 'flowport-worker')
-  if (tracing !== null) consoleLogger.info('Worker traces go to the OTLP endpoint of the OTEL_* settings')
-  const worker = keepPolling({ ...workerOptionsFromEnv(settings), logger: consoleLogger, tracing }, { retryWindowMs: settings.SERVICE_WORKER_ENGINE_RETRY_MS })
+  if (tracing !== null) logger.info('Worker traces go to the OTLP endpoint of the OTEL_* settings')
+  const worker = keepPolling({ ...workerOptionsFromEnv(settings), logger, tracing }, { retryWindowMs: settings.SERVICE_WORKER_ENGINE_RETRY_MS })
   const stop = (signal: string): void => {
     // npm and shells may deliver the same signal twice; one shutdown is enough.
     if (worker.state() === 'stopping') return
-    consoleLogger.info(`${signal} received, shutting down`)
+    logger.info(`${signal} received, shutting down`)
     worker.stop()
   }
   process.on('SIGTERM', () => { stop('SIGTERM') })
@@ -50,9 +55,9 @@ async function main (): Promise<number> {
   if (settings.SERVICE_WORKER_HEALTH_PORT !== undefined) {
     try {
       health = await serveHealth(worker, settings.SERVICE_WORKER_HEALTH_PORT)
-      consoleLogger.info(`Worker probes on port ${settings.SERVICE_WORKER_HEALTH_PORT}: /health, /ready`)
+      logger.info(`Worker probes on port ${settings.SERVICE_WORKER_HEALTH_PORT}: /health, /ready`)
     } catch (err) {
-      consoleLogger.error(`SERVICE_WORKER_HEALTH_PORT=${settings.SERVICE_WORKER_HEALTH_PORT}: ${(err as Error).message}`)
+      logger.error(`SERVICE_WORKER_HEALTH_PORT=${settings.SERVICE_WORKER_HEALTH_PORT}: ${(err as Error).message}`)
       worker.stop()
       await worker.done
       return 1
@@ -61,8 +66,8 @@ async function main (): Promise<number> {
   const code = await worker.done
   health?.close()
   // The spans of the last runs are still in the batch: send them before exiting.
-  await tracing?.shutdown().catch((err: unknown) => { consoleLogger.warn(`Traces not flushed: ${(err as Error).message}`) })
-  consoleLogger.info(code === 0 ? 'Worker stopped' : 'Worker exiting with code 1')
+  await tracing?.shutdown().catch((err: unknown) => { logger.warn(`Traces not flushed: ${(err as Error).message}`) })
+  logger.info(code === 0 ? 'Worker stopped' : 'Worker exiting with code 1')
   return code
 }
 
@@ -71,7 +76,7 @@ async function main (): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
-    consoleLogger.error(err instanceof Error ? `${err.name}: ${err.message}` : String(err))
+    logger.error(err instanceof Error ? `${err.name}: ${err.message}` : String(err))
     process.exit(1)
   }
 )

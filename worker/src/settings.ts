@@ -8,6 +8,13 @@ import { Value } from '@sinclair/typebox/value'
 
 export type Env = Record<string, string | undefined>
 
+/** `NODE_ENV` names production in any case and with stray spaces (`Production`, `PRODUCTION `). */
+export const isProduction = (nodeEnv: string | undefined) => (nodeEnv ?? '').trim().toLowerCase() === 'production'
+
+/** The levels of LOG_LEVEL, the API's (pino's) and the worker's. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export type LogLevel = typeof LOG_LEVELS[number]
+
 /**
  * The settings `schema` declares, read from `env`: strings converted to the declared types, then
  * defaults, then the check. An empty value counts as unset. Throws `fail(message)` naming the

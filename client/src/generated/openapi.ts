@@ -3616,6 +3616,8 @@ export interface operations {
             /** @description WorkflowStarted: the run was started (no `Prefer: wait`). WorkflowResult: `Prefer: wait` was sent and the run closed in time. UpdateResult: the body had `update`, and the run (started now, or the open one) ran it */
             200: {
                 headers: {
+                    /** @description With `Prefer: wait` only: `wait=<seconds>`, the wait applied (the asked one, capped by SERVICE_RUN_MAX_TIMEOUT_MS) */
+                    "preference-applied"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3625,6 +3627,12 @@ export interface operations {
             /** @description `Prefer: wait` was sent and the run is still open: `Location` names its status resource, `Retry-After` when to look */
             202: {
                 headers: {
+                    /** @description The run's status resource: `/workflow/{id}/runs/{runId}/status` */
+                    location?: string;
+                    /** @description Seconds until a status read is worth trying */
+                    "retry-after"?: number;
+                    /** @description With `Prefer: wait` only: `wait=<seconds>`, the wait applied (the asked one, capped by SERVICE_RUN_MAX_TIMEOUT_MS) */
+                    "preference-applied"?: string;
                     [name: string]: unknown;
                 };
                 content: {

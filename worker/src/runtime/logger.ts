@@ -1,4 +1,11 @@
-/** The worker's logger: any object with these four methods (pino and console-like loggers fit). */
+/**
+ * The worker's logger: one line per entry on stderr, at or above LOG_LEVEL. JSON in production
+ * (pino's fields: numeric `level`, `time` in epoch ms, `msg`, then the entry's fields, as the API
+ * writes them, so one log pipeline reads both), readable `[flowport] …` lines otherwise (npm start).
+ */
+import type { LogLevel } from '../settings.js'
+
+/** Any object with these four methods (pino and console-like loggers fit). */
 export interface Logger {
   debug: (message: string, meta?: Record<string, unknown>) => void
   info: (message: string, meta?: Record<string, unknown>) => void
@@ -6,10 +13,29 @@ export interface Logger {
   error: (message: string, meta?: Record<string, unknown>) => void
 }
 
-/** Default: one line per entry on stderr, debug lines dropped. */
-export const consoleLogger: Logger = {
-  debug: () => {},
-  info: (message, meta) => { console.error(`[flowport] ${message}${meta ? ' ' + JSON.stringify(meta) : ''}`) },
-  warn: (message, meta) => { console.error(`[flowport] warning: ${message}${meta ? ' ' + JSON.stringify(meta) : ''}`) },
-  error: (message, meta) => { console.error(`[flowport] error: ${message}${meta ? ' ' + JSON.stringify(meta) : ''}`) }
+/** pino's numbers. */
+const LEVEL_VALUES: Record<LogLevel, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity }
+const READABLE_PREFIX: Record<keyof Logger, string> = { debug: 'debug: ', info: '', warn: 'warning: ', error: 'error: ' }
+
+export interface LoggerOptions {
+  /** Entries below it are dropped (default info). */
+  level?: LogLevel
+  /** JSON lines instead of readable ones (default false). */
+  json?: boolean
+  /** Where a line goes, without its newline (default: stderr). */
+  write?: (line: string) => void
 }
+
+export function createLogger ({ level = 'info', json = false, write = (line) => { process.stderr.write(line + '\n') } }: LoggerOptions = {}): Logger {
+  const entry = (name: keyof Logger) => {
+    const value = LEVEL_VALUES[name]
+    if (value < LEVEL_VALUES[level]) return () => {}
+    return json
+      ? (message: string, meta?: Record<string, unknown>) => { write(JSON.stringify({ level: value, time: Date.now(), msg: message, ...meta })) }
+      : (message: string, meta?: Record<string, unknown>) => { write(`[flowport] ${READABLE_PREFIX[name]}${message}${meta ? ' ' + JSON.stringify(meta) : ''}`) }
+  }
+  return { debug: entry('debug'), info: entry('info'), warn: entry('warn'), error: entry('error') }
+}
+
+/** Default: readable lines, info and above. */
+export const consoleLogger: Logger = createLogger()

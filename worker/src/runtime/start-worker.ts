@@ -10,6 +10,7 @@ import type { Catalog } from '../contract.js'
 import { bundleWorkflows } from './bundle.js'
 import { resolveEngineOptions, type EngineOptions } from './engine.js'
 import { consoleLogger, type Logger } from './logger.js'
+import { stepLogs } from './step-logs.js'
 import { loadProject, type Project } from './project.js'
 import { entryHash, readPrebuiltBundle } from './prebuilt-bundle.js'
 import { publishCatalog } from './publish.js'
@@ -119,6 +120,7 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
       interceptors: {
         activity: [
           ...(tracing === null ? [] : [tracingInterceptors]),
+          stepLogs(logger),
           ...(options.stepMetrics === true ? [stepMetrics()] : []),
           ...(store === null ? [] : [attemptRecorder(store, logger)])
         ]

@@ -9,14 +9,14 @@ import { request as httpRequest, type RequestOptions } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import type { LookupFunction } from 'node:net'
 import { Context } from '@temporalio/activity'
-import type { Client } from '@temporalio/client'
+import { WorkflowNotFoundError, type Client } from '@temporalio/client'
 import { ApplicationFailure } from '@temporalio/common'
 import protoRoot from '@temporalio/proto'
 import { Webhook } from 'standardwebhooks'
-import { WEBHOOK_AWAIT_ACTIVITY, WEBHOOK_DELIVER_ACTIVITY } from '../contract.js'
+import { WEBHOOK_AWAIT_ACTIVITY, WEBHOOK_DELIVER_ACTIVITY, WEBHOOK_RUN_MEMO_KEY, type WebhookRunMemo } from '../contract.js'
 import { closeOutcome, decodeFirstPayload, type CloseStatus } from '../common/outcome.js'
 import type { TraceStore } from '../trace/store.js'
-import type { DeliverRequest } from '../workflow/webhook.js'
+import { RUN_NEVER_STARTED, type AwaitRequest, type DeliverRequest } from '../workflow/webhook.js'
 import { refusalOf, type AddressPolicy } from './address.js'
 
 const { EventType, HistoryEventFilterType } = protoRoot.temporal.api.enums.v1
@@ -30,6 +30,9 @@ const CLOSE_STATUS = new Map<number, CloseStatus>([
   [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW, 'continued_as_new']
 ])
 
+/** The longest pause between two looks for the run that names a delivery. */
+const MAX_LOOK_INTERVAL_MS = 15_000
+
 /** One attempt's limit for connecting, sending and reading the answer. */
 const ATTEMPT_TIMEOUT_MS = 10_000
 
@@ -41,8 +44,38 @@ export interface WebhookActivityOptions {
 
 export function webhookActivities ({ client, store }: WebhookActivityOptions): Record<string, (arg: never) => Promise<unknown>> {
   return {
-    [WEBHOOK_AWAIT_ACTIVITY]: async (run: { workflowId: string, runId: string }) => await awaitResult(client, store, run),
+    [WEBHOOK_AWAIT_ACTIVITY]: async (request: AwaitRequest) =>
+      await awaitResult(client, store, { workflowId: request.workflowId, runId: request.runId ?? await runNaming(client, request) }),
     [WEBHOOK_DELIVER_ACTIVITY]: async (request: DeliverRequest) => await deliver(request)
+  }
+}
+
+const names = (memo: Record<string, unknown> | undefined, deliveryId: string) =>
+  (memo?.[WEBHOOK_RUN_MEMO_KEY] as WebhookRunMemo | undefined)?.delivery === deliveryId
+
+/**
+ * The run of `workflowId` whose memo names this delivery. The API starts the delivery first, so
+ * the run may not exist yet: look again, less and less often, until the deadline. The latest run
+ * is read directly (no visibility lag); a run already closed and followed by another run of the
+ * id is found through visibility.
+ */
+async function runNaming (client: Client, { workflowId, deliveryId, runStartDeadline }: AwaitRequest): Promise<string> {
+  const ctx = Context.current()
+  const query = `WorkflowId = "${workflowId.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`
+  let pause = 500
+  for (;;) {
+    ctx.heartbeat()
+    const latest = await client.withAbortSignal(ctx.cancellationSignal, async () => await client.workflow.getHandle(workflowId).describe())
+      .catch((err: unknown) => { if (err instanceof WorkflowNotFoundError) return undefined; throw err })
+    if (latest !== undefined && names(latest.memo, deliveryId)) return latest.runId
+    if (latest !== undefined) {
+      for await (const run of client.workflow.list({ query })) if (names(run.memo, deliveryId)) return run.runId
+    }
+    if (Date.now() >= runStartDeadline) {
+      throw ApplicationFailure.create({ type: RUN_NEVER_STARTED, nonRetryable: true, message: `No run of ${workflowId} names delivery ${deliveryId}: the run was never started` })
+    }
+    await ctx.sleep(Math.min(pause, Math.max(runStartDeadline - Date.now(), 0)))
+    pause = Math.min(pause * 2, MAX_LOOK_INTERVAL_MS)
   }
 }
 

@@ -1,0 +1,67 @@
+/**
+ * The worker's step log lines (worker/src/runtime/step-logs.ts), read from the output of a worker
+ * process of the test's own after real runs through the API: JSON with NODE_ENV=production,
+ * readable lines otherwise, and none below LOG_LEVEL.
+ */
+import t, { type Test } from 'tap'
+import { resolve } from 'node:path'
+import { build, traceEnv } from './helpers/app.js'
+import { eventually, newId } from './helpers/workflows.js'
+import { spawnWorker } from './helpers/worker-process.js'
+
+/** A worker of its own catalog with `env`, and an API app routed to that catalog. */
+async function stack (t: Test, env: Record<string, string>) {
+  const catalog = newId('step-logs')
+  const worker = spawnWorker(t, { ...traceEnv(), SERVICE_CATALOG_ID: catalog, SERVICE_WORKFLOWS_DIR: resolve('test/fixtures/workflows'), ...env }, process.cwd())
+  const app = await build(t, { SERVICE_CATALOG_ID: catalog })
+  // Its catalog is published once it polls (with LOG_LEVEL=warn it says nothing about it).
+  const published = await eventually(async () => (await app.inject({ method: 'GET', url: `/workflow/catalog/${catalog}` })).statusCode, (status) => status === 200, 480)
+  t.equal(published, 200, 'the worker polls')
+  const run = async (workflowName: string, input: unknown) => {
+    const res = await app.inject({ method: 'POST', url: '/workflow/run', payload: { workflowName, input } })
+    t.equal(res.statusCode, 200, `${workflowName} ran`)
+    return res.json<{ workflowId: string, runId: string, status: string }>()
+  }
+  return { worker, run }
+}
+
+t.test('production: one JSON line per step start and end, with the run\'s ids, the attempt and the outcome', async (t) => {
+  const { worker, run } = await stack(t, { NODE_ENV: 'production', LOG_LEVEL: 'info' })
+  const flaky = await run('flaky', { failures: 2 })
+  t.equal(flaky.status, 'completed')
+  await worker.waitFor('"outcome":"completed"')
+  const lines = worker.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>)
+  t.ok(lines.some((l) => typeof l.msg === 'string' && l.msg.startsWith('Worker polling catalog')), 'the worker\'s other lines are JSON too')
+  const steps = lines.filter((l) => l.activityType === 'flaky#unstable' && l.workflowId === flaky.workflowId)
+  const ids = { level: 30, workflowId: flaky.workflowId, runId: flaky.runId, activityType: 'flaky#unstable' }
+  t.match(steps, [
+    { ...ids, attempt: 1, msg: 'Step flaky#unstable started (attempt 1)' },
+    { ...ids, attempt: 1, outcome: 'failed', error: String },
+    { ...ids, attempt: 2, msg: 'Step flaky#unstable started (attempt 2)' },
+    { ...ids, attempt: 2, outcome: 'failed' },
+    { ...ids, attempt: 3 },
+    { ...ids, attempt: 3, outcome: 'completed' }
+  ])
+  t.equal(steps.length, 6, 'three attempts, a start and an end line each')
+  for (const end of steps.filter((l) => l.outcome !== undefined)) {
+    t.type(end.durationMs, 'number')
+    t.type(end.time, 'number')
+  }
+  t.equal(steps[5].error, undefined, 'a completed attempt has no error')
+})
+
+t.test('elsewhere: readable lines; LOG_LEVEL=warn drops them', async (t) => {
+  const { worker, run } = await stack(t, { NODE_ENV: 'development', LOG_LEVEL: 'info' })
+  const hello = await run('hello', { name: 'logs' })
+  await worker.waitFor('Step hello#greet completed')
+  const lines = worker.output().split('\n').filter((l) => l.includes(hello.runId))
+  t.equal(lines.length, 2, 'a start and an end line')
+  t.match(lines[0], /^\[flowport\] Step hello#greet started \(attempt 1\) \{/)
+  t.match(lines[1], /^\[flowport\] Step hello#greet completed \(attempt 1, [\d.]+ ms\) \{/)
+  t.match(JSON.parse(lines[1].slice(lines[1].indexOf('{'))), { workflowId: hello.workflowId, runId: hello.runId, activityType: 'hello#greet', attempt: 1, outcome: 'completed' })
+
+  const quiet = await stack(t, { NODE_ENV: 'development', LOG_LEVEL: 'warn' })
+  const unheard = await quiet.run('hello', { name: 'quiet' })
+  t.equal(unheard.status, 'completed')
+  t.notOk(quiet.worker.output().includes('Step hello#greet'), 'no step line below LOG_LEVEL')
+})
