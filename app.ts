@@ -8,6 +8,7 @@ import { runTokenSecrets, type Config } from './schemas/config.js'
 import { buildValidator } from './lib/validator.js'
 import { buildSerializer } from './lib/serializer.js'
 import { Redactor, withRedaction } from './lib/log-redaction.js'
+import { redisPassword } from './lib/access/rate-limit-redis.js'
 import configPlugin from './plugins/config.js'
 import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js'
 import jsonBody from './plugins/json-body.js'
@@ -67,7 +68,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
     logController,
     // Whatever the caller's logger options, credentials never reach the log (lib/log-redaction.ts).
     logger: withRedaction(logger ?? { level: config.LOG_LEVEL, stream: logStream },
-      new Redactor([config.SERVICE_API_AUTH_TOKEN, config.TEMPORAL_API_KEY, ...runTokenSecrets(config)])),
+      new Redactor([config.SERVICE_API_AUTH_TOKEN, config.TEMPORAL_API_KEY, ...runTokenSecrets(config), redisPassword(config.SERVICE_RATE_LIMIT_REDIS_URL)])),
     bodyLimit: config.SERVICE_BODY_LIMIT_BYTES,
     // A request not received within these bounds is answered 408 RequestTimeoutError and closed
     // (plugins/errors.ts). Node checks them every `connectionsCheckingInterval` (default 30 s,

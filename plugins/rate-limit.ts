@@ -1,18 +1,25 @@
 /**
  * Per-key request budgets (@fastify/rate-limit): SERVICE_RATE_LIMIT_MAX requests per
  * SERVICE_RATE_LIMIT_WINDOW_MS for each key (a key's own `rateLimit` in the keys file wins; 0 =
- * unlimited), counted per replica in memory. Over budget → 429 RateLimitedError with `Retry-After`
- * and the `RateLimit-*` headers. A stream counts once, when it connects. A run token spends its
+ * unlimited), counted per replica in memory, or in one Redis shared by every replica when
+ * SERVICE_RATE_LIMIT_REDIS_URL is set (lib/access/rate-limit-redis.ts). Over budget → 429
+ * RateLimitedError with `Retry-After` and the `RateLimit-*` headers. A stream counts once, when it connects. A run token spends its
  * issuing key's budget. Only on with auth on (without keys there is no one to count for); open
- * routes are never counted. README "Access control" says how to share the count across replicas.
+ * routes are never counted. While the Redis is unreachable requests pass uncounted (fail open,
+ * logged): a rate limiter that turned its own outage into an API outage would do more harm than
+ * the traffic it holds back. README "Access control" has the details.
  */
 import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
 import { ApiError } from '../lib/api-error.js'
+import { connectRateLimitRedis } from '../lib/access/rate-limit-redis.js'
 
 export default fp(async (fastify) => {
   const { config } = fastify
   if (!fastify.keys.enabled) return
+  const redisUrl = config.SERVICE_RATE_LIMIT_REDIS_URL
+  const shared = redisUrl === undefined ? undefined : await connectRateLimitRedis(redisUrl, fastify.log)
+  if (shared) fastify.addHook('onClose', shared.close)
   const budgetOf = (keyId: string) => fastify.keys.keys.find((k) => k.id === keyId)?.rateLimit ?? config.SERVICE_RATE_LIMIT_MAX
   await fastify.register(rateLimit, {
     global: true,
@@ -24,6 +31,7 @@ export default fp(async (fastify) => {
     allowList: (request, key) => key === '' || budgetOf(key) === 0,
     max: (_request, key) => budgetOf(key),
     enableDraftSpec: true,
+    ...(shared && { redis: shared.redis, nameSpace: 'flowport-rate-limit-', skipOnError: true }),
     errorResponseBuilder: (_request, context) =>
       new ApiError(429, 'RateLimitedError', `Rate limit exceeded: ${context.max} requests per ${config.SERVICE_RATE_LIMIT_WINDOW_MS / 1000} s for this key; retry in ${context.after}`)
   })

@@ -29,6 +29,8 @@ export const ConfigSchema = Type.Object({
   SERVICE_RUN_TOKEN_MAX_TTL_S: Type.Integer({ minimum: 1, maximum: 7 * 24 * 3600, default: 3600 }),
   SERVICE_RATE_LIMIT_MAX: Type.Integer({ minimum: 0, default: 6000 }),
   SERVICE_RATE_LIMIT_WINDOW_MS: Millis(60_000, 1000),
+  // Unset: each replica counts in memory. Set (redis:// or rediss://): every replica counts in that Redis.
+  SERVICE_RATE_LIMIT_REDIS_URL: OptionalString,
   SERVICE_BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 2 * 1024 * 1024 }),
   // Deeper JSON bodies are a 400; the cap keeps what recurses per level downstream far from the stack limit.
   SERVICE_JSON_MAX_DEPTH: Type.Integer({ minimum: 1, maximum: 1000, default: 64 }),
@@ -154,11 +156,26 @@ function checkAccessSettings (config: Config): void {
   if (config.SERVICE_API_QUERY_KEYS_ALLOWED && isProduction(config.NODE_ENV)) {
     throw new ConfigError('Invalid setting SERVICE_API_QUERY_KEYS_ALLOWED: a development switch, refused when NODE_ENV=production (keys in URLs leak into logs)')
   }
+  checkRedisUrl(config.SERVICE_RATE_LIMIT_REDIS_URL)
   runTokenSecrets(config).forEach((secret, i) => {
     if (secret.length < MIN_RUN_TOKEN_SECRET_LENGTH) {
       throw new ConfigError(`Invalid setting SERVICE_RUN_TOKEN_SECRETS: secret ${i + 1} has ${secret.length} characters, at least ${MIN_RUN_TOKEN_SECRET_LENGTH} are needed`)
     }
   })
+}
+
+/** The message never repeats the URL: it may hold the Redis password. */
+function checkRedisUrl (url: string | undefined): void {
+  if (url === undefined) return
+  let protocol: string
+  try {
+    protocol = new URL(url).protocol
+  } catch {
+    throw new ConfigError('Invalid setting SERVICE_RATE_LIMIT_REDIS_URL: not a URL; expected redis://[user:password@]host:port[/db] or rediss:// (the value is not shown)')
+  }
+  if (protocol !== 'redis:' && protocol !== 'rediss:') {
+    throw new ConfigError(`Invalid setting SERVICE_RATE_LIMIT_REDIS_URL: the scheme must be redis: or rediss:, not ${protocol}`)
+  }
 }
 
 /** SERVICE_RUN_TOKEN_SECRETS, comma-separated: the first signs, every one verifies (rotation). */

@@ -71,3 +71,20 @@ t.test('auth fails closed: bad tokens refuse to start with one line that never r
   t.equal(loadConfig({ SERVICE_API_AUTH_TOKEN: 'dev' }).SERVICE_API_AUTH_TOKEN, 'dev', 'outside production a short token is allowed')
   t.equal(loadConfig({ SERVICE_API_AUTH_TOKEN: '' }).SERVICE_API_AUTH_TOKEN, undefined, 'outside production an empty token means none')
 })
+
+t.test('SERVICE_RATE_LIMIT_REDIS_URL: unset by default; a redis:// or rediss:// URL; a bad one refused without repeating it', async (t) => {
+  t.equal(loadConfig({}).SERVICE_RATE_LIMIT_REDIS_URL, undefined, 'per-replica counting is the default')
+  t.equal(loadConfig({ SERVICE_RATE_LIMIT_REDIS_URL: 'redis://127.0.0.1:6379/2' }).SERVICE_RATE_LIMIT_REDIS_URL, 'redis://127.0.0.1:6379/2')
+  t.equal(loadConfig({ SERVICE_RATE_LIMIT_REDIS_URL: 'rediss://:pw@redis.internal:6380' }).SERVICE_RATE_LIMIT_REDIS_URL, 'rediss://:pw@redis.internal:6380')
+  const refused: Array<[string, RegExp]> = [
+    ['//user:s3cret@redis.internal:6379', /not a URL/],
+    ['http://user:s3cret@redis.internal:6379', /scheme must be redis: or rediss:, not http:/]
+  ]
+  for (const [url, message] of refused) {
+    const err = (() => { try { loadConfig({ SERVICE_RATE_LIMIT_REDIS_URL: url }); return undefined } catch (e) { return e as Error } })()
+    t.type(err, ConfigError, url)
+    t.match(err?.message, /^Invalid setting SERVICE_RATE_LIMIT_REDIS_URL: /)
+    t.match(err?.message, message)
+    t.notOk(err?.message.includes('s3cret'), 'the message does not repeat the URL (it may hold a password)')
+  }
+})

@@ -1,0 +1,79 @@
+/**
+ * A throw-away Redis for the shared rate-limit store: Debian's redis-server (installed with
+ * apt-get when missing and running as root, as cli/cluster/postgres.ts does for PostgreSQL) as a
+ * child of the test on a free loopback port, with no persistence, stopped at teardown.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { connect } from 'node:net'
+import { promisify } from 'node:util'
+import type { Test } from 'tap'
+import { freePort } from '../../cli/engine.js'
+
+const run = promisify(execFile)
+const REDIS_SERVER = '/usr/bin/redis-server'
+
+export interface RedisServer {
+  url: string
+  port: number
+  process: ChildProcess
+  stop: () => Promise<void>
+}
+
+async function redisServerBinary (): Promise<string> {
+  if (existsSync(REDIS_SERVER)) return REDIS_SERVER
+  if (process.getuid?.() !== 0) throw new Error('redis-server is not installed: `apt-get install -y redis-server` (as root), then run this again')
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
+  await run('apt-get', ['update', '-qq'], { env, timeout: 600_000 })
+  await run('apt-get', ['install', '-y', '-qq', 'redis-server'], { env, timeout: 1_200_000, maxBuffer: 64 * 1024 * 1024 })
+  if (!existsSync(REDIS_SERVER)) throw new Error(`apt-get installed redis-server, but no ${REDIS_SERVER} appeared`)
+  return REDIS_SERVER
+}
+
+/** PING over a raw socket: true once the server answers +PONG. */
+async function answersPing (port: number): Promise<boolean> {
+  return await new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1')
+    let reply = ''
+    socket.setTimeout(1000, () => { socket.destroy(); resolve(false) })
+    socket.on('error', () => resolve(false))
+    socket.on('connect', () => socket.write('PING\r\n'))
+    socket.on('data', (chunk) => {
+      reply += chunk.toString()
+      if (reply.includes('\r\n')) { socket.end(); resolve(reply.startsWith('+PONG')) }
+    })
+  })
+}
+
+/** `port`: a given one (to bring a stopped server back where its clients look), else a free one. */
+export async function startRedisServer (t: Test, port?: number): Promise<RedisServer> {
+  const binary = await redisServerBinary()
+  port ??= await freePort()
+  let output = ''
+  const child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+    { stdio: ['ignore', 'pipe', 'pipe'] })
+  const keep = (chunk: Buffer): void => { output = (output + chunk.toString()).slice(-4000) }
+  child.stdout?.on('data', keep)
+  child.stderr?.on('data', keep)
+  const killOnExit = (): void => { child.kill('SIGKILL') }
+  process.once('exit', killOnExit)
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      await new Promise<void>((resolve) => {
+        const force = setTimeout(() => child.kill('SIGKILL'), 10_000)
+        child.once('exit', () => { clearTimeout(force); resolve() })
+        child.kill('SIGTERM')
+      })
+    }
+    process.removeListener('exit', killOnExit)
+  }
+  t.teardown(stop)
+  for (let attempt = 0; !(await answersPing(port)); attempt++) {
+    if (child.exitCode !== null || attempt >= 100) {
+      await stop()
+      throw new Error(`redis-server did not answer on 127.0.0.1:${port}:\n${output}`)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return { url: `redis://127.0.0.1:${port}`, port, process: child, stop }
+}
