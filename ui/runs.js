@@ -91,7 +91,7 @@ export class RunsView extends Component {
       <table class="runs-table">
         <thead><tr><th>Workflow id</th><th>Workflow</th><th>Status</th><th>Started</th><th>Closed</th></tr></thead>
         <tbody>
-          <${Progressive} items=${runs} first=${100} row=${this.row} />
+          <${Progressive} items=${runs} chunk=${100} row=${this.row} />
         </tbody>
       </table>
       ${runs.length === 0 && !loading && html`<p class="muted">No runs match.</p>`}

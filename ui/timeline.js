@@ -86,7 +86,7 @@ export class Timeline extends Component {
     return html`<ol class="timeline" aria-label="Timeline">
       <li class="row axis"><span class="row-label muted">${trace.nodes.length} ${trace.nodes.length === 1 ? 'call' : 'calls'}</span>
         <span class="axis-scale muted"><span>0</span><span>${duration(new Date(axis.start).toISOString(), end)}</span></span></li>
-      <${Progressive} items=${trace.nodes} first=${50} row=${(node) => html`<${Row} key=${node.id} node=${node} axis=${axis}
+      <${Progressive} items=${trace.nodes} chunk=${50} row=${(node) => html`<${Row} key=${node.id} node=${node} axis=${axis}
         open=${open[node.id] === true} toggle=${() => this.setState({ open: { ...open, [node.id]: !open[node.id] } })} />`} />
     </ol>`
   }
