@@ -1,7 +1,8 @@
 /**
  * The two history reads a result needs, always pinned to one run: its first event (the start
- * input) and its close event (the outcome). The close read can long-poll until the run closes;
- * the caller's deadline and abort signal bound it, so no engine call outlives its request.
+ * input) and its close event (the outcome), or one page holding both for a short run. The close
+ * read can long-poll until the run closes; the caller's deadline and abort signal bound it, so no
+ * engine call outlives its request.
  */
 import type { FastifyInstance } from 'fastify'
 // @temporalio/proto is CommonJS: its named exports are not visible to ESM.
@@ -42,11 +43,40 @@ export interface RunStart {
   input: unknown
 }
 
+async function startOf (fastify: FastifyInstance, first: HistoryEvent | undefined): Promise<RunStart> {
+  const started = first?.workflowExecutionStartedEventAttributes
+  return { type: started?.workflowType?.name ?? undefined, input: await decodeFirst(fastify, started?.input) }
+}
+
 /** What a run was started as and with: its first history event, the only one read. */
 export async function readRunStart (fastify: FastifyInstance, run: RunRef, signal?: AbortSignal): Promise<RunStart> {
   const res = await fastify.engineCall(() => getHistory(fastify, run, { maximumPageSize: 1 }), { signal, ...run })
-  const started = res.history?.events?.[0]?.workflowExecutionStartedEventAttributes
-  return { type: started?.workflowType?.name ?? undefined, input: await decodeFirst(fastify, started?.input) }
+  return await startOf(fastify, res.history?.events?.[0])
+}
+
+/**
+ * A history of at most this many events is read whole when a result needs both its first and its
+ * close event: one engine call instead of two (a `hello` run has 11 events). Longer ones are not
+ * fetched whole: their pages may carry every step's payloads (docs/performance.md).
+ */
+export const SHORT_HISTORY_EVENTS = 32
+
+export interface StartAndClose { start: RunStart, closeEvent: HistoryEvent | null }
+
+/**
+ * The first event and the close event (null while open) of one run. The first page, of up to
+ * SHORT_HISTORY_EVENTS events, is read; when it holds the whole history its last event is the close event,
+ * otherwise the close event is read as `readCloseEvent` reads it.
+ */
+export async function readStartAndClose (fastify: FastifyInstance, run: RunRef, signal?: AbortSignal): Promise<StartAndClose> {
+  const res = await fastify.engineCall(() => getHistory(fastify, run, { maximumPageSize: SHORT_HISTORY_EVENTS }), { signal, ...run })
+  const events = res.history?.events ?? []
+  const last = events.at(-1)
+  const [start, closeEvent] = await Promise.all([
+    startOf(fastify, events[0]),
+    res.nextPageToken?.length ? readCloseEvent(fastify, run, signal) : last !== undefined && isCloseEvent(last) ? last : null
+  ])
+  return { start, closeEvent }
 }
 
 /** The start input of one run (the first argument it was started with), or null. */

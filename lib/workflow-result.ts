@@ -9,7 +9,7 @@ import { closeKindOf, type HistoryEvent } from './close-events.js'
 import { CATALOG_WORKFLOW_TYPE } from '@flowport/worker/contract'
 import { describeForRead, isReservedWorkflowId, runNotFound } from './execution.js'
 import { closeOutcome, type Outcome as CloseOutcome } from '@flowport/worker/outcome'
-import { readCloseEvent, readRunInput, readRunStart, type RunRef } from './run-history.js'
+import { readCloseEvent, readRunInput, readStartAndClose, SHORT_HISTORY_EVENTS, type RunRef } from './run-history.js'
 import { isTerminal, statusFromEngine } from './status.js'
 import { decodeFirstValue, inlineOrLink, payloadError } from './payloads.js'
 import type { TerminalStatus } from '../schemas/status.js'
@@ -61,9 +61,11 @@ export interface ReadResult {
 /**
  * GET …/result: the result of a closed run, or 424 while it is open. The fewest engine calls
  * that answer it (docs/performance.md): a pinned run already read costs none; a pinned run read
- * for the first time costs its first event and its close event, read side by side (the describe
- * only when it turns out to be open, for the 424); the latest run costs a describe (which run is
- * current, and whether it is closed) and then whatever of the two reads is not kept already.
+ * for the first time costs the first page of its history, which holds both its first and its close
+ * event when the run is short, and a close-event read otherwise (the describe only when it turns
+ * out to be open, for the 424); the latest run costs a describe (which run is current, whether it
+ * is closed, how long its history is) and then what is not kept already: one page for a short
+ * history not read before, the first event and the close event side by side otherwise.
  */
 export async function readResult (fastify: FastifyInstance, { workflowId, runId, signal }: ReadResult): Promise<WorkflowResult> {
   if (runId === undefined) return await readDescribed(fastify, { workflowId, signal })
@@ -72,10 +74,10 @@ export async function readResult (fastify: FastifyInstance, { workflowId, runId,
   if (known?.outcome && known.input !== undefined) return await resultFrom(fastify, run, known.input, known.outcome)
   if (known?.execution) return await readDescribed(fastify, { workflowId, runId, signal })
   if (isReservedWorkflowId(workflowId)) throw notFound(`Workflow ${workflowId} not found`, run)
-  const [start, closeEvent] = await Promise.all([
-    known?.input !== undefined ? undefined : readRunStart(fastify, run, signal),
-    readCloseEvent(fastify, run, signal)
-  ]).catch((err: unknown) => { throw err instanceof ApiError && err.statusCode === 404 ? runNotFound(run) : err })
+  const { start, closeEvent } = await (known?.input !== undefined
+    ? readCloseEvent(fastify, run, signal).then((closeEvent) => ({ start: undefined, closeEvent }))
+    : readStartAndClose(fastify, run, signal)
+  ).catch((err: unknown) => { throw err instanceof ApiError && err.statusCode === 404 ? runNotFound(run) : err })
   if (start?.type === CATALOG_WORKFLOW_TYPE) throw notFound(`Workflow ${workflowId} not found`, run)
   // Open (or closed since the read): the describe names its status for the 424.
   if (!closeEvent) return await readDescribed(fastify, { workflowId, runId, signal })
@@ -94,14 +96,22 @@ async function readDescribed (fastify: FastifyInstance, { workflowId, runId, sig
     throw new ApiError(424, 'WorkflowNotCompletedError', `Workflow ${workflowId} run ${run.runId} is not closed yet (status ${status})`, run)
   }
   const known = fastify.closedRuns.get(workflowId, run.runId)
-  const readInput = async () => known?.input !== undefined ? known.input : await readRunInput(fastify, run, signal)
-  const [input, outcome] = await Promise.all([
-    readInput(),
-    known?.outcome ?? readCloseEvent(fastify, run, signal).then(async (closeEvent) => {
-      if (!closeEvent) throw new Error(`closed run ${run.runId} of ${workflowId} has no close event`)
-      return await outcomeOf(fastify, closeEvent)
-    })
-  ])
+  const outcomeFrom = async (closeEvent: HistoryEvent | null) => {
+    if (!closeEvent) throw new Error(`closed run ${run.runId} of ${workflowId} has no close event`)
+    return await outcomeOf(fastify, closeEvent)
+  }
+  let input: unknown
+  let outcome: Outcome
+  if (known?.input === undefined && known?.outcome === undefined && execution.historyLength <= SHORT_HISTORY_EVENTS) {
+    // Both needed and the history is short: one page holds both (lib/run-history.ts).
+    const both = await readStartAndClose(fastify, run, signal)
+    ;[input, outcome] = [both.start.input, await outcomeFrom(both.closeEvent)]
+  } else {
+    [input, outcome] = await Promise.all([
+      known?.input !== undefined ? Promise.resolve(known.input) : readRunInput(fastify, run, signal),
+      known?.outcome ?? readCloseEvent(fastify, run, signal).then(outcomeFrom)
+    ])
+  }
   fastify.closedRuns.remember(workflowId, run.runId, { input, outcome })
   return await resultFrom(fastify, run, input, outcome)
 }

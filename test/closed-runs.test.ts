@@ -50,6 +50,29 @@ t.test('a closed run answers the same, from the cache as from the engine', async
   t.same(latest, { describeWorkflowExecution: 1 }, 'the latest form still asks the engine which run is current, and only that')
 })
 
+t.test('a first result read: one history page for a short run, the first and the close event for a long one', async (t) => {
+  const app = await build(t)
+  // 12 regular steps: each adds several events, far above the one page a short run is read in.
+  const inputs = { short: { name: 'Short' }, long: { stages: 12, local: false } }
+  const runs = { short: await start(t, app, 'hello', inputs.short), long: await start(t, app, 'pipeline', inputs.long) }
+  const outputs = { short: { greeting: 'Hello, Short!' }, long: { value: 12 } }
+  for (const run of Object.values(runs)) await waitClosed(app, run.workflowId)
+  const expected = {
+    short: { latest: { describeWorkflowExecution: 1, getWorkflowExecutionHistory: 1 }, pinned: { getWorkflowExecutionHistory: 1 } },
+    long: { latest: { describeWorkflowExecution: 1, getWorkflowExecutionHistory: 2 }, pinned: { getWorkflowExecutionHistory: 2 } }
+  }
+  for (const [length, run] of Object.entries(runs) as Array<[keyof typeof runs, { workflowId: string, runId: string }]>) {
+    for (const rid of [undefined, run.runId]) {
+      const form = rid === undefined ? 'latest' : 'pinned'
+      app.closedRuns.clear()
+      let answer: Awaited<ReturnType<typeof call>> | undefined
+      const calls = await engineCalls(app, async () => { answer = await call(t, app, read('result', run.workflowId, rid)) })
+      t.same(calls, expected[length][form], `${length} run, ${form}: engine calls of a first read`)
+      t.match(answer, { status: 200, body: { runId: run.runId, status: 'completed', input: inputs[length], output: outputs[length] } }, `${length} run, ${form}: its input and output`)
+    }
+  }
+})
+
 t.test('a new run behind the same workflow id is seen at once, also one that continues as new', async (t) => {
   const app = await build(t)
   const workflowId = newId('reused')
