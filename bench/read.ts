@@ -8,6 +8,7 @@
  */
 import { fork } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { cpus } from 'node:os'
 import { resolve } from 'node:path'
 import type { Client } from '@temporalio/client'
 import { Pool } from 'undici'
@@ -33,7 +34,8 @@ interface RunRef { workflowId: string, runId: string }
 type Reader = (run: RunRef) => Promise<void>
 
 export interface Throughput { perSecond: number, latency: Percentiles }
-export interface Measured { label: string, api: Throughput, raw: Throughput }
+/** `bare`: the same read through bench/bare-front.mjs, on first reads only. */
+export interface Measured { label: string, api: Throughput, raw: Throughput, bare?: Throughput }
 export interface StartMemory { label: string, atStart: Memory, settled: Memory, settleMs: number }
 interface Memory { rss: number, heapUsed: number, heapTotal: number, external: number }
 
@@ -73,19 +75,34 @@ const throughput = (parts: { ms: number, latencies: number[] }[]): Throughput =>
   return { perSecond: latencies.length / (parts.reduce((a, p) => a + p.ms, 0) / 1000), latency: percentiles(latencies) }
 }
 
-/** Both sides, in `rounds` alternating rounds (the order flipping), so drift of the machine hits both alike. */
-async function sideBySide (label: string, opts: ReadOptions, n: number, nextApi: () => RunRef, nextRaw: () => RunRef, api: Reader, raw: Reader): Promise<Measured> {
-  const parts: { api: { ms: number, latencies: number[] }[], raw: { ms: number, latencies: number[] }[] } = { api: [], raw: [] }
+type Side = 'api' | 'raw' | 'bare'
+type Sides = Record<'api' | 'raw', [() => RunRef, Reader]> & { bare?: [() => RunRef, Reader] }
+
+/** The sides, in `rounds` rounds whose order flips each time, so drift of the machine hits all alike. */
+async function sideBySide (label: string, opts: ReadOptions, n: number, sides: Sides): Promise<Measured> {
+  const parts: Partial<Record<Side, Array<{ ms: number, latencies: number[] }>>> = {}
+  const names = (['api', 'raw', 'bare'] as const).filter((side) => sides[side] !== undefined)
   const per = Math.ceil(n / opts.rounds)
   for (let r = 0; r < opts.rounds; r++) {
-    const order = r % 2 === 0 ? (['api', 'raw'] as const) : (['raw', 'api'] as const)
-    for (const side of order) {
-      parts[side].push(side === 'api' ? await drive(per, opts.concurrency, nextApi, api) : await drive(per, opts.concurrency, nextRaw, raw))
+    for (const side of r % 2 === 0 ? names : [...names].reverse()) {
+      const [next, read] = sides[side]!
+      ;(parts[side] ??= []).push(await drive(per, opts.concurrency, next, read))
     }
   }
-  const result = { label, api: throughput(parts.api), raw: throughput(parts.raw) }
-  console.log(`read: ${label}: API ${f1(result.api.perSecond)}/s, raw ${f1(result.raw.perSecond)}/s, ratio ${f2(result.api.perSecond / result.raw.perSecond)}`)
+  const result: Measured = { label, api: throughput(parts.api!), raw: throughput(parts.raw!), ...(parts.bare ? { bare: throughput(parts.bare) } : {}) }
+  const bare = result.bare ? `, bare HTTP front ${f1(result.bare.perSecond)}/s (ratio ${f2(result.bare.perSecond / result.raw.perSecond)})` : ''
+  console.log(`read: ${label}: API ${f1(result.api.perSecond)}/s, raw ${f1(result.raw.perSecond)}/s, ratio ${f2(result.api.perSecond / result.raw.perSecond)}${bare}`)
   return result
+}
+
+/** bench/bare-front.mjs in a process of its own: the floor of an HTTP front over the raw client. */
+async function startBareFront (address: string, namespace: string): Promise<{ base: string, stop: () => void }> {
+  const child = fork(resolve('bench/bare-front.mjs'), [], { env: { PATH: process.env.PATH, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: namespace }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const base = await new Promise<string>((listening, failed) => {
+    child.once('exit', (code) => failed(new Error(`bench/bare-front.mjs exited with ${code}`)))
+    child.once('message', (m: { ready: string }) => listening(m.ready))
+  })
+  return { base, stop: () => { child.removeAllListeners('exit'); child.kill('SIGTERM') } }
 }
 
 /** Production refuses tokens under 16 characters. */
@@ -174,12 +191,24 @@ export async function runReadBenchmark (apiHandle: ApiHandle & { call: <T>(cmd: 
     describe: async (r: RunRef) => { await temporal.workflow.getHandle(r.workflowId).describe() },
     result: async (r: RunRef) => { await temporal.workflow.getHandle(r.workflowId).result() }
   }
+  const front = await startBareFront(opts.address, opts.namespace)
+  const barePool = new Pool(front.base, { connections: opts.concurrency, pipelining: 1, keepAliveTimeout: 120_000 })
+  const bareGet = async (path: string) => {
+    const res = await barePool.request({ method: 'GET', path })
+    const body = await res.body.text()
+    if (res.statusCode !== 200) throw new Error(`bare front GET ${path}: ${res.statusCode} ${body}`)
+  }
+  const bare = {
+    describe: async (r: RunRef) => { await bareGet(`/describe/${enc(r.workflowId)}`) },
+    result: async (r: RunRef) => { await bareGet(`/result/${enc(r.workflowId)}`) }
+  }
   try {
     const warm = 100
     const counted = 10
-    const firstReads = 8
-    console.log(`read: starting ${firstReads * opts.runs + 2 * warm + 4 * counted + 1} closed hello runs`)
-    const all = await startClosedRuns(temporal, opts.taskQueue, firstReads * opts.runs + 2 * warm + 4 * counted + 1)
+    // Four first-read figures, each on fresh runs for every side.
+    const firstReads = 12
+    console.log(`read: starting ${firstReads * opts.runs + 3 * warm + 4 * counted + 1} closed hello runs`)
+    const all = await startClosedRuns(temporal, opts.taskQueue, firstReads * opts.runs + 3 * warm + 4 * counted + 1)
     let taken = 0
     const fresh = () => all[taken++]
     const one = fresh()
@@ -187,6 +216,7 @@ export async function runReadBenchmark (apiHandle: ApiHandle & { call: <T>(cmd: 
     // Warm-up: JIT, connections, the catalog cache; on runs of their own.
     await drive(warm, opts.concurrency, fresh, api.result)
     await drive(warm, opts.concurrency, fresh, raw.result)
+    await drive(warm, opts.concurrency, fresh, bare.result)
     for (let i = 0; i < 200; i++) { await api.resultPinned(one); await raw.result(one) }
 
     // Engine calls per read: sequential requests, counted by the API process' wrapped client.
@@ -210,20 +240,20 @@ export async function runReadBenchmark (apiHandle: ApiHandle & { call: <T>(cmd: 
     // 1. First reads: every request on a closed run nobody read before, API and raw on different runs.
     const n = opts.runs
     const firstRead = [
-      await sideBySide('`GET /workflow/{id}/status` vs `describe()`', opts, n, fresh, fresh, api.status, raw.describe),
-      await sideBySide('`GET /workflow/{id}/runs/{rid}/status` vs `describe()`', opts, n, fresh, fresh, api.statusPinned, raw.describe),
-      await sideBySide('`GET /workflow/{id}/result` vs `result()`', opts, n, fresh, fresh, api.result, raw.result),
-      await sideBySide('`GET /workflow/{id}/runs/{rid}/result` vs `result()`', opts, n, fresh, fresh, api.resultPinned, raw.result)
+      await sideBySide('`GET /workflow/{id}/status` vs `describe()`', opts, n, { api: [fresh, api.status], raw: [fresh, raw.describe], bare: [fresh, bare.describe] }),
+      await sideBySide('`GET /workflow/{id}/runs/{rid}/status` vs `describe()`', opts, n, { api: [fresh, api.statusPinned], raw: [fresh, raw.describe], bare: [fresh, bare.describe] }),
+      await sideBySide('`GET /workflow/{id}/result` vs `result()`', opts, n, { api: [fresh, api.result], raw: [fresh, raw.result], bare: [fresh, bare.result] }),
+      await sideBySide('`GET /workflow/{id}/runs/{rid}/result` vs `result()`', opts, n, { api: [fresh, api.resultPinned], raw: [fresh, raw.result], bare: [fresh, bare.result] })
     ]
 
     // 2. Repeated reads of one closed run.
     const same = () => one
     const m = opts.repeats
     const repeated = [
-      await sideBySide('`GET /workflow/{id}/runs/{rid}/status` vs `describe()`', opts, m, same, same, api.statusPinned, raw.describe),
-      await sideBySide('`GET /workflow/{id}/runs/{rid}/result` vs `result()`', opts, m, same, same, api.resultPinned, raw.result),
-      await sideBySide('`GET /workflow/{id}/status` vs `describe()`', opts, m, same, same, api.status, raw.describe),
-      await sideBySide('`GET /workflow/{id}/result` vs `result()`', opts, m, same, same, api.result, raw.result)
+      await sideBySide('`GET /workflow/{id}/runs/{rid}/status` vs `describe()`', opts, m, { api: [same, api.statusPinned], raw: [same, raw.describe] }),
+      await sideBySide('`GET /workflow/{id}/runs/{rid}/result` vs `result()`', opts, m, { api: [same, api.resultPinned], raw: [same, raw.result] }),
+      await sideBySide('`GET /workflow/{id}/status` vs `describe()`', opts, m, { api: [same, api.status], raw: [same, raw.describe] }),
+      await sideBySide('`GET /workflow/{id}/result` vs `result()`', opts, m, { api: [same, api.result], raw: [same, raw.result] })
     ]
 
     // 3. Memory: per idle SSE stream (this API process), and the production API at start.
@@ -251,6 +281,8 @@ export async function runReadBenchmark (apiHandle: ApiHandle & { call: <T>(cmd: 
     return { options: opts, firstRead, repeated, engineCalls, idle, startMemory, youngGeneration }
   } finally {
     await pool.close()
+    await barePool.close()
+    front.stop()
   }
 }
 
@@ -258,7 +290,8 @@ const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`
 const row = (m: Measured, target: number) => {
   const ratio = m.api.perSecond / m.raw.perSecond
-  return `| ${m.label} | ${f1(m.api.perSecond)}/s, p50 ${f1(m.api.latency.p50)} ms | ${f1(m.raw.perSecond)}/s, p50 ${f1(m.raw.latency.p50)} ms | ${f2(ratio)} | ≥ ${target} | ${verdict(ratio >= target)} |`
+  const bare = m.bare ? ` ${f1(m.bare.perSecond)}/s, p50 ${f1(m.bare.latency.p50)} ms | ${f2(m.bare.perSecond / m.raw.perSecond)} |` : ''
+  return `| ${m.label} | ${f1(m.api.perSecond)}/s, p50 ${f1(m.api.latency.p50)} ms | ${f1(m.raw.perSecond)}/s, p50 ${f1(m.raw.latency.p50)} ms | ${f2(ratio)} | ≥ ${target} | ${verdict(ratio >= target)} |${bare}`
 }
 
 export function readReport (r: ReadResults, machine: string): string {
@@ -277,9 +310,15 @@ ${o.concurrency} requests in flight through one undici \`Pool\`; the raw client 
 
 ### Runs read for the first time (${o.runs} requests per side, each on a closed \`hello\` run nobody read before)
 
-| Read | API | raw client | ratio | target | |
-|---|---|---|---|---|---|
+| Read | API | raw client | ratio | target | | floor: bare HTTP front | its ratio |
+|---|---|---|---|---|---|---|---|
 ${r.firstRead.map((m) => row(m, 0.9)).join('\n')}
+
+The floor columns: the same reads through bench/bare-front.mjs, a node:http server in a process of its own that
+calls the raw client's \`describe()\` or \`result()\` and answers JSON (no routing library, validation, auth, logging,
+metrics or cache), alternating round by round with the other two sides. It is what any HTTP front costs on
+these ${cpus().length} cores, where the front, the benchmark's clients and the engine share the CPUs: a ratio the bare front does
+not reach, no front on this machine can.
 
 ### One closed run read again and again (${o.repeats} requests per side)
 

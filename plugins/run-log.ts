@@ -5,33 +5,37 @@
  * to the request's completion line. Ids are bound once per request, never twice.
  */
 import fp from 'fastify-plugin'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 
 interface RunIds { workflowId?: string, runId?: string }
 
+/** The app's logger is Fastify's pino (app.ts), whose loggers can extend their bindings. */
+type Pino = FastifyBaseLogger & { setBindings: (bindings: RunIds) => void }
+
 const bound = new WeakMap<FastifyRequest, RunIds>()
 
-function bind (request: FastifyRequest, reply: FastifyReply, ids: RunIds): void {
+function bind (request: FastifyRequest, ids: RunIds): void {
   const known = bound.get(request) ?? {}
   const added: RunIds = {}
   if (ids.workflowId !== undefined && known.workflowId === undefined) added.workflowId = ids.workflowId
   if (ids.runId !== undefined && known.runId === undefined) added.runId = ids.runId
   if (added.workflowId === undefined && added.runId === undefined) return
   bound.set(request, { ...known, ...added })
-  request.log = request.log.child(added)
-  reply.log = request.log
+  // The request's logger is its own pino child of the app's (Fastify makes one per request), so
+  // its bindings are extended in place: no second logger per request (docs/performance.md).
+  ;(request.log as Pino).setBindings(added)
 }
 
 export default fp(async (fastify) => {
-  fastify.addHook('preHandler', (request, reply, done) => {
+  fastify.addHook('preHandler', (request, _reply, done) => {
     const params = request.params as { id?: string, rid?: string } | undefined
-    if (typeof params?.id === 'string') bind(request, reply, { workflowId: params.id, runId: params.rid })
+    if (typeof params?.id === 'string') bind(request, { workflowId: params.id, runId: params.rid })
     done()
   })
-  fastify.addHook('preSerialization', (request, reply, payload, done) => {
+  fastify.addHook('preSerialization', (request, _reply, payload, done) => {
     const body = payload as RunIds | null
     if (typeof body === 'object' && body !== null && typeof body.workflowId === 'string') {
-      bind(request, reply, { workflowId: body.workflowId, runId: typeof body.runId === 'string' ? body.runId : undefined })
+      bind(request, { workflowId: body.workflowId, runId: typeof body.runId === 'string' ? body.runId : undefined })
     }
     done(null, payload)
   })
