@@ -2,7 +2,8 @@
 // so no single task holds the tab for the whole list (a task over 50 ms is what feels frozen;
 // bench/inspector.ts measures the longest one). Slices already in the page are components that
 // skip re-rendering while their items and their row function are unchanged, so a frame costs the
-// rows it adds, not every row shown so far.
+// rows it adds, not every row shown so far; rows out of view are not even laid out
+// (content-visibility, ui/style.css).
 //
 // A slice is rendered in a task of its own just after a frame, not in the frame's animation
 // callback: the next frame lays it out and paints it, and no task holds both a slice's JavaScript
@@ -33,9 +34,7 @@ class Slice extends Component {
 }
 
 export class Progressive extends Component {
-  // Nothing at first: the view around the list is laid out and painted in a frame of its own, and
-  // the first slice follows like every other.
-  state = { shown: 0 }
+  state = { shown: this.props.chunk }
 
   componentDidMount () { this.grow() }
   componentDidUpdate () { this.grow() }
