@@ -136,7 +136,8 @@ and ${ROUNDS} rounds in headless Debian Chromium (1280 × 900) of: open the runs
 trace has ${STEPS} steps (${nodes.reduce((n, s) => n + s.attempts.length, 0)} attempt bars). Time = from the hash change to the
 frame after the last row is in the document; longest task = the longest main-thread task meanwhile (Long Tasks API; a
 task over ${LONG_TASK_MS} ms is what makes a tab feel frozen; the API reports only such tasks, so 0 ms means none). Long lists are added a slice per frame (100 runs or
-50 timeline rows; slices already shown are not rendered again; ui/progressive.js). The API serves the page; the answers to the page's API calls are
+50 timeline rows; after the first, each slice is rendered in a task of its own after a frame and laid out by the next one;
+slices already shown are not rendered again; ui/progressive.js), and rows out of view skip layout and paint (CSS content-visibility). The API serves the page; the answers to the page's API calls are
 synthetic (request interception), so only the page's own work is measured.
 
 | Figure | Target | Measured | |

@@ -64,7 +64,7 @@ function Row ({ node, axis, open, toggle }) {
       ${node.attempts.length > 1 && html`<span class="attempts">${node.attempts.length} attempts</span>`}
       ${node.evaluation && html`<span class="score">score ${node.evaluation.score}</span>`}
       ${node.child?.runId && html`<a href=${runHref(node.child.workflowId, node.child.runId)}>open</a>
-        <button class="link" onClick=${toggle}>${open ? 'collapse' : 'expand'}</button>`}
+        <button class="link" onClick=${() => toggle(node.id)}>${open ? 'collapse' : 'expand'}</button>`}
     </div>
     <div class="row-track">${bars.map((b) => html`<${Bar} ...${b} axis=${axis} />`)}</div>
     ${failed.length > 0 && html`<ol class="attempt-errors">
@@ -79,15 +79,29 @@ function Row ({ node, axis, open, toggle }) {
 
 export class Timeline extends Component {
   state = { open: {} }
+
+  toggle = (id) => this.setState(({ open }) => ({ open: { ...open, [id]: !open[id] } }))
+
+  /** One row function per trace and set of expanded rows: while it is the same, the rows already
+   * shown are not rendered again (ui/progressive.js), so the run view's other updates (its status,
+   * input, stream state) do not render every row of a long timeline again. */
+  rows (trace, open) {
+    if (this.memo?.trace !== trace || this.memo.open !== open) {
+      const axis = span(trace)
+      const row = (node) => html`<${Row} key=${node.id} node=${node} axis=${axis} open=${open[node.id] === true} toggle=${this.toggle} />`
+      this.memo = { trace, open, axis, row }
+    }
+    return this.memo
+  }
+
   render ({ trace }, { open }) {
-    const axis = span(trace)
+    const { axis, row } = this.rows(trace, open)
     if (trace.nodes.length === 0) return html`<p class="muted">No steps yet.</p>`
     const end = new Date(axis.start + axis.width).toISOString()
     return html`<ol class="timeline" aria-label="Timeline">
       <li class="row axis"><span class="row-label muted">${trace.nodes.length} ${trace.nodes.length === 1 ? 'call' : 'calls'}</span>
         <span class="axis-scale muted"><span>0</span><span>${duration(new Date(axis.start).toISOString(), end)}</span></span></li>
-      <${Progressive} items=${trace.nodes} chunk=${50} row=${(node) => html`<${Row} key=${node.id} node=${node} axis=${axis}
-        open=${open[node.id] === true} toggle=${() => this.setState({ open: { ...open, [node.id]: !open[node.id] } })} />`} />
+      <${Progressive} items=${trace.nodes} chunk=${50} row=${row} />
     </ol>`
   }
 }
