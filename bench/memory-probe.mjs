@@ -1,5 +1,5 @@
-// Loaded with `node --expose-gc --import bench/memory-probe.mjs …` into a process the benchmark
-// forks (the production API from the build): answers `memory` over the IPC channel with
+// Loaded with NODE_OPTIONS='--expose-gc --import bench/memory-probe.mjs' into a process the
+// benchmark starts (the production API from the build): answers `memory` over the IPC channel with
 // process.memoryUsage() after forced GCs. Plain JavaScript: the built API runs without tsx.
 process.on('message', (message) => {
   if (message?.cmd !== 'memory') return

@@ -6,10 +6,10 @@
  * production API (the built `flowport api`) at start. Targets: first-read ratios ≥ 0.9,
  * repeated reads ≥ 2× the raw client, ≤ 8 KiB per idle stream, ≤ 104 MiB at start.
  */
-import { fork } from 'node:child_process'
-import { existsSync } from 'node:fs'
-import { cpus } from 'node:os'
-import { resolve } from 'node:path'
+import { fork, spawn } from 'node:child_process'
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { cpus, tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import type { Client } from '@temporalio/client'
 import { Pool } from 'undici'
 import { closedLoop, f1, f2, percentiles, verdict, type ApiTrace, type Percentiles } from './measure.js'
@@ -110,13 +110,16 @@ const TOKEN = 'bench-token-0123456789'
 
 interface BuiltApi { base: string, memory: () => Promise<Memory>, stop: () => void }
 
-/** A built API in a process of its own (GC exposed, memory answered over IPC by bench/memory-probe.mjs). */
-async function startBuiltApi (address: string, namespace: string, nodeFlags: string[], command: string[]): Promise<BuiltApi> {
+/**
+ * A built API in a process of its own, started by `command` (an executable and its arguments) as a
+ * user would start it: GC exposed and bench/memory-probe.mjs (memory answered over IPC) loaded
+ * through NODE_OPTIONS, so that the command's own node flags (a shebang's included) stay its own.
+ */
+async function startBuiltApi (address: string, namespace: string, command: string[]): Promise<BuiltApi> {
   if (!existsSync(resolve('dist/server.js'))) throw new Error('the build is missing: run `npm run build` first')
-  const [script, ...args] = command
-  const child = fork(resolve(script), args, {
-    execArgv: [...nodeFlags, '--expose-gc', '--import', resolve('bench/memory-probe.mjs')],
-    env: { PATH: process.env.PATH, NODE_ENV: 'production', SERVICE_API_AUTH_TOKEN: TOKEN, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: namespace, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' },
+  const [executable, ...args] = command
+  const child = spawn(executable, args, {
+    env: { PATH: process.env.PATH, NODE_OPTIONS: `--expose-gc --import ${resolve('bench/memory-probe.mjs')}`, NODE_ENV: 'production', SERVICE_API_AUTH_TOKEN: TOKEN, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: namespace, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc']
   })
   const base = await new Promise<string>((listening, failed) => {
@@ -134,6 +137,21 @@ async function startBuiltApi (address: string, namespace: string, nodeFlags: str
     child.send({ id: asked, cmd: 'memory' })
   })
   return { base, memory, stop: () => { child.removeAllListeners('exit'); child.kill('SIGTERM') } }
+}
+
+/**
+ * The package's bin as an installed build has it: bin/ beside dist/, without the TypeScript source
+ * and tsx it would run in this checkout (the image's layout). Run as an executable, its shebang
+ * included. The caller removes the directory.
+ */
+function installedBin (): { bin: string, dir: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'flowport-bin-'))
+  mkdirSync(join(dir, 'bin'))
+  const bin = join(dir, 'bin', 'flowport.js')
+  copyFileSync(resolve('bin/flowport.js'), bin)
+  chmodSync(bin, 0o755)
+  symlinkSync(resolve('dist'), join(dir, 'dist'))
+  return { bin, dir }
 }
 
 /** Memory right after it listens, and once idle. */
@@ -258,17 +276,22 @@ export async function runReadBenchmark (apiHandle: ApiHandle & { call: <T>(cmd: 
 
     // 3. Memory: per idle SSE stream (this API process), and the production API at start.
     const idle = await measureIdleStreams(apiHandle, temporal, opts.streams)
-    // The built API as `flowport api` runs it (V8's defaults) and as the image's CMD runs it.
+    // The built API as the `flowport api` command runs it (the package's bin) and as the image's CMD runs it.
     const image = imageApiCommand()
     const startMemory: StartMemory[] = []
-    const cli = await startBuiltApi(opts.address, opts.namespace, [], ['dist/cli/flowport.js', 'api'])
-    try { startMemory.push(await measureStartMemory('`node dist/cli/flowport.js api`', cli, 15_000)) } finally { cli.stop() }
-    const imaged = await startBuiltApi(opts.address, opts.namespace, image.nodeFlags, [image.script])
+    const installed = installedBin()
+    try {
+      const cli = await startBuiltApi(opts.address, opts.namespace, [installed.bin, 'api'])
+      try { startMemory.push(await measureStartMemory('`flowport api` (bin/flowport.js, its shebang\'s node flags)', cli, 15_000)) } finally { cli.stop() }
+    } finally {
+      rmSync(installed.dir, { recursive: true, force: true })
+    }
+    const imaged = await startBuiltApi(opts.address, opts.namespace, [process.execPath, ...image.nodeFlags, image.script])
     try { startMemory.push(await measureStartMemory(`\`node ${[...image.nodeFlags, image.script].join(' ')}\` (the image's CMD)`, imaged, 15_000)) } finally { imaged.stop() }
 
     // What the image's node flags cost: the same reads through both.
-    const withFlags = await startBuiltApi(opts.address, opts.namespace, image.nodeFlags, [image.script])
-    const withDefaults = await startBuiltApi(opts.address, opts.namespace, [], [image.script])
+    const withFlags = await startBuiltApi(opts.address, opts.namespace, [process.execPath, ...image.nodeFlags, image.script])
+    const withDefaults = await startBuiltApi(opts.address, opts.namespace, [process.execPath, image.script])
     let youngGeneration: ReadResults['youngGeneration']
     try {
       const compared = await compareFlags(withFlags, withDefaults, one, opts, opts.repeats)
@@ -352,7 +375,8 @@ What the image's \`${r.youngGeneration.flags.join(' ')}\` costs: repeated status
 
 Memory per stream: the API's \`process.memoryUsage()\` after four forced GCs, before opening ${o.streams} streams on a run
 that does nothing and after 3 s idle, divided by the number of streams. Start memory: the built API, each command as
-labelled, with \`NODE_ENV=production\`, connected to this run's engine, measured over IPC by bench/memory-probe.mjs. What holds the
+labelled, with \`NODE_ENV=production\`, connected to this run's engine, measured over IPC by bench/memory-probe.mjs (loaded
+with \`--expose-gc\` through NODE_OPTIONS). What holds the
 memory and what was changed: docs/performance.md, "Read path and memory".
 `
 }

@@ -7,7 +7,6 @@
  */
 import fp from 'fastify-plugin'
 import type { Interceptor } from '@grpc/grpc-js'
-import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client/index.js'
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type ConnectionOptions } from '@temporalio/client'
 import { tlsFromSettings } from '@flowport/worker/tls'
 import type { Config } from '../schemas/config.js'
@@ -66,7 +65,10 @@ export default fp(async (fastify) => {
     })
   const connection = Connection.lazy(connectionOptions(config, breaker, fastify.metrics?.engineInterceptor()))
   // With tracing on, starts, signals, queries and updates carry the request's span to the workflow.
-  const interceptors = fastify.tracing === null ? undefined : { workflow: [new OpenTelemetryWorkflowClientInterceptor()] }
+  // The interceptor (and @opentelemetry/api under it) is imported only then.
+  const interceptors = fastify.tracing === null
+    ? undefined
+    : { workflow: [new (await import('@temporalio/interceptors-opentelemetry/lib/client/index.js')).OpenTelemetryWorkflowClientInterceptor()] }
   // With an object store, payloads above the threshold travel by reference (plugins/payloads.ts).
   const dataConverter = fastify.payloads === null ? undefined : { payloadCodecs: [fastify.payloads.codec] }
   const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, interceptors, dataConverter })

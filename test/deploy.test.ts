@@ -48,6 +48,8 @@ t.test('the Kubernetes example: two API replicas and two workers with the same c
   // The image's own API command carries a V8 flag; compose and Kubernetes run `flowport api` and pass it through NODE_OPTIONS.
   const imageFlag = /CMD \["node", "(--max-semi-space-size=\d+)", "dist\/server\.js"\]/.exec(readFileSync('Dockerfile', 'utf8'))?.[1]
   t.ok(imageFlag, 'the Dockerfile\'s API command sets --max-semi-space-size')
+  // The `flowport` command (npm's bin) sets it in its shebang: `flowport api` starts as the image's API does.
+  t.equal(readFileSync('bin/flowport.js', 'utf8').split('\n')[0], `#!/usr/bin/env -S node ${imageFlag}`, 'bin/flowport.js: the image\'s V8 flag')
   const api = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'flowport-api')!
   const env = api.spec.template.spec.containers[0].env as Array<{ name: string, value: string }>
   t.equal(env.find((e) => e.name === 'NODE_OPTIONS')?.value, imageFlag, 'Kubernetes API: the image\'s V8 flag')

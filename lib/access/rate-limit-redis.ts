@@ -6,7 +6,7 @@
  * timeouts, as the plugin's README recommends), the plugin lets the request through uncounted
  * (`skipOnError`), and the log says once when Redis went away and once when it is back.
  */
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import type { FastifyBaseLogger } from 'fastify'
 
 /** The password of a Redis URL, so that the log redactor can keep it out of every line. */
@@ -30,6 +30,8 @@ export interface RateLimitRedis {
 export async function connectRateLimitRedis (url: string, log: FastifyBaseLogger): Promise<RateLimitRedis> {
   // Where, never the URL itself (it may hold a password).
   const where = new URL(url).host
+  // Imported here, not at the top: without a shared store the API never loads the client (about 1 MiB of heap).
+  const { Redis } = await import('ioredis')
   const redis = new Redis(url, {
     lazyConnect: true,
     connectTimeout: 500,
