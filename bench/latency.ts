@@ -8,10 +8,14 @@
  * - the per-step overhead of a 10-step `pipeline` run, with local and with regular steps:
  *   (started → closed − Σ step times) / 10, from the run's history;
  * - start throughput: `POST /workflow/start` of `hello`, 32 in flight, the worker running them;
- * - SSE event-to-client latency with 1 and with 1,000 clients following one `sleepy` run.
+ * - SSE event-to-client latency with 1 and with 1,000 clients following a `sleepy` run, a fresh
+ *   run per phase, the phases of all rounds pooled.
  * The floor beside them: on the "after" stack, a worker of the bare Temporal SDK
  * (bench/bare-sdk/) runs the same `hello` and `pipeline` through the raw client, alternating with
  * Flowport's; and the marginal cost of one more local step, from 1- and 10-stage runs of both.
+ * For SSE, a minimal node:http server (bench/bare-fanout.ts: one raw long-poll per run, one
+ * pre-serialized frame per page written to every socket) in its own process beside the "after"
+ * API, followed by the same clients next to Flowport's "after" API in every round.
  * Writes the `latency` section of bench/RESULTS.md; measured, never asserted.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -33,6 +37,7 @@ const RUNS = Number(process.env.LATENCY_RUNS ?? 40)
 const PIPELINES = Number(process.env.LATENCY_PIPELINES ?? 10)
 const STARTS = Number(process.env.LATENCY_STARTS ?? 400)
 const SSE_CLIENTS = Number(process.env.BENCH_SSE_CLIENTS ?? 1000)
+const SSE_ROUNDS = Number(process.env.LATENCY_SSE_ROUNDS ?? 3)
 const CATALOG = 'bench-latency'
 
 type Setting = 'before' | 'after'
@@ -40,7 +45,7 @@ const SETTINGS: Setting[] = ['before', 'after']
 
 const BARE_QUEUE = 'bench-bare-sdk'
 
-interface Stack { engine: Engine, workers: ChildProcess[], api: Api, apiProcess: ChildProcess, client: Client, connection: Connection }
+interface Stack { engine: Engine, workers: ChildProcess[], api: Api, apiProcess: ChildProcess, client: Client, connection: Connection, fanout?: { api: Api, child: ChildProcess } }
 
 async function startStack (setting: Setting): Promise<Stack> {
   const dbFile = join(mkdtempSync(join(tmpdir(), `flowport-bench-latency-${setting}-`)), 'temporal.db')
@@ -57,11 +62,12 @@ async function startStack (setting: Setting): Promise<Stack> {
   const client = new Client({ connection, namespace: engine.namespace })
   await waitForCatalog(client, CATALOG)
   const { api, child } = await startApi(env)
-  return { engine, workers, api, apiProcess: child, client, connection }
+  const fanout = setting === 'after' ? await startApi(env, 'bench/bare-fanout.ts') : undefined
+  return { engine, workers, api, apiProcess: child, client, connection, fanout }
 }
 
 async function stopStack (s: Stack): Promise<void> {
-  for (const child of [s.apiProcess, ...s.workers]) {
+  for (const child of [s.apiProcess, ...(s.fanout ? [s.fanout.child] : []), ...s.workers]) {
     if (child.exitCode !== null || child.signalCode !== null) continue
     await new Promise((done) => { child.once('exit', done); child.kill('SIGTERM') })
   }
@@ -131,7 +137,9 @@ const samples = {
 }
 /** On the "after" stack only: the bare SDK's figures, and 1- and 10-stage local runs (started → closed) of both. */
 const floor = { hello: [] as number[], local: [] as number[], fp1: [] as number[], fp10: [] as number[], bare1: [] as number[], bare10: [] as number[] }
-const sse: Record<Setting, Array<{ clients: number, latency: { p50: number, p99: number }, raw: { p50: number, p99: number }, exact: boolean }>> = { before: [], after: [] }
+/** Per server and number of clients: the pooled latency samples of every round, and whether every client got every event once. */
+interface SseFigure { latency: number[], raw: number[], exact: boolean }
+const sse: Record<Setting | 'bare', Map<number, SseFigure>> = { before: new Map(), after: new Map(), bare: new Map() }
 const machine = machineNote()
 
 try {
@@ -182,11 +190,22 @@ try {
     }
   }
   for (const clients of [1, SSE_CLIENTS]) {
-    for (const setting of SETTINGS) {
-      const { api, client } = stacks[setting]
-      const live = await livePhase({ base: api.base, call: api.call }, client, CATALOG, clients, clients === 1 ? 20 : 10)
-      sse[setting].push({ clients, latency: live.latency, raw: live.raw, exact: live.exact })
-      console.log(`SSE ${clients} client(s), ${setting}: p50 ${f1(live.latency.p50)} ms`)
+    const steps = clients === 1 ? 20 : 10
+    // The bare fan-out server next to Flowport's "after" API in every round, on the same stack and engine.
+    const servers = [
+      ...SETTINGS.map((name) => ({ name, api: stacks[name].api, client: stacks[name].client })),
+      { name: 'bare' as const, api: stacks.after.fanout!.api, client: stacks.after.client }
+    ]
+    for (const { name } of servers) sse[name].set(clients, { latency: [], raw: [], exact: true })
+    for (let round = 0; round < SSE_ROUNDS; round++) {
+      for (const { name, api, client } of round % 2 === 0 ? servers : [...servers].reverse()) {
+        const live = await livePhase({ base: api.base, call: api.call }, client, CATALOG, clients, steps)
+        const figure = sse[name].get(clients)!
+        figure.latency.push(...live.samples.latency)
+        figure.raw.push(...live.samples.raw)
+        figure.exact &&= live.exact
+        console.log(`SSE ${clients} client(s), round ${round + 1}/${SSE_ROUNDS}, ${name}: p50 ${f1(live.latency.p50)} ms, raw long-poll ${f1(live.raw.p50)} ms${live.exact ? '' : ', events lost'}`)
+      }
     }
   }
 } finally {
@@ -205,8 +224,13 @@ const bareLocal = p(floor.local)
 const marginal = (ten: number[], one: number[]) => (p(ten).p50 - p(one).p50) / 9
 const fixed = (ten: number[], one: number[]) => p(one).p50 - marginal(ten, one)
 const sseRow = (clients: number) => {
-  const [b, a] = SETTINGS.map((s) => sse[s].find((x) => x.clients === clients)!)
-  return `| SSE event-to-client p50 (p99), ${clients} client${clients === 1 ? '' : 's'} following a \`sleepy\` run | ≤ 20 ms | ${f1(b.latency.p50)} (${f1(b.latency.p99)}) ms | **${f1(a.latency.p50)}** (${f1(a.latency.p99)}) ms${a.exact ? '' : ', **events lost**'} | ${f1(a.raw.p50)} ms (raw long-poll) | ${verdict(a.latency.p50 <= 20 && a.exact)} |`
+  const [b, a, bare] = (['before', 'after', 'bare'] as const).map((s) => sse[s].get(clients)!)
+  const lost = (x: SseFigure) => (x.exact ? '' : ', **events lost**')
+  const pct = (x: SseFigure, bold = false) => {
+    const q = p(x.latency)
+    return `${bold ? `**${f1(q.p50)}**` : f1(q.p50)} (${f1(q.p99)}) ms${lost(x)}`
+  }
+  return `| SSE event-to-client p50 (p99), ${clients} client${clients === 1 ? '' : 's'} following a \`sleepy\` run, ${SSE_ROUNDS} runs each | ≤ 20 ms | ${pct(b)} | ${pct(a, true)} | ${pct(bare)} (bare fan-out); ${f1(p(a.raw).p50)} ms (one raw long-poll) | ${verdict(p(a.latency).p50 <= 20 && a.exact)} |`
 }
 
 writeSection('latency', `## Run latency: the engine launcher's settings against Temporal's defaults (issue 18)
@@ -217,7 +241,7 @@ defaults and the SQLite file in its default journal mode ("before"), one as the 
 \`${Object.keys(ENGINE_SERVER_DEFAULTS).join('`, `')}\` tuned, WAL journal; docs/performance.md), both up for the whole run;
 the measurements alternate between them, ${ROUNDS} rounds.
 
-| Figure | Goal | Before | After | Floor: bare SDK, after | |
+| Figure | Goal | Before | After | Floor, after: bare SDK; for SSE, bare fan-out | |
 |---|---|---|---|---|---|
 | \`POST /workflow/run\` of \`hello\` (one regular step), p50 (p99), ${hello.after.samples} sequential runs each | p50 ≤ 30 ms | ${f1(hello.before.p50)} (${f1(hello.before.p99)}) ms | **${f1(hello.after.p50)}** (${f1(hello.after.p99)}) ms | ${f1(bareHello.p50)} (${f1(bareHello.p99)}) ms | ${verdict(hello.after.p50 <= 30)} |
 | Per-step overhead of a 10-step \`pipeline\`, local steps, p50 (p99) of ${local.after.samples} runs | ≤ 5 ms | ${f1(local.before.p50)} (${f1(local.before.p99)}) ms | **${f1(local.after.p50)}** (${f1(local.after.p99)}) ms | ${f1(bareLocal.p50)} (${f1(bareLocal.p99)}) ms | ${verdict(local.after.p50 <= 5)} |
@@ -230,7 +254,12 @@ ${sseRow(SSE_CLIENTS)}
 The floor column: the same workflows written against the bare Temporal SDK (bench/bare-sdk/: no Flowport runtime,
 schemas, manifest or trace; the SDK's default worker options), on the "after" stack, run through the raw
 \`@temporalio/client\` (no HTTP hop), alternating run by run with Flowport's. Whatever the floor column shows above a
-goal, no worker code on this engine and machine can remove. For SSE, the floor is one raw engine long-poll.
+goal, no worker code on this engine and machine can remove. For SSE, the floor is the same clients (\`livePhase\` of
+bench/sse.ts, ${SSE_ROUNDS} runs each, next to Flowport's "after" API in every round, order alternating) fed by a bare fan-out
+server (bench/bare-fanout.ts): node:http in its own process like the API, no Fastify, auth or hubs, one raw engine
+long-poll per run writing each page of events as one pre-serialized frame (Flowport's own bytes and \`id:\`) to every
+socket. What it shows above the goal, no SSE server on this engine, machine and client placement can remove. Beside it,
+when one raw long-poll in the benchmark process sees the event (the engine's share, without any socket writes).
 
 Per-step overhead = (started → closed − the steps' own time) ÷ 10, from each run's history: a regular step's own time is
 its ActivityTaskStarted → Completed, a local step's the times its result carries. The throughput verdict allows 5 % of noise.

@@ -145,6 +145,8 @@ export interface LiveResult {
   apiRead: Percentiles
   /** API page read → frame written to the client's socket. */
   apiDelivery: Percentiles
+  /** The samples behind `latency` and `raw`, for a caller that pools several phases (bench/latency.ts). */
+  samples: { latency: number[], raw: number[] }
 }
 
 export interface SseResults {
@@ -182,7 +184,8 @@ export async function livePhase (api: ApiHandle, temporal: Client, taskQueue: st
     latency: summary(record.latencies),
     raw: summary(raw.latencies),
     apiRead: summary(lags.read),
-    apiDelivery: summary(lags.delivery)
+    apiDelivery: summary(lags.delivery),
+    samples: { latency: record.latencies, raw: raw.latencies }
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * The processes a benchmark runs against: the API in a process of its own (bench/api-process.ts,
- * GC exposed) and the wait for a worker's catalog.
+ * GC exposed), or a stand-in speaking the same IPC commands (bench/bare-fanout.ts), and the wait
+ * for a worker's catalog.
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { resolve } from 'node:path'
@@ -26,8 +27,9 @@ export interface Api {
   call: <T>(cmd: string) => Promise<T>
 }
 
-export async function startApi (env: NodeJS.ProcessEnv): Promise<{ api: Api, child: ChildProcess }> {
-  const child = fork(resolve('bench/api-process.ts'), [], {
+/** Forks `script` (the API by default); resolves once it announces the base URL it listens on. */
+export async function startApi (env: NodeJS.ProcessEnv, script = 'bench/api-process.ts'): Promise<{ api: Api, child: ChildProcess }> {
+  const child = fork(resolve(script), [], {
     env,
     execArgv: ['--import', 'tsx', '--conditions=flowport-source', '--expose-gc',
       ...(process.env.BENCH_API_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_API_PROFILE}`] : [])],
@@ -36,7 +38,7 @@ export async function startApi (env: NodeJS.ProcessEnv): Promise<{ api: Api, chi
   let nextId = 0
   const pending = new Map<number, (result: unknown) => void>()
   const base = await new Promise<string>((resolveBase, reject) => {
-    child.once('exit', (code) => reject(new Error(`API exited with ${code}`)))
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)))
     child.on('message', (message: { ready?: string, id?: number, result?: unknown }) => {
       if (message.ready) resolveBase(message.ready)
       else if (message.id !== undefined) pending.get(message.id)?.(message.result)
