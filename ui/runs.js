@@ -50,12 +50,12 @@ export class RunsView extends Component {
   }
 
   // One function for the component's life: a slice of rows re-renders only when its runs change.
-  row = (r) => html`<tr key=${r.runId} data-run-id=${r.runId}>
-    <td><a href=${runHref(r.workflowId, r.runId)}>${r.workflowId}</a></td>
-    <td>${r.workflowName}</td>
-    <td><${Status} status=${r.status} /></td>
-    <td>${time(r.startTime)}</td>
-    <td>${time(r.closeTime)}</td>
+  row = (r) => html`<tr key=${r.runId} data-run-id=${r.runId} role="row">
+    <td role="cell"><a href=${runHref(r.workflowId, r.runId)}>${r.workflowId}</a></td>
+    <td role="cell">${r.workflowName}</td>
+    <td role="cell"><${Status} status=${r.status} /></td>
+    <td role="cell">${time(r.startTime)}</td>
+    <td role="cell">${time(r.closeTime)}</td>
   </tr>`
 
   apply = (event) => {
@@ -88,9 +88,9 @@ export class RunsView extends Component {
         ${live === 'open' ? 'Live: new and closed runs appear here by themselves' : `Change feed: ${live}`}${changes > 0 ? ` · ${changes} change(s) received` : ''}
       </p>
       <${Problem} error=${error} />
-      <table class="runs-table">
-        <thead><tr><th>Workflow id</th><th>Workflow</th><th>Status</th><th>Started</th><th>Closed</th></tr></thead>
-        <tbody>
+      <table class="runs-table" role="table">
+        <thead role="rowgroup"><tr role="row"><th role="columnheader">Workflow id</th><th role="columnheader">Workflow</th><th role="columnheader">Status</th><th role="columnheader">Started</th><th role="columnheader">Closed</th></tr></thead>
+        <tbody role="rowgroup">
           <${Progressive} items=${runs} chunk=${100} row=${this.row} />
         </tbody>
       </table>
