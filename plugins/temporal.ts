@@ -65,7 +65,7 @@ export default fp(async (fastify) => {
     })
   const connection = Connection.lazy(connectionOptions(config, breaker, fastify.metrics?.engineInterceptor()))
   // With tracing on, starts, signals, queries and updates carry the request's span to the workflow.
-  // The interceptor (and @opentelemetry/api under it) is imported only then.
+  // The interceptor is imported only then (docs/performance.md, "Memory of the API process at start").
   const interceptors = fastify.tracing === null
     ? undefined
     : { workflow: [new (await import('@temporalio/interceptors-opentelemetry/lib/client/index.js')).OpenTelemetryWorkflowClientInterceptor()] }
