@@ -74,13 +74,42 @@ export function supervise (first: ChildProcess, { name, start, restarted, log }:
   }
 }
 
-export function stopProcess (child: ChildProcess, graceMs: number): Promise<void> {
+/** Asks `child` to stop with `signal`, then kills it if it has not exited after `graceMs`. */
+export function stopProcess (child: ChildProcess, graceMs: number, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
   return new Promise((done) => {
     const force = setTimeout(() => child.kill('SIGKILL'), graceMs)
     child.once('exit', () => { clearTimeout(force); done() })
-    child.kill('SIGTERM')
+    child.kill(signal)
   })
+}
+
+export interface OwnedServer {
+  /** The end of what it wrote to stdout and stderr, for the error when it does not come up. */
+  output: () => string
+  /** Stops it (see `ownServer`); the exit guard goes with it. */
+  stop: () => Promise<void>
+}
+
+/**
+ * A server process this one started and owns (PostgreSQL, the Temporal server, redis-server):
+ * the last `keepChars` of its output are kept, it is killed if this process exits first, and
+ * `stop` asks it with `signal` (its own fast shutdown) before SIGKILL after `graceMs`.
+ */
+export function ownServer (child: ChildProcess, { keepChars = 4000, signal = 'SIGTERM', graceMs = 10_000 }: { keepChars?: number, signal?: NodeJS.Signals, graceMs?: number } = {}): OwnedServer {
+  let output = ''
+  const keep = (chunk: Buffer): void => { output = (output + chunk.toString()).slice(-keepChars) }
+  child.stdout?.on('data', keep)
+  child.stderr?.on('data', keep)
+  const killOnExit = (): void => { child.kill('SIGKILL') }
+  process.once('exit', killOnExit)
+  return {
+    output: () => output,
+    stop: async () => {
+      await stopProcess(child, graceMs, signal)
+      process.removeListener('exit', killOnExit)
+    }
+  }
 }
 
 /**

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { freePort } from '../engine.js'
+import { ownServer } from '../supervise.js'
 
 const run = promisify(execFile)
 
@@ -80,29 +81,17 @@ export async function startPostgres (opts: { port?: number, log?: (m: string) =>
   // Throw-away: no fsync while initdb writes its files (the server itself runs with the defaults).
   await run(...as('initdb', ['-D', dataDir, '-U', POSTGRES_USER, '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync']), { timeout: 120_000 })
   const port = await freePort(opts.port ?? 0)
-  let output = ''
   const child = spawn(...as('postgres', ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-k', root,
     // Two history-shard owners, matching and visibility keep about 60 connections open.
     '-c', 'max_connections=200']), { stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-  const keep = (chunk: Buffer): void => { output = (output + chunk.toString()).slice(-4000) }
-  child.stdout?.on('data', keep)
-  child.stderr?.on('data', keep)
-  const killOnExit = (): void => { child.kill('SIGKILL') }
-  process.once('exit', killOnExit)
+  // SIGINT is PostgreSQL's fast shutdown: open sessions are ended, not waited for.
+  const server = ownServer(child, { signal: 'SIGINT' })
   const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) {
-      await new Promise<void>((resolve) => {
-        const force = setTimeout(() => child.kill('SIGKILL'), 10_000)
-        child.once('exit', () => { clearTimeout(force); resolve() })
-        // SIGINT is PostgreSQL's fast shutdown: open sessions are ended, not waited for.
-        child.kill('SIGINT')
-      })
-    }
-    process.removeListener('exit', killOnExit)
+    await server.stop()
     rmSync(root, { recursive: true, force: true })
   }
   try {
-    await waitUntilAccepting(bin, port, child, () => output, 60_000)
+    await waitUntilAccepting(bin, port, child, server.output, 60_000)
   } catch (err) {
     await stop()
     throw err

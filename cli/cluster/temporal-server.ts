@@ -13,7 +13,7 @@ import { Connection } from '@temporalio/client'
 import Long from 'long'
 import { stringify } from 'yaml'
 import { ENGINE_DYNAMIC_CONFIG, freePort } from '../engine.js'
-import { stopProcess } from '../supervise.js'
+import { ownServer } from '../supervise.js'
 import type { ServerBinaries } from './server-binary.js'
 import type { Postgres } from './postgres.js'
 
@@ -173,28 +173,22 @@ export async function startTemporalServer (binaries: ServerBinaries, pg: Postgre
   const configFile = join(dir, 'temporal.yaml')
   writeFileSync(configFile, stringify(config))
 
-  let output = ''
   const child = spawn(binaries.server, ['--config-file', configFile, '--allow-no-auth', 'start'], { stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-  const keep = (chunk: Buffer): void => { output = (output + chunk.toString()).slice(-8000) }
-  child.stdout?.on('data', keep)
-  child.stderr?.on('data', keep)
-  const killOnExit = (): void => { child.kill('SIGKILL') }
-  process.once('exit', killOnExit)
+  const server = ownServer(child, { keepChars: 8000, graceMs: 15_000 })
   const stop = async (): Promise<void> => {
-    await stopProcess(child, 15_000)
-    process.removeListener('exit', killOnExit)
+    await server.stop()
     rmSync(dir, { recursive: true, force: true })
   }
   const address = `127.0.0.1:${frontendPort}`
   try {
     const exited = new Promise<never>((_resolve, reject) => {
-      child.once('exit', (code, signal) => { reject(new Error(`the Temporal server exited (${signal ?? `code ${code}`}):\n${output}`)) })
+      child.once('exit', (code, signal) => { reject(new Error(`the Temporal server exited (${signal ?? `code ${code}`}):\n${server.output()}`)) })
     })
     exited.catch(() => {})
     await Promise.race([registerNamespace(address, namespace, opts.startTimeoutMs ?? 120_000), exited])
   } catch (err) {
     await stop()
-    throw new Error(`${(err as Error).message}\n${output.slice(-2000)}`)
+    throw new Error(`${(err as Error).message}\n${server.output().slice(-2000)}`)
   }
   return { address, namespace, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, process: child, stop }
 }

@@ -9,6 +9,7 @@ import { connect } from 'node:net'
 import { promisify } from 'node:util'
 import type { Test } from 'tap'
 import { freePort } from '../../cli/engine.js'
+import { ownServer } from '../../cli/supervise.js'
 
 const run = promisify(execFile)
 const REDIS_SERVER = '/usr/bin/redis-server'
@@ -49,29 +50,14 @@ async function answersPing (port: number): Promise<boolean> {
 export async function startRedisServer (t: Test, port?: number): Promise<RedisServer> {
   const binary = await redisServerBinary()
   port ??= await freePort()
-  let output = ''
   const child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
     { stdio: ['ignore', 'pipe', 'pipe'] })
-  const keep = (chunk: Buffer): void => { output = (output + chunk.toString()).slice(-4000) }
-  child.stdout?.on('data', keep)
-  child.stderr?.on('data', keep)
-  const killOnExit = (): void => { child.kill('SIGKILL') }
-  process.once('exit', killOnExit)
-  const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) {
-      await new Promise<void>((resolve) => {
-        const force = setTimeout(() => child.kill('SIGKILL'), 10_000)
-        child.once('exit', () => { clearTimeout(force); resolve() })
-        child.kill('SIGTERM')
-      })
-    }
-    process.removeListener('exit', killOnExit)
-  }
+  const { output, stop } = ownServer(child)
   t.teardown(stop)
   for (let attempt = 0; !(await answersPing(port)); attempt++) {
     if (child.exitCode !== null || attempt >= 100) {
       await stop()
-      throw new Error(`redis-server did not answer on 127.0.0.1:${port}:\n${output}`)
+      throw new Error(`redis-server did not answer on 127.0.0.1:${port}:\n${output()}`)
     }
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
