@@ -64,11 +64,12 @@ const PROBES = new Set(['/health', '/ready'])
 const logController = new LogController({ disableRequestLogging: (req) => PROBES.has(req.url.split('?')[0]) })
 
 export async function buildApp ({ config, logger, historyObserver, logStream }: BuildOptions) {
+  // Whatever the caller's logger options, credentials never reach the log (lib/log-redaction.ts).
+  // The settings' secrets are known now; the keys file's are added by the auth plugin, which reads it.
+  const redactor = new Redactor([config.SERVICE_API_AUTH_TOKEN, config.TEMPORAL_API_KEY, ...runTokenSecrets(config), redisPassword(config.SERVICE_RATE_LIMIT_REDIS_URL)])
   const app = Fastify({
     logController,
-    // Whatever the caller's logger options, credentials never reach the log (lib/log-redaction.ts).
-    logger: withRedaction(logger ?? { level: config.LOG_LEVEL, stream: logStream },
-      new Redactor([config.SERVICE_API_AUTH_TOKEN, config.TEMPORAL_API_KEY, ...runTokenSecrets(config), redisPassword(config.SERVICE_RATE_LIMIT_REDIS_URL)])),
+    logger: withRedaction(logger ?? { level: config.LOG_LEVEL, stream: logStream }, redactor),
     bodyLimit: config.SERVICE_BODY_LIMIT_BYTES,
     // A request not received within these bounds is answered 408 RequestTimeoutError and closed
     // (plugins/errors.ts). Node checks them every `connectionsCheckingInterval` (default 30 s,
@@ -110,7 +111,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   await app.register(runLog)
   await app.register(jsonBody)
   await app.register(cors)
-  await app.register(auth)
+  await app.register(auth, { redactor })
   await app.register(rateLimit)
   await app.register(audit)
   await app.register(schemas)

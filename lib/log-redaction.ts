@@ -8,6 +8,8 @@
  * - by value in every log line: the configured secrets (the API token) are replaced wherever they
  *   appear, literally, percent-encoded (even character by character) or JSON-escaped, in any
  *   field of any log record.
+ * Secrets known at start are given to the constructor; those that change at run time (the keys
+ * file's run-token secrets, lib/access/key-store.ts) come from a source the redactor follows.
  */
 import { unescape } from 'node:querystring'
 import type { FastifyServerOptions } from 'fastify'
@@ -52,21 +54,52 @@ function anyEncodingOf (secret: string): string {
   }).join('')
 }
 
+/** Secrets that can change at run time: a new array each time they do. */
+export type SecretSource = () => readonly string[] | undefined
+
 export class Redactor {
-  readonly #secrets: string[]
-  readonly #inText: RegExp | undefined
+  readonly #secrets = new Set<string>()
+  readonly #sources: Array<{ read: SecretSource, last: readonly string[] | undefined }> = []
+  #inText: RegExp | undefined
 
   constructor (secrets: Array<string | undefined>) {
-    this.#secrets = secrets.filter((s): s is string => typeof s === 'string' && s !== '')
-    const patterns = this.#secrets.filter((s) => s.length >= MIN_SECRET_LENGTH_IN_TEXT).map(anyEncodingOf)
+    this.#add(secrets)
+  }
+
+  /**
+   * Also redacts the secrets `source` names, read again before each use (so a secret a reload
+   * adds is redacted from its first line on). A secret the source drops stays redacted: other
+   * replicas may sign with it until they re-read, and it was a secret all the same.
+   */
+  follow (source: SecretSource): void {
+    this.#sources.push({ read: source, last: undefined })
+  }
+
+  #add (secrets: ReadonlyArray<string | undefined>): void {
+    const before = this.#secrets.size
+    for (const s of secrets) if (typeof s === 'string' && s !== '') this.#secrets.add(s)
+    if (this.#secrets.size === before) return
+    const patterns = [...this.#secrets].filter((s) => s.length >= MIN_SECRET_LENGTH_IN_TEXT).map(anyEncodingOf)
     this.#inText = patterns.length === 0 ? undefined : new RegExp(patterns.join('|'), 'gi')
+  }
+
+  /** Takes in what the sources name, when they hand over another array than last time. */
+  #refresh (): void {
+    for (const source of this.#sources) {
+      const current = source.read()
+      if (current === source.last) continue
+      source.last = current
+      if (current !== undefined) this.#add(current)
+    }
   }
 
   /** Whether a URL component or header value, decoded, holds a configured secret. */
   holdsSecret (component: string): boolean {
-    if (this.#secrets.length === 0) return false
+    this.#refresh()
+    if (this.#secrets.size === 0) return false
     const decoded = decodeFully(component)
-    return this.#secrets.some((s) => decoded.includes(s) || component.includes(s))
+    for (const s of this.#secrets) if (decoded.includes(s) || component.includes(s)) return true
+    return false
   }
 
   /** The URL with path segments and query parameters that hold credentials replaced. */
@@ -87,6 +120,7 @@ export class Redactor {
 
   /** A serialized log line with every form of every secret replaced. */
   text (line: string): string {
+    this.#refresh()
     return this.#inText ? line.replace(this.#inText, REDACTED) : line
   }
 }

@@ -9,7 +9,8 @@
  * - preHandler: a key limited to catalogs or workflow-name patterns, checked against what the
  *   request touches (the body and the run are known only by then) → 403.
  * Open routes declare `config: { public: true }` or lie under /docs or /ui (isOpenPath); CORS preflights
- * pass (no credentials come with them). Credentials never reach the log (lib/log-redaction.ts).
+ * pass (no credentials come with them). Credentials never reach the log (lib/log-redaction.ts): the
+ * keys file's run-token secrets are handed to the log's redactor, which re-reads them after each reload.
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
@@ -18,6 +19,7 @@ import { describeRun } from '../lib/execution.js'
 import { catalogOf } from '../lib/start-workflow.js'
 import { scheduleTarget } from '../lib/schedules/store.js'
 import { KeyStore } from '../lib/access/key-store.js'
+import type { Redactor } from '../lib/log-redaction.js'
 import { RunTokens, RunTokenError, looksLikeRunToken } from '../lib/access/run-tokens.js'
 import { assertBound, assertCatalog, assertScope, assertWorkflowName, forbidden, isLimited, type Principal } from '../lib/access/principal.js'
 import type { Target } from '../lib/access/scopes.js'
@@ -87,10 +89,17 @@ function declareAccess (fastify: FastifyInstance): void {
   })
 }
 
-export default fp(async (fastify) => {
+export interface AuthOptions {
+  /** The log's redactor (app.ts), told about the keys file's secrets. */
+  redactor: Redactor
+}
+
+export default fp<AuthOptions>(async (fastify, { redactor }) => {
   const { config } = fastify
   declareAccess(fastify)
   const store = new KeyStore({ file: config.SERVICE_API_KEYS_FILE, token: config.SERVICE_API_AUTH_TOKEN, log: fastify.log })
+  // Before anything logs: the file's secrets, and each one a reload adds, are redacted from every line.
+  redactor.follow(() => store.runTokenSecrets)
   if (config.SERVICE_API_KEYS_FILE !== undefined && store.keys.length === 0 && isProduction(config.NODE_ENV)) {
     throw new ConfigError(`SERVICE_API_KEYS_FILE ${config.SERVICE_API_KEYS_FILE} holds no key and SERVICE_API_AUTH_TOKEN is unset: nobody could call the API`)
   }

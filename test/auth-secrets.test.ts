@@ -3,6 +3,7 @@
  * `?access_token=` (decoded name and value, stream routes only) authenticates from the query: the
  * key itself there under the development switch SERVICE_API_QUERY_KEYS_ALLOWED (by default only run
  * tokens are accepted there: test/access-run-tokens.test.ts).
+ * The same holds for the keys file's run-token secrets, those a reload adds included.
  * The log is captured from the app's own logger stream at trace level; cases are generated.
  */
 import t, { type Test } from 'tap'
@@ -11,12 +12,14 @@ import { buildApp } from '../app.js'
 import { decodeFully } from '../lib/log-redaction.js'
 import { loadConfig } from '../schemas/config.js'
 import { engineAddress, testCatalog } from './helpers/env.js'
+import { bearer, keysFile, type KeySpec } from './helpers/keys.js'
+import { until } from './helpers/processes.js'
 
 const TOKEN = 'Tok3n_with.special~chars-0123456789'
 
-async function buildWithLog (t: Test) {
+async function buildWithLog (t: Test, env: Record<string, string> = {}) {
   const lines: string[] = []
-  const config = loadConfig({ TEMPORAL_ADDRESS: engineAddress(), SERVICE_CATALOG_ID: testCatalog(), SERVICE_API_AUTH_TOKEN: TOKEN, SERVICE_API_QUERY_KEYS_ALLOWED: 'true', LOG_LEVEL: 'trace' })
+  const config = loadConfig({ TEMPORAL_ADDRESS: engineAddress(), SERVICE_CATALOG_ID: testCatalog(), SERVICE_API_AUTH_TOKEN: TOKEN, SERVICE_API_QUERY_KEYS_ALLOWED: 'true', LOG_LEVEL: 'trace', ...env })
   const app = await buildApp({ config, logger: { level: 'trace', stream: { write: (line: string) => { lines.push(line) } } } })
   t.teardown(() => app.close())
   return { app, log: () => lines.join('') }
@@ -34,10 +37,10 @@ const encodings: Record<string, (s: string) => string> = {
 }
 const NAMES = ['access_token', 'token', 'api_key', 'apikey', 'authorization', 'key', 'secret', 'password', 'Access_Token', 'X-API-KEY', 'auth', 'something_else']
 
-function assertNoSecret (t: Test, log: string, what: string) {
-  const found = log.includes(TOKEN) || decodeFully(log).includes(TOKEN) || log.toLowerCase().includes(encodeAll(TOKEN, true)) ||
-    decodeFully(log.replace(/\\u0025/g, '%')).includes(TOKEN)
-  t.notOk(found, `${what}: the token is not in the log`)
+function assertNoSecret (t: Test, log: string, what: string, secret = TOKEN) {
+  const found = log.includes(secret) || decodeFully(log).includes(secret) || log.toLowerCase().includes(encodeAll(secret, true)) ||
+    decodeFully(log.replace(/\\u0025/g, '%')).includes(secret)
+  t.notOk(found, `${what}: the ${secret === TOKEN ? 'token' : 'secret'} is not in the log`)
 }
 
 t.test('a token in the query under any name and encoding never reaches the log', async (t) => {
@@ -104,4 +107,41 @@ t.test('only access_token, on stream routes, with the exact decoded value, authe
     t.equal(await get(`${stream}?access_token=${value}`), 401, `?access_token=${value.replace(TOKEN, '<token>')} is refused`)
   }
   t.equal(await get(`/workflow/no-such-workflow/status?access_token=${TOKEN}`), 401, 'not on other routes')
+})
+
+t.test('the keys file\'s run-token secrets, one a reload adds and one it drops, never reach the log', async (t) => {
+  const FILE_SECRET = 'keys-file-run-token-secret-0123456789'
+  const ADDED_SECRET = 'added-by-reload-run-token-secret-0123456789'
+  const specs: KeySpec[] = [{ id: 'reader', scopes: ['read'] }]
+  const fixture = keysFile(t, specs)
+  fixture.write(specs, { runTokenSecrets: [FILE_SECRET] })
+  const { app, log } = await buildWithLog(t, { SERVICE_API_KEYS_FILE: fixture.file })
+  const reloads = () => log().match(/API keys reloaded/g)?.length ?? 0
+  let requests = 0
+  // What a log line can carry: a request's URL (path or a parameter of any name, in any encoding) and any field of a record.
+  const carry = async (secret: string) => {
+    for (const encode of Object.values(encodings)) {
+      await app.inject({ method: 'GET', url: `/workflow/${encode(secret)}/status`, headers: bearer(fixture.keys.reader!) })
+      await app.inject({ method: 'GET', url: `/workflow/x/status?note=${encode(secret)}&other=1`, headers: bearer(fixture.keys.reader!) })
+      requests += 2
+      app.log.warn({ detail: `x${encode(secret)}y` }, `message ${encode(secret)}`)
+    }
+  }
+
+  await carry(FILE_SECRET)
+  fixture.write(specs, { runTokenSecrets: [FILE_SECRET, ADDED_SECRET] })
+  t.ok(await until(() => reloads() === 1, 100, 50), 'the file was re-read')
+  t.same(app.keys.runTokenSecrets, [FILE_SECRET, ADDED_SECRET], 'with the added secret')
+  await carry(ADDED_SECRET)
+  fixture.write(specs, { runTokenSecrets: [ADDED_SECRET] })
+  t.ok(await until(() => reloads() === 2, 100, 50), 'the file was re-read again')
+  t.same(app.keys.runTokenSecrets, [ADDED_SECRET], 'without the first secret')
+  await carry(FILE_SECRET)
+
+  const text = log()
+  t.equal(text.match(/incoming request/g)?.length, requests, 'every request was logged with its URL')
+  t.match(text, /"url":"\/workflow\/x\/status\?note=\[redacted\]&other=1"/, 'the parameter holding a secret is redacted, the rest kept')
+  t.match(text, /"url":"\/workflow\/\[redacted\]\/status"/, 'so is a path segment')
+  assertNoSecret(t, text, 'the secret the file listed at start, also once dropped', FILE_SECRET)
+  assertNoSecret(t, text, 'the secret a reload added', ADDED_SECRET)
 })
