@@ -4,9 +4,14 @@
  * across a dropped connection; a `flaky` run's timeline shows each attempt; an `approval` run is
  * updated through its form and stopped with its cleanup visible; markup in a workflow's output stays
  * text and the CSP blocks inline script; a wrong key is refused with the API's message. Auth off and
- * on. Takes docs/inspector.png, the screenshot the README shows.
+ * on. Takes a screenshot of the flaky run's page into a temporary directory; with
+ * FLOWPORT_UPDATE_SCREENSHOT=1 (`npm run screenshot`) into docs/inspector.png, the one the README
+ * shows, so that a test run leaves no tracked file changed.
  * Needs Debian's chromium at /usr/bin/chromium (`apt-get install -y chromium`); never downloads one.
  */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import type { Page } from 'playwright-core'
@@ -19,12 +24,28 @@ import { eventually } from './helpers/workflows.js'
 import type { App } from '../app.js'
 
 const KEY = 'inspector-test-key-0123456789'
-const SCREENSHOT = fileURLToPath(new URL('../docs/inspector.png', import.meta.url))
+const VIEWPORT = { width: 1280, height: 900 }
+/** The README's screenshot, rewritten only on request (`npm run screenshot`). */
+const DOCS_SCREENSHOT = fileURLToPath(new URL('../docs/inspector.png', import.meta.url))
+
+function screenshotPath (t: Test): string {
+  if (process.env.FLOWPORT_UPDATE_SCREENSHOT === '1') return DOCS_SCREENSHOT
+  const dir = mkdtempSync(join(tmpdir(), 'flowport-inspector-'))
+  t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
+  return join(dir, 'inspector.png')
+}
+
+/** Width and height from a PNG's header (signature, then the IHDR chunk). */
+function pngSize (file: string): { width: number, height: number } | undefined {
+  const bytes = readFileSync(file)
+  if (!bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) || bytes.toString('latin1', 12, 16) !== 'IHDR') return undefined
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) }
+}
 const WAIT = 90_000
 
 async function openPage (t: Test, base: string, hash = ''): Promise<{ tab: Page, urls: string[], violations: () => Promise<string[]> }> {
   const browser = await launchChromium(t)
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+  const context = await browser.newContext({ viewport: VIEWPORT })
   const tab = await context.newPage()
   tab.setDefaultTimeout(WAIT)
   const urls: string[] = []
@@ -108,7 +129,11 @@ t.test('auth off: hello from the generated form, markup stays text, a flaky run\
   t.equal(await row.locator('.bar-failed').count(), 2, 'the failed attempts drawn as failed')
   t.match(await text(tab, '.timeline .row[data-node="unstable"] .attempt-errors'), /TransientError.*Attempt 1 of 3 fails on purpose/s, 'with their errors')
   await tab.locator('pre[aria-label="Output"]', { hasText: '"attempts": 3' }).waitFor()
-  await tab.screenshot({ path: SCREENSHOT, fullPage: true })
+  const screenshot = screenshotPath(t)
+  await tab.screenshot({ path: screenshot, fullPage: true })
+  const size = pngSize(screenshot)
+  t.equal(size?.width, VIEWPORT.width, 'the screenshot is a PNG of the page\'s width')
+  t.ok(size !== undefined && size.height >= VIEWPORT.height, 'and at least the viewport\'s height (the full page)')
 
   const doc = app.swagger() as { paths: Record<string, unknown> }
   t.same(Object.keys(doc.paths).filter((p) => p.startsWith('/ui')), [], 'the page is not an API operation')
