@@ -6,14 +6,15 @@
  * production API (the built `flowport api`) at start. Targets: first-read ratios ≥ 0.9,
  * repeated reads ≥ 2× the raw client, ≤ 8 KiB per idle stream, ≤ 104 MiB at start.
  */
-import { fork, spawn } from 'node:child_process'
+import { execFileSync, fork, spawn } from 'node:child_process'
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Client } from '@temporalio/client'
 import { Pool } from 'undici'
-import { closedLoop, f1, f2, percentiles, verdict, type ApiTrace, type Percentiles } from './measure.js'
-import { measureIdleStreams, type ApiHandle, type IdleStreams } from './sse.js'
+import { closedLoop, cpuPerOp, cpuSnapshot, f1, f2, percentiles, verdict, type ApiTrace, type Cpu, type Percentiles, type ProcessName } from './measure.js'
+import { measureIdleStreams, type IdleStreams } from './sse.js'
+import type { Api } from './stack.js'
 import { imageApiCommand } from '../scripts/dockerfile.js'
 
 export interface ReadOptions {
@@ -28,20 +29,34 @@ export interface ReadOptions {
   streams: number
   address: string
   namespace: string
+  /** The engine's and the worker's processes, for the placements. */
+  pids: { engine: number, worker: number }
 }
 
 interface RunRef { workflowId: string, runId: string }
 type Reader = (run: RunRef) => Promise<void>
 
-export interface Throughput { perSecond: number, latency: Percentiles }
+/** `cpu`: CPU ms per read of each process while this side ran (the front in the `api` slot: the API, or the bare front). */
+export interface Throughput { perSecond: number, latency: Percentiles, cpu?: Cpu }
 /** `bare`: the same read through bench/bare-front.mjs, on first reads only. */
 export interface Measured { label: string, api: Throughput, raw: Throughput, bare?: Throughput }
 export interface StartMemory { label: string, atStart: Memory, settled: Memory, settleMs: number }
 interface Memory { rss: number, heapUsed: number, heapTotal: number, external: number }
 
+/**
+ * Where the processes run during the first-read figures. `shared`: every process on every CPU, as on
+ * one developer's machine, where the engine, the front and the clients compete for the same cores.
+ * `split`: the engine (and the idle worker) on the first half of the CPUs and everything else (the API,
+ * the bare front, the benchmark's clients, the raw client among them) on the other half, as in a
+ * deployment, where the engine runs on machines of its own: a side reaches the engine's ceiling
+ * unless its client half (a front and its HTTP client, or the raw client) is the slower part.
+ */
+export type Placement = 'shared' | 'split'
+export const PLACEMENTS: readonly Placement[] = ['shared', 'split']
+
 export interface ReadResults {
   options: ReadOptions
-  firstRead: Measured[]
+  firstRead: Array<{ placement: Placement, cpus: { engine: string, clients: string }, figures: Measured[] }>
   repeated: Measured[]
   engineCalls: { label: string, calls: Record<string, number> }[]
   idle: IdleStreams
@@ -70,23 +85,37 @@ async function drive (n: number, concurrency: number, next: () => RunRef, read: 
   return await closedLoop(n, concurrency, async () => { await read(next()) })
 }
 
-const throughput = (parts: { ms: number, latencies: number[] }[]): Throughput => {
+interface Part { ms: number, latencies: number[], cpu?: Cpu }
+
+const throughput = (parts: Part[]): Throughput => {
   const latencies = parts.flatMap((p) => p.latencies)
-  return { perSecond: latencies.length / (parts.reduce((a, p) => a + p.ms, 0) / 1000), latency: percentiles(latencies) }
+  const result: Throughput = { perSecond: latencies.length / (parts.reduce((a, p) => a + p.ms, 0) / 1000), latency: percentiles(latencies) }
+  const timed = parts.filter((p) => p.cpu !== undefined)
+  if (timed.length > 0) {
+    const reads = timed.reduce((a, p) => a + p.latencies.length, 0)
+    const keys = Object.keys(timed[0].cpu!) as Array<keyof Cpu>
+    result.cpu = Object.fromEntries(keys.map((k) => [k, timed.reduce((a, p) => a + p.cpu![k] * p.latencies.length, 0) / reads])) as Cpu
+  }
+  return result
 }
 
 type Side = 'api' | 'raw' | 'bare'
 type Sides = Record<'api' | 'raw', [() => RunRef, Reader]> & { bare?: [() => RunRef, Reader] }
+/** The processes whose CPU time is taken around each side's rounds, the side's front as `api`. */
+type CpuPids = Record<Side, Record<ProcessName, number>>
 
 /** The sides, in `rounds` rounds whose order flips each time, so drift of the machine hits all alike. */
-async function sideBySide (label: string, opts: ReadOptions, n: number, sides: Sides): Promise<Measured> {
-  const parts: Partial<Record<Side, Array<{ ms: number, latencies: number[] }>>> = {}
+async function sideBySide (label: string, opts: ReadOptions, n: number, sides: Sides, pids?: CpuPids): Promise<Measured> {
+  const parts: Partial<Record<Side, Part[]>> = {}
   const names = (['api', 'raw', 'bare'] as const).filter((side) => sides[side] !== undefined)
   const per = Math.ceil(n / opts.rounds)
   for (let r = 0; r < opts.rounds; r++) {
     for (const side of r % 2 === 0 ? names : [...names].reverse()) {
       const [next, read] = sides[side]!
-      ;(parts[side] ??= []).push(await drive(per, opts.concurrency, next, read))
+      const before = pids && cpuSnapshot(pids[side])
+      const part: Part = await drive(per, opts.concurrency, next, read)
+      if (pids && before) part.cpu = cpuPerOp(before, cpuSnapshot(pids[side]), part.latencies.length)
+      ;(parts[side] ??= []).push(part)
     }
   }
   const result: Measured = { label, api: throughput(parts.api!), raw: throughput(parts.raw!), ...(parts.bare ? { bare: throughput(parts.bare) } : {}) }
@@ -96,13 +125,13 @@ async function sideBySide (label: string, opts: ReadOptions, n: number, sides: S
 }
 
 /** bench/bare-front.mjs in a process of its own: the floor of an HTTP front over the raw client. */
-async function startBareFront (address: string, namespace: string): Promise<{ base: string, stop: () => void }> {
+async function startBareFront (address: string, namespace: string): Promise<{ base: string, pid: number, stop: () => void }> {
   const child = fork(resolve('bench/bare-front.mjs'), [], { env: { PATH: process.env.PATH, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: namespace }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const base = await new Promise<string>((listening, failed) => {
     child.once('exit', (code) => failed(new Error(`bench/bare-front.mjs exited with ${code}`)))
     child.once('message', (m: { ready: string }) => listening(m.ready))
   })
-  return { base, stop: () => { child.removeAllListeners('exit'); child.kill('SIGTERM') } }
+  return { base, pid: child.pid ?? 0, stop: () => { child.removeAllListeners('exit'); child.kill('SIGTERM') } }
 }
 
 /** Production refuses tokens under 16 characters. */
@@ -191,7 +220,21 @@ async function compareFlags (a: BuiltApi, b: BuiltApi, run: RunRef, opts: ReadOp
   return { a: throughput(parts[0]), b: throughput(parts[1]) }
 }
 
-export async function runReadBenchmark (apiHandle: ApiHandle & { call: <T>(cmd: string) => Promise<T> }, temporal: Client, opts: ReadOptions): Promise<ReadResults> {
+/** CPU lists (taskset's syntax) for each placement, on this machine's CPUs. */
+function cpuSets (placement: Placement): { engine: string, clients: string } {
+  const n = cpus().length
+  const all = `0-${n - 1}`
+  if (placement === 'shared' || n < 2) return { engine: all, clients: all }
+  const half = Math.floor(n / 2)
+  return { engine: `0-${half - 1}`, clients: `${half}-${n - 1}` }
+}
+
+/** Moves every thread of each process onto `cpus` (util-linux taskset); threads started later inherit it. */
+function pin (cpuList: string, pids: number[]): void {
+  for (const pid of pids) execFileSync('taskset', ['--all-tasks', '--cpu-list', '--pid', cpuList, String(pid)], { stdio: 'ignore' })
+}
+
+export async function runReadBenchmark (apiHandle: Api, temporal: Client, opts: ReadOptions): Promise<ReadResults> {
   const pool = new Pool(apiHandle.base, { connections: opts.concurrency, pipelining: 1, keepAliveTimeout: 120_000 })
   const get = async (path: string) => {
     const res = await pool.request({ method: 'GET', path })
@@ -223,10 +266,11 @@ export async function runReadBenchmark (apiHandle: ApiHandle & { call: <T>(cmd: 
   try {
     const warm = 100
     const counted = 10
-    // Four first-read figures, each on fresh runs for every side.
-    const firstReads = 12
-    console.log(`read: starting ${firstReads * opts.runs + 3 * warm + 4 * counted + 1} closed hello runs`)
-    const all = await startClosedRuns(temporal, opts.taskQueue, firstReads * opts.runs + 3 * warm + 4 * counted + 1)
+    // Four first-read figures in each placement, each on fresh runs for every side.
+    const perSide = Math.ceil(opts.runs / opts.rounds) * opts.rounds
+    const firstReads = PLACEMENTS.length * 4 * 3 * perSide
+    console.log(`read: starting ${firstReads + 3 * warm + 4 * counted + 1} closed hello runs`)
+    const all = await startClosedRuns(temporal, opts.taskQueue, firstReads + 3 * warm + 4 * counted + 1)
     let taken = 0
     const fresh = () => all[taken++]
     const one = fresh()
@@ -255,14 +299,42 @@ export async function runReadBenchmark (apiHandle: ApiHandle & { call: <T>(cmd: 
     await count('result, repeated', api.result, () => one)
     await count('result (pinned), repeated', api.resultPinned, () => one)
 
-    // 1. First reads: every request on a closed run nobody read before, API and raw on different runs.
-    const n = opts.runs
-    const firstRead = [
-      await sideBySide('`GET /workflow/{id}/status` vs `describe()`', opts, n, { api: [fresh, api.status], raw: [fresh, raw.describe], bare: [fresh, bare.describe] }),
-      await sideBySide('`GET /workflow/{id}/runs/{rid}/status` vs `describe()`', opts, n, { api: [fresh, api.statusPinned], raw: [fresh, raw.describe], bare: [fresh, bare.describe] }),
-      await sideBySide('`GET /workflow/{id}/result` vs `result()`', opts, n, { api: [fresh, api.result], raw: [fresh, raw.result], bare: [fresh, bare.result] }),
-      await sideBySide('`GET /workflow/{id}/runs/{rid}/result` vs `result()`', opts, n, { api: [fresh, api.resultPinned], raw: [fresh, raw.result], bare: [fresh, bare.result] })
-    ]
+    // 1. First reads: every request on a closed run nobody read before, each side on runs of its own.
+    // The runs are dealt out in turn (one to each side, then the next), so that every side reads runs
+    // of the same ages: the engine keeps the newest in its cache.
+    const deal = (sides: number): Array<() => RunRef> => {
+      const hands = Array.from({ length: sides }, (): RunRef[] => [])
+      for (let i = 0; i < sides * perSide; i++) hands[i % sides].push(fresh())
+      return hands.map((hand) => { let i = 0; return () => hand[i++] })
+    }
+    const figure = async (label: string, apiRead: Reader, rawRead: Reader, bareRead: Reader): Promise<Measured> => {
+      const [a, r, b] = deal(3)
+      return await sideBySide(label, opts, perSide, { api: [a, apiRead], raw: [r, rawRead], bare: [b, bareRead] }, cpuPids)
+    }
+    const others = { engine: opts.pids.engine, worker: opts.pids.worker, bench: process.pid }
+    const cpuPids: CpuPids = { api: { ...others, api: apiHandle.pid }, raw: { ...others, api: apiHandle.pid }, bare: { ...others, api: front.pid } }
+    const firstRead: ReadResults['firstRead'] = []
+    const everywhere = cpuSets('shared').engine
+    try {
+      for (const placement of PLACEMENTS) {
+        const sets = cpuSets(placement)
+        pin(sets.engine, [opts.pids.engine, opts.pids.worker])
+        pin(sets.clients, [process.pid, apiHandle.pid, front.pid])
+        console.log(`read: first reads, ${placement}: the engine on CPUs ${sets.engine}, the API, the bare front and the clients on ${sets.clients}`)
+        firstRead.push({
+          placement,
+          cpus: sets,
+          figures: [
+            await figure('`GET /workflow/{id}/status` vs `describe()`', api.status, raw.describe, bare.describe),
+            await figure('`GET /workflow/{id}/runs/{rid}/status` vs `describe()`', api.statusPinned, raw.describe, bare.describe),
+            await figure('`GET /workflow/{id}/result` vs `result()`', api.result, raw.result, bare.result),
+            await figure('`GET /workflow/{id}/runs/{rid}/result` vs `result()`', api.resultPinned, raw.result, bare.result)
+          ]
+        })
+      }
+    } finally {
+      pin(everywhere, [opts.pids.engine, opts.pids.worker, process.pid, apiHandle.pid, front.pid])
+    }
 
     // 2. Repeated reads of one closed run.
     const same = () => one
@@ -317,6 +389,8 @@ const row = (m: Measured, target: number) => {
   return `| ${m.label} | ${f1(m.api.perSecond)}/s, p50 ${f1(m.api.latency.p50)} ms | ${f1(m.raw.perSecond)}/s, p50 ${f1(m.raw.latency.p50)} ms | ${f2(ratio)} | ≥ ${target} | ${verdict(ratio >= target)} |${bare}`
 }
 
+const cpuCell = (t: Throughput, front: boolean) => t.cpu === undefined ? '—' : [f2(t.cpu.engine), front ? f2(t.cpu.api) : '—', f2(t.cpu.bench)].join(' / ')
+
 export function readReport (r: ReadResults, machine: string): string {
   const o = r.options
   const perStream = r.idle.perStreamHeapBytes + r.idle.perStreamExternalBytes
@@ -333,15 +407,29 @@ ${o.concurrency} requests in flight through one undici \`Pool\`; the raw client 
 
 ### Runs read for the first time (${o.runs} requests per side, each on a closed \`hello\` run nobody read before)
 
+Each figure's runs are dealt out in turn to the three sides, so that each reads runs of the same ages.
+${r.firstRead.map((p) => `
+**${p.placement === 'shared' ? 'Shared CPUs' : 'Engine apart'}**: the engine on CPUs ${p.cpus.engine}; the API, the bare front and the benchmark's clients on CPUs ${p.cpus.clients}.
+
 | Read | API | raw client | ratio | target | | floor: bare HTTP front | its ratio |
 |---|---|---|---|---|---|---|---|
-${r.firstRead.map((m) => row(m, 0.9)).join('\n')}
+${p.figures.map((m) => row(m, 0.9)).join('\n')}
 
+CPU ms per read, engine / front / the benchmark process (its HTTP clients, or the raw client):
+
+| Read | API | raw client | bare HTTP front |
+|---|---|---|---|
+${p.figures.map((m) => `| ${m.label} | ${cpuCell(m.api, true)} | ${cpuCell(m.raw, false)} | ${m.bare ? cpuCell(m.bare, true) : '—'} |`).join('\n')}
+`).join('')}
 The floor columns: the same reads through bench/bare-front.mjs, a node:http server in a process of its own that
 calls the raw client's \`describe()\` or \`result()\` and answers JSON (no routing library, validation, auth, logging,
-metrics or cache), alternating round by round with the other two sides. It is what any HTTP front costs on
-these ${cpus().length} cores, where the front, the benchmark's clients and the engine share the CPUs: a ratio the bare front does
-not reach, no front on this machine can.
+metrics or cache), alternating round by round with the other two sides.
+
+With shared CPUs, the engine, the front and the clients compete for the same ${cpus().length} cores: every millisecond of CPU a front
+spends is taken from the engine, so a ratio the bare front does not reach, no front on this machine can. With the engine
+apart (as in a deployment, where it runs on machines of its own), the raw client is held by what the engine serves;
+a front reaches the same figure unless it and its HTTP client together need more CPU per read than the engine does.
+Processes are placed with util-linux \`taskset\`.
 
 ### One closed run read again and again (${o.repeats} requests per side)
 

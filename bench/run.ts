@@ -144,7 +144,7 @@ async function runShared (): Promise<void> {
         writeSection('start', startReport(results, machine))
       } else if (name === 'read') {
         console.log(`API at ${started.api.base}; read benchmark: ${JSON.stringify(READ)}`)
-        const results = await runReadBenchmark(started.api, temporal, { ...READ, taskQueue: CATALOG, address: engine.address, namespace: engine.namespace })
+        const results = await runReadBenchmark(started.api, temporal, { ...READ, taskQueue: CATALOG, address: engine.address, namespace: engine.namespace, pids: { engine: engine.process.pid ?? 0, worker: worker.pid ?? 0 } })
         const json = resolve(tmpdir(), 'flowport-bench-read.json')
         writeFileSync(json, JSON.stringify({ machine, results }, null, 2))
         console.log(`all read figures in ${json}`)
