@@ -38,7 +38,7 @@ COPY bin ./bin
 COPY ui ./dist/ui
 USER node
 EXPOSE 3001
-# A young generation of at most 4 MiB per semi-space (V8's default is 16): the API's start-up
+# A young generation of at most 2 MiB per semi-space (V8's default is 16): the API's start-up
 # fills the default one to its maximum, about 20 MiB more resident memory until V8 gives it back
 # once idle; the smaller one costs no measurable throughput (docs/performance.md).
-CMD ["node", "--max-semi-space-size=4", "dist/server.js"]
+CMD ["node", "--max-semi-space-size=2", "dist/server.js"]

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=4
+#!/usr/bin/env -S node --max-semi-space-size=2
 // The `flowport` command as npm installs it. In a checkout with its dev dependencies (a fresh
 // `npm ci`, no build), it runs the TypeScript source through tsx; elsewhere (the built package,
 // the production image) the compiled dist/cli/flowport.js. The source wins when both exist, so a
