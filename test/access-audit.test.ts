@@ -10,7 +10,7 @@ import { loadConfig } from '../schemas/config.js'
 import { traceEnv } from './helpers/app.js'
 import { engineAddress, testCatalog } from './helpers/env.js'
 import { bearer, keysFile } from './helpers/keys.js'
-import { eventually, waitClosed } from './helpers/workflows.js'
+import { eventually, firstTaskCompleted, waitClosed } from './helpers/workflows.js'
 
 t.test('the key is the engine identity of each change, and one audit line records it', async (t) => {
   const fixture = keysFile(t, [{ id: 'ci', scopes: ['run', 'read'] }, { id: 'operator', scopes: ['read', 'interact', 'control'] }])
@@ -94,6 +94,7 @@ t.test('reset, batch and schedule changes: the engine\'s record where it keeps t
   // Reset: the engine records its own resetter as the identity of the old run's termination and of
   // the new run's reset event, whatever the request's identity: the audit line is the record.
   const reset = (await as('ci', 'POST', '/workflow/start', { workflowName: 'approval', input: { label: 'r' }, workflowId: `${prefix}reset` })).body
+  t.ok(await firstTaskCompleted(app, reset.workflowId, reset.runId), 'the run has completed a workflow task')
   const resetRes = await as('operator', 'POST', `/workflow/${reset.workflowId}/reset`, { from: 'start', reason: 'audit' })
   t.equal(resetRes.status, 200, 'the operator resets')
   t.teardown(async () => { await app.temporal.workflow.getHandle(reset.workflowId).terminate('test over').catch(() => undefined) })

@@ -12,7 +12,7 @@ import type { App } from '../app.js'
 import { build } from './helpers/app.js'
 import { ownEngine } from './helpers/own-engine.js'
 import { until } from './helpers/processes.js'
-import { call, eventually } from './helpers/workflows.js'
+import { call, eventually, firstTaskCompleted } from './helpers/workflows.js'
 
 const doc = JSON.parse(readFileSync(new URL('../openapi/openapi.json', import.meta.url), 'utf8'))
 
@@ -46,9 +46,7 @@ t.test('the examples of POST /workflow/start, /workflow/{id}/reset, /schedules a
   const id = pathExample('/workflow/{id}/reset', 'post', 'id')
   t.equal(started.body.workflowId, id, 'it starts the run the reset example names')
   // `start` is the run's first workflow task: wait until the worker completed it.
-  const history = await eventually(() => app.temporal.workflow.getHandle(id).fetchHistory(),
-    (h) => (h.events ?? []).some((e) => e.workflowTaskCompletedEventAttributes))
-  t.ok(history.events?.some((e) => e.workflowTaskCompletedEventAttributes), 'the run completed its first workflow task')
+  t.ok(await firstTaskCompleted(app, id), 'the run completed its first workflow task')
 
   const reset = await send(t, app, '/workflow/{id}/reset', 'post', `/workflow/${id}/reset`)
   t.equal(reset.status, 200, 'the reset example')

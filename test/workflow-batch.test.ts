@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto'
 import type { Test } from 'tap'
 import type { App } from '../app.js'
 import { build } from './helpers/app.js'
-import { call, eventually, start, waitClosed } from './helpers/workflows.js'
+import { call, eventually, firstTaskCompleted, start, waitClosed } from './helpers/workflows.js'
 import { bearer, keysFile } from './helpers/keys.js'
 import { testCatalog } from './helpers/env.js'
 
@@ -81,6 +81,7 @@ t.test('a filter that matches nothing says so; a batch is stopped with DELETE; u
 t.test('a batch reset from the start reruns every matched run', async (t) => {
   const app = await build(t)
   const { runs, filter } = await openRuns(t, app, 3)
+  for (const run of runs) t.ok(await firstTaskCompleted(app, run.workflowId, run.runId), 'a reset from the start needs a completed workflow task')
   const res = await batch(t, app, { action: 'reset', filter, reason: 'start over', reset: { from: 'start' } })
   t.equal(res.status, 202)
   t.match(await finished(t, app, res.body.batchId), { action: 'reset', state: 'completed', completed: 3 })

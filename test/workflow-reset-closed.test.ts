@@ -8,7 +8,7 @@ import type { Test } from 'tap'
 import type { App } from '../app.js'
 import { build } from './helpers/app.js'
 import { testCatalog } from './helpers/env.js'
-import { call, eventually, newId, start, waitClosed } from './helpers/workflows.js'
+import { call, firstTaskCompleted, newId, start, waitClosed } from './helpers/workflows.js'
 
 const reset = (t: Test, app: App, id: string, rid: string, body: unknown) =>
   call(t, app, { method: 'POST', url: `/workflow/${id}/runs/${rid}/reset`, route: '/workflow/{id}/runs/{rid}/reset', payload: body })
@@ -19,9 +19,7 @@ const result = async (t: Test, app: App, id: string) =>
 
 /** Waits until the run's first workflow task completed: the `start` point exists and the run is waiting for its approval. */
 async function waiting (t: Test, app: App, workflowId: string, runId: string) {
-  const history = await eventually(() => app.temporal.workflow.getHandle(workflowId, runId).fetchHistory(),
-    (h) => (h.events ?? []).some((e) => e.workflowTaskCompletedEventAttributes))
-  t.ok(history.events?.some((e) => e.workflowTaskCompletedEventAttributes), 'the run completed its first workflow task')
+  t.ok(await firstTaskCompleted(app, workflowId, runId), 'the run completed its first workflow task')
 }
 
 /**

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import type { Test } from 'tap'
 import type { App } from '../app.js'
 import { build } from './helpers/app.js'
-import { call, eventually, newId, start, waitClosed } from './helpers/workflows.js'
+import { call, firstTaskCompleted, newId, start, waitClosed } from './helpers/workflows.js'
 
 const reset = (t: Test, app: App, id: string, body?: unknown, rid?: string) => call(t, app, rid
   ? { method: 'POST', url: `/workflow/${id}/runs/${rid}/reset`, route: '/workflow/{id}/runs/{rid}/reset', payload: body }
@@ -127,10 +127,7 @@ t.test('resetting an old run while a newer run of the id is open is refused; the
   const { workflowId, runId } = await failedRun(t, app)
   const open = await call(t, app, { method: 'POST', url: '/workflow/start', route: '/workflow/start', payload: { workflowName: 'approval', workflowId, input: { label: 'newer' } } })
   t.equal(open.status, 200)
-  // `start` needs a finished workflow task of the open run; on a loaded machine the worker may not have taken it yet.
-  const history = await eventually(() => app.temporal.workflow.getHandle(workflowId, open.body.runId).fetchHistory(),
-    (h) => (h.events ?? []).some((e) => e.workflowTaskCompletedEventAttributes))
-  t.ok(history.events?.some((e) => e.workflowTaskCompletedEventAttributes), 'the open run has completed a workflow task')
+  t.ok(await firstTaskCompleted(app, workflowId, open.body.runId), 'the open run has completed a workflow task')
   const refused = await reset(t, app, workflowId, {}, runId)
   t.equal(refused.status, 409)
   t.match(refused.body, { error: 'ResetNotPossibleError', message: new RegExp(`run ${String(open.body.runId)} of the workflow id is open`) })
@@ -151,9 +148,7 @@ t.test('reapply: a signal the old run received after the point reaches the new r
   const app = await build(t)
   const { workflowId, runId } = await start(t, app, 'approval', { label: 'reapply' })
   // The point (`start`: the first workflow task) must come before the signal: wait until that task completed.
-  const history = await eventually(() => app.temporal.workflow.getHandle(workflowId, runId).fetchHistory(),
-    (h) => (h.events ?? []).some((e) => e.workflowTaskCompletedEventAttributes))
-  t.ok(history.events?.some((e) => e.workflowTaskCompletedEventAttributes), 'the first workflow task completed before the signal')
+  t.ok(await firstTaskCompleted(app, workflowId, runId), 'the first workflow task completed before the signal')
   const signalled = await call(t, app, { method: 'POST', url: `/workflow/${workflowId}/signal/approve`, route: '/workflow/{id}/signal/{name}', payload: { payload: { by: 'ops' } } })
   t.equal(signalled.status, 200)
   t.equal(await waitClosed(app, workflowId, runId), 'COMPLETED', 'the approval completed the old run')

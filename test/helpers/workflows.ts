@@ -39,6 +39,17 @@ export async function waitClosed (app: App, workflowId: string, runId?: string):
   return (await handle.describe()).status.name
 }
 
+/**
+ * Waits until a run has completed its first workflow task: a reset `from: 'start'` needs one, and on
+ * a loaded machine the worker may not have taken the task yet when the start answers. Returns
+ * whether it did.
+ */
+export async function firstTaskCompleted (app: App, workflowId: string, runId?: string): Promise<boolean> {
+  const completed = (h: { events?: Array<{ workflowTaskCompletedEventAttributes?: unknown }> | null }) =>
+    (h.events ?? []).some((e) => e.workflowTaskCompletedEventAttributes)
+  return completed(await eventually(() => app.temporal.workflow.getHandle(workflowId, runId).fetchHistory(), completed))
+}
+
 /** Polls an eventually-consistent read (the visibility list) a bounded number of times. */
 export async function eventually<T> (read: () => Promise<T>, done: (value: T) => boolean, attempts = 60): Promise<T> {
   let value = await read()
