@@ -26,6 +26,7 @@ import payloads from './plugins/payloads.js'
 import temporal from './plugins/temporal.js'
 import catalogs from './plugins/catalogs.js'
 import closedRuns from './plugins/closed-runs.js'
+import longHistories from './plugins/long-histories.js'
 import sse from './plugins/sse.js'
 import historyHubs from './plugins/history-hubs.js'
 import runsFeed from './plugins/runs-feed.js'
@@ -121,6 +122,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   await app.register(temporal)
   await app.register(catalogs)
   await app.register(closedRuns)
+  await app.register(longHistories)
   await app.register(sse, { heartbeatMs: config.SERVICE_SSE_HEARTBEAT_MS })
   await app.register(historyHubs, { observer: historyObserver })
   await app.register(runsFeed)

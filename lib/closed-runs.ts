@@ -9,7 +9,7 @@
  *   a reset or a continue-as-new makes a new run with a new id. A reset through this API drops the
  *   reset run's entry (`forget`); other replicas answer a stale `resetTo: null` until their entry
  *   expires. What else changes after close (search attributes, the current run of the workflow
- *   id) is not kept: the unpinned routes still describe the workflow id every time.
+ *   id) is not kept: the unpinned routes still ask the engine for the current run every time.
  * - `input`: the run's start input, from its first history event, which never changes (also
  *   while the run is open).
  * - `outcome`: what the close event records.

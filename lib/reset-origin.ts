@@ -25,6 +25,17 @@ export function resetPointIn (events: HistoryEvent[], runId: string): ResetPoint
   return { runId: base, eventId, step: stepAfter(events, eventId) }
 }
 
+/**
+ * The id of the run a whole history belongs to: the run id its start event was written with, unless
+ * a reset made the run. A reset copies the base run's events, start event included, and adds a
+ * marker naming the new run; the newest marker names this one. Undefined when the start event does
+ * not say (an engine older than the field).
+ */
+export function runIdOfHistory (events: HistoryEvent[]): string | undefined {
+  const marker = events.findLast((e) => e.workflowTaskFailedEventAttributes?.cause === WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW)
+  return marker?.workflowTaskFailedEventAttributes?.newRunId || events[0]?.workflowExecutionStartedEventAttributes?.originalExecutionRunId || undefined
+}
+
 /** Reads the run's history until its reset point and the step after it. */
 export async function readResetFrom (fastify: FastifyInstance, run: RunRef, signal?: AbortSignal): Promise<ResetPoint | null> {
   const events: HistoryEvent[] = []

@@ -11,6 +11,7 @@ import type { temporal } from '@temporalio/proto'
 import { ApiError } from './api-error.js'
 import { isCloseEvent, type HistoryEvent } from './close-events.js'
 import { decodeFirstValue } from './payloads.js'
+import { runIdOfHistory } from './reset-origin.js'
 
 const { HistoryEventFilterType } = protoRoot.temporal.api.enums.v1
 
@@ -22,7 +23,7 @@ export interface CloseWait {
   deadline: number
 }
 
-const getHistory = (fastify: FastifyInstance, run: RunRef, request: Omit<temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryRequest, 'namespace' | 'execution'>) =>
+const getHistory = (fastify: FastifyInstance, run: RunRef | { workflowId: string, runId?: undefined }, request: Omit<temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryRequest, 'namespace' | 'execution'>) =>
   fastify.temporal.workflowService.getWorkflowExecutionHistory({
     namespace: fastify.temporal.options.namespace,
     execution: { workflowId: run.workflowId, runId: run.runId },
@@ -57,7 +58,10 @@ export async function readRunStart (fastify: FastifyInstance, run: RunRef, signa
 /**
  * A history of at most this many events is read whole when a result needs both its first and its
  * close event: one engine call instead of two (a `hello` run has 11 events). Longer ones are not
- * fetched whole: their pages may carry every step's payloads (docs/performance.md).
+ * fetched whole: their pages may carry every step's payloads (docs/performance.md). It is also the
+ * page size of a first page, which the engine counts in the batches events were written in (one
+ * per transaction), not in events: such a page can hold more events, never more than this many
+ * batches (measured: 123 events of an open run's 50 signals in one page).
  */
 export const SHORT_HISTORY_EVENTS = 32
 
@@ -69,14 +73,64 @@ export interface StartAndClose { start: RunStart, closeEvent: HistoryEvent | nul
  * otherwise the close event is read as `readCloseEvent` reads it.
  */
 export async function readStartAndClose (fastify: FastifyInstance, run: RunRef, signal?: AbortSignal): Promise<StartAndClose> {
-  const res = await fastify.engineCall(() => getHistory(fastify, run, { maximumPageSize: SHORT_HISTORY_EVENTS }), { signal, ...run })
-  const events = res.history?.events ?? []
-  const last = events.at(-1)
+  const { events, whole } = await readFirstPage(fastify, run, signal)
   const [start, closeEvent] = await Promise.all([
     startOf(fastify, events[0]),
-    res.nextPageToken?.length ? readCloseEvent(fastify, run, signal) : last !== undefined && isCloseEvent(last) ? last : null
+    whole ? lastIfClose(events) : readCloseEvent(fastify, run, signal)
   ])
   return { start, closeEvent }
+}
+
+/** The first page of up to SHORT_HISTORY_EVENTS events of a run (the id's current run without `runId`), and whether it is the whole history. */
+async function readFirstPage (fastify: FastifyInstance, run: RunRef | { workflowId: string, runId?: undefined }, signal?: AbortSignal): Promise<{ events: HistoryEvent[], whole: boolean }> {
+  const res = await fastify.engineCall(() => getHistory(fastify, run, { maximumPageSize: SHORT_HISTORY_EVENTS }), { signal, ...run })
+  return { events: res.history?.events ?? [], whole: !res.nextPageToken?.length }
+}
+
+const lastIfClose = (events: HistoryEvent[]): HistoryEvent | null => {
+  const last = events.at(-1)
+  return last !== undefined && isCloseEvent(last) ? last : null
+}
+
+export interface LatestPage extends StartAndClose {
+  /** The run the page is of, when it can tell: when it is the whole history. */
+  runId: string | undefined
+  /** The status of an open run it is the whole history of, when the events tell it: `running` unless it was ever paused. */
+  openStatus: 'running' | undefined
+  /** Whether `start` is the first event of a run that a describe made after this read named. */
+  startsRun: (runId: string) => boolean
+}
+
+/**
+ * The first page of a workflow id's history (the engine reads the current run's): the raw client's
+ * result makes this one call too. When it is the whole history it names the run
+ * (lib/reset-origin.ts) and holds its first and its close event. When it is not, a reset's
+ * marker, which names the run, may lie beyond it; a run a describe names after this read is the
+ * page's when the start event was written with that run's id (a run a reset made carries its
+ * base's id there, and no run older than the page's can be current later). Undefined for an id the
+ * engine does not know (the describe words that 404), and for one whose current run was last seen
+ * long (lib/long-histories.ts): the describe comes first for those.
+ */
+export async function readLatestPage (fastify: FastifyInstance, workflowId: string, signal?: AbortSignal): Promise<LatestPage | undefined> {
+  if (fastify.longHistories.has(workflowId)) return undefined
+  const page = await readFirstPage(fastify, { workflowId }, signal).catch((err: unknown) => {
+    if (err instanceof ApiError && err.statusCode === 404) return undefined
+    throw err
+  })
+  if (page === undefined) return undefined
+  fastify.longHistories.seen(workflowId, !page.whole)
+  const runId = page.whole ? runIdOfHistory(page.events) : undefined
+  const startedAs = page.events[0]?.workflowExecutionStartedEventAttributes?.originalExecutionRunId
+  const closeEvent = page.whole ? lastIfClose(page.events) : null
+  // A run that was ever paused is left to the describe, which knows whether it still is.
+  const paused = page.events.some((e) => e.workflowExecutionPausedEventAttributes ?? e.workflowExecutionUnpausedEventAttributes)
+  return {
+    runId,
+    openStatus: page.whole && closeEvent === null && !paused ? 'running' : undefined,
+    start: await startOf(fastify, page.events[0]),
+    closeEvent,
+    startsRun: (id) => runId === undefined ? Boolean(startedAs) && startedAs === id : runId === id
+  }
 }
 
 /** The start input of one run (the first argument it was started with), or null. */

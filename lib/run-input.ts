@@ -2,28 +2,40 @@
  * GET …/input: the input a run was started with (the latest run for the unpinned form; after
  * continue-as-new, the input the newest run received). A run's first event never changes, so
  * the input is kept once read (lib/closed-runs.ts), also while the run is open; a pinned run is
- * read without a describe.
+ * read without a describe, and so is the latest run when the first page of its history is the whole
+ * of it (a longer one costs that page and the describe).
  */
 import type { FastifyInstance } from 'fastify'
 import { CATALOG_WORKFLOW_TYPE } from '@flowport/worker/contract'
 import type { WorkflowInput } from '../schemas/workflow.js'
 import { ApiError, notFound } from './api-error.js'
 import { describeForRead, isReservedWorkflowId, runNotFound, type DescribeOptions } from './execution.js'
-import { readRunStart } from './run-history.js'
+import { readLatestPage, readRunStart, SHORT_HISTORY_EVENTS } from './run-history.js'
 import { inlineOrLink } from './payloads.js'
 
 export async function readInput (fastify: FastifyInstance, { workflowId, runId, signal }: DescribeOptions): Promise<WorkflowInput> {
   const pinned = runId !== undefined
-  const run = { workflowId, runId: runId ?? (await describeForRead(fastify, { workflowId, signal })).runId }
+  // The latest run: the first page of the id's history names it when it is the whole history (lib/run-history.ts).
+  const page = pinned || isReservedWorkflowId(workflowId) ? undefined : await readLatestPage(fastify, workflowId, signal)
+  const run = { workflowId, runId: runId ?? page?.runId ?? await describeLatest(fastify, workflowId, signal) }
   const known = fastify.closedRuns.get(workflowId, run.runId)
   if (known?.input !== undefined) return await inputOf(fastify, run, known.input)
   if (isReservedWorkflowId(workflowId)) throw notFound(`Workflow ${workflowId} not found`, run)
-  const start = await readRunStart(fastify, run, signal).catch((err: unknown) => {
-    throw pinned && err instanceof ApiError && err.statusCode === 404 ? runNotFound(run) : err
-  })
+  const start = page?.startsRun(run.runId) === true
+    ? page.start
+    : await readRunStart(fastify, run, signal).catch((err: unknown) => {
+      throw pinned && err instanceof ApiError && err.statusCode === 404 ? runNotFound(run) : err
+    })
   if (start.type === CATALOG_WORKFLOW_TYPE) throw notFound(`Workflow ${workflowId} not found`, pinned ? run : { workflowId })
   fastify.closedRuns.remember(workflowId, run.runId, { input: start.input })
   return await inputOf(fastify, run, start.input)
+}
+
+/** The latest run's id, from its describe, which also says whether its history is long (lib/long-histories.ts). */
+async function describeLatest (fastify: FastifyInstance, workflowId: string, signal?: AbortSignal): Promise<string> {
+  const execution = await describeForRead(fastify, { workflowId, signal })
+  fastify.longHistories.seen(workflowId, execution.historyLength > SHORT_HISTORY_EVENTS)
+  return execution.runId
 }
 
 /** The answer, with a large input given as its presigned download (lib/payloads.ts). */

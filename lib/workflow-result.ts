@@ -9,10 +9,10 @@ import { closeKindOf, type HistoryEvent } from './close-events.js'
 import { CATALOG_WORKFLOW_TYPE } from '@flowport/worker/contract'
 import { describeForRead, isReservedWorkflowId, runNotFound } from './execution.js'
 import { closeOutcome, type Outcome as CloseOutcome } from '@flowport/worker/outcome'
-import { readCloseEvent, readRunInput, readStartAndClose, SHORT_HISTORY_EVENTS, type RunRef } from './run-history.js'
+import { readCloseEvent, readLatestPage, readRunInput, type LatestPage, readStartAndClose, SHORT_HISTORY_EVENTS, type RunRef } from './run-history.js'
 import { isTerminal, statusFromEngine } from './status.js'
 import { decodeFirstValue, inlineOrLink, payloadError } from './payloads.js'
-import type { TerminalStatus } from '../schemas/status.js'
+import type { Status, TerminalStatus } from '../schemas/status.js'
 
 export type Outcome = Omit<CloseOutcome, 'status'> & { status: TerminalStatus }
 
@@ -63,12 +63,14 @@ export interface ReadResult {
  * that answer it (docs/performance.md): a pinned run already read costs none; a pinned run read
  * for the first time costs the first page of its history, which holds both its first and its close
  * event when the run is short, and a close-event read otherwise (the describe only when it turns
- * out to be open, for the 424); the latest run costs a describe (which run is current, whether it
- * is closed, how long its history is) and then what is not kept already: one page for a short
- * history not read before, the first event and the close event side by side otherwise.
+ * out to be open, for the 424). The latest run costs the first page of the id's history when that
+ * is the whole of a closed run's (lib/run-history.ts, `readLatestPage`); otherwise a describe (which
+ * run is current, whether it is closed, how long its history is) and then what is not kept
+ * already: one page for a short history not read before, the first event and the close event side
+ * by side otherwise.
  */
 export async function readResult (fastify: FastifyInstance, { workflowId, runId, signal }: ReadResult): Promise<WorkflowResult> {
-  if (runId === undefined) return await readDescribed(fastify, { workflowId, signal })
+  if (runId === undefined) return await readLatest(fastify, { workflowId, signal })
   const run = { workflowId, runId }
   const known = fastify.closedRuns.get(workflowId, runId)
   if (known?.outcome && known.input !== undefined) return await resultFrom(fastify, run, known.input, known.outcome)
@@ -87,28 +89,45 @@ export async function readResult (fastify: FastifyInstance, { workflowId, runId,
   return await resultFrom(fastify, run, input, outcome)
 }
 
-/** The result once a describe (or the closed-run cache) has named the run and said it is closed. */
-async function readDescribed (fastify: FastifyInstance, { workflowId, runId, signal }: ReadResult): Promise<WorkflowResult> {
+/** The 424 of a run that is still open. */
+const notClosed = (run: RunRef, status: Status) =>
+  new ApiError(424, 'WorkflowNotCompletedError', `Workflow ${run.workflowId} run ${run.runId} is not closed yet (status ${status})`, run)
+
+/** The latest run's result from the first page of the id's history when it is the whole of a closed run's; the describe's way otherwise, with the page's input when it is the described run's. */
+async function readLatest (fastify: FastifyInstance, { workflowId, signal }: ReadResult): Promise<WorkflowResult> {
+  const page = isReservedWorkflowId(workflowId) ? undefined : await readLatestPage(fastify, workflowId, signal)
+  // Not named by the page, not a workflow of the catalog (the 404), or open with a status only the describe knows.
+  if (page?.runId === undefined || page.start.type === CATALOG_WORKFLOW_TYPE) return await readDescribed(fastify, { workflowId, signal }, page)
+  const run = { workflowId, runId: page.runId }
+  if (page.openStatus !== undefined) throw notClosed(run, page.openStatus)
+  if (page.closeEvent === null) return await readDescribed(fastify, { workflowId, signal }, page)
+  const outcome = fastify.closedRuns.get(workflowId, run.runId)?.outcome ?? await outcomeOf(fastify, page.closeEvent)
+  fastify.closedRuns.remember(workflowId, run.runId, { input: page.start.input, outcome })
+  return await resultFrom(fastify, run, page.start.input, outcome)
+}
+
+/** The result once a describe (or the closed-run cache) has named the run and said it is closed; `page` may hold its input already. */
+async function readDescribed (fastify: FastifyInstance, { workflowId, runId, signal }: ReadResult, page?: LatestPage): Promise<WorkflowResult> {
   const execution = await describeForRead(fastify, { workflowId, runId, signal })
+  if (runId === undefined) fastify.longHistories.seen(workflowId, execution.historyLength > SHORT_HISTORY_EVENTS)
   const run = { workflowId, runId: execution.runId }
   const status = statusFromEngine(execution.status.name)
-  if (!isTerminal(status)) {
-    throw new ApiError(424, 'WorkflowNotCompletedError', `Workflow ${workflowId} run ${run.runId} is not closed yet (status ${status})`, run)
-  }
+  if (!isTerminal(status)) throw notClosed(run, status)
   const known = fastify.closedRuns.get(workflowId, run.runId)
+  const knownInput = known?.input !== undefined ? known.input : page?.startsRun(run.runId) === true ? page.start.input : undefined
   const outcomeFrom = async (closeEvent: HistoryEvent | null) => {
     if (!closeEvent) throw new Error(`closed run ${run.runId} of ${workflowId} has no close event`)
     return await outcomeOf(fastify, closeEvent)
   }
   let input: unknown
   let outcome: Outcome
-  if (known?.input === undefined && known?.outcome === undefined && execution.historyLength <= SHORT_HISTORY_EVENTS) {
+  if (knownInput === undefined && known?.outcome === undefined && execution.historyLength <= SHORT_HISTORY_EVENTS) {
     // Both needed and the history is short: one page holds both (lib/run-history.ts).
     const both = await readStartAndClose(fastify, run, signal)
     ;[input, outcome] = [both.start.input, await outcomeFrom(both.closeEvent)]
   } else {
     [input, outcome] = await Promise.all([
-      known?.input !== undefined ? Promise.resolve(known.input) : readRunInput(fastify, run, signal),
+      knownInput !== undefined ? Promise.resolve(knownInput) : readRunInput(fastify, run, signal),
       known?.outcome ?? readCloseEvent(fastify, run, signal).then(outcomeFrom)
     ])
   }

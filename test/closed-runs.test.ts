@@ -1,9 +1,10 @@
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { ClosedRuns } from '../lib/closed-runs.js'
+import { SHORT_HISTORY_EVENTS } from '../lib/run-history.js'
 import type { App } from '../app.js'
 import { build } from './helpers/app.js'
-import { call, eventually, newId, start, waitClosed } from './helpers/workflows.js'
+import { call, eventually, firstTaskCompleted, newId, start, waitClosed } from './helpers/workflows.js'
 
 const read = (what: 'status' | 'result' | 'input' | 'trace-log', id: string, rid?: string) => rid === undefined
   ? { method: 'GET' as const, url: `/workflow/${id}/${what}`, route: `/workflow/{id}/${what}` }
@@ -47,7 +48,7 @@ t.test('a closed run answers the same, from the cache as from the engine', async
   })
   t.same(calls, {}, 'the pinned reads of a kept run make no engine call')
   const latest = await engineCalls(app, async () => { await call(t, app, read('result', run.workflowId)) })
-  t.same(latest, { describeWorkflowExecution: 1 }, 'the latest form still asks the engine which run is current, and only that')
+  t.same(latest, { getWorkflowExecutionHistory: 1 }, 'the latest form still asks the engine which run is current (the first page of its history names it), and only that')
 })
 
 t.test('a first result read: one history page for a short run, the first and the close event for a long one', async (t) => {
@@ -58,7 +59,9 @@ t.test('a first result read: one history page for a short run, the first and the
   const outputs = { short: { greeting: 'Hello, Short!' }, long: { value: 12 } }
   for (const run of Object.values(runs)) await waitClosed(app, run.workflowId)
   const expected = {
-    short: { latest: { describeWorkflowExecution: 1, getWorkflowExecutionHistory: 1 }, pinned: { getWorkflowExecutionHistory: 1 } },
+    // The latest short run: one page names the run and holds both events. A long one: that page
+    // (its first event is the input), the describe naming the run, and the close event.
+    short: { latest: { getWorkflowExecutionHistory: 1 }, pinned: { getWorkflowExecutionHistory: 1 } },
     long: { latest: { describeWorkflowExecution: 1, getWorkflowExecutionHistory: 2 }, pinned: { getWorkflowExecutionHistory: 2 } }
   }
   for (const [length, run] of Object.entries(runs) as Array<[keyof typeof runs, { workflowId: string, runId: string }]>) {
@@ -70,6 +73,31 @@ t.test('a first result read: one history page for a short run, the first and the
       t.same(calls, expected[length][form], `${length} run, ${form}: engine calls of a first read`)
       t.match(answer, { status: 200, body: { runId: run.runId, status: 'completed', input: inputs[length], output: outputs[length] } }, `${length} run, ${form}: its input and output`)
     }
+  }
+})
+
+t.test('the latest run of an id a reset gave a new run is that run, for a short history and a long one', async (t) => {
+  const app = await build(t)
+  const runs = { short: await start(t, app, 'hello', { name: 'Reset' }), long: await start(t, app, 'pipeline', { stages: 12, local: false }) }
+  for (const run of Object.values(runs)) await waitClosed(app, run.workflowId)
+  // The long run is reset at its last workflow task: the marker naming the new run lies far beyond the first page.
+  const expected = {
+    short: { from: 'start', input: { name: 'Reset' }, calls: { getWorkflowExecutionHistory: 1 } },
+    long: { from: 'lastWorkflowTask', input: { stages: 12, local: false }, calls: { describeWorkflowExecution: 1, getWorkflowExecutionHistory: 3 } }
+  }
+  for (const [length, run] of Object.entries(runs) as Array<[keyof typeof runs, { workflowId: string, runId: string }]>) {
+    const reset = await call(t, app, { method: 'POST', url: `/workflow/${run.workflowId}/reset`, route: '/workflow/{id}/reset', payload: { from: expected[length].from } })
+    t.equal(reset.status, 200, `${length} run reset`)
+    const newRunId = String(reset.body.runId)
+    t.not(newRunId, run.runId)
+    await waitClosed(app, run.workflowId, newRunId)
+    app.closedRuns.clear()
+    let answer: Awaited<ReturnType<typeof call>> | undefined
+    const calls = await engineCalls(app, async () => { answer = await call(t, app, read('result', run.workflowId)) })
+    t.match(answer?.body, { runId: newRunId, status: 'completed', input: expected[length].input }, `${length}: the result of the run the reset made`)
+    t.same(calls, expected[length].calls, `${length}: engine calls (the long run's start event names its base run, so its first event is read again)`)
+    app.closedRuns.clear()
+    t.match((await call(t, app, read('input', run.workflowId))).body, { runId: newRunId, input: expected[length].input }, `${length}: its input`)
   }
 })
 
@@ -120,6 +148,33 @@ t.test('open runs are not kept as closed: their result waits for the close', asy
   await waitClosed(app, run.workflowId)
   t.match((await call(t, app, read('status', run.workflowId, run.runId))).body, { status: 'terminated' })
   t.match((await call(t, app, read('result', run.workflowId, run.runId))).body, { status: 'terminated', input: { label: 'open' } })
+})
+
+t.test('polling the result of an open run costs one engine call, for a short history and, after the first poll, a long one', async (t) => {
+  const app = await build(t)
+  const run = await start(t, app, 'approval', { label: 'polled' })
+  t.teardown(async () => { await app.temporal.workflow.getHandle(run.workflowId).terminate('test over').catch(() => undefined) })
+  t.ok(await firstTaskCompleted(app, run.workflowId, run.runId), 'the run waits for its approval')
+  const poll = async () => {
+    let answer: Awaited<ReturnType<typeof call>> | undefined
+    const calls = await engineCalls(app, async () => { answer = await call(t, app, read('result', run.workflowId)) })
+    t.match(answer, { status: 424, body: { error: 'WorkflowNotCompletedError', message: `Workflow ${run.workflowId} run ${run.runId} is not closed yet (status running)` } })
+    return calls
+  }
+  t.same(await poll(), { getWorkflowExecutionHistory: 1 }, 'short: the first page, which is the whole open history')
+
+  // Signals it does not handle lengthen its history until it takes more than one page (the engine
+  // pages by the batches events were written in, so the number of signals needed varies).
+  const handle = app.temporal.workflow.getHandle(run.workflowId)
+  const firstPage = () => app.temporal.workflowService.getWorkflowExecutionHistory({
+    namespace: app.config.TEMPORAL_NAMESPACE, execution: { workflowId: run.workflowId }, maximumPageSize: SHORT_HISTORY_EVENTS
+  })
+  let signals = 0
+  while (signals < 500 && !(await firstPage()).nextPageToken?.length) for (let i = 0; i < 10; i++, signals++) await handle.signal('noise')
+  t.ok((await firstPage()).nextPageToken?.length, `the history is longer than a page after ${signals} signals`)
+  t.same(await poll(), { describeWorkflowExecution: 1, getWorkflowExecutionHistory: 1 }, 'long, first poll: the page cannot name the run, the describe does')
+  t.same(await poll(), { describeWorkflowExecution: 1 }, 'long, later polls: the describe alone')
+  t.same(await poll(), { describeWorkflowExecution: 1 })
 })
 
 t.test('the bounds are respected: runs and bytes', async (t) => {
