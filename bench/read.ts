@@ -438,9 +438,10 @@ Processes are placed with util-linux \`taskset\`.
 ${r.repeated.map((m, i) => row(m, i < 2 ? 2 : 0.9)).join('\n')}
 
 The pinned forms of a closed run answer from the closed-run cache without an engine call. The unpinned forms still ask
-the engine which run is current (one describe) on every request, so that a new run, a continue-as-new or a reset is never
-hidden; only the rest comes from the cache, so they make one engine call like the raw client, plus the HTTP hop and
-the API's own work on the same cores.
+the engine which run is current on every request (the status with a describe, the result with the first page of the
+id's history, which names a short run), so that a new run, a continue-as-new or a reset is never hidden; only the rest
+comes from the cache, so they make one engine call like the raw client, plus the HTTP hop and the API's own work on
+the same cores.
 
 ### Engine calls per request (sequential, counted in the API process)
 

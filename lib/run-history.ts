@@ -81,7 +81,7 @@ export async function readStartAndClose (fastify: FastifyInstance, run: RunRef, 
   return { start, closeEvent }
 }
 
-/** The first page of up to SHORT_HISTORY_EVENTS events of a run (the id's current run without `runId`), and whether it is the whole history. */
+/** The first page of a run's history (the id's current run without `runId`), of SHORT_HISTORY_EVENTS batches at most, and whether it is the whole history. */
 async function readFirstPage (fastify: FastifyInstance, run: RunRef | { workflowId: string, runId?: undefined }, signal?: AbortSignal): Promise<{ events: HistoryEvent[], whole: boolean }> {
   const res = await fastify.engineCall(() => getHistory(fastify, run, { maximumPageSize: SHORT_HISTORY_EVENTS }), { signal, ...run })
   return { events: res.history?.events ?? [], whole: !res.nextPageToken?.length }
