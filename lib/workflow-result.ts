@@ -64,7 +64,8 @@ export interface ReadResult {
  * for the first time costs the first page of its history, which holds both its first and its close
  * event when the run is short, and a close-event read otherwise (the describe only when it turns
  * out to be open, for the 424). The latest run costs the first page of the id's history when that
- * is the whole of a closed run's (lib/run-history.ts, `readLatestPage`); otherwise a describe (which
+ * is the whole of a closed run's, or of an open one's (the 424) (lib/run-history.ts,
+ * `readLatestPage`); otherwise a describe (which
  * run is current, whether it is closed, how long its history is) and then what is not kept
  * already: one page for a short history not read before, the first event and the close event side
  * by side otherwise.
