@@ -60,7 +60,7 @@ export class ApiMetrics {
     })
   }
 
-  /** Label children per method, route and status: bounded, and prom-client then skips hashing the labels on every request. */
+  /** Label children per method, route and status: bounded, and made once rather than on every request (prom-client still hashes the labels on each call). */
   readonly #requestSeries = new Map<string, { count: { inc: () => void }, duration: { observe: (value: number) => void } }>()
 
   observeRequest (method: string, route: string, statusCode: number, seconds: number): void {
@@ -82,21 +82,34 @@ export class ApiMetrics {
   engineInterceptor (): Interceptor {
     return (options, nextCall) => {
       const path = options.method_definition.path
-      const method = path.slice(path.lastIndexOf('/') + 1)
-      const started = process.hrtime.bigint()
+      const started = performance.now()
       return new InterceptingCall(nextCall(options), {
         start: (metadata, listener, next) => {
           next(metadata, {
             onReceiveStatus: (received, nextStatus) => {
-              const code = STATUS_NAMES.get(received.code) ?? String(received.code)
-              this.#engineDuration.observe({ method, code }, Number(process.hrtime.bigint() - started) / 1e9)
-              if (received.code !== grpcStatus.OK) this.#engineErrors.inc({ method, code })
+              this.#engineSeries(path, received.code).observe((performance.now() - started) / 1000)
               nextStatus(received)
             }
           })
         }
       })
     }
+  }
+
+  /** Label children per gRPC method and status, as for requests: bounded (the service's methods and the gRPC codes). */
+  readonly #engineSeriesByKey = new Map<string, { observe: (seconds: number) => void }>()
+
+  #engineSeries (path: string, code: number): { observe: (seconds: number) => void } {
+    const key = `${code} ${path}`
+    let series = this.#engineSeriesByKey.get(key)
+    if (series === undefined) {
+      const labels = { method: path.slice(path.lastIndexOf('/') + 1), code: STATUS_NAMES.get(code) ?? String(code) }
+      const duration = this.#engineDuration.labels(labels)
+      const errors = code === grpcStatus.OK ? undefined : this.#engineErrors.labels(labels)
+      series = { observe: (seconds) => { duration.observe(seconds); errors?.inc() } }
+      this.#engineSeriesByKey.set(key, series)
+    }
+    return series
   }
 
   contentType = this.registry.contentType

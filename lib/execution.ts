@@ -14,6 +14,7 @@ import { ApiError, notFound } from './api-error.js'
 import { isoOrNull, isTerminal, statusFromEngine } from './status.js'
 import { readResetFrom } from './reset-origin.js'
 import { readAttention } from './attention.js'
+import { SHORT_HISTORY_EVENTS } from './run-history.js'
 import type { ResetPoint } from '../schemas/reset.js'
 
 /** Internal workflows (the published catalogs, `__flowport_catalog:<id>`) are not the API's to show, signal or stop. */
@@ -77,6 +78,8 @@ export async function describeForRead (fastify: FastifyInstance, options: Descri
   const known = options.runId === undefined ? undefined : fastify.closedRuns.get(options.workflowId, options.runId)?.execution
   if (known) return known
   const execution = await describeRun(fastify, options)
+  // What a describe of the latest run tells the latest result and input about its length (lib/long-histories.ts).
+  if (options.runId === undefined) fastify.longHistories.seen(options.workflowId, execution.historyLength > SHORT_HISTORY_EVENTS)
   if (isClosed(execution)) fastify.closedRuns.remember(execution.workflowId, execution.runId, { execution: pickExecution(execution) })
   return execution
 }

@@ -10,14 +10,14 @@ import { CATALOG_WORKFLOW_TYPE } from '@flowport/worker/contract'
 import type { WorkflowInput } from '../schemas/workflow.js'
 import { ApiError, notFound } from './api-error.js'
 import { describeForRead, isReservedWorkflowId, runNotFound, type DescribeOptions } from './execution.js'
-import { readLatestPage, readRunStart, SHORT_HISTORY_EVENTS } from './run-history.js'
+import { readLatestPage, readRunStart } from './run-history.js'
 import { inlineOrLink } from './payloads.js'
 
 export async function readInput (fastify: FastifyInstance, { workflowId, runId, signal }: DescribeOptions): Promise<WorkflowInput> {
   const pinned = runId !== undefined
   // The latest run: the first page of the id's history names it when it is the whole history (lib/run-history.ts).
   const page = pinned || isReservedWorkflowId(workflowId) ? undefined : await readLatestPage(fastify, workflowId, signal)
-  const run = { workflowId, runId: runId ?? page?.runId ?? await describeLatest(fastify, workflowId, signal) }
+  const run = { workflowId, runId: runId ?? page?.runId ?? (await describeForRead(fastify, { workflowId, signal })).runId }
   const known = fastify.closedRuns.get(workflowId, run.runId)
   if (known?.input !== undefined) return await inputOf(fastify, run, known.input)
   if (isReservedWorkflowId(workflowId)) throw notFound(`Workflow ${workflowId} not found`, run)
@@ -29,13 +29,6 @@ export async function readInput (fastify: FastifyInstance, { workflowId, runId, 
   if (start.type === CATALOG_WORKFLOW_TYPE) throw notFound(`Workflow ${workflowId} not found`, pinned ? run : { workflowId })
   fastify.closedRuns.remember(workflowId, run.runId, { input: start.input })
   return await inputOf(fastify, run, start.input)
-}
-
-/** The latest run's id, from its describe, which also says whether its history is long (lib/long-histories.ts). */
-async function describeLatest (fastify: FastifyInstance, workflowId: string, signal?: AbortSignal): Promise<string> {
-  const execution = await describeForRead(fastify, { workflowId, signal })
-  fastify.longHistories.seen(workflowId, execution.historyLength > SHORT_HISTORY_EVENTS)
-  return execution.runId
 }
 
 /** The answer, with a large input given as its presigned download (lib/payloads.ts). */

@@ -110,7 +110,6 @@ async function readLatest (fastify: FastifyInstance, { workflowId, signal }: Rea
 /** The result once a describe (or the closed-run cache) has named the run and said it is closed; `page` may hold its input already. */
 async function readDescribed (fastify: FastifyInstance, { workflowId, runId, signal }: ReadResult, page?: LatestPage): Promise<WorkflowResult> {
   const execution = await describeForRead(fastify, { workflowId, runId, signal })
-  if (runId === undefined) fastify.longHistories.seen(workflowId, execution.historyLength > SHORT_HISTORY_EVENTS)
   const run = { workflowId, runId: execution.runId }
   const status = statusFromEngine(execution.status.name)
   if (!isTerminal(status)) throw notClosed(run, status)

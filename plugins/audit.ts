@@ -5,7 +5,7 @@
  * the call's `identity` (plugins/temporal.ts `temporalAs`).
  */
 import fp from 'fastify-plugin'
-import type { FastifyRequest } from 'fastify'
+import type { onResponseHookHandler, onSendHookHandler, RouteOptions } from 'fastify'
 
 interface Acted { workflowId?: string, runId?: string, error?: string }
 
@@ -16,36 +16,40 @@ declare module 'fastify' {
   }
 }
 
-const audited = (request: FastifyRequest) => {
-  const { scope, public: open } = request.routeOptions.config
-  return !open && scope !== undefined && scope !== 'read'
-}
+/** Only routes that act on runs are audited: the hooks are theirs alone, so reads run none of them. */
+const audited = (config: { scope?: string, public?: boolean } | undefined) => config?.public !== true && config?.scope !== undefined && config.scope !== 'read'
 
-export default fp(async (fastify) => {
-  fastify.decorateRequest('acted', null)
-
-  // The ids are in the response (a start draws its workflow id): read them as it leaves.
-  fastify.addHook('onSend', async (request, _reply, payload) => {
-    if (!audited(request) || typeof payload !== 'string') return payload
+// The ids are in the response (a start draws its workflow id): read them as it leaves.
+const noteActed: onSendHookHandler<unknown> = (request, _reply, payload, done) => {
+  if (typeof payload === 'string') {
     try {
       const body = JSON.parse(payload) as Acted
       request.acted = { workflowId: body.workflowId, runId: body.runId, error: body.error }
     } catch {}
-    return payload
-  })
+  }
+  done(null, payload)
+}
 
-  fastify.addHook('onResponse', async (request, reply) => {
-    if (!audited(request)) return
-    const params = request.params as { id?: string, rid?: string }
-    const acted = request.acted
-    request.log.info({
-      audit: true,
-      keyId: request.principal?.keyId ?? null,
-      via: request.principal?.kind ?? null,
-      action: request.routeOptions.schema?.operationId ?? request.routeOptions.url,
-      workflowId: acted?.workflowId ?? params.id ?? null,
-      runId: acted?.runId ?? params.rid ?? null,
-      outcome: acted?.error ? `${reply.statusCode} ${acted.error}` : String(reply.statusCode)
-    }, 'audit')
+const logAudit: onResponseHookHandler = (request, reply, done) => {
+  const params = request.params as { id?: string, rid?: string }
+  const acted = request.acted
+  request.log.info({
+    audit: true,
+    keyId: request.principal?.keyId ?? null,
+    via: request.principal?.kind ?? null,
+    action: request.routeOptions.schema?.operationId ?? request.routeOptions.url,
+    workflowId: acted?.workflowId ?? params.id ?? null,
+    runId: acted?.runId ?? params.rid ?? null,
+    outcome: acted?.error ? `${reply.statusCode} ${acted.error}` : String(reply.statusCode)
+  }, 'audit')
+  done()
+}
+
+export default fp(async (fastify) => {
+  fastify.decorateRequest('acted', null)
+  fastify.addHook('onRoute', (route: RouteOptions) => {
+    if (!audited(route.config)) return
+    route.onSend = [...[route.onSend ?? []].flat(), noteActed as never]
+    route.onResponse = [...[route.onResponse ?? []].flat(), logAudit as never]
   })
 }, { name: 'audit', dependencies: ['auth'] })

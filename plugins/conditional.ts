@@ -2,9 +2,11 @@
  * `ETag` and `If-None-Match` → 304 for every route that declares `config.etag` (lib/http/conditional.ts):
  * the tag is computed from the bytes about to be sent, so it changes whenever anything in the
  * representation changes and never otherwise. `etag: 'run'` prefixes it with the body's `runId`, so
- * a status ETag also names its run for `If-Match`.
+ * a status ETag also names its run for `If-Match`. The hooks are the routes' own: a route without
+ * `etag` runs none of them.
  */
 import fp from 'fastify-plugin'
+import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler, RouteOptions } from 'fastify'
 import { etagOf, noneMatchHits } from '../lib/http/conditional.js'
 
 declare module 'fastify' {
@@ -14,15 +16,29 @@ declare module 'fastify' {
   }
 }
 
+/** The `runId` of a body about to be serialized, taken before it becomes bytes (never parsed back). */
+const runIds = new WeakMap<FastifyReply, string>()
+
+const noteRunId: preSerializationHookHandler<unknown> = (_request, reply, payload, done) => {
+  const runId = (payload as { runId?: unknown } | null)?.runId
+  if (typeof runId === 'string') runIds.set(reply, runId)
+  done(null, payload)
+}
+
+const tag = (named: boolean): onSendHookHandler<unknown> => (request: FastifyRequest, reply: FastifyReply, payload, done) => {
+  if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return done(null, payload)
+  const etag = etagOf(payload, named ? runIds.get(reply) : undefined)
+  reply.header('etag', etag)
+  if (!noneMatchHits(request.headers['if-none-match'], etag)) return done(null, payload)
+  reply.code(304)
+  done(null, '')
+}
+
 export default fp(async (fastify) => {
-  fastify.addHook('onSend', async (request, reply, payload) => {
-    const kind = request.routeOptions.config.etag
-    if (kind === undefined || reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload
-    const runId = kind === 'run' ? (JSON.parse(payload.toString()) as { runId?: string }).runId : undefined
-    const etag = etagOf(payload, runId)
-    reply.header('etag', etag)
-    if (!noneMatchHits(request.headers['if-none-match'], etag)) return payload
-    reply.code(304)
-    return ''
+  fastify.addHook('onRoute', (route: RouteOptions) => {
+    const kind = route.config?.etag
+    if (kind === undefined) return
+    if (kind === 'run') route.preSerialization = [...[route.preSerialization ?? []].flat(), noteRunId as never]
+    route.onSend = [...[route.onSend ?? []].flat(), tag(kind === 'run') as never]
   })
 }, { name: 'conditional' })

@@ -92,7 +92,9 @@ export default fp(async (fastify) => {
     if (signal?.aborted) follow()
     else signal?.addEventListener('abort', follow, { once: true })
     try {
-      return await breaker.run(() => connection.withAbortSignal(call.signal, () => connection.withDeadline(deadline, fn)), () => { call.abort() })
+      // One call-context scope with both (what withAbortSignal inside withDeadline would nest).
+      const context = { ...connection.callContextStorage.getStore(), deadline, abortSignal: call.signal }
+      return await breaker.run(async () => await connection.callContextStorage.run(context, fn), () => { call.abort() })
     } catch (err) {
       throw fromEngineError(err, { workflowId: opts.workflowId, runId: opts.runId }) ?? err
     } finally {

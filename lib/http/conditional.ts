@@ -3,13 +3,14 @@
  * `If-None-Match` → 304 (applied by plugins/conditional.ts to every route declaring `etag`), and
  * `If-Match` naming a run, checked by the calls that act on a run before anything reaches the engine.
  */
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { ApiError } from '../api-error.js'
 
 /** A strong ETag of serialized bytes: 96 bits of SHA-256, base64url. */
 export function etagOf (bytes: string | Buffer, prefix?: string): string {
-  const hash = createHash('sha256').update(bytes).digest('base64url').slice(0, 16)
-  return `"${prefix === undefined ? '' : `${prefix}.`}${hash}"`
+  // The one-shot form: no Hash object per response.
+  const digest = hash('sha256', bytes, 'base64url').slice(0, 16)
+  return `"${prefix === undefined ? '' : `${prefix}.`}${digest}"`
 }
 
 /** The entity tags of an `If-None-Match` / `If-Match` field; `*` as itself. Weak tags are compared by their opaque part (RFC 9110 §8.8.3.2). */
