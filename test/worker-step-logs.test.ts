@@ -1,7 +1,7 @@
 /**
  * The worker's step log lines (worker/src/runtime/step-logs.ts), read from the output of a worker
  * process of the test's own after real runs through the API: JSON with NODE_ENV=production,
- * readable lines otherwise, and none below LOG_LEVEL.
+ * readable lines otherwise, and none below LOG_LEVEL; the SDK's own lines (worker/src/runtime/telemetry.ts) alike.
  */
 import t, { type Test } from 'tap'
 import { resolve } from 'node:path'
@@ -32,7 +32,10 @@ t.test('production: one JSON line per step start and end, with the run\'s ids, t
   await worker.waitFor('"outcome":"completed"')
   const lines = worker.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>)
   t.ok(lines.some((l) => typeof l.msg === 'string' && l.msg.startsWith('Worker polling catalog')), 'the worker\'s other lines are JSON too')
-  const steps = lines.filter((l) => l.activityType === 'flaky#unstable' && l.workflowId === flaky.workflowId)
+  t.ok(lines.some((l) => l.msg === 'Worker state changed' && l.sdkComponent === 'worker' && l.state === 'RUNNING' && l.level === 30), 'the SDK\'s own lines are JSON too, at their level')
+  t.notMatch(worker.output(), /\[INFO\]/, 'no line in the SDK\'s default format')
+  // The step lines; the SDK's own lines about the attempts (its failure warnings) carry the same ids.
+  const steps = lines.filter((l) => l.activityType === 'flaky#unstable' && l.workflowId === flaky.workflowId && String(l.msg).startsWith('Step '))
   const ids = { level: 30, workflowId: flaky.workflowId, runId: flaky.runId, activityType: 'flaky#unstable' }
   t.match(steps, [
     { ...ids, attempt: 1, msg: 'Step flaky#unstable started (attempt 1)' },
@@ -64,4 +67,6 @@ t.test('elsewhere: readable lines; LOG_LEVEL=warn drops them', async (t) => {
   const unheard = await quiet.run('hello', { name: 'quiet' })
   t.equal(unheard.status, 'completed')
   t.notOk(quiet.worker.output().includes('Step hello#greet'), 'no step line below LOG_LEVEL')
+  t.notOk(quiet.worker.output().includes('Worker state changed'), 'nor the SDK\'s info lines')
+  t.match(worker.output(), /^\[flowport\] Worker state changed \{.*"state":"RUNNING"/m, 'at info, the SDK\'s lines are readable lines like the rest')
 })

@@ -12,7 +12,7 @@ import { keepPolling } from './runtime/keep-polling.js'
 import { serveHealth } from './runtime/health-server.js'
 import { createLogger, type Logger } from './runtime/logger.js'
 import { isProduction } from './settings.js'
-import { installMetrics } from './runtime/telemetry.js'
+import { installRuntime } from './runtime/telemetry.js'
 import { startTracing } from './telemetry/tracing.js'
 
 // Until the settings are read (and when they are bad): info and above, in the format NODE_ENV asks for.
@@ -30,15 +30,14 @@ async function main (): Promise<number> {
     logger.error(err instanceof CredentialsError ? `${err.name}: ${err.message}` : (err as Error).message)
     return 1
   }
-  if (settings.SERVICE_WORKER_METRICS_PORT !== undefined) {
-    try {
-      installMetrics(settings.SERVICE_WORKER_METRICS_PORT)
-    } catch (err) {
-      logger.error(`SERVICE_WORKER_METRICS_PORT=${settings.SERVICE_WORKER_METRICS_PORT}: ${(err as Error).message}`)
-      return 1
-    }
-    logger.info(`Worker metrics on port ${settings.SERVICE_WORKER_METRICS_PORT}: /metrics`)
+  const metricsPort = settings.SERVICE_WORKER_METRICS_PORT
+  try {
+    installRuntime(logger, { metricsPort })
+  } catch (err) {
+    logger.error(`${metricsPort === undefined ? 'The Temporal runtime' : `SERVICE_WORKER_METRICS_PORT=${metricsPort}`}: ${(err as Error).message}`)
+    return 1
   }
+  if (metricsPort !== undefined) logger.info(`Worker metrics on port ${metricsPort}: /metrics`)
   const tracing = await startTracing(settings, 'flowport-worker')
   if (tracing !== null) logger.info('Worker traces go to the OTLP endpoint of the OTEL_* settings')
   const worker = keepPolling({ ...workerOptionsFromEnv(settings), logger, tracing }, { retryWindowMs: settings.SERVICE_WORKER_ENGINE_RETRY_MS })
