@@ -39,3 +39,21 @@ t.test('fields: errors by name and message, bigints by their digits, symbol keys
   logger.warn('failed', { error: new TypeError('bad input'), at: 12345678901234567890n, [Symbol('timestamp')]: 1n, workflowId: 'w' })
   t.same(lines[0], { level: 40, time: lines[0].time, msg: 'failed', error: 'TypeError: bad input', at: '12345678901234567890', workflowId: 'w' })
 })
+
+t.test('a field JSON cannot hold costs the fields, not the line; the entry\'s own fields win', async (t) => {
+  const { lines, logger } = sink('info')
+  const cycle: Record<string, unknown> = { name: 'loop' }
+  cycle.self = cycle
+  t.doesNotThrow(() => { logger.warn('cyclic', { cycle }) })
+  t.match(lines[0], { level: 40, msg: 'cyclic', fieldsDropped: /circular/i })
+  t.notOk('cycle' in lines[0])
+
+  logger.info('mine', { level: 'x', time: 'y', msg: 'z', nested: { error: new RangeError('deep'), n: 2n } })
+  t.match(lines[1], { level: 30, msg: 'mine', nested: { error: 'RangeError: deep', n: '2' } })
+  t.type(lines[1].time, 'number')
+
+  const readable: string[] = []
+  const plain = sdkLogger(createLogger({ write: (line) => { readable.push(line) } }))
+  t.doesNotThrow(() => { plain.info('cyclic', { cycle }) })
+  t.match(readable[0], /^\[flowport\] cyclic \{"fieldsDropped":".*circular/i)
+})

@@ -31,10 +31,32 @@ export function createLogger ({ level = 'info', json = false, write = (line) => 
     const value = LEVEL_VALUES[name]
     if (value < LEVEL_VALUES[level]) return () => {}
     return json
-      ? (message: string, meta?: Record<string, unknown>) => { write(JSON.stringify({ level: value, time: Date.now(), msg: message, ...meta })) }
-      : (message: string, meta?: Record<string, unknown>) => { write(`[flowport] ${READABLE_PREFIX[name]}${message}${meta ? ' ' + JSON.stringify(meta) : ''}`) }
+      ? (message: string, meta?: Record<string, unknown>) => { write(jsonLine({ level: value, time: Date.now(), msg: message }, meta)) }
+      : (message: string, meta?: Record<string, unknown>) => { write(`[flowport] ${READABLE_PREFIX[name]}${message}${meta ? ' ' + toJson(meta) : ''}`) }
   }
   return { debug: entry('debug'), info: entry('info'), warn: entry('warn'), error: entry('error') }
+}
+
+/** The entry's own fields first, never overwritten by a field of the same name. */
+function jsonLine (head: { level: number, time: number, msg: string }, meta: Record<string, unknown> | undefined): string {
+  if (meta === undefined) return JSON.stringify(head)
+  const line: Record<string, unknown> = { ...head }
+  for (const key of Object.keys(meta)) if (!(key in head)) line[key] = meta[key]
+  return toJson(line, head)
+}
+
+/**
+ * An error as its name and message, a bigint as its digits (JSON.stringify would write `{}` for
+ * the one and throw on the other); symbol keys are left out, as JSON.stringify does. Fields JSON
+ * cannot hold (a cycle) cost the fields and never the line: a log call that throws would break
+ * the code that logs.
+ */
+function toJson (value: Record<string, unknown>, withoutFields: Record<string, unknown> = {}): string {
+  try {
+    return JSON.stringify(value, (_key, field: unknown) => field instanceof Error ? `${field.name}: ${field.message}` : typeof field === 'bigint' ? field.toString() : field)
+  } catch (err) {
+    return JSON.stringify({ ...withoutFields, fieldsDropped: (err as Error).message })
+  }
 }
 
 /** Default: readable lines, info and above. */

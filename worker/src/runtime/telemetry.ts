@@ -43,7 +43,7 @@ export function installRuntime (logger: Logger, { metricsPort, host = '0.0.0.0' 
 /** The SDK's logger interface over the worker's: its TRACE is our debug. */
 export function sdkLogger (logger: Logger): SdkLogger {
   const methods: Record<SdkLogLevel, keyof Logger> = { TRACE: 'debug', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' }
-  const log = (level: SdkLogLevel, message: string, meta?: LogMetadata): void => { logger[methods[level]](message, fieldsOf(meta)) }
+  const log = (level: SdkLogLevel, message: string, meta?: LogMetadata): void => { logger[methods[level]](message, meta) }
   return {
     log,
     trace: (message, meta) => { log('TRACE', message, meta) },
@@ -52,17 +52,4 @@ export function sdkLogger (logger: Logger): SdkLogger {
     warn: (message, meta) => { log('WARN', message, meta) },
     error: (message, meta) => { log('ERROR', message, meta) }
   }
-}
-
-/**
- * The entry's fields as JSON can carry them: an error as its name and message, a bigint as its
- * digits; the symbol keys the SDK adds (its timestamp) are left out.
- */
-function fieldsOf (meta: LogMetadata | undefined): Record<string, unknown> | undefined {
-  if (meta === undefined) return undefined
-  const fields: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(meta)) {
-    fields[key] = value instanceof Error ? `${value.name}: ${value.message}` : typeof value === 'bigint' ? value.toString() : value
-  }
-  return fields
 }
