@@ -102,7 +102,11 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
     schemaController: { compilersFactory: { buildValidator, buildSerializer } }
   }).withTypeProvider<TypeBoxTypeProvider>()
 
-  app.addHook('onSend', async (request, reply) => { reply.header('x-request-id', request.id) })
+  // Callback style: an async hook would cost every request a promise.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    reply.header('x-request-id', request.id)
+    done(null, payload)
+  })
 
   await app.register(configPlugin, { config })
   await app.register(errors)

@@ -150,13 +150,22 @@ export default fp<AuthOptions>(async (fastify, { redactor }) => {
     if (principal.bound) assertBound(principal, route.target === 'workflow' ? params.id : undefined, params.rid)
   })
 
-  fastify.addHook('preHandler', async (request) => {
+  // Callback style: only a limited key waits (for the run it names), and an async hook would cost
+  // every request a promise.
+  fastify.addHook('preHandler', (request, _reply, done) => {
     const principal = request.principal
-    if (!principal) return
-    // Update-with-start also sends an update, possibly to a run someone else started.
-    if (request.routeOptions.config.target === 'start' && (request.body as StartWorkflowBody | undefined)?.update !== undefined) assertScope(principal, 'interact')
-    if (!isLimited(principal)) return
-    await assertTarget(fastify, request, principal)
+    try {
+      // Update-with-start also sends an update, possibly to a run someone else started.
+      if (principal && request.routeOptions.config.target === 'start' && (request.body as StartWorkflowBody | undefined)?.update !== undefined) assertScope(principal, 'interact')
+    } catch (err) {
+      done(err as Error)
+      return
+    }
+    if (!principal || !isLimited(principal)) {
+      done()
+      return
+    }
+    assertTarget(fastify, request, principal).then(() => { done() }, done)
   })
 }, { name: 'auth', dependencies: ['config', 'errors'] })
 

@@ -10,12 +10,14 @@ import { validationError } from '../lib/api-error.js'
 
 export default fp(async (fastify) => {
   // OPTIONS is only ever a CORS preflight here; without its headers the plugin would answer a text/plain 400.
-  fastify.addHook('onRequest', async (request) => {
-    if (request.method !== 'OPTIONS') return
-    const missing = ['origin', 'access-control-request-method'].filter((name) => request.headers[name] === undefined)
+  // Callback style: it never waits, and an async hook costs every request a promise.
+  fastify.addHook('onRequest', (request, _reply, done) => {
+    const missing = request.method === 'OPTIONS' ? ['origin', 'access-control-request-method'].filter((name) => request.headers[name] === undefined) : []
     if (missing.length > 0) {
-      throw validationError(missing.map((name) => ({ path: `/${name}`, in: 'headers', message: 'is required: OPTIONS is answered only as a CORS preflight' })))
+      done(validationError(missing.map((name) => ({ path: `/${name}`, in: 'headers', message: 'is required: OPTIONS is answered only as a CORS preflight' }))))
+      return
     }
+    done()
   })
   const origin = fastify.config.SERVICE_CORS_ORIGIN
   await fastify.register(cors, {

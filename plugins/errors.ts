@@ -147,21 +147,26 @@ export default fp(async (fastify) => {
   })
 
   // HTTP/1.1 requires Host (RFC 9112 §3.2); Node's own refusal (app.ts turns it off) is an empty 400.
-  fastify.addHook('onRequest', async (request) => {
+  // Callback-style hooks here and below: they never wait, and an async hook costs every request a promise.
+  fastify.addHook('onRequest', (request, _reply, done) => {
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
-      throw validationError([{ path: '/host', in: 'headers', message: 'is required in an HTTP/1.1 request' }])
+      done(validationError([{ path: '/host', in: 'headers', message: 'is required in an HTTP/1.1 request' }]))
+      return
     }
+    done()
   })
 
   // After the onRequest hooks (CORS headers, auth) and before the body is parsed, so a method the
   // path does not have is a 405 whatever body or content type it was sent with.
-  fastify.addHook('preParsing', async (request, reply, payload) => {
-    if (!request.is404) return payload
-    const path = request.url.split('?')[0]
-    const allow = routes.allowed(path)
-    if (allow.length === 0) return payload
+  fastify.addHook('preParsing', (request, reply, payload, done) => {
+    const path = request.is404 ? request.url.split('?')[0] : undefined
+    const allow = path === undefined ? [] : routes.allowed(path)
+    if (allow.length === 0) {
+      done(null, payload)
+      return
+    }
     reply.header('allow', allow.join(', '))
-    throw new ApiError(405, 'MethodNotAllowedError', `Method ${request.method} is not allowed on ${path} (allowed: ${allow.join(', ')})`)
+    done(new ApiError(405, 'MethodNotAllowedError', `Method ${request.method} is not allowed on ${path} (allowed: ${allow.join(', ')})`))
   })
 
   fastify.setErrorHandler(function (err: FastifyError, request, reply) {
