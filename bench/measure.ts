@@ -21,7 +21,12 @@ export function percentiles (values: number[]): Percentiles {
   const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN
   return { samples: values.length, p50: at(0.5), p90: at(0.9), p99: at(0.99), mean: values.reduce((a, b) => a + b, 0) / Math.max(1, values.length) }
 }
-export const median = (values: number[]) => percentiles(values).p50
+/** The middle value, or the mean of the two middle ones for an even count. */
+export function median (values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}
 
 const CLK_TCK = (() => {
   try { return Number(execSync('getconf CLK_TCK', { encoding: 'utf8' }).trim()) || 100 } catch { return 100 }

@@ -37,7 +37,7 @@ const READ = {
   runs: Number(process.env.BENCH_READ_N ?? 500),
   repeats: Number(process.env.BENCH_READ_REPEATS ?? 3000),
   concurrency: Number(process.env.BENCH_READ_CONCURRENCY ?? 20),
-  rounds: Number(process.env.BENCH_READ_ROUNDS ?? 4),
+  rounds: Number(process.env.BENCH_READ_ROUNDS ?? 5),
   streams: Number(process.env.BENCH_READ_STREAMS ?? 1000)
 }
 
