@@ -6,6 +6,7 @@
  */
 import fp from 'fastify-plugin'
 import type { onResponseHookHandler, onSendHookHandler, RouteOptions } from 'fastify'
+import { addRouteHook } from '../lib/http/route-hooks.js'
 
 interface Acted { workflowId?: string, runId?: string, error?: string }
 
@@ -49,7 +50,7 @@ export default fp(async (fastify) => {
   fastify.decorateRequest('acted', null)
   fastify.addHook('onRoute', (route: RouteOptions) => {
     if (!audited(route.config)) return
-    route.onSend = [...[route.onSend ?? []].flat(), noteActed as never]
-    route.onResponse = [...[route.onResponse ?? []].flat(), logAudit as never]
+    addRouteHook(route, 'onSend', noteActed)
+    addRouteHook(route, 'onResponse', logAudit)
   })
 }, { name: 'audit', dependencies: ['auth'] })

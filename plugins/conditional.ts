@@ -8,6 +8,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler, RouteOptions } from 'fastify'
 import { etagOf, noneMatchHits } from '../lib/http/conditional.js'
+import { addRouteHook } from '../lib/http/route-hooks.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -38,7 +39,7 @@ export default fp(async (fastify) => {
   fastify.addHook('onRoute', (route: RouteOptions) => {
     const kind = route.config?.etag
     if (kind === undefined) return
-    if (kind === 'run') route.preSerialization = [...[route.preSerialization ?? []].flat(), noteRunId as never]
-    route.onSend = [...[route.onSend ?? []].flat(), tag(kind === 'run') as never]
+    if (kind === 'run') addRouteHook(route, 'preSerialization', noteRunId)
+    addRouteHook(route, 'onSend', tag(kind === 'run'))
   })
 }, { name: 'conditional' })

@@ -9,6 +9,7 @@ import fp from 'fastify-plugin'
 import { fastifySSE } from '@fastify/sse'
 import type { FastifyRequest } from 'fastify'
 import { ApiError } from '../lib/api-error.js'
+import { addRouteHook } from '../lib/http/route-hooks.js'
 import type { OpenStream, StreamRegistry } from '../lib/history/stream.js'
 
 declare module 'fastify' {
@@ -89,8 +90,7 @@ export default fp(async (fastify, opts: { heartbeatMs: number }) => {
   // Answer 406 in our error shape before the plugin's own (differently shaped) 406 can run.
   fastify.addHook('onRoute', (route) => {
     if (!route.sse) return
-    const existing = route.onRequest ? [route.onRequest].flat() : []
-    route.onRequest = [...existing, requireEventStream]
+    addRouteHook(route, 'onRequest', requireEventStream)
   })
 
   fastify.addHook('preClose', (done) => {
