@@ -22,9 +22,11 @@ export default fp(async (fastify) => {
   const origin = fastify.config.SERVICE_CORS_ORIGIN
   await fastify.register(cors, {
     origin: origin === '*' ? '*' : origin.split(',').map((o) => o.trim()),
-    methods: ['GET', 'POST', 'PATCH', 'OPTIONS'],
-    allowedHeaders: ['content-type', 'authorization', 'last-event-id', 'x-request-id', 'if-none-match', 'if-match'],
-    exposedHeaders: ['x-request-id', 'retry-after', 'www-authenticate', 'etag'],
+    // Strings, not arrays: the plugin joins an array on every response, a new string each time
+    // (which an open SSE stream then keeps in its sent headers).
+    methods: 'GET, POST, PATCH, OPTIONS',
+    allowedHeaders: 'content-type, authorization, last-event-id, x-request-id, if-none-match, if-match',
+    exposedHeaders: 'x-request-id, retry-after, www-authenticate, etag',
     maxAge: 600
   })
 }, { name: 'cors', dependencies: ['config', 'errors'] })

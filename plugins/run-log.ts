@@ -12,15 +12,18 @@ interface RunIds { workflowId?: string, runId?: string }
 /** The app's logger is Fastify's pino (app.ts), whose loggers can extend their bindings. */
 type Pino = FastifyBaseLogger & { setBindings: (bindings: RunIds) => void }
 
-const bound = new WeakMap<FastifyRequest, RunIds>()
+/** Which ids a request's logger has (a number, not an object: a stream keeps it for its whole life). */
+const WORKFLOW_ID = 1
+const RUN_ID = 2
+const bound = new WeakMap<FastifyRequest, number>()
 
 function bind (request: FastifyRequest, ids: RunIds): void {
-  const known = bound.get(request) ?? {}
+  const known = bound.get(request) ?? 0
   const added: RunIds = {}
-  if (ids.workflowId !== undefined && known.workflowId === undefined) added.workflowId = ids.workflowId
-  if (ids.runId !== undefined && known.runId === undefined) added.runId = ids.runId
+  if (ids.workflowId !== undefined && (known & WORKFLOW_ID) === 0) added.workflowId = ids.workflowId
+  if (ids.runId !== undefined && (known & RUN_ID) === 0) added.runId = ids.runId
   if (added.workflowId === undefined && added.runId === undefined) return
-  bound.set(request, { ...known, ...added })
+  bound.set(request, known | (added.workflowId === undefined ? 0 : WORKFLOW_ID) | (added.runId === undefined ? 0 : RUN_ID))
   // The request's logger is its own pino child of the app's (Fastify makes one per request), so
   // its bindings are extended in place: no second logger per request (docs/performance.md).
   ;(request.log as Pino).setBindings(added)

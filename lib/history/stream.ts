@@ -7,13 +7,13 @@
  * on the stream is driven by its subscription's callbacks, so an idle stream is a few small
  * objects rather than a suspended async call chain (docs/performance.md, "Memory per idle SSE stream").
  */
-import type { ServerResponse } from 'node:http'
 import type { FastifyBaseLogger, FastifyReply } from 'fastify'
+import { symbols as pinoSymbols } from 'pino'
 import { fromEngineError } from '../engine-errors.js'
 import { encodeCursor } from './cursor.js'
 import type { Batch } from './batch.js'
 import type { HistoryHubs } from './hubs.js'
-import type { HubEnd, Subscription, SubscriptionSink } from './subscription.js'
+import type { HubEnd, RunIds, Subscription, SubscriptionSink } from './subscription.js'
 import type { HistoryStreamDone, HistoryStreamServerError, HistoryWorkflow } from '../../schemas/history.js'
 
 /** Reconnect delay hinted to EventSource: short, a resume costs one describe and a buffer replay. */
@@ -45,7 +45,7 @@ export interface StreamSession {
   includePayloads: boolean
 }
 
-function serverError (err: unknown, { workflowId, runId }: HistoryWorkflow, log: FastifyBaseLogger): HistoryStreamServerError {
+function serverError (err: unknown, { workflowId, runId }: RunIds, log: FastifyBaseLogger): HistoryStreamServerError {
   const known = fromEngineError(err, { workflowId, runId })
   if (known) return { error: known.error, message: known.message, workflowId, runId }
   log.error({ err, workflowId, runId }, 'history stream failed')
@@ -53,23 +53,30 @@ function serverError (err: unknown, { workflowId, runId }: HistoryWorkflow, log:
 }
 
 /**
- * Node keeps the response head it wrote (`ServerResponse#_header`, internal) for the life of the
- * connection as a rope of about 25 concatenated pieces, some 800 bytes per stream; reading one
- * character makes V8 flatten it into a single string. Without that property (another Node) this
- * does nothing.
+ * Strings a stream keeps for its whole life, built as ropes of concatenated pieces; reading one
+ * character makes V8 flatten a rope into a single string, and the pieces go:
+ * - the response head Node wrote (`ServerResponse#_header`, internal): about 25 pieces, some 800
+ *   bytes per stream, 250 once flat;
+ * - the request logger's bindings (pino's `chindings`, built by appending `,"key":value` per
+ *   binding): the request id and the run ids (plugins/run-log.ts), some 250 bytes saved.
+ * Without those properties (another Node or pino) this does nothing.
  */
-export function compactSentHead (res: ServerResponse): void {
-  const head = (res as unknown as { _header?: unknown })._header
-  if (typeof head === 'string') head.charCodeAt(0)
+export function compactForLife (reply: FastifyReply): void {
+  const head = (reply.raw as unknown as { _header?: unknown })._header
+  const bindings = (reply.log as unknown as Record<symbol, unknown>)[pinoSymbols.chindingsSym]
+  for (const rope of [head, bindings]) if (typeof rope === 'string') rope.charCodeAt(0)
 }
 
-/** One client's stream: its subscription's sink and the registry's handle. Fields only, no per-stream closures but the close callback. */
+/**
+ * One client's stream: its subscription's sink and the registry's handle. Fields only, no per-stream
+ * closures but the close callback, and not the `workflow` frame's data: the run's ids come from its
+ * hub, one copy for all its streams.
+ */
 class RunStream implements SubscriptionSink, OpenStream {
   subscription: Subscription | undefined
 
   constructor (
     private readonly reply: FastifyReply,
-    private readonly info: HistoryWorkflow,
     private readonly includePayloads: boolean,
     private readonly hubs: HistoryHubs,
     private readonly streams: StreamRegistry
@@ -85,21 +92,21 @@ class RunStream implements SubscriptionSink, OpenStream {
     return false
   }
 
-  end (item: HubEnd): void { void this.#finish(item) }
+  end (item: HubEnd, run: RunIds): void { void this.#finish(item, run) }
 
-  async #finish (item: HubEnd): Promise<void> {
-    const { reply, info } = this
+  async #finish (item: HubEnd, run: RunIds): Promise<void> {
+    const { reply } = this
     try {
       if (item.kind === 'done') {
         const { eventId, reason, newRunId } = item.terminal
         const done: HistoryStreamDone = newRunId ? { reason, newRunId } : { reason }
-        await reply.sse.send({ id: encodeCursor({ runId: info.runId, eventId, done: true }), event: 'done', data: done })
+        await reply.sse.send({ id: encodeCursor({ runId: run.runId, eventId, done: true }), event: 'done', data: done })
       } else {
-        await reply.sse.send({ event: 'server_error', data: serverError(item.error, info, reply.log) })
+        await reply.sse.send({ event: 'server_error', data: serverError(item.error, run, reply.log) })
       }
     } catch (err) {
       // A write after the client left is not an error of ours.
-      if (reply.sse.isConnected) reply.log.error({ err, workflowId: info.workflowId, runId: info.runId }, 'history stream write failed')
+      if (reply.sse.isConnected) reply.log.error({ err, workflowId: run.workflowId, runId: run.runId }, 'history stream write failed')
     }
     reply.sse.close()
   }
@@ -124,9 +131,9 @@ class RunStream implements SubscriptionSink, OpenStream {
 export async function streamRun ({ reply, hubs, streams, info, position, includePayloads }: StreamSession): Promise<void> {
   await reply.sse.send({ event: 'workflow', data: info, retry: RETRY_MS })
   if (!reply.sse.isConnected) return
-  compactSentHead(reply.raw)
+  compactForLife(reply)
   reply.sse.keepAlive()
-  const stream = new RunStream(reply, info, includePayloads, hubs, streams)
+  const stream = new RunStream(reply, includePayloads, hubs, streams)
   // Subscribed first, so that a registry already shutting down (which stops what is added) ends the subscription too.
   stream.subscription = hubs.subscribe(info.workflowId, info.runId, position, stream)
   reply.sse.onClose(() => stream.closed())

@@ -17,14 +17,14 @@ export type HubItem = { kind: 'events', batch: Batch } | HubEnd
 export interface SubscriptionSink {
   /** The events of `batch` after `after`; false when the client cannot take more now (call `resume()` once it can). */
   events: (batch: Batch, after: number) => boolean
-  /** The run ended, or its history cannot be read; nothing follows and the subscription is closed. */
-  end: (item: HubEnd) => void
+  /** The run ended, or its history cannot be read; nothing follows and the subscription is closed. `run`: the hub's. */
+  end: (item: HubEnd, run: RunIds) => void
 }
 
+export interface RunIds { readonly workflowId: string, readonly runId: string }
+
 /** What a subscription reads of its run's hub (lib/history/hub.ts). */
-export interface SubscriptionSource {
-  readonly workflowId: string
-  readonly runId: string
+export interface SubscriptionSource extends RunIds {
   readonly read: HistoryReader
   readonly options: { maxQueuedEvents: number }
   readonly finished: boolean
@@ -101,7 +101,7 @@ export class Subscription {
   #deliver (item: HubItem): void {
     if (item.kind !== 'events') {
       this.close()
-      this.sink.end(item)
+      this.sink.end(item, this.hub)
       return
     }
     if (item.batch.lastId <= this.position) return

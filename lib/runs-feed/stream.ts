@@ -10,7 +10,7 @@
  */
 import type { FastifyReply } from 'fastify'
 import { fromEngineError } from '../engine-errors.js'
-import { RETRY_MS, compactSentHead, type OpenStream, type StreamRegistry } from '../history/stream.js'
+import { RETRY_MS, compactForLife, type OpenStream, type StreamRegistry } from '../history/stream.js'
 import type { RunsFeedOpen, RunsFeedProgress } from '../../schemas/runs-feed.js'
 import { after, type FeedChange, type FeedSink, type RunsFeed, type RunsFeeds } from './feed.js'
 import { comparePositions, encodePosition, timePosition, type Position } from './position.js'
@@ -123,7 +123,7 @@ export async function streamRunsFeed ({ reply, feeds, streams, query, resume, si
     stream.closed()
     return
   }
-  compactSentHead(reply.raw)
+  compactForLife(reply)
   reply.sse.keepAlive()
   reply.sse.onClose(() => stream.closed())
   streams.add(stream)
