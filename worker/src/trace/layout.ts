@@ -10,9 +10,10 @@
  * S3 would confuse: `a/b` and `a_b`, `Order` and `order` on a case-insensitive disk, ids longer
  * than a file name may be.
  */
-import { createHash } from 'node:crypto'
+import { hash as digest } from 'node:crypto'
 
-const hash = (value: string) => createHash('sha256').update(value).digest('hex').slice(0, 16)
+// One-shot: every result read names its run's trace destinations (lib/workflow-result.ts).
+const hash = (value: string) => digest('sha256', value, 'hex').slice(0, 16)
 
 function segment (value: string): string {
   const slug = value.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, 64)
