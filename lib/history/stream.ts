@@ -13,7 +13,8 @@ import { fromEngineError } from '../engine-errors.js'
 import { encodeCursor } from './cursor.js'
 import type { Batch } from './batch.js'
 import type { HistoryHubs } from './hubs.js'
-import type { HubEnd, RunIds, Subscription, SubscriptionSink } from './subscription.js'
+import type { HubEnd, Subscription, SubscriptionSink } from './subscription.js'
+import type { RunRef } from '../run-history.js'
 import type { HistoryStreamDone, HistoryStreamServerError, HistoryWorkflow } from '../../schemas/history.js'
 
 /** Reconnect delay hinted to EventSource: short, a resume costs one describe and a buffer replay. */
@@ -45,7 +46,7 @@ export interface StreamSession {
   includePayloads: boolean
 }
 
-function serverError (err: unknown, { workflowId, runId }: RunIds, log: FastifyBaseLogger): HistoryStreamServerError {
+function serverError (err: unknown, { workflowId, runId }: RunRef, log: FastifyBaseLogger): HistoryStreamServerError {
   const known = fromEngineError(err, { workflowId, runId })
   if (known) return { error: known.error, message: known.message, workflowId, runId }
   log.error({ err, workflowId, runId }, 'history stream failed')
@@ -92,9 +93,9 @@ class RunStream implements SubscriptionSink, OpenStream {
     return false
   }
 
-  end (item: HubEnd, run: RunIds): void { void this.#finish(item, run) }
+  end (item: HubEnd, run: RunRef): void { void this.#finish(item, run) }
 
-  async #finish (item: HubEnd, run: RunIds): Promise<void> {
+  async #finish (item: HubEnd, run: RunRef): Promise<void> {
     const { reply } = this
     try {
       if (item.kind === 'done') {

@@ -9,6 +9,7 @@
 import { Batch } from './batch.js'
 import { eventIdOf, type Terminal } from './events.js'
 import { nextEngineToken, type HistoryReader } from './reader.js'
+import type { RunRef } from '../run-history.js'
 
 export type HubEnd = { kind: 'done', terminal: Terminal } | { kind: 'error', error: unknown }
 export type HubItem = { kind: 'events', batch: Batch } | HubEnd
@@ -18,13 +19,11 @@ export interface SubscriptionSink {
   /** The events of `batch` after `after`; false when the client cannot take more now (call `resume()` once it can). */
   events: (batch: Batch, after: number) => boolean
   /** The run ended, or its history cannot be read; nothing follows and the subscription is closed. `run`: the hub's. */
-  end: (item: HubEnd, run: RunIds) => void
+  end: (item: HubEnd, run: RunRef) => void
 }
 
-export interface RunIds { readonly workflowId: string, readonly runId: string }
-
 /** What a subscription reads of its run's hub (lib/history/hub.ts). */
-export interface SubscriptionSource extends RunIds {
+export interface SubscriptionSource extends Readonly<RunRef> {
   readonly read: HistoryReader
   readonly options: { maxQueuedEvents: number }
   readonly finished: boolean
