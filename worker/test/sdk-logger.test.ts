@@ -48,8 +48,9 @@ t.test('a field JSON cannot hold costs the fields, not the line; the entry\'s ow
   t.match(lines[0], { level: 40, msg: 'cyclic', fieldsDropped: /circular/i })
   t.notOk('cycle' in lines[0])
 
-  logger.info('mine', { level: 'x', time: 'y', msg: 'z', nested: { error: new RangeError('deep'), n: 2n } })
+  logger.info('mine', { level: 'x', time: 'y', msg: 'z', constructor: 'kept', nested: { error: new RangeError('deep'), n: 2n } })
   t.match(lines[1], { level: 30, msg: 'mine', nested: { error: 'RangeError: deep', n: '2' } })
+  t.equal(lines[1].constructor, 'kept', 'only the entry\'s own three names are reserved')
   t.type(lines[1].time, 'number')
 
   const readable: string[] = []

@@ -41,7 +41,7 @@ export function createLogger ({ level = 'info', json = false, write = (line) => 
 function jsonLine (head: { level: number, time: number, msg: string }, meta: Record<string, unknown> | undefined): string {
   if (meta === undefined) return JSON.stringify(head)
   const line: Record<string, unknown> = { ...head }
-  for (const key of Object.keys(meta)) if (!(key in head)) line[key] = meta[key]
+  for (const key of Object.keys(meta)) if (!Object.hasOwn(head, key)) line[key] = meta[key]
   return toJson(line, head)
 }
 
