@@ -92,7 +92,7 @@ try {
   // The trace of a 100-step run, as the keeper stores it.
   const big = await client.workflow.start('sleepy', { taskQueue: catalogOf('local'), workflowId: `bench-size-${randomUUID()}`, args: [{ steps: 100, delayMs: 0 }] })
   await big.result()
-  const store = new TraceStore({ dir: join(traceDir, 'local'), s3: null, maxValueBytes: 65_536, sweepMs: 5000, lookbackMs: 0 })
+  const store = new TraceStore({ dir: join(traceDir, 'local'), s3: null, maxValueBytes: 65_536, sweepMs: 5000, lookbackMs: 0, localRetentionMs: 0, writeQueueMax: 1000 })
   let size = 0
   for (let i = 0; i < 80 && size === 0; i++) {
     size = statSync(store.destinations(big.workflowId, big.firstExecutionRunId).local!, { throwIfNoEntry: false })?.size ?? 0

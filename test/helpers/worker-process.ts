@@ -12,6 +12,8 @@ export interface WorkerProcess {
   exited: Promise<number | null>
   /** Resolves once the output contains `text`; rejects if the process exits first. */
   waitFor: (text: string) => Promise<void>
+  /** Sends a signal, e.g. SIGTERM for a graceful shutdown. */
+  kill: (signal: NodeJS.Signals) => void
 }
 
 /** Starts the worker in `cwd` with `env` over the test's own environment; SIGKILLed at teardown. */
@@ -30,6 +32,7 @@ export function spawnWorker (t: Test, env: Record<string, string>, cwd: string):
   return {
     output: () => output,
     exited,
+    kill: (signal) => { child.kill(signal) },
     waitFor: async (text) => {
       await Promise.race([
         new Promise<void>((done) => { output.includes(text) ? done() : waiters.push({ text, done }) }),

@@ -7,7 +7,7 @@ import type { WorkerOptions } from './runtime/start-worker.js'
 import { LOG_LEVELS, isProduction, loadSettings } from './settings.js'
 import { createLogger, type Logger } from './runtime/logger.js'
 import { tlsFromSettings } from './tls.js'
-import { TraceEnvProperties, traceSettingsFrom } from './trace/settings.js'
+import { TraceEnvProperties, traceEnvProblem, traceSettingsFrom } from './trace/settings.js'
 import { OtelEnvProperties } from './telemetry/tracing.js'
 import { PayloadEnvProperties, payloadSettingsFrom } from './payloads/settings.js'
 
@@ -61,6 +61,8 @@ export function readWorkerEnv (env: Record<string, string | undefined> = process
     const executions = `ENGINE_MAX_CONCURRENT_${kind}_TASK_EXECUTIONS` as const
     if (result[polls] > result[executions]) throw new WorkerConfigError(`Invalid setting ${polls}=${result[polls]}: must not exceed ${executions} (${result[executions]})`)
   }
+  const traceProblem = traceEnvProblem(result)
+  if (traceProblem !== null) throw new WorkerConfigError(traceProblem)
   return result
 }
 
@@ -82,7 +84,7 @@ export function workerOptionsFromEnv (config: WorkerEnv): WorkerOptions {
     shutdownGraceTime: config.ENGINE_SHUTDOWN_GRACE_MS,
     trace: traceSettingsFrom(config),
     payloads: payloadSettingsFrom(config),
-    stepMetrics: config.SERVICE_WORKER_METRICS_PORT !== undefined,
+    metrics: config.SERVICE_WORKER_METRICS_PORT !== undefined,
     engine: {
       maxConcurrentActivityTaskExecutions: config.ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_EXECUTIONS,
       maxConcurrentWorkflowTaskExecutions: config.ENGINE_MAX_CONCURRENT_WORKFLOW_TASK_EXECUTIONS,

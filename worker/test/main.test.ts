@@ -23,6 +23,8 @@ t.test('defaults and conversions', async (t) => {
     env.ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_EXECUTIONS, env.ENGINE_MAX_CONCURRENT_WORKFLOW_TASK_EXECUTIONS, env.ENGINE_MAX_CACHED_WORKFLOWS,
     env.ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_POLLS, env.ENGINE_MAX_CONCURRENT_WORKFLOW_TASK_POLLS, env.ENGINE_SHUTDOWN_GRACE_MS
   ], [100, 40, 1000, 10, 10, 10000])
+  t.same([env.SERVICE_TRACE_LOCAL_RETENTION_MS, env.SERVICE_TRACE_WRITE_QUEUE_MAX], [7 * 86_400_000, 1000], 'local traces kept a week; at most 1000 attempt records waiting')
+  t.doesNotThrow(() => readWorkerEnv({ SERVICE_TRACE_LOCAL_RETENTION_MS: '0' }), 'retention 0 keeps local traces')
 
   const options = workerOptionsFromEnv(readWorkerEnv({ ENGINE_MAX_CACHED_WORKFLOWS: '0', TEMPORAL_API_KEY: 'secret', SERVICE_CATALOG_ID: 'other' }))
   t.equal(options.engine?.maxCachedWorkflows, 0)
@@ -36,7 +38,9 @@ t.test('a bad value stops with a message naming the variable', async (t) => {
     [{ ENGINE_MAX_CACHED_WORKFLOWS: 'lots' }, /^Invalid setting ENGINE_MAX_CACHED_WORKFLOWS="lots": Expected integer/],
     [{ ENGINE_MAX_CONCURRENT_WORKFLOW_TASK_POLLS: '1' }, /^Invalid setting ENGINE_MAX_CONCURRENT_WORKFLOW_TASK_POLLS="1"/],
     [{ ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_EXECUTIONS: '4', ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_POLLS: '8' }, /^Invalid setting ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_POLLS=8: must not exceed ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_EXECUTIONS/],
-    [{ TEMPORAL_TLS: 'maybe' }, /^Invalid setting TEMPORAL_TLS="maybe"/]
+    [{ TEMPORAL_TLS: 'maybe' }, /^Invalid setting TEMPORAL_TLS="maybe"/],
+    [{ SERVICE_TRACE_LOCAL_RETENTION_MS: '3600000' }, /^Invalid setting SERVICE_TRACE_LOCAL_RETENTION_MS=3600000: must be 0 \(keep local traces\) or at least SERVICE_TRACE_LOOKBACK_MS \(86400000\)/],
+    [{ SERVICE_TRACE_WRITE_QUEUE_MAX: '0' }, /^Invalid setting SERVICE_TRACE_WRITE_QUEUE_MAX="0"/]
   ] as const
   for (const [env, pattern] of cases) t.throws(() => readWorkerEnv(env), { name: WorkerConfigError.name, message: pattern })
 })

@@ -5,10 +5,14 @@
  */
 import t, { type Test } from 'tap'
 import { randomUUID } from 'node:crypto'
-import { existsSync } from 'node:fs'
+import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import type { Client } from '@temporalio/client'
+import { DeleteObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3'
 import { startWorker, type WorkerHandle, type WorkerOptions } from '../src/index.js'
-import { TraceStore, type Trace, type TraceSettings } from '../src/trace/index.js'
+import { TraceStore, traceKey, type Trace, type TraceSettings } from '../src/trace/index.js'
+import { TraceKeeper } from '../src/trace/keeper.js'
+import { TraceWriteQueue } from '../src/trace/write-queue.js'
 import { connectClient, endCatalog, eventsOf, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, uniqueCatalog } from './helpers/engine.js'
 import { recordingLogger } from './helpers/logger.js'
 import { fixture } from './helpers/fixtures.js'
@@ -31,7 +35,9 @@ function settings (t: Test, s3Endpoint: string | null = endpoint!): TraceSetting
         },
     maxValueBytes: 65_536,
     sweepMs: 200,
-    lookbackMs: 60_000
+    lookbackMs: 60_000,
+    localRetentionMs: 0,
+    writeQueueMax: 1000
   }
 }
 
@@ -123,7 +129,98 @@ t.test('trace storage down: the run is not affected, the local copy is written, 
   const [first, second] = doc!.nodes[0].attempts
   t.match(first, { attempt: 1, status: 'unknown', error: { name: 'TransientError' } }, 'an attempt that could not be recorded keeps the engine\'s last failure')
   t.equal(second.status, 'completed')
-  t.ok(logger.warnings.some((w) => /could not record attempt 1/.test(w)), 'the lost attempt record is logged')
+  t.ok(logger.warnings.some((w) => /attempt records are being dropped \(failed: Trace storage/.test(w)), 'the lost attempt record is logged')
   t.ok(logger.warnings.some((w) => /remote copy could not be written/.test(w)), 'the failed upload is logged')
   t.notOk(existsSync(`${trace.dir}/nothing`), 'sanity: the test dir is private')
+})
+
+/** A keeper of the catalog as a new worker would have it, swept by the test itself. */
+function keeperOf (t: Test, catalogId: string, trace: TraceSettings) {
+  const store = new TraceStore(trace)
+  const logger = recordingLogger()
+  const keeper = new TraceKeeper({
+    client,
+    taskQueue: catalogId,
+    store,
+    logger,
+    isEvaluator: () => false,
+    attemptWrites: new TraceWriteQueue({ limit: 10, logger, metrics: null })
+  })
+  t.teardown(async () => { await keeper.stop(); store.close() })
+  return { keeper, store }
+}
+
+function bucketClient (t: Test): S3Client {
+  const s3 = new S3Client({
+    endpoint,
+    forcePathStyle: true,
+    region: 'us-east-1',
+    credentials: { accessKeyId: process.env.SERVICE_CLOUD_ACCESS_KEY_ID!, secretAccessKey: process.env.SERVICE_CLOUD_SECRET_ACCESS_KEY! }
+  })
+  t.teardown(() => { s3.destroy() })
+  return s3
+}
+
+t.test('a new worker (empty local directory) leaves a trace the bucket holds alone, and writes one it lacks', async (t) => {
+  const catalogId = uniqueCatalog('trace-keeper-new')
+  t.teardown(() => endCatalog(client, catalogId))
+  const trace = settings(t)
+  const first = await worker(t, catalogId, trace)
+  const kept = await start(catalogId, 'hello', { name: 'kept' })
+  const lost = await start(catalogId, 'hello', { name: 'lost' })
+  await kept.result()
+  await lost.result()
+  const bucket = new TraceStore(trace)
+  t.teardown(() => { bucket.close() })
+  await stored(bucket, kept.workflowId, kept.firstExecutionRunId)
+  await stored(bucket, lost.workflowId, lost.firstExecutionRunId)
+  await first.shutdown()
+
+  const s3 = bucketClient(t)
+  const object = (run: typeof kept) => ({ Bucket: trace.s3!.bucket, Key: trace.s3!.prefix + traceKey(run.workflowId, run.firstExecutionRunId) })
+  await s3.send(new DeleteObjectCommand(object(lost)))
+  const before = await s3.send(new HeadObjectCommand(object(kept)))
+  // The visibility list is eventually consistent: sweep once it names both runs.
+  const query = `TaskQueue = '${catalogId}' AND ExecutionStatus != 'Running'`
+  for (let i = 0; i < 120 && (await client.workflow.count(query)).count < 2; i++) await new Promise((resolve) => setTimeout(resolve, 250))
+  // LastModified has a resolution of one second: a rewrite now would show.
+  await new Promise((resolve) => setTimeout(resolve, 1100))
+
+  const fresh = { ...trace, dir: t.testdir({}) }
+  const { keeper, store } = keeperOf(t, catalogId, fresh)
+  t.equal(await keeper.sweep(), 1, 'one run written: the one missing from the bucket')
+  t.equal(await store.readLocal(kept.workflowId, kept.firstExecutionRunId), null, 'no local copy of a trace the bucket holds')
+  const after = await s3.send(new HeadObjectCommand(object(kept)))
+  t.same([after.ETag, after.LastModified], [before.ETag, before.LastModified], 'nor is the bucket\'s object rewritten')
+  t.equal((await store.readRemote(lost.workflowId, lost.firstExecutionRunId))?.workflow.status, 'completed', 'the missing one is written to the bucket again')
+  t.equal(await keeper.sweep(), 0, 'and the next sweep finds nothing left to do')
+})
+
+t.test('local retention: files older than SERVICE_TRACE_LOCAL_RETENTION_MS go, with the directories they leave empty; newer ones stay', async (t) => {
+  const trace = { ...settings(t, null), localRetentionMs: 3_600_000 }
+  const { keeper } = keeperOf(t, uniqueCatalog('trace-retention'), trace)
+  const file = (key: string, ageMs: number) => {
+    const path = join(trace.dir, key)
+    mkdirSync(dirname(path), { recursive: true })
+    writeFileSync(path, '{}')
+    const time = new Date(Date.now() - ageMs)
+    utimesSync(path, time, time)
+    return path
+  }
+  const day = 86_400_000
+  const old = [
+    file('old~0000000000000000/run-a.json', day),
+    file('old~0000000000000000/run-a.pending', day),
+    file('old~0000000000000000/run-a.attempts/step~0000000000000000.1.json', day)
+  ]
+  const young = [
+    file('mixed~1111111111111111/run-b.json', 60_000),
+    file('mixed~1111111111111111/run-b.attempts/step~1111111111111111.1.json', 60_000)
+  ]
+  const oldNextToYoung = file('mixed~1111111111111111/run-c.json', 2 * 3_600_000)
+  await keeper.applyRetention()
+  for (const path of [...old, oldNextToYoung]) t.notOk(existsSync(path), `${path.slice(trace.dir.length)} removed`)
+  t.notOk(existsSync(join(trace.dir, 'old~0000000000000000')), 'the emptied directory is removed')
+  for (const path of young) t.ok(existsSync(path), `${path.slice(trace.dir.length)} kept`)
+  t.ok(existsSync(trace.dir), 'the trace directory itself stays')
 })

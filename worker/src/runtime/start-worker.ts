@@ -4,7 +4,7 @@
  */
 import { Client } from '@temporalio/client'
 import type { Duration } from '@temporalio/common'
-import { NativeConnection, Worker, type ActivityInterceptorsFactory, type NativeConnectionOptions } from '@temporalio/worker'
+import { NativeConnection, Runtime, Worker, type ActivityInterceptorsFactory, type NativeConnectionOptions } from '@temporalio/worker'
 import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry/lib/worker/index.js'
 import type { Catalog } from '../contract.js'
 import { bundleWorkflows } from './bundle.js'
@@ -22,9 +22,13 @@ import { webhookActivities } from '../webhook/activities.js'
 import { attemptRecorder } from '../trace/recorder.js'
 import type { TraceSettings } from '../trace/settings.js'
 import { TraceStore } from '../trace/store.js'
+import { TraceWriteQueue, writeQueueMetrics } from '../trace/write-queue.js'
 import { ClaimCheckCodec } from '../payloads/codec.js'
 import type { PayloadSettings } from '../payloads/settings.js'
 import { PayloadStore } from '../payloads/store.js'
+
+/** How long a graceful shutdown waits for queued failed-attempt records (docs/traces.md). */
+const SHUTDOWN_FLUSH_MS = 5000
 
 export interface WorkerOptions {
   /** Temporal frontend, e.g. `localhost:7233`. */
@@ -55,8 +59,8 @@ export interface WorkerOptions {
   payloads?: PayloadSettings | null
   /** OpenTelemetry tracing (telemetry/tracing.ts): workflow and step spans, children of the starter's span. */
   tracing?: Tracing | null
-  /** Record per-step metrics through the runtime's meter (set when a metrics port is installed: telemetry.ts). */
-  stepMetrics?: boolean
+  /** Record Flowport's metrics (per step, trace writes) through the runtime's meter (set when a metrics port is installed: telemetry.ts). */
+  metrics?: boolean
 }
 
 export interface WorkerHandle {
@@ -100,10 +104,13 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
   const dataConverter = payloadStore === null ? undefined : { payloadCodecs: [new ClaimCheckCodec(payloadStore)] }
   const client = new Client({ connection, namespace: options.namespace, dataConverter })
   const store = options.trace ? new TraceStore(options.trace) : null
-  const evaluators = evaluatorTypes(project.catalog)
-  const keeper = store === null
+  const attemptWrites = store === null
     ? null
-    : new TraceKeeper({ client, taskQueue: options.catalogId, store, isEvaluator: (type) => evaluators.has(type), logger })
+    : new TraceWriteQueue({ limit: store.settings.writeQueueMax, logger, metrics: options.metrics === true ? writeQueueMetrics(Runtime.instance().metricMeter) : null })
+  const evaluators = evaluatorTypes(project.catalog)
+  const keeper = store === null || attemptWrites === null
+    ? null
+    : new TraceKeeper({ client, taskQueue: options.catalogId, store, attemptWrites, isEvaluator: (type) => evaluators.has(type), logger })
   const tracing = options.tracing ?? null
   let worker: Worker
   try {
@@ -121,8 +128,8 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
         activity: [
           ...(tracing === null ? [] : [tracingInterceptors]),
           stepLogs(logger),
-          ...(options.stepMetrics === true ? [stepMetrics()] : []),
-          ...(store === null ? [] : [attemptRecorder(store, logger)])
+          ...(options.metrics === true ? [stepMetrics()] : []),
+          ...(store === null || attemptWrites === null ? [] : [attemptRecorder(store, attemptWrites)])
         ]
       },
       sinks: {
@@ -143,6 +150,8 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
   const running = worker.run()
   keeper?.startSweeping()
   const done = running.finally(async () => {
+    // Steps have ended: the records of their last failures are written before the store closes.
+    await attemptWrites?.close(SHUTDOWN_FLUSH_MS)
     await keeper?.stop()
     store?.close()
     payloadStore?.close()

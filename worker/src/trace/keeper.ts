@@ -8,6 +8,9 @@
  *   before writing, are found by a sweep of the engine's visibility list of closed runs, every
  *   SERVICE_TRACE_SWEEP_MS; the first sweep after a start looks SERVICE_TRACE_LOOKBACK_MS back.
  *
+ * - Local trace files older than SERVICE_TRACE_LOCAL_RETENTION_MS are removed, at most once an
+ *   hour (local-retention.ts).
+ *
  * The document is a pure function of the closed run's history and the recorded attempts, so two
  * workers that write the same run write the same bytes; no store but the engine and the
  * destinations is involved.
@@ -18,7 +21,9 @@ import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '../contract.js'
 import type { Logger } from '../runtime/logger.js'
 import { assembleTrace } from './assemble.js'
 import { readWholeHistory } from './history.js'
+import { removeLocalFilesOlderThan } from './local-retention.js'
 import type { TraceStore } from './store.js'
+import type { TraceWriteQueue } from './write-queue.js'
 
 const { HistoryEventFilterType } = protoRoot.temporal.api.enums.v1
 
@@ -29,11 +34,17 @@ export const TRACE_SINK = 'flowportTrace'
 const CLOSE_WAIT_MS = 60_000
 /** Visibility is eventually consistent: each sweep looks this far behind the previous one. */
 const SWEEP_OVERLAP_MS = 30_000
+/** How long a trace waits for this worker's queued attempt records; a store that hangs must not stall the keeper. */
+const RECORDS_WAIT_MS = 10_000
+/** Local retention is applied at most this often (and at least once per retention period). */
+const RETENTION_EVERY_MS = 3_600_000
 
 export interface TraceKeeperOptions {
   client: Client
   taskQueue: string
   store: TraceStore
+  /** This worker's queue of failed-attempt records (recorder.ts), waited for before a trace is assembled. */
+  attemptWrites: TraceWriteQueue
   isEvaluator: (activityType: string) => boolean
   logger: Logger
 }
@@ -44,6 +55,7 @@ export class TraceKeeper {
   private readonly abort = new AbortController()
   private sweeper: NodeJS.Timeout | undefined
   private sweptUntil: number
+  private retainedAt = 0
   /** Traces to write again (their upload or attempt read failed), by run id. */
   private readonly retry = new Map<string, string>()
 
@@ -71,12 +83,15 @@ export class TraceKeeper {
       } catch (err) {
         if (!this.abort.signal.aborted) this.options.logger.warn(`Trace sweep failed (retried in ${this.options.store.settings.sweepMs} ms): ${(err as Error).message}`)
       }
+      await this.applyRetention().catch((err: unknown) => {
+        this.options.logger.warn(`Trace: old local files not removed: ${(err as Error).message}`)
+      })
       if (!this.abort.signal.aborted) this.sweeper = setTimeout(() => { void tick() }, this.options.store.settings.sweepMs)
     }
     this.sweeper = setTimeout(() => { void tick() }, 0)
   }
 
-  /** Closed runs of the catalog since the last sweep whose trace is not written here yet. */
+  /** Closed runs of the catalog since the last sweep whose trace is not where it belongs yet (store.hasComplete). */
   async sweep (): Promise<number> {
     const started = Date.now()
     const since = new Date(this.sweptUntil - SWEEP_OVERLAP_MS).toISOString()
@@ -98,6 +113,15 @@ export class TraceKeeper {
     }
     this.sweptUntil = started
     return written
+  }
+
+  /** Removes local trace files older than the retention, if it is time to look again. */
+  async applyRetention (): Promise<void> {
+    const { dir, localRetentionMs } = this.options.store.settings
+    if (localRetentionMs === 0 || Date.now() - this.retainedAt < Math.min(localRetentionMs, RETENTION_EVERY_MS)) return
+    this.retainedAt = Date.now()
+    const removed = await removeLocalFilesOlderThan(dir, Date.now() - localRetentionMs)
+    if (removed > 0) this.options.logger.info(`Trace: removed ${removed} local files older than SERVICE_TRACE_LOCAL_RETENTION_MS (${localRetentionMs} ms)`)
   }
 
   /** Stops sweeping and lets writes in progress finish. */
@@ -142,9 +166,11 @@ export class TraceKeeper {
   }
 
   private async write (workflowId: string, runId: string): Promise<void> {
-    const { client, store, isEvaluator, logger } = this.options
+    const { client, store, attemptWrites, isEvaluator, logger } = this.options
     // A run already written elsewhere (another worker host, same bucket) is copied, not rebuilt.
     const stored = store.hasRemote ? await store.readRemote(workflowId, runId).catch(() => null) : null
+    // Records this worker has queued are written first (another worker's may still be on their way: docs/traces.md).
+    if (stored === null) await attemptWrites.flushed(RECORDS_WAIT_MS)
     let incomplete = false
     const trace = stored ?? assembleTrace({
       run: { workflowId, runId },

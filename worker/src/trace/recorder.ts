@@ -1,16 +1,18 @@
 /**
- * Records every failed attempt of a step or evaluator before the failure reaches the engine: the
- * engine then schedules the retry, so the record exists before the next attempt can start, on
- * whichever worker that runs. (The engine's history keeps only the last attempt.)
+ * Records every failed attempt of a step or evaluator (the engine's history keeps only the last
+ * attempt). The record is queued and the failure goes to the engine at once: storage that is slow
+ * or does not answer must not delay a retry or push an attempt past its timeout (write-queue.ts;
+ * docs/traces.md says what a reader of the trace may then miss).
  */
 import type { ActivityInboundCallsInterceptor, ActivityInterceptorsFactory } from '@temporalio/worker'
 import { CancelledFailure } from '@temporalio/common'
 import { failureDetails } from '../common/failure-chain.js'
-import type { Logger } from '../runtime/logger.js'
+import type { AttemptRecord } from './schema.js'
 import type { TraceStore } from './store.js'
+import type { TraceWriteQueue } from './write-queue.js'
 import { WEBHOOK_WORKFLOW_TYPE } from '../contract.js'
 
-export function attemptRecorder (store: TraceStore, logger: Logger): ActivityInterceptorsFactory {
+export function attemptRecorder (store: TraceStore, queue: TraceWriteQueue): ActivityInterceptorsFactory {
   return (ctx) => {
     const inbound: ActivityInboundCallsInterceptor = {
       async execute (input, next) {
@@ -24,20 +26,16 @@ export function attemptRecorder (store: TraceStore, logger: Logger): ActivityInt
           // Webhook deliveries are internal, and their requests carry the signing secret.
           if (info.workflowType === WEBHOOK_WORKFLOW_TYPE) throw err
           const details = failureDetails(err instanceof Error ? err : new Error(String(err)))
-          try {
-            await store.writeAttempt(run.workflowId, run.runId, {
-              activityId: info.activityId,
-              attempt: info.attempt,
-              status: err instanceof CancelledFailure ? 'canceled' : 'failed',
-              startTime,
-              endTime: new Date().toISOString(),
-              error: { name: details.name ?? 'Error', message: details.message ?? '', retryable: details.retryable, cause: details.cause },
-              ...(info.isLocal ? { input: input.args[0] ?? null } : {})
-            })
-          } catch (writeError) {
-            // Never fail (or delay the retry of) a step because its trace could not be written.
-            logger.warn(`Trace: could not record attempt ${info.attempt} of ${info.activityType} (run ${run.runId}): ${(writeError as Error).message}`)
+          const record: AttemptRecord = {
+            activityId: info.activityId,
+            attempt: info.attempt,
+            status: err instanceof CancelledFailure ? 'canceled' : 'failed',
+            startTime,
+            endTime: new Date().toISOString(),
+            error: { name: details.name ?? 'Error', message: details.message ?? '', retryable: details.retryable, cause: details.cause },
+            ...(info.isLocal ? { input: input.args[0] ?? null } : {})
           }
+          queue.push(`attempt ${info.attempt} of ${info.activityType} (run ${run.runId})`, async () => { await store.writeAttempt(run.workflowId, run.runId, record) })
           throw err
         }
       }

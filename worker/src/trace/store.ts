@@ -53,10 +53,16 @@ export class TraceStore {
     return { local, remote }
   }
 
-  /** Whether the local copy is written and complete (no upload or attempt read left to redo). */
+  /**
+   * Whether the trace is written where it matters and complete (no upload or attempt read left to
+   * redo): in the bucket when there is one (a local copy without a pending marker says so too,
+   * without asking it), else in the local directory. A bucket that fails to answer counts as not.
+   */
   async hasComplete (workflowId: string, runId: string): Promise<boolean> {
     const exists = async (key: string) => await access(join(this.settings.dir, key)).then(() => true, () => false)
-    return await exists(traceKey(workflowId, runId)) && !await exists(pendingKey(workflowId, runId))
+    if (await exists(pendingKey(workflowId, runId))) return false
+    if (await exists(traceKey(workflowId, runId))) return true
+    return this.hasRemote && await this.head(traceKey(workflowId, runId)).catch(() => false)
   }
 
   /**
@@ -117,9 +123,14 @@ export class TraceStore {
 
   private async writeLocal (key: string, body: string): Promise<void> {
     const path = join(this.settings.dir, key)
-    await mkdir(dirname(path), { recursive: true })
     const temp = `${path}.${randomUUID()}.tmp`
-    await writeFile(temp, body)
+    await mkdir(dirname(path), { recursive: true })
+    // Local retention (local-retention.ts) removes directories it finds empty, maybe this one just now.
+    await writeFile(temp, body).catch(async (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err
+      await mkdir(dirname(path), { recursive: true })
+      await writeFile(temp, body)
+    })
     await rename(temp, path)
   }
 
@@ -128,6 +139,20 @@ export class TraceStore {
     await this.s3call(async (client, { PutObjectCommand }, abortSignal) => await client.send(new PutObjectCommand({
       Bucket: bucket, Key: prefix + key, Body: body, ContentType: 'application/json'
     }), { abortSignal }))
+  }
+
+  /** Whether the object exists. */
+  private async head (key: string): Promise<boolean> {
+    const { bucket, prefix } = this.settings.s3!
+    return await this.s3call(async (client, { HeadObjectCommand, NotFound }, abortSignal) => {
+      try {
+        await client.send(new HeadObjectCommand({ Bucket: bucket, Key: prefix + key }), { abortSignal })
+        return true
+      } catch (err) {
+        if (err instanceof NotFound) return false
+        throw err
+      }
+    })
   }
 
   private async get (key: string, signal?: AbortSignal): Promise<string | null> {
