@@ -64,7 +64,7 @@ t.test('beyond the limit records are dropped and counted; one warning per episod
   q.push('fourth', never.write)
   t.equal(dropped.queue_full, 2, 'both records past the limit are counted')
   t.equal(warnings().length, 1, 'but warned about once')
-  t.match(warnings()[0], /attempt records are being dropped \(queue_full: 2 records are waiting already\)/)
+  t.match(warnings()[0], /attempt records are being dropped \(queue_full: the queue holds its limit of 2\)/)
   first.settle(new Error('storage said no'))
   await settleMicrotasks()
   t.equal(dropped.failed, 1, 'a failed write is a dropped record too')

@@ -49,10 +49,8 @@ export class TraceWriteQueue {
 
   /** Queues a write and returns at once; `what` names the record in debug lines. */
   push (what: string, write: () => Promise<void>): void {
-    if (this.closed || this.pending >= this.options.limit) {
-      this.drop(this.closed ? 'shutdown' : 'queue_full', what, `${this.pending} records are waiting already`)
-      return
-    }
+    if (this.closed) return this.drop('shutdown', what, 'the worker is stopping')
+    if (this.pending >= this.options.limit) return this.drop('queue_full', what, `the queue holds its limit of ${this.options.limit}`)
     this.setPending(this.pending + 1)
     this.tail = this.tail.then(async () => {
       if (this.closed) return this.drop('shutdown', what, 'the worker stopped before it was written')
