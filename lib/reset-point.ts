@@ -6,6 +6,7 @@
  * results of earlier steps) is replayed, not run again. docs/reset.md tells the whole story.
  */
 import type { temporal } from '@temporalio/proto'
+import { localStepMarkerData } from '@flowport/worker/local-step'
 import type { ResetFrom } from '../schemas/reset.js'
 import { ApiError } from './api-error.js'
 import type { RunRef } from './run-history.js'
@@ -20,7 +21,17 @@ export interface ResolvedResetPoint {
   step: string | null
 }
 
-interface ScheduledStep { name: string, eventId: number }
+/**
+ * A call of a step: its ActivityTaskScheduled event, or for a local step (run inside the workflow
+ * task: the engine records only a marker when it ends) its marker. A local step retried after a
+ * backoff leaves a marker per such attempt; only the last, without `backoff`, ends the call.
+ */
+interface StepCall {
+  name: string
+  eventId: number
+  /** The event that ended the call in failure (ActivityTaskFailed or TimedOut, the marker); null when it did not fail. */
+  failedEventId: number | null
+}
 
 const idOf = (event: HistoryEvent) => Number(event.eventId)
 /** An activity type is `workflow#step`; the user knows the step part. */
@@ -29,26 +40,37 @@ const stepName = (activityType: string) => activityType.slice(activityType.index
 export const resetNotPossible = (run: RunRef, reason: string) =>
   new ApiError(409, 'ResetNotPossibleError', `Run ${run.runId} of workflow ${run.workflowId} cannot be reset: ${reason}`, run)
 
-function scheduledSteps (events: HistoryEvent[]): ScheduledStep[] {
+function stepCalls (events: HistoryEvent[]): StepCall[] {
+  const failures = new Map(events.flatMap((e) => {
+    const scheduled = e.activityTaskFailedEventAttributes?.scheduledEventId ?? e.activityTaskTimedOutEventAttributes?.scheduledEventId
+    return scheduled != null ? [[Number(scheduled), idOf(e)] as const] : []
+  }))
   return events.flatMap((e) => {
     const type = e.activityTaskScheduledEventAttributes?.activityType?.name
-    return type ? [{ name: stepName(type), eventId: idOf(e) }] : []
+    if (type) return [{ name: stepName(type), eventId: idOf(e), failedEventId: failures.get(idOf(e)) ?? null }]
+    const local = localStepMarkerData(e.markerRecordedEventAttributes)
+    if (local === null || local.backoff != null) return []
+    return [{ name: stepName(local.activity_type), eventId: idOf(e), failedEventId: e.markerRecordedEventAttributes?.failure ? idOf(e) : null }]
   })
 }
 
-/** The ActivityTaskScheduled event id of the step whose failure is the run's failure, if a step's is. */
-function failingStepEventId (events: HistoryEvent[]): number | null {
+/**
+ * The call whose failure is the run's failure, if a step's is: the one the failure chain names
+ * (a step on a task queue), else the call that failed last (a local step's failure reaches the
+ * workflow without the scheduled event id, and a run that did not fail, or failed in workflow code
+ * after a step failed, names none).
+ */
+function failingStep (events: HistoryEvent[]): StepCall | null {
+  const calls = stepCalls(events)
   const closeFailure = events.find((e) => e.workflowExecutionFailedEventAttributes)?.workflowExecutionFailedEventAttributes?.failure
   for (let f: Failure | null | undefined = closeFailure; f; f = f.cause) {
-    if (f.activityFailureInfo?.scheduledEventId != null) return Number(f.activityFailureInfo.scheduledEventId)
+    const scheduled = Number(f.activityFailureInfo?.scheduledEventId ?? 0)
+    const named = calls.find((c) => c.eventId === scheduled)
+    if (named) return named
   }
-  // A run that did not fail (or failed in workflow code after a step failed): its last failed step.
-  for (let i = events.length - 1; i >= 0; i--) {
-    const e = events[i]
-    const scheduled = e.activityTaskFailedEventAttributes?.scheduledEventId ?? e.activityTaskTimedOutEventAttributes?.scheduledEventId
-    if (scheduled != null) return Number(scheduled)
-  }
-  return null
+  let last: StepCall | null = null
+  for (const c of calls) if (c.failedEventId !== null && c.failedEventId > (last?.failedEventId ?? 0)) last = c
+  return last
 }
 
 /** The last workflow task completion before `eventId`: the task whose commands include that event's. */
@@ -61,19 +83,26 @@ function taskBefore (events: HistoryEvent[], eventId: number): number | null {
   return found
 }
 
-/** The first step scheduled after `eventId`, or null. */
+/** The first step called after `eventId`, or null. */
 export function stepAfter (events: HistoryEvent[], eventId: number): string | null {
-  return scheduledSteps(events).find((s) => s.eventId > eventId)?.name ?? null
+  return stepCalls(events).find((s) => s.eventId > eventId)?.name ?? null
 }
 
-function stepPoint (events: HistoryEvent[], run: RunRef, scheduledEventId: number, name: string): ResolvedResetPoint {
-  const eventId = taskBefore(events, scheduledEventId)
-  if (eventId === null) throw resetNotPossible(run, `no workflow task completed before step "${name}" was scheduled`)
-  return { eventId, step: name }
+/**
+ * The workflow task that issued the call: the last one completed before its event (a local step's
+ * marker is a command of the task in which the step ended). Running that task again calls the step
+ * again. A local step that outlasted a workflow task was requested in an earlier one: the new run
+ * replays that request, finds no marker for it in the copied history and runs the step, as a worker
+ * that took over a run in the middle of a local step does.
+ */
+function stepPoint (events: HistoryEvent[], run: RunRef, call: StepCall): ResolvedResetPoint {
+  const eventId = taskBefore(events, call.eventId)
+  if (eventId === null) throw resetNotPossible(run, `no workflow task completed before step "${call.name}" was scheduled`)
+  return { eventId, step: call.name }
 }
 
 function namedStep (events: HistoryEvent[], run: RunRef, from: { step: string, occurrence?: number }): ResolvedResetPoint {
-  const steps = scheduledSteps(events)
+  const steps = stepCalls(events)
   const calls = steps.filter((s) => s.name === from.step)
   const ran = [...new Set(steps.map((s) => s.name))]
   if (calls.length === 0) {
@@ -94,17 +123,16 @@ function namedStep (events: HistoryEvent[], run: RunRef, from: { step: string, o
       issues: [{ path: '/from/occurrence', in: 'body', message: `step "${from.step}" ran ${calls.length} time(s) in run ${run.runId}, not ${occurrence}` }]
     })
   }
-  return stepPoint(events, run, call.eventId, from.step)
+  return stepPoint(events, run, call)
 }
 
 /** Resolves `from` against the run's whole history; throws 400 (unknown step) or 409 (no usable point). */
 export function resolveResetPoint (events: HistoryEvent[], run: RunRef, from: ResetFrom): ResolvedResetPoint {
   if (typeof from === 'object') return namedStep(events, run, from)
   if (from === 'failedStep') {
-    const scheduled = failingStepEventId(events)
-    if (scheduled === null) throw resetNotPossible(run, 'no step of it failed (reset from a step by name, "start" or "lastWorkflowTask")')
-    const name = scheduledSteps(events).find((s) => s.eventId === scheduled)?.name ?? ''
-    return stepPoint(events, run, scheduled, name)
+    const failed = failingStep(events)
+    if (failed === null) throw resetNotPossible(run, 'no step of it failed (reset from a step by name, "start" or "lastWorkflowTask")')
+    return stepPoint(events, run, failed)
   }
   if (from === 'start') {
     // Any finished workflow task will do: a run whose first task never completed can still start over.

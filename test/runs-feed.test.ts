@@ -146,3 +146,45 @@ t.test('bad ids and filters are JSON errors before the stream', async (t) => {
   t.equal(json.statusCode, 406)
   t.match(json.json(), { error: 'NotAcceptableError' })
 })
+
+t.test('every id the stream sends is a resume point: the resumed stream sends exactly the frames after it', async (t) => {
+  // A longer delay than the other tests: a change visibility lists after the delay is missed by the live feed
+  // (README, "Runs change feed") and would then reach only the resumed streams, on a loaded machine.
+  const app = await build(t, { ...FEED_ENV, SERVICE_RUNS_FEED_DELAY_MS: '1500', SERVICE_SSE_HEARTBEAT_MS: '100' })
+  const base = await app.listen({ port: 0, host: '127.0.0.1' })
+  const url = `${base}/workflow/runs/stream?catalog=${encodeURIComponent(testCatalog())}`
+  const position = (f: Frame) => decodePosition(f.id!)!
+
+  const first = await openSse(url)
+  await first.until((f) => f.length >= 1)
+  const waiting = await start(t, app, 'approval', { label: 'resume-points' })
+  const quick = [await start(t, app, 'hello', { name: 'resume-points' }), await start(t, app, 'hello', { name: 'resume-points' })]
+  await app.inject({ method: 'POST', url: `/workflow/${waiting.workflowId}/signal/approve`, payload: { payload: { by: 'feed' } } })
+  const ours = new Set([waiting, ...quick].map((r) => r.workflowId))
+  const lastOfOurs = (f: Frame[]) => f.findLastIndex((x) => x.event === 'run' && ours.has((JSON.parse(x.data) as RunChange).run.workflowId))
+  // Every start and close of ours, then heartbeats after the last of them: progress ids that stand past a close.
+  await first.until((f) => [...ours].every((id) => seen(f, id, 'closed') === 1) &&
+    f.slice(lastOfOurs(f) + 1).filter((x) => x.event === 'progress').length >= 2)
+  first.close()
+
+  const sent = first.frames.filter((f) => f.id !== undefined)
+  t.same([...new Set(sent.map((f) => f.event))].sort(), ['feed', 'progress', 'run'], 'ids of every kind of frame')
+  const kinds = sent.filter((f) => f.event === 'run').map((f) => (JSON.parse(f.data) as RunChange).change)
+  t.same([...new Set(kinds)].sort(), ['closed', 'started'], 'and of both kinds of change')
+  const end = position(sent.at(-1)!)
+  const runFrames = (frames: Frame[]) => frames.filter((f) => f.event === 'run' && comparePositions(position(f), end) <= 0)
+  const oursOf = (frames: Frame[]) => frames.filter((f) => ours.has((JSON.parse(f.data) as RunChange).run.workflowId)).map((f) => f.id)
+  const resumePoints = [...new Map(sent.map((f) => [f.id!, f])).values()]
+  for (const point of resumePoints) {
+    const from = position(point)
+    const resumed = await openSse(url, { 'last-event-id': point.id! })
+    // Caught up once a heartbeat stands at or past where the first connection ended.
+    await resumed.until((f) => f.some((x) => x.event === 'progress' && comparePositions(position(x), end) >= 0))
+    resumed.close()
+    const expected = runFrames(first.frames).filter((f) => comparePositions(position(f), from) > 0)
+    const got = runFrames(resumed.frames)
+    const label = `resumed from ${point.event} ${point.id}`
+    t.same(got.filter((f) => comparePositions(position(f), from) <= 0).map((f) => f.id), [], `${label}: nothing at or before it again`)
+    t.same(oursOf(got), oursOf(expected), `${label}: every change of ours after it, once, in order`)
+  }
+})

@@ -31,10 +31,10 @@ function runs (dir: string): Record<string, number> {
   return { first: count('first'), second: count('second'), third: count('third') }
 }
 
-/** A `retryable` run that failed at its third step. */
-async function failedRun (t: Test, app: App) {
+/** A `retryable` (or `retryableLocal`) run that failed at its third step. */
+async function failedRun (t: Test, app: App, workflowName = 'retryable') {
   const dir = workDir(t)
-  const run = await start(t, app, 'retryable', { dir })
+  const run = await start(t, app, workflowName, { dir })
   t.equal(await waitClosed(app, run.workflowId, run.runId), 'FAILED', 'the third step failed the run')
   t.same(runs(dir), { first: 1, second: 1, third: 0 })
   return { ...run, dir }
@@ -94,6 +94,44 @@ t.test('{step} runs that step and the ones after it again; "start" runs everythi
   t.match(last.body.resetFrom, { runId: fromStart.body.runId, step: null })
   t.equal(await waitClosed(app, workflowId, last.body.runId), 'COMPLETED')
   t.same(runs(dir), { first: 2, second: 3, third: 2 }, 'after the last workflow task no step is left to run')
+})
+
+t.test('a run that failed at a local step (a marker, no scheduled event) is retried from that step; the steps before it do not run again', async (t) => {
+  const app = await build(t)
+  // retryableLocal: local `first`, `second` on the task queue, local `third` that fails.
+  const { workflowId, runId, dir } = await failedRun(t, app, 'retryableLocal')
+  writeFileSync(join(dir, 'fixed'), '')
+
+  const res = await reset(t, app, workflowId, { from: 'failedStep' })
+  t.equal(res.status, 200)
+  t.match(res.body, { workflowId, resetFrom: { runId, step: 'third', eventId: Number } })
+  t.equal(await waitClosed(app, workflowId, res.body.runId), 'COMPLETED')
+  t.same(runs(dir), { first: 1, second: 1, third: 1 }, 'the local first and second ran exactly once in total')
+  const result = await call(t, app, { method: 'GET', url: `/workflow/${workflowId}/result`, route: '/workflow/{id}/result' })
+  t.match(result.body, { runId: res.body.runId, output: { steps: ['first', 'second', 'third'] } })
+})
+
+t.test('a local step is a reset point by name and is among the steps that ran', async (t) => {
+  const app = await build(t)
+  const { workflowId, runId, dir } = await failedRun(t, app, 'retryableLocal')
+  const unknown = await reset(t, app, workflowId, { from: { step: 'fourth' } })
+  t.equal(unknown.status, 400)
+  t.match(unknown.body.issues, [{ path: '/from/step', message: /steps that ran: first, second, third$/ }])
+  writeFileSync(join(dir, 'fixed'), '')
+
+  const first = await reset(t, app, workflowId, { from: { step: 'first' } })
+  t.equal(first.status, 200)
+  t.match(first.body.resetFrom, { runId, step: 'first' })
+  t.equal(await waitClosed(app, workflowId, first.body.runId), 'COMPLETED')
+  t.same(runs(dir), { first: 2, second: 2, third: 1 }, 'all three ran again, from the local first on')
+  t.match((await status(t, app, workflowId, first.body.runId)).body, { resetFrom: { runId, step: 'first' } }, 'the new run\'s status names the local step too')
+
+  // The local first ended in the task that scheduled second: a point at second runs that task, and first, again.
+  const second = await reset(t, app, workflowId, { from: { step: 'second' } })
+  t.equal(second.status, 200)
+  t.match(second.body.resetFrom, { runId: first.body.runId, step: 'second' })
+  t.equal(await waitClosed(app, workflowId, second.body.runId), 'COMPLETED')
+  t.same(runs(dir), { first: 3, second: 3, third: 2 }, 'first ran again with second')
 })
 
 t.test('reset errors: unknown step 400 naming the steps that ran, no reset point 409, unknown run 404', async (t) => {

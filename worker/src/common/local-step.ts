@@ -5,6 +5,8 @@
  * step returns its input and times beside its output; the workflow side hands the caller the
  * output alone, and the trace reads the rest from the marker (docs/performance.md).
  */
+import type { temporal } from '@temporalio/proto'
+import { defaultPayloadConverter } from '@temporalio/common'
 
 /** The marker the Temporal SDK records for a local activity. */
 export const LOCAL_ACTIVITY_MARKER = 'core_local_activity'
@@ -25,4 +27,20 @@ export interface LocalActivityMarkerData {
   activity_type: string
   /** Set when the step failed and the SDK retries it after a timer (a later marker finishes it). */
   backoff: unknown
+}
+
+/**
+ * The SDK's data of a local step's marker; null for any other marker, or one whose data this
+ * reader does not understand. The trace and the reset point (the API's lib/reset-point.ts) both
+ * place local steps by it.
+ */
+export function localStepMarkerData (marker: temporal.api.history.v1.IMarkerRecordedEventAttributes | null | undefined): LocalActivityMarkerData | null {
+  const payload = marker?.markerName === LOCAL_ACTIVITY_MARKER ? marker.details?.data?.payloads?.[0] : undefined
+  if (!payload) return null
+  try {
+    const data = defaultPayloadConverter.fromPayload(payload as never) as LocalActivityMarkerData | null
+    return data !== null && typeof data === 'object' && typeof data.activity_type === 'string' ? data : null
+  } catch {
+    return null
+  }
 }

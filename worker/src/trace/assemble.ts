@@ -10,7 +10,7 @@ import protoRoot from '@temporalio/proto'
 import { defaultFailureConverter, defaultPayloadConverter } from '@temporalio/common'
 import { tsToDate } from '@temporalio/common/lib/time.js'
 import { failureDetails } from '../common/failure-chain.js'
-import { LOCAL_ACTIVITY_MARKER, type LocalActivityMarkerData, type LocalStepResult } from '../common/local-step.js'
+import { localStepMarkerData, type LocalActivityMarkerData, type LocalStepResult } from '../common/local-step.js'
 import { STARTED_BY_MEMO_KEY } from '../contract.js'
 import {
   TRACE_VERSION, type AttemptRecord, type Trace, type TraceAttempt, type TraceError, type TraceNode, type TraceOutcome, type TraceWorkflow
@@ -83,9 +83,8 @@ interface OpenNode extends TraceNode {
 interface LocalStep { data: LocalActivityMarkerData, result: LocalStepResult | null, failure: Failure | null }
 
 function localStepOf (marker: Marker): LocalStep | null {
-  if (marker.markerName !== LOCAL_ACTIVITY_MARKER) return null
-  const data = decode(marker.details?.data) as LocalActivityMarkerData | null
-  if (data === null || typeof data !== 'object' || typeof data.activity_type !== 'string') return null
+  const data = localStepMarkerData(marker)
+  if (data === null) return null
   return { data, result: decode(marker.details?.result) as LocalStepResult | null, failure: marker.failure ?? null }
 }
 
