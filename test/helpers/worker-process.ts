@@ -12,6 +12,8 @@ export interface WorkerProcess {
   exited: Promise<number | null>
   /** Resolves once the output contains `text`; rejects if the process exits first. */
   waitFor: (text: string) => Promise<void>
+  /** SIGKILLs it (no shutdown of its own, as when its machine dies) and resolves once it has exited. */
+  kill: () => Promise<void>
 }
 
 /** Starts the worker in `cwd` with `env` over the test's own environment; SIGKILLed at teardown. */
@@ -35,6 +37,10 @@ export function spawnWorker (t: Test, env: Record<string, string>, cwd: string):
         new Promise<void>((done) => { output.includes(text) ? done() : waiters.push({ text, done }) }),
         exited.then((code) => { throw new Error(`worker exited (${String(code)}) before printing "${text}":\n${output}`) })
       ])
+    },
+    kill: async () => {
+      child.kill('SIGKILL')
+      await exited
     }
   }
 }
