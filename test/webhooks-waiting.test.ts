@@ -72,6 +72,10 @@ t.test('50 open runs with webhooks on a worker with 10 activity slots: a step of
   const secret = newSecret()
   const runs = await openRuns(t, app, hooks, secret, 'open', 50)
   t.ok(await allWaiting(app, runs), 'every delivery waits for its run')
+  const metrics = async () => parseMetrics(await (await request(`http://127.0.0.1:${metricsPort}/metrics`)).body.text())
+  const freeSlots = async () => total(await metrics(), 'temporal_worker_task_slots_available', { worker_type: 'ActivityWorker' })
+  // A look holds a slot for milliseconds: the worker is seen with every slot free while all 50 wait.
+  t.equal(await eventually(freeSlots, (free) => free === 10, 240), 10, 'all 10 activity slots free while 50 deliveries wait')
 
   const hello = await call(t, app, { method: 'POST', url: '/workflow/start', route: '/workflow/start', payload: { workflowName: 'hello', input: { name: 'Slot' } } })
   t.equal(hello.status, 200)
@@ -84,7 +88,7 @@ t.test('50 open runs with webhooks on a worker with 10 activity slots: a step of
   // The looks at open runs repeat for as long as they are open: no info line, no step metric.
   t.notOk(slotted.output().includes(`Step ${WEBHOOK_AWAIT_ACTIVITY}`), 'the looks log below info level')
   t.ok(slotted.output().includes(`Step ${WEBHOOK_DELIVER_ACTIVITY} completed`), 'the POSTs log at info level')
-  const samples = parseMetrics(await (await request(`http://127.0.0.1:${metricsPort}/metrics`)).body.text())
+  const samples = await metrics()
   t.equal(total(samples, 'flowport_step_executions_total', { activity_type: WEBHOOK_AWAIT_ACTIVITY }), 0, 'the looks count as no step')
   t.equal(total(samples, 'flowport_step_executions_total', { activity_type: WEBHOOK_DELIVER_ACTIVITY, outcome: 'completed' }), 50, 'the POSTs do')
 })

@@ -20,7 +20,7 @@ import type { TraceStore } from '../trace/store.js'
 import { RUN_NEVER_STARTED, type AwaitRequest, type DeliverRequest, type WatchNext } from '../workflow/webhook.js'
 import { refusalOf, type AddressPolicy } from './address.js'
 
-const { EventType, HistoryEventFilterType } = protoRoot.temporal.api.enums.v1
+const { EventType, HistoryEventFilterType, WorkflowExecutionStatus } = protoRoot.temporal.api.enums.v1
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent
 
@@ -32,6 +32,9 @@ const CLOSE_STATUS = new Map<number, CloseStatus>([
   [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED, 'terminated'],
   [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW, 'continued_as_new']
 ])
+
+/** The statuses of a run that has not closed (a paused run is open too). */
+const OPEN = new Set<number>([WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING, WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_PAUSED])
 
 /** One attempt's limit for connecting, sending and reading the answer. */
 const ATTEMPT_TIMEOUT_MS = 10_000
@@ -106,11 +109,14 @@ async function runNaming (client: Client, { workflowId, deliveryId, runStartDead
  * happened: the run still open, or the last run with its close event.
  */
 async function chainEnd (client: Client, workflowId: string, runId: string): Promise<{ runId: string, close?: HistoryEvent }> {
+  const ctx = Context.current()
   for (;;) {
-    // Without waiting, the engine answers the close event of a closed run and nothing for an open one.
-    const close = (await history(client, { workflowId, runId }, { historyEventFilterType: HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT })).history?.events?.[0]
-    if (close == null) return { runId }
-    const next = close.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId
+    // The status first: asked for the close event of an open run, the engine long-polls (about 20 s), which would hold the slot.
+    const { workflowExecutionInfo } = await client.withAbortSignal(ctx.cancellationSignal, async () =>
+      await client.workflowService.describeWorkflowExecution({ namespace: client.options.namespace, execution: { workflowId, runId } }))
+    if (OPEN.has(workflowExecutionInfo?.status ?? WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED)) return { runId }
+    const [close] = (await history(client, { workflowId, runId }, { historyEventFilterType: HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT })).history?.events ?? []
+    const next = close?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId
     if (!next) return { runId, close }
     runId = next
   }
