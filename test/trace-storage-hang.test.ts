@@ -68,7 +68,6 @@ t.test('a graceful shutdown waits for queued records at most 5 s, then drops the
   await worker.waitFor(`Worker polling catalog ${catalog}`)
   // Three records, written one after the other, each until the store's 5 s timeout: 15 s to drain.
   await runHurried(t, catalog, 3)
-  worker.kill('SIGTERM')
-  t.equal(await worker.exited, 0, 'the worker stopped cleanly')
+  t.equal(await worker.kill('SIGTERM'), 0, 'the worker stopped cleanly')
   t.match(worker.output(), /Trace: \d of 3 attempt records not written within 5000 ms of shutdown; dropped/)
 })

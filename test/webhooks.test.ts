@@ -2,10 +2,8 @@
  * Completion webhooks against the real engine and worker, delivered to a real HTTP receiver the
  * test starts; every delivery is checked with the Standard Webhooks verifier (docs/webhooks.md).
  */
-import t, { type Test } from 'tap'
-import { createServer, type IncomingHttpHeaders } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { randomBytes, randomUUID } from 'node:crypto'
+import t from 'tap'
+import { randomUUID } from 'node:crypto'
 import { Webhook } from 'standardwebhooks'
 import { Client, Connection } from '@temporalio/client'
 import { PassThrough } from 'node:stream'
@@ -13,64 +11,12 @@ import type { InjectOptions } from 'fastify'
 import { buildApp } from '../app.js'
 import { build, traceEnv } from './helpers/app.js'
 import { call, eventually, newId, waitClosed } from './helpers/workflows.js'
-import { deliveryOfRun, deliveryWorkflowId, startDelivery, webhookRunMemo } from '../lib/webhooks.js'
-import { WEBHOOK_RUN_MEMO_KEY, type WebhookRunMemo } from '@flowport/worker/contract'
+import { deliveryWorkflowId, startDelivery, webhookRunMemo } from '../lib/webhooks.js'
+import { deliveryDone, deliveryIdOf, newSecret, receiver, verified } from './helpers/webhooks.js'
 import { engineAddress, testCatalog } from './helpers/env.js'
 import { loadConfig } from '../schemas/config.js'
 
-interface Delivery { headers: IncomingHttpHeaders, body: string }
-
-/** A receiver: answers each request on a path with the next status of its script (then 200), and records it. */
-async function receiver (t: Test) {
-  const received = new Map<string, Delivery[]>()
-  const scripts = new Map<string, number[]>()
-  const waiters: Array<() => void> = []
-  const server = createServer((req, res) => {
-    let body = ''
-    req.setEncoding('utf8')
-    req.on('data', (chunk: string) => { body += chunk })
-    req.on('end', () => {
-      const path = req.url ?? '/'
-      received.set(path, [...(received.get(path) ?? []), { headers: req.headers, body }])
-      res.statusCode = scripts.get(path)?.shift() ?? 200
-      res.end()
-      for (const wake of waiters.splice(0)) wake()
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => { resolve() })))
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  return {
-    url: (path: string, script: number[] = []) => { scripts.set(path, script); return `${base}${path}` },
-    received: (path: string) => received.get(path) ?? [],
-    /** Resolves once `path` has received `count` requests (the test's own timeout bounds the wait). */
-    async until (path: string, count: number): Promise<Delivery[]> {
-      while ((received.get(path) ?? []).length < count) await new Promise<void>((resolve) => waiters.push(resolve))
-      return received.get(path) ?? []
-    }
-  }
-}
-
-const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`
 const startCall = (payload: unknown, headers?: Record<string, string>) => ({ method: 'POST' as const, url: '/workflow/start', route: '/workflow/start', payload, headers })
-
-/** The id of the delivery workflow the run's memo names. */
-async function deliveryIdOf (app: Awaited<ReturnType<typeof build>>, run: { workflowId: string, runId: string }) {
-  const { memo } = await app.temporal.workflow.getHandle(run.workflowId, run.runId).describe()
-  return deliveryOfRun(run, memo?.[WEBHOOK_RUN_MEMO_KEY] as WebhookRunMemo)
-}
-
-/** Waits for the delivery workflow to finish, so "delivered once" also covers the retries that could have followed. */
-async function deliveryDone (app: Awaited<ReturnType<typeof build>>, run: { workflowId: string, runId: string }) {
-  return await app.temporal.workflow.getHandle(await deliveryIdOf(app, run)).result()
-}
-
-function verified (t: Test, secret: string, delivery: Delivery) {
-  const payload = new Webhook(secret).verify(delivery.body, delivery.headers as Record<string, string>) as Record<string, unknown>
-  t.match(delivery.headers['webhook-id'], /^msg_/)
-  t.match(delivery.headers['webhook-signature'], /^v1,/)
-  return payload
-}
 
 t.test('a completed run delivers its WorkflowResult once, signed and verifiable; the status reports it', async (t) => {
   const app = await build(t)
@@ -130,6 +76,22 @@ t.test('failed, terminated and timed-out runs deliver once too', async (t) => {
   }
   const terminated = JSON.parse(hooks.received('/terminated')[0].body)
   t.equal(terminated.error, 'Workflow run was terminated: by the test')
+})
+
+t.test('a run that continues as new delivers the WorkflowResult of the last run of its chain, once', async (t) => {
+  const app = await build(t)
+  const hooks = await receiver(t)
+  const secret = newSecret()
+  const started = await call(t, app, startCall({ workflowName: 'relay', input: { hops: 3 }, webhook: { url: hooks.url('/relay'), secret } }))
+  t.equal(started.status, 200)
+  const [delivery] = await hooks.until('/relay', 1)
+  const payload = verified(t, secret, delivery)
+  const result = await call(t, app, { method: 'GET', url: `/workflow/${started.body.workflowId as string}/result`, route: '/workflow/{id}/result' })
+  t.match(result.body, { status: 'completed', input: { hops: 0 }, output: { hops: 0 } })
+  t.not(result.body.runId, started.body.runId, 'the result is the last run\'s')
+  t.same(payload, result.body, 'the body is the last run\'s WorkflowResult')
+  t.equal((await deliveryDone(app, started.body)).state, 'delivered')
+  t.equal(hooks.received('/relay').length, 1, 'delivered once')
 })
 
 t.test('a receiver that answers 500 gets the same webhook-id again until it answers 2xx', async (t) => {

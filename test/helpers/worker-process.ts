@@ -12,8 +12,11 @@ export interface WorkerProcess {
   exited: Promise<number | null>
   /** Resolves once the output contains `text`; rejects if the process exits first. */
   waitFor: (text: string) => Promise<void>
-  /** Sends a signal, e.g. SIGTERM for a graceful shutdown. */
-  kill: (signal: NodeJS.Signals) => void
+  /**
+   * Sends `signal` (SIGKILL by default: no shutdown of its own, as when its machine dies; SIGTERM
+   * for a graceful shutdown) and resolves with the exit code once it has exited.
+   */
+  kill: (signal?: NodeJS.Signals) => Promise<number | null>
 }
 
 /** Starts the worker in `cwd` with `env` over the test's own environment; SIGKILLed at teardown. */
@@ -32,12 +35,15 @@ export function spawnWorker (t: Test, env: Record<string, string>, cwd: string):
   return {
     output: () => output,
     exited,
-    kill: (signal) => { child.kill(signal) },
     waitFor: async (text) => {
       await Promise.race([
         new Promise<void>((done) => { output.includes(text) ? done() : waiters.push({ text, done }) }),
         exited.then((code) => { throw new Error(`worker exited (${String(code)}) before printing "${text}":\n${output}`) })
       ])
+    },
+    kill: async (signal = 'SIGKILL') => {
+      child.kill(signal)
+      return await exited
     }
   }
 }

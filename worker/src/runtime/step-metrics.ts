@@ -2,11 +2,14 @@
  * Per-step metrics, recorded through the Temporal runtime's own meter so they leave by the same
  * Prometheus endpoint as the SDK's worker metrics (SERVICE_WORKER_METRICS_PORT, see telemetry.ts).
  * Labels: `activity_type` (`<workflow>#<step>`), `task_queue` (the catalog) and, on executions and
- * durations, the `outcome`. Local steps count too (the interceptor sees them).
+ * durations, the `outcome`. Local steps count too (the interceptor sees them). A webhook
+ * delivery's looks at the run it waits for do not: they are no step, and each look at an open run
+ * ends as a (benign) failure (docs/webhooks.md).
  */
 import type { ActivityInterceptorsFactory } from '@temporalio/worker'
 import { Runtime } from '@temporalio/worker'
 import { CancelledFailure } from '@temporalio/common'
+import { WEBHOOK_AWAIT_ACTIVITY } from '../contract.js'
 
 export function stepMetrics (): ActivityInterceptorsFactory {
   // Created once per worker: the meter is the runtime's, the labels are given per recording.
@@ -18,6 +21,7 @@ export function stepMetrics (): ActivityInterceptorsFactory {
     inbound: {
       async execute (input, next) {
         const { activityType, taskQueue, attempt } = ctx.info
+        if (activityType === WEBHOOK_AWAIT_ACTIVITY) return await next(input)
         const tags = { activity_type: activityType, task_queue: taskQueue }
         if (attempt > 1) retries.add(1, tags)
         const started = performance.now()

@@ -10,16 +10,19 @@ import { request as httpsRequest } from 'node:https'
 import type { LookupFunction } from 'node:net'
 import { Context } from '@temporalio/activity'
 import { WorkflowNotFoundError, type Client } from '@temporalio/client'
-import { ApplicationFailure } from '@temporalio/common'
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common'
+import type { temporal } from '@temporalio/proto'
 import protoRoot from '@temporalio/proto'
 import { Webhook } from 'standardwebhooks'
 import { WEBHOOK_AWAIT_ACTIVITY, WEBHOOK_DELIVER_ACTIVITY, WEBHOOK_RUN_MEMO_KEY, type WebhookRunMemo } from '../contract.js'
 import { closeOutcome, decodeFirstPayload, type CloseStatus } from '../common/outcome.js'
 import type { TraceStore } from '../trace/store.js'
-import { RUN_NEVER_STARTED, type AwaitRequest, type DeliverRequest } from '../workflow/webhook.js'
+import { RUN_NEVER_STARTED, type AwaitRequest, type DeliverRequest, type WatchNext } from '../workflow/webhook.js'
 import { refusalOf, type AddressPolicy } from './address.js'
 
-const { EventType, HistoryEventFilterType } = protoRoot.temporal.api.enums.v1
+const { EventType, HistoryEventFilterType, WorkflowExecutionStatus } = protoRoot.temporal.api.enums.v1
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent
 
 const CLOSE_STATUS = new Map<number, CloseStatus>([
   [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, 'completed'],
@@ -30,8 +33,8 @@ const CLOSE_STATUS = new Map<number, CloseStatus>([
   [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW, 'continued_as_new']
 ])
 
-/** The longest pause between two looks for the run that names a delivery. */
-const MAX_LOOK_INTERVAL_MS = 15_000
+/** The statuses of a run that has not closed (a paused run is open too). */
+const OPEN = new Set<number>([WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING, WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_PAUSED])
 
 /** One attempt's limit for connecting, sending and reading the answer. */
 const ATTEMPT_TIMEOUT_MS = 10_000
@@ -44,10 +47,37 @@ export interface WebhookActivityOptions {
 
 export function webhookActivities ({ client, store }: WebhookActivityOptions): Record<string, (arg: never) => Promise<unknown>> {
   return {
-    [WEBHOOK_AWAIT_ACTIVITY]: async (request: AwaitRequest) =>
-      await awaitResult(client, store, { workflowId: request.workflowId, runId: request.runId ?? await runNaming(client, request) }),
+    [WEBHOOK_AWAIT_ACTIVITY]: async (request: AwaitRequest) => await lookForClose(client, store, request),
     [WEBHOOK_DELIVER_ACTIVITY]: async (request: DeliverRequest) => await deliver(request)
   }
+}
+
+/**
+ * "Nothing new yet, look again later": the await activity's attempt fails and the engine retries it
+ * after its retry interval (worker/src/workflow/webhook.ts). Benign, as it is no fault: the SDK
+ * logs it at debug level and counts it in no failure metric.
+ */
+const lookAgainLater = (message: string) =>
+  ApplicationFailure.create({ type: 'WebhookRunOpen', message, category: ApplicationFailureCategory.BENIGN })
+
+/**
+ * One look at the run a delivery waits for: the body to deliver once the last run of its chain has
+ * closed, the run to watch from now on when that changed (found, or continued as a run still open),
+ * else a benign failure, so the engine looks again later and no worker waits meanwhile.
+ */
+async function lookForClose (client: Client, store: TraceStore | null, request: AwaitRequest): Promise<unknown> {
+  const { workflowId } = request
+  const end = await chainEnd(client, workflowId, request.runId ?? await runNaming(client, request))
+  if (end.close === undefined) {
+    if (end.runId === request.runId) throw lookAgainLater(`Run ${end.runId} of ${workflowId} is still open`)
+    return { watch: end.runId } satisfies WatchNext
+  }
+  const converter = client.options.loadedDataConverter
+  const [start] = (await history(client, { workflowId, runId: end.runId }, { maximumPageSize: 1 })).history?.events ?? []
+  const input = await decodeFirstPayload(converter, start?.workflowExecutionStartedEventAttributes?.input)
+  const outcome = await closeOutcome(converter, end.close.eventType == null ? undefined : CLOSE_STATUS.get(end.close.eventType), end.close)
+  const trace = store === null ? null : { destinations: store.destinations(workflowId, end.runId) }
+  return { workflowId, runId: end.runId, input, trace, ...outcome }
 }
 
 const names = (memo: Record<string, unknown> | undefined, deliveryId: string) =>
@@ -55,64 +85,48 @@ const names = (memo: Record<string, unknown> | undefined, deliveryId: string) =>
 
 /**
  * The run of `workflowId` whose memo names this delivery. The API starts the delivery first, so
- * the run may not exist yet: look again, less and less often, until the deadline. The latest run
- * is read directly (no visibility lag); a run already closed and followed by another run of the
- * id is found through visibility.
+ * the run may not exist yet: until the deadline, that is a look again later. The latest run is read
+ * directly (no visibility lag); a run already closed and followed by another run of the id is
+ * found through visibility.
  */
 async function runNaming (client: Client, { workflowId, deliveryId, runStartDeadline }: AwaitRequest): Promise<string> {
   const ctx = Context.current()
-  const query = `WorkflowId = "${workflowId.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`
-  let pause = 500
+  const latest = await client.withAbortSignal(ctx.cancellationSignal, async () => await client.workflow.getHandle(workflowId).describe())
+    .catch((err: unknown) => { if (err instanceof WorkflowNotFoundError) return undefined; throw err })
+  if (latest !== undefined && names(latest.memo, deliveryId)) return latest.runId
+  if (latest !== undefined) {
+    const query = `WorkflowId = "${workflowId.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`
+    for await (const run of client.workflow.list({ query })) if (names(run.memo, deliveryId)) return run.runId
+  }
+  if (Date.now() >= runStartDeadline) {
+    throw ApplicationFailure.create({ type: RUN_NEVER_STARTED, nonRetryable: true, message: `No run of ${workflowId} names delivery ${deliveryId}: the run was never started` })
+  }
+  throw lookAgainLater(`No run of ${workflowId} names delivery ${deliveryId} yet`)
+}
+
+/**
+ * Where the chain that `runId` is part of stands, following every continue-as-new that has
+ * happened: the run still open, or the last run with its close event.
+ */
+async function chainEnd (client: Client, workflowId: string, runId: string): Promise<{ runId: string, close?: HistoryEvent }> {
+  const ctx = Context.current()
   for (;;) {
-    ctx.heartbeat()
-    const latest = await client.withAbortSignal(ctx.cancellationSignal, async () => await client.workflow.getHandle(workflowId).describe())
-      .catch((err: unknown) => { if (err instanceof WorkflowNotFoundError) return undefined; throw err })
-    if (latest !== undefined && names(latest.memo, deliveryId)) return latest.runId
-    if (latest !== undefined) {
-      for await (const run of client.workflow.list({ query })) if (names(run.memo, deliveryId)) return run.runId
-    }
-    if (Date.now() >= runStartDeadline) {
-      throw ApplicationFailure.create({ type: RUN_NEVER_STARTED, nonRetryable: true, message: `No run of ${workflowId} names delivery ${deliveryId}: the run was never started` })
-    }
-    await ctx.sleep(Math.min(pause, Math.max(runStartDeadline - Date.now(), 0)))
-    pause = Math.min(pause * 2, MAX_LOOK_INTERVAL_MS)
+    // The status first: asked for the close event of an open run, the engine long-polls (about 20 s), which would hold the slot.
+    const { workflowExecutionInfo } = await client.withAbortSignal(ctx.cancellationSignal, async () =>
+      await client.workflowService.describeWorkflowExecution({ namespace: client.options.namespace, execution: { workflowId, runId } }))
+    if (OPEN.has(workflowExecutionInfo?.status ?? WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED)) return { runId }
+    const [close] = (await history(client, { workflowId, runId }, { historyEventFilterType: HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT })).history?.events ?? []
+    const next = close?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId
+    if (!next) return { runId, close }
+    runId = next
   }
 }
 
-/** The WorkflowResult of the last run of the chain `run` starts, once it has closed. */
-async function awaitResult (client: Client, store: TraceStore | null, run: { workflowId: string, runId: string }): Promise<unknown> {
+async function history (client: Client, execution: { workflowId: string, runId: string }, request: { historyEventFilterType?: number, maximumPageSize?: number }) {
   const ctx = Context.current()
-  const converter = client.options.loadedDataConverter
-  const { workflowId } = run
-  const history = async (runId: string, request: { waitNewEvent?: boolean, historyEventFilterType?: number, maximumPageSize?: number, nextPageToken?: Uint8Array }) =>
-    await client.withAbortSignal(ctx.cancellationSignal, async () => await client.workflowService.getWorkflowExecutionHistory({
-      namespace: client.options.namespace, execution: { workflowId, runId }, skipArchival: true, ...request
-    }))
-  const first = await history(run.runId, { maximumPageSize: 1 })
-  let input = await decodeFirstPayload(converter, first.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input)
-  let runId = run.runId
-  let nextPageToken: Uint8Array | undefined
-  for (;;) {
-    ctx.heartbeat()
-    const res = await history(runId, { waitNewEvent: true, historyEventFilterType: HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT, nextPageToken })
-    const event = res.history?.events?.[0]
-    if (event == null) {
-      // The engine's long-poll interval ended: ask again from where it left off.
-      nextPageToken = res.nextPageToken?.length ? res.nextPageToken : undefined
-      continue
-    }
-    const status = event.eventType == null ? undefined : CLOSE_STATUS.get(event.eventType)
-    const next = event.workflowExecutionContinuedAsNewEventAttributes
-    if (status === 'continued_as_new' && next?.newExecutionRunId) {
-      input = await decodeFirstPayload(converter, next.input)
-      runId = next.newExecutionRunId
-      nextPageToken = undefined
-      continue
-    }
-    const outcome = await closeOutcome(converter, status, event)
-    const trace = store === null ? null : { destinations: store.destinations(workflowId, runId) }
-    return { workflowId, runId, input: input ?? null, trace, ...outcome }
-  }
+  return await client.withAbortSignal(ctx.cancellationSignal, async () => await client.workflowService.getWorkflowExecutionHistory({
+    namespace: client.options.namespace, execution, skipArchival: true, ...request
+  }))
 }
 
 const failure = (message: string, status: number | null = null) =>

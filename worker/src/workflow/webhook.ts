@@ -4,10 +4,13 @@
  * workflow); it lives on the engine, so neither an API process nor a worker has to stay up for the
  * delivery to happen:
  *
- * 1. an activity finds the run whose memo names this workflow (waiting up to `runStartWithinMs`
+ * 1. an activity finds the run whose memo names this workflow (looking up to `runStartWithinMs`
  *    for it to be started; none by then: the API stopped between the two starts, this workflow
  *    fails and nothing is delivered), waits for it (and the runs it continues as) to close,
- *    however it closes, and builds the body: the run's WorkflowResult;
+ *    however it closes, and builds the body: the run's WorkflowResult. Each attempt of that
+ *    activity is one look; while there is nothing new it fails (benign) and the engine retries it
+ *    after a growing interval, so waiting holds no worker slot (docs/webhooks.md, "Waiting for the
+ *    close");
  * 2. another activity POSTs it, signed per Standard Webhooks; a failed attempt is retried after a
  *    durable timer, 1 s, 2 s, 4 s … at most 10 min apart, with the same `webhook-id`, until
  *    `retryForMs` has passed since the first attempt.
@@ -29,7 +32,7 @@ export interface DeliverRequest {
   allowLinkLocal: boolean
 }
 
-/** What the await activity is asked: the run, or (runId absent) the delivery id its memo names and until when to look for it. */
+/** What the await activity is asked: the run to watch, or (runId absent) the delivery id its memo names and until when to look for it. */
 export interface AwaitRequest {
   workflowId: string
   runId?: string
@@ -38,24 +41,40 @@ export interface AwaitRequest {
   runStartDeadline: number
 }
 
+/**
+ * What the await activity answers when the run to watch has changed: it found the run that names
+ * this delivery, or the watched run continued as this one, still open. Otherwise it answers the
+ * body to deliver, once the chain's last run has closed.
+ */
+export interface WatchNext { watch: string }
+
 /** The failure type of the await activity when no run named this delivery in time. */
 export const RUN_NEVER_STARTED = 'WebhookRunNeverStarted'
+
+/**
+ * The longest pause between two looks at an open run (reached after about a minute): the most a
+ * delivery lags behind a run's close, and why an open run costs the engine one look per 30 s.
+ */
+const MAX_LOOK_INTERVAL = '30 s'
 
 const FIRST_RETRY_MS = 1000
 const MAX_RETRY_MS = 10 * 60 * 1000
 /** Default for `runStartWithinMs`: the API starts the run right after the delivery, this leaves ample room for a slow engine. */
 const RUN_START_WITHIN_MS = 10 * 60 * 1000
 
+/** Answers the body to deliver or a WatchNext. */
 type AwaitClose = (request: AwaitRequest) => Promise<unknown>
 type Deliver = (request: DeliverRequest) => Promise<{ status: number }>
 
 const { [WEBHOOK_AWAIT_ACTIVITY]: awaitClose } = proxyActivities<Record<string, AwaitClose>>({
-  // The activity long-polls the engine and heartbeats between polls; a worker that dies is noticed
-  // within the heartbeat timeout and the wait resumes on another.
-  startToCloseTimeout: '3650 days',
-  heartbeatTimeout: '60 s',
-  retry: { initialInterval: '1 s', maximumInterval: '30 s' }
+  // An attempt is one look (a few engine reads) that fails while there is nothing new; the engine's
+  // retry timer, not a worker, waits until the next look, and retries add no history events. No
+  // attempt limit and no schedule-to-close timeout: a run may stay open for as long as it likes.
+  startToCloseTimeout: '30 s',
+  retry: { initialInterval: '1 s', backoffCoefficient: 2, maximumInterval: MAX_LOOK_INTERVAL }
 })
+
+const isWatchNext = (answer: unknown): answer is WatchNext => typeof answer === 'object' && answer !== null && 'watch' in answer
 
 const { [WEBHOOK_DELIVER_ACTIVITY]: deliver } = proxyActivities<Record<string, Deliver>>({
   startToCloseTimeout: '30 s',
@@ -65,14 +84,19 @@ const { [WEBHOOK_DELIVER_ACTIVITY]: deliver } = proxyActivities<Record<string, D
 
 export async function webhookWorkflow (input: WebhookDeliveryInput): Promise<DeliveryRecord> {
   const info = workflowInfo()
+  const runStartDeadline = info.startTime.getTime() + (input.runStartWithinMs ?? RUN_START_WITHIN_MS)
+  let runId = input.runId
   let result: unknown
   try {
-    result = await awaitClose({
-      workflowId: input.workflowId,
-      runId: input.runId,
-      deliveryId: info.workflowId,
-      runStartDeadline: info.startTime.getTime() + (input.runStartWithinMs ?? RUN_START_WITHIN_MS)
-    })
+    // One activity per run of the chain (found, then each continue-as-new still open when seen): few events, whatever the wait.
+    for (;;) {
+      const answer = await awaitClose({ workflowId: input.workflowId, runId, deliveryId: info.workflowId, runStartDeadline })
+      if (!isWatchNext(answer)) {
+        result = answer
+        break
+      }
+      runId = answer.watch
+    }
   } catch (err) {
     const cause = err instanceof ActivityFailure ? err.cause : err
     // Failed, not completed: a retry of the start with the same Idempotency-Key may start this id again.
