@@ -7,7 +7,7 @@ import { follow } from './sse.js'
 import { foldEvents } from './steps.js'
 import { Timeline } from './timeline.js'
 import { Handlers } from './handlers.js'
-import { Json, Problem, Status, duration, go, runHref, time } from './common.js'
+import { Json, Problem, Status, duration, go, runHref, streamState, time } from './common.js'
 
 export class RunView extends Component {
   state = {
@@ -67,12 +67,10 @@ export class RunView extends Component {
         } else if (name === 'done') {
           this.finished()
           return false
-        } else if (name === 'server_error') {
-          this.setState({ streamError: { name: data.error, message: data.message } })
-          return false
         }
       },
-      onState: ({ state, reconnects, error }) => this.setState((s) => ({ live: state, reconnects, streamError: error ?? s.streamError }))
+      // The error is why the stream is reconnecting (cleared once live again) or why it gave up.
+      onState: ({ state, reconnects, error }) => this.setState({ live: state, reconnects, streamError: error ?? null })
     })
   }
 
@@ -173,10 +171,10 @@ export class RunView extends Component {
       </div>
       <section class="steps">
         <h3>Steps</h3>
-        <p class="muted live" data-live=${s.live} data-reconnects=${s.reconnects}>
-          ${s.live === 'open' ? 'Following live' : s.live === 'ended' ? 'History complete' : `Stream: ${s.live}`}${` · ${s.events} events`}${s.reconnects > 0 ? ` · reconnected ${s.reconnects}×, resumed where it left off` : ''}
+        <p class="muted live" data-live=${s.live} data-reconnects=${s.reconnects} role="status">
+          ${s.live === 'open' ? 'Following live' : s.live === 'ended' ? 'History complete' : `Stream: ${streamState(s.live, s.streamError)}`}${` · ${s.events} events`}${s.reconnects > 0 ? ` · reconnected ${s.reconnects}×, resumed where it left off` : ''}
         </p>
-        <${Problem} error=${s.streamError} />
+        <${Problem} error=${s.live === 'failed' ? s.streamError : null} />
         <ol class="step-list" aria-label="Steps">
           ${steps.map((step) => html`<li key=${step.id} class=${`step step-${step.status}`} data-step=${step.name}>
             <span class="kind">${step.cleanup ? 'cleanup ' : ''}${step.kind}</span> <strong>${step.name}</strong> <${Status} status=${step.status} />
