@@ -83,3 +83,21 @@ t.test('the run page rides out an API restart (502 from the proxy), a 503 with R
   t.ok(streams.slice(1).every((a) => a.lastEventId !== undefined), 'every reconnect resumes with Last-Event-ID')
   t.ok(streams.filter((a) => a.status === 200).length >= 3, 'connected three times: at first, after the restart, after the server_error')
 })
+
+t.test('the run page gives up after a minute without a live connection, and says so', async (t) => {
+  const app = await build(t)
+  const base = (await app.listen({ port: 0, host: '127.0.0.1' })).replace(/\/$/, '')
+  const started = await app.inject({ method: 'POST', url: '/workflow/start', payload: { workflowName: 'sleepy', workflowId: uniqueId('inspector-gone'), input: { steps: 6, delayMs: 2000 } } })
+  t.equal(started.statusCode, 200, started.body)
+  const { workflowId, runId } = started.json()
+  const browser = await launchChromium(t)
+  const tab = await browser.newPage()
+  tab.setDefaultTimeout(WAIT)
+  await tab.goto(`${base}/ui/#/run/${encodeURIComponent(workflowId)}/${encodeURIComponent(runId)}`)
+  await tab.locator('.steps .live[data-live="open"]').waitFor()
+
+  await app.close()
+  await tab.locator('.steps .live[data-live="reconnecting"]').waitFor()
+  await tab.locator('.steps .live[data-live="failed"]').waitFor()
+  t.match(await tab.locator('.steps .problem').textContent(), /StreamGaveUp.*No live connection for 60 s.*reload the page/s, 'the page says it gave up, and what to do')
+})
