@@ -26,6 +26,8 @@ const NOT_FOUND: Record<HandlerKind, ErrorName> = { signal: 'SignalNotFoundError
 
 export interface HandlerCall {
   workflowId: string
+  /** Pins the run (the pinned query route); absent = the latest run of the id. */
+  runId?: string
   kind: HandlerKind
   name: string
   payload: unknown
@@ -43,7 +45,7 @@ interface Prepared {
 }
 
 async function prepare (fastify: FastifyInstance, call: HandlerCall): Promise<Prepared> {
-  const execution = await describeRun(fastify, { workflowId: call.workflowId, signal: call.signal })
+  const execution = await describeRun(fastify, { workflowId: call.workflowId, runId: call.runId, signal: call.signal })
   const run = { workflowId: call.workflowId, runId: execution.runId }
   if (call.kind !== 'query') assertRunMatches(call.ifMatch, run)
   const catalog = await fastify.catalogs.get(execution.taskQueue, call.signal)

@@ -3,12 +3,14 @@
  * local directory); for an open run, or a closed one whose trace the worker has not written yet,
  * the same document assembled from the engine's history and the recorded attempts (`source:
  * "engine"`; `partial: true` while the run is open). A pinned run the engine no longer keeps is
- * still found in the destinations.
+ * still found in the destinations. An open run's `attention` is the status's (lib/attention.ts): a
+ * run whose workflow task keeps failing looks stuck here too, not merely running.
  */
 import type { FastifyInstance } from 'fastify'
 import { assembleTrace, evaluatorTypes, readWholeHistory, TraceStorageError, type Trace, type TraceStore } from '@flowport/worker/trace'
 import { ApiError, RETRY_AFTER_SECONDS, type ApiErrorExtras } from './api-error.js'
 import { describeForRead, isClosed, type Execution } from './execution.js'
+import { readAttention } from './attention.js'
 import type { TraceLog } from '../schemas/trace.js'
 import type { RunRef } from './run-history.js'
 
@@ -50,8 +52,11 @@ export async function readTraceLog (fastify: FastifyInstance, { workflowId, runI
     if (stored?.source === (store.hasRemote ? 'remote' : 'local')) fastify.closedRuns.remember(workflowId, run.runId, { trace: stored })
     if (stored !== null) return stored
   }
-  const trace = await assembleFromEngine(fastify, store, run, execution.taskQueue, signal)
-  return { ...run, source: 'engine', location: null, partial: trace.workflow.status === 'running', trace }
+  const [trace, attention] = await Promise.all([
+    assembleFromEngine(fastify, store, run, execution.taskQueue, signal),
+    execution.closeTime ? null : readAttention(fastify, run, execution.workflowTaskAttempt, signal)
+  ])
+  return { ...run, source: 'engine', location: null, partial: trace.workflow.status === 'running', attention, trace }
 }
 
 /** The stored document, from the bucket or the local directory; null when neither has it. */
@@ -61,14 +66,14 @@ async function readStored (store: TraceStore, run: RunRef, signal?: AbortSignal)
   if (store.hasRemote) {
     try {
       const trace = await store.readRemote(run.workflowId, run.runId, signal)
-      if (trace !== null) return { ...run, source: 'remote', location: where.remote, partial: false, trace }
+      if (trace !== null) return { ...run, source: 'remote', location: where.remote, partial: false, attention: null, trace }
     } catch (err) {
       if (!(err instanceof TraceStorageError)) throw err
       remoteError = err
     }
   }
   const trace = await store.readLocal(run.workflowId, run.runId)
-  if (trace !== null) return { ...run, source: 'local', location: where.local, partial: false, trace }
+  if (trace !== null) return { ...run, source: 'local', location: where.local, partial: false, attention: null, trace }
   if (remoteError !== undefined) throw storageDown(remoteError, run)
   return null
 }

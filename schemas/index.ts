@@ -15,7 +15,7 @@ import {
   HistoryStreamServerErrorSchema, HistoryWorkflowSchema
 } from './history.js'
 import {
-  ErrorDetailsSchema, FailureCauseSchema, QueryBodySchema, QueryParamsSchema, QueryResultSchema, RunWorkflowBodySchema, RunsQuerySchema,
+  ErrorDetailsSchema, FailureCauseSchema, QueryBodySchema, QueryParamsSchema, QueryResultSchema, RunQueryParamsSchema, RunWorkflowBodySchema, RunsQuerySchema,
   SignalBodySchema, SignalParamsSchema, SignalResultSchema, StartWorkflowBodySchema, TraceDestinationsSchema, TraceInfoSchema,
   UpdateBodySchema, UpdateParamsSchema, UpdateResultSchema, UpdateHeadersSchema, UpdateAcceptedSchema, UpdateStateParamsSchema, UpdateStateSchema,
   WorkflowInputSchema, WorkflowResultSchema, WorkflowRunsSchema, WorkflowStartedSchema, WorkflowStatusSchema,
@@ -39,7 +39,7 @@ export const schemas = [
   PayloadLinkSchema, PayloadUploadSchema, WebhookRequestSchema, UpdateWithStartSchema, StartWorkflowBodySchema, RunWorkflowBodySchema, StartWorkflowHeadersSchema, RunWorkflowHeadersSchema, WorkflowStartedSchema, TraceDestinationsSchema, TraceInfoSchema, FailureCauseSchema,
   ErrorDetailsSchema, WorkflowResultSchema, WebhookDeliverySchema, WorkflowStatusSchema, WorkflowInputSchema, RunsQuerySchema, WorkflowRunsSchema,
   SignalBodySchema, QueryBodySchema, UpdateBodySchema,
-  SignalParamsSchema, QueryParamsSchema, UpdateParamsSchema, SignalResultSchema, QueryResultSchema, UpdateResultSchema,
+  SignalParamsSchema, QueryParamsSchema, RunQueryParamsSchema, UpdateParamsSchema, SignalResultSchema, QueryResultSchema, UpdateResultSchema,
   UpdateHeadersSchema, UpdateAcceptedSchema, UpdateStateParamsSchema, UpdateStateSchema,
   StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema,
   HistoryEventSchema, HistoryWorkflowSchema, HistoryQuerySchema, HistoryPageSchema, HistoryStreamQuerySchema,

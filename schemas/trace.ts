@@ -4,7 +4,8 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 import { traceSchemas, type Trace } from '@flowport/worker/trace'
-import { Nullable } from './common.js'
+import { Nullable, ref } from './common.js'
+import { AttentionSchema } from './reset.js'
 
 export { traceSchemas }
 
@@ -17,6 +18,10 @@ export const TraceLogSchema = Type.Object({
   }),
   location: Nullable(Type.String({ description: 'The s3:// URI or absolute path read; null for `engine`' })),
   partial: Type.Boolean({ description: 'True while the run is open: the trace so far; calls still running have status `running`' }),
+  attention: Type.Union([ref(AttentionSchema), Type.Null()], {
+    description: 'As in the run\'s status: set while the engine keeps retrying the open run\'s failing workflow task (the run does not ' +
+      'move until someone fixes the workflow code or resets the run); null otherwise, and always for a closed run'
+  }),
   trace: Type.Unsafe<Trace>(Type.Ref('Trace'))
 }, { $id: 'TraceLog', additionalProperties: false, description: 'The execution trace of one run and where it was read' })
 

@@ -5,7 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 import type { FailureCause } from '@flowport/worker/failure'
-import { BASE64URL_PATTERN, Nullable, NameSchema, WorkflowIdSchema, ref, response } from './common.js'
+import { BASE64URL_PATTERN, Nullable, NameSchema, RunIdSchema, WorkflowIdSchema, ref, response } from './common.js'
 import { Literals, RunStatusSchema, STATUSES, TerminalRunStatusSchema } from './status.js'
 import { CatalogIdSchema } from './catalog.js'
 import { DurationSchema } from './schedules.js'
@@ -267,6 +267,7 @@ export const UpdateBodySchema = handlerBody('UpdateBody', { payload: { label: 'e
 
 export const SignalParamsSchema = Type.Object({ id: WorkflowIdSchema, name: { ...NameSchema, description: 'Signal name', examples: ['approve'] } }, { $id: 'SignalParams' })
 export const QueryParamsSchema = Type.Object({ id: WorkflowIdSchema, query: { ...NameSchema, description: 'Query name', examples: ['state'] } }, { $id: 'QueryParams' })
+export const RunQueryParamsSchema = Type.Object({ id: WorkflowIdSchema, rid: RunIdSchema, query: QueryParamsSchema.properties.query }, { $id: 'RunQueryParams' })
 export const UpdateParamsSchema = Type.Object({ id: WorkflowIdSchema, name: { ...NameSchema, description: 'Update name', examples: ['relabel'] } }, { $id: 'UpdateParams' })
 
 export const SignalResultSchema = Type.Object({

@@ -1,7 +1,8 @@
 /**
  * A run whose workflow task keeps failing is not merely "running": a deploy changes the workflow
  * code (test/fixtures/drift v1 → v2 calls the steps in another order), a reset makes the new code
- * replay the old history, the replay fails, and the status, the live stream and the trace say so.
+ * replay the old history, the replay fails, and the status, the live stream, the trace-log and the
+ * inspector's run page (in Debian's chromium, /usr/bin/chromium) say so.
  * A reset from the start then lets the new code run from scratch.
  */
 import t from 'tap'
@@ -13,6 +14,7 @@ import { build } from './helpers/app.js'
 import { call, eventually, waitClosed } from './helpers/workflows.js'
 import { spawnWorker } from './helpers/worker-process.js'
 import { openSse } from './helpers/history.js'
+import { launchChromium } from './helpers/browser.js'
 
 const deploy = async (t: Test, catalog: string, version: 'v1' | 'v2') => {
   const worker = spawnWorker(t, { SERVICE_CATALOG_ID: catalog, SERVICE_WORKFLOWS_DIR: resolve(`test/fixtures/drift/${version}`) }, process.cwd())
@@ -22,7 +24,9 @@ const deploy = async (t: Test, catalog: string, version: 'v1' | 'v2') => {
 const status = (t: Test, app: App, id: string, rid: string) =>
   call(t, app, { method: 'GET', url: `/workflow/${id}/runs/${rid}/status`, route: '/workflow/{id}/runs/{rid}/status' })
 
-t.test('a reset onto code that no longer replays shows attention on the status, the stream and the trace', async (t) => {
+const runHash = (workflowId: string, runId: string) => `#/run/${encodeURIComponent(workflowId)}/${encodeURIComponent(runId)}`
+
+t.test('a reset onto code that no longer replays shows attention on the status, the stream, the trace and the inspector', async (t) => {
   const catalog = `drift-${randomUUID()}`
   const workflowId = `drifting-${randomUUID()}`
   const app = await build(t, { SERVICE_CATALOG_ID: catalog })
@@ -55,6 +59,16 @@ t.test('a reset onto code that no longer replays shows attention on the status, 
   const log = await call(t, app, { method: 'GET', url: `/workflow/${workflowId}/runs/${stuck}/trace-log`, route: '/workflow/{id}/runs/{rid}/trace-log' })
   t.match(log.body, { source: 'engine', partial: true })
   t.match(log.body.trace.workflow, { status: 'running', resetFrom: { runId }, workflowTaskFailure: { message: /nondetermin/i } }, 'the trace says so')
+  t.match(log.body, { attention: { kind: 'workflowTaskFailing', message: /nondetermin/i, attempts: Number } }, 'the trace-log carries the status\'s attention')
+
+  const browser = await launchChromium(t)
+  const tab = await browser.newPage()
+  tab.setDefaultTimeout(90_000)
+  await tab.goto(`${base}/ui/${runHash(workflowId, stuck)}`)
+  await tab.locator('.attention[data-attention="workflowTaskFailing"]', { hasText: /nondetermin/i }).waitFor()
+  t.equal(await tab.locator('.run-head .status').getAttribute('data-status'), 'running', 'the page marks the running run as stuck')
+  t.equal(await tab.locator('.facts .reset-from a').getAttribute('href'), runHash(workflowId, runId), 'and links the run it was reset from')
+  t.match(await tab.locator('.facts .workers-polling').textContent(), /^yes$/, 'a worker polls its catalog')
 
   const healed = await call(t, app, { method: 'POST', url: `/workflow/${workflowId}/reset`, route: '/workflow/{id}/reset', payload: { from: 'start' } })
   t.equal(healed.status, 200, 'the stuck run can itself be reset')
@@ -62,4 +76,12 @@ t.test('a reset onto code that no longer replays shows attention on the status, 
   const result = await call(t, app, { method: 'GET', url: `/workflow/${workflowId}/result`, route: '/workflow/{id}/result' })
   t.match(result.body, { runId: healed.body.runId, output: { steps: ['b', 'a'] } }, 'version 2 ran from the start')
   t.match((await status(t, app, workflowId, stuck)).body, { status: 'terminated', resetTo: healed.body.runId, attention: null })
+  const closedLog = await call(t, app, { method: 'GET', url: `/workflow/${workflowId}/runs/${stuck}/trace-log`, route: '/workflow/{id}/runs/{rid}/trace-log' })
+  t.match(closedLog.body, { attention: null }, 'a closed run\'s trace-log has no attention')
+  const after = await browser.newPage()
+  after.setDefaultTimeout(90_000)
+  await after.goto(`${base}/ui/${runHash(workflowId, stuck)}`)
+  await after.locator('.run-head .status[data-status="terminated"]').waitFor()
+  t.equal(await after.locator('.facts .reset-to a').getAttribute('href'), runHash(workflowId, healed.body.runId), 'the page links the run the reset made')
+  t.equal(await after.locator('.attention').count(), 0, 'and no longer marks it stuck')
 })

@@ -104,3 +104,23 @@ t.test('signals and updates to a closed run are 409', async (t) => {
   t.equal(u.status, 409)
   t.equal(u.body.error, 'WorkflowAlreadyClosedError')
 })
+
+t.test('a query pinned to a run answers from that run, not the latest; an unknown run is a 404', async (t) => {
+  const app = await build(t)
+  const workflowId = newId('pinned-query')
+  const older = await start(t, app, 'approval', { label: 'older' }, workflowId)
+  const signaled = await signal(t, app, workflowId, 'approve', { payload: { by: 'ceo' } })
+  t.equal(signaled.status, 200)
+  await waitClosed(app, workflowId)
+  const latest = await start(t, app, 'approval', { label: 'latest' }, workflowId)
+  t.teardown(async () => { await app.temporal.workflow.getHandle(workflowId, latest.runId).terminate('test cleanup') })
+  const pinned = (rid: string) => call(t, app, { method: 'POST', url: `/workflow/${workflowId}/runs/${rid}/query/state`, route: '/workflow/{id}/runs/{rid}/query/{query}' })
+
+  const answer = await pinned(older.runId)
+  t.equal(answer.status, 200)
+  t.same(answer.body, { workflowId, runId: older.runId, result: { label: 'older', approved: true, approvedBy: 'ceo' } }, 'the pinned, closed run answered')
+  t.match((await query(t, app, workflowId, 'state')).body, { runId: latest.runId, result: { label: 'latest' } }, 'the unpinned route still asks the latest run')
+  const unknown = await pinned('00000000-0000-4000-8000-000000000000')
+  t.equal(unknown.status, 404)
+  t.match(unknown.body, { error: 'WorkflowNotFoundError', runId: '00000000-0000-4000-8000-000000000000' })
+})

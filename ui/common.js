@@ -27,6 +27,9 @@ export function Problem ({ error }) {
   </div>`
 }
 
+/** A live stream's state in words; while reconnecting, why (the API's error, or the dropped connection). */
+export const streamState = (live, error) => (live === 'reconnecting' ? `reconnecting…${error ? ` (${error.name}: ${error.message})` : ''}` : live)
+
 export const runHref = (workflowId, runId) => `#/run/${encodeURIComponent(workflowId)}${runId ? `/${encodeURIComponent(runId)}` : ''}`
 
 export const go = (hash) => { window.location.hash = hash }

@@ -1,22 +1,30 @@
-// Forms for a run's signals, queries and updates, built from the schemas its catalog declares.
+// Forms for a run's signals, queries and updates, built from the schemas its catalog declares. They
+// act on the run on screen, never on a newer run of its workflow id: a query goes to the pinned
+// route; signals and updates have only the latest-run route, so they carry `If-Match` naming the
+// run, and the API refuses (412) rather than reach another run (docs/inspector.md, "Handlers").
 import { html, Component } from './html.js'
-import { api, seg } from './api.js'
+import { api, runPath, seg } from './api.js'
 import { Json, Problem } from './common.js'
 import { check, pretty, sample } from './schema.js'
 
-const PATHS = { signal: 'signal', query: 'query', update: 'update' }
+/** Where a handler of `kind` goes for the run on screen, and the headers that keep it there. */
+function target (kind, workflowId, runId, name) {
+  if (kind === 'query') return { path: `${runPath(workflowId, runId)}/query/${seg(name)}`, headers: {} }
+  return { path: `/workflow/${seg(workflowId)}/${kind}/${seg(name)}`, headers: { 'if-match': `"${runId}"` } }
+}
 
 class HandlerForm extends Component {
   state = { text: this.props.handler.payloadSchema ? pretty(sample(this.props.handler.payloadSchema)) : '', result: undefined, error: null, busy: false }
 
   send = async (event) => {
     event.preventDefault()
-    const { kind, handler, workflowId } = this.props
+    const { kind, handler, workflowId, runId } = this.props
     const { value, errors } = check(handler.payloadSchema, this.state.text)
     if (errors.length > 0) return
     this.setState({ busy: true, error: null, result: undefined })
     try {
-      const answer = await api('POST', `/workflow/${seg(workflowId)}/${PATHS[kind]}/${seg(handler.name)}`, value === undefined ? {} : { payload: value })
+      const { path, headers } = target(kind, workflowId, runId, handler.name)
+      const answer = await api('POST', path, value === undefined ? {} : { payload: value }, headers)
       this.setState({ busy: false, result: kind === 'signal' ? 'sent' : answer.result })
       this.props.onDone?.()
     } catch (error) {
@@ -40,16 +48,16 @@ class HandlerForm extends Component {
   }
 }
 
-export function Handlers ({ workflow, workflowId, running, onDone }) {
+export function Handlers ({ workflow, workflowId, runId, running, onDone }) {
   if (!workflow) return null
   const all = [['signal', workflow.signals], ['query', workflow.queries], ['update', workflow.updates]]
   if (all.every(([, list]) => list.length === 0)) return null
   return html`<section class="handlers">
     <h3>Signals, queries and updates</h3>
-    <p class="muted">Sent to the latest run of <code>${workflowId}</code>${running ? '' : ' (closed runs still answer queries)'}.</p>
+    <p class="muted">Sent to this run, <code>${runId}</code>${running ? '' : ' (closed runs still answer queries)'}.</p>
     <div class="handler-grid">
       ${all.flatMap(([kind, list]) => list.map((handler) => html`<${HandlerForm} key=${`${kind}-${handler.name}`} kind=${kind} handler=${handler}
-        workflowId=${workflowId} disabled=${!running && kind !== 'query'} onDone=${onDone} />`))}
+        workflowId=${workflowId} runId=${runId} disabled=${!running && kind !== 'query'} onDone=${onDone} />`))}
     </div>
   </section>`
 }

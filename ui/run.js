@@ -7,7 +7,10 @@ import { follow } from './sse.js'
 import { foldEvents } from './steps.js'
 import { Timeline } from './timeline.js'
 import { Handlers } from './handlers.js'
-import { Json, Problem, Status, duration, go, runHref, time } from './common.js'
+import { Json, Problem, Status, duration, go, runHref, streamState, time } from './common.js'
+
+/** `workersPolling` in words: null when the API could not tell (the engine did not answer). */
+const pollingText = (polling) => (polling === true ? 'yes' : polling === false ? 'no: the run waits until a worker polls its catalog' : 'unknown')
 
 export class RunView extends Component {
   state = {
@@ -67,12 +70,10 @@ export class RunView extends Component {
         } else if (name === 'done') {
           this.finished()
           return false
-        } else if (name === 'server_error') {
-          this.setState({ streamError: { name: data.error, message: data.message } })
-          return false
         }
       },
-      onState: ({ state, reconnects, error }) => this.setState((s) => ({ live: state, reconnects, streamError: error ?? s.streamError }))
+      // The error is why the stream is reconnecting (cleared once live again) or why it gave up.
+      onState: ({ state, reconnects, error }) => this.setState({ live: state, reconnects, streamError: error ?? null })
     })
   }
 
@@ -138,6 +139,8 @@ export class RunView extends Component {
       ? `${settings.temporalUiUrl.replace(/\/$/, '')}/namespaces/${seg(settings.namespace)}/workflows/${seg(workflowId)}/${seg(status.runId)}/history`
       : null
     const steps = [...s.steps.values()]
+    // The trace-log is re-read as the run moves; it carries the status's attention as of then.
+    const attention = trace ? trace.attention : status.attention
     return html`<section class="run">
       <div class="run-head">
         <h2><code>${status.workflowName}</code> <span class="run-id">${workflowId}</span> <${Status} status=${status.status} /></h2>
@@ -149,6 +152,10 @@ export class RunView extends Component {
             <button class="secondary" onClick=${() => this.setState({ confirm: false })}>No</button></span>`}
         </div>
       </div>
+      ${attention && html`<div class="attention" role="alert" data-attention=${attention.kind}>
+        <strong>Stuck: its workflow task keeps failing</strong> (attempt ${attention.attempts}): ${attention.message}.
+        The run does not move until its workflow code is fixed or the run is reset.
+      </div>`}
       <${Problem} error=${s.controlError} />
       ${s.controlAnswer && html`<p class="muted control-answer">Asked: ${s.controlAnswer.outcome ?? s.controlAnswer.status}</p>`}
       <dl class="facts">
@@ -157,6 +164,9 @@ export class RunView extends Component {
         <dt>Catalog</dt><dd><a href=${`#/catalog?catalog=${encodeURIComponent(status.catalog)}&workflow=${encodeURIComponent(status.workflowName)}`}>${status.catalog}</a></dd>
         <dt>Started</dt><dd>${time(status.startTime)}${status.startedBy ? ` by ${status.startedBy}` : ''}</dd>
         <dt>Closed</dt><dd>${time(status.closeTime)}${status.closeTime ? ` (after ${duration(status.startTime, status.closeTime)})` : ''}</dd>
+        ${!status.closeTime && html`<dt>Workers polling</dt><dd class="workers-polling" data-polling=${String(status.workersPolling)}>${pollingText(status.workersPolling)}</dd>`}
+        ${status.resetFrom && html`<dt>Reset from</dt><dd class="reset-from"><a href=${runHref(workflowId, status.resetFrom.runId)}>run ${status.resetFrom.runId}</a> at event ${status.resetFrom.eventId}${status.resetFrom.step ? `, step ${status.resetFrom.step}` : ''}</dd>`}
+        ${status.resetTo && html`<dt>Reset to</dt><dd class="reset-to"><a href=${runHref(workflowId, status.resetTo)}>run ${status.resetTo}</a></dd>`}
         ${status.parentWorkflowId && html`<dt>Parent</dt><dd><a href=${runHref(status.parentWorkflowId, w?.parent?.runId)}>${status.parentWorkflowId}</a></dd>`}
         ${w?.previousRunId && html`<dt>Continues</dt><dd><a href=${runHref(workflowId, w.previousRunId)}>previous run</a></dd>`}
         ${w?.nextRunId && html`<dt>Continued by</dt><dd><a href=${runHref(workflowId, w.nextRunId)}>next run</a></dd>`}
@@ -173,10 +183,10 @@ export class RunView extends Component {
       </div>
       <section class="steps">
         <h3>Steps</h3>
-        <p class="muted live" data-live=${s.live} data-reconnects=${s.reconnects}>
-          ${s.live === 'open' ? 'Following live' : s.live === 'ended' ? 'History complete' : `Stream: ${s.live}`}${` · ${s.events} events`}${s.reconnects > 0 ? ` · reconnected ${s.reconnects}×, resumed where it left off` : ''}
+        <p class="muted live" data-live=${s.live} data-reconnects=${s.reconnects} role="status">
+          ${s.live === 'open' ? 'Following live' : s.live === 'ended' ? 'History complete' : `Stream: ${streamState(s.live, s.streamError)}`}${` · ${s.events} events`}${s.reconnects > 0 ? ` · reconnected ${s.reconnects}×, resumed where it left off` : ''}
         </p>
-        <${Problem} error=${s.streamError} />
+        <${Problem} error=${s.live === 'failed' ? s.streamError : null} />
         <ol class="step-list" aria-label="Steps">
           ${steps.map((step) => html`<li key=${step.id} class=${`step step-${step.status}`} data-step=${step.name}>
             <span class="kind">${step.cleanup ? 'cleanup ' : ''}${step.kind}</span> <strong>${step.name}</strong> <${Status} status=${step.status} />
@@ -193,7 +203,7 @@ export class RunView extends Component {
         ${s.traceError && html`<${Problem} error=${s.traceError} />`}
         ${trace && html`<${Timeline} trace=${trace.trace} />`}
       </section>
-      <${Handlers} workflow=${s.workflow} workflowId=${workflowId} running=${running} onDone=${() => this.scheduleTrace()} />
+      <${Handlers} workflow=${s.workflow} workflowId=${workflowId} runId=${status.runId} running=${running} onDone=${() => this.scheduleTrace()} />
       <p><a href=${`#/runs?workflowName=${encodeURIComponent(status.workflowName)}`}>Other runs of ${status.workflowName}</a> ·
         <button class="link" onClick=${() => go(`#/catalog?workflow=${encodeURIComponent(status.workflowName)}`)}>Start another</button></p>
     </section>`

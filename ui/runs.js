@@ -3,14 +3,14 @@
 import { html, Component } from './html.js'
 import { api, query } from './api.js'
 import { follow } from './sse.js'
-import { Problem, Status, go, runHref, time } from './common.js'
+import { Problem, Status, go, runHref, streamState, time } from './common.js'
 import { Progressive } from './progressive.js'
 
 const FILTERS = ['workflowName', 'status', 'catalog', 'startedAfter', 'startedBefore']
 const STATUSES = ['running', 'completed', 'failed', 'canceled', 'terminated', 'timed_out', 'continued_as_new', 'paused']
 
 export class RunsView extends Component {
-  state = { runs: [], next: null, error: null, loading: true, live: 'connecting', changes: 0 }
+  state = { runs: [], next: null, error: null, loading: true, live: 'connecting', feedError: null, changes: 0 }
 
   filters () {
     return Object.fromEntries(FILTERS.map((f) => [f, this.props.params[f]]).filter(([, v]) => v))
@@ -20,7 +20,8 @@ export class RunsView extends Component {
     this.page(null)
     this.feed = follow(`/workflow/runs/stream${query(this.filters())}`, {
       onEvent: (name, data) => { if (name === 'run') this.change(data.run) },
-      onState: ({ state, error }) => this.setState((s) => ({ live: state, error: error ?? s.error }))
+      // The feed's error is only while it reconnects (cleared once live) or after it gave up.
+      onState: ({ state, error }) => this.setState({ live: state, feedError: error ?? null })
     })
   }
 
@@ -69,7 +70,7 @@ export class RunsView extends Component {
     go(`#/runs${query(params)}`)
   }
 
-  render ({ params }, { runs, next, error, loading, live, changes }) {
+  render ({ params }, { runs, next, error, loading, live, feedError, changes }) {
     const local = (iso) => (iso ? new Date(Date.parse(iso) - new Date().getTimezoneOffset() * 60_000).toISOString().slice(0, 16) : '')
     return html`<section class="runs">
       <h2>Runs</h2>
@@ -84,10 +85,10 @@ export class RunsView extends Component {
         <label>Started before <input type="datetime-local" name="startedBefore" value=${local(params.startedBefore)} /></label>
         <button type="submit">Filter</button>
       </form>
-      <p class="muted live" data-live=${live}>
-        ${live === 'open' ? 'Live: new and closed runs appear here by themselves' : `Change feed: ${live}`}${changes > 0 ? ` · ${changes} change(s) received` : ''}
+      <p class="muted live" data-live=${live} role="status">
+        ${live === 'open' ? 'Live: new and closed runs appear here by themselves' : `Change feed: ${streamState(live, feedError)}`}${changes > 0 ? ` · ${changes} change(s) received` : ''}
       </p>
-      <${Problem} error=${error} />
+      <${Problem} error=${error ?? (live === 'failed' ? feedError : null)} />
       <table class="runs-table" role="table">
         <thead role="rowgroup"><tr role="row"><th role="columnheader">Workflow id</th><th role="columnheader">Workflow</th><th role="columnheader">Status</th><th role="columnheader">Started</th><th role="columnheader">Closed</th></tr></thead>
         <tbody role="rowgroup">

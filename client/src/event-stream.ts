@@ -6,9 +6,9 @@
  * connection drops, the stream sends a failure frame, or the API is down for a while (connection
  * refused during a restart), it reconnects with that id in the `Last-Event-ID` header; the API
  * then sends exactly what came after it. The wait between attempts is the server's `retry:` hint
- * (first attempt), then doubles up to 10 s; after `maxReconnectWaitMs` (default 60 s) without a
- * successful reconnect the iterator throws the last error (FlowportNetworkError, or the API's
- * error). The first connection is not retried: an API that does not answer it throws
+ * (first attempt), then doubles up to 10 s, and is never shorter than an answer's `Retry-After`;
+ * after `maxReconnectWaitMs` (default 60 s) without a successful reconnect the iterator throws the
+ * last error (FlowportNetworkError, or the API's error), its message saying it gave up. The first connection is not retried: an API that does not answer it throws
  * FlowportNetworkError at once. A JSON error before the first stream byte (400, 401, 404, …)
  * throws its error class; during a reconnect, 502/503/504 answers are retried. The iterator ends
  * after a message `ends` accepts, on a 204, or cleanly (without throwing) when `signal` aborts.
@@ -83,8 +83,12 @@ export async function * readEventStream (context: StreamContext, url: string, op
   /** Waits before the next attempt, or throws `error` once reconnecting took longer than maxWait. */
   async function backoff (error: FlowportError): Promise<void> {
     failingSince ??= Date.now()
-    if (Date.now() - failingSince >= maxWait) throw error
-    const delay = Math.min(retryMs * 2 ** attempt, Math.max(MAX_DELAY_MS, retryMs))
+    if (Date.now() - failingSince >= maxWait) {
+      error.message = `Gave up reconnecting to ${context.baseUrl} after ${maxWait / 1000} s without a live stream; the last attempt: ${error.message}`
+      throw error
+    }
+    // A proxy or the API that says when to come back (`Retry-After`) is not asked again sooner.
+    const delay = Math.max(Math.min(retryMs * 2 ** attempt, Math.max(MAX_DELAY_MS, retryMs)), (error.retryAfter ?? 0) * 1000)
     attempt++
     await sleep(delay, controller.signal)
   }

@@ -1,14 +1,17 @@
 /**
  * FlowportClient.follow() against the real API's history stream: every history event exactly once
  * (compared by event id with GET …/history), across a connection the API side destroys, across an
- * API restart on the same port, and when resuming with lastEventId.
+ * API restart on the same port (also behind a proxy answering 502 meanwhile, and 503 with
+ * Retry-After), and when resuming with lastEventId; giving up when the API never comes back.
  */
 import t, { type Test } from 'tap'
 import type { Socket } from 'node:net'
 import { build } from '../../test/helpers/app.js'
 import { trackSockets } from '../../test/helpers/browser.js'
+import { gateway } from '../../test/helpers/gateway.js'
+import { until } from '../../test/helpers/processes.js'
 import type { App } from '../../app.js'
-import { FlowportClient, WorkflowNotFoundError, type StreamEvent } from '@flowport/client'
+import { FlowportClient, FlowportNetworkError, WorkflowNotFoundError, type StreamEvent } from '@flowport/client'
 
 const catalog = process.env.FLOWPORT_TEST_CATALOG
 
@@ -99,6 +102,62 @@ t.test('follow resumes by itself across an API restart on the same port', async 
   t.ok(attempts.refused >= 1, `${attempts.refused} reconnect attempt(s) refused while the API was down`)
   t.ok(events.filter((e) => e.event === 'workflow').length >= 2, 'workflow again after the restart')
   checkExactlyOnce(t, events, await historyIds(second, workflowId))
+})
+
+t.test('follow rides out a proxy\'s 503 with Retry-After and its 502s while the API restarts, asking no sooner than Retry-After', async (t) => {
+  const first = await listening(t)
+  const port = Number(new URL(first.baseUrl).port)
+  const proxy = await gateway(t, port)
+  const client = new FlowportClient({ baseUrl: proxy.url })
+  const { workflowId } = await client.start('sleepy', { steps: 30, delayMs: 1000 }, { catalog })
+  const streams = () => proxy.answers.filter((a) => a.path.endsWith('/history/stream'))
+  const answered = (status: number) => until(() => streams().some((a) => a.status === status), 1200, 50)
+  const events: StreamEvent[] = []
+  let restart: Promise<App> | undefined
+  for await (const event of client.follow(workflowId)) {
+    events.push(event)
+    if (event.event === 'history' && restart === undefined) {
+      restart = (async () => {
+        // The engine is away (503, Retry-After: 7), then the API is down (the proxy's 502), then back on its port.
+        proxy.unavailable(7)
+        await first.app.close()
+        if (!await answered(503)) throw new Error('no reconnect attempt met the 503')
+        proxy.unavailable(null)
+        if (!await answered(502)) throw new Error('no reconnect attempt met the 502')
+        return (await listening(t, port)).app
+      })()
+    }
+  }
+  t.ok(restart, 'the API was restarted')
+  const second = await restart!
+  checkExactlyOnce(t, events, await historyIds(second, workflowId))
+  const seen = streams()
+  const unavailable = seen.findIndex((a) => a.status === 503)
+  t.ok(seen[unavailable + 1].at - seen[unavailable].at >= 7000, `the attempt after the 503 came ${seen[unavailable + 1].at - seen[unavailable].at} ms later: no sooner than its Retry-After`)
+  t.ok(seen.some((a) => a.status === 502), 'a 502 was ridden out')
+  t.ok(seen.slice(1).every((a) => a.lastEventId !== undefined), 'every reconnect resumed with Last-Event-ID')
+})
+
+t.test('follow gives up after maxReconnectWaitMs when the API never comes back, and says so', async (t) => {
+  const { app, baseUrl } = await listening(t)
+  const client = new FlowportClient({ baseUrl })
+  const { workflowId } = await client.start('sleepy', { steps: 6, delayMs: 1000 }, { catalog })
+  const events: StreamEvent[] = []
+  let closed: Promise<void> | undefined
+  const failure = await (async () => {
+    try {
+      for await (const event of client.follow(workflowId, { maxReconnectWaitMs: 3000 })) {
+        events.push(event)
+        if (event.event === 'history') closed ??= app.close()
+      }
+    } catch (error) {
+      return error
+    }
+  })()
+  await closed
+  t.ok(events.some((e) => e.event === 'history'), 'it was following')
+  t.type(failure, FlowportNetworkError, 'the last error: no answer')
+  t.match((failure as Error).message, new RegExp(`^Gave up reconnecting to ${baseUrl} after 3 s without a live stream; the last attempt: No answer from`), 'the message says it gave up, and why')
 })
 
 t.test('follow with lastEventId gets exactly the rest; after done it ends at once', async (t) => {

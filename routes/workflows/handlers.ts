@@ -1,5 +1,6 @@
 /**
- * Signals, queries and updates of the latest run of a workflow id. Handler names and payloads are
+ * Signals, queries and updates of the latest run of a workflow id, and queries of one run (an
+ * older run still answers them; it is closed, so it takes no signal or update). Handler names and payloads are
  * checked against the run's catalog first: an undeclared name is a 404 (Signal|Query|Update)NotFoundError,
  * a payload that breaks the declared payloadSchema a 400 with issues `in: payload`.
  */
@@ -8,7 +9,7 @@ import type { FastifyReply } from 'fastify'
 import { Type, type Static } from '@sinclair/typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
 import {
-  QueryBodySchema, QueryParamsSchema, QueryResultSchema, SignalBodySchema, SignalParamsSchema, SignalResultSchema, UpdateBodySchema, UpdateParamsSchema, UpdateResultSchema,
+  QueryBodySchema, QueryParamsSchema, QueryResultSchema, RunQueryParamsSchema, SignalBodySchema, SignalParamsSchema, SignalResultSchema, UpdateBodySchema, UpdateParamsSchema, UpdateResultSchema,
   UpdateAcceptedSchema, UpdateHeadersSchema, UpdateStateParamsSchema, UpdateStateSchema
 } from '../../schemas/workflow.js'
 import { clientGone } from '../../lib/abort.js'
@@ -23,10 +24,10 @@ import { ConditionalReadHeadersSchema, RunPreconditionHeadersSchema, notModified
 const common = '404: unknown workflow id, or a name the run\'s workflow does not declare in its catalog. ' +
   '503: the run\'s catalog is not published (its handlers cannot be checked).'
 
-interface HandlerRequest { params: { id: string }, headers: { 'if-match'?: string }, body?: { payload?: unknown }, principal: Principal | null }
+interface HandlerRequest { params: { id: string, rid?: string }, headers: { 'if-match'?: string }, body?: { payload?: unknown }, principal: Principal | null }
 
 const handlerCall = (request: HandlerRequest, reply: FastifyReply, kind: HandlerKind, name: string): HandlerCall =>
-  ({ workflowId: request.params.id, kind, name, payload: request.body?.payload, signal: clientGone(reply), identity: engineIdentity(request), ifMatch: request.headers['if-match'] })
+  ({ workflowId: request.params.id, runId: request.params.rid, kind, name, payload: request.body?.payload, signal: clientGone(reply), identity: engineIdentity(request), ifMatch: request.headers['if-match'] })
 
 const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/workflow/:id/signal/:name', {
@@ -56,6 +57,23 @@ const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Read-only. A closed run is still answered when a worker can replay it. ' +
         `422 QueryFailedError when the query handler throws. ${common}`,
       params: ref(QueryParamsSchema),
+      body: ref(QueryBodySchema),
+      response: { 200: ref(QueryResultSchema), ...errorsFor(400, 401, 404, 409, 413, 415, 422, 500, 503) }
+    }
+  }, async (request, reply) => await runQuery(fastify, handlerCall(request, reply, 'query', request.params.query)))
+
+  fastify.post('/workflow/:id/runs/:rid/query/:query', {
+    config: access('interact', 'workflow'),
+    ...optionalBody,
+    schema: {
+      ...optionalBodySchema,
+      tags: ['workflows'],
+      operationId: 'queryRun',
+      summary: 'Query one run',
+      description: 'The query of POST /workflow/{id}/query/{query}, sent to this run instead of the latest one: e.g. a run that ' +
+        'continued as new or was reset, which still answers when a worker can replay it. ' +
+        `422 QueryFailedError when the query handler throws. ${common}`,
+      params: ref(RunQueryParamsSchema),
       body: ref(QueryBodySchema),
       response: { 200: ref(QueryResultSchema), ...errorsFor(400, 401, 404, 409, 413, 415, 422, 500, 503) }
     }

@@ -8,7 +8,8 @@ import { readTraceLog } from '../../lib/trace-log.js'
 import { access } from '../../lib/access/scopes.js'
 
 const description = 'The trace of a closed run, read from the bucket (SERVICE_TRACE_S3_BUCKET) or else SERVICE_TRACE_DIR. ' +
-  'For an open run, the trace recorded so far (`partial: true`), assembled from the engine\'s history. ' +
+  'For an open run, the trace recorded so far (`partial: true`), assembled from the engine\'s history, with the status\'s `attention` ' +
+  'when its workflow task keeps failing. ' +
   '404 WorkflowNotFoundError for an unknown run, TraceNotFoundError when tracing is off; 503 TraceStorageUnavailableError ' +
   'when the bucket does not answer.'
 

@@ -407,6 +407,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workflow/{id}/runs/{rid}/query/{query}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Query one run
+         * @description The query of POST /workflow/{id}/query/{query}, sent to this run instead of the latest one: e.g. a run that continued as new or was reset, which still answers when a worker can replay it. 422 QueryFailedError when the query handler throws. 404: unknown workflow id, or a name the run's workflow does not declare in its catalog. 503: the run's catalog is not published (its handlers cannot be checked).
+         */
+        post: operations["queryRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workflow/{id}/update/{name}": {
         parameters: {
             query?: never;
@@ -617,7 +637,7 @@ export interface paths {
         };
         /**
          * Execution trace of the latest run of a workflow id
-         * @description The trace of a closed run, read from the bucket (SERVICE_TRACE_S3_BUCKET) or else SERVICE_TRACE_DIR. For an open run, the trace recorded so far (`partial: true`), assembled from the engine's history. 404 WorkflowNotFoundError for an unknown run, TraceNotFoundError when tracing is off; 503 TraceStorageUnavailableError when the bucket does not answer.
+         * @description The trace of a closed run, read from the bucket (SERVICE_TRACE_S3_BUCKET) or else SERVICE_TRACE_DIR. For an open run, the trace recorded so far (`partial: true`), assembled from the engine's history, with the status's `attention` when its workflow task keeps failing. 404 WorkflowNotFoundError for an unknown run, TraceNotFoundError when tracing is off; 503 TraceStorageUnavailableError when the bucket does not answer.
          */
         get: operations["getWorkflowTrace"];
         put?: never;
@@ -637,7 +657,7 @@ export interface paths {
         };
         /**
          * Execution trace of one run
-         * @description The trace of a closed run, read from the bucket (SERVICE_TRACE_S3_BUCKET) or else SERVICE_TRACE_DIR. For an open run, the trace recorded so far (`partial: true`), assembled from the engine's history. 404 WorkflowNotFoundError for an unknown run, TraceNotFoundError when tracing is off; 503 TraceStorageUnavailableError when the bucket does not answer.
+         * @description The trace of a closed run, read from the bucket (SERVICE_TRACE_S3_BUCKET) or else SERVICE_TRACE_DIR. For an open run, the trace recorded so far (`partial: true`), assembled from the engine's history, with the status's `attention` when its workflow task keeps failing. 404 WorkflowNotFoundError for an unknown run, TraceNotFoundError when tracing is off; 503 TraceStorageUnavailableError when the bucket does not answer.
          */
         get: operations["getRunTrace"];
         put?: never;
@@ -1440,6 +1460,24 @@ export interface components {
              */
             query: string;
         };
+        RunQueryParams: {
+            /**
+             * @description Workflow id
+             * @example expense-42
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description Run id (a UUID)
+             * @example 0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60
+             */
+            rid: string;
+            /**
+             * @description Query name
+             * @example state
+             */
+            query: string;
+        };
         UpdateParams: {
             /**
              * @description Workflow id
@@ -1928,6 +1966,8 @@ export interface components {
             location: string | null;
             /** @description True while the run is open: the trace so far; calls still running have status `running` */
             partial: boolean;
+            /** @description As in the run's status: set while the engine keeps retrying the open run's failing workflow task (the run does not move until someone fixes the workflow code or resets the run); null otherwise, and always for a closed run */
+            attention: components["schemas"]["Attention"] | null;
             trace: components["schemas"]["Trace"];
         };
         /** @example {
@@ -4969,6 +5009,163 @@ export interface operations {
                  * @example expense-42
                  */
                 id: string;
+                /**
+                 * @description Query name
+                 * @example state
+                 */
+                query: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["QueryBody"];
+            };
+        };
+        responses: {
+            /** @description What the query handler returned */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryResult"];
+                };
+            };
+            /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES (or the upload `inputRef` names is larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UnsupportedMediaTypeError: the body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UpdateRejectedError: the update's validator refused the payload; UpdateFailedError / QueryFailedError: the handler threw; IdempotencyKeyReusedError: the Idempotency-Key was used before with another body (workflow name, input, catalog or webhook URL) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    queryRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Workflow id
+                 * @example expense-42
+                 */
+                id: string;
+                /**
+                 * @description Run id (a UUID)
+                 * @example 0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60
+                 */
+                rid: string;
                 /**
                  * @description Query name
                  * @example state
