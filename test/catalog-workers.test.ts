@@ -12,7 +12,9 @@ import { buildApp } from '../app.js'
 import { loadConfig } from '../schemas/config.js'
 import { build, traceEnv } from './helpers/app.js'
 import { engineAddress, testCatalog } from './helpers/env.js'
+import { openSse, type Frame } from './helpers/history.js'
 import { publishCatalog, startPolling } from './helpers/poller.js'
+import type { RunChange } from '../schemas/runs-feed.js'
 import { call, eventually, newId, start } from './helpers/workflows.js'
 
 const unique = (prefix: string) => `${prefix}-${randomUUID()}`
@@ -120,14 +122,20 @@ t.test('the task-queue description is cached: polling a status does not add an e
   t.equal(calls, 1, 'five status reads, one task-queue description')
 })
 
-t.test('while DescribeTaskQueue fails, status and run lists answer with workersPolling null and the rest intact; logged once per episode', async (t) => {
+t.test('while DescribeTaskQueue fails, status, run lists and the feed answer with workersPolling null and the rest intact; logged once per episode', async (t) => {
   const lines: Array<{ msg: string, catalog?: string }> = []
-  const config = loadConfig({ ...traceEnv(), TEMPORAL_ADDRESS: engineAddress(), SERVICE_CATALOG_ID: testCatalog(), LOG_LEVEL: 'info' })
+  const config = loadConfig({
+    ...traceEnv(), TEMPORAL_ADDRESS: engineAddress(), SERVICE_CATALOG_ID: testCatalog(), LOG_LEVEL: 'info', SERVICE_RUNS_FEED_POLL_MS: '200', SERVICE_RUNS_FEED_DELAY_MS: '500'
+  })
   const app = await buildApp({ config, logger: { level: 'info', stream: { write: (line: string) => { lines.push(JSON.parse(line)) } } } })
   t.teardown(() => app.close())
   const taskQueue = unique('undescribed')
-  const run = await app.temporal.workflow.start('hello', { taskQueue, workflowId: newId('undescribed'), args: [{ name: 'Ada' }] })
-  t.teardown(() => run.terminate('test cleanup'))
+  const open = async () => {
+    const handle = await app.temporal.workflow.start('hello', { taskQueue, workflowId: newId('undescribed'), args: [{ name: 'Ada' }] })
+    t.teardown(() => handle.terminate('test cleanup'))
+    return handle
+  }
+  const run = await open()
 
   // The one engine call that fails: the engine itself cannot be made to fail only this one.
   const service = app.temporal.workflowService
@@ -150,7 +158,17 @@ t.test('while DescribeTaskQueue fails, status and run lists answer with workersP
     (res) => res.status !== 200 || res.body.runs.length > 0)
   t.equal(listed.status, 200)
   t.match(listed.body.runs, [{ workflowId: run.workflowId, status: 'running', workersPolling: null }])
-  t.equal(logged('cannot describe the task queue'), 1, 'four answers, one warning')
+  const base = await app.listen({ port: 0, host: '127.0.0.1' })
+  const feed = await openSse(`${base}/workflow/runs/stream?catalog=${taskQueue}`)
+  t.teardown(() => { feed.close() })
+  t.equal(feed.statusCode, 200)
+  await feed.until((frames) => frames.length > 0)
+  const later = await open()
+  const startOf = (frames: Frame[]) => frames.map((f) => f.event === 'run' ? JSON.parse(f.data) as RunChange : undefined)
+    .find((c) => c?.change === 'started' && c.run.workflowId === later.workflowId)
+  t.match(startOf(await feed.until((frames) => startOf(frames) !== undefined || frames.some((f) => f.event === 'server_error'))),
+    { run: { workflowId: later.workflowId, status: 'running', workersPolling: null } }, 'the feed carries the start')
+  t.equal(logged('cannot describe the task queue'), 1, 'five answers, one warning')
 
   failing = false
   t.match((await status()).body, { workersPolling: false }, 'known again once the engine answers')
