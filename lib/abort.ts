@@ -13,3 +13,23 @@ export function clientGone (reply: FastifyReply): AbortSignal {
   reply.raw.once('close', () => { if (!reply.raw.writableFinished) controller.abort() })
   return controller.signal
 }
+
+/**
+ * Waits for `shared` until `signal` aborts, then rejects with the signal's reason; `shared` runs on
+ * for whoever else waits on it (a cache entry that many requests share: one leaving must not fail
+ * the others).
+ */
+export async function untilAborted<T> (shared: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (signal === undefined) return await shared
+  signal.throwIfAborted()
+  let leave = () => {}
+  const left = new Promise<never>((_resolve, reject) => {
+    leave = () => { reject(signal.reason) }
+    signal.addEventListener('abort', leave, { once: true })
+  })
+  try {
+    return await Promise.race([shared, left])
+  } finally {
+    signal.removeEventListener('abort', leave)
+  }
+}

@@ -12,16 +12,20 @@ import { encodeToPayloads } from '@temporalio/common/lib/internal-non-workflow/c
 import { tsToDate } from '@temporalio/common/lib/time.js'
 import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '@flowport/worker/contract'
 import type { BatchBody, BatchFilter, BatchStarted, BatchStatus } from '../schemas/batch.js'
-import { ApiError } from './api-error.js'
+import { ApiError, validationError } from './api-error.js'
 import { reapplyOptions } from './reset.js'
 import { quote, visibilityQuery } from './runs.js'
+import { ungroupableReason } from './visibility-query.js'
 
 const { BatchOperationType, BatchOperationState } = protoRoot.temporal.api.enums.v1
 type Operation = Omit<temporal.api.workflowservice.v1.IStartBatchOperationRequest, 'namespace' | 'visibilityQuery' | 'jobId' | 'reason'>
 
-/** The batch's visibility query; a raw query is narrowed so internal runs (catalogs, webhook deliveries) stay out. */
+/** The batch's visibility query; a raw query is narrowed so internal runs (catalogs, webhook deliveries) stay out; one that could escape the narrowing is a 400. */
 export function batchQuery (filter: BatchFilter): string {
   if (!('query' in filter)) return visibilityQuery(filter)
+  // Text that closes the group early (`x) OR (y`) would undo the narrowing: refused, not sent.
+  const problem = ungroupableReason(filter.query)
+  if (problem !== undefined) throw validationError([{ path: '/filter/query', in: 'body', message: problem }])
   return `(${filter.query}) AND WorkflowType != ${quote(CATALOG_WORKFLOW_TYPE)} AND WorkflowType != ${quote(WEBHOOK_WORKFLOW_TYPE)}`
 }
 

@@ -3,6 +3,7 @@
  * optionally escalated to termination, and termination. Both act on exactly one run: the pinned
  * one, or the latest run as described before acting; a newer run is never touched.
  */
+import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import type { StopResult, TerminateResult } from '../schemas/control.js'
 import { alreadyClosed, closedMeanwhile, describeRun } from './execution.js'
@@ -35,10 +36,14 @@ async function stopped (fastify: FastifyInstance, run: RunRef, event: Parameters
   return { ...run, status, outcome: status === 'canceled' ? 'canceled' : 'closed' }
 }
 
-export async function stopRun (fastify: FastifyInstance, call: ControlCall & { terminateAfterMs?: number }): Promise<StopResult> {
+export async function stopRun (fastify: FastifyInstance, call: ControlCall & { terminateAfterMs?: number, reason?: string }): Promise<StopResult> {
   const { run, status } = await openRun(fastify, call)
-  const handle = fastify.temporalAs(call.identity).workflow.getHandle(run.workflowId, run.runId)
-  await fastify.engineCall(() => handle.cancel(), { signal: call.signal, ...run }).catch((err: unknown) => { throw closedMeanwhile(err, run) })
+  const client = fastify.temporalAs(call.identity)
+  const handle = client.workflow.getHandle(run.workflowId, run.runId)
+  // The raw request: the SDK's handle.cancel() cannot carry the reason the engine records.
+  await fastify.engineCall(() => client.workflowService.requestCancelWorkflowExecution({
+    namespace: client.options.namespace, workflowExecution: run, identity: client.options.identity, requestId: randomUUID(), reason: call.reason
+  }), { signal: call.signal, ...run }).catch((err: unknown) => { throw closedMeanwhile(err, run) })
   if (call.terminateAfterMs === undefined) return { ...run, status, outcome: 'cancel_requested' }
 
   const wait = Math.min(call.terminateAfterMs, fastify.config.SERVICE_RUN_MAX_TIMEOUT_MS)

@@ -155,10 +155,13 @@ export function historyWorkflowOf (execution: Execution): HistoryWorkflow {
   return { workflowId, runId, status, startTime, closeTime, historyLength, taskQueue: catalog }
 }
 
-/** The status, and for an open run whether a worker polls its task queue (a run nobody polls never moves). */
+/**
+ * The status, and for an open run whether a worker polls its task queue (a run nobody polls never
+ * moves); null when the engine cannot say: the rest of the answer does not depend on it.
+ */
 export async function statusWithWorkers (fastify: FastifyInstance, execution: Execution, signal?: AbortSignal): Promise<WorkflowStatus> {
   if (execution.closeTime) return statusOf(execution)
-  return statusOf(execution, (await fastify.catalogs.workers(execution.taskQueue, signal)).polling)
+  return statusOf(execution, await fastify.catalogs.workersPolling(execution.taskQueue, signal))
 }
 
 export function alreadyClosed (run: { workflowId: string, runId: string }, status: string): ApiError {

@@ -2,8 +2,9 @@
  * Idempotency-Key on POST /workflow/start and /workflow/run (docs/idempotency.md), kept with no
  * store but the engine:
  *
- * - The key names the workflow id: without a `workflowId` in the body the run's id is a
- *   name-based UUID (v5) of catalog and key, so every request with one key asks the engine for
+ * - The key, scoped to the caller's API key when keys are in use (`callersKey`), names the
+ *   workflow id: without a `workflowId` in the body the run's id is a name-based UUID (v5) of
+ *   catalog and key, so every request with one key asks the engine for
  *   one id, and the engine's own id uniqueness decides which request starts the run.
  * - The start uses reuse policy REJECT_DUPLICATE (a closed run's id is not started again while
  *   the engine keeps that run) and conflict policy USE_EXISTING (an open run is answered, not
@@ -27,6 +28,15 @@ export interface IdempotencyRecord { key: string, fingerprint: string }
 export function idempotencyKeyOf (header: string | undefined): string | undefined {
   if (header === undefined) return undefined
   return header.startsWith('"') ? header.slice(1, -1) : header
+}
+
+/**
+ * The key as the API keeps it: with API keys in use it belongs to the caller's key, so clients of
+ * two keys that both send `order-42` make two requests, not one. A space is in neither a key nor a
+ * key id, so `<keyId> <key>` never spells another caller's key, nor a key sent with auth off.
+ */
+export function callersKey (key: string, keyId: string | undefined): string {
+  return keyId === undefined ? key : `${keyId} ${key}`
 }
 
 /** JSON with object keys sorted at every level (RFC 8785's order; numbers and strings as JSON.stringify writes them). */

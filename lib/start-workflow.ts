@@ -13,7 +13,7 @@ import { ApiError, validationError } from './api-error.js'
 import { describeRun, isReservedWorkflowId } from './execution.js'
 import { assertMatches } from './json-schema.js'
 import { durationMs } from './schedules/spec.js'
-import { IDEMPOTENCY_MEMO_KEY, fingerprintOf, keyedWorkflowId, startWithKey } from './idempotency.js'
+import { IDEMPOTENCY_MEMO_KEY, callersKey, fingerprintOf, keyedWorkflowId, startWithKey } from './idempotency.js'
 import { abandonDelivery, deliveryWorkflowId, startDelivery, webhookRunMemo, webhookTarget } from './webhooks.js'
 import { uploadedInput } from './payloads.js'
 
@@ -84,7 +84,9 @@ export interface StartOptions {
   startedBy?: string
 }
 
-export async function startWorkflow (fastify: FastifyInstance, body: StartWorkflowBody, { signal, idempotencyKey, identity, startedBy }: StartOptions = {}): Promise<Started> {
+export async function startWorkflow (fastify: FastifyInstance, body: StartWorkflowBody, options: StartOptions = {}): Promise<Started> {
+  const { signal, identity, startedBy } = options
+  const idempotencyKey = options.idempotencyKey === undefined ? undefined : callersKey(options.idempotencyKey, startedBy)
   assertUsableId(body.workflowId)
   const webhook = webhookTarget(fastify, body.webhook)
   const catalog = catalogOf(fastify, body)

@@ -16,6 +16,7 @@ import protoRoot from '@temporalio/proto'
 import {
   CATALOG_FORMAT, CATALOG_FORMAT_MEMO_KEY, CATALOG_WORKFLOW_TYPE, catalogWorkflowId, type Catalog, type CatalogWorkflow
 } from '@flowport/worker/contract'
+import { untilAborted } from '../lib/abort.js'
 import { ApiError, RETRY_AFTER_SECONDS } from '../lib/api-error.js'
 import { readRunInput } from '../lib/run-history.js'
 import { isoOrNull } from '../lib/status.js'
@@ -38,6 +39,8 @@ export interface Catalogs {
   workflow: (catalogId: string, name: string, signal?: AbortSignal) => Promise<CatalogWorkflow>
   /** Workers polling the catalog's task queue (= the catalog id) for workflow tasks. */
   workers: (catalogId: string, signal?: AbortSignal) => Promise<CatalogWorkers>
+  /** Whether a worker polls the task queue, as a run's `workersPolling`: null when the engine cannot say. */
+  workersPolling: (catalogId: string, signal?: AbortSignal) => Promise<boolean | null>
   /** Ids of every published catalog (the engine's visibility list: eventually consistent). */
   published: (signal?: AbortSignal) => Promise<string[]>
   /** Hits and misses of each cache since start (plugins/metrics.ts exports them). */
@@ -55,20 +58,24 @@ const howToPublish = (catalogId: string) => `start a worker with SERVICE_CATALOG
 const notAvailable = (catalogId: string, why: string) => new ApiError(503, 'CatalogNotAvailableError',
   `Catalog ${catalogId} is not available: ${why}`, { headers: { 'retry-after': RETRY_AFTER_SECONDS } })
 
-/** Caches a promise per key for CACHE_TTL_MS; concurrent callers share one engine call, failures are not kept. */
-function cached<T> (stats: CacheStats, load: (key: string, signal?: AbortSignal) => Promise<T>) {
+/**
+ * Caches a promise per key for CACHE_TTL_MS; concurrent callers share one engine call, failures are
+ * not kept. The shared call runs under the engine call's own deadline, not a caller's signal: each
+ * caller stops waiting on its own signal, and one leaving never fails the others.
+ */
+function cached<T> (stats: CacheStats, load: (key: string) => Promise<T>) {
   const cache = new Map<string, { at: number, value: Promise<T> }>()
   return async (key: string, signal?: AbortSignal): Promise<T> => {
     const hit = cache.get(key)
     if (hit && Date.now() - hit.at < CACHE_TTL_MS) {
       stats.hits++
-      return await hit.value
+      return await untilAborted(hit.value, signal)
     }
     stats.misses++
-    const value = load(key, signal)
+    const value = load(key)
     cache.set(key, { at: Date.now(), value })
     value.catch(() => { if (cache.get(key)?.value === value) cache.delete(key) })
-    return await value
+    return await untilAborted(value, signal)
   }
 }
 
@@ -78,21 +85,19 @@ export default fp(async (fastify) => {
 
   /** The catalog of each catalog workflow's current run: a new catalog comes with a new run. */
   const ofRun = new Map<string, { runId: string, catalog: Promise<Catalog | null> }>()
-  async function catalogOfRun (workflowId: string, runId: string, signal?: AbortSignal): Promise<Catalog | null> {
+  async function catalogOfRun (workflowId: string, runId: string): Promise<Catalog | null> {
     const known = ofRun.get(workflowId)
     if (known?.runId === runId) return await known.catalog
-    const catalog = readRunInput(fastify, { workflowId, runId }, signal)
+    const catalog = readRunInput(fastify, { workflowId, runId })
       .then((input) => (input as { catalog?: Catalog } | null)?.catalog ?? null)
     ofRun.set(workflowId, { runId, catalog })
     catalog.catch(() => { if (ofRun.get(workflowId)?.catalog === catalog) ofRun.delete(workflowId) })
     return await catalog
   }
 
-  const get = cached(cacheStats.catalog, async (catalogId, signal): Promise<Catalog> => {
+  const get = cached(cacheStats.catalog, async (catalogId): Promise<Catalog> => {
     const workflowId = catalogWorkflowId(catalogId)
-    const description = await fastify.engineCall(
-      () => fastify.temporal.workflow.getHandle(workflowId).describe(), { signal }
-    ).catch((err: unknown) => {
+    const description = await fastify.engineCall(() => fastify.temporal.workflow.getHandle(workflowId).describe()).catch((err: unknown) => {
       if (!(err instanceof ApiError && err.statusCode === 404)) throw err
       if (catalogId === defaultCatalog) throw notAvailable(catalogId, `its worker has not published it yet; ${howToPublish(catalogId)}`)
       throw new ApiError(404, 'WorkflowNotFoundError', `Catalog ${catalogId} not found: no worker has ever published it; ${howToPublish(catalogId)}`)
@@ -100,32 +105,51 @@ export default fp(async (fastify) => {
     const gone = () => notAvailable(catalogId, `it is no longer published; ${howToPublish(catalogId)}`)
     // A run of another format (an older worker's) is replaced as soon as a current worker publishes.
     if (description.status.name !== 'RUNNING' || description.memo?.[CATALOG_FORMAT_MEMO_KEY] !== CATALOG_FORMAT) throw gone()
-    const catalog = await catalogOfRun(workflowId, description.runId, signal)
+    const catalog = await catalogOfRun(workflowId, description.runId)
     if (catalog === null) throw gone()
     return catalog
   })
 
-  const workers = cached(cacheStats.catalog_workers, async (catalogId, signal): Promise<CatalogWorkers> => {
+  const workers = cached(cacheStats.catalog_workers, async (catalogId): Promise<CatalogWorkers> => {
     const { namespace } = fastify.temporal.options
     const { pollers } = await fastify.engineCall(() => fastify.temporal.workflowService.describeTaskQueue({
       namespace,
       taskQueue: { name: catalogId, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
       taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW
-    }), { signal })
+    }))
     const seen = (pollers ?? []).map((p) => Number(p.lastAccessTime?.seconds ?? 0) * 1000 + Math.floor((p.lastAccessTime?.nanos ?? 0) / 1e6))
     const recent = seen.filter((at) => Date.now() - at < POLLER_RECENT_MS)
     const last = seen.length > 0 ? new Date(Math.max(...seen)) : null
     return { polling: recent.length > 0, pollers: recent.length, lastPollTime: isoOrNull(last) }
   })
 
-  const listed = cached(cacheStats.catalog_list, async (_key, signal): Promise<string[]> => {
+  const listed = cached(cacheStats.catalog_list, async (): Promise<string[]> => {
     const { namespace } = fastify.temporal.options
     const { executions } = await fastify.engineCall(() => fastify.temporal.workflowService.listWorkflowExecutions({
       namespace, pageSize: 1000, query: `WorkflowType = "${CATALOG_WORKFLOW_TYPE}" AND ExecutionStatus = "Running"`
-    }), { signal })
+    }))
     return [...new Set((executions ?? []).map((e) => e.taskQueue ?? '').filter((q) => q !== ''))].sort()
   })
   const published = async (signal?: AbortSignal) => await listed('', signal)
+
+  // A secondary fact never fails the answer it is part of (status, run lists, the feed). Failures
+  // come in episodes (an engine call that fails keeps failing for a while): logged when one starts
+  // and when it ends, not once per request.
+  const undescribed = new Set<string>()
+  async function workersPolling (catalogId: string, signal?: AbortSignal): Promise<boolean | null> {
+    try {
+      const { polling } = await workers(catalogId, signal)
+      if (undescribed.delete(catalogId)) fastify.log.info({ catalog: catalogId }, 'task queue described again: workersPolling is known again')
+      return polling
+    } catch (err) {
+      if (signal?.aborted === true) throw err
+      if (!undescribed.has(catalogId)) {
+        undescribed.add(catalogId)
+        fastify.log.warn({ err, catalog: catalogId }, 'cannot describe the task queue: workersPolling is null until it can')
+      }
+      return null
+    }
+  }
 
   async function workflow (catalogId: string, name: string, signal?: AbortSignal): Promise<CatalogWorkflow> {
     const catalog = await get(catalogId, signal)
@@ -138,5 +162,5 @@ export default fp(async (fastify) => {
     return found
   }
 
-  fastify.decorate('catalogs', { get, workflow, workers, published, cacheStats })
+  fastify.decorate('catalogs', { get, workflow, workers, workersPolling, published, cacheStats })
 }, { name: 'catalog', dependencies: ['temporal'] })

@@ -12,8 +12,12 @@ export const StopBodySchema = Type.Object({
       'the cancellation, and terminates it if it has not (values above SERVICE_RUN_MAX_TIMEOUT_MS are lowered to it). ' +
       'Without it the answer comes right after the cancellation request, without waiting. ' +
       'If the client disconnects during the wait, the escalation is abandoned (the cancellation stands).'
+  })),
+  reason: Type.Optional(Type.String({
+    maxLength: 1000,
+    description: 'Recorded in the run\'s history with the cancellation request (the event\'s `cause`)'
   }))
-}, { $id: 'StopBody', additionalProperties: false, examples: [{ terminateAfterMs: 5000 }] })
+}, { $id: 'StopBody', additionalProperties: false, examples: [{ terminateAfterMs: 5000, reason: 'Customer withdrew the order' }] })
 
 export const StopResultSchema = Type.Object({
   workflowId: Type.String(),

@@ -6,10 +6,15 @@
  */
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
+import { status as GrpcStatus } from '@grpc/grpc-js'
 import { CATALOG_WORKFLOW_TYPE, catalogWorkflowId, type CatalogWorkflow } from '@flowport/worker/contract'
-import { build } from './helpers/app.js'
-import { testCatalog } from './helpers/env.js'
+import { buildApp } from '../app.js'
+import { loadConfig } from '../schemas/config.js'
+import { build, traceEnv } from './helpers/app.js'
+import { engineAddress, testCatalog } from './helpers/env.js'
+import { openSse, type Frame } from './helpers/history.js'
 import { publishCatalog, startPolling } from './helpers/poller.js'
+import type { RunChange } from '../schemas/runs-feed.js'
 import { call, eventually, newId, start } from './helpers/workflows.js'
 
 const unique = (prefix: string) => `${prefix}-${randomUUID()}`
@@ -115,6 +120,77 @@ t.test('the task-queue description is cached: polling a status does not add an e
   const answers = await Promise.all(Array.from({ length: 5 }, async () => await call(t, app, { method: 'GET', url, route: '/workflow/{id}/status' })))
   t.same(answers.map((a) => a.body.workersPolling), [true, true, true, true, true])
   t.equal(calls, 1, 'five status reads, one task-queue description')
+})
+
+t.test('while DescribeTaskQueue fails, status, run lists and the feed answer with workersPolling null and the rest intact; logged once per episode', async (t) => {
+  const lines: Array<{ msg: string, catalog?: string }> = []
+  const config = loadConfig({
+    ...traceEnv(), TEMPORAL_ADDRESS: engineAddress(), SERVICE_CATALOG_ID: testCatalog(), LOG_LEVEL: 'info', SERVICE_RUNS_FEED_POLL_MS: '200', SERVICE_RUNS_FEED_DELAY_MS: '500'
+  })
+  const app = await buildApp({ config, logger: { level: 'info', stream: { write: (line: string) => { lines.push(JSON.parse(line)) } } } })
+  t.teardown(() => app.close())
+  const taskQueue = unique('undescribed')
+  const open = async () => {
+    const handle = await app.temporal.workflow.start('hello', { taskQueue, workflowId: newId('undescribed'), args: [{ name: 'Ada' }] })
+    t.teardown(() => handle.terminate('test cleanup'))
+    return handle
+  }
+  const run = await open()
+
+  // The one engine call that fails: the engine itself cannot be made to fail only this one.
+  const service = app.temporal.workflowService
+  const describe = service.describeTaskQueue.bind(service)
+  let failing = true
+  service.describeTaskQueue = (async (...args: Parameters<typeof describe>) => {
+    if (failing) throw Object.assign(new Error('injected DescribeTaskQueue failure'), { code: GrpcStatus.INTERNAL })
+    return await describe(...args)
+  }) as typeof service.describeTaskQueue
+  t.teardown(() => { service.describeTaskQueue = describe as typeof service.describeTaskQueue })
+  const logged = (start: string) => lines.filter((l) => l.msg.startsWith(start) && l.catalog === taskQueue).length
+  const status = async () => await call(t, app, { method: 'GET', url: `/workflow/${run.workflowId}/status`, route: '/workflow/{id}/status' })
+
+  for (let i = 0; i < 3; i++) {
+    const res = await status()
+    t.equal(res.status, 200)
+    t.match(res.body, { workflowId: run.workflowId, runId: run.firstExecutionRunId, status: 'running', catalog: taskQueue, workersPolling: null })
+  }
+  const listed = await eventually(async () => await call(t, app, { method: 'GET', url: `/workflow/runs?catalog=${taskQueue}`, route: '/workflow/runs' }),
+    (res) => res.status !== 200 || res.body.runs.length > 0)
+  t.equal(listed.status, 200)
+  t.match(listed.body.runs, [{ workflowId: run.workflowId, status: 'running', workersPolling: null }])
+  const base = await app.listen({ port: 0, host: '127.0.0.1' })
+  const feed = await openSse(`${base}/workflow/runs/stream?catalog=${taskQueue}`)
+  t.teardown(() => { feed.close() })
+  t.equal(feed.statusCode, 200)
+  await feed.until((frames) => frames.length > 0)
+  const later = await open()
+  const startOf = (frames: Frame[]) => frames.map((f) => f.event === 'run' ? JSON.parse(f.data) as RunChange : undefined)
+    .find((c) => c?.change === 'started' && c.run.workflowId === later.workflowId)
+  t.match(startOf(await feed.until((frames) => startOf(frames) !== undefined || frames.some((f) => f.event === 'server_error'))),
+    { run: { workflowId: later.workflowId, status: 'running', workersPolling: null } }, 'the feed carries the start')
+  t.equal(logged('cannot describe the task queue'), 1, 'five answers, one warning')
+
+  failing = false
+  t.match((await status()).body, { workersPolling: false }, 'known again once the engine answers')
+  t.equal(logged('task queue described again'), 1)
+  failing = true
+  // Once the cached answer has expired, the next failure starts a new episode.
+  const again = await eventually(status, (res) => res.body.workersPolling === null)
+  t.equal(again.body.workersPolling, null)
+  t.equal(logged('cannot describe the task queue'), 2, 'a new episode is logged again')
+})
+
+t.test('two reads of a catalog on a cold cache share one engine call; the first reader leaving does not fail the other', async (t) => {
+  const app = await build(t)
+  const { misses, hits } = app.catalogs.cacheStats.catalog
+  const leaving = new AbortController()
+  const first = app.catalogs.get(testCatalog(), leaving.signal)
+  const second = app.catalogs.get(testCatalog())
+  leaving.abort()
+  await t.rejects(first, { name: 'AbortError' }, 'the reader that left stops waiting')
+  const catalog = await second
+  t.ok(catalog.workflows.some((w) => w.name === 'hello'), 'the other gets the catalog')
+  t.same(app.catalogs.cacheStats.catalog, { misses: misses + 1, hits: hits + 1 }, 'one engine read for both')
 })
 
 t.test('the catalog is read from the current run of the catalog workflow; a run of the older format (catalog in the memo) is not read', async (t) => {

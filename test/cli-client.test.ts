@@ -27,7 +27,7 @@ t.test('run: the output on stdout, exit 0; --json prints the WorkflowResult', as
   const plain = await flowport(['run', 'hello', '{"name":"Ada"}', ...catalogArgs()], { env })
   t.equal(plain.code, 0, 'exit 0')
   t.same(JSON.parse(plain.stdout), { greeting: 'Hello, Ada!' })
-  t.match(plain.stderr, /step greet started[\s\S]*step greet completed[\s\S]*workflow completed/, 'plain progress lines on stderr')
+  t.match(plain.stderr, /step greet scheduled[\s\S]*step greet completed[\s\S]*workflow completed/, 'plain progress lines on stderr')
   t.notOk(plain.stderr.includes('\u001b['), 'no colour without a terminal')
 
   const id = newId('cli-json')
@@ -199,9 +199,12 @@ t.test('signal, query, update, stop, terminate', async (t) => {
 
   const held = newId('cli-stop')
   await flowport(['start', 'approval', '{"label":"h"}', '--id', held, ...catalogArgs()], { env })
-  const stop = await flowport(['stop', held, '--escalate-after', '20000', '--json'], { env })
+  const stop = await flowport(['stop', held, '--escalate-after', '20000', '--reason', 'order withdrawn', '--json'], { env })
   t.equal(stop.code, 0)
   t.match(JSON.parse(stop.stdout), { workflowId: held, outcome: 'canceled', status: 'canceled' })
+  const { events } = await app.temporal.workflow.getHandle(held).fetchHistory()
+  const cancelRequested = events?.find((e) => e.workflowExecutionCancelRequestedEventAttributes)
+  t.equal(cancelRequested?.workflowExecutionCancelRequestedEventAttributes?.cause, 'order withdrawn', 'the reason is in the run\'s history')
   const canceled = await flowport(['result', held], { env })
   t.equal(canceled.code, 1, 'result of a canceled run: exit 1')
   t.match(canceled.stderr, /^Workflow canceled: /)
@@ -241,7 +244,7 @@ t.test('help lists the client commands', async (t) => {
     t.match(help.stdout, new RegExp(`\\n {2}${command} `), command)
   }
   const stop = await flowport(['stop', '--help'])
-  t.match(stop.stdout, /The API records no reason for a stop/)
+  t.match(stop.stdout, /--reason <text>/)
 })
 
 t.test('a query handler that throws: exit 1', async (t) => {

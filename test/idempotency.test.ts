@@ -5,6 +5,7 @@
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { build } from './helpers/app.js'
+import { bearer, keysFile } from './helpers/keys.js'
 import { call, newId, waitClosed } from './helpers/workflows.js'
 import { canonicalJson, keyedWorkflowId } from '../lib/idempotency.js'
 
@@ -135,4 +136,29 @@ t.test('a malformed key is a 400 before anything starts', async (t) => {
   }
   const longest = await call(t, app, startCall(body, 'k'.repeat(255)))
   t.equal(longest.status, 200, '255 characters are a key')
+})
+
+t.test('with API keys, an Idempotency-Key is the caller key\'s own: two keys sending one key start two runs', async (t) => {
+  const { keys, file } = keysFile(t, [{ id: 'shop', scopes: ['run', 'read'] }, { id: 'billing', scopes: ['run', 'read'] }])
+  const app = await build(t, { SERVICE_API_KEYS_FILE: file })
+  const as = (id: string, payload: unknown, key: string) => ({ ...startCall(payload, key), headers: { ...bearer(keys[id]!), 'idempotency-key': key } })
+  const key = randomUUID()
+  const body = { workflowName: 'approval', input: { label: 'per key' } }
+  const shop = await call(t, app, as('shop', body, key))
+  const billing = await call(t, app, as('billing', body, key))
+  t.equal(shop.status, 200)
+  t.equal(billing.status, 200)
+  t.not(billing.body.workflowId, shop.body.workflowId, 'one run each')
+  for (const started of [shop, billing]) t.teardown(() => app.temporal.workflow.getHandle(started.body.workflowId).terminate('test over').catch(() => undefined))
+  t.same((await call(t, app, as('shop', body, key))).body, shop.body, 'a retry with the same key answers its own run')
+  t.same((await call(t, app, as('billing', body, key))).body, billing.body)
+
+  // With an explicit id, the other key's open run holds it: a 409, not that run.
+  const workflowId = newId('per-key')
+  const mine = await call(t, app, as('shop', { ...body, workflowId }, key))
+  t.equal(mine.status, 200)
+  t.teardown(() => app.temporal.workflow.getHandle(workflowId).terminate('test over').catch(() => undefined))
+  const theirs = await call(t, app, as('billing', { ...body, workflowId }, key))
+  t.equal(theirs.status, 409)
+  t.equal(theirs.body.error, 'WorkflowAlreadyStartedError')
 })

@@ -198,6 +198,49 @@ t.test('PUT replaces under If-Match; a stale ETag is a 412', async (t) => {
   t.equal(missing.body.error, 'ScheduleNotFoundError')
 })
 
+t.test('If-Match: * replaces the current schedule, whatever its ETag; a missing schedule is still a 404', async (t) => {
+  const app = await build(t)
+  const id = await created(t, app, { ...hello, spec: { every: [{ interval: '1h' }] }, paused: true })
+  const before = (await get(t, app, id)).headers.etag
+  const any = await call(t, app, { method: 'PUT', url: `/schedules/${id}`, route: route.one, payload: { ...hello, spec: { every: [{ interval: '4h' }] }, paused: true }, headers: { 'if-match': '*' } })
+  t.equal(any.status, 200)
+  t.not(any.headers.etag, before, 'a new ETag')
+  t.same((await get(t, app, id)).body.spec, { every: [{ interval: '4h' }] })
+  const missing = await call(t, app, { method: 'PUT', url: '/schedules/no-such-schedule', route: route.one, payload: { ...hello, spec: { every: [{ interval: '1h' }] } }, headers: { 'if-match': '*' } })
+  t.equal(missing.status, 404)
+  t.equal(missing.body.error, 'ScheduleNotFoundError')
+})
+
+t.test('two PUTs with one ETag that both pass the check: one is applied, the other is a 412, never a lost update', async (t) => {
+  const app = await build(t)
+  const id = await created(t, app, { ...hello, spec: { every: [{ interval: '1h' }] }, paused: true })
+  const etag = (await get(t, app, id)).headers.etag as string
+  // Hold each update until both have arrived: both requests have checked the same ETag and send
+  // the same conflict token, the race a real client pair only hits now and then.
+  const service = app.temporal.workflowService
+  const update = service.updateSchedule.bind(service)
+  let arrived = 0
+  let bothArrived = () => {}
+  const barrier = new Promise<void>((resolve) => { bothArrived = resolve })
+  service.updateSchedule = (async (...args: Parameters<typeof update>) => {
+    if (++arrived === 2) bothArrived()
+    await barrier
+    return await update(...args)
+  }) as typeof service.updateSchedule
+  t.teardown(() => { service.updateSchedule = update as typeof service.updateSchedule })
+
+  const intervals = ['2h', '3h']
+  const answers = await Promise.all(intervals.map(async (interval) =>
+    await call(t, app, { method: 'PUT', url: `/schedules/${id}`, route: route.one, payload: { ...hello, spec: { every: [{ interval }] }, paused: true }, headers: { 'if-match': etag } })))
+  t.same(answers.map((a) => a.status).sort(), [200, 412], 'one applied, one refused')
+  const winner = answers.findIndex((a) => a.status === 200)
+  const loser = answers[1 - winner]!
+  t.match(loser.body, { error: 'PreconditionFailedError', message: /another update meanwhile/ })
+  const stored = await get(t, app, id)
+  t.same(stored.body.spec, { every: [{ interval: intervals[winner] }] }, 'the stored schedule is the applied one')
+  t.equal(stored.headers.etag, answers[winner]!.headers.etag)
+})
+
 t.test('every error case, before anything is stored', async (t) => {
   const app = await build(t)
   const spec = { every: [{ interval: '1h' }] }

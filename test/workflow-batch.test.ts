@@ -10,6 +10,7 @@ import { build } from './helpers/app.js'
 import { call, eventually, firstTaskCompleted, start, waitClosed } from './helpers/workflows.js'
 import { bearer, keysFile } from './helpers/keys.js'
 import { testCatalog } from './helpers/env.js'
+import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '@flowport/worker/contract'
 
 const batch = (t: Test, app: App, payload: unknown) => call(t, app, { method: 'POST', url: '/workflow/batch', route: '/workflow/batch', payload })
 const progress = (t: Test, app: App, batchId: string) => call(t, app, { method: 'GET', url: `/workflow/batch/${batchId}`, route: '/workflow/batch/{batchId}' })
@@ -25,6 +26,31 @@ async function openRuns (t: Test, app: App, n: number) {
   return { runs, filter: { query } }
 }
 
+/**
+ * Runs on a task queue of their own that no worker polls (they stay open, untouched by anything
+ * else): `approval` runs and one run of each internal type (a catalog, a webhook delivery), all
+ * with ids of one fresh prefix, once the run list shows them.
+ */
+async function unpolledRuns (t: Test, app: App, approvals: number) {
+  const taskQueue = `batch-queue-${randomUUID()}`
+  const prefix = `${taskQueue}-`
+  const open = async (type: string, id: string) => {
+    const handle = await app.temporal.workflow.start(type, { taskQueue, workflowId: `${prefix}${id}`, args: [{}] })
+    t.teardown(() => handle.terminate('test over').catch(() => undefined))
+    return { workflowId: handle.workflowId, runId: handle.firstExecutionRunId }
+  }
+  const runs = []
+  for (let i = 0; i < approvals; i++) runs.push(await open('approval', `a${i}`))
+  const internal = [await open(CATALOG_WORKFLOW_TYPE, 'catalog'), await open(WEBHOOK_WORKFLOW_TYPE, 'webhook')]
+  const all = `WorkflowId STARTS_WITH "${prefix}"`
+  await eventually(async () => Number((await app.temporal.workflowService.countWorkflowExecutions({ namespace: app.config.TEMPORAL_NAMESPACE, query: all })).count),
+    (c) => c === approvals + 2)
+  return { taskQueue, prefix, runs, internal }
+}
+
+const statusName = async (app: App, run: { workflowId: string, runId: string }) =>
+  (await app.temporal.workflow.getHandle(run.workflowId, run.runId).describe()).status.name
+
 const finished = async (t: Test, app: App, batchId: string) =>
   await eventually(async () => (await progress(t, app, batchId)).body, (b) => b.state !== 'running', 240)
 
@@ -38,6 +64,50 @@ t.test('a batch terminate of 20 runs chosen by filter reports 20 completed', asy
   const done = await finished(t, app, res.body.batchId)
   t.match(done, { batchId: res.body.batchId, action: 'terminate', state: 'completed', total: 20, completed: 20, failed: 0, reason: 'batch test' })
   for (const run of runs) t.equal(await waitClosed(app, run.workflowId, run.runId), 'TERMINATED')
+})
+
+t.test('a batch by run-list filters terminates the runs they match and no internal run', async (t) => {
+  const app = await build(t)
+  const { taskQueue, runs, internal } = await unpolledRuns(t, app, 3)
+  const res = await batch(t, app, { action: 'terminate', filter: { catalog: taskQueue, status: 'running' }, reason: 'by filter' })
+  t.equal(res.status, 202)
+  t.equal(res.body.matched, 3, 'the three approval runs; the internal runs on the same queue are not counted')
+  t.match(await finished(t, app, res.body.batchId), { action: 'terminate', state: 'completed', total: 3, completed: 3, failed: 0 })
+  for (const run of runs) t.equal(await waitClosed(app, run.workflowId, run.runId), 'TERMINATED')
+  for (const run of internal) t.equal(await statusName(app, run), 'RUNNING', `${run.workflowId} is untouched`)
+})
+
+t.test('a raw query cannot escape the group its narrowing is joined to: such queries are a 400, nothing is started', async (t) => {
+  const app = await build(t)
+  const { prefix, runs, internal } = await unpolledRuns(t, app, 1)
+  const mine = `WorkflowId STARTS_WITH "${prefix}"`
+  // `(<query>) AND <narrowing>`: AND binds tighter than OR, so a query that closes its group
+  // early puts what it names first out of the narrowing's reach.
+  const hostile = [
+    `${mine}) OR (WorkflowId = "none"`,
+    `${mine}) OR (WorkflowId = 'none'`,
+    `${mine} AND WorkflowId != "x\\") OR (WorkflowId = "none"`,
+    `${mine} -- the narrowing would be a comment`,
+    `${mine} /* the narrowing would be a comment */`,
+    `${mine} # a comment`,
+    `(${mine}`,
+    `${mine}; SELECT 1`
+  ]
+  for (const query of hostile) {
+    const res = await batch(t, app, { action: 'terminate', filter: { query }, reason: 'escape attempt' })
+    t.equal(res.status, 400, query)
+    t.match(res.body, { error: 'ValidationError', issues: [{ path: '/filter/query', in: 'body', message: String }] }, query)
+  }
+
+  // Parentheses, quotes and escaped quotes inside literals are the query's own: it is accepted,
+  // and the narrowing still holds (the internal runs it also names are left out).
+  const literals = `${mine} AND WorkflowId != "a) OR (b" AND WorkflowId != "c\\") OR (\\"d" AND WorkflowId != 'e'') OR (''f'`
+  const res = await batch(t, app, { action: 'terminate', filter: { query: literals }, reason: 'literals' })
+  t.equal(res.status, 202)
+  t.equal(res.body.matched, 1, 'the approval run only')
+  t.match(await finished(t, app, res.body.batchId), { state: 'completed', total: 1, completed: 1 })
+  t.equal(await waitClosed(app, runs[0]!.workflowId, runs[0]!.runId), 'TERMINATED')
+  for (const run of internal) t.equal(await statusName(app, run), 'RUNNING', `${run.workflowId} is untouched`)
 })
 
 t.test('a batch signal reaches every matched run', async (t) => {

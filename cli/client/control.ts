@@ -12,10 +12,10 @@ export function registerControl (program: Command): void {
   clientCommand(program, 'stop <id>', 'gracefully stop a run: its cleanup runs and it ends canceled')
     .option('--run <runId>', 'this run instead of the latest run of the id')
     .option('--escalate-after <ms>', 'wait up to this long for the run to close, then terminate it', positiveInteger('--escalate-after'))
+    .option('--reason <text>', 'recorded in the run\'s history with the cancellation request')
     .option('--if-match <runId>', IF_MATCH_HELP)
-    .addHelpText('after', '\nThe API records no reason for a stop; use terminate --reason for a recorded reason.')
-    .action(action(async (id: string, options: CommonOptions & { escalateAfter?: number, ifMatch?: string }) => {
-      const stopped = await clientOf(options).stop(id, { runId: options.run, terminateAfterMs: options.escalateAfter, ifMatch: options.ifMatch })
+    .action(action(async (id: string, options: CommonOptions & { escalateAfter?: number, reason?: string, ifMatch?: string }) => {
+      const stopped = await clientOf(options).stop(id, { runId: options.run, terminateAfterMs: options.escalateAfter, reason: options.reason, ifMatch: options.ifMatch })
       if (options.json) printJson(stopped)
       else info(`Workflow ${stopped.workflowId} (run ${stopped.runId}): ${stopped.outcome.replace('_', ' ')}, status ${stopped.status}.`)
       return EXIT.ok

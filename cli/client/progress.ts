@@ -83,7 +83,8 @@ export class ProgressRenderer {
       case 'ACTIVITY_TASK_SCHEDULED': {
         const name = stepName(a.activityType?.name)
         this.steps.set(e.eventId, { name, attempt: 1 })
-        this.line('▸', 'cyan', `step ${name} started`, e.eventTime)
+        // Scheduled, not started: the engine writes a step's started event only with its outcome.
+        this.line('▸', 'cyan', `step ${name} scheduled`, e.eventTime)
         break
       }
       case 'ACTIVITY_TASK_STARTED': {

@@ -59,7 +59,7 @@ export interface UpdateWithStartOptions extends CallOptions {
  */
 export interface PreconditionOptions extends CallOptions { ifMatch?: string }
 export interface RunIdOptions extends CallOptions { runId?: string }
-export interface StopOptions extends RunIdOptions, PreconditionOptions { terminateAfterMs?: number }
+export interface StopOptions extends RunIdOptions, PreconditionOptions { terminateAfterMs?: number, reason?: string }
 export interface TerminateOptions extends RunIdOptions, PreconditionOptions { reason?: string }
 export interface ResetOptions extends RunIdOptions { from?: ResetFrom, reason?: string, reapply?: 'all' | 'signals' | 'updates' | 'none' }
 export interface RunsFilters extends CallOptions {
@@ -272,8 +272,8 @@ export class FlowportClient {
 
   /** Graceful stop (cancellation); with `terminateAfterMs` the call waits that long and terminates a run still open. */
   stop (workflowId: string, opts: StopOptions = {}): Promise<StopResult> {
-    const { signal, runId, terminateAfterMs } = opts
-    const body = defined({ terminateAfterMs })
+    const { signal, runId, terminateAfterMs, reason } = opts
+    const body = defined({ terminateAfterMs, reason })
     return this.#call(signal, () => runId === undefined
       ? this.#api.PATCH('/workflow/{id}/stop', { params: { path: { id: workflowId }, header: ifMatchHeader(opts.ifMatch) }, body, signal })
       : this.#api.PATCH('/workflow/{id}/runs/{rid}/stop', { params: { path: { id: workflowId, rid: runId }, header: ifMatchHeader(opts.ifMatch) }, body, signal }))

@@ -31,7 +31,7 @@ const control: FastifyPluginAsyncTypebox = async (fastify) => {
   const headers = ref(RunPreconditionHeadersSchema)
 
   const stop = async (request: RunRequest<StopBody>, reply: FastifyReply) =>
-    await stopRun(fastify, { ...runCall(request, reply), terminateAfterMs: request.body?.terminateAfterMs })
+    await stopRun(fastify, { ...runCall(request, reply), terminateAfterMs: request.body?.terminateAfterMs, reason: request.body?.reason })
   const terminate = async (request: RunRequest<TerminateBody>, reply: FastifyReply) =>
     await terminateRun(fastify, { ...runCall(request, reply), reason: request.body?.reason })
 

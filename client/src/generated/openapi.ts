@@ -1558,11 +1558,14 @@ export interface components {
             error: string | null;
         };
         /** @example {
-         *       "terminateAfterMs": 5000
+         *       "terminateAfterMs": 5000,
+         *       "reason": "Customer withdrew the order"
          *     } */
         StopBody: {
             /** @description Escalation deadline in milliseconds: the request waits up to this long for the run to close after the cancellation, and terminates it if it has not (values above SERVICE_RUN_MAX_TIMEOUT_MS are lowered to it). Without it the answer comes right after the cancellation request, without waiting. If the client disconnects during the wait, the escalation is abandoned (the cancellation stands). */
             terminateAfterMs?: number;
+            /** @description Recorded in the run's history with the cancellation request (the event's `cause`) */
+            reason?: string;
         };
         /** @description The stop request was recorded; `outcome` says what happened */
         StopResult: {
