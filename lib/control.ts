@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import type { StopResult, TerminateResult } from '../schemas/control.js'
 import { alreadyClosed, closedMeanwhile, describeRun } from './execution.js'
-import { readCloseEvent, timedOut, waitForCloseEvent, type RunRef } from './run-history.js'
+import { readCloseEventIfClosed, timedOut, waitForCloseEvent, type RunRef } from './run-history.js'
 import { isTerminal, statusFromEngine } from './status.js'
 import { outcomeOf } from './workflow-result.js'
 import { assertRunMatches } from './http/conditional.js'
@@ -54,8 +54,9 @@ export async function stopRun (fastify: FastifyInstance, call: ControlCall & { t
   try {
     await fastify.engineCall(() => handle.terminate(reason), { signal: call.signal, ...run })
   } catch (err) {
-    // It closed between the deadline and the terminate call: report how.
-    const closeEvent = await readCloseEvent(fastify, run, call.signal)
+    // It closed between the deadline and the terminate call: report how. Or it failed for
+    // another reason and the run is still open, so the read must not wait for a close.
+    const closeEvent = await readCloseEventIfClosed(fastify, run, call.signal)
     if (closeEvent) return await stopped(fastify, run, closeEvent)
     throw err
   }

@@ -68,15 +68,15 @@ export const SHORT_HISTORY_EVENTS = 32
 export interface StartAndClose { start: RunStart, closeEvent: HistoryEvent | null }
 
 /**
- * The first event and the close event (null while open) of one run. The first page, of up to
- * SHORT_HISTORY_EVENTS events, is read; when it holds the whole history its last event is the close event,
- * otherwise the close event is read as `readCloseEvent` reads it.
+ * The first event and the close event (null while open) of one run, which may be open. The first
+ * page, of up to SHORT_HISTORY_EVENTS events, is read; when it holds the whole history its last
+ * event is the close event, otherwise the close event is read as `readCloseEventIfClosed` reads it.
  */
 export async function readStartAndClose (fastify: FastifyInstance, run: RunRef, signal?: AbortSignal): Promise<StartAndClose> {
   const { events, whole } = await readFirstPage(fastify, run, signal)
   const [start, closeEvent] = await Promise.all([
     startOf(fastify, events[0]),
-    whole ? lastIfClose(events) : readCloseEvent(fastify, run, signal)
+    whole ? lastIfClose(events) : readCloseEventIfClosed(fastify, run, signal)
   ])
   return { start, closeEvent }
 }
@@ -138,12 +138,30 @@ export async function readRunInput (fastify: FastifyInstance, run: RunRef, signa
   return (await readRunStart(fastify, run, signal)).input
 }
 
-/** The close event of a closed run, without waiting; null while the run is open. */
+/**
+ * The close event of a run known to be closed (a describe said so). Never of a run that may be
+ * open: the engine long-polls this read while the run is open, even without `waitNewEvent`, until
+ * the run closes or the engine's long-poll interval (20 s) or the call's deadline ends
+ * (docs/performance.md); `readCloseEventIfClosed` is for those.
+ */
 export async function readCloseEvent (fastify: FastifyInstance, run: RunRef, signal?: AbortSignal): Promise<HistoryEvent | null> {
   const res = await fastify.engineCall(() => getHistory(fastify, run, {
     historyEventFilterType: HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT
   }), { signal, ...run })
   return res.history?.events?.[0] ?? null
+}
+
+/**
+ * The close event of a run that may still be open, without waiting; null while it is open. A
+ * close event is always a run's last event: the history is read backwards, one page of one batch
+ * (the engine pages by the batches events were written in), which the engine answers at once.
+ */
+export async function readCloseEventIfClosed (fastify: FastifyInstance, run: RunRef, signal?: AbortSignal): Promise<HistoryEvent | null> {
+  const res = await fastify.engineCall(() => fastify.temporal.workflowService.getWorkflowExecutionHistoryReverse({
+    namespace: fastify.temporal.options.namespace, execution: run, maximumPageSize: 1
+  }), { signal, ...run })
+  const last = res.history?.events?.[0]
+  return last !== undefined && isCloseEvent(last) ? last : null
 }
 
 export const timedOut = Symbol('timedOut')

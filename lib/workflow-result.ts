@@ -9,7 +9,7 @@ import { closeKindOf, type HistoryEvent } from './close-events.js'
 import { CATALOG_WORKFLOW_TYPE } from '@flowport/worker/contract'
 import { describeForRead, isReservedWorkflowId, runNotFound } from './execution.js'
 import { closeOutcome, type Outcome as CloseOutcome } from '@flowport/worker/outcome'
-import { readCloseEvent, readLatestPage, readRunInput, type LatestPage, readStartAndClose, SHORT_HISTORY_EVENTS, type RunRef } from './run-history.js'
+import { readCloseEvent, readCloseEventIfClosed, readLatestPage, readRunInput, type LatestPage, readStartAndClose, SHORT_HISTORY_EVENTS, type RunRef } from './run-history.js'
 import { isTerminal, statusFromEngine } from './status.js'
 import { decodeFirstValue, inlineOrLink, payloadError } from './payloads.js'
 import type { Status, TerminalStatus } from '../schemas/status.js'
@@ -62,8 +62,10 @@ export interface ReadResult {
  * GET …/result: the result of a closed run, or 424 while it is open. The fewest engine calls
  * that answer it (docs/performance.md): a pinned run already read costs none; a pinned run read
  * for the first time costs the first page of its history, which holds both its first and its close
- * event when the run is short, and a close-event read otherwise (the describe only when it turns
- * out to be open, for the 424). The latest run costs the first page of the id's history when that
+ * event when the run is short, and the last batch of its history otherwise, which holds the close
+ * event once the run has closed (`readCloseEventIfClosed`: the run may be open, and the engine
+ * long-polls a close-event read of an open run); the describe only when it turns out to be open,
+ * for the 424. The latest run costs the first page of the id's history when that
  * is the whole of a closed run's, or of an open one's (the 424) (lib/run-history.ts,
  * `readLatestPage`); otherwise a describe (which
  * run is current, whether it is closed, how long its history is) and then what is not kept
@@ -78,7 +80,7 @@ export async function readResult (fastify: FastifyInstance, { workflowId, runId,
   if (known?.execution) return await readDescribed(fastify, { workflowId, runId, signal })
   if (isReservedWorkflowId(workflowId)) throw notFound(`Workflow ${workflowId} not found`, run)
   const { start, closeEvent } = await (known?.input !== undefined
-    ? readCloseEvent(fastify, run, signal).then((closeEvent) => ({ start: undefined, closeEvent }))
+    ? readCloseEventIfClosed(fastify, run, signal).then((closeEvent) => ({ start: undefined, closeEvent }))
     : readStartAndClose(fastify, run, signal)
   ).catch((err: unknown) => { throw err instanceof ApiError && err.statusCode === 404 ? runNotFound(run) : err })
   if (start?.type === CATALOG_WORKFLOW_TYPE) throw notFound(`Workflow ${workflowId} not found`, run)

@@ -1,4 +1,6 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
+// @temporalio/proto is CommonJS: its named exports are not visible to ESM.
+import protoRoot from '@temporalio/proto'
 import { randomUUID } from 'node:crypto'
 import { ClosedRuns } from '../lib/closed-runs.js'
 import { SHORT_HISTORY_EVENTS } from '../lib/run-history.js'
@@ -6,20 +8,45 @@ import type { App } from '../app.js'
 import { build } from './helpers/app.js'
 import { call, eventually, firstTaskCompleted, newId, start, waitClosed } from './helpers/workflows.js'
 
+const { HistoryEventFilterType } = protoRoot.temporal.api.enums.v1
+
 const read = (what: 'status' | 'result' | 'input' | 'trace-log', id: string, rid?: string) => rid === undefined
   ? { method: 'GET' as const, url: `/workflow/${id}/${what}`, route: `/workflow/{id}/${what}` }
   : { method: 'GET' as const, url: `/workflow/${id}/runs/${rid}/${what}`, route: `/workflow/{id}/runs/{rid}/${what}` }
 
-/** Counts the engine calls the app makes while `body` runs. */
-async function engineCalls (app: App, body: () => Promise<void>): Promise<Record<string, number>> {
+interface EngineCall { name: string, request: Record<string, unknown> }
+
+/** The engine calls the app makes while `body` runs, in order, with their requests. */
+async function engineRequests (app: App, body: () => Promise<void>): Promise<EngineCall[]> {
   const service = app.temporal.workflowService as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
-  const counts: Record<string, number> = {}
+  const calls: EngineCall[] = []
   const originals = Object.entries(service).filter(([, fn]) => typeof fn === 'function')
   for (const [name, fn] of originals) {
-    service[name] = async (...args: unknown[]) => { counts[name] = (counts[name] ?? 0) + 1; return await fn(...args) }
+    service[name] = async (...args: unknown[]) => { calls.push({ name, request: args[0] as Record<string, unknown> }); return await fn(...args) }
   }
   try { await body() } finally { for (const [name, fn] of originals) service[name] = fn }
+  return calls
+}
+
+/** Counts the engine calls the app makes while `body` runs. */
+async function engineCalls (app: App, body: () => Promise<void>): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {}
+  for (const { name } of await engineRequests(app, body)) counts[name] = (counts[name] ?? 0) + 1
   return counts
+}
+
+/**
+ * Sends an open run signals it does not handle until its history takes more than one first page
+ * (the engine pages by the batches events were written in, so the number of signals needed varies).
+ */
+async function lengthenPastFirstPage (t: Test, app: App, run: { workflowId: string, runId: string }): Promise<void> {
+  const handle = app.temporal.workflow.getHandle(run.workflowId, run.runId)
+  const firstPage = () => app.temporal.workflowService.getWorkflowExecutionHistory({
+    namespace: app.config.TEMPORAL_NAMESPACE, execution: run, maximumPageSize: SHORT_HISTORY_EVENTS
+  })
+  let signals = 0
+  while (signals < 500 && !(await firstPage()).nextPageToken?.length) for (let i = 0; i < 10; i++, signals++) await handle.signal('noise')
+  t.ok((await firstPage()).nextPageToken?.length, `the history is longer than a page after ${signals} signals`)
 }
 
 t.test('a closed run answers the same, from the cache as from the engine', async (t) => {
@@ -62,7 +89,8 @@ t.test('a first result read: one history page for a short run, the first and the
     // The latest short run: one page names the run and holds both events. A long one: that page
     // (its first event is the input), the describe naming the run, and the close event.
     short: { latest: { getWorkflowExecutionHistory: 1 }, pinned: { getWorkflowExecutionHistory: 1 } },
-    long: { latest: { describeWorkflowExecution: 1, getWorkflowExecutionHistory: 2 }, pinned: { getWorkflowExecutionHistory: 2 } }
+    // A pinned run is not known to be closed: its close event is the last batch, read backwards.
+    long: { latest: { describeWorkflowExecution: 1, getWorkflowExecutionHistory: 2 }, pinned: { getWorkflowExecutionHistory: 1, getWorkflowExecutionHistoryReverse: 1 } }
   }
   for (const [length, run] of Object.entries(runs) as Array<[keyof typeof runs, { workflowId: string, runId: string }]>) {
     for (const rid of [undefined, run.runId]) {
@@ -162,19 +190,40 @@ t.test('polling the result of an open run costs one engine call, for a short his
     return calls
   }
   t.same(await poll(), { getWorkflowExecutionHistory: 1 }, 'short: the first page, which is the whole open history')
-
-  // Signals it does not handle lengthen its history until it takes more than one page (the engine
-  // pages by the batches events were written in, so the number of signals needed varies).
-  const handle = app.temporal.workflow.getHandle(run.workflowId)
-  const firstPage = () => app.temporal.workflowService.getWorkflowExecutionHistory({
-    namespace: app.config.TEMPORAL_NAMESPACE, execution: { workflowId: run.workflowId }, maximumPageSize: SHORT_HISTORY_EVENTS
-  })
-  let signals = 0
-  while (signals < 500 && !(await firstPage()).nextPageToken?.length) for (let i = 0; i < 10; i++, signals++) await handle.signal('noise')
-  t.ok((await firstPage()).nextPageToken?.length, `the history is longer than a page after ${signals} signals`)
+  await lengthenPastFirstPage(t, app, run)
   t.same(await poll(), { describeWorkflowExecution: 1, getWorkflowExecutionHistory: 1 }, 'long, first poll: the page cannot name the run, the describe does')
   t.same(await poll(), { describeWorkflowExecution: 1 }, 'long, later polls: the describe alone')
   t.same(await poll(), { describeWorkflowExecution: 1 })
+})
+
+t.test('the pinned result of an open run is a 424 in every form, without a close-event read (the engine long-polls it while the run is open)', async (t) => {
+  const app = await build(t)
+  const run = await start(t, app, 'approval', { label: 'open' })
+  t.teardown(async () => { await app.temporal.workflow.getHandle(run.workflowId).terminate('test over').catch(() => undefined) })
+  t.ok(await firstTaskCompleted(app, run.workflowId, run.runId), 'the run waits for its approval')
+  // The engine holds such a read of an open run until it closes (up to its 20 s long-poll
+  // interval, or the call's deadline) and then answers an empty page: the 424 would come, late.
+  const closeEventReads = (calls: EngineCall[]) => calls.filter(({ name, request }) => name === 'getWorkflowExecutionHistory' &&
+    request.historyEventFilterType === HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT)
+  const pinnedResult = async (form: string) => {
+    let answer: Awaited<ReturnType<typeof call>> | undefined
+    const calls = await engineRequests(app, async () => { answer = await call(t, app, read('result', run.workflowId, run.runId)) })
+    t.match(answer, { status: 424, body: { error: 'WorkflowNotCompletedError', message: `Workflow ${run.workflowId} run ${run.runId} is not closed yet (status running)` } }, `${form}: 424`)
+    t.same(closeEventReads(calls), [], `${form}: no close-event read`)
+  }
+  const readInput = async () => {
+    t.match((await call(t, app, read('input', run.workflowId, run.runId))).body, { input: { label: 'open' } })
+    t.same(app.closedRuns.get(run.workflowId, run.runId)?.input, { label: 'open' }, 'its input is kept, its outcome not')
+  }
+
+  await pinnedResult('short history, nothing kept')
+  await readInput()
+  await pinnedResult('short history, its input kept')
+  await lengthenPastFirstPage(t, app, run)
+  app.closedRuns.clear()
+  await pinnedResult('long history, nothing kept')
+  await readInput()
+  await pinnedResult('long history, its input kept')
 })
 
 t.test('the bounds are respected: runs and bytes', async (t) => {

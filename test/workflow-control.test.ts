@@ -1,9 +1,14 @@
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import type { Test } from 'tap'
+import { Metadata, status as GrpcStatus } from '@grpc/grpc-js'
+// @temporalio/proto is CommonJS: its named exports are not visible to ESM.
+import protoRoot from '@temporalio/proto'
 import type { App } from '../app.js'
 import { build } from './helpers/app.js'
 import { call, newId, start, waitClosed } from './helpers/workflows.js'
+
+const { HistoryEventFilterType } = protoRoot.temporal.api.enums.v1
 
 const stop = (t: Test, app: App, id: string, rid?: string, body?: unknown) => call(t, app, rid
   ? { method: 'PATCH', url: `/workflow/${id}/runs/${rid}/stop`, route: '/workflow/{id}/runs/{rid}/stop', payload: body }
@@ -117,4 +122,33 @@ t.test('stop with terminateAfterMs: canceled in time, or terminated at the deadl
   t.same(escalated.body, { workflowId: stuckId, runId: stuck.firstExecutionRunId, status: 'terminated', outcome: 'terminated' })
   const described = await app.temporal.workflow.getHandle(stuckId).describe()
   t.equal(described.status.name, 'TERMINATED')
+})
+
+t.test('a stop whose escalation fails while the run is open answers the failure at once, without a close-event read', async (t) => {
+  const app = await build(t)
+  // A run whose task queue has no worker cannot act on the cancellation, so the deadline passes.
+  const stuckId = newId('stuck')
+  await app.temporal.workflow.start('approval', { workflowId: stuckId, taskQueue: `no-worker-${randomUUID()}`, args: [{ label: 'stuck' }] })
+  const handle = app.temporal.workflow.getHandle(stuckId)
+  t.teardown(async () => { await handle.terminate('test over').catch(() => undefined) })
+
+  // The fault: the engine does not answer the escalation's terminate in time; the run stays open.
+  const service = app.temporal.workflowService as unknown as Record<string, (request: Record<string, unknown>) => Promise<unknown>>
+  const { terminateWorkflowExecution, getWorkflowExecutionHistory } = service
+  t.teardown(() => { Object.assign(service, { terminateWorkflowExecution, getWorkflowExecutionHistory }) })
+  service.terminateWorkflowExecution = async () => {
+    throw Object.assign(new Error('4 DEADLINE_EXCEEDED: injected'), { code: GrpcStatus.DEADLINE_EXCEEDED, details: 'injected', metadata: new Metadata() })
+  }
+  // The engine holds a close-event read of an open run until it closes (up to its 20 s long-poll
+  // interval, or the call's deadline) even without waitNewEvent: only the stop's own wait may ask.
+  const closeEventReads: Array<Record<string, unknown>> = []
+  service.getWorkflowExecutionHistory = async (request) => {
+    if (request.historyEventFilterType === HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT && request.waitNewEvent !== true) closeEventReads.push(request)
+    return await getWorkflowExecutionHistory.call(service, request)
+  }
+
+  const res = await stop(t, app, stuckId, undefined, { terminateAfterMs: 300 })
+  t.match(res, { status: 503, body: { error: 'EngineUnavailableError' } }, 'the terminate\'s failure')
+  t.same(closeEventReads, [], 'no close-event read of the open run')
+  t.equal((await handle.describe()).status.name, 'RUNNING', 'the run is still open')
 })
