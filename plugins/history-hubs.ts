@@ -4,8 +4,13 @@
  * history call, for tests and the benchmark.
  */
 import fp from 'fastify-plugin'
+// @temporalio/proto is CommonJS: its named exports are not visible to ESM.
+import protoRoot from '@temporalio/proto'
 import { HistoryHubs, type HubObserver } from '../lib/history/hubs.js'
-import type { HistoryReader } from '../lib/history/reader.js'
+import { nextEngineToken, type HistoryReader } from '../lib/history/reader.js'
+import { mayEndWithUnstoredTask, persistedOnly } from '../lib/history/unpersisted.js'
+
+const { WorkflowExecutionStatus } = protoRoot.temporal.api.enums.v1
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -35,7 +40,16 @@ export default fp<HistoryPluginOptions>(async (fastify, opts) => {
       waitNewEvent: wait,
       maximumPageSize: pageSize ?? 0
     }), { signal, timeoutMs: wait ? LONG_POLL_DEADLINE_MS : undefined, workflowId, runId })
-    return { events: response.history?.events ?? [], nextPageToken: response.nextPageToken ?? undefined }
+    const page = { events: response.history?.events ?? [], nextPageToken: response.nextPageToken ?? undefined }
+    // The engine appends a transient or speculative workflow task only to the end of what it has
+    // stored: a plain read's last page, or any long-poll answer (lib/history/unpersisted.ts).
+    if (!mayEndWithUnstoredTask(page.events) || (!wait && nextEngineToken(page))) return page
+    const { workflowExecutionInfo: info } = await fastify.engineCall(() => fastify.temporal.workflowService.describeWorkflowExecution({
+      namespace,
+      execution: { workflowId, runId }
+    }), { signal, workflowId, runId })
+    const stored = { historyLength: Number(info?.historyLength ?? 0), closed: info?.status !== WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING }
+    return { ...page, events: persistedOnly(page.events, stored) }
   }
   const hubs = new HistoryHubs(read, { bufferEvents: BUFFER_EVENTS, maxQueuedEvents: MAX_QUEUED_EVENTS }, opts.observer)
   fastify.decorate('historyHubs', hubs)

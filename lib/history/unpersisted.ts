@@ -1,0 +1,44 @@
+/**
+ * Events the engine shows but has not written. While a run's workflow task keeps failing (a
+ * "transient" task, attempt 2 and up) or an update is offered to the workflow (a "speculative"
+ * task), the engine appends that task's WorkflowTaskScheduled and WorkflowTaskStarted events to
+ * the last page of the history it answers, numbered after the persisted history, without storing
+ * them. They vanish when the task fails again, and their ids go to the next events really written
+ * (a reset or terminate of a stuck run writes its WorkflowExecutionTerminated where the transient
+ * WorkflowTaskScheduled was). Handed out with ids, they would break every cursor after them, so
+ * the history reads keep to the persisted events (docs/architecture.md, "The history stream").
+ */
+import protoRoot from '@temporalio/proto'
+import { eventIdOf, type RawEvent } from './events.js'
+
+const { EventType } = protoRoot.temporal.api.enums.v1
+
+/**
+ * Whether the page ends with what may be such a task: a WorkflowTaskScheduled, or one and its
+ * WorkflowTaskStarted. Whether it is stored only the engine knows: the run's history length says.
+ */
+export function mayEndWithUnstoredTask (events: RawEvent[]): boolean {
+  const last = events.at(-1)
+  if (last?.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED) return true
+  const scheduled = events.at(-2)
+  return last?.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED && scheduled !== undefined &&
+    scheduled.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED &&
+    Number(last.workflowTaskStartedEventAttributes?.scheduledEventId ?? 0) === eventIdOf(scheduled)
+}
+
+/** What describe says of the run's stored history. */
+export interface StoredHistory {
+  historyLength: number
+  /** A closed run's last stored event is its close event, never a workflow task's. */
+  closed: boolean
+}
+
+/**
+ * The events the engine had stored, judged by a describe made after the read: a task stored
+ * meanwhile is kept (it is the same event), and one whose ids a close took meanwhile (a reset or
+ * terminate of the stuck run) is dropped, since it cannot precede a close event it is numbered as.
+ */
+export function persistedOnly (events: RawEvent[], { historyLength, closed }: StoredHistory): RawEvent[] {
+  const last = closed ? historyLength - 1 : historyLength
+  return events.filter((e) => eventIdOf(e) <= last)
+}
