@@ -43,7 +43,8 @@ export default fp<HistoryPluginOptions>(async (fastify, opts) => {
     const page = { events: response.history?.events ?? [], nextPageToken: response.nextPageToken ?? undefined }
     // The engine appends a transient or speculative workflow task only to the end of what it has
     // stored: a plain read's last page, or any long-poll answer (lib/history/unpersisted.ts).
-    if (!mayEndWithUnstoredTask(page.events) || (!wait && nextEngineToken(page))) return page
+    const lastPage = wait || nextEngineToken(page) === undefined
+    if (!lastPage || !mayEndWithUnstoredTask(page.events, { newEventsAnswer: wait && pageToken !== undefined })) return page
     const { workflowExecutionInfo: info } = await fastify.engineCall(() => fastify.temporal.workflowService.describeWorkflowExecution({
       namespace,
       execution: { workflowId, runId }

@@ -14,16 +14,18 @@ import { eventIdOf, type RawEvent } from './events.js'
 const { EventType } = protoRoot.temporal.api.enums.v1
 
 /**
- * Whether the page ends with what may be such a task: a WorkflowTaskScheduled, or one and its
- * WorkflowTaskStarted. Whether it is stored only the engine knows: the run's history length says.
+ * Whether the page may end with such a task: a WorkflowTaskScheduled, or one and its
+ * WorkflowTaskStarted, of a retried task (attempt 2 and up: transient) or, unless the page answers
+ * a long-poll for new events, of any task (a speculative one is attempt 1). Such an answer comes
+ * once events are stored, and storing events stores a speculative task with them. Whether the
+ * task is stored only the engine knows: the run's history length says.
  */
-export function mayEndWithUnstoredTask (events: RawEvent[]): boolean {
+export function mayEndWithUnstoredTask (events: RawEvent[], { newEventsAnswer }: { newEventsAnswer: boolean }): boolean {
   const last = events.at(-1)
-  if (last?.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED) return true
-  const scheduled = events.at(-2)
-  return last?.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED && scheduled !== undefined &&
-    scheduled.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED &&
-    Number(last.workflowTaskStartedEventAttributes?.scheduledEventId ?? 0) === eventIdOf(scheduled)
+  const scheduled = last?.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED ? events.at(-2) : last
+  if (scheduled?.eventType !== EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED) return false
+  if (last !== scheduled && Number(last?.workflowTaskStartedEventAttributes?.scheduledEventId ?? 0) !== eventIdOf(scheduled)) return false
+  return !newEventsAnswer || (scheduled.workflowTaskScheduledEventAttributes?.attempt ?? 1) > 1
 }
 
 /** What describe says of the run's stored history. */
