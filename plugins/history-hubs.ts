@@ -4,13 +4,9 @@
  * history call, for tests and the benchmark.
  */
 import fp from 'fastify-plugin'
-// @temporalio/proto is CommonJS: its named exports are not visible to ESM.
-import protoRoot from '@temporalio/proto'
 import { HistoryHubs, type HubObserver } from '../lib/history/hubs.js'
 import { nextEngineToken, type HistoryReader } from '../lib/history/reader.js'
-import { mayEndWithUnstoredTask, persistedOnly } from '../lib/history/unpersisted.js'
-
-const { WorkflowExecutionStatus } = protoRoot.temporal.api.enums.v1
+import { mayEndWithUnstoredTask, persistedOnly, storedHistoryOf } from '../lib/history/unpersisted.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -49,8 +45,7 @@ export default fp<HistoryPluginOptions>(async (fastify, opts) => {
       namespace,
       execution: { workflowId, runId }
     }), { signal, workflowId, runId })
-    const stored = { historyLength: Number(info?.historyLength ?? 0), closed: info?.status !== WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING }
-    return { ...page, events: persistedOnly(page.events, stored) }
+    return { ...page, events: persistedOnly(page.events, storedHistoryOf(info)) }
   }
   const hubs = new HistoryHubs(read, { bufferEvents: BUFFER_EVENTS, maxQueuedEvents: MAX_QUEUED_EVENTS }, opts.observer)
   fastify.decorate('historyHubs', hubs)

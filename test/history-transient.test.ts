@@ -27,25 +27,28 @@ const oneTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1)
 const storedLength = async (app: App, workflowId: string, runId: string) =>
   (await app.temporal.workflow.getHandle(workflowId, runId).describe()).historyLength
 
-t.test('a stuck run\'s history and stream show its stored events only, and the stream ends when a reset ends the run', async (t) => {
+/** A run stuck on a workflow task that fails at every attempt: version 1 completes, version 2 replays it after a reset and fails. */
+async function stuckRun (t: Test) {
   const catalog = `drift-${randomUUID()}`
   const workflowId = `drifting-${randomUUID()}`
   const app = await build(t, { SERVICE_CATALOG_ID: catalog })
-
   await t.test('version 1 completes a run', async (t) => {
     await deploy(t, catalog, 'v1')
     const started = await call(t, app, { method: 'POST', url: '/workflow/start', route: '/workflow/start', payload: { workflowName: 'drifting', workflowId, input: {} } })
     t.equal(await waitClosed(app, workflowId, started.body.runId), 'COMPLETED')
   }) // its worker is stopped at the end of the subtest
-
   await deploy(t, catalog, 'v2')
   const reset = await call(t, app, { method: 'POST', url: `/workflow/${workflowId}/reset`, route: '/workflow/{id}/reset', payload: { from: { step: 'b' } } })
   t.equal(reset.status, 200)
-  const stuck = reset.body.runId as string
-  const statusUrl = `/workflow/${workflowId}/runs/${stuck}/status`
+  const runId = reset.body.runId as string
+  const statusUrl = `/workflow/${workflowId}/runs/${runId}/status`
   const seen = await eventually(async () => (await call(t, app, { method: 'GET', url: statusUrl, route: '/workflow/{id}/runs/{rid}/status' })).body, (body) => body.attention !== null, 120)
   t.match(seen, { status: 'running', attention: { kind: 'workflowTaskFailing' } }, 'the run is stuck: its task is retried transiently')
+  return { app, workflowId, runId }
+}
 
+t.test('a stuck run\'s history and stream show its stored events only, and the stream ends when a reset ends the run', async (t) => {
+  const { app, workflowId, runId: stuck } = await stuckRun(t)
   const stored = await storedLength(app, workflowId, stuck)
   const page = await call(t, app, { method: 'GET', url: `/workflow/${workflowId}/runs/${stuck}/history?pageSize=1000`, route: '/workflow/{id}/runs/{rid}/history' })
   t.same(page.body.events.map((e: { eventId: string }) => Number(e.eventId)), oneTo(stored), 'the history page holds the stored events, not the transient task')
@@ -80,4 +83,26 @@ t.test('a stuck run\'s history and stream show its stored events only, and the s
     t.equal(again.at(-1)?.event, 'done', `resume after ${position} ends with done`)
     t.same(eventIds(again), oneTo(length).slice(position), `resume after ${position} gets exactly the events after it`)
   }
+})
+
+t.test('a transient task the run\'s close replaces while it is read is not taken for a stored event', async (t) => {
+  const { app, workflowId, runId } = await stuckRun(t)
+  const stored = await storedLength(app, workflowId, runId)
+  // The race, made certain: the run is terminated between the history read that ends with the
+  // transient task and the describe that judges it, so WorkflowExecutionTerminated has its id.
+  const service = app.temporal.workflowService
+  const original = service.describeWorkflowExecution
+  const describe = original.bind(service)
+  let reads = 0
+  const injected = async (request: Parameters<typeof describe>[0]) => {
+    if (++reads === 2) await app.temporal.workflow.getHandle(workflowId, runId).terminate('closed while its history is read')
+    return await describe(request)
+  }
+  // The service's methods also carry gRPC metadata the wrapper does not need.
+  service.describeWorkflowExecution = injected as unknown as typeof original
+  t.teardown(() => { service.describeWorkflowExecution = original })
+  const page = await call(t, app, { method: 'GET', url: `/workflow/${workflowId}/runs/${runId}/history?pageSize=1000`, route: '/workflow/{id}/runs/{rid}/history' })
+  t.equal(reads, 2, 'the route\'s describe, then the one judging the page\'s tail')
+  t.equal(await storedLength(app, workflowId, runId), stored + 1, 'the termination took the transient task\'s id')
+  t.same(page.body.events.map((e: { eventId: string }) => Number(e.eventId)), oneTo(stored), 'the page holds the events stored before the termination, not the transient task under the termination\'s id')
 })

@@ -8,10 +8,14 @@
  * WorkflowTaskScheduled was). Handed out with ids, they would break every cursor after them, so
  * the history reads keep to the persisted events (docs/architecture.md, "The history stream").
  */
+// @temporalio/proto is CommonJS: its named exports are not visible to ESM.
 import protoRoot from '@temporalio/proto'
+import type { temporal } from '@temporalio/proto'
 import { eventIdOf, type RawEvent } from './events.js'
 
-const { EventType } = protoRoot.temporal.api.enums.v1
+const { EventType, WorkflowExecutionStatus: Status } = protoRoot.temporal.api.enums.v1
+/** A paused run is open: its last stored event may be a workflow task's. */
+const OPEN = new Set<number>([Status.WORKFLOW_EXECUTION_STATUS_RUNNING, Status.WORKFLOW_EXECUTION_STATUS_PAUSED, Status.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED])
 
 /**
  * Whether the page may end with such a task: a WorkflowTaskScheduled, or one and its
@@ -34,6 +38,12 @@ export interface StoredHistory {
   /** A closed run's last stored event is its close event, never a workflow task's. */
   closed: boolean
 }
+
+/** What a describe's execution info says of the stored history. */
+export const storedHistoryOf = (info: temporal.api.workflow.v1.IWorkflowExecutionInfo | null | undefined): StoredHistory => ({
+  historyLength: Number(info?.historyLength ?? 0),
+  closed: !OPEN.has(info?.status ?? Status.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED)
+})
 
 /**
  * The events the engine had stored, judged by a describe made after the read: a task stored
