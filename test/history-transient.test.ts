@@ -4,7 +4,8 @@
  * WorkflowTaskScheduled/WorkflowTaskStarted the engine never stores: once the run is reset, its
  * WorkflowExecutionTerminated takes their ids. The history page and the live stream show the
  * stored events only, so the stream ends with `done` after every event once, and a resume from
- * any id it sent works.
+ * any id it sent works; also when the run closes between a read and the describe that judges it
+ * (a fault-injecting wrapper around that one describe makes the race certain).
  */
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
