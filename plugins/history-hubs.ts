@@ -5,7 +5,8 @@
  */
 import fp from 'fastify-plugin'
 import { HistoryHubs, type HubObserver } from '../lib/history/hubs.js'
-import type { HistoryReader } from '../lib/history/reader.js'
+import { nextEngineToken, type HistoryReader } from '../lib/history/reader.js'
+import { mayEndWithUnstoredTask, persistedOnly, storedHistoryOf } from '../lib/history/unpersisted.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -35,7 +36,16 @@ export default fp<HistoryPluginOptions>(async (fastify, opts) => {
       waitNewEvent: wait,
       maximumPageSize: pageSize ?? 0
     }), { signal, timeoutMs: wait ? LONG_POLL_DEADLINE_MS : undefined, workflowId, runId })
-    return { events: response.history?.events ?? [], nextPageToken: response.nextPageToken ?? undefined }
+    const page = { events: response.history?.events ?? [], nextPageToken: response.nextPageToken ?? undefined }
+    // The engine appends a transient or speculative workflow task only to the end of what it has
+    // stored: a plain read's last page, or any long-poll answer (lib/history/unpersisted.ts).
+    const lastPage = wait || nextEngineToken(page) === undefined
+    if (!lastPage || !mayEndWithUnstoredTask(page.events, { newEventsAnswer: wait && pageToken !== undefined })) return page
+    const { workflowExecutionInfo: info } = await fastify.engineCall(() => fastify.temporal.workflowService.describeWorkflowExecution({
+      namespace,
+      execution: { workflowId, runId }
+    }), { signal, workflowId, runId })
+    return { ...page, events: persistedOnly(page.events, storedHistoryOf(info)) }
   }
   const hubs = new HistoryHubs(read, { bufferEvents: BUFFER_EVENTS, maxQueuedEvents: MAX_QUEUED_EVENTS }, opts.observer)
   fastify.decorate('historyHubs', hubs)
