@@ -11,7 +11,7 @@ import { build } from './helpers/app.js'
 import { openSse, type Frame } from './helpers/history.js'
 import { testCatalog } from './helpers/env.js'
 import { newId, start, waitClosed } from './helpers/workflows.js'
-import { comparePositions, decodePosition } from '../lib/runs-feed/position.js'
+import { comparePositions, decodePosition, type Position } from '../lib/runs-feed/position.js'
 import type { RunChange } from '../schemas/runs-feed.js'
 
 const FEED_ENV = { SERVICE_RUNS_FEED_POLL_MS: '200', SERVICE_RUNS_FEED_DELAY_MS: '500' }
@@ -52,7 +52,8 @@ t.test('a client that drops and resumes gets every start and close exactly once,
   await second.until((f) => [...open, ...missed].every((r) => seen(f, r.workflowId, 'closed') === 1))
   second.close()
   t.equal(second.frames[0]!.event, 'feed')
-  t.equal(second.frames[0]!.id, lastId, 'the resumed feed starts where the client stood')
+  t.equal(JSON.parse(second.frames[0]!.data).from, new Date(decodePosition(lastId)!.ms).toISOString(), 'the resumed feed starts where the client stood')
+  t.equal(second.frames[0]!.id, undefined, 'without sending back the id the client has')
 
   const all = [...changes(first.frames), ...changes(second.frames)]
   for (const run of [...open, ...quick, ...missed]) {
@@ -104,13 +105,14 @@ t.test('heartbeats are progress frames with the feed\'s position, so a quiet cli
   const sse = await openSse(`${base}/workflow/runs/stream?workflowName=${newId('none')}`)
   await sse.until((f) => f.length >= 1)
   const opened = decodePosition(sse.frames[0]!.id!)!
-  const progress = (f: Frame[]) => f.filter((x) => x.event === 'progress')
+  // A heartbeat carries an id only when the feed moved since the last one (ids never repeat).
+  const progress = (f: Frame[]) => f.filter((x) => x.event === 'progress' && x.id !== undefined)
   await sse.until((f) => progress(f).some((x) => decodePosition(x.id!)!.ms > opened.ms))
   sse.close()
   t.same([...new Set(sse.frames.slice(1).map((f) => f.event))], ['progress'], 'only heartbeats follow')
   const positions = progress(sse.frames).map((f) => decodePosition(f.id!)!)
   t.ok(positions.every((p) => p.rank === -1), 'heartbeat ids are time positions')
-  t.ok(positions.every((p, i) => i === 0 || p.ms >= positions[i - 1]!.ms), 'and never go back')
+  t.ok(positions.every((p, i) => p.ms > (i === 0 ? opened : positions[i - 1]!).ms), 'and only go forward')
   const last = progress(sse.frames).at(-1)!
   t.equal(JSON.parse(last.data).before, new Date(decodePosition(last.id!)!.ms).toISOString(), 'the data names the same instant')
 })
@@ -127,7 +129,8 @@ t.test('a session ends after SERVICE_RUNS_FEED_SESSION_MS; the client resumes wh
   await again.until((f) => f.length >= 1)
   again.close()
   t.same(again.frames.map((f) => f.event), ['feed'], 'resumed, not expired')
-  t.equal(again.frames[0]!.id, last)
+  t.equal(again.frames[0]!.id, undefined, 'the resumed feed frame does not send the id the client already has')
+  t.equal(JSON.parse(again.frames[0]!.data).from, new Date(decodePosition(last)!.ms).toISOString(), 'it starts where the client stood')
 })
 
 t.test('bad ids and filters are JSON errors before the stream', async (t) => {
@@ -168,6 +171,16 @@ t.test('every id the stream sends is a resume point: the resumed stream sends ex
   first.close()
 
   const sent = first.frames.filter((f) => f.id !== undefined)
+  /** Whether every id among `frames` is past the one before it (and past `from`, the id resumed from). */
+  const goesForward = (frames: Frame[], from?: Position) => {
+    let before = from
+    for (const f of frames.filter((x) => x.id !== undefined)) {
+      if (before !== undefined && comparePositions(position(f), before) <= 0) return false
+      before = position(f)
+    }
+    return true
+  }
+  t.ok(goesForward(first.frames), 'every id is past the ones before it')
   t.same([...new Set(sent.map((f) => f.event))].sort(), ['feed', 'progress', 'run'], 'ids of every kind of frame')
   const kinds = sent.filter((f) => f.event === 'run').map((f) => (JSON.parse(f.data) as RunChange).change)
   t.same([...new Set(kinds)].sort(), ['closed', 'started'], 'and of both kinds of change')
@@ -185,6 +198,9 @@ t.test('every id the stream sends is a resume point: the resumed stream sends ex
     const got = runFrames(resumed.frames)
     const label = `resumed from ${point.event} ${point.id}`
     t.same(got.filter((f) => comparePositions(position(f), from) <= 0).map((f) => f.id), [], `${label}: nothing at or before it again`)
+    t.same(resumed.frames.filter((f) => f.id !== undefined && comparePositions(position(f), from) <= 0).map((f) => `${f.event} ${f.id!}`), [],
+      `${label}: no frame of any kind sends an id the client has`)
+    t.ok(goesForward(resumed.frames, from), `${label}: ids only go forward`)
     t.same(oursOf(got), oursOf(expected), `${label}: every change of ours after it, once, in order`)
   }
 })

@@ -62,10 +62,12 @@ export type ErrorName = ErrorResponse['error'] | ValidationErrorResponse['error'
 
 /** One event of `FlowportClient.watchRuns()`: the SSE events of `GET /workflow/runs/stream`. */
 export type RunsFeedEvent =
-  | { event: 'feed', id: string, data: Schemas['RunsFeedOpen'] }
+  /** `id` is absent on a resumed session (the client already has it): ids only go forward. */
+  | { event: 'feed', id?: string, data: Schemas['RunsFeedOpen'] }
   | { event: 'expired', data: Schemas['RunsFeedExpired'] }
   | { event: 'run', id: string, data: Schemas['RunChange'] }
-  | { event: 'progress', id: string, data: Schemas['RunsFeedProgress'] }
+  /** `id` is absent while the feed has not moved since the last id. */
+  | { event: 'progress', id?: string, data: Schemas['RunsFeedProgress'] }
   | { event: 'server_error', data: Schemas['RunsFeedError'] }
 
 /** One event of `FlowportClient.follow()`: the SSE events of `GET /workflow/{id}/history/stream`. */

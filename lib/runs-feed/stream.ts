@@ -7,6 +7,11 @@
  * position (a comment could not carry it to every SSE parser). A session ends after
  * `sessionMs`, at a heartbeat: an EventSource reconnects and resumes, so long-lived dashboards
  * spread over the replicas that exist now, not those that existed when they first connected.
+ *
+ * Ids only go forward: a frame carries an `id:` only when its position is past every id the client
+ * already has (the one it resumed from, the ones sent since). A resumed session's `feed` frame and a
+ * heartbeat while nothing moved carry none, so a client that keys on ids never sees one twice, and
+ * an EventSource keeps the id it has.
  */
 import type { FastifyReply } from 'fastify'
 import { fromEngineError } from '../engine-errors.js'
@@ -33,6 +38,8 @@ class FeedStream implements FeedSink, OpenStream {
   feed: RunsFeed | undefined
   /** Changes read by the feed while this stream catches up; undefined once it is live. */
   pending: FeedChange[] | undefined
+  /** The furthest position the client has as an id: where it resumed from, then the last id sent. */
+  sentUpTo: Position
   #ended = false
 
   constructor (
@@ -41,7 +48,9 @@ class FeedStream implements FeedSink, OpenStream {
     public position: Position,
     /** When the session ends (checked at heartbeats, so no timer per stream). */
     private readonly endsAt: number
-  ) {}
+  ) {
+    this.sentUpTo = position
+  }
 
   changes (changes: FeedChange[]): void {
     if (this.pending) this.pending.push(...changes)
@@ -59,7 +68,7 @@ class FeedStream implements FeedSink, OpenStream {
   #write (changes: FeedChange[]): void {
     const fresh = after(changes, this.position)
     if (fresh.length === 0 || !this.reply.sse.isConnected) return
-    this.position = fresh.at(-1)!.position
+    this.position = this.sentUpTo = fresh.at(-1)!.position
     this.reply.raw.write(fresh.map((c) => c.frame).join(''))
     if (this.reply.raw.writableLength > MAX_BUFFERED_BYTES) this.stop()
   }
@@ -74,7 +83,15 @@ class FeedStream implements FeedSink, OpenStream {
     const frontier = this.feed && !this.pending ? timePosition(this.feed.frontier) : undefined
     if (frontier && comparePositions(frontier, this.position) > 0) this.position = frontier
     const progress: RunsFeedProgress = { before: new Date(this.position.ms).toISOString() }
-    this.reply.raw.write(`id: ${encodePosition(this.position)}\nevent: progress\ndata: ${JSON.stringify(progress)}\n\n`)
+    const id = this.idPast(this.position)
+    this.reply.raw.write(`${id === undefined ? '' : `id: ${id}\n`}event: progress\ndata: ${JSON.stringify(progress)}\n\n`)
+  }
+
+  /** The `id:` of a frame at `position`, which the client then has; none unless it is past every id the client has. */
+  idPast (position: Position): string | undefined {
+    if (comparePositions(position, this.sentUpTo) <= 0) return undefined
+    this.sentUpTo = position
+    return encodePosition(position)
   }
 
   fail (err: unknown): void {
@@ -108,7 +125,7 @@ export async function streamRunsFeed ({ reply, feeds, streams, query, resume, si
   if (resume !== undefined && !expired && position.ms < feed.frontier) stream.pending = []
   const open: RunsFeedOpen = { from: new Date(position.ms).toISOString(), delayMs: feeds.options.delayMs, resumeMs: feeds.options.resumeMs }
   try {
-    await reply.sse.send({ event: 'feed', id: encodePosition(position), data: open, retry: RETRY_MS })
+    await reply.sse.send({ event: 'feed', id: stream.idPast(position), data: open, retry: RETRY_MS })
     if (expired) {
       await reply.sse.send({
         event: 'expired',
