@@ -4,33 +4,34 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { runTokenSecrets, type Config } from './schemas/config.js'
+import type { Config } from './schemas/config.js'
+import { runTokenSecrets } from './plugins/external/config.js'
 import { buildValidator } from './lib/validator.js'
 import { buildSerializer } from './lib/serializer.js'
 import { Redactor, withRedaction } from './lib/log-redaction.js'
 import { redisPassword } from './lib/access/rate-limit-redis.js'
-import configPlugin from './plugins/config.js'
-import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js'
-import jsonBody from './plugins/json-body.js'
-import cors from './plugins/cors.js'
-import auth from './plugins/auth.js'
-import rateLimit from './plugins/rate-limit.js'
-import audit from './plugins/audit.js'
-import schemas from './plugins/schemas.js'
-import swagger from './plugins/swagger.js'
-import conditional from './plugins/conditional.js'
-import metrics from './plugins/metrics.js'
-import tracing from './plugins/tracing.js'
-import runLog from './plugins/run-log.js'
-import payloads from './plugins/payloads.js'
-import temporal from './plugins/temporal.js'
-import catalogs from './plugins/catalogs.js'
-import closedRuns from './plugins/closed-runs.js'
-import longHistories from './plugins/long-histories.js'
-import sse from './plugins/sse.js'
-import historyHubs from './plugins/history-hubs.js'
-import runsFeed from './plugins/runs-feed.js'
-import traces from './plugins/traces.js'
+import configPlugin from './plugins/external/config.js'
+import errors, { clientErrorHandler, frameworkErrors } from './plugins/external/errors.js'
+import jsonBody from './plugins/external/json-body.js'
+import cors from './plugins/external/cors.js'
+import access from './plugins/app/access/index.js'
+import rateLimit from './plugins/external/rate-limit.js'
+import audit from './plugins/app/access/audit.js'
+import schemas from './plugins/external/schemas.js'
+import swagger from './plugins/external/swagger.js'
+import conditional from './plugins/external/conditional.js'
+import metrics from './plugins/external/metrics.js'
+import tracing from './plugins/external/tracing.js'
+import runLog from './plugins/external/run-log.js'
+import payloads from './plugins/app/payloads/index.js'
+import engine from './plugins/app/engine/index.js'
+import catalogs from './plugins/app/catalogs/index.js'
+import closedRuns from './plugins/app/runs/closed-runs-plugin.js'
+import longHistories from './plugins/app/runs/long-histories-plugin.js'
+import sse from './plugins/external/sse.js'
+import historyHubs from './plugins/app/history/index.js'
+import runsFeed from './plugins/app/runs-feed/index.js'
+import traces from './plugins/app/traces/index.js'
 import type { HubObserver } from './lib/history/hubs.js'
 import health from './routes/health.js'
 import catalogRoutes from './routes/catalog.js'
@@ -38,7 +39,7 @@ import historyRoutes from './routes/history/index.js'
 import workflowRoutes from './routes/workflows/index.js'
 import tokenRoutes from './routes/tokens.js'
 import scheduleRoutes from './routes/schedules/index.js'
-import ui from './plugins/ui.js'
+import ui from './plugins/external/ui.js'
 import payloadRoutes from './routes/payloads.js'
 
 export interface BuildOptions {
@@ -56,7 +57,7 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/
  * Request line + headers Node accepts (its default is 16 KiB). The longest request the OpenAPI
  * document allows is about 25 KB: two 1000-character path parameters of 4-byte characters are
  * 12,000 bytes each once percent-encoded (`/workflow/{id}/update/{name}`), and the runs listing's
- * filters and page token add up to about as much. Larger requests get 431 (plugins/errors.ts).
+ * filters and page token add up to about as much. Larger requests get 431 (plugins/external/errors.ts).
  */
 const MAX_HEADER_BYTES = 64 * 1024
 
@@ -73,10 +74,10 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
     logger: withRedaction(logger ?? { level: config.LOG_LEVEL, stream: logStream }, redactor),
     bodyLimit: config.SERVICE_BODY_LIMIT_BYTES,
     // A request not received within these bounds is answered 408 RequestTimeoutError and closed
-    // (plugins/errors.ts). Node checks them every `connectionsCheckingInterval` (default 30 s,
+    // (plugins/external/errors.ts). Node checks them every `connectionsCheckingInterval` (default 30 s,
     // which would stretch a 10 s bound to 40 s). Fastify's `connectionTimeout` (socket inactivity)
     // stays off: a /workflow/run wait sends nothing for minutes and must not be cut.
-    // Node answers a missing Host header with an empty 400 of its own; plugins/errors.ts answers it in the error shape.
+    // Node answers a missing Host header with an empty 400 of its own; plugins/external/errors.ts answers it in the error shape.
     http: {
       maxHeaderSize: MAX_HEADER_BYTES,
       requireHostHeader: false,
@@ -91,7 +92,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
     routerOptions: { maxParamLength: MAX_HEADER_BYTES },
     frameworkErrors,
     clientErrorHandler,
-    // Long-lived SSE streams must not hold `close()`; plugins/sse.ts ends them first.
+    // Long-lived SSE streams must not hold `close()`; plugins/external/sse.ts ends them first.
     forceCloseConnections: true,
     requestIdHeader: false,
     genReqId: (req) => {
@@ -116,14 +117,14 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   await app.register(runLog)
   await app.register(jsonBody)
   await app.register(cors)
-  await app.register(auth, { redactor })
+  await app.register(access, { redactor })
   await app.register(rateLimit)
   await app.register(audit)
   await app.register(schemas)
   await app.register(swagger)
   await app.register(conditional)
   await app.register(payloads)
-  await app.register(temporal)
+  await app.register(engine)
   await app.register(catalogs)
   await app.register(closedRuns)
   await app.register(longHistories)

@@ -3,7 +3,8 @@
  */
 import closeWithGrace from 'close-with-grace'
 import { buildApp, type BuildOptions } from './app.js'
-import { ConfigError, loadConfig } from './schemas/config.js'
+import { loadConfig } from './plugins/external/config.js'
+import { ConfigError } from './lib/config-error.js'
 
 /** `logStream`: where the log lines go (default stdout, as JSON); the dev stack prettifies them. */
 export async function startApi (env: Record<string, string | undefined> = process.env, { logStream }: Pick<BuildOptions, 'logStream'> = {}) {

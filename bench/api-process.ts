@@ -7,7 +7,7 @@
 import diagnostics from 'node:diagnostics_channel'
 import type { IncomingMessage } from 'node:http'
 import { buildApp } from '../app.js'
-import { loadConfig } from '../schemas/config.js'
+import { loadConfig } from '../plugins/external/config.js'
 import { DeliveryLags } from './delivery-lags.js'
 
 const lags = new DeliveryLags()
@@ -37,7 +37,7 @@ diagnostics.subscribe('http.server.response.finish', (message) => {
   open.delete(request)
   requests.push({ url: r.url, ms: performance.now() - r.at, calls: r.calls })
 })
-const service = app.temporal.connection.workflowService as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
+const service = app.engine.client.connection.workflowService as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
 for (const [name, fn] of Object.entries(service)) {
   if (typeof fn !== 'function') continue
   service[name] = async (...args: unknown[]) => {

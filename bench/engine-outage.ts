@@ -15,7 +15,7 @@ import { Client, Connection } from '@temporalio/client'
 import { buildApp } from '../app.js'
 import { startEngine, type Engine } from '../cli/engine.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
-import { loadConfig } from '../schemas/config.js'
+import { loadConfig } from '../plugins/external/config.js'
 import { machineNote, writeSection } from './results.js'
 
 const CYCLES = Number(process.env.OUTAGE_CYCLES ?? 3)

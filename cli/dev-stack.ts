@@ -12,10 +12,10 @@ import { readWorkerEnv } from '@flowport/worker/env'
 import { startEngine, type Engine, type EngineOptions } from './engine.js'
 import { onParentExit, supervise, type Supervised } from './supervise.js'
 import { startApi } from '../server.js'
-import { loadConfig } from '../schemas/config.js'
+import { loadConfig } from '../plugins/external/config.js'
 import { workerNodeArgs } from './worker-entry.js'
 import { devLogStream } from './dev-log.js'
-import { uiEnabled } from '../plugins/ui.js'
+import { uiEnabled } from '../plugins/external/ui.js'
 
 type Api = Awaited<ReturnType<typeof startApi>>
 

@@ -16,7 +16,7 @@ const TAIL_EVENTS = 20
 
 export async function readAttention (fastify: FastifyInstance, run: RunRef, attempt: number | null | undefined, signal?: AbortSignal): Promise<Attention | null> {
   if (attempt == null || attempt < 2) return null
-  const res = await fastify.engineCall(() => fastify.temporal.workflowService.getWorkflowExecutionHistoryReverse({
+  const res = await fastify.engine.call(() => fastify.engine.client.workflowService.getWorkflowExecutionHistoryReverse({
     namespace: fastify.config.TEMPORAL_NAMESPACE, execution: run, maximumPageSize: TAIL_EVENTS
   }), { signal, ...run })
   let message = 'the workflow task keeps failing'

@@ -35,7 +35,7 @@ async function operationOf (fastify: FastifyInstance, body: BatchBody, identity:
     case 'stop': return { cancellationOperation: { identity } }
     case 'signal': {
       if (body.signal === undefined) throw missing('/signal', 'is required for action "signal"')
-      const input = await encodeToPayloads(fastify.temporal.options.loadedDataConverter, ...(body.signal.payload === undefined ? [] : [body.signal.payload]))
+      const input = await encodeToPayloads(fastify.engine.client.options.loadedDataConverter, ...(body.signal.payload === undefined ? [] : [body.signal.payload]))
       return { signalOperation: { signal: body.signal.name, input: { payloads: input ?? [] }, identity } }
     }
     case 'reset': {
@@ -51,14 +51,14 @@ const missing = (path: string, message: string) => new ApiError(400, 'Validation
 const notFound = (batchId: string) => new ApiError(404, 'BatchNotFoundError', `Batch ${batchId} not found`)
 
 export async function startBatch (fastify: FastifyInstance, body: BatchBody, identity?: string, signal?: AbortSignal): Promise<BatchStarted> {
-  const client = fastify.temporalAs(identity)
+  const client = fastify.engine.as(identity)
   const namespace = fastify.config.TEMPORAL_NAMESPACE
   const query = batchQuery(body.filter)
   const operation = await operationOf(fastify, body, client.options.identity ?? '')
-  const counted = await fastify.engineCall(() => client.workflowService.countWorkflowExecutions({ namespace, query }), { signal })
+  const counted = await fastify.engine.call(() => client.workflowService.countWorkflowExecutions({ namespace, query }), { signal })
     .catch((err: unknown) => { throw badQuery(err, body.filter) })
   const batchId = randomUUID()
-  await fastify.engineCall(() => client.workflowService.startBatchOperation({ namespace, visibilityQuery: query, jobId: batchId, reason: body.reason, ...operation }), { signal })
+  await fastify.engine.call(() => client.workflowService.startBatchOperation({ namespace, visibilityQuery: query, jobId: batchId, reason: body.reason, ...operation }), { signal })
   return { batchId, matched: Number(counted.count ?? 0) }
 }
 
@@ -92,7 +92,7 @@ const STATES: Partial<Record<number, BatchStatus['state']>> = {
 const iso = (ts: temporal.api.workflowservice.v1.IDescribeBatchOperationResponse['startTime']) => ts ? tsToDate(ts).toISOString() : null
 
 export async function readBatch (fastify: FastifyInstance, batchId: string, signal?: AbortSignal): Promise<BatchStatus> {
-  const res = await fastify.engineCall(() => fastify.temporal.workflowService.describeBatchOperation({
+  const res = await fastify.engine.call(() => fastify.engine.client.workflowService.describeBatchOperation({
     namespace: fastify.config.TEMPORAL_NAMESPACE, jobId: batchId
   }), { signal }).catch((err: unknown) => { throw err instanceof ApiError && err.statusCode === 404 ? notFound(batchId) : err })
   return {
@@ -113,8 +113,8 @@ export async function readBatch (fastify: FastifyInstance, batchId: string, sign
 export async function stopBatch (fastify: FastifyInstance, batchId: string, identity?: string, signal?: AbortSignal): Promise<BatchStatus> {
   const before = await readBatch(fastify, batchId, signal)
   if (before.state !== 'running') return before
-  const client = fastify.temporalAs(identity)
-  await fastify.engineCall(() => client.workflowService.stopBatchOperation({
+  const client = fastify.engine.as(identity)
+  await fastify.engine.call(() => client.workflowService.stopBatchOperation({
     namespace: fastify.config.TEMPORAL_NAMESPACE, jobId: batchId, reason: 'Stopped through the Flowport API', identity: client.options.identity
   }), { signal }).catch((err: unknown) => { throw err instanceof ApiError && err.statusCode === 404 ? notFound(batchId) : err })
   return await readBatch(fastify, batchId, signal)

@@ -38,10 +38,10 @@ async function stopped (fastify: FastifyInstance, run: RunRef, event: Parameters
 
 export async function stopRun (fastify: FastifyInstance, call: ControlCall & { terminateAfterMs?: number, reason?: string }): Promise<StopResult> {
   const { run, status } = await openRun(fastify, call)
-  const client = fastify.temporalAs(call.identity)
+  const client = fastify.engine.as(call.identity)
   const handle = client.workflow.getHandle(run.workflowId, run.runId)
   // The raw request: the SDK's handle.cancel() cannot carry the reason the engine records.
-  await fastify.engineCall(() => client.workflowService.requestCancelWorkflowExecution({
+  await fastify.engine.call(() => client.workflowService.requestCancelWorkflowExecution({
     namespace: client.options.namespace, workflowExecution: run, identity: client.options.identity, requestId: randomUUID(), reason: call.reason
   }), { signal: call.signal, ...run }).catch((err: unknown) => { throw closedMeanwhile(err, run) })
   if (call.terminateAfterMs === undefined) return { ...run, status, outcome: 'cancel_requested' }
@@ -52,7 +52,7 @@ export async function stopRun (fastify: FastifyInstance, call: ControlCall & { t
 
   const reason = `Stop escalated: the run had not closed ${wait} ms after its cancellation`
   try {
-    await fastify.engineCall(() => handle.terminate(reason), { signal: call.signal, ...run })
+    await fastify.engine.call(() => handle.terminate(reason), { signal: call.signal, ...run })
   } catch (err) {
     // It closed between the deadline and the terminate call: report how. Or it failed for
     // another reason and the run is still open, so the read must not wait for a close.
@@ -65,7 +65,7 @@ export async function stopRun (fastify: FastifyInstance, call: ControlCall & { t
 
 export async function terminateRun (fastify: FastifyInstance, call: ControlCall & { reason?: string }): Promise<TerminateResult> {
   const { run } = await openRun(fastify, call)
-  const handle = fastify.temporalAs(call.identity).workflow.getHandle(run.workflowId, run.runId)
-  await fastify.engineCall(() => handle.terminate(call.reason), { signal: call.signal, ...run }).catch((err: unknown) => { throw closedMeanwhile(err, run) })
+  const handle = fastify.engine.as(call.identity).workflow.getHandle(run.workflowId, run.runId)
+  await fastify.engine.call(() => handle.terminate(call.reason), { signal: call.signal, ...run }).catch((err: unknown) => { throw closedMeanwhile(err, run) })
   return { ...run, status: 'terminated', reason: call.reason ?? null }
 }

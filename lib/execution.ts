@@ -50,7 +50,7 @@ const SCHEDULED_AT = defineSearchAttributeKey('TemporalScheduledStartTime', Sear
 export async function describeRun (fastify: FastifyInstance, { workflowId, runId, signal }: DescribeOptions): Promise<Execution> {
   const ctx = { workflowId, runId }
   if (isReservedWorkflowId(workflowId)) throw notFound(`Workflow ${workflowId} not found`, ctx)
-  const execution = await fastify.engineCall(() => fastify.temporal.workflow.getHandle(workflowId, runId).describe(), { signal, ...ctx })
+  const execution = await fastify.engine.call(() => fastify.engine.client.workflow.getHandle(workflowId, runId).describe(), { signal, ...ctx })
   if (execution.type === CATALOG_WORKFLOW_TYPE) throw notFound(`Workflow ${workflowId} not found`, ctx)
   const extended = execution.raw.workflowExtendedInfo
   return {

@@ -77,16 +77,16 @@ export function handlerArgs (workflow: CatalogWorkflow | undefined, where: { typ
 
 export async function sendSignal (fastify: FastifyInstance, call: HandlerCall) {
   const { run, args } = await prepare(fastify, call)
-  const handle = fastify.temporalAs(call.identity).workflow.getHandle(run.workflowId, run.runId)
-  await fastify.engineCall(() => handle.signal(call.name, ...args), { signal: call.signal, ...run }).catch((err: unknown) => { throw closedMeanwhile(err, run) })
+  const handle = fastify.engine.as(call.identity).workflow.getHandle(run.workflowId, run.runId)
+  await fastify.engine.call(() => handle.signal(call.name, ...args), { signal: call.signal, ...run }).catch((err: unknown) => { throw closedMeanwhile(err, run) })
   return run
 }
 
 export async function runQuery (fastify: FastifyInstance, call: HandlerCall) {
   const { run, args } = await prepare(fastify, call)
-  const handle = fastify.temporalAs(call.identity).workflow.getHandle(run.workflowId, run.runId)
+  const handle = fastify.engine.as(call.identity).workflow.getHandle(run.workflowId, run.runId)
   try {
-    const result = await fastify.engineCall(() => handle.query(call.name, ...args), { signal: call.signal, ...run })
+    const result = await fastify.engine.call(() => handle.query(call.name, ...args), { signal: call.signal, ...run })
     return { ...run, result: result ?? null }
   } catch (err) {
     // The engine reports an unknown query and a query handler that threw the same way.
@@ -101,10 +101,10 @@ export async function runQuery (fastify: FastifyInstance, call: HandlerCall) {
 
 export async function runUpdate (fastify: FastifyInstance, call: HandlerCall) {
   const { execution, run, args } = await prepare(fastify, call)
-  const handle = fastify.temporalAs(call.identity).workflow.getHandle(run.workflowId, run.runId)
+  const handle = fastify.engine.as(call.identity).workflow.getHandle(run.workflowId, run.runId)
   const updateId = randomUUID()
   try {
-    const result = await fastify.engineCall(() => handle.executeUpdate(call.name, { args: args as [], updateId }), { signal: call.signal, ...run })
+    const result = await fastify.engine.call(() => handle.executeUpdate(call.name, { args: args as [], updateId }), { signal: call.signal, ...run })
     return { ...run, updateId, result: result ?? null }
   } catch (err) {
     throw await updateFailure(fastify, err, { call, run, updateId, lengthBefore: execution.historyLength })
@@ -117,11 +117,11 @@ export async function runUpdate (fastify: FastifyInstance, call: HandlerCall) {
  */
 export async function startUpdate (fastify: FastifyInstance, call: HandlerCall) {
   const { execution, run, args } = await prepare(fastify, call)
-  const client = fastify.temporalAs(call.identity)
+  const client = fastify.engine.as(call.identity)
   const updateId = randomUUID()
   // The raw call, not WorkflowHandle.startUpdate: its handle hides whether the validator rejected
   // the update (the outcome is only thrown by a later result()), and a rejection must be a 422 now.
-  const response = await fastify.engineCall(async () => await client.workflowService.updateWorkflowExecution({
+  const response = await fastify.engine.call(async () => await client.workflowService.updateWorkflowExecution({
     namespace: client.options.namespace,
     workflowExecution: run,
     waitPolicy: { lifecycleStage: UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ACCEPTED },
@@ -164,8 +164,8 @@ function updateError (err: unknown, name: string, run: { workflowId: string, run
 async function updateWasAccepted (fastify: FastifyInstance, run: { workflowId: string, runId: string }, updateId: string, lengthBefore: number, signal?: AbortSignal): Promise<boolean> {
   let nextPageToken: Uint8Array | undefined
   do {
-    const res = await fastify.engineCall(() => fastify.temporal.workflowService.getWorkflowExecutionHistoryReverse({
-      namespace: fastify.temporal.options.namespace, execution: run, maximumPageSize: 100, nextPageToken
+    const res = await fastify.engine.call(() => fastify.engine.client.workflowService.getWorkflowExecutionHistoryReverse({
+      namespace: fastify.engine.client.options.namespace, execution: run, maximumPageSize: 100, nextPageToken
     }), { signal, ...run })
     for (const event of res.history?.events ?? []) {
       if (Number(event.eventId) <= lengthBefore) return false

@@ -123,7 +123,7 @@ interface Owner {
 
 /** The id's latest run, and the key record of the first run of its chain (a continue-as-new may not carry the memo over). */
 async function ownerOf (fastify: FastifyInstance, workflowId: string, signal?: AbortSignal): Promise<Owner> {
-  const describe = async (runId?: string) => await fastify.engineCall(() => fastify.temporal.workflow.getHandle(workflowId, runId).describe(), { signal, workflowId, runId })
+  const describe = async (runId?: string) => await fastify.engine.call(() => fastify.engine.client.workflow.getHandle(workflowId, runId).describe(), { signal, workflowId, runId })
   const latest = await describe()
   const firstRunId = latest.raw.workflowExecutionInfo?.firstRunId || latest.runId
   const first = firstRunId === latest.runId ? latest : await describe(firstRunId)

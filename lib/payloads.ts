@@ -3,7 +3,7 @@
  * inputs (POST /payloads, `inputRef`), and values the engine holds by reference answered inline up
  * to SERVICE_PAYLOAD_INLINE_MAX_BYTES, beyond it as a presigned download (`inputRef`/`outputRef`
  * of results and inputs). The codec itself (worker/src/payloads/codec.ts) is loaded by the engine
- * client (plugins/temporal.ts).
+ * client (plugins/app/engine/).
  */
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
@@ -76,7 +76,7 @@ export async function uploadedInput (fastify: FastifyInstance, inputRef: string,
       throw new ApiError(413, 'PayloadTooLargeError', `Payload ${inputRef} has ${stored.bytes} bytes, more than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES (${max})`)
     }
     const text = Buffer.from(await store.get(inputRef, signal)).toString('utf8')
-    // The checks a request body gets (plugins/json-body.ts): what follows the parser recurses per level.
+    // The checks a request body gets (plugins/external/json-body.ts): what follows the parser recurses per level.
     const maxDepth = fastify.config.SERVICE_JSON_MAX_DEPTH
     if (nestsDeeperThan(text, maxDepth)) {
       throw validationError([{ path: '/inputRef', in: 'body', message: `the uploaded payload must not nest arrays and objects more than ${maxDepth} levels deep` }])
@@ -103,7 +103,7 @@ export async function decodeFirstValue (fastify: FastifyInstance, payloads: temp
   const reference = referenceOf(payloads?.payloads?.[0])
   if (reference !== null && reference.bytes > fastify.config.SERVICE_PAYLOAD_INLINE_MAX_BYTES) return new LargeValue(reference)
   try {
-    return (await decodeFromPayloadsAtIndex(fastify.temporal.options.loadedDataConverter, 0, payloads?.payloads)) ?? null
+    return (await decodeFromPayloadsAtIndex(fastify.engine.client.options.loadedDataConverter, 0, payloads?.payloads)) ?? null
   } catch (err) {
     throw payloadError(err) ?? err
   }

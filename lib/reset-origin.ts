@@ -41,7 +41,7 @@ export async function readResetFrom (fastify: FastifyInstance, run: RunRef, sign
   const events: HistoryEvent[] = []
   let nextPageToken: Uint8Array | undefined
   do {
-    const res = await fastify.engineCall(() => fastify.temporal.workflowService.getWorkflowExecutionHistory({
+    const res = await fastify.engine.call(() => fastify.engine.client.workflowService.getWorkflowExecutionHistory({
       namespace: fastify.config.TEMPORAL_NAMESPACE, execution: run, nextPageToken, skipArchival: true
     }), { signal, ...run })
     events.push(...(res.history?.events ?? []))

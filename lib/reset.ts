@@ -58,12 +58,12 @@ export async function resetRun (fastify: FastifyInstance, call: ResetCall): Prom
     }
   }
   const namespace = fastify.config.TEMPORAL_NAMESPACE
-  const events = await readWholeHistory(async (nextPageToken) => await fastify.engineCall(() =>
-    fastify.temporal.workflowService.getWorkflowExecutionHistory({ namespace, execution: run, nextPageToken, skipArchival: true }), opts))
+  const events = await readWholeHistory(async (nextPageToken) => await fastify.engine.call(() =>
+    fastify.engine.client.workflowService.getWorkflowExecutionHistory({ namespace, execution: run, nextPageToken, skipArchival: true }), opts))
   const point = resolveResetPoint(events, run, call.from ?? 'failedStep')
-  const client = fastify.temporalAs(call.identity)
+  const client = fastify.engine.as(call.identity)
   const reason = call.reason ?? (point.step === null ? 'Reset through the Flowport API' : `Reset through the Flowport API to retry step ${point.step}`)
-  const res = await fastify.engineCall(() => client.workflowService.resetWorkflowExecution({
+  const res = await fastify.engine.call(() => client.workflowService.resetWorkflowExecution({
     namespace,
     workflowExecution: run,
     reason,

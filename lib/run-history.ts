@@ -24,8 +24,8 @@ export interface CloseWait {
 }
 
 const getHistory = (fastify: FastifyInstance, run: RunRef | { workflowId: string, runId?: undefined }, request: Omit<temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryRequest, 'namespace' | 'execution'>) =>
-  fastify.temporal.workflowService.getWorkflowExecutionHistory({
-    namespace: fastify.temporal.options.namespace,
+  fastify.engine.client.workflowService.getWorkflowExecutionHistory({
+    namespace: fastify.engine.client.options.namespace,
     execution: { workflowId: run.workflowId, runId: run.runId },
     skipArchival: true,
     ...request
@@ -51,7 +51,7 @@ async function startOf (fastify: FastifyInstance, first: HistoryEvent | undefine
 
 /** What a run was started as and with: its first history event, the only one read. */
 export async function readRunStart (fastify: FastifyInstance, run: RunRef, signal?: AbortSignal): Promise<RunStart> {
-  const res = await fastify.engineCall(() => getHistory(fastify, run, { maximumPageSize: 1 }), { signal, ...run })
+  const res = await fastify.engine.call(() => getHistory(fastify, run, { maximumPageSize: 1 }), { signal, ...run })
   return await startOf(fastify, res.history?.events?.[0])
 }
 
@@ -83,7 +83,7 @@ export async function readStartAndClose (fastify: FastifyInstance, run: RunRef, 
 
 /** The first page of a run's history (the id's current run without `runId`), of SHORT_HISTORY_EVENTS batches at most, and whether it is the whole history. */
 async function readFirstPage (fastify: FastifyInstance, run: RunRef | { workflowId: string, runId?: undefined }, signal?: AbortSignal): Promise<{ events: HistoryEvent[], whole: boolean }> {
-  const res = await fastify.engineCall(() => getHistory(fastify, run, { maximumPageSize: SHORT_HISTORY_EVENTS }), { signal, ...run })
+  const res = await fastify.engine.call(() => getHistory(fastify, run, { maximumPageSize: SHORT_HISTORY_EVENTS }), { signal, ...run })
   return { events: res.history?.events ?? [], whole: !res.nextPageToken?.length }
 }
 
@@ -145,7 +145,7 @@ export async function readRunInput (fastify: FastifyInstance, run: RunRef, signa
  * (docs/performance.md); `readCloseEventIfClosed` is for those.
  */
 export async function readCloseEvent (fastify: FastifyInstance, run: RunRef, signal?: AbortSignal): Promise<HistoryEvent | null> {
-  const res = await fastify.engineCall(() => getHistory(fastify, run, {
+  const res = await fastify.engine.call(() => getHistory(fastify, run, {
     historyEventFilterType: HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT
   }), { signal, ...run })
   return res.history?.events?.[0] ?? null
@@ -157,8 +157,8 @@ export async function readCloseEvent (fastify: FastifyInstance, run: RunRef, sig
  * (the engine pages by the batches events were written in), which the engine answers at once.
  */
 export async function readCloseEventIfClosed (fastify: FastifyInstance, run: RunRef, signal?: AbortSignal): Promise<HistoryEvent | null> {
-  const res = await fastify.engineCall(() => fastify.temporal.workflowService.getWorkflowExecutionHistoryReverse({
-    namespace: fastify.temporal.options.namespace, execution: run, maximumPageSize: 1
+  const res = await fastify.engine.call(() => fastify.engine.client.workflowService.getWorkflowExecutionHistoryReverse({
+    namespace: fastify.engine.client.options.namespace, execution: run, maximumPageSize: 1
   }), { signal, ...run })
   const last = res.history?.events?.[0]
   return last !== undefined && isCloseEvent(last) ? last : null
@@ -184,7 +184,7 @@ export async function waitForCloseEvent (fastify: FastifyInstance, run: RunRef, 
     if (remaining <= WAIT_SLACK_MS) return timedOut
     let res: temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryResponse
     try {
-      res = await fastify.engineCall(() => getHistory(fastify, run, {
+      res = await fastify.engine.call(() => getHistory(fastify, run, {
         waitNewEvent: true,
         historyEventFilterType: HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT,
         nextPageToken

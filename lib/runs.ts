@@ -69,12 +69,12 @@ function engineTokenOf (query: string, value: string): Uint8Array {
 }
 
 export async function listRuns (fastify: FastifyInstance, q: RunsQuery, signal?: AbortSignal): Promise<{ runs: WorkflowStatus[], nextPageToken: string | null }> {
-  const { namespace, loadedDataConverter } = fastify.temporal.options
+  const { namespace, loadedDataConverter } = fastify.engine.client.options
   const query = visibilityQuery(q)
   const nextPageToken = q.pageToken ? engineTokenOf(query, q.pageToken) : undefined
   let res
   try {
-    res = await fastify.engineCall(() => fastify.temporal.workflowService.listWorkflowExecutions({
+    res = await fastify.engine.call(() => fastify.engine.client.workflowService.listWorkflowExecutions({
       namespace, pageSize: q.pageSize ?? 50, nextPageToken, query
     }), { signal })
   } catch (err) {

@@ -94,7 +94,7 @@ export async function startWorkflow (fastify: FastifyInstance, body: StartWorkfl
   const workflow = await checkedWorkflow(fastify, catalog, body.workflowName, input, signal)
   const startDelay = body.startDelay === undefined ? undefined : durationMs(body.startDelay)
   const begin = (workflowId: string, policies: Pick<WorkflowStartOptions, 'workflowIdReusePolicy' | 'workflowIdConflictPolicy' | 'memo'>) =>
-    fastify.engineCall(() => fastify.temporalAs(identity).workflow.start(workflow.name, { workflowId, taskQueue: catalog, args: [input], startDelay, ...policies }), { signal, workflowId })
+    fastify.engine.call(() => fastify.engine.as(identity).workflow.start(workflow.name, { workflowId, taskQueue: catalog, args: [input], startDelay, ...policies }), { signal, workflowId })
   // The delivery first, then the run whose memo names it: a run with a webhook never exists
   // without its delivery, whatever happens to this process between the two starts.
   const withDelivery = async (workflowId: string): Promise<{ deliveryId?: string, runMemo: Record<string, unknown> }> => {

@@ -81,7 +81,7 @@ async function readStored (store: TraceStore, run: RunRef, signal?: AbortSignal)
 async function assembleFromEngine (fastify: FastifyInstance, store: TraceStore, run: RunRef, catalogId: string, signal?: AbortSignal): Promise<Trace> {
   const namespace = fastify.config.TEMPORAL_NAMESPACE
   const [events, attempts, evaluators] = await Promise.all([
-    readWholeHistory(async (nextPageToken) => await fastify.engineCall(() => fastify.temporal.workflowService.getWorkflowExecutionHistory({
+    readWholeHistory(async (nextPageToken) => await fastify.engine.call(() => fastify.engine.client.workflowService.getWorkflowExecutionHistory({
       namespace, execution: run, nextPageToken, skipArchival: true
     }), { signal, ...run })),
     store.readAttempts(run.workflowId, run.runId, signal).catch((err: unknown) => {

@@ -14,9 +14,9 @@ const { UpdateWorkflowExecutionLifecycleStage } = protoRoot.temporal.api.enums.v
 export interface UpdateRef { workflowId: string, updateId: string, signal?: AbortSignal }
 
 export async function readUpdate (fastify: FastifyInstance, ref: UpdateRef): Promise<UpdateState> {
-  const { namespace, loadedDataConverter } = fastify.temporal.options
+  const { namespace, loadedDataConverter } = fastify.engine.client.options
   const ctx = { workflowId: ref.workflowId }
-  const res = await fastify.engineCall(() => fastify.temporal.workflowService.pollWorkflowExecutionUpdate({
+  const res = await fastify.engine.call(() => fastify.engine.client.workflowService.pollWorkflowExecutionUpdate({
     namespace,
     updateRef: { workflowExecution: { workflowId: ref.workflowId }, updateId: ref.updateId },
     waitPolicy: { lifecycleStage: UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ACCEPTED }

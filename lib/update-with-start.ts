@@ -70,16 +70,16 @@ export async function updateWithStart (fastify: FastifyInstance, body: StartWork
     memo: starterMemo(startedBy)
   })
   const updateId = randomUUID()
-  const client = fastify.temporalAs(identity)
+  const client = fastify.engine.as(identity)
   // The run that took the update may be one already open, started with another input: read it when needed.
   const ran = (runId: string): Started => ({ workflowId, runId, workflowName: workflow.name, catalog, input: undefined })
-  const handle = await fastify.engineCall(() => client.workflow.startUpdateWithStart(call.name, {
+  const handle = await fastify.engine.call(() => client.workflow.startUpdateWithStart(call.name, {
     args: args as [], updateId, startWorkflowOperation, waitForStage: WorkflowUpdateStage.ACCEPTED
   }), { signal, workflowId })
   // The engine names the run that took the update (the one started, or the open one that held the id).
   const runId = handle.workflowRunId ?? (await describeRun(fastify, { workflowId, signal })).runId
   try {
-    const result = await fastify.engineCall(() => handle.result(), { signal, workflowId, runId })
+    const result = await fastify.engine.call(() => handle.result(), { signal, workflowId, runId })
     return { run: ran(runId), updateId, result: result ?? null }
   } catch (err) {
     // A rejected or failed update: the run exists all the same, and the error names it.

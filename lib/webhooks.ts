@@ -13,7 +13,7 @@ import {
 } from '@flowport/worker/contract'
 import { refusalOf } from '@flowport/worker/webhook-address'
 import type { WebhookDelivery, WebhookRequest } from '../schemas/workflow.js'
-import { isProduction } from '../schemas/config.js'
+import { isProduction } from '@flowport/worker/settings'
 import { ApiError, validationError } from './api-error.js'
 import { RESERVED_ID_PREFIX } from './execution.js'
 
@@ -109,7 +109,7 @@ export async function startDelivery (fastify: FastifyInstance, delivery: Deliver
     ...addressPolicy(fastify)
   }
   try {
-    await fastify.engineCall(() => fastify.temporal.workflow.start(WEBHOOK_WORKFLOW_TYPE, {
+    await fastify.engine.call(() => fastify.engine.client.workflow.start(WEBHOOK_WORKFLOW_TYPE, {
       workflowId: id,
       taskQueue: delivery.catalog,
       args: [input],
@@ -126,14 +126,14 @@ export async function startDelivery (fastify: FastifyInstance, delivery: Deliver
 
 /** Ends a delivery whose run was refused (no run will name it), instead of letting it wait for its run; best effort. */
 export async function abandonDelivery (fastify: FastifyInstance, id: string): Promise<void> {
-  await fastify.temporal.workflow.getHandle(id).terminate('the run was not started').catch(() => undefined)
+  await fastify.engine.client.workflow.getHandle(id).terminate('the run was not started').catch(() => undefined)
 }
 
 /** Where the delivery of a run's webhook stands (the memo its workflow keeps current); `memo` is the run's. */
 export async function readDelivery (fastify: FastifyInstance, run: { workflowId: string, runId: string }, memo: WebhookRunMemo, signal?: AbortSignal): Promise<WebhookDelivery> {
   const id = deliveryOfRun(run, memo)
   const { url } = memo
-  const described = await fastify.engineCall(() => fastify.temporal.workflow.getHandle(id).describe(), { signal, ...run })
+  const described = await fastify.engine.call(() => fastify.engine.client.workflow.getHandle(id).describe(), { signal, ...run })
     .catch((err: unknown) => { if (err instanceof ApiError && err.statusCode === 404) return undefined; throw err })
   const record = (described?.memo?.[WEBHOOK_DELIVERY_MEMO_KEY] as DeliveryRecord | undefined) ?? PENDING
   return { url, ...record }

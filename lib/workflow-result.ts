@@ -25,7 +25,7 @@ export async function outcomeOf (fastify: FastifyInstance, event: HistoryEvent):
     return { status, output, error: null, errorDetails: null }
   }
   try {
-    return await closeOutcome(fastify.temporal.options.loadedDataConverter, status, event)
+    return await closeOutcome(fastify.engine.client.options.loadedDataConverter, status, event)
   } catch (err) {
     throw payloadError(err) ?? err
   }

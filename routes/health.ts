@@ -50,7 +50,7 @@ const health: FastifyPluginAsyncTypebox = async (fastify) => {
     const signal = AbortSignal.timeout(READY_CHECK_TIMEOUT_MS)
     const catalogId = fastify.config.SERVICE_CATALOG_ID
     try {
-      await fastify.engineCall(() => fastify.temporal.workflowService.getSystemInfo({}), { timeoutMs: READY_CHECK_TIMEOUT_MS })
+      await fastify.engine.call(() => fastify.engine.client.workflowService.getSystemInfo({}), { timeoutMs: READY_CHECK_TIMEOUT_MS })
       result.engine = true
       // Sequential (each answer is cached briefly): no engine call outlives the response.
       await fastify.catalogs.get(catalogId, signal).then(() => { result.catalog = true }, (err: unknown) => { result.reason = reasonOf(err) })

@@ -1,14 +1,13 @@
 /**
  * The API's settings: one TypeBox schema, validated at start (README "Settings" documents each).
- * Environment values are strings; `loadConfig` converts and checks them and names the first bad variable.
+ * Environment values are strings; `loadConfig` (plugins/external/config.ts) converts and checks
+ * them and names the first bad variable.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { LOG_LEVELS, isProduction, loadSettings } from '@flowport/worker/settings'
+import { LOG_LEVELS } from '@flowport/worker/settings'
 import { TraceEnvProperties } from '@flowport/worker/trace-settings'
 import { OtelEnvProperties } from '@flowport/worker/tracing'
 import { PayloadEnvProperties } from '@flowport/worker/payloads'
-import { WEBHOOK_SECRET_PATTERN } from './workflow.js'
-import { MIN_RUN_TOKEN_SECRET_LENGTH } from './keys-file.js'
 
 const Millis = (def: number, min = 1) => Type.Integer({ minimum: min, default: def })
 const Bool = (def: boolean) => Type.Boolean({ default: def })
@@ -51,16 +50,16 @@ export const ConfigSchema = Type.Object({
   // The runs change feed (lib/runs-feed/): how often each filter set's feed polls visibility, how old
   // a change is before it is sent (the store lists runs a little late), how far back a resume reaches.
   SERVICE_RUNS_FEED_POLL_MS: Millis(1000, 50),
-  // Heartbeat of every SSE stream: below the idle timeout of the proxies in front (plugins/sse.ts).
+  // Heartbeat of every SSE stream: below the idle timeout of the proxies in front (plugins/external/sse.ts).
   SERVICE_SSE_HEARTBEAT_MS: Millis(15_000, 100),
   SERVICE_RUNS_FEED_DELAY_MS: Millis(2000, 0),
   SERVICE_RUNS_FEED_RESUME_MS: Millis(3_600_000, 1000),
   SERVICE_RUNS_FEED_SESSION_MS: Millis(1_800_000, 100),
   SERVICE_CORS_ORIGIN: Type.String({ default: '*' }),
-  // Prometheus metrics at GET /metrics (plugins/metrics.ts); the port, when set, serves them without auth.
+  // Prometheus metrics at GET /metrics (plugins/external/metrics.ts); the port, when set, serves them without auth.
   SERVICE_METRICS_ENABLED: Bool(true),
   SERVICE_METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
-  // The run inspector at /ui (plugins/ui.ts, docs/inspector.md): unset = on outside production, off in it.
+  // The run inspector at /ui (plugins/external/ui.ts, docs/inspector.md): unset = on outside production, off in it.
   SERVICE_UI_ENABLED: Type.Optional(Type.Boolean()),
   // Temporal's own web UI, for the inspector's "open in Temporal UI" link (the dev stack sets it).
   SERVICE_UI_TEMPORAL_URL: Type.Optional(Type.String({ pattern: '^https?://\\S+$' })),
@@ -91,94 +90,8 @@ export const ConfigSchema = Type.Object({
   SERVICE_PAYLOAD_UPLOAD_TTL_S: Type.Integer({ minimum: 1, default: 3600 }),
   /** Largest input a client may upload for `inputRef`. */
   SERVICE_PAYLOAD_UPLOAD_MAX_BYTES: Type.Integer({ minimum: 1024, default: 64 * 1024 * 1024 }),
-  // OpenTelemetry traces (plugins/tracing.ts): the standard variables, off while no endpoint is set.
+  // OpenTelemetry traces (plugins/external/tracing.ts): the standard variables, off while no endpoint is set.
   ...OtelEnvProperties
 })
 
 export type Config = Static<typeof ConfigSchema>
-
-/** Shortest SERVICE_API_AUTH_TOKEN a production start accepts. */
-export const MIN_PRODUCTION_TOKEN_LENGTH = 16
-
-export { isProduction }
-
-export class ConfigError extends Error {
-  override name = 'ConfigError'
-}
-
-/** Builds the configuration from an environment; throws a ConfigError naming the variable at fault. */
-export function loadConfig (env: Record<string, string | undefined> = process.env): Config {
-  const result = loadSettings(ConfigSchema, env, (message) => new ConfigError(message))
-  if (result.SERVICE_RUN_TIMEOUT_MS > result.SERVICE_RUN_MAX_TIMEOUT_MS) {
-    throw new ConfigError('Invalid setting SERVICE_RUN_TIMEOUT_MS: must not exceed SERVICE_RUN_MAX_TIMEOUT_MS')
-  }
-  if (result.SERVICE_HEADERS_TIMEOUT_MS > result.SERVICE_REQUEST_TIMEOUT_MS) {
-    throw new ConfigError('Invalid setting SERVICE_HEADERS_TIMEOUT_MS: must not exceed SERVICE_REQUEST_TIMEOUT_MS')
-  }
-  checkAuthSettings(result, env.SERVICE_API_AUTH_TOKEN)
-  // Checked here rather than by a schema pattern, whose message would repeat the secret.
-  if (result.SERVICE_WEBHOOK_SECRET !== undefined && !new RegExp(WEBHOOK_SECRET_PATTERN).test(result.SERVICE_WEBHOOK_SECRET)) {
-    throw new ConfigError('Invalid setting SERVICE_WEBHOOK_SECRET: must be whsec_ followed by the base64 of 24 to 64 random bytes (the value is not shown)')
-  }
-  checkAccessSettings(result)
-  return result
-}
-
-/**
- * Auth fails closed: a set token always turns auth on, and production refuses a token that is
- * blank or short. Messages never repeat the token.
- */
-function checkAuthSettings (config: Config, rawToken: string | undefined): void {
-  const token = config.SERVICE_API_AUTH_TOKEN
-  const production = isProduction(config.NODE_ENV)
-  if (token !== undefined && config.SERVICE_API_AUTH_DISABLED) {
-    throw new ConfigError('Invalid settings: SERVICE_API_AUTH_DISABLED=true contradicts a set SERVICE_API_AUTH_TOKEN (a set token always turns auth on): unset one of them')
-  }
-  if (production && rawToken !== undefined && rawToken.trim() === '') {
-    throw new ConfigError(`Invalid setting SERVICE_API_AUTH_TOKEN: empty or only whitespace; in production set a token of at least ${MIN_PRODUCTION_TOKEN_LENGTH} characters (or unset it and set SERVICE_API_AUTH_DISABLED=true)`)
-  }
-  if (token !== undefined && /\s/.test(token)) {
-    throw new ConfigError('Invalid setting SERVICE_API_AUTH_TOKEN: must not contain whitespace (it is sent as Authorization: Bearer <token>)')
-  }
-  if (production && token !== undefined && token.length < MIN_PRODUCTION_TOKEN_LENGTH) {
-    throw new ConfigError(`Invalid setting SERVICE_API_AUTH_TOKEN: must be at least ${MIN_PRODUCTION_TOKEN_LENGTH} characters in production (it has ${token.length})`)
-  }
-  if (production && token === undefined && config.SERVICE_API_KEYS_FILE === undefined && !config.SERVICE_API_AUTH_DISABLED) {
-    throw new ConfigError('Missing setting SERVICE_API_AUTH_TOKEN or SERVICE_API_KEYS_FILE: one is required when NODE_ENV=production (or set SERVICE_API_AUTH_DISABLED=true)')
-  }
-}
-
-/** The access-control settings (README "Access control"); messages never repeat a secret. */
-function checkAccessSettings (config: Config): void {
-  if (config.SERVICE_API_KEYS_FILE !== undefined && config.SERVICE_API_AUTH_DISABLED) {
-    throw new ConfigError('Invalid settings: SERVICE_API_AUTH_DISABLED=true contradicts a set SERVICE_API_KEYS_FILE: unset one of them')
-  }
-  if (config.SERVICE_API_QUERY_KEYS_ALLOWED && isProduction(config.NODE_ENV)) {
-    throw new ConfigError('Invalid setting SERVICE_API_QUERY_KEYS_ALLOWED: a development switch, refused when NODE_ENV=production (keys in URLs leak into logs)')
-  }
-  checkRedisUrl(config.SERVICE_RATE_LIMIT_REDIS_URL)
-  runTokenSecrets(config).forEach((secret, i) => {
-    if (secret.length < MIN_RUN_TOKEN_SECRET_LENGTH) {
-      throw new ConfigError(`Invalid setting SERVICE_RUN_TOKEN_SECRETS: secret ${i + 1} has ${secret.length} characters, at least ${MIN_RUN_TOKEN_SECRET_LENGTH} are needed`)
-    }
-  })
-}
-
-/** The message never repeats the URL: it may hold the Redis password. */
-function checkRedisUrl (url: string | undefined): void {
-  if (url === undefined) return
-  let protocol: string
-  try {
-    protocol = new URL(url).protocol
-  } catch {
-    throw new ConfigError('Invalid setting SERVICE_RATE_LIMIT_REDIS_URL: not a URL; expected redis://[user:password@]host:port[/db] or rediss:// (the value is not shown)')
-  }
-  if (protocol !== 'redis:' && protocol !== 'rediss:') {
-    throw new ConfigError(`Invalid setting SERVICE_RATE_LIMIT_REDIS_URL: the scheme must be redis: or rediss:, not ${protocol}`)
-  }
-}
-
-/** SERVICE_RUN_TOKEN_SECRETS, comma-separated: the first signs, every one verifies (rotation). */
-export function runTokenSecrets (config: Pick<Config, 'SERVICE_RUN_TOKEN_SECRETS'>): string[] {
-  return (config.SERVICE_RUN_TOKEN_SECRETS ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '')
-}

@@ -56,7 +56,7 @@ export const HistoryStreamQuerySchema = Type.Object({
   includePayloads: IncludePayloads,
   lastEventId: Type.Optional(Cursor('Resume after this event id (the `id:` of a received event); the `Last-Event-ID` header wins when both are sent. ' +
     'One naming a run this workflow does not have is a 404; one ahead of its run\'s history, or of another run on the pinned route, a 400')),
-  // Empty counts as absent (plugins/auth.ts): then the Authorization header decides.
+  // Empty counts as absent (plugins/app/access/index.ts): then the Authorization header decides.
   access_token: Type.Optional(Type.String({ maxLength: 4096, description: 'A run token (POST /tokens), for EventSource clients that cannot send headers (never logged); empty is the same as absent' }))
 }, { $id: 'HistoryStreamQuery', description: 'Unknown parameters are ignored (EventSource polyfills add their own)' })
 

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import { buildApp } from '../app.js'
-import { loadConfig } from '../schemas/config.js'
+import { loadConfig } from '../plugins/external/config.js'
 import { traceEnv } from './helpers/app.js'
 import { engineAddress, testCatalog } from './helpers/env.js'
 import { bearer, keysFile } from './helpers/keys.js'
@@ -32,7 +32,7 @@ t.test('the key is the engine identity of each change, and one audit line record
   await waitClosed(app, second.workflowId)
 
   const identities = async (workflowId: string) => {
-    const history = await app.temporal.workflow.getHandle(workflowId).fetchHistory()
+    const history = await app.engine.client.workflow.getHandle(workflowId).fetchHistory()
     return (history.events ?? []).flatMap((e) => {
       const identity = e.workflowExecutionStartedEventAttributes?.identity ?? e.workflowExecutionSignaledEventAttributes?.identity ??
         e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.meta?.identity ?? e.workflowExecutionCancelRequestedEventAttributes?.identity ??
@@ -97,7 +97,7 @@ t.test('reset, batch and schedule changes: the engine\'s record where it keeps t
   t.ok(await firstTaskCompleted(app, reset.workflowId, reset.runId), 'the run has completed a workflow task')
   const resetRes = await as('operator', 'POST', `/workflow/${reset.workflowId}/reset`, { from: 'start', reason: 'audit' })
   t.equal(resetRes.status, 200, 'the operator resets')
-  t.teardown(async () => { await app.temporal.workflow.getHandle(reset.workflowId).terminate('test over').catch(() => undefined) })
+  t.teardown(async () => { await app.engine.client.workflow.getHandle(reset.workflowId).terminate('test over').catch(() => undefined) })
   t.same(audit().filter((l) => l.action === 'resetWorkflow'),
     [{ keyId: 'operator', via: 'key', action: 'resetWorkflow', workflowId: reset.workflowId, runId: resetRes.body.runId, outcome: '200' }], 'one audit line names the key, the id and the new run')
 
@@ -106,20 +106,20 @@ t.test('reset, batch and schedule changes: the engine\'s record where it keeps t
   const batchIds = [`${prefix}b0`, `${prefix}b1`]
   for (const workflowId of batchIds) t.equal((await as('ci', 'POST', '/workflow/start', { workflowName: 'approval', input: { label: 'b' }, workflowId })).status, 200)
   const query = `WorkflowId STARTS_WITH "${prefix}b" AND ExecutionStatus = "Running"`
-  await eventually(async () => Number((await app.temporal.workflowService.countWorkflowExecutions({ namespace: app.config.TEMPORAL_NAMESPACE, query })).count), (c) => c === batchIds.length)
+  await eventually(async () => Number((await app.engine.client.workflowService.countWorkflowExecutions({ namespace: app.config.TEMPORAL_NAMESPACE, query })).count), (c) => c === batchIds.length)
   const batch = await as('operator', 'POST', '/workflow/batch', { action: 'terminate', filter: { query }, reason: 'audit batch' })
   t.equal(batch.status, 202, 'the operator starts a batch terminate')
   const done = await eventually(async () => (await as('operator', 'GET', `/workflow/batch/${batch.body.batchId as string}`)).body, (b) => b.state !== 'running', 240)
   t.match(done, { state: 'completed', completed: batchIds.length })
   for (const workflowId of batchIds) t.equal(await waitClosed(app, workflowId), 'TERMINATED')
-  const described = await app.temporal.workflowService.describeBatchOperation({ namespace: app.config.TEMPORAL_NAMESPACE, jobId: batch.body.batchId })
+  const described = await app.engine.client.workflowService.describeBatchOperation({ namespace: app.config.TEMPORAL_NAMESPACE, jobId: batch.body.batchId })
   t.equal(described.identity, 'flowport:operator', 'the engine\'s batch operation names the key')
   t.same(audit().filter((l) => l.action === 'startBatch'), [{ keyId: 'operator', via: 'key', action: 'startBatch', workflowId: null, runId: null, outcome: '202' }])
 
   // Schedules: no run's history records who changed a schedule (its runs are started by the
   // engine's scheduler): the audit lines are the record.
   const scheduleId = `${prefix}sched`
-  t.teardown(async () => { await app.temporal.schedule.getHandle(scheduleId).delete().catch(() => undefined) })
+  t.teardown(async () => { await app.engine.client.schedule.getHandle(scheduleId).delete().catch(() => undefined) })
   t.equal((await as('operator', 'POST', '/schedules', { scheduleId, workflowName: 'hello', input: { name: 'Ada' }, spec: { every: [{ interval: '1h' }] } })).status, 201)
   t.equal((await as('operator', 'POST', `/schedules/${scheduleId}/pause`, { note: 'audit' })).status, 204)
   t.equal((await as('operator', 'POST', `/schedules/${scheduleId}/trigger`, {})).status, 204)

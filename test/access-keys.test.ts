@@ -7,7 +7,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import t, { type Test } from 'tap'
 import { buildApp } from '../app.js'
-import { loadConfig } from '../schemas/config.js'
+import { loadConfig } from '../plugins/external/config.js'
 import { findKey, generateKey, hashKey, keyFromEntry } from '../lib/access/keys.js'
 import { build, traceEnv } from './helpers/app.js'
 import { engineAddress, testCatalog } from './helpers/env.js'
@@ -87,7 +87,7 @@ t.test('workflow-name patterns limit starts, runs, reads and listings', async (t
   t.equal((await as('hello-only', 'GET', '/workflow/runs?workflowName=hello')).status, 200)
   await app.inject({ method: 'POST', url: `/workflow/${other.body.workflowId}/terminate`, headers: bearer(keys.all!) })
   t.equal((await app.inject({ method: 'POST', url: `/workflow/${other.body.workflowId}/terminate`, headers: bearer(keys.all!) })).statusCode, 403, 'all has no control scope')
-  await app.temporal.workflow.getHandle(other.body.workflowId).terminate('test over')
+  await app.engine.client.workflow.getHandle(other.body.workflowId).terminate('test over')
 })
 
 t.test('unknown, malformed and expired credentials are 401', async (t) => {

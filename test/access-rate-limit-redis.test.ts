@@ -7,7 +7,7 @@
 import t, { type Test } from 'tap'
 import { PassThrough } from 'node:stream'
 import { buildApp } from '../app.js'
-import { loadConfig } from '../schemas/config.js'
+import { loadConfig } from '../plugins/external/config.js'
 import { freePort } from '../cli/engine.js'
 import { build, traceEnv } from './helpers/app.js'
 import { engineAddress, testCatalog } from './helpers/env.js'

@@ -5,7 +5,7 @@
  */
 import t, { type Test } from 'tap'
 import { buildApp, type App } from '../app.js'
-import { loadConfig } from '../schemas/config.js'
+import { loadConfig } from '../plugins/external/config.js'
 import { build, traceEnv } from './helpers/app.js'
 import { engineAddress, testCatalog } from './helpers/env.js'
 import { bearer, keysFile } from './helpers/keys.js'
@@ -72,7 +72,7 @@ t.test('a run token opens its workflow id within its scopes, and nothing else', 
   const query = await app.inject({ method: 'POST', url: `/workflow/${a.workflowId}/query/state`, headers: bearer(pinned) })
   t.equal(query.statusCode, 403, 'query is a latest-run route: refused for a run-bound token')
 
-  for (const id of [a.workflowId, b.workflowId]) await full.temporal.workflow.getHandle(id).terminate('test over')
+  for (const id of [a.workflowId, b.workflowId]) await full.engine.client.workflow.getHandle(id).terminate('test over')
 })
 
 t.test('the query string takes run tokens only; keys there are refused unless the development switch is on', async (t) => {

@@ -268,8 +268,8 @@ t.test('catalog: every published catalog to pick from; the input editor starts f
   const hello: CatalogWorkflow = served.workflows.find((w: CatalogWorkflow) => w.name === 'hello')
   const catalog = uniqueId('inspector-examples')
   const example = { name: 'Grace Hopper' }
-  await publishCatalog(app.temporal, catalog, [{ ...hello, inputSchema: { ...hello.inputSchema as object, examples: [example] } }])
-  t.teardown(async () => { await app.temporal.workflow.getHandle(catalogWorkflowId(catalog)).terminate('test cleanup') })
+  await publishCatalog(app.engine.client, catalog, [{ ...hello, inputSchema: { ...hello.inputSchema as object, examples: [example] } }])
+  t.teardown(async () => { await app.engine.client.workflow.getHandle(catalogWorkflowId(catalog)).terminate('test cleanup') })
   const ready = await eventually(async () => (await app.inject({ method: 'GET', url: '/ready' })).json(),
     (body) => body.catalogs.some((c: { catalog: string }) => c.catalog === catalog))
   t.ok(ready.catalogs.some((c: { catalog: string }) => c.catalog === catalog), '/ready lists the new catalog')

@@ -18,7 +18,7 @@ const WAIT = 120_000
 
 /** The next long-poll of a history fails once as an unreachable engine's would (gRPC UNAVAILABLE): the stream ends with `server_error`. */
 function failNextHistoryWait (app: App): { failures: () => number } {
-  const service = app.temporal.workflowService
+  const service = app.engine.client.workflowService
   const real = service.getWorkflowExecutionHistory.bind(service)
   let failures = 0
   service.getWorkflowExecutionHistory = (async (request: Parameters<typeof real>[0]) => {

@@ -146,8 +146,8 @@ t.test('the document follows the live catalog: a republished catalog with a chan
   const served = await call(t, app, { method: 'GET', url: '/workflow/catalog', route: '/workflow/catalog' })
   const hello: CatalogWorkflow = served.body.workflows.find((w: CatalogWorkflow) => w.name === 'hello')
   // Published the way a worker publishes it (helpers/poller.ts); a new deploy is a new run of the catalog workflow.
-  await publishCatalog(app.temporal, catalogId, [hello])
-  const handle = app.temporal.workflow.getHandle(catalogWorkflowId(catalogId))
+  await publishCatalog(app.engine.client, catalogId, [hello])
+  const handle = app.engine.client.workflow.getHandle(catalogWorkflowId(catalogId))
   t.teardown(async () => { await handle.terminate('test finished').catch(() => undefined) })
 
   const first = await call(t, app, { method: 'GET', url, route })
@@ -162,7 +162,7 @@ t.test('the document follows the live catalog: a republished catalog with a chan
   inputSchema.properties.shout = { type: 'boolean' }
   inputSchema.required = ['name', 'shout']
   await handle.terminate('replaced by a new deploy')
-  await publishCatalog(app.temporal, catalogId, [{ ...hello, inputSchema }])
+  await publishCatalog(app.engine.client, catalogId, [{ ...hello, inputSchema }])
 
   const next = await eventually(async () => await call(t, app, { method: 'GET', url, route }), (res) => res.headers.etag !== before)
   t.equal(next.status, 200)

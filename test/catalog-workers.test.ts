@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto'
 import { status as GrpcStatus } from '@grpc/grpc-js'
 import { CATALOG_WORKFLOW_TYPE, catalogWorkflowId, type CatalogWorkflow } from '@flowport/worker/contract'
 import { buildApp } from '../app.js'
-import { loadConfig } from '../schemas/config.js'
+import { loadConfig } from '../plugins/external/config.js'
 import { build, traceEnv } from './helpers/app.js'
 import { engineAddress, testCatalog } from './helpers/env.js'
 import { openSse, type Frame } from './helpers/history.js'
@@ -54,7 +54,7 @@ t.test('a published catalog without a worker: listed with polling false, starts 
   const served = await call(t, app, { method: 'GET', url: '/workflow/catalog', route: '/workflow/catalog' })
   t.match(served.body.workers, { polling: true }, 'the test worker polls the default catalog')
   const hello = served.body.workflows.find((w: CatalogWorkflow) => w.name === 'hello')
-  await publishCatalog(app.temporal, catalog, [hello])
+  await publishCatalog(app.engine.client, catalog, [hello])
 
   const read = await call(t, app, { method: 'GET', url: `/workflow/catalog/${catalog}`, route: '/workflow/catalog/{catalogId}' })
   t.equal(read.status, 200)
@@ -74,7 +74,7 @@ t.test('a published catalog without a worker: listed with polling false, starts 
   t.equal(ready.status, 503)
   t.match(ready.body, { status: 'unavailable', engine: true, catalog: true, workers: false, reason: /No worker polls catalog/ })
 
-  const stopPolling = startPolling(app.temporal, catalog)
+  const stopPolling = startPolling(app.engine.client, catalog)
   t.teardown(stopPolling)
   const polled = await eventually(
     async () => await call(t, app, { method: 'GET', url: `/workflow/catalog/${catalog}`, route: '/workflow/catalog/{catalogId}' }),
@@ -90,13 +90,13 @@ t.test('a published catalog without a worker: listed with polling false, starts 
 t.test('a run whose task queue nobody polls says so in its status; one a worker polls, and a closed one, do not', async (t) => {
   const app = await build(t)
   const taskQueue = unique('nobody-polls')
-  const stuck = await app.temporal.workflow.start('hello', { taskQueue, workflowId: newId('stuck'), args: [{ name: 'Ada' }] })
+  const stuck = await app.engine.client.workflow.start('hello', { taskQueue, workflowId: newId('stuck'), args: [{ name: 'Ada' }] })
   t.teardown(() => stuck.terminate('test cleanup'))
   const status = await call(t, app, { method: 'GET', url: `/workflow/${stuck.workflowId}/status`, route: '/workflow/{id}/status' })
   t.match(status.body, { status: 'running', catalog: taskQueue, workersPolling: false })
 
   const served = await start(t, app, 'approval', { label: 'x' })
-  t.teardown(() => app.temporal.workflow.getHandle(served.workflowId).terminate('test cleanup'))
+  t.teardown(() => app.engine.client.workflow.getHandle(served.workflowId).terminate('test cleanup'))
   const running = await call(t, app, { method: 'GET', url: `/workflow/${served.workflowId}/status`, route: '/workflow/{id}/status' })
   t.match(running.body, { status: 'running', workersPolling: true })
 
@@ -109,9 +109,9 @@ t.test('a run whose task queue nobody polls says so in its status; one a worker 
 t.test('the task-queue description is cached: polling a status does not add an engine call per request', async (t) => {
   const app = await build(t)
   // Started past the API, so this app has not described the task queue yet.
-  const served = await app.temporal.workflow.start('approval', { taskQueue: testCatalog(), workflowId: newId('cached'), args: [{ label: 'x' }] })
+  const served = await app.engine.client.workflow.start('approval', { taskQueue: testCatalog(), workflowId: newId('cached'), args: [{ label: 'x' }] })
   t.teardown(() => served.terminate('test cleanup'))
-  const service = app.temporal.workflowService
+  const service = app.engine.client.workflowService
   const describe = service.describeTaskQueue.bind(service)
   let calls = 0
   service.describeTaskQueue = (async (...args: Parameters<typeof describe>) => { calls++; return await describe(...args) }) as typeof service.describeTaskQueue
@@ -131,14 +131,14 @@ t.test('while DescribeTaskQueue fails, status, run lists and the feed answer wit
   t.teardown(() => app.close())
   const taskQueue = unique('undescribed')
   const open = async () => {
-    const handle = await app.temporal.workflow.start('hello', { taskQueue, workflowId: newId('undescribed'), args: [{ name: 'Ada' }] })
+    const handle = await app.engine.client.workflow.start('hello', { taskQueue, workflowId: newId('undescribed'), args: [{ name: 'Ada' }] })
     t.teardown(() => handle.terminate('test cleanup'))
     return handle
   }
   const run = await open()
 
   // The one engine call that fails: the engine itself cannot be made to fail only this one.
-  const service = app.temporal.workflowService
+  const service = app.engine.client.workflowService
   const describe = service.describeTaskQueue.bind(service)
   let failing = true
   service.describeTaskQueue = (async (...args: Parameters<typeof describe>) => {
@@ -198,21 +198,21 @@ t.test('the catalog is read from the current run of the catalog workflow; a run 
   const catalog = unique('runs')
   const served = await call(t, app, { method: 'GET', url: '/workflow/catalog', route: '/workflow/catalog' })
   const hello = served.body.workflows.find((w: CatalogWorkflow) => w.name === 'hello')
-  await publishCatalog(app.temporal, catalog, [hello])
+  await publishCatalog(app.engine.client, catalog, [hello])
   const read = async () => await call(t, app, { method: 'GET', url: `/workflow/catalog/${catalog}`, route: '/workflow/catalog/{catalogId}' })
   const first = await read()
   t.equal(first.status, 200)
   t.same(first.body.workflows.map((w: CatalogWorkflow) => w.name), ['hello'])
 
   // A new catalog comes with a new run (a worker continues the workflow as new; here: a new start).
-  const handle = app.temporal.workflow.getHandle(catalogWorkflowId(catalog))
+  const handle = app.engine.client.workflow.getHandle(catalogWorkflowId(catalog))
   await handle.terminate('replaced')
-  await publishCatalog(app.temporal, catalog, [])
+  await publishCatalog(app.engine.client, catalog, [])
   const next = await eventually(read, (res) => res.status === 200 && res.body.workflows.length === 0)
   t.same(next.body.workflows, [], 'the new run\'s catalog')
 
   await handle.terminate('replaced by an older worker')
-  await app.temporal.workflow.start(CATALOG_WORKFLOW_TYPE, {
+  await app.engine.client.workflow.start(CATALOG_WORKFLOW_TYPE, {
     workflowId: catalogWorkflowId(catalog),
     taskQueue: catalog,
     memo: { catalog: { catalog, publishedAt: new Date().toISOString(), workflows: [hello] }, catalogHash: 'older' }

@@ -28,7 +28,7 @@ t.test('tail follows a run to its end through an API restart, every step once', 
   t.teardown(() => { plain.child.kill('SIGKILL'); json.child.kill('SIGKILL') })
   // Both are connected (a first connection that fails is an error, not a restart to ride out).
   t.ok(await until(() => first.app.openStreams.size === 2, 600, 100), 'both tails are streaming')
-  await first.app.temporal.workflow.signalWithStart('sleepy', { workflowId: id, taskQueue: testCatalog(), args: [input], signal: 'start-now' })
+  await first.app.engine.client.workflow.signalWithStart('sleepy', { workflowId: id, taskQueue: testCatalog(), args: [input], signal: 'start-now' })
   t.ok(await plain.waitFor(/step tick completed/), 'the first step arrived')
 
   await first.app.close()
@@ -49,7 +49,7 @@ t.test('tail follows a run to its end through an API restart, every step once', 
   const ids = doc.runs[0].events.map((e) => Number(e.eventId))
   t.same(ids, ids.map((_, i) => i + 1), 'events 1..n, none lost or repeated')
   t.equal(doc.runs[0].done.reason, 'WORKFLOW_EXECUTION_COMPLETED')
-  const history = await second.temporal.workflow.getHandle(id).fetchHistory()
+  const history = await second.engine.client.workflow.getHandle(id).fetchHistory()
   t.equal(ids.length, history.events?.length, 'the whole history')
 })
 

@@ -113,7 +113,7 @@ t.test('exit 4: the wait timed out; the run goes on and the command says how to 
     const run = await flowport(['run', 'approval', '{"label":"x"}', '--id', id, '--timeout', '300', ...mode, ...catalogArgs()], { env })
     t.equal(run.code, 4, `exit 4 ${mode.join(' ') || '(following)'}`)
     t.match(run.stderr, new RegExp(`workflow ${id} keeps running\\. Follow it with: flowport tail ${id}\\n$`))
-    await app.temporal.workflow.getHandle(id).signal('approve', { by: 'test' })
+    await app.engine.client.workflow.getHandle(id).signal('approve', { by: 'test' })
     t.equal(await waitClosed(app, id), 'COMPLETED', 'the run went on to complete')
   }
   const open = newId('cli-open')
@@ -202,7 +202,7 @@ t.test('signal, query, update, stop, terminate', async (t) => {
   const stop = await flowport(['stop', held, '--escalate-after', '20000', '--reason', 'order withdrawn', '--json'], { env })
   t.equal(stop.code, 0)
   t.match(JSON.parse(stop.stdout), { workflowId: held, outcome: 'canceled', status: 'canceled' })
-  const { events } = await app.temporal.workflow.getHandle(held).fetchHistory()
+  const { events } = await app.engine.client.workflow.getHandle(held).fetchHistory()
   const cancelRequested = events?.find((e) => e.workflowExecutionCancelRequestedEventAttributes)
   t.equal(cancelRequested?.workflowExecutionCancelRequestedEventAttributes?.cause, 'order withdrawn', 'the reason is in the run\'s history')
   const canceled = await flowport(['result', held], { env })

@@ -52,7 +52,7 @@ t.test('batch terminate by query, then batch status', async (t) => {
   const prefix = `cli-batch-${randomUUID()}-`
   for (let i = 0; i < 2; i++) await start(t, app, 'approval', { label: `c${i}` }, `${prefix}${i}`)
   const query = `WorkflowId STARTS_WITH "${prefix}" AND ExecutionStatus = "Running"`
-  await eventually(async () => Number((await app.temporal.workflowService.countWorkflowExecutions({ namespace: app.config.TEMPORAL_NAMESPACE, query })).count), (c) => c === 2)
+  await eventually(async () => Number((await app.engine.client.workflowService.countWorkflowExecutions({ namespace: app.config.TEMPORAL_NAMESPACE, query })).count), (c) => c === 2)
 
   const res = await flowport(['batch', 'terminate', '--query', query, '--reason', 'cli test', '--json'], { env })
   t.equal(res.code, 0, res.stderr)
@@ -78,7 +78,7 @@ async function openRuns (t: Test, app: App, n: number) {
 
 /** The run list is eventually consistent: waits until the query matches `n` runs. */
 const shown = async (app: App, query: string, n: number) =>
-  await eventually(async () => Number((await app.temporal.workflowService.countWorkflowExecutions({ namespace: app.config.TEMPORAL_NAMESPACE, query })).count), (c) => c === n)
+  await eventually(async () => Number((await app.engine.client.workflowService.countWorkflowExecutions({ namespace: app.config.TEMPORAL_NAMESPACE, query })).count), (c) => c === n)
 
 const finished = async (env: Record<string, string>, batchId: string) =>
   await eventually(async () => JSON.parse((await flowport(['batch', 'status', batchId, '--json'], { env })).stdout), (b) => b.state !== 'running', 120)
@@ -93,7 +93,7 @@ t.test('batch signal, reset, stop and cancel', async (t) => {
   const signalled = /^Batch (\S+): signal on 2 matching run\(s\)/m.exec(signal.stderr)
   t.ok(signalled, 'the readable answer names the batch and what it matched')
   t.match(await finished(env, signalled![1]!), { action: 'signal', state: 'completed', completed: 2 })
-  for (const run of approvals.runs) t.match(await app.temporal.workflow.getHandle(run.workflowId, run.runId).result(), { approvedBy: 'cli' })
+  for (const run of approvals.runs) t.match(await app.engine.client.workflow.getHandle(run.workflowId, run.runId).result(), { approvedBy: 'cli' })
 
   const { runs, query } = await openRuns(t, app, 2)
   const reset = await flowport(['batch', 'reset', '--query', query, '--from', 'start', '--reason', 'start over', '--json'], { env })
@@ -104,7 +104,7 @@ t.test('batch signal, reset, stop and cancel', async (t) => {
   const newRuns = []
   for (const run of runs) {
     t.equal(await waitClosed(app, run.workflowId, run.runId), 'TERMINATED', 'the engine closed the old run')
-    const { workflowExtendedInfo } = await app.temporal.workflowService.describeWorkflowExecution({ namespace: app.config.TEMPORAL_NAMESPACE, execution: run })
+    const { workflowExtendedInfo } = await app.engine.client.workflowService.describeWorkflowExecution({ namespace: app.config.TEMPORAL_NAMESPACE, execution: run })
     t.ok(workflowExtendedInfo?.resetRunId, 'and names the new one')
     newRuns.push({ workflowId: run.workflowId, runId: workflowExtendedInfo!.resetRunId! })
   }

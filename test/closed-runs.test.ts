@@ -18,7 +18,7 @@ interface EngineCall { name: string, request: Record<string, unknown> }
 
 /** The engine calls the app makes while `body` runs, in order, with their requests. */
 async function engineRequests (app: App, body: () => Promise<void>): Promise<EngineCall[]> {
-  const service = app.temporal.workflowService as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
+  const service = app.engine.client.workflowService as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
   const calls: EngineCall[] = []
   const originals = Object.entries(service).filter(([, fn]) => typeof fn === 'function')
   for (const [name, fn] of originals) {
@@ -40,8 +40,8 @@ async function engineCalls (app: App, body: () => Promise<void>): Promise<Record
  * (the engine pages by the batches events were written in, so the number of signals needed varies).
  */
 async function lengthenPastFirstPage (t: Test, app: App, run: { workflowId: string, runId: string }): Promise<void> {
-  const handle = app.temporal.workflow.getHandle(run.workflowId, run.runId)
-  const firstPage = () => app.temporal.workflowService.getWorkflowExecutionHistory({
+  const handle = app.engine.client.workflow.getHandle(run.workflowId, run.runId)
+  const firstPage = () => app.engine.client.workflowService.getWorkflowExecutionHistory({
     namespace: app.config.TEMPORAL_NAMESPACE, execution: run, maximumPageSize: SHORT_HISTORY_EVENTS
   })
   let signals = 0
@@ -172,7 +172,7 @@ t.test('open runs are not kept as closed: their result waits for the close', asy
   t.equal((await call(t, app, read('status', run.workflowId, run.runId))).body.status, 'running')
   t.equal((await call(t, app, read('result', run.workflowId, run.runId))).status, 424)
   t.equal(app.closedRuns.get(run.workflowId, run.runId)?.execution, undefined, 'no status kept for an open run')
-  await app.temporal.workflow.getHandle(run.workflowId).terminate('closing it')
+  await app.engine.client.workflow.getHandle(run.workflowId).terminate('closing it')
   await waitClosed(app, run.workflowId)
   t.match((await call(t, app, read('status', run.workflowId, run.runId))).body, { status: 'terminated' })
   t.match((await call(t, app, read('result', run.workflowId, run.runId))).body, { status: 'terminated', input: { label: 'open' } })
@@ -181,7 +181,7 @@ t.test('open runs are not kept as closed: their result waits for the close', asy
 t.test('polling the result of an open run costs one engine call, for a short history and, after the first poll, a long one', async (t) => {
   const app = await build(t)
   const run = await start(t, app, 'approval', { label: 'polled' })
-  t.teardown(async () => { await app.temporal.workflow.getHandle(run.workflowId).terminate('test over').catch(() => undefined) })
+  t.teardown(async () => { await app.engine.client.workflow.getHandle(run.workflowId).terminate('test over').catch(() => undefined) })
   t.ok(await firstTaskCompleted(app, run.workflowId, run.runId), 'the run waits for its approval')
   const poll = async () => {
     let answer: Awaited<ReturnType<typeof call>> | undefined
@@ -199,7 +199,7 @@ t.test('polling the result of an open run costs one engine call, for a short his
 t.test('the pinned result of an open run is a 424 in every form, without a close-event read (the engine long-polls it while the run is open)', async (t) => {
   const app = await build(t)
   const run = await start(t, app, 'approval', { label: 'open' })
-  t.teardown(async () => { await app.temporal.workflow.getHandle(run.workflowId).terminate('test over').catch(() => undefined) })
+  t.teardown(async () => { await app.engine.client.workflow.getHandle(run.workflowId).terminate('test over').catch(() => undefined) })
   t.ok(await firstTaskCompleted(app, run.workflowId, run.runId), 'the run waits for its approval')
   // The engine holds such a read of an open run until it closes (up to its 20 s long-poll
   // interval, or the call's deadline) and then answers an empty page: the 424 would come, late.

@@ -16,7 +16,7 @@ const get = (t: Test, app: App, url: string, route: string, headers?: Record<str
 
 /** Event types of a run's history, read from the engine itself, without the worker's own workflow-task events. */
 async function eventTypes (app: App, workflowId: string, runId: string): Promise<string[]> {
-  const history = await app.temporal.workflow.getHandle(workflowId, runId).fetchHistory()
+  const history = await app.engine.client.workflow.getHandle(workflowId, runId).fetchHistory()
   return (history.events ?? []).map((e) => Object.keys(e).find((k) => k.endsWith('EventAttributes')) ?? '')
     .filter((type) => !type.startsWith('workflowTask'))
 }
@@ -86,7 +86,7 @@ t.test('result, input and history pages carry ETags and answer 304', async (t) =
   const notDone = await get(t, app, `/workflow/${open.workflowId}/result`, '/workflow/{id}/result', { 'if-none-match': '*' })
   t.equal(notDone.status, 424, 'errors are never turned into 304')
   t.notOk(notDone.headers.etag)
-  await app.temporal.workflow.getHandle(open.workflowId).terminate('test cleanup')
+  await app.engine.client.workflow.getHandle(open.workflowId).terminate('test cleanup')
 })
 
 t.test('If-Match: the run the caller saw, or 412 and nothing reaches the engine', async (t) => {
@@ -94,7 +94,7 @@ t.test('If-Match: the run the caller saw, or 412 and nothing reaches the engine'
   const workflowId = newId('approval')
   const old = await start(t, app, 'approval', { label: 'first' }, workflowId)
   const statusTag = (await get(t, app, `/workflow/${workflowId}/status`, '/workflow/{id}/status')).headers.etag as string
-  await app.temporal.workflow.getHandle(workflowId).terminate('a newer run takes the id')
+  await app.engine.client.workflow.getHandle(workflowId).terminate('a newer run takes the id')
   const current = await start(t, app, 'approval', { label: 'second' }, workflowId)
   const before = await eventTypes(app, workflowId, current.runId)
 
@@ -115,7 +115,7 @@ t.test('If-Match: the run the caller saw, or 412 and nothing reaches the engine'
     }
   }
   t.same(await eventTypes(app, workflowId, current.runId), before, 'nothing was sent to the engine')
-  t.equal((await app.temporal.workflow.getHandle(workflowId, old.runId).describe()).status.name, 'TERMINATED', 'the old run is untouched too')
+  t.equal((await app.engine.client.workflow.getHandle(workflowId, old.runId).describe()).status.name, 'TERMINATED', 'the old run is untouched too')
 
   const updated = await call(t, app, { ...calls[1], headers: { 'if-match': `"${old.runId}", "${current.runId}"` } })
   t.equal(updated.status, 200, 'a list naming the current run matches')
@@ -128,7 +128,7 @@ t.test('If-Match: the run the caller saw, or 412 and nothing reaches the engine'
 t.test('If-Match on a closed run: 412 when it names another run, the usual 409 when it matches', async (t) => {
   const app = await build(t)
   const { workflowId } = await start(t, app, 'approval', { label: 'x' })
-  await app.temporal.workflow.getHandle(workflowId).terminate('closed')
+  await app.engine.client.workflow.getHandle(workflowId).terminate('closed')
   const res = await call(t, app, { method: 'POST', url: `/workflow/${workflowId}/terminate`, route: '/workflow/{id}/terminate', headers: { 'if-match': '"00000000-0000-0000-0000-000000000000"' } })
   t.equal(res.status, 412)
   const matching = await call(t, app, { method: 'POST', url: `/workflow/${workflowId}/terminate`, route: '/workflow/{id}/terminate', headers: { 'if-match': '*' } })
@@ -143,7 +143,7 @@ t.test('If-Match on reset: 412 names another run and nothing is reset; the run i
   const refused = await call(t, app, { method: 'POST', url, route: '/workflow/{id}/reset', payload: { from: 'start' }, headers: { 'if-match': '"00000000-0000-0000-0000-000000000000"' } })
   t.equal(refused.status, 412)
   t.match(refused.body, { error: 'PreconditionFailedError' })
-  t.equal((await app.temporal.workflow.getHandle(workflowId).describe()).runId, runId, 'no new run')
+  t.equal((await app.engine.client.workflow.getHandle(workflowId).describe()).runId, runId, 'no new run')
   const reset = await call(t, app, { method: 'POST', url, route: '/workflow/{id}/reset', payload: { from: 'start' }, headers: { 'if-match': `"${runId}"` } })
   t.equal(reset.status, 200, 'the run the caller saw is reset')
   t.not(reset.body.runId, runId)
@@ -155,7 +155,7 @@ t.test('the CLI and the client send If-Match with --if-match / ifMatch', async (
   const env = { FLOWPORT_URL: url }
   const workflowId = newId('approval')
   const old = await start(t, app, 'approval', { label: 'first' }, workflowId)
-  await app.temporal.workflow.getHandle(workflowId).terminate('a newer run takes the id')
+  await app.engine.client.workflow.getHandle(workflowId).terminate('a newer run takes the id')
   const current = await start(t, app, 'approval', { label: 'second' }, workflowId)
 
   const refused = await flowport(['terminate', workflowId, '--if-match', old.runId], { env })

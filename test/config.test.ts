@@ -1,5 +1,6 @@
 import t from 'tap'
-import { ConfigError, loadConfig } from '../schemas/config.js'
+import { loadConfig } from '../plugins/external/config.js'
+import { ConfigError } from '../lib/config-error.js'
 
 t.test('defaults match the README', async (t) => {
   const config = loadConfig({})

@@ -26,7 +26,7 @@ const deploy = async (t: Test, catalog: string, version: 'v1' | 'v2') => {
 const oneTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1)
 
 const storedLength = async (app: App, workflowId: string, runId: string) =>
-  (await app.temporal.workflow.getHandle(workflowId, runId).describe()).historyLength
+  (await app.engine.client.workflow.getHandle(workflowId, runId).describe()).historyLength
 
 /** A run stuck on a workflow task that fails at every attempt: version 1 completes, version 2 replays it after a reset and fails. */
 async function stuckRun (t: Test) {
@@ -91,12 +91,12 @@ t.test('a transient task the run\'s close replaces while it is read is not taken
   const stored = await storedLength(app, workflowId, runId)
   // The race, made certain: the run is terminated between the history read that ends with the
   // transient task and the describe that judges it, so WorkflowExecutionTerminated has its id.
-  const service = app.temporal.workflowService
+  const service = app.engine.client.workflowService
   const original = service.describeWorkflowExecution
   const describe = original.bind(service)
   let reads = 0
   const injected = async (request: Parameters<typeof describe>[0]) => {
-    if (++reads === 2) await app.temporal.workflow.getHandle(workflowId, runId).terminate('closed while its history is read')
+    if (++reads === 2) await app.engine.client.workflow.getHandle(workflowId, runId).terminate('closed while its history is read')
     return await describe(request)
   }
   // The service's methods also carry gRPC metadata the wrapper does not need.

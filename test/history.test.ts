@@ -255,7 +255,7 @@ t.test('the internal catalog workflows have no history here, as they have no sta
   const app = await build(t)
   const { CATALOG_WORKFLOW_TYPE, catalogWorkflowId } = await import('@flowport/worker/contract')
   const id = catalogWorkflowId(process.env.FLOWPORT_TEST_CATALOG!)
-  const described = await app.temporal.workflow.getHandle(id).describe()
+  const described = await app.engine.client.workflow.getHandle(id).describe()
   t.equal(described.type, CATALOG_WORKFLOW_TYPE, 'the catalog workflow exists')
   for (const url of [`/workflow/${id}/history`, `/workflow/${id}/runs/${described.runId}/history`, `/workflow/${id}/history/stream`]) {
     const res = await app.inject({ method: 'GET', url, headers: { accept: 'text/event-stream' } })

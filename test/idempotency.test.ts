@@ -19,7 +19,7 @@ async function runsOf (app: Awaited<ReturnType<typeof build>>, workflowId: strin
   let runs: string[] = []
   for (let i = 0; i < 60; i++) {
     runs = []
-    for await (const run of app.temporal.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(run.runId)
+    for await (const run of app.engine.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(run.runId)
     if (runs.length >= expected) break
     await new Promise((resolve) => setTimeout(resolve, 250))
   }
@@ -38,7 +38,7 @@ t.test('a retry with the same key and body answers the same run and starts nothi
   t.same(open.body, first.body, 'while the run is open')
   const quoted = await call(t, app, startCall(body, `"${key}"`))
   t.same(quoted.body, first.body, 'the quoted Structured Field form is the same key')
-  await app.temporal.workflow.getHandle(first.body.workflowId).signal('approve', { by: 'test' })
+  await app.engine.client.workflow.getHandle(first.body.workflowId).signal('approve', { by: 'test' })
   await waitClosed(app, first.body.workflowId)
   const closed = await call(t, app, startCall(body, key))
   t.equal(closed.status, 200)
@@ -56,7 +56,7 @@ t.test('50 concurrent requests with one key start exactly one run', async (t) =>
   t.equal(ids.size, 1, 'every answer names one run')
   const { workflowId, runId } = answers[0].body
   t.same(await runsOf(app, workflowId, 1), [runId], 'the engine has one run')
-  await app.temporal.workflow.getHandle(workflowId).terminate('test cleanup')
+  await app.engine.client.workflow.getHandle(workflowId).terminate('test cleanup')
 })
 
 t.test('the same key with another body is a 422; the key is scoped to the catalog', async (t) => {
@@ -95,7 +95,7 @@ t.test('with an explicit workflowId the key is kept in that run; another run of 
   t.equal(conflict.status, 409, 'an open run started without this key')
   t.equal(conflict.body.error, 'WorkflowAlreadyStartedError')
   t.equal(conflict.body.runId, held.body.runId)
-  await app.temporal.workflow.getHandle(held.body.workflowId).terminate('test cleanup')
+  await app.engine.client.workflow.getHandle(held.body.workflowId).terminate('test cleanup')
 })
 
 t.test('a run that continued as new is still found: its first run is answered', async (t) => {
@@ -149,7 +149,7 @@ t.test('with API keys, an Idempotency-Key is the caller key\'s own: two keys sen
   t.equal(shop.status, 200)
   t.equal(billing.status, 200)
   t.not(billing.body.workflowId, shop.body.workflowId, 'one run each')
-  for (const started of [shop, billing]) t.teardown(() => app.temporal.workflow.getHandle(started.body.workflowId).terminate('test over').catch(() => undefined))
+  for (const started of [shop, billing]) t.teardown(() => app.engine.client.workflow.getHandle(started.body.workflowId).terminate('test over').catch(() => undefined))
   t.same((await call(t, app, as('shop', body, key))).body, shop.body, 'a retry with the same key answers its own run')
   t.same((await call(t, app, as('billing', body, key))).body, billing.body)
 
@@ -157,7 +157,7 @@ t.test('with API keys, an Idempotency-Key is the caller key\'s own: two keys sen
   const workflowId = newId('per-key')
   const mine = await call(t, app, as('shop', { ...body, workflowId }, key))
   t.equal(mine.status, 200)
-  t.teardown(() => app.temporal.workflow.getHandle(workflowId).terminate('test over').catch(() => undefined))
+  t.teardown(() => app.engine.client.workflow.getHandle(workflowId).terminate('test over').catch(() => undefined))
   const theirs = await call(t, app, as('billing', { ...body, workflowId }, key))
   t.equal(theirs.status, 409)
   t.equal(theirs.body.error, 'WorkflowAlreadyStartedError')

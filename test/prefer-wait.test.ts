@@ -40,7 +40,7 @@ t.test('a run still open when the wait ends answers 202 with its ids, Location a
   t.equal(res.headers['preference-applied'], 'wait=1')
   const status = await call(t, app, { method: 'GET', url: res.headers.location as string, route: '/workflow/{id}/runs/{rid}/status' })
   t.equal(status.body.status, 'running', 'Location names the run')
-  await app.temporal.workflow.getHandle(workflowId).terminate('test cleanup')
+  await app.engine.client.workflow.getHandle(workflowId).terminate('test cleanup')
 })
 
 t.test('the wait is capped by SERVICE_RUN_MAX_TIMEOUT_MS', async (t) => {
@@ -49,7 +49,7 @@ t.test('the wait is capped by SERVICE_RUN_MAX_TIMEOUT_MS', async (t) => {
   const res = await call(t, app, startCall({ workflowName: 'approval', input: { label: 'cap' }, workflowId }, 'wait=3600'))
   t.equal(res.status, 202)
   t.equal(res.headers['preference-applied'], 'wait=1')
-  await app.temporal.workflow.getHandle(workflowId).terminate('test cleanup')
+  await app.engine.client.workflow.getHandle(workflowId).terminate('test cleanup')
 })
 
 t.test('without a valid wait preference start answers as before', async (t) => {

@@ -47,7 +47,7 @@ t.test('a run survives a killed worker and a killed engine, with the same API pr
   const started = await app.inject({ method: 'POST', url: '/workflow/start', payload: { workflowName: 'sleepy', input: { steps: 6, delayMs: 700 } } })
   t.equal(started.statusCode, 200)
   const { workflowId, runId } = started.json()
-  const ticks = async () => (await app.temporal.workflow.getHandle(workflowId, runId).fetchHistory()).events
+  const ticks = async () => (await app.engine.client.workflow.getHandle(workflowId, runId).fetchHistory()).events
     ?.filter((e) => e.activityTaskCompletedEventAttributes).length ?? 0
   t.ok(await until(async () => await ticks() >= 1), 'the run makes progress')
 

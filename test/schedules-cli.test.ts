@@ -10,7 +10,7 @@ t.test('create, list, show, pause, unpause, trigger, backfill, delete', async (t
   const { app, url } = await listening(t)
   const env = { FLOWPORT_URL: url }
   const id = newId('cli-sched')
-  t.teardown(async () => { await app.temporal.schedule.getHandle(id).delete().catch(() => undefined) })
+  t.teardown(async () => { await app.engine.client.schedule.getHandle(id).delete().catch(() => undefined) })
 
   const created = await flowport(['schedule', 'create', 'hello', '{"name":"Ada"}', '--id', id, '--every', '1h', '--paused', '--note', 'cli', ...catalogArgs()], { env })
   t.equal(created.code, 0, created.stderr)
@@ -30,19 +30,19 @@ t.test('create, list, show, pause, unpause, trigger, backfill, delete', async (t
   t.match(text.stdout, /paused \(cli\)/, 'readable text without --json')
 
   t.equal((await flowport(['schedule', 'trigger', id], { env })).code, 0)
-  const triggered = await eventually(async () => (await app.temporal.schedule.getHandle(id).describe()).info.numActionsTaken, (n) => n === 1)
+  const triggered = await eventually(async () => (await app.engine.client.schedule.getHandle(id).describe()).info.numActionsTaken, (n) => n === 1)
   t.equal(triggered, 1, 'trigger started a run')
 
   const end = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000
   const backfill = await flowport(['schedule', 'backfill', id, '--from', new Date(end - 3_600_000 + 1).toISOString(), '--to', new Date(end).toISOString(), '--overlap', 'allowAll'], { env })
   t.equal(backfill.code, 0, backfill.stderr)
-  const afterBackfill = await eventually(async () => (await app.temporal.schedule.getHandle(id).describe()).info.numActionsTaken, (n) => n === 2)
+  const afterBackfill = await eventually(async () => (await app.engine.client.schedule.getHandle(id).describe()).info.numActionsTaken, (n) => n === 2)
   t.equal(afterBackfill, 2, 'the backfill started the one run due in that hour')
 
   t.equal((await flowport(['schedule', 'unpause', id, '--note', 'go'], { env })).code, 0)
-  t.equal((await app.temporal.schedule.getHandle(id).describe()).state.paused, false, 'unpaused')
+  t.equal((await app.engine.client.schedule.getHandle(id).describe()).state.paused, false, 'unpaused')
   t.equal((await flowport(['schedule', 'pause', id], { env })).code, 0)
-  t.equal((await app.temporal.schedule.getHandle(id).describe()).state.paused, true, 'paused again')
+  t.equal((await app.engine.client.schedule.getHandle(id).describe()).state.paused, true, 'paused again')
 
   const badOverlap = await flowport(['schedule', 'trigger', id, '--overlap', 'sometimes'], { env })
   t.equal(badOverlap.code, 2, 'an unknown overlap policy is a usage error')

@@ -15,25 +15,25 @@ t.test('warnings: the stored input no longer matches the catalog\'s schema; the 
   const catalog = `drift-${randomUUID()}`
   const served = await call(t, app, { method: 'GET', url: '/workflow/catalog', route: '/workflow/catalog' })
   const hello = served.body.workflows.find((w: CatalogWorkflow) => w.name === 'hello') as CatalogWorkflow
-  await publishCatalog(app.temporal, catalog, [hello])
-  const catalogRun = app.temporal.workflow.getHandle(catalogWorkflowId(catalog))
+  await publishCatalog(app.engine.client, catalog, [hello])
+  const catalogRun = app.engine.client.workflow.getHandle(catalogWorkflowId(catalog))
   t.teardown(() => catalogRun.terminate('test over').catch(() => undefined))
   // A schedule is stored only for a catalog a worker polls; this one's tasks are never run (the schedule stays paused).
-  t.teardown(startPolling(app.temporal, catalog))
+  t.teardown(startPolling(app.engine.client, catalog))
 
   const scheduleId = `sched-${randomUUID()}`
   const body = { scheduleId, workflowName: 'hello', catalog, input: { name: 'Ada' }, spec: { every: [{ interval: '1h' }] }, paused: true }
   const created = await eventually(async () => await call(t, app, { method: 'POST', url: '/schedules', route: '/schedules', payload: body }),
     (res) => res.status !== 503)
   t.equal(created.status, 201, 'created once the poller is seen')
-  t.teardown(async () => { await app.temporal.schedule.getHandle(scheduleId).delete().catch(() => undefined) })
+  t.teardown(async () => { await app.engine.client.schedule.getHandle(scheduleId).delete().catch(() => undefined) })
   const read = async () => await call(t, app, { method: 'GET', url: `/schedules/${scheduleId}`, route: '/schedules/{scheduleId}' })
   t.same((await read()).body.warnings, [], 'no warning while the catalog accepts the stored input')
 
   // A worker publishes a new catalog as a new run of the catalog workflow.
   const republish = async (workflows: CatalogWorkflow[]) => {
     await catalogRun.terminate('replaced')
-    await publishCatalog(app.temporal, catalog, workflows)
+    await publishCatalog(app.engine.client, catalog, workflows)
   }
   const renamed = { type: 'object', properties: { fullName: { type: 'string' } }, required: ['fullName'], additionalProperties: false }
   await republish([{ ...hello, inputSchema: renamed }])

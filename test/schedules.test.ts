@@ -30,7 +30,7 @@ async function created (t: Test, app: App, body: Record<string, unknown>, { clea
   t.equal(res.status, 201, `created ${scheduleId}`)
   t.equal(res.headers.location, `/schedules/${scheduleId}`)
   // Schedules outlive the test's app: the shared engine would go on starting their runs.
-  if (cleanup) t.teardown(async () => { await app.temporal.schedule.getHandle(scheduleId).delete().catch(() => undefined) })
+  if (cleanup) t.teardown(async () => { await app.engine.client.schedule.getHandle(scheduleId).delete().catch(() => undefined) })
   return scheduleId
 }
 
@@ -147,7 +147,7 @@ t.test('overlap: skip skips while a run is open (counted by the schedule); buffe
   await act(t, app, skip, 'pause')
   await act(t, app, buffer, 'pause')
   const [firstRun, secondRun] = buffered.recentActions
-  const first = await app.temporal.workflow.getHandle(firstRun.workflowId, firstRun.runId).describe()
+  const first = await app.engine.client.workflow.getHandle(firstRun.workflowId, firstRun.runId).describe()
   t.ok(first.closeTime, 'the first run had closed when the second started')
   t.ok(Date.parse(secondRun.scheduledAt) < first.closeTime!.getTime(), 'the second run was due while the first was open: it was buffered')
   t.ok(Date.parse(secondRun.startedAt) >= first.closeTime!.getTime(), 'and started once the first closed')
@@ -217,7 +217,7 @@ t.test('two PUTs with one ETag that both pass the check: one is applied, the oth
   const etag = (await get(t, app, id)).headers.etag as string
   // Hold each update until both have arrived: both requests have checked the same ETag and send
   // the same conflict token, the race a real client pair only hits now and then.
-  const service = app.temporal.workflowService
+  const service = app.engine.client.workflowService
   const update = service.updateSchedule.bind(service)
   let arrived = 0
   let bothArrived = () => {}
@@ -327,7 +327,7 @@ t.test('startDelay: the run exists at once and its status says when it starts', 
   const before = Date.now()
   const res = await call(t, app, { method: 'POST', url: '/workflow/start', route: '/workflow/start', payload: { ...hello, workflowId, startDelay: '1h' } })
   t.equal(res.status, 200)
-  t.teardown(async () => { await app.temporal.workflow.getHandle(workflowId).terminate('test cleanup').catch(() => undefined) })
+  t.teardown(async () => { await app.engine.client.workflow.getHandle(workflowId).terminate('test cleanup').catch(() => undefined) })
   const status = await call(t, app, { method: 'GET', url: `/workflow/${workflowId}/status`, route: '/workflow/{id}/status' })
   t.equal(status.body.status, 'running')
   const at = Date.parse(status.body.delayedUntil)

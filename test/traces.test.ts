@@ -175,7 +175,7 @@ t.test('sleepy terminated: a final trace although no workflow code ran at the en
 t.test('a run that timed out: a final trace from the sweep, status timed_out like its result', async (t) => {
   // The API sets no run timeout; a client of the engine can.
   const workflowId = newId('sleepy')
-  await app.temporal.workflow.start('sleepy', { taskQueue: catalog, workflowId, args: [{ steps: 2, delayMs: 60_000 }], workflowExecutionTimeout: '2s' })
+  await app.engine.client.workflow.start('sleepy', { taskQueue: catalog, workflowId, args: [{ steps: 2, delayMs: 60_000 }], workflowExecutionTimeout: '2s' })
   const { trace } = await storedTrace(t, workflowId)
   const result = await call(t, app, { method: 'GET', url: `/workflow/${workflowId}/result`, route: '/workflow/{id}/result' })
   t.equal((result.body as { status: string }).status, 'timed_out')
@@ -190,7 +190,7 @@ t.test('an open run: the trace so far, marked partial', async (t) => {
   const log = res.body as TraceLog
   t.match(log, { workflowId, runId, source: 'engine', location: null, partial: true })
   t.match(log.trace.workflow, { status: 'running', closeTime: null, input: { label: 'trace-open' } })
-  await app.temporal.workflow.getHandle(workflowId).terminate('test done')
+  await app.engine.client.workflow.getHandle(workflowId).terminate('test done')
 })
 
 t.test('unknown runs and tracing switched off', async (t) => {

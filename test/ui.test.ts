@@ -1,13 +1,13 @@
 /**
- * How the API serves the run inspector (plugins/ui.ts): the page and its two vendored modules and
+ * How the API serves the run inspector (plugins/external/ui.ts): the page and its two vendored modules and
  * nothing else of node_modules, its CSP on /ui only, open without a key while the API stays
  * closed, hidden from the OpenAPI document, and switched off by SERVICE_UI_ENABLED=false (and by
  * default in production). The page itself is tested in Chromium (test/browser-inspector.test.ts).
  */
 import t from 'tap'
 import { build } from './helpers/app.js'
-import { loadConfig } from '../schemas/config.js'
-import { uiEnabled } from '../plugins/ui.js'
+import { loadConfig } from '../plugins/external/config.js'
+import { uiEnabled } from '../plugins/external/ui.js'
 
 const KEY = 'ui-test-key-0123456789abcdef'
 

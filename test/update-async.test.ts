@@ -53,7 +53,7 @@ t.test('respond-async: a rejected update is still a 422; a failing handler shows
   for (let i = 0; i < 40 && read.body.state === 'accepted'; i++) read = await state(t, app, relabeled.headers.location as string)
   t.same(read.body.result, { previous: 'old' })
   t.equal(read.body.state, 'completed')
-  await app.temporal.workflow.getHandle(approval.workflowId).terminate('test cleanup')
+  await app.engine.client.workflow.getHandle(approval.workflowId).terminate('test cleanup')
 
   const faulty = await start(t, app, 'faulty', {})
   const broken = await asyncUpdate(t, app, faulty.workflowId, 'broken', { payload: { reason: 'on purpose' } })
@@ -67,7 +67,7 @@ t.test('respond-async: a rejected update is still a 422; a failing handler shows
   const unknown = await state(t, app, `/workflow/${faulty.workflowId}/updates/no-such-update`)
   t.equal(unknown.status, 404)
   t.equal(unknown.body.error, 'UpdateNotFoundError')
-  await app.temporal.workflow.getHandle(faulty.workflowId).terminate('test cleanup')
+  await app.engine.client.workflow.getHandle(faulty.workflowId).terminate('test cleanup')
 })
 
 t.test('without respond-async the update still answers 200 with its result', async (t) => {
@@ -77,7 +77,7 @@ t.test('without respond-async the update still answers 200 with its result', asy
   t.equal(res.status, 200)
   t.same(res.body.result, { previous: 'a' })
   t.notOk(res.headers['preference-applied'])
-  await app.temporal.workflow.getHandle(workflowId).terminate('test cleanup')
+  await app.engine.client.workflow.getHandle(workflowId).terminate('test cleanup')
 })
 
 t.test('the client (updateAsync, updateState) and `flowport update --async`', async (t) => {
@@ -101,7 +101,7 @@ t.test('`flowport update-state`: accepted (exit 4), failed (exit 1), completed (
   const env = { FLOWPORT_URL: url }
   const client = new FlowportClient({ baseUrl: url })
   const { workflowId, runId } = await start(t, app, 'faulty', {})
-  t.teardown(async () => { await app.temporal.workflow.getHandle(workflowId).terminate('test cleanup').catch(() => undefined) })
+  t.teardown(async () => { await app.engine.client.workflow.getHandle(workflowId).terminate('test cleanup').catch(() => undefined) })
   const held = await client.updateAsync(workflowId, 'held')
 
   const running = await flowport(['update-state', workflowId, held.updateId], { env })

@@ -16,7 +16,7 @@ import { flowport, listening } from './helpers/flowport-cli.js'
 const startWith = (t: Test, app: App, body: Record<string, unknown>, headers?: Record<string, string>) =>
   call(t, app, { method: 'POST', url: '/workflow/start', route: '/workflow/start', payload: body, headers })
 const approval = (workflowId: string, label: string, update: unknown) => ({ workflowName: 'approval', workflowId, input: { label }, update })
-const labelOf = async (app: App, workflowId: string) => (await app.temporal.workflow.getHandle(workflowId).query<{ label: string }>('state')).label
+const labelOf = async (app: App, workflowId: string) => (await app.engine.client.workflow.getHandle(workflowId).query<{ label: string }>('state')).label
 
 t.test('no open run: the run starts and takes the update; an open run takes the next one and nothing new starts', async (t) => {
   const app = await build(t)
@@ -32,7 +32,7 @@ t.test('no open run: the run starts and takes the update; an open run takes the 
   t.not(second.body.updateId, first.body.updateId)
   const input = await call(t, app, { method: 'GET', url: `/workflow/${workflowId}/input`, route: '/workflow/{id}/input' })
   t.same(input.body.input, { label: 'draft' }, 'the second input started nothing')
-  await app.temporal.workflow.getHandle(workflowId).terminate('test over')
+  await app.engine.client.workflow.getHandle(workflowId).terminate('test over')
 })
 
 t.test('a rejected update is a 422 naming the run; the run keeps what it had', async (t) => {
@@ -51,7 +51,7 @@ t.test('a rejected update is a 422 naming the run; the run keeps what it had', a
   t.match(refusedAtStart.body, { error: 'UpdateRejectedError', workflowId: fresh, runId: /^[0-9a-f-]{36}$/ })
   const status = await call(t, app, { method: 'GET', url: `/workflow/${fresh}/status`, route: '/workflow/{id}/status' })
   t.match(status.body, { runId: refusedAtStart.body.runId, status: 'running' })
-  for (const id of [workflowId, fresh]) await app.temporal.workflow.getHandle(id).terminate('test over')
+  for (const id of [workflowId, fresh]) await app.engine.client.workflow.getHandle(id).terminate('test over')
 })
 
 t.test('checked before anything starts: unknown update 404, bad payload 400, combinations 400, another workflow on the id 409', async (t) => {
@@ -80,7 +80,7 @@ t.test('checked before anything starts: unknown update 404, bad payload 400, com
   const clash = await startWith(t, app, approval(workflowId, 'x', update))
   t.equal(clash.status, 409)
   t.match(clash.body, { error: 'WorkflowAlreadyStartedError', workflowId, runId: other.runId, message: /already running as faulty/ })
-  await app.temporal.workflow.getHandle(workflowId).terminate('test over')
+  await app.engine.client.workflow.getHandle(workflowId).terminate('test over')
 })
 
 t.test('/workflow/run with update waits for the run that took it, with that run\'s own input', async (t) => {
@@ -94,7 +94,7 @@ t.test('/workflow/run with update waits for the run that took it, with that run\
     payload: { ...approval(workflowId, 'ignored', { name: 'relabel', payload: { label: 'renamed' } }), timeout: 60_000 }
   })
   // The update reaches the run before the approval: the run ends with the new label.
-  const handle = app.temporal.workflow.getHandle(workflowId)
+  const handle = app.engine.client.workflow.getHandle(workflowId)
   for (let label = await labelOf(app, workflowId); label !== 'renamed'; label = await labelOf(app, workflowId)) await new Promise((resolve) => setTimeout(resolve, 100))
   await handle.signal('approve', { by: 'Ada' })
   const result = await running
@@ -110,7 +110,7 @@ t.test('the update needs the interact scope as well as run', async (t) => {
   const body = approval(workflowId, 'x', { name: 'relabel', payload: { label: 'y' } })
   t.match(await startWith(t, app, body, bearer(keys.starter!)), { status: 403, body: { message: 'Key starter lacks scope interact' } })
   t.match(await startWith(t, app, body, bearer(keys.session!)), { status: 200, body: { workflowId, result: { previous: 'x' } } })
-  await app.temporal.workflow.getHandle(workflowId).terminate('test over')
+  await app.engine.client.workflow.getHandle(workflowId).terminate('test over')
 })
 
 t.test('client updateWithStart and `flowport start --update` answer the update result', async (t) => {

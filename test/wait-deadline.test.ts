@@ -12,7 +12,7 @@ import { build } from './helpers/app.js'
 t.test('waits with 0 to 5 ms or up to 120 ms left all end as timed out, never as an error', async (t) => {
   const app = await build(t)
   // A run no worker serves stays open.
-  const handle = await app.temporal.workflow.start('nobody', { taskQueue: `no-worker-${randomUUID()}`, workflowId: `wait-deadline-${randomUUID()}`, args: [] })
+  const handle = await app.engine.client.workflow.start('nobody', { taskQueue: `no-worker-${randomUUID()}`, workflowId: `wait-deadline-${randomUUID()}`, args: [] })
   t.teardown(() => handle.terminate('test over'))
   const run = { workflowId: handle.workflowId, runId: handle.firstExecutionRunId }
   const outcomes: Record<string, number> = {}

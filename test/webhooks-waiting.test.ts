@@ -36,7 +36,7 @@ async function openRuns (t: Test, app: App, hooks: Awaited<ReturnType<typeof rec
 /** Resolves once every run's delivery workflow has scheduled its wait for the run's close. */
 async function allWaiting (app: App, runs: Array<{ workflowId: string, runId: string }>) {
   const ids = await Promise.all(runs.map(async (run) => await deliveryIdOf(app, run)))
-  const waiting = async (id: string) => (await app.temporal.workflow.getHandle(id).describe()).raw.pendingActivities
+  const waiting = async (id: string) => (await app.engine.client.workflow.getHandle(id).describe()).raw.pendingActivities
     ?.some((a) => a.activityType?.name === WEBHOOK_AWAIT_ACTIVITY) === true
   return await eventually(async () => (await Promise.all(ids.map(waiting))).every(Boolean), (all) => all, 240)
 }
@@ -54,7 +54,7 @@ async function closedWithin (app: App, workflowId: string, ms: number): Promise<
 
 /** Approves every run, then checks each delivery: signed, the run's completed result, sent once. */
 async function closeAndCheckDeliveries (t: Test, app: App, hooks: Awaited<ReturnType<typeof receiver>>, secret: string, runs: Array<{ path: string, workflowId: string, runId: string }>) {
-  await Promise.all(runs.map(async (run) => { await app.temporal.workflow.getHandle(run.workflowId).signal('approve', { by: 'test' }) }))
+  await Promise.all(runs.map(async (run) => { await app.engine.client.workflow.getHandle(run.workflowId).signal('approve', { by: 'test' }) }))
   for (const run of runs) {
     const [delivery] = await hooks.until(run.path, 1)
     t.match(verified(t, secret, delivery), { workflowId: run.workflowId, runId: run.runId, status: 'completed', output: { label: run.path, approvedBy: 'test' } }, `${run.path} delivered`)

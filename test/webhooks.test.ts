@@ -14,7 +14,7 @@ import { call, eventually, newId, waitClosed } from './helpers/workflows.js'
 import { deliveryWorkflowId, startDelivery, webhookRunMemo } from '../lib/webhooks.js'
 import { deliveryDone, deliveryIdOf, newSecret, receiver, verified } from './helpers/webhooks.js'
 import { engineAddress, testCatalog } from './helpers/env.js'
-import { loadConfig } from '../schemas/config.js'
+import { loadConfig } from '../plugins/external/config.js'
 
 const startCall = (payload: unknown, headers?: Record<string, string>) => ({ method: 'POST' as const, url: '/workflow/start', route: '/workflow/start', payload, headers })
 
@@ -55,13 +55,13 @@ t.test('failed, terminated and timed-out runs deliver once too', async (t) => {
   const failed = await call(t, app, startCall({ workflowName: 'explode', input: { message: 'boom' }, webhook: { url: hooks.url('/failed'), secret } }))
   t.equal(failed.status, 200, 'explode started')
   const approval = await call(t, app, startCall({ workflowName: 'approval', input: { label: 'x' }, webhook: { url: hooks.url('/terminated'), secret } }))
-  await app.temporal.workflow.getHandle(approval.body.workflowId).terminate('by the test')
+  await app.engine.client.workflow.getHandle(approval.body.workflowId).terminate('by the test')
   // The API sets no run timeout; the engine's own timeout closes this run, started with its delivery as the API starts them.
   const timedOutId = newId('timeout')
   const target = { url: hooks.url('/timed-out'), secret }
   const deliveryId = deliveryWorkflowId(timedOutId)
   await startDelivery(app, { id: deliveryId, workflowId: timedOutId, catalog: testCatalog() }, target)
-  const handle = await app.temporal.workflow.start('approval', { workflowId: timedOutId, taskQueue: testCatalog(), args: [{ label: 't' }], workflowExecutionTimeout: '1 second', memo: webhookRunMemo(target, deliveryId) })
+  const handle = await app.engine.client.workflow.start('approval', { workflowId: timedOutId, taskQueue: testCatalog(), args: [{ label: 't' }], workflowExecutionTimeout: '1 second', memo: webhookRunMemo(target, deliveryId) })
 
   const expected: Array<[string, { workflowId: string, runId: string }, string]> = [
     ['/failed', failed.body, 'failed'], ['/terminated', approval.body, 'terminated'], ['/timed-out', { workflowId: timedOutId, runId: handle.firstExecutionRunId }, 'timed_out']
@@ -166,7 +166,7 @@ t.test('an API that stops between the delivery\'s start and the run\'s loses not
   const orphanId = newId('orphan')
   const orphan = deliveryWorkflowId(orphanId)
   await startDelivery(later, { id: orphan, workflowId: orphanId, catalog: testCatalog(), runStartWithinMs: 1500 }, { url: hooks.url('/orphan'), secret })
-  await t.rejects(later.temporal.workflow.getHandle(orphan).result(), { cause: { type: 'WebhookRunNeverStarted' } })
+  await t.rejects(later.engine.client.workflow.getHandle(orphan).result(), { cause: { type: 'WebhookRunNeverStarted' } })
   t.equal(hooks.received('/orphan').length, 0, 'nothing delivered for a run that never started')
 })
 
@@ -251,7 +251,7 @@ t.test('refused webhook URLs are a 400 before anything starts', async (t) => {
     const res = await call(t, app, startCall({ workflowName: 'hello', input: { name: 'x' }, workflowId, webhook }))
     t.equal(res.status, 400, why)
     t.equal(res.body.issues?.[0]?.path, path, why)
-    await t.rejects(app.temporal.workflow.getHandle(workflowId).describe(), why + ': nothing started')
+    await t.rejects(app.engine.client.workflow.getHandle(workflowId).describe(), why + ': nothing started')
   }
   const production = await build(t, { SERVICE_WEBHOOK_ALLOW_LOOPBACK: 'false', SERVICE_WEBHOOK_SECRET: secret })
   for (const url of ['http://127.0.0.1:9/x', 'http://localhost/x', 'http://[::1]/x', 'http://[::ffff:127.0.0.1]/x']) {

@@ -22,7 +22,7 @@ async function openRuns (t: Test, app: App, n: number) {
   for (let i = 0; i < n; i++) runs.push(await start(t, app, 'approval', { label: `b${i}` }, `${prefix}${i}`))
   const query = `WorkflowId STARTS_WITH "${prefix}" AND ExecutionStatus = "Running"`
   // The run list is eventually consistent: wait until it shows them all, as a batch must see them.
-  await eventually(async () => Number((await app.temporal.workflowService.countWorkflowExecutions({ namespace: app.config.TEMPORAL_NAMESPACE, query })).count), (c) => c === n)
+  await eventually(async () => Number((await app.engine.client.workflowService.countWorkflowExecutions({ namespace: app.config.TEMPORAL_NAMESPACE, query })).count), (c) => c === n)
   return { runs, filter: { query } }
 }
 
@@ -35,7 +35,7 @@ async function unpolledRuns (t: Test, app: App, approvals: number) {
   const taskQueue = `batch-queue-${randomUUID()}`
   const prefix = `${taskQueue}-`
   const open = async (type: string, id: string) => {
-    const handle = await app.temporal.workflow.start(type, { taskQueue, workflowId: `${prefix}${id}`, args: [{}] })
+    const handle = await app.engine.client.workflow.start(type, { taskQueue, workflowId: `${prefix}${id}`, args: [{}] })
     t.teardown(() => handle.terminate('test over').catch(() => undefined))
     return { workflowId: handle.workflowId, runId: handle.firstExecutionRunId }
   }
@@ -43,13 +43,13 @@ async function unpolledRuns (t: Test, app: App, approvals: number) {
   for (let i = 0; i < approvals; i++) runs.push(await open('approval', `a${i}`))
   const internal = [await open(CATALOG_WORKFLOW_TYPE, 'catalog'), await open(WEBHOOK_WORKFLOW_TYPE, 'webhook')]
   const all = `WorkflowId STARTS_WITH "${prefix}"`
-  await eventually(async () => Number((await app.temporal.workflowService.countWorkflowExecutions({ namespace: app.config.TEMPORAL_NAMESPACE, query: all })).count),
+  await eventually(async () => Number((await app.engine.client.workflowService.countWorkflowExecutions({ namespace: app.config.TEMPORAL_NAMESPACE, query: all })).count),
     (c) => c === approvals + 2)
   return { taskQueue, prefix, runs, internal }
 }
 
 const statusName = async (app: App, run: { workflowId: string, runId: string }) =>
-  (await app.temporal.workflow.getHandle(run.workflowId, run.runId).describe()).status.name
+  (await app.engine.client.workflow.getHandle(run.workflowId, run.runId).describe()).status.name
 
 const finished = async (t: Test, app: App, batchId: string) =>
   await eventually(async () => (await progress(t, app, batchId)).body, (b) => b.state !== 'running', 240)
@@ -118,7 +118,7 @@ t.test('a batch signal reaches every matched run', async (t) => {
   t.match(await finished(t, app, res.body.batchId), { action: 'signal', state: 'completed', completed: 5 })
   for (const run of runs) {
     t.equal(await waitClosed(app, run.workflowId, run.runId), 'COMPLETED')
-    t.match(await app.temporal.workflow.getHandle(run.workflowId, run.runId).result(), { approvedBy: 'batch' })
+    t.match(await app.engine.client.workflow.getHandle(run.workflowId, run.runId).result(), { approvedBy: 'batch' })
   }
 })
 
@@ -158,7 +158,7 @@ t.test('a batch reset from the start reruns every matched run', async (t) => {
   for (const run of runs) {
     const status = await call(t, app, { method: 'GET', url: `/workflow/${run.workflowId}/runs/${run.runId}/status`, route: '/workflow/{id}/runs/{rid}/status' })
     t.match(status.body, { status: 'terminated', resetTo: String })
-    await app.temporal.workflow.getHandle(run.workflowId).terminate('test over')
+    await app.engine.client.workflow.getHandle(run.workflowId).terminate('test over')
   }
 })
 

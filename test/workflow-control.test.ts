@@ -18,7 +18,7 @@ const terminate = (t: Test, app: App, id: string, rid?: string, body?: unknown) 
   : { method: 'POST', url: `/workflow/${id}/terminate`, route: '/workflow/{id}/terminate', payload: body })
 
 async function activityTypes (app: App, workflowId: string, runId?: string): Promise<string[]> {
-  const history = await app.temporal.workflow.getHandle(workflowId, runId).fetchHistory()
+  const history = await app.engine.client.workflow.getHandle(workflowId, runId).fetchHistory()
   return (history.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? [])
 }
 
@@ -92,11 +92,11 @@ t.test('pinned forms act only on their run; the latest form reports the run it a
 
   // An id reused after its first run closed: the old run is pinned, the new one runs.
   const first = await start(t, app, 'approval', { label: 'one' })
-  await app.temporal.workflow.getHandle(first.workflowId).terminate('make room')
+  await app.engine.client.workflow.getHandle(first.workflowId).terminate('make room')
   const second = await start(t, app, 'approval', { label: 'two' }, first.workflowId)
   t.equal((await stop(t, app, first.workflowId, first.runId)).status, 409, 'the pinned old run is closed')
   t.equal((await terminate(t, app, first.workflowId, first.runId)).status, 409)
-  t.equal((await app.temporal.workflow.getHandle(first.workflowId, second.runId).describe()).status.name, 'RUNNING', 'the newer run was not touched')
+  t.equal((await app.engine.client.workflow.getHandle(first.workflowId, second.runId).describe()).status.name, 'RUNNING', 'the newer run was not touched')
 
   const pinned = await stop(t, app, first.workflowId, second.runId)
   t.same(pinned.body, { workflowId: first.workflowId, runId: second.runId, status: 'running', outcome: 'cancel_requested' })
@@ -116,11 +116,11 @@ t.test('stop with terminateAfterMs: canceled in time, or terminated at the deadl
 
   // A run whose task queue has no worker cannot act on the cancellation, so the deadline passes.
   const stuckId = newId('stuck')
-  const stuck = await app.temporal.workflow.start('approval', { workflowId: stuckId, taskQueue: `no-worker-${randomUUID()}`, args: [{ label: 'stuck' }] })
+  const stuck = await app.engine.client.workflow.start('approval', { workflowId: stuckId, taskQueue: `no-worker-${randomUUID()}`, args: [{ label: 'stuck' }] })
   const escalated = await stop(t, app, stuckId, undefined, { terminateAfterMs: 300 })
   t.equal(escalated.status, 200)
   t.same(escalated.body, { workflowId: stuckId, runId: stuck.firstExecutionRunId, status: 'terminated', outcome: 'terminated' })
-  const described = await app.temporal.workflow.getHandle(stuckId).describe()
+  const described = await app.engine.client.workflow.getHandle(stuckId).describe()
   t.equal(described.status.name, 'TERMINATED')
 })
 
@@ -128,12 +128,12 @@ t.test('a stop whose escalation fails while the run is open answers the failure 
   const app = await build(t)
   // A run whose task queue has no worker cannot act on the cancellation, so the deadline passes.
   const stuckId = newId('stuck')
-  await app.temporal.workflow.start('approval', { workflowId: stuckId, taskQueue: `no-worker-${randomUUID()}`, args: [{ label: 'stuck' }] })
-  const handle = app.temporal.workflow.getHandle(stuckId)
+  await app.engine.client.workflow.start('approval', { workflowId: stuckId, taskQueue: `no-worker-${randomUUID()}`, args: [{ label: 'stuck' }] })
+  const handle = app.engine.client.workflow.getHandle(stuckId)
   t.teardown(async () => { await handle.terminate('test over').catch(() => undefined) })
 
   // The fault: the engine does not answer the escalation's terminate in time; the run stays open.
-  const service = app.temporal.workflowService as unknown as Record<string, (request: Record<string, unknown>) => Promise<unknown>>
+  const service = app.engine.client.workflowService as unknown as Record<string, (request: Record<string, unknown>) => Promise<unknown>>
   const { terminateWorkflowExecution, getWorkflowExecutionHistory } = service
   t.teardown(() => { Object.assign(service, { terminateWorkflowExecution, getWorkflowExecutionHistory }) })
   service.terminateWorkflowExecution = async () => {

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { request } from 'undici'
 import { buildApp } from '../app.js'
-import { loadConfig } from '../schemas/config.js'
+import { loadConfig } from '../plugins/external/config.js'
 import { engineAddress, testCatalog } from './helpers/env.js'
 import { eventually, newId } from './helpers/workflows.js'
 
@@ -20,7 +20,7 @@ t.test('a client that disconnects from /workflow/run ends the wait, not the work
     body: JSON.stringify({ workflowName: 'approval', input: { label: 'abandoned' }, workflowId, timeout: 600_000 }),
     signal: controller.signal
   })
-  const handle = app.temporal.workflow.getHandle(workflowId)
+  const handle = app.engine.client.workflow.getHandle(workflowId)
   const started = await eventually(() => handle.describe().then(() => true, () => false), (ok) => ok)
   t.ok(started, 'the run started while the client waits')
 

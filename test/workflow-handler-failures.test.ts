@@ -12,7 +12,7 @@ t.test('a query whose handler throws is 422 QueryFailedError', async (t) => {
   const res = await call(t, app, { method: 'POST', url: `/workflow/${workflowId}/query/broken`, route: '/workflow/{id}/query/{query}', payload: {} })
   t.equal(res.status, 422)
   t.match(res.body, { error: 'QueryFailedError', message: /the query handler failed/, workflowId })
-  await app.temporal.workflow.getHandle(workflowId).terminate('test done')
+  await app.engine.client.workflow.getHandle(workflowId).terminate('test done')
 })
 
 t.test('an accepted update whose handler throws is 422 UpdateFailedError, and the run goes on', async (t) => {
@@ -37,5 +37,5 @@ t.test('the update payload is still checked against its schema first (400, nothi
   })
   t.equal(res.status, 400)
   t.match(res.body, { error: 'ValidationError', issues: [{ in: 'payload', path: '/reason' }] })
-  await app.temporal.workflow.getHandle(workflowId).terminate('test done')
+  await app.engine.client.workflow.getHandle(workflowId).terminate('test done')
 })

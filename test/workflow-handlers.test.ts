@@ -44,7 +44,7 @@ t.test('an accepted update returns its result; a rejected one is a 422', async (
   t.match(rejected.body.message, /label must not be empty/)
   t.equal(rejected.body.workflowId, workflowId)
   t.same((await query(t, app, workflowId, 'state')).body.result.label, 'new', 'a rejected update changed nothing')
-  await app.temporal.workflow.getHandle(workflowId).terminate('test cleanup')
+  await app.engine.client.workflow.getHandle(workflowId).terminate('test cleanup')
 })
 
 t.test('payloads are validated against the catalog before reaching the engine', async (t) => {
@@ -66,7 +66,7 @@ t.test('payloads are validated against the catalog before reaching the engine', 
   t.equal(bodyBad.body.issues[0].in, 'body')
   const state = await query(t, app, workflowId, 'state')
   t.same(state.body.result, { label: 'x', approved: false, approvedBy: null }, 'no bad payload reached the workflow')
-  await app.temporal.workflow.getHandle(workflowId).terminate('test cleanup')
+  await app.engine.client.workflow.getHandle(workflowId).terminate('test cleanup')
 })
 
 t.test('undeclared handler names are 404s of their kind; unknown workflows 404', async (t) => {
@@ -81,7 +81,7 @@ t.test('undeclared handler names are 404s of their kind; unknown workflows 404',
   const u = await update(t, app, workflowId, 'approve', { payload: { by: 'x' } })
   t.equal(u.status, 404, 'a signal name is not an update')
   t.equal(u.body.error, 'UpdateNotFoundError')
-  await app.temporal.workflow.getHandle(workflowId).terminate('test cleanup')
+  await app.engine.client.workflow.getHandle(workflowId).terminate('test cleanup')
 
   const nobody = newId('nobody')
   for (const res of [await signal(t, app, nobody, 'approve', { payload: { by: 'x' } }), await query(t, app, nobody, 'state'), await update(t, app, nobody, 'relabel', { payload: { label: 'y' } })]) {
@@ -96,7 +96,7 @@ t.test('undeclared handler names are 404s of their kind; unknown workflows 404',
 t.test('signals and updates to a closed run are 409', async (t) => {
   const app = await build(t)
   const { workflowId, runId } = await start(t, app, 'approval', { label: 'x' })
-  await app.temporal.workflow.getHandle(workflowId).terminate('closing for the test')
+  await app.engine.client.workflow.getHandle(workflowId).terminate('closing for the test')
   const s = await signal(t, app, workflowId, 'approve', { payload: { by: 'late' } })
   t.equal(s.status, 409)
   t.match(s.body, { error: 'WorkflowAlreadyClosedError', workflowId, runId })
@@ -113,7 +113,7 @@ t.test('a query pinned to a run answers from that run, not the latest; an unknow
   t.equal(signaled.status, 200)
   await waitClosed(app, workflowId)
   const latest = await start(t, app, 'approval', { label: 'latest' }, workflowId)
-  t.teardown(async () => { await app.temporal.workflow.getHandle(workflowId, latest.runId).terminate('test cleanup') })
+  t.teardown(async () => { await app.engine.client.workflow.getHandle(workflowId, latest.runId).terminate('test cleanup') })
   const pinned = (rid: string) => call(t, app, { method: 'POST', url: `/workflow/${workflowId}/runs/${rid}/query/state`, route: '/workflow/{id}/runs/{rid}/query/{query}' })
 
   const answer = await pinned(older.runId)

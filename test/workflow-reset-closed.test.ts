@@ -72,7 +72,7 @@ t.test('a timed-out run is reset from the start: the new run runs again under th
   const app = await build(t)
   // The API starts runs without a timeout; a run started by another client may have one.
   const workflowId = newId('timeout')
-  const handle = await app.temporal.workflow.start('approval', { taskQueue: testCatalog(), workflowId, args: [{ label: 'reset' }], workflowRunTimeout: '3s' })
+  const handle = await app.engine.client.workflow.start('approval', { taskQueue: testCatalog(), workflowId, args: [{ label: 'reset' }], workflowRunTimeout: '3s' })
   const runId = handle.firstExecutionRunId
   t.equal(await waitClosed(app, workflowId, runId), 'TIMED_OUT')
 
@@ -84,6 +84,6 @@ t.test('a timed-out run is reset from the start: the new run runs again under th
   t.match(await status(t, app, workflowId, runId), { status: 'timed_out', resetTo: newRunId, resetFrom: null })
   t.match(await status(t, app, workflowId, newRunId), { status: 'timed_out', resetTo: null, resetFrom: res.body.resetFrom })
   t.match(await result(t, app, workflowId), { runId: newRunId, status: 'timed_out' }, 'the workflow id answers the new run')
-  const started = (await app.temporal.workflow.getHandle(workflowId, newRunId).fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes
+  const started = (await app.engine.client.workflow.getHandle(workflowId, newRunId).fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes
   t.equal(Number(started?.workflowRunTimeout?.seconds), 3, 'the new run keeps the old run\'s run timeout')
 })

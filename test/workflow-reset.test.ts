@@ -173,12 +173,12 @@ t.test('resetting an old run while a newer run of the id is open is refused; the
   const running = await reset(t, app, workflowId, { from: 'start' })
   t.equal(running.status, 200, 'a running run can be reset')
   t.match((await status(t, app, workflowId, open.body.runId)).body, { status: 'terminated', resetTo: running.body.runId })
-  await app.temporal.workflow.getHandle(workflowId, running.body.runId).terminate('test over')
+  await app.engine.client.workflow.getHandle(workflowId, running.body.runId).terminate('test over')
 })
 
 /** The signal events of a run's history (a reset copies the old run's up to the point and adds the reapplied ones). */
 async function signalsOf (app: App, workflowId: string, runId: string): Promise<string[]> {
-  const history = await app.temporal.workflow.getHandle(workflowId, runId).fetchHistory()
+  const history = await app.engine.client.workflow.getHandle(workflowId, runId).fetchHistory()
   return (history.events ?? []).flatMap((e) => e.workflowExecutionSignaledEventAttributes?.signalName ?? [])
 }
 
@@ -194,19 +194,19 @@ t.test('reapply: a signal the old run received after the point reaches the new r
   const byDefault = await reset(t, app, workflowId, { from: 'start' }, runId)
   t.equal(byDefault.status, 200)
   t.equal(await waitClosed(app, workflowId, byDefault.body.runId), 'COMPLETED', 'the new run received the approval again')
-  t.match(await app.temporal.workflow.getHandle(workflowId, byDefault.body.runId).result(), { approvedBy: 'ops' })
+  t.match(await app.engine.client.workflow.getHandle(workflowId, byDefault.body.runId).result(), { approvedBy: 'ops' })
   t.same(await signalsOf(app, workflowId, byDefault.body.runId), ['approve'])
 
   for (const reapply of ['none', 'updates']) {
     const res = await reset(t, app, workflowId, { from: 'start', reapply }, runId)
     t.equal(res.status, 200, `reapply ${reapply}`)
     const newRunId = res.body.runId as string
-    t.teardown(() => app.temporal.workflow.getHandle(workflowId, newRunId).terminate('test over').catch(() => undefined))
+    t.teardown(() => app.engine.client.workflow.getHandle(workflowId, newRunId).terminate('test over').catch(() => undefined))
     t.same(await signalsOf(app, workflowId, newRunId), [], `reapply ${reapply}: the new run's history has no signal`)
     // The new run is the latest of the id: the query reaches it.
     const state = await call(t, app, { method: 'POST', url: `/workflow/${workflowId}/query/state`, route: '/workflow/{id}/query/{query}' })
     t.equal(state.status, 200)
     t.match(state.body, { runId: newRunId, result: { approved: false, approvedBy: null } }, `reapply ${reapply}: the new run still waits for its approval`)
-    await app.temporal.workflow.getHandle(workflowId, newRunId).terminate('test over')
+    await app.engine.client.workflow.getHandle(workflowId, newRunId).terminate('test over')
   }
 })

@@ -18,7 +18,7 @@ t.test('result of an open run is a 424 naming the run', async (t) => {
     t.equal(res.body.workflowId, workflowId)
     t.equal(res.body.runId, runId)
   }
-  await app.temporal.workflow.getHandle(workflowId).terminate('test cleanup')
+  await app.engine.client.workflow.getHandle(workflowId).terminate('test cleanup')
 })
 
 t.test('every terminal status has a 200 result', async (t) => {
@@ -32,7 +32,7 @@ t.test('every terminal status has a 200 result', async (t) => {
   const relay = await start(t, app, 'relay', { hops: 1 })
   // A run timeout can only be set by starting with the Temporal client directly.
   const timedOutId = newId('approval')
-  const timedOut = await app.temporal.workflow.start('approval', { workflowId: timedOutId, taskQueue: catalog, args: [{ label: 'late' }], workflowExecutionTimeout: '1s' })
+  const timedOut = await app.engine.client.workflow.start('approval', { workflowId: timedOutId, taskQueue: catalog, args: [{ label: 'late' }], workflowExecutionTimeout: '1s' })
 
   t.equal((await call(t, app, { method: 'PATCH', url: `/workflow/${canceled.workflowId}/stop`, route: '/workflow/{id}/stop' })).status, 200)
   t.equal((await call(t, app, { method: 'POST', url: `/workflow/${terminated.workflowId}/terminate`, route: '/workflow/{id}/terminate', payload: { reason: 'no longer needed' } })).status, 200)
@@ -70,7 +70,7 @@ t.test('input endpoints return the input of that run', async (t) => {
   const running = await start(t, app, 'approval', { label: 'in-flight' })
   const open = await call(t, app, inputOf(running.workflowId))
   t.same(open.body, { workflowId: running.workflowId, runId: running.runId, input: { label: 'in-flight' } }, 'also while the run is open')
-  await app.temporal.workflow.getHandle(running.workflowId).terminate('test cleanup')
+  await app.engine.client.workflow.getHandle(running.workflowId).terminate('test cleanup')
 
   const relay = await start(t, app, 'relay', { hops: 1 })
   await waitClosed(app, relay.workflowId)

@@ -106,7 +106,7 @@ t.test('repeated 408s leave no abort listener behind (no MaxListenersExceededWar
   // Warnings are emitted on the next tick.
   await new Promise((resolve) => setImmediate(resolve))
   t.same(warnings.map((w) => w.message), [], 'no listener piled up on a request\'s signal')
-  await Promise.all(ids.map(async (id) => { await app.temporal.workflow.getHandle(id).terminate('test cleanup') }))
+  await Promise.all(ids.map(async (id) => { await app.engine.client.workflow.getHandle(id).terminate('test cleanup') }))
 })
 
 t.test('a timeout above SERVICE_RUN_MAX_TIMEOUT_MS is lowered to it', async (t) => {
@@ -115,7 +115,7 @@ t.test('a timeout above SERVICE_RUN_MAX_TIMEOUT_MS is lowered to it', async (t) 
   const res = await call(t, app, run({ workflowName: 'approval', input: { label: 'capped' }, workflowId, timeout: 3_600_000 }))
   t.equal(res.status, 408)
   t.match(res.body.message, /within 400 ms/)
-  await app.temporal.workflow.getHandle(workflowId).terminate('test cleanup')
+  await app.engine.client.workflow.getHandle(workflowId).terminate('test cleanup')
 })
 
 t.test('body validation: schema, unknown fields, timeout bounds, reserved ids', async (t) => {

@@ -54,7 +54,7 @@ t.test('filters, newest-first order and cursor pagination', async (t) => {
   }
 
   // Status filter: two stopped, three still running.
-  for (const id of mine.slice(0, 2)) await app.temporal.workflow.getHandle(id).terminate('test')
+  for (const id of mine.slice(0, 2)) await app.engine.client.workflow.getHandle(id).terminate('test')
   const terminated = await eventually(() => list(t, app, { ...window, status: 'terminated', pageSize: 1000 }),
     (res) => res.body.runs.filter((r: Row) => mine.includes(r.workflowId)).length === 2)
   t.same(terminated.body.runs.filter((r: Row) => mine.includes(r.workflowId)).map((r: Row) => r.workflowId).sort(), mine.slice(0, 2).sort())
@@ -65,7 +65,7 @@ t.test('filters, newest-first order and cursor pagination', async (t) => {
 
   const otherCatalog = await list(t, app, { ...window, catalog: 'never-published' })
   t.same(otherCatalog.body, { runs: [], nextPageToken: null }, 'the catalog filter applies')
-  for (const id of mine.slice(2)) await app.temporal.workflow.getHandle(id).terminate('test cleanup')
+  for (const id of mine.slice(2)) await app.engine.client.workflow.getHandle(id).terminate('test cleanup')
 })
 
 t.test('internal catalog workflows are never listed', async (t) => {

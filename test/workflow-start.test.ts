@@ -11,11 +11,11 @@ t.test('start answers the ids at once, while the run is still open', async (t) =
   t.equal(res.status, 200)
   t.same(Object.keys(res.body).sort(), ['runId', 'workflowId'])
   t.equal(res.body.workflowId, workflowId)
-  const described = await app.temporal.workflow.getHandle(workflowId).describe()
+  const described = await app.engine.client.workflow.getHandle(workflowId).describe()
   t.equal(described.status.name, 'RUNNING')
   t.equal(described.runId, res.body.runId)
   t.equal(described.taskQueue, process.env.FLOWPORT_TEST_CATALOG, 'the task queue is the catalog id')
-  await app.temporal.workflow.getHandle(workflowId).terminate('test cleanup')
+  await app.engine.client.workflow.getHandle(workflowId).terminate('test cleanup')
 })
 
 t.test('without a workflowId a random one is generated', async (t) => {
@@ -33,7 +33,7 @@ t.test('starting an id whose run is open is a 409 naming the running run', async
   t.equal(again.body.error, 'WorkflowAlreadyStartedError')
   t.equal(again.body.workflowId, first.workflowId)
   t.equal(again.body.runId, first.runId)
-  await app.temporal.workflow.getHandle(first.workflowId).terminate('test cleanup')
+  await app.engine.client.workflow.getHandle(first.workflowId).terminate('test cleanup')
 })
 
 t.test('the id of a closed run may be reused: a new run starts', async (t) => {

@@ -42,14 +42,14 @@ t.test('status of an open run has no closeTime', async (t) => {
   t.equal(res.body.status, 'running')
   t.equal(res.body.closeTime, null)
   t.match(res.body.startTime, ISO)
-  await app.temporal.workflow.getHandle(workflowId).terminate('test cleanup')
+  await app.engine.client.workflow.getHandle(workflowId).terminate('test cleanup')
 })
 
 t.test('a child workflow names its parent', async (t) => {
   const app = await build(t)
   const { workflowId } = await start(t, app, 'parent', { name: 'kid' })
   await waitClosed(app, workflowId)
-  const history = await app.temporal.workflow.getHandle(workflowId).fetchHistory()
+  const history = await app.engine.client.workflow.getHandle(workflowId).fetchHistory()
   const childId = history.events?.find((e) => e.childWorkflowExecutionStartedEventAttributes)?.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId
   t.ok(childId, 'the parent started a child')
   const res = await call(t, app, statusOf(childId as string))

@@ -1,6 +1,6 @@
 /**
- * What the history code asks of the engine: one page of a run's events (plugins/history-hubs.ts
- * implements it with the Temporal client, through `engineCall`).
+ * What the history code asks of the engine: one page of a run's events (plugins/app/history/index.ts
+ * implements it with the Temporal client, through `engine.call`).
  */
 import type { RawEvent } from './events.js'
 

@@ -9,7 +9,7 @@
  */
 import type { FastifyBaseLogger, FastifyReply } from 'fastify'
 import { symbols as pinoSymbols } from 'pino'
-import { fromEngineError } from '../engine-errors.js'
+import { fromEngineError } from '../../plugins/app/engine/errors.js'
 import { encodeCursor } from './cursor.js'
 import type { Batch } from './batch.js'
 import type { HistoryHubs } from './hubs.js'
@@ -22,7 +22,7 @@ export const RETRY_MS = 2000
 
 const HEARTBEAT = ': heartbeat\n\n'
 
-/** An open stream as the registry of plugins/sse.ts sees it. */
+/** An open stream as the registry of plugins/external/sse.ts sees it. */
 export interface OpenStream {
   /** Ends the stream now (shutdown). */
   stop: () => void
@@ -30,7 +30,7 @@ export interface OpenStream {
   heartbeat: () => void
 }
 
-/** Where open streams register so shutdown can end them and one timer can keep them all alive (plugins/sse.ts). */
+/** Where open streams register so shutdown can end them and one timer can keep them all alive (plugins/external/sse.ts). */
 export interface StreamRegistry {
   add: (stream: OpenStream) => void
   delete: (stream: OpenStream) => void
@@ -59,7 +59,7 @@ function serverError (err: unknown, { workflowId, runId }: RunRef, log: FastifyB
  * - the response head Node wrote (`ServerResponse#_header`, internal): about 25 pieces, some 800
  *   bytes per stream, 250 once flat;
  * - the request logger's bindings (pino's `chindings`, built by appending `,"key":value` per
- *   binding): the request id and the run ids (plugins/run-log.ts), some 250 bytes saved.
+ *   binding): the request id and the run ids (plugins/external/run-log.ts), some 250 bytes saved.
  * Without those properties (another Node or pino) this does nothing.
  */
 export function compactForLife (reply: FastifyReply): void {

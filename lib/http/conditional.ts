@@ -1,6 +1,6 @@
 /**
  * Conditional requests, the one home (docs/conditional-requests.md): strong `ETag`s of reads,
- * `If-None-Match` → 304 (applied by plugins/conditional.ts to every route declaring `etag`), and
+ * `If-None-Match` → 304 (applied by plugins/external/conditional.ts to every route declaring `etag`), and
  * `If-Match` naming a run, checked by the calls that act on a run before anything reaches the engine.
  */
 import { hash } from 'node:crypto'

@@ -22,14 +22,14 @@ function frameOf (kind: ChangeKind, ms: number, run: RunChange['run']): FeedChan
 
 export function visibilityChanges (fastify: FastifyInstance): ChangeSource {
   return async (query, fromMs, toMs, signal) => {
-    const { namespace, loadedDataConverter } = fastify.temporal.options
+    const { namespace, loadedDataConverter } = fastify.engine.client.options
     const from = quote(new Date(fromMs).toISOString())
     const to = quote(new Date(toMs).toISOString())
     const windowed = `${query} AND ((StartTime >= ${from} AND StartTime < ${to}) OR (CloseTime >= ${from} AND CloseTime < ${to}))`
     const changes: FeedChange[] = []
     let nextPageToken: Uint8Array | undefined
     do {
-      const page = await fastify.engineCall(() => fastify.temporal.workflowService.listWorkflowExecutions({
+      const page = await fastify.engine.call(() => fastify.engine.client.workflowService.listWorkflowExecutions({
         namespace, pageSize: PAGE_SIZE, nextPageToken, query: windowed
       }), { signal })
       for (const raw of page.executions ?? []) {

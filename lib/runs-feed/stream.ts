@@ -14,7 +14,7 @@
  * an EventSource keeps the id it has.
  */
 import type { FastifyReply } from 'fastify'
-import { fromEngineError } from '../engine-errors.js'
+import { fromEngineError } from '../../plugins/app/engine/errors.js'
 import { RETRY_MS, compactForLife, type OpenStream, type StreamRegistry } from '../history/stream.js'
 import type { RunsFeedOpen, RunsFeedProgress } from '../../schemas/runs-feed.js'
 import { after, type FeedChange, type FeedSink, type RunsFeed, type RunsFeeds } from './feed.js'

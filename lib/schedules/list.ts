@@ -21,8 +21,8 @@ export async function listSchedules (fastify: FastifyInstance, q: SchedulesQuery
     if (!token || token.engineToken.length === 0) throw badToken()
     nextPageToken = token.engineToken
   }
-  const { namespace } = fastify.temporal.options
-  const res = await fastify.engineCall(() => fastify.temporal.workflowService.listSchedules({ namespace, maximumPageSize: q.pageSize ?? 20, nextPageToken }), { signal })
+  const { namespace } = fastify.engine.client.options
+  const res = await fastify.engine.call(() => fastify.engine.client.workflowService.listSchedules({ namespace, maximumPageSize: q.pageSize ?? 20, nextPageToken }), { signal })
   const entries = (res.schedules ?? []).filter((s) => q.workflowName === undefined || s.info?.workflowType?.name === q.workflowName)
   const described = await Promise.all(entries.map(async (s) => await describeSchedule(fastify, s.scheduleId ?? '', signal).catch((err: unknown) => {
     // Deleted between the list and the describe.

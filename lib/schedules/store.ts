@@ -61,12 +61,12 @@ async function compile (fastify: FastifyInstance, scheduleId: string, body: Upda
 export async function createSchedule (fastify: FastifyInstance, body: CreateScheduleBody, identity: string | undefined, signal?: AbortSignal): Promise<string> {
   const scheduleId = body.scheduleId ?? randomUUID()
   const { spec, policies, action, state } = await compile(fastify, scheduleId, body, signal)
-  await fastify.engineCall(() => fastify.temporalAs(identity).schedule.create({ scheduleId, spec, action, policies, state }), { signal })
+  await fastify.engine.call(() => fastify.engine.as(identity).schedule.create({ scheduleId, spec, action, policies, state }), { signal })
   return scheduleId
 }
 
 export async function describeSchedule (fastify: FastifyInstance, scheduleId: string, signal?: AbortSignal): Promise<ScheduleDescription> {
-  return await fastify.engineCall(() => fastify.temporal.schedule.getHandle(scheduleId).describe(), { signal })
+  return await fastify.engine.call(() => fastify.engine.client.schedule.getHandle(scheduleId).describe(), { signal })
 }
 
 /** The conflict token as an ETag: base64url, quoted (RFC 9110 strong validator). */
@@ -88,10 +88,10 @@ export async function replaceSchedule (fastify: FastifyInstance, scheduleId: str
   const compiled = await compile(fastify, scheduleId, body, signal)
   const current = await describeSchedule(fastify, scheduleId, signal)
   if (!matches(ifMatch, etagOf(current))) throw scheduleConflict(scheduleId, 'was changed since that ETag was served')
-  const client = fastify.temporalAs(identity)
+  const client = fastify.engine.as(identity)
   const { namespace, loadedDataConverter } = client.options
   const options = compileUpdatedScheduleOptions(scheduleId, { spec: compiled.spec, action: compiled.action, policies: compiled.policies, state: compiled.state })
-  await fastify.engineCall(async () => await client.workflowService.updateSchedule({
+  await fastify.engine.call(async () => await client.workflowService.updateSchedule({
     namespace,
     scheduleId,
     conflictToken: current.raw.conflictToken,
@@ -118,7 +118,7 @@ export async function scheduleTarget (fastify: FastifyInstance, scheduleId: stri
 /** A run's status, or `unknown` once the engine no longer keeps it. */
 async function runStatus (fastify: FastifyInstance, workflowId: string, runId: string, signal?: AbortSignal): Promise<Status> {
   try {
-    const d = await fastify.engineCall(() => fastify.temporal.workflow.getHandle(workflowId, runId).describe(), { signal, workflowId, runId })
+    const d = await fastify.engine.call(() => fastify.engine.client.workflow.getHandle(workflowId, runId).describe(), { signal, workflowId, runId })
     return statusFromEngine(d.status.name)
   } catch (err) {
     if (err instanceof ApiError && err.statusCode === 404) return 'unknown'

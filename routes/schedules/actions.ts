@@ -16,7 +16,7 @@ import { optionalBody, optionalBodySchema } from '../workflows/optional-body.js'
 const done = Type.Null({ description: 'Done: the engine has taken it' })
 
 const actions: FastifyPluginAsyncTypebox = async (fastify) => {
-  const handle = (scheduleId: string, identity: string | undefined) => fastify.temporalAs(identity).schedule.getHandle(scheduleId)
+  const handle = (scheduleId: string, identity: string | undefined) => fastify.engine.as(identity).schedule.getHandle(scheduleId)
   const responses = { 204: done, ...errorsFor(400, 401, 404, 413, 415, 500, 503) }
 
   for (const [verb, summary] of [['pause', 'Pause a schedule: no run is started until it is unpaused'], ['unpause', 'Unpause a schedule']] as const) {
@@ -36,7 +36,7 @@ const actions: FastifyPluginAsyncTypebox = async (fastify) => {
     }, async (request, reply) => {
       const h = handle(request.params.scheduleId, engineIdentity(request))
       const note = request.body?.note
-      await fastify.engineCall(() => verb === 'pause' ? h.pause(note) : h.unpause(note), { signal: clientGone(reply) })
+      await fastify.engine.call(() => verb === 'pause' ? h.pause(note) : h.unpause(note), { signal: clientGone(reply) })
       return await reply.code(204).send(null)
     })
   }
@@ -56,7 +56,7 @@ const actions: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request, reply) => {
     const h = handle(request.params.scheduleId, engineIdentity(request))
-    await fastify.engineCall(() => h.trigger(overlapToEngine(request.body?.overlap)), { signal: clientGone(reply) })
+    await fastify.engine.call(() => h.trigger(overlapToEngine(request.body?.overlap)), { signal: clientGone(reply) })
     return await reply.code(204).send(null)
   })
 
@@ -77,7 +77,7 @@ const actions: FastifyPluginAsyncTypebox = async (fastify) => {
     const end = new Date(request.body.endAt)
     if (!(end > start)) throw validationError([{ path: '/endAt', in: 'body', message: 'must be after startAt' }])
     const h = handle(request.params.scheduleId, engineIdentity(request))
-    await fastify.engineCall(() => h.backfill({ start, end, overlap: overlapToEngine(request.body.overlap) }), { signal: clientGone(reply) })
+    await fastify.engine.call(() => h.backfill({ start, end, overlap: overlapToEngine(request.body.overlap) }), { signal: clientGone(reply) })
     return await reply.code(204).send(null)
   })
 }

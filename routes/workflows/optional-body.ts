@@ -3,7 +3,7 @@
  * is validated as `{}`, and the OpenAPI document marks the body as not required.
  */
 import type { FastifyRequest } from 'fastify'
-import { OPTIONAL_BODY } from '../../plugins/swagger.js'
+import { OPTIONAL_BODY } from '../../plugins/external/swagger.js'
 
 export const optionalBody = {
   preValidation: async (request: FastifyRequest) => { if (request.body === undefined) request.body = {} }

@@ -48,13 +48,13 @@ export const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`
 
 /** The id of the delivery workflow the run's memo names. */
 export async function deliveryIdOf (app: App, run: { workflowId: string, runId: string }) {
-  const { memo } = await app.temporal.workflow.getHandle(run.workflowId, run.runId).describe()
+  const { memo } = await app.engine.client.workflow.getHandle(run.workflowId, run.runId).describe()
   return deliveryOfRun(run, memo?.[WEBHOOK_RUN_MEMO_KEY] as WebhookRunMemo)
 }
 
 /** Waits for the delivery workflow to finish, so "delivered once" also covers the retries that could have followed. */
 export async function deliveryDone (app: App, run: { workflowId: string, runId: string }) {
-  return await app.temporal.workflow.getHandle(await deliveryIdOf(app, run)).result()
+  return await app.engine.client.workflow.getHandle(await deliveryIdOf(app, run)).result()
 }
 
 /** Checks the delivery's signature with `secret` and returns its body. */

@@ -34,7 +34,7 @@ export async function start (t: Test, app: App, workflowName: string, input: unk
 
 /** Waits for a run to close by asking the engine itself (no sleeping loop), then returns its status. */
 export async function waitClosed (app: App, workflowId: string, runId?: string): Promise<string> {
-  const handle = app.temporal.workflow.getHandle(workflowId, runId)
+  const handle = app.engine.client.workflow.getHandle(workflowId, runId)
   await handle.result().catch(() => undefined)
   return (await handle.describe()).status.name
 }
@@ -47,7 +47,7 @@ export async function waitClosed (app: App, workflowId: string, runId?: string):
 export async function firstTaskCompleted (app: App, workflowId: string, runId?: string): Promise<boolean> {
   const completed = (h: { events?: Array<{ workflowTaskCompletedEventAttributes?: unknown }> | null }) =>
     (h.events ?? []).some((e) => e.workflowTaskCompletedEventAttributes)
-  return completed(await eventually(() => app.temporal.workflow.getHandle(workflowId, runId).fetchHistory(), completed))
+  return completed(await eventually(() => app.engine.client.workflow.getHandle(workflowId, runId).fetchHistory(), completed))
 }
 
 /** Polls an eventually-consistent read (the visibility list) a bounded number of times. */

@@ -1,6 +1,6 @@
 /**
  * Reads a run's whole history, page by page, through a caller-supplied page fetch (the worker's
- * client, or the API's engineCall with its deadline and breaker).
+ * client, or the API's `engine.call` with its deadline and breaker).
  */
 import type { temporal } from '@temporalio/proto'
 

@@ -5,8 +5,8 @@
 import { status as GrpcStatus } from '@grpc/grpc-js'
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ServiceError, WorkflowNotFoundError, isGrpcServiceError } from '@temporalio/client'
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common'
-import { ApiError, engineUnavailable, notFound } from './api-error.js'
-import { EngineBreakerOpenError } from './engine-breaker.js'
+import { ApiError, engineUnavailable, notFound } from '../../../lib/api-error.js'
+import { EngineBreakerOpenError } from './breaker.js'
 
 interface Context { workflowId?: string, runId?: string }
 

@@ -8,11 +8,11 @@ import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { ApiError, validationError, type ErrorBody } from '../lib/api-error.js'
-import { fromEngineError } from '../lib/engine-errors.js'
-import { payloadError } from '../lib/payloads.js'
-import { issueFromAjv } from '../lib/json-schema.js'
-import { ERROR_DESCRIPTIONS, ErrorResponseSchema, response, type ErrorResponse } from '../schemas/common.js'
+import { ApiError, validationError, type ErrorBody } from '../../lib/api-error.js'
+import { fromEngineError } from '../app/engine/errors.js'
+import { payloadError } from '../../lib/payloads.js'
+import { issueFromAjv } from '../../lib/json-schema.js'
+import { ERROR_DESCRIPTIONS, ErrorResponseSchema, response, type ErrorResponse } from '../../schemas/common.js'
 
 /** Fastify's own client-error codes and the API error each becomes. */
 const clientErrors: Record<string, (err: FastifyError) => ApiError> = {

@@ -2,7 +2,7 @@
  * OpenTelemetry traces of the API, on only when an OTLP endpoint is set (OTEL_EXPORTER_OTLP_ENDPOINT
  * or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT): then every request gets a server span named
  * `<method> <route template>`, a child of the caller's `traceparent` when it sent one, and the
- * handler runs inside it, so the Temporal client's interceptor (plugins/temporal.ts) carries it
+ * handler runs inside it, so the Temporal client's interceptor (plugins/app/engine/) carries it
  * into the workflow and its steps. Off: no hook, no decorator, no span. See docs/observability.md.
  * @see https://github.com/temporalio/sdk-typescript/tree/main/packages/interceptors-opentelemetry
  */

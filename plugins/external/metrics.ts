@@ -6,10 +6,10 @@
  * interceptor altogether. See docs/observability.md.
  * @see https://github.com/siimon/prom-client
  */
-import { access } from '../lib/access/scopes.js'
+import { access } from '../../lib/access/scopes.js'
 import { createServer, type Server } from 'node:http'
 import fp from 'fastify-plugin'
-import { ApiMetrics } from '../lib/api-metrics.js'
+import { ApiMetrics } from '../../lib/api-metrics.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

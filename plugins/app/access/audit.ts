@@ -2,11 +2,11 @@
  * Who did what: one log line per call that acts on runs (every route whose scope is not `read`):
  * `{audit: true, keyId, action, workflowId, runId, outcome}`. `action` is the route's operationId,
  * `outcome` the status code and, for a failure, the error name. The engine records the same key as
- * the call's `identity` (plugins/temporal.ts `temporalAs`).
+ * the call's `identity` (`engine.as`, plugins/app/engine/engine.ts).
  */
 import fp from 'fastify-plugin'
 import type { onResponseHookHandler, onSendHookHandler, RouteOptions } from 'fastify'
-import { addRouteHook } from '../lib/http/route-hooks.js'
+import { addRouteHook } from '../../../lib/http/route-hooks.js'
 
 interface Acted { workflowId?: string, runId?: string, error?: string }
 
@@ -53,4 +53,4 @@ export default fp(async (fastify) => {
     addRouteHook(route, 'onSend', noteActed)
     addRouteHook(route, 'onResponse', logAudit)
   })
-}, { name: 'audit', dependencies: ['auth'] })
+}, { name: 'audit', dependencies: ['access'] })

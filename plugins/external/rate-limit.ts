@@ -11,8 +11,8 @@
  */
 import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
-import { ApiError } from '../lib/api-error.js'
-import { connectRateLimitRedis } from '../lib/access/rate-limit-redis.js'
+import { ApiError } from '../../lib/api-error.js'
+import { connectRateLimitRedis } from '../../lib/access/rate-limit-redis.js'
 
 export default fp(async (fastify) => {
   const { config } = fastify
@@ -35,4 +35,4 @@ export default fp(async (fastify) => {
     errorResponseBuilder: (_request, context) =>
       new ApiError(429, 'RateLimitedError', `Rate limit exceeded: ${context.max} requests per ${config.SERVICE_RATE_LIMIT_WINDOW_MS / 1000} s for this key; retry in ${context.after}`)
   })
-}, { name: 'rate-limit', dependencies: ['auth', 'errors'] })
+}, { name: 'rate-limit', dependencies: ['access', 'errors'] })

@@ -4,7 +4,7 @@
  * step). Every response under /ui carries a strict Content-Security-Policy: scripts, styles and
  * connections from this origin only, no inline script, no plugins, no framing. The routes are
  * hidden from the OpenAPI document (they are a page, not API operations) and open without a
- * credential (plugins/auth.ts): the page holds no data and asks for a key itself.
+ * credential (plugins/app/access/index.ts): the page holds no data and asks for a key itself.
  * SERVICE_UI_ENABLED=false registers nothing (default: on outside production, off in it).
  * @see https://github.com/fastify/fastify-static
  */
@@ -12,10 +12,11 @@ import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
 import fastifyStatic from '@fastify/static'
-import { isProduction, type Config } from '../schemas/config.js'
+import { type Config } from '../../schemas/config.js'
+import { isProduction } from '@flowport/worker/settings'
 
 /** ui/ beside plugins/ in the source tree, and beside dist/plugins/ in the built image (Dockerfile copies it). */
-const UI_ROOT = fileURLToPath(new URL('../ui/', import.meta.url))
+const UI_ROOT = fileURLToPath(new URL('../../ui/', import.meta.url))
 
 /** The vendored modules the page imports, by the name it imports them under (ui/html.js imports ./vendor/preact.mjs and ./vendor/htm.mjs). */
 const VENDOR: Record<string, string> = {

@@ -7,8 +7,8 @@
  */
 import fp from 'fastify-plugin'
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler, RouteOptions } from 'fastify'
-import { etagOf, noneMatchHits } from '../lib/http/conditional.js'
-import { addRouteHook } from '../lib/http/route-hooks.js'
+import { etagOf, noneMatchHits } from '../../lib/http/conditional.js'
+import { addRouteHook } from '../../lib/http/route-hooks.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -41,7 +41,7 @@ function inertAttempt (): InterceptingCall {
   return new InterceptingCall(inert, { start () {} })
 }
 
-/** A call refused, or ended early, because the breaker is open (lib/engine-errors.ts maps it to 503). */
+/** A call refused, or ended early, because the breaker is open (plugins/app/engine/errors.ts maps it to 503). */
 export class EngineBreakerOpenError extends Error {
   constructor () { super('The workflow engine is unreachable') }
 }

@@ -4,8 +4,8 @@
  * engine calls, for tests and the metrics endpoint.
  */
 import fp from 'fastify-plugin'
-import { RunsFeeds } from '../lib/runs-feed/feed.js'
-import { visibilityChanges } from '../lib/runs-feed/source.js'
+import { RunsFeeds } from '../../../lib/runs-feed/feed.js'
+import { visibilityChanges } from '../../../lib/runs-feed/source.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -21,4 +21,4 @@ export default fp(async (fastify) => {
   fastify.decorate('runsFeeds', feeds)
   // After the SSE plugin's preClose has ended the streams; this stops any feed left.
   fastify.addHook('onClose', async () => { feeds.closeAll() })
-}, { name: 'runs-feed', dependencies: ['temporal'] })
+}, { name: 'runs-feed', dependencies: ['engine'] })

@@ -8,9 +8,9 @@
 import fp from 'fastify-plugin'
 import { fastifySSE } from '@fastify/sse'
 import type { FastifyRequest } from 'fastify'
-import { ApiError } from '../lib/api-error.js'
-import { addRouteHook } from '../lib/http/route-hooks.js'
-import type { OpenStream, StreamRegistry } from '../lib/history/stream.js'
+import { ApiError } from '../../lib/api-error.js'
+import { addRouteHook } from '../../lib/http/route-hooks.js'
+import type { OpenStream, StreamRegistry } from '../../lib/history/stream.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -6,7 +6,7 @@
  */
 import fp from 'fastify-plugin'
 import cors from '@fastify/cors'
-import { validationError } from '../lib/api-error.js'
+import { validationError } from '../../lib/api-error.js'
 
 export default fp(async (fastify) => {
   // OPTIONS is only ever a CORS preflight here; without its headers the plugin would answer a text/plain 400.

@@ -4,9 +4,9 @@
  * history call, for tests and the benchmark.
  */
 import fp from 'fastify-plugin'
-import { HistoryHubs, type HubObserver } from '../lib/history/hubs.js'
-import { nextEngineToken, type HistoryReader } from '../lib/history/reader.js'
-import { mayEndWithUnstoredTask, persistedOnly, storedHistoryOf } from '../lib/history/unpersisted.js'
+import { HistoryHubs, type HubObserver } from '../../../lib/history/hubs.js'
+import { nextEngineToken, type HistoryReader } from '../../../lib/history/reader.js'
+import { mayEndWithUnstoredTask, persistedOnly, storedHistoryOf } from '../../../lib/history/unpersisted.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -29,7 +29,7 @@ export interface HistoryPluginOptions {
 export default fp<HistoryPluginOptions>(async (fastify, opts) => {
   const namespace = fastify.config.TEMPORAL_NAMESPACE
   const read: HistoryReader = async ({ workflowId, runId, pageToken, wait, pageSize, signal }) => {
-    const response = await fastify.engineCall(() => fastify.temporal.workflowService.getWorkflowExecutionHistory({
+    const response = await fastify.engine.call(() => fastify.engine.client.workflowService.getWorkflowExecutionHistory({
       namespace,
       execution: { workflowId, runId },
       nextPageToken: pageToken,
@@ -41,7 +41,7 @@ export default fp<HistoryPluginOptions>(async (fastify, opts) => {
     // stored: a plain read's last page, or any long-poll answer (lib/history/unpersisted.ts).
     const lastPage = wait || nextEngineToken(page) === undefined
     if (!lastPage || !mayEndWithUnstoredTask(page.events, { newEventsAnswer: wait && pageToken !== undefined })) return page
-    const { workflowExecutionInfo: info } = await fastify.engineCall(() => fastify.temporal.workflowService.describeWorkflowExecution({
+    const { workflowExecutionInfo: info } = await fastify.engine.call(() => fastify.engine.client.workflowService.describeWorkflowExecution({
       namespace,
       execution: { workflowId, runId }
     }), { signal, workflowId, runId })
@@ -51,4 +51,4 @@ export default fp<HistoryPluginOptions>(async (fastify, opts) => {
   fastify.decorate('historyHubs', hubs)
   // After the SSE plugin's preClose has ended the streams; this catches anything left.
   fastify.addHook('onClose', async () => { hubs.closeAll() })
-}, { name: 'history-hubs', dependencies: ['temporal'] })
+}, { name: 'history-hubs', dependencies: ['engine'] })

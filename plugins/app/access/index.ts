@@ -14,19 +14,21 @@
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { ApiError } from '../lib/api-error.js'
-import { describeRun } from '../lib/execution.js'
-import { catalogOf } from '../lib/start-workflow.js'
-import { scheduleTarget } from '../lib/schedules/store.js'
-import { KeyStore } from '../lib/access/key-store.js'
-import type { Redactor } from '../lib/log-redaction.js'
-import { RunTokens, RunTokenError, looksLikeRunToken } from '../lib/access/run-tokens.js'
-import { assertBound, assertCatalog, assertScope, assertWorkflowName, forbidden, isLimited, type Principal } from '../lib/access/principal.js'
-import type { Target } from '../lib/access/scopes.js'
-import { SCOPES, type Scope } from '../schemas/access.js'
-import { ConfigError, isProduction, runTokenSecrets } from '../schemas/config.js'
-import { errors } from '../schemas/common.js'
-import type { StartWorkflowBody } from '../schemas/workflow.js'
+import { ApiError } from '../../../lib/api-error.js'
+import { describeRun } from '../../../lib/execution.js'
+import { catalogOf } from '../../../lib/start-workflow.js'
+import { scheduleTarget } from '../../../lib/schedules/store.js'
+import { KeyStore } from '../../../lib/access/key-store.js'
+import type { Redactor } from '../../../lib/log-redaction.js'
+import { RunTokens, RunTokenError, looksLikeRunToken } from '../../../lib/access/run-tokens.js'
+import { assertBound, assertCatalog, assertScope, assertWorkflowName, forbidden, isLimited, type Principal } from '../../../lib/access/principal.js'
+import type { Target } from '../../../lib/access/scopes.js'
+import { SCOPES, type Scope } from '../../../schemas/access.js'
+import { runTokenSecrets } from '../../../plugins/external/config.js'
+import { ConfigError } from '../../../lib/config-error.js'
+import { isProduction } from '@flowport/worker/settings'
+import { errors } from '../../../schemas/common.js'
+import type { StartWorkflowBody } from '../../../schemas/workflow.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -45,7 +47,7 @@ declare module 'fastify' {
 export interface RouteAccess { method: string, url: string, public: boolean, scope?: Scope, target?: Target }
 
 /**
- * Paths open without a credential: Swagger UI and the run inspector's static files (plugins/ui.ts).
+ * Paths open without a credential: Swagger UI and the run inspector's static files (plugins/external/ui.ts).
  * Neither holds data; the pages ask for a key and send it with each API call they make.
  */
 const isOpenPath = (url: string) => url.startsWith('/docs') || /^\/ui(?:[/?]|$)/.test(url)
@@ -167,7 +169,7 @@ export default fp<AuthOptions>(async (fastify, { redactor }) => {
     }
     assertTarget(fastify, request, principal).then(() => { done() }, done)
   })
-}, { name: 'auth', dependencies: ['config', 'errors'] })
+}, { name: 'access', dependencies: ['config', 'errors'] })
 
 /** The catalog and workflow-name limits, against what the request touches. */
 async function assertTarget (fastify: FastifyInstance, request: FastifyRequest, p: Principal): Promise<void> {

@@ -3,7 +3,7 @@
  * change (lib/closed-runs.ts), bounded by the SERVICE_CLOSED_RUN_CACHE_* settings.
  */
 import fp from 'fastify-plugin'
-import { ClosedRuns } from '../lib/closed-runs.js'
+import { ClosedRuns } from '../../../lib/closed-runs.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -3,7 +3,7 @@
  * rather than the first page of their history (lib/long-histories.ts).
  */
 import fp from 'fastify-plugin'
-import { LongHistories } from '../lib/long-histories.js'
+import { LongHistories } from '../../../lib/long-histories.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

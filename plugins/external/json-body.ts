@@ -8,8 +8,8 @@
  *   what handles a parsed body (validation, the engine's payload converter) recurses per level.
  */
 import fp from 'fastify-plugin'
-import { validationError } from '../lib/api-error.js'
-import { loneSurrogateAt, nestsDeeperThan, prototypeKeyAt } from '../lib/json-body.js'
+import { validationError } from '../../lib/api-error.js'
+import { loneSurrogateAt, nestsDeeperThan, prototypeKeyAt } from '../../lib/json-body.js'
 
 /** Plain JSON.parse (own `__proto__` properties, no prototype change), only to locate what the safe parser refused. */
 function parsedOrUndefined (text: string): unknown {

@@ -16,11 +16,11 @@ import protoRoot from '@temporalio/proto'
 import {
   CATALOG_FORMAT, CATALOG_FORMAT_MEMO_KEY, CATALOG_WORKFLOW_TYPE, catalogWorkflowId, type Catalog, type CatalogWorkflow
 } from '@flowport/worker/contract'
-import { untilAborted } from '../lib/abort.js'
-import { ApiError, RETRY_AFTER_SECONDS } from '../lib/api-error.js'
-import { readRunInput } from '../lib/run-history.js'
-import { isoOrNull } from '../lib/status.js'
-import type { CatalogWorkers } from '../schemas/catalog.js'
+import { untilAborted } from '../../../lib/abort.js'
+import { ApiError, RETRY_AFTER_SECONDS } from '../../../lib/api-error.js'
+import { readRunInput } from '../../../lib/run-history.js'
+import { isoOrNull } from '../../../lib/status.js'
+import type { CatalogWorkers } from '../../../schemas/catalog.js'
 
 const { TaskQueueKind, TaskQueueType } = protoRoot.temporal.api.enums.v1
 
@@ -43,7 +43,7 @@ export interface Catalogs {
   workersPolling: (catalogId: string, signal?: AbortSignal) => Promise<boolean | null>
   /** Ids of every published catalog (the engine's visibility list: eventually consistent). */
   published: (signal?: AbortSignal) => Promise<string[]>
-  /** Hits and misses of each cache since start (plugins/metrics.ts exports them). */
+  /** Hits and misses of each cache since start (plugins/external/metrics.ts exports them). */
   cacheStats: Record<string, CacheStats>
 }
 
@@ -97,7 +97,7 @@ export default fp(async (fastify) => {
 
   const get = cached(cacheStats.catalog, async (catalogId): Promise<Catalog> => {
     const workflowId = catalogWorkflowId(catalogId)
-    const description = await fastify.engineCall(() => fastify.temporal.workflow.getHandle(workflowId).describe()).catch((err: unknown) => {
+    const description = await fastify.engine.call(() => fastify.engine.client.workflow.getHandle(workflowId).describe()).catch((err: unknown) => {
       if (!(err instanceof ApiError && err.statusCode === 404)) throw err
       if (catalogId === defaultCatalog) throw notAvailable(catalogId, `its worker has not published it yet; ${howToPublish(catalogId)}`)
       throw new ApiError(404, 'WorkflowNotFoundError', `Catalog ${catalogId} not found: no worker has ever published it; ${howToPublish(catalogId)}`)
@@ -111,8 +111,8 @@ export default fp(async (fastify) => {
   })
 
   const workers = cached(cacheStats.catalog_workers, async (catalogId): Promise<CatalogWorkers> => {
-    const { namespace } = fastify.temporal.options
-    const { pollers } = await fastify.engineCall(() => fastify.temporal.workflowService.describeTaskQueue({
+    const { namespace } = fastify.engine.client.options
+    const { pollers } = await fastify.engine.call(() => fastify.engine.client.workflowService.describeTaskQueue({
       namespace,
       taskQueue: { name: catalogId, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
       taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW
@@ -124,8 +124,8 @@ export default fp(async (fastify) => {
   })
 
   const listed = cached(cacheStats.catalog_list, async (): Promise<string[]> => {
-    const { namespace } = fastify.temporal.options
-    const { executions } = await fastify.engineCall(() => fastify.temporal.workflowService.listWorkflowExecutions({
+    const { namespace } = fastify.engine.client.options
+    const { executions } = await fastify.engine.call(() => fastify.engine.client.workflowService.listWorkflowExecutions({
       namespace, pageSize: 1000, query: `WorkflowType = "${CATALOG_WORKFLOW_TYPE}" AND ExecutionStatus = "Running"`
     }))
     return [...new Set((executions ?? []).map((e) => e.taskQueue ?? '').filter((q) => q !== ''))].sort()
@@ -163,4 +163,4 @@ export default fp(async (fastify) => {
   }
 
   fastify.decorate('catalogs', { get, workflow, workers, workersPolling, published, cacheStats })
-}, { name: 'catalog', dependencies: ['temporal'] })
+}, { name: 'catalog', dependencies: ['engine'] })

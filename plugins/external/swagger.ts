@@ -6,7 +6,7 @@
 import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import { SCOPES, SCOPE_DESCRIPTIONS } from '../schemas/access.js'
+import { SCOPES, SCOPE_DESCRIPTIONS } from '../../schemas/access.js'
 
 export const openapiInfo = {
   title: 'Flowport API',

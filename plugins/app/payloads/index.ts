@@ -1,6 +1,6 @@
 /**
  * Large payloads by reference (docs/large-payloads.md): `fastify.payloads` holds the payload store
- * and the claim-check codec the engine client loads (plugins/temporal.ts), with the settings the
+ * and the claim-check codec the engine client loads (plugins/app/engine/), with the settings the
  * worker uses; null when no object store is configured (the feature is off).
  */
 import fp from 'fastify-plugin'

@@ -1,0 +1,32 @@
+/**
+ * Decorates `fastify.engine`: the Temporal client service (./engine.ts), with the metrics'
+ * interceptor, the tracing interceptor and the claim-check codec when those are on. Closed on
+ * shutdown.
+ */
+import fp from 'fastify-plugin'
+import { createEngine, type Engine } from './engine.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    engine: Engine
+  }
+}
+
+export default fp(async (fastify) => {
+  // With tracing on, starts, signals, queries and updates carry the request's span to the workflow.
+  // The interceptor is imported only then (docs/performance.md, "Memory of the API process at start").
+  const workflowInterceptors = fastify.tracing === null
+    ? undefined
+    : [new (await import('@temporalio/interceptors-opentelemetry/lib/client/index.js')).OpenTelemetryWorkflowClientInterceptor()]
+  const engine = createEngine({
+    config: fastify.config,
+    onOpen: (reason) => { fastify.log.warn({ reason }, 'engine unreachable: answering 503 until it is back') },
+    onClose: (downMs) => { fastify.log.info({ downMs }, 'engine reachable again') },
+    metrics: fastify.metrics?.engineInterceptor(),
+    workflowInterceptors,
+    // With an object store, payloads above the threshold travel by reference (plugins/app/payloads/).
+    dataConverter: fastify.payloads === null ? undefined : { payloadCodecs: [fastify.payloads.codec] }
+  })
+  fastify.decorate('engine', engine)
+  fastify.addHook('onClose', async () => { await engine.close() })
+}, { name: 'engine', dependencies: ['config', 'metrics', 'tracing', 'payloads'] })
