@@ -6,7 +6,7 @@
  * results of earlier steps) is replayed, not run again. docs/reset.md tells the whole story.
  */
 import type { temporal } from '@temporalio/proto'
-import { localStepMarkerData } from '@flowport/worker/local-step'
+import { localStepMarkerData } from '@flowport/core/local-step'
 import type { ResetFrom } from '../schemas/reset.js'
 import { ApiError } from './api-error.js'
 import type { RunRef } from './run-history.js'

@@ -8,7 +8,7 @@
 import fp from 'fastify-plugin'
 import type { Interceptor } from '@grpc/grpc-js'
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type ConnectionOptions } from '@temporalio/client'
-import { tlsFromSettings } from '@flowport/worker/tls'
+import { tlsFromSettings } from '@flowport/core/tls'
 import type { Config } from '../schemas/config.js'
 import { EngineBreaker, RECONNECT_CHANNEL_ARGS } from '../lib/engine-breaker.js'
 import { fromEngineError } from '../lib/engine-errors.js'

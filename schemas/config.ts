@@ -3,10 +3,10 @@
  * Environment values are strings; `loadConfig` converts and checks them and names the first bad variable.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { LOG_LEVELS, isProduction, loadSettings } from '@flowport/worker/settings'
-import { TraceEnvProperties } from '@flowport/worker/trace-settings'
-import { OtelEnvProperties } from '@flowport/worker/tracing'
-import { PayloadEnvProperties } from '@flowport/worker/payloads'
+import { LOG_LEVELS, isProduction, loadSettings } from '@flowport/core/settings'
+import { TraceEnvProperties } from '@flowport/core/trace-settings'
+import { OtelEnvProperties } from '@flowport/core/tracing'
+import { PayloadEnvProperties } from '@flowport/core/payloads'
 import { WEBHOOK_SECRET_PATTERN } from './workflow.js'
 import { MIN_RUN_TOKEN_SECRET_LENGTH } from './keys-file.js'
 

@@ -5,7 +5,7 @@
  * resolves to 1 so that a supervisor (the dev stack, Kubernetes, systemd) restarts the process.
  * Workflow definition errors are not retried: they are the same on every attempt.
  */
-import { consoleLogger, type Logger } from './logger.js'
+import { consoleLogger, type Logger } from '../common/logger.js'
 import { prepareWorker, startPreparedWorker, type WorkerHandle, type WorkerOptions } from './start-worker.js'
 
 export interface KeepPollingOptions {

@@ -5,7 +5,7 @@
  */
 import type { Static } from '@sinclair/typebox'
 import { ApplicationFailure, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow'
-import type { LocalStepResult } from '../common/local-step.js'
+import type { LocalStepResult } from '@flowport/core/local-step'
 import type { Evaluation, EvaluatorDefinition, StepDefinition } from '../common/step.js'
 import { currentManifest } from './manifest.js'
 

@@ -9,8 +9,8 @@ import type { temporal } from '@temporalio/proto'
 import protoRoot from '@temporalio/proto'
 import { defaultFailureConverter, defaultPayloadConverter } from '@temporalio/common'
 import { tsToDate } from '@temporalio/common/lib/time.js'
-import { failureDetails } from '../common/failure-chain.js'
-import { localStepMarkerData, type LocalActivityMarkerData, type LocalStepResult } from '../common/local-step.js'
+import { failureDetails } from '../failure-chain.js'
+import { localStepMarkerData, type LocalActivityMarkerData, type LocalStepResult } from '../local-step.js'
 import { STARTED_BY_MEMO_KEY } from '../contract.js'
 import {
   TRACE_VERSION, type AttemptRecord, type Trace, type TraceAttempt, type TraceError, type TraceNode, type TraceOutcome, type TraceWorkflow
