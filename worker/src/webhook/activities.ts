@@ -15,7 +15,8 @@ import type { temporal } from '@temporalio/proto'
 import protoRoot from '@temporalio/proto'
 import { Webhook } from 'standardwebhooks'
 import { WEBHOOK_AWAIT_ACTIVITY, WEBHOOK_DELIVER_ACTIVITY, WEBHOOK_RUN_MEMO_KEY, type WebhookRunMemo } from '@flowport/core/contract'
-import { closeOutcome, decodeFirstPayload, type CloseStatus } from '@flowport/core/outcome'
+import { closeOutcome, decodeFirstPayload } from '@flowport/core/outcome'
+import type { TerminalStatus } from '@flowport/core/run-status'
 import type { TraceStore } from '@flowport/core/trace'
 import { RUN_NEVER_STARTED, type AwaitRequest, type DeliverRequest, type WatchNext } from '../workflow/webhook.js'
 import { refusalOf, type AddressPolicy } from '@flowport/core/webhook-address'
@@ -24,7 +25,7 @@ const { EventType, HistoryEventFilterType, WorkflowExecutionStatus } = protoRoot
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent
 
-const CLOSE_STATUS = new Map<number, CloseStatus>([
+const CLOSE_STATUS = new Map<number, TerminalStatus>([
   [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, 'completed'],
   [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED, 'failed'],
   [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT, 'timed_out'],
