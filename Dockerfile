@@ -9,12 +9,13 @@ ARG NODE_IMAGE=node:20.20.2-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY core/package.json core/
 COPY worker/package.json worker/
 COPY examples/package.json examples/
 COPY client/package.json client/
 RUN npm ci --no-audit --no-fund
 COPY . .
-# Compiles API, worker, client and examples, then prebundles the workflow code (worker/dist/workflow-bundle.js).
+# Compiles API, core, worker, client and examples, then prebundles the workflow code (worker/dist/workflow-bundle.js).
 RUN npm run build
 
 FROM ${NODE_IMAGE} AS runtime
@@ -23,12 +24,14 @@ ENV NODE_ENV=production
 ENV WORKFLOW_BUNDLE=/app/worker/dist/workflow-bundle.js
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY core/package.json core/
 COPY worker/package.json worker/
 COPY examples/package.json examples/
 COPY client/package.json client/
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force \
  && find node_modules/@temporalio/core-bridge/releases -mindepth 1 -maxdepth 1 ! -name "$(uname -m)-unknown-linux-gnu" -exec rm -rf {} +
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/core/dist ./core/dist
 COPY --from=build /app/worker/dist ./worker/dist
 COPY --from=build /app/examples/dist ./examples/dist
 # The `flowport` client commands (node dist/cli/flowport.js, or bin/flowport.js) use @flowport/client.

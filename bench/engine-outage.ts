@@ -12,6 +12,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client, Connection } from '@temporalio/client'
+import { formatMs } from '@flowport/core/duration'
 import { buildApp } from '../app.js'
 import { startEngine, type Engine } from '../cli/engine.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
@@ -29,7 +30,7 @@ const quantile = (values: number[], q: number) => {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
 }
-const ms = (v: number) => (Number.isNaN(v) ? '—' : `${v.toFixed(0)} ms`)
+const ms = (v: number) => (Number.isNaN(v) ? '—' : formatMs(v))
 
 interface Sample { at: number, ms: number, status: number }
 

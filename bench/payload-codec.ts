@@ -11,7 +11,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { Client, Connection } from '@temporalio/client'
 import { defaultPayloadConverter } from '@temporalio/common'
-import { ClaimCheckCodec, PayloadStore } from '@flowport/worker/payloads'
+import { ClaimCheckCodec, PayloadStore } from '@flowport/core/payloads'
 import { startEngine } from '../cli/engine.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
 import { createBucket, S3_TEST_CREDENTIALS, startS3Server } from '../test/helpers/s3-server.js'

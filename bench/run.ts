@@ -14,6 +14,7 @@ import { cpus, tmpdir } from 'node:os'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client, Connection } from '@temporalio/client'
+import { formatMs } from '@flowport/core/duration'
 import { startEngine } from '../cli/engine.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
 import { readReport, runReadBenchmark } from './read.js'
@@ -50,7 +51,7 @@ for (const name of asked) {
 const selected = (['sse', 'read', 'start'] as const).filter((s) => asked.length === 0 || asked.includes(s))
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`
-const ms = (v: number) => `${v.toFixed(1)} ms`
+const ms = (v: number) => formatMs(v, 1)
 const verdict = (ok: boolean) => (ok ? 'met' : '**not met**')
 
 function sseReport (r: SseResults, machine: string): string {

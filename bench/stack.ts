@@ -6,7 +6,7 @@
 import { fork, type ChildProcess } from 'node:child_process'
 import { resolve } from 'node:path'
 import type { Client } from '@temporalio/client'
-import { CATALOG_HASH_MEMO_KEY, catalogWorkflowId } from '@flowport/worker/contract'
+import { CATALOG_HASH_MEMO_KEY, catalogWorkflowId } from '@flowport/core/contract'
 
 /** Resolves once a worker has published `catalog` (also the test runner's wait, scripts/test.ts). */
 export async function waitForCatalog (client: Client, catalog: string, timeoutMs = 120_000): Promise<void> {

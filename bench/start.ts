@@ -5,7 +5,7 @@
  * bench/RESULTS.md. Targets: throughput ratio ≥ 0.85, p50 overhead ≤ 5 ms.
  */
 import { loadavg } from 'node:os'
-import { catalogMemo, catalogWorkflowId, type Catalog } from '@flowport/worker/contract'
+import { catalogMemo, catalogWorkflowId, type Catalog } from '@flowport/core/contract'
 import { closedLoop, f1, f2, median, verdict } from './measure.js'
 import { measureRunOverhead, overheadReport, type Overhead } from './run-overhead.js'
 import { openStartSession, type StartApi, type StartBenchOptions } from './start-session.js'

@@ -4,6 +4,7 @@
  * and each restart is logged. Stopping sends SIGTERM, then SIGKILL after the grace time.
  */
 import type { ChildProcess } from 'node:child_process'
+import { formatMs } from '@flowport/core/duration'
 
 export interface Supervised {
   /** The running child, if any (none while it is being restarted). */
@@ -40,7 +41,7 @@ export function supervise (first: ChildProcess, { name, start, restarted, log }:
       if (stopping) return
       child = undefined
       if (Date.now() - since > STABLE_MS) backoff = MIN_BACKOFF_MS
-      log(`${name} exited (${signal ?? `code ${code}`}); restarting in ${backoff} ms`)
+      log(`${name} exited (${signal ?? `code ${code}`}); restarting in ${formatMs(backoff)}`)
       schedule()
     })
   }
@@ -56,7 +57,7 @@ export function supervise (first: ChildProcess, { name, start, restarted, log }:
         restarted?.(proc)
       }, (err: unknown) => {
         if (stopping) return
-        log(`${name} did not start (${(err as Error).message.split('\n')[0]}); retrying in ${backoff} ms`)
+        log(`${name} did not start (${(err as Error).message.split('\n')[0]}); retrying in ${formatMs(backoff)}`)
         schedule()
       })
       backoff = Math.min(backoff * 2, MAX_BACKOFF_MS)

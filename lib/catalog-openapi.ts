@@ -11,7 +11,7 @@
  * Built once per published catalog run (a new worker deploy publishes a new run).
  */
 import type { FastifyInstance } from 'fastify'
-import type { Catalog, CatalogHandler, CatalogWorkflow } from '@flowport/worker/contract'
+import type { Catalog, CatalogHandler, CatalogWorkflow } from '@flowport/core/contract'
 import type { OpenApiDocument } from '../schemas/catalog.js'
 
 type Json = Record<string, any>

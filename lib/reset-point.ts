@@ -6,7 +6,8 @@
  * results of earlier steps) is replayed, not run again. docs/reset.md tells the whole story.
  */
 import type { temporal } from '@temporalio/proto'
-import { localStepMarkerData } from '@flowport/worker/local-step'
+import { localStepMarkerData } from '@flowport/core/local-step'
+import { endedInFailure, stepsOf } from '@flowport/core/steps'
 import type { ResetFrom } from '../schemas/reset.js'
 import { ApiError } from './api-error.js'
 import type { RunRef } from './run-history.js'
@@ -34,25 +35,13 @@ interface StepCall {
 }
 
 const idOf = (event: HistoryEvent) => Number(event.eventId)
-/** An activity type is `workflow#step`; the user knows the step part. */
-const stepName = (activityType: string) => activityType.slice(activityType.indexOf('#') + 1)
 
 export const resetNotPossible = (run: RunRef, reason: string) =>
   new ApiError(409, 'ResetNotPossibleError', `Run ${run.runId} of workflow ${run.workflowId} cannot be reset: ${reason}`, run)
 
-function stepCalls (events: HistoryEvent[]): StepCall[] {
-  const failures = new Map(events.flatMap((e) => {
-    const scheduled = e.activityTaskFailedEventAttributes?.scheduledEventId ?? e.activityTaskTimedOutEventAttributes?.scheduledEventId
-    return scheduled != null ? [[Number(scheduled), idOf(e)] as const] : []
-  }))
-  return events.flatMap((e) => {
-    const type = e.activityTaskScheduledEventAttributes?.activityType?.name
-    if (type) return [{ name: stepName(type), eventId: idOf(e), failedEventId: failures.get(idOf(e)) ?? null }]
-    const local = localStepMarkerData(e.markerRecordedEventAttributes)
-    if (local === null || local.backoff != null) return []
-    return [{ name: stepName(local.activity_type), eventId: idOf(e), failedEventId: e.markerRecordedEventAttributes?.failure ? idOf(e) : null }]
-  })
-}
+const stepCalls = (events: HistoryEvent[]): StepCall[] => stepsOf(events, { localStep: localStepMarkerData })
+  .filter((s) => s.kind === 'step')
+  .map((s) => ({ name: s.name, eventId: Number(s.id), failedEventId: endedInFailure(s) ? Number(s.endId) : null }))
 
 /**
  * The call whose failure is the run's failure, if a step's is: the one the failure chain names

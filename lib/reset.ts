@@ -11,7 +11,7 @@ import { status as GrpcStatus } from '@grpc/grpc-js'
 import { isGrpcServiceError } from '@temporalio/client'
 // @temporalio/proto is CommonJS: its named exports are not visible to ESM.
 import protoRoot from '@temporalio/proto'
-import { readWholeHistory } from '@flowport/worker/trace'
+import { readWholeHistory } from '@flowport/core/trace'
 import type { ResetFrom, ResetReapply, ResetResult } from '../schemas/reset.js'
 import { describeRun } from './execution.js'
 import { assertRunMatches } from './http/conditional.js'

@@ -6,7 +6,7 @@
  * of it (a longer one costs that page and the describe).
  */
 import type { FastifyInstance } from 'fastify'
-import { CATALOG_WORKFLOW_TYPE } from '@flowport/worker/contract'
+import { CATALOG_WORKFLOW_TYPE } from '@flowport/core/contract'
 import type { WorkflowInput } from '../schemas/workflow.js'
 import { ApiError, notFound } from './api-error.js'
 import { describeForRead, isReservedWorkflowId, runNotFound, type DescribeOptions } from './execution.js'

@@ -7,7 +7,7 @@
  * run whose workflow task keeps failing looks stuck here too, not merely running.
  */
 import type { FastifyInstance } from 'fastify'
-import { assembleTrace, evaluatorTypes, readWholeHistory, TraceStorageError, type Trace, type TraceStore } from '@flowport/worker/trace'
+import { assembleTrace, evaluatorTypes, readWholeHistory, TraceStorageError, type Trace, type TraceStore } from '@flowport/core/trace'
 import { ApiError, RETRY_AFTER_SECONDS, type ApiErrorExtras } from './api-error.js'
 import { describeForRead, isClosed, type Execution } from './execution.js'
 import { readAttention } from './attention.js'

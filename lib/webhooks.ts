@@ -10,10 +10,10 @@ import type { FastifyInstance } from 'fastify'
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common'
 import {
   WEBHOOK_DELIVERY_MEMO_KEY, WEBHOOK_RUN_MEMO_KEY, WEBHOOK_WORKFLOW_TYPE, type DeliveryRecord, type WebhookDeliveryInput, type WebhookRunMemo
-} from '@flowport/worker/contract'
-import { refusalOf } from '@flowport/worker/webhook-address'
+} from '@flowport/core/contract'
+import { refusalOf } from '@flowport/core/webhook-address'
 import type { WebhookDelivery, WebhookRequest } from '../schemas/workflow.js'
-import { isProduction } from '@flowport/worker/settings'
+import { isProduction } from '@flowport/core/settings'
 import { ApiError, validationError } from './api-error.js'
 import { RESERVED_ID_PREFIX } from './execution.js'
 

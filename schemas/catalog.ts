@@ -3,12 +3,12 @@
  * publisher and reader); the API adds what the engine says about the catalog's workers.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { CatalogSchema as PublishedCatalogSchema } from '@flowport/worker/contract'
+import { CatalogSchema as PublishedCatalogSchema } from '@flowport/core/contract'
 import { Nullable, ref } from './common.js'
 
 export {
   CatalogWorkflowSchema, CatalogStepSchema, CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogWorkflowSourceSchema
-} from '@flowport/worker/contract'
+} from '@flowport/core/contract'
 
 export const CatalogIdSchema = Type.String({ minLength: 1, maxLength: 200, description: 'Catalog id (= Temporal task queue)', examples: ['main'] })
 

@@ -4,10 +4,10 @@
  * them and names the first bad variable.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { LOG_LEVELS } from '@flowport/worker/settings'
-import { TraceEnvProperties } from '@flowport/worker/trace-settings'
-import { OtelEnvProperties } from '@flowport/worker/tracing'
-import { PayloadEnvProperties } from '@flowport/worker/payloads'
+import { LOG_LEVELS } from '@flowport/core/settings'
+import { TraceEnvProperties } from '@flowport/core/trace-settings'
+import { OtelEnvProperties } from '@flowport/core/tracing'
+import { PayloadEnvProperties } from '@flowport/core/payloads'
 
 const Millis = (def: number, min = 1) => Type.Integer({ minimum: min, default: def })
 const Bool = (def: boolean) => Type.Boolean({ default: def })

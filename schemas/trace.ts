@@ -1,9 +1,9 @@
 /**
  * The trace-log response. The trace document's own schemas (Trace, TraceNode, …) live with the
- * workers that write it (@flowport/worker/trace) and are components of the OpenAPI document too.
+ * workers that write it (@flowport/core/trace) and are components of the OpenAPI document too.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { traceSchemas, type Trace } from '@flowport/worker/trace'
+import { traceSchemas, type Trace } from '@flowport/core/trace'
 import { Nullable, ref } from './common.js'
 import { AttentionSchema } from './reset.js'
 

@@ -4,7 +4,7 @@
  * (examples/), so Swagger UI's "Try it out" works unedited against the dev stack.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import type { FailureCause } from '@flowport/worker/failure'
+import type { FailureCause } from '@flowport/core/failure'
 import { BASE64URL_PATTERN, Nullable, NameSchema, RunIdSchema, WorkflowIdSchema, ref, response } from './common.js'
 import { Literals, RunStatusSchema, STATUSES, TerminalRunStatusSchema } from './status.js'
 import { CatalogIdSchema } from './catalog.js'

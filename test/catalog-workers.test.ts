@@ -7,7 +7,7 @@
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { status as GrpcStatus } from '@grpc/grpc-js'
-import { CATALOG_WORKFLOW_TYPE, catalogWorkflowId, type CatalogWorkflow } from '@flowport/worker/contract'
+import { CATALOG_WORKFLOW_TYPE, catalogWorkflowId, type CatalogWorkflow } from '@flowport/core/contract'
 import { buildApp } from '../app.js'
 import { loadConfig } from '../plugins/external/config.js'
 import { build, traceEnv } from './helpers/app.js'

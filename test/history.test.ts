@@ -253,7 +253,7 @@ t.test('400 and 404 are JSON', async (t) => {
 
 t.test('the internal catalog workflows have no history here, as they have no status (they were readable before)', async (t) => {
   const app = await build(t)
-  const { CATALOG_WORKFLOW_TYPE, catalogWorkflowId } = await import('@flowport/worker/contract')
+  const { CATALOG_WORKFLOW_TYPE, catalogWorkflowId } = await import('@flowport/core/contract')
   const id = catalogWorkflowId(process.env.FLOWPORT_TEST_CATALOG!)
   const described = await app.engine.client.workflow.getHandle(id).describe()
   t.equal(described.type, CATALOG_WORKFLOW_TYPE, 'the catalog workflow exists')

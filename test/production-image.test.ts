@@ -45,7 +45,7 @@ t.test('the image steps produce working api and worker entry points', async (t) 
   const root = mkdtempSync(join(tmpdir(), 'flowport-image-'))
   const build = join(root, 'build')
   const runtime = join(root, 'runtime')
-  const manifests = ['package.json', 'package-lock.json', 'worker/package.json', 'examples/package.json', 'client/package.json']
+  const manifests = ['package.json', 'package-lock.json', 'core/package.json', 'worker/package.json', 'examples/package.json', 'client/package.json']
 
   // Build stage: the committed files only, as `COPY . .` with .dockerignore would give.
   const tracked = execFileSync('git', ['ls-files'], { cwd: repo, encoding: 'utf8' }).split('\n').filter(Boolean)
@@ -56,7 +56,7 @@ t.test('the image steps produce working api and worker entry points', async (t) 
   // Runtime stage: production dependencies and the built output, nothing else.
   copyFiles(manifests, build, runtime)
   npm(runtime, 'ci', '--omit=dev')
-  copyFiles(['dist', 'worker/dist', 'examples/dist', 'client/dist', 'bin'], build, runtime)
+  copyFiles(['dist', 'core/dist', 'worker/dist', 'examples/dist', 'client/dist', 'bin'], build, runtime)
   cpSync(join(build, 'ui'), join(runtime, 'dist/ui'), { recursive: true })
   t.throws(() => execFileSync('node', ['-e', 'import("tsx")'], { cwd: runtime, stdio: 'pipe' }), 'no dev dependency in the runtime stage')
 

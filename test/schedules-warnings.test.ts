@@ -5,7 +5,7 @@
  */
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
-import { catalogWorkflowId, type CatalogWorkflow } from '@flowport/worker/contract'
+import { catalogWorkflowId, type CatalogWorkflow } from '@flowport/core/contract'
 import { build } from './helpers/app.js'
 import { publishCatalog, startPolling } from './helpers/poller.js'
 import { call, eventually } from './helpers/workflows.js'

@@ -6,7 +6,7 @@
 import t, { type Test } from 'tap'
 import { resolve } from 'node:path'
 import { request } from 'undici'
-import { WEBHOOK_AWAIT_ACTIVITY, WEBHOOK_DELIVER_ACTIVITY } from '@flowport/worker/contract'
+import { WEBHOOK_AWAIT_ACTIVITY, WEBHOOK_DELIVER_ACTIVITY } from '@flowport/core/contract'
 import type { App } from '../app.js'
 import { build } from './helpers/app.js'
 import { call, eventually, newId, waitClosed } from './helpers/workflows.js'

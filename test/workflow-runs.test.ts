@@ -1,5 +1,5 @@
 import t from 'tap'
-import { CATALOG_WORKFLOW_TYPE } from '@flowport/worker/contract'
+import { CATALOG_WORKFLOW_TYPE } from '@flowport/core/contract'
 import type { Test } from 'tap'
 import type { App } from '../app.js'
 import { build } from './helpers/app.js'

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
-import { catalogWorkflowId } from '@flowport/worker/contract'
+import { catalogWorkflowId } from '@flowport/core/contract'
 import { build } from './helpers/app.js'
 import { call, newId, start, waitClosed } from './helpers/workflows.js'
 

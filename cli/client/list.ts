@@ -4,6 +4,7 @@
  * OpenAPI document, docs/catalog-openapi.md).
  */
 import type { Command } from 'commander'
+import { TERMINAL_STATUSES } from '@flowport/core/run-status'
 import { action, clientCommand, clientOf, type CommonOptions } from './command.js'
 import { CliError, EXIT } from './exit-codes.js'
 import { positiveInteger } from './input.js'
@@ -33,7 +34,7 @@ async function watch (options: RunFilter): Promise<number> {
 export function registerList (program: Command): void {
   clientCommand(program, 'runs', 'list runs, newest first')
     .option('--workflow <name>', 'only runs of this workflow')
-    .option('--status <status>', 'only runs in this status (running, completed, failed, canceled, terminated, timed_out, continued_as_new)')
+    .option('--status <status>', `only runs in this status (${['running', ...TERMINAL_STATUSES].join(', ')})`)
     .option('--catalog <catalog>', 'only runs of this catalog')
     .option('--limit <n>', 'at most this many runs', positiveInteger('--limit'), 20)
     .option('--watch', 'instead of listing, print every run that starts or closes from now on (Ctrl-C stops)')

@@ -6,29 +6,20 @@
  * carries the attempt number and the previous attempt's failure), so retries show up then.
  */
 import type { FlowportClient } from '@flowport/client'
+import { foldSteps, LOCAL_ACTIVITY_MARKER, localStepMarkerOf, parseActivityType, stepIdOf, type StepHistoryEvent, type Steps } from '@flowport/core/steps'
 import { paint, type Style } from './output.js'
 
 export type FollowEvent = ReturnType<FlowportClient['follow']> extends AsyncIterable<infer E> ? E : never
 type HistoryEvent = Extract<FollowEvent, { event: 'history' }>['data'][number]
 type Attributes = Record<string, unknown> & {
-  activityType?: { name?: string }
-  scheduledEventId?: string
-  attempt?: number
-  lastFailure?: { message?: string }
   failure?: { message?: string, cause?: { message?: string } }
   workflowType?: { name?: string }
-  markerName?: string
-  /** A marker's details: decoded only when the stream includes payloads. */
-  details?: { data?: Array<{ activity_type?: string, attempt?: number }> }
 }
 
 const attributesOf = (event: HistoryEvent): Attributes => {
   const key = Object.keys(event).find((k) => k.endsWith('EventAttributes'))
   return (key ? (event as Record<string, unknown>)[key] : {}) as Attributes
 }
-
-/** `hello#greet` → `greet`. */
-const stepName = (activityType: string | undefined) => (activityType ?? '?').slice((activityType ?? '').indexOf('#') + 1)
 
 export interface ProgressOptions {
   /** Symbols and colour (a terminal) or plain lines. */
@@ -39,7 +30,7 @@ export interface ProgressOptions {
 
 export class ProgressRenderer {
   private startTime: number | undefined
-  private readonly steps = new Map<string, { name: string, attempt: number }>()
+  private steps: Steps = { steps: new Map(), cancelRequested: false }
   private readonly seenRuns = new Set<string>()
 
   constructor (private readonly options: ProgressOptions) {}
@@ -74,49 +65,48 @@ export class ProgressRenderer {
 
   private renderHistory (e: HistoryEvent) {
     const a = attributesOf(e)
+    // The step the event belongs to, as the history so far tells it (core/src/steps.ts).
+    const event = e as StepHistoryEvent
+    this.steps = foldSteps(this.steps, [event])
+    const id = stepIdOf(event)
+    const step = id === undefined ? undefined : this.steps.steps.get(id)
+    const attempt = step?.attempt ?? 1
     const type = e.eventType.replace('EVENT_TYPE_', '')
     switch (type) {
       case 'WORKFLOW_EXECUTION_STARTED':
         this.startTime ??= Date.parse(e.eventTime)
         this.line('▸', 'cyan', `workflow ${a.workflowType?.name ?? ''} started`, e.eventTime)
         break
-      case 'ACTIVITY_TASK_SCHEDULED': {
-        const name = stepName(a.activityType?.name)
-        this.steps.set(e.eventId, { name, attempt: 1 })
+      case 'ACTIVITY_TASK_SCHEDULED':
         // Scheduled, not started: the engine writes a step's started event only with its outcome.
-        this.line('▸', 'cyan', `step ${name} scheduled`, e.eventTime)
+        this.line('▸', 'cyan', `step ${step?.name ?? '?'} scheduled`, e.eventTime)
         break
-      }
-      case 'ACTIVITY_TASK_STARTED': {
-        const step = this.steps.get(String(a.scheduledEventId))
-        const attempt = Number(a.attempt ?? 1)
-        if (step) step.attempt = attempt
+      case 'ACTIVITY_TASK_STARTED':
         if (step && attempt > 1) {
-          this.line('↻', 'yellow', `step ${step.name} attempt ${attempt} (attempt ${attempt - 1} failed: ${a.lastFailure?.message ?? 'unknown error'})`, e.eventTime)
+          this.line('↻', 'yellow', `step ${step.name} attempt ${attempt} (attempt ${attempt - 1} failed: ${step.lastFailure ?? 'unknown error'})`, e.eventTime)
         }
         break
-      }
-      case 'ACTIVITY_TASK_COMPLETED': {
-        const step = this.steps.get(String(a.scheduledEventId))
-        this.line('✓', 'green', `step ${step?.name ?? '?'} completed${step && step.attempt > 1 ? ` on attempt ${step.attempt}` : ''}`, e.eventTime)
+      case 'ACTIVITY_TASK_COMPLETED':
+        this.line('✓', 'green', `step ${step?.name ?? '?'} completed${attempt > 1 ? ` on attempt ${attempt}` : ''}`, e.eventTime)
         break
-      }
       case 'ACTIVITY_TASK_FAILED':
       case 'ACTIVITY_TASK_TIMED_OUT': {
-        const step = this.steps.get(String(a.scheduledEventId))
         const message = a.failure?.cause?.message ?? a.failure?.message ?? 'unknown error'
         const how = type === 'ACTIVITY_TASK_FAILED' ? 'failed' : 'timed out'
-        this.line('✗', 'red', `step ${step?.name ?? '?'} ${how} on attempt ${step?.attempt ?? 1}: ${message}`, e.eventTime)
+        this.line('✗', 'red', `step ${step?.name ?? '?'} ${how} on attempt ${attempt}: ${message}`, e.eventTime)
         break
       }
       case 'MARKER_RECORDED': {
-        // A local step (docs/performance.md) leaves one marker when it ends, nothing before.
-        if (a.markerName !== 'core_local_activity') break
-        const data = a.details?.data?.[0]
-        const name = data?.activity_type === undefined ? 'a local step' : `step ${stepName(data.activity_type)} (local)`
-        const attempt = data?.attempt !== undefined && data.attempt > 1 ? ` on attempt ${data.attempt}` : ''
-        if (a.failure) this.line('✗', 'red', `${name} failed${attempt}: ${a.failure.cause?.message ?? a.failure.message ?? 'unknown error'}`, e.eventTime)
-        else this.line('✓', 'green', `${name} completed${attempt}`, e.eventTime)
+        // A local step (docs/performance.md) leaves one marker when it ends, nothing before; its
+        // data is decoded only when the stream includes payloads. Every marker is shown, also one
+        // of an attempt the SDK retries after a backoff.
+        const marker = event.markerRecordedEventAttributes
+        if (marker?.markerName !== LOCAL_ACTIVITY_MARKER) break
+        const data = localStepMarkerOf(marker)
+        const name = data === null ? 'a local step' : `step ${parseActivityType(data.activity_type).step} (local)`
+        const on = data?.attempt !== undefined && data.attempt > 1 ? ` on attempt ${data.attempt}` : ''
+        if (a.failure) this.line('✗', 'red', `${name} failed${on}: ${a.failure.cause?.message ?? a.failure.message ?? 'unknown error'}`, e.eventTime)
+        else this.line('✓', 'green', `${name} completed${on}`, e.eventTime)
         break
       }
       case 'START_CHILD_WORKFLOW_EXECUTION_INITIATED':

@@ -9,6 +9,7 @@ import { execFile } from 'node:child_process'
 import { accessSync, constants, existsSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
+import { formatSeconds } from '@flowport/core/duration'
 import { cacheDir } from '../temporal-binary.js'
 
 const run = promisify(execFile)
@@ -76,7 +77,7 @@ export async function findServerBinaries (log: (m: string) => void = () => {}): 
   }
   if (existsSync(dir)) rmSync(dir, { recursive: true, force: true })
   renameSync(partial, dir)
-  log(`Built in ${Math.round((Date.now() - started) / 1000)} s`)
+  log(`Built in ${formatSeconds(Date.now() - started)}`)
   return { ...inDir(dir), source: 'built' }
 }
 

@@ -12,7 +12,7 @@ import { Client, Connection, type WorkflowHandle, type WorkflowHandleWithFirstEx
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js'
 import { DefaultLogger, Runtime } from '@temporalio/worker'
 import { startWorker } from '@flowport/worker'
-import { CATALOG_WORKFLOW_TYPE, catalogWorkflowId } from '@flowport/worker/contract'
+import { CATALOG_WORKFLOW_TYPE, catalogWorkflowId } from '@flowport/core/contract'
 
 const address = process.env.TEMPORAL_ADDRESS
 if (address === undefined || address === '') throw new Error('Set TEMPORAL_ADDRESS to a Temporal server')

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto'
 import { WorkflowFailedError, WorkflowUpdateFailedError, type Client, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client'
 import { ActivityFailure, ApplicationFailure, CancelledFailure } from '@temporalio/common'
 import { startWorker, type WorkerHandle } from '@flowport/worker'
-import { catalogWorkflowId } from '@flowport/worker/contract'
+import { catalogWorkflowId } from '@flowport/core/contract'
 import { connect, eventsOf, quietLogger, REPOSITORY_ROOT, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, uniqueCatalog } from './helpers.js'
 
 const catalogId = uniqueCatalog('examples')

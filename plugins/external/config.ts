@@ -5,7 +5,7 @@
  * stack can pass their own.
  */
 import fp from 'fastify-plugin'
-import { isProduction, loadSettings } from '@flowport/worker/settings'
+import { isProduction, loadSettings } from '@flowport/core/settings'
 import { ConfigSchema, type Config } from '../../schemas/config.js'
 import { WEBHOOK_SECRET_PATTERN } from '../../schemas/workflow.js'
 import { MIN_RUN_TOKEN_SECRET_LENGTH } from '../../schemas/keys-file.js'

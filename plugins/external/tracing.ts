@@ -8,7 +8,7 @@
  */
 import fp from 'fastify-plugin'
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type Context } from '@opentelemetry/api'
-import { startTracing, type Tracing } from '@flowport/worker/tracing'
+import { startTracing, type Tracing } from '@flowport/core/tracing'
 
 declare module 'fastify' {
   interface FastifyInstance {

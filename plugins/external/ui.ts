@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
 import fastifyStatic from '@fastify/static'
 import { type Config } from '../../schemas/config.js'
-import { isProduction } from '@flowport/worker/settings'
+import { isProduction } from '@flowport/core/settings'
 
 /** ui/ beside plugins/ in the source tree, and beside dist/plugins/ in the built image (Dockerfile copies it). */
 const UI_ROOT = fileURLToPath(new URL('../../ui/', import.meta.url))

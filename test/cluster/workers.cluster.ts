@@ -7,7 +7,7 @@
  */
 import t from 'tap'
 import { Client, Connection } from '@temporalio/client'
-import { catalogWorkflowId } from '@flowport/worker/contract'
+import { catalogWorkflowId } from '@flowport/core/contract'
 import { apiUrl, clusterState, member, ready, request } from './helpers.js'
 
 const CATALOG = 'main'

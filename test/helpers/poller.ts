@@ -5,7 +5,7 @@
  * without running one.
  */
 import type { Client } from '@temporalio/client'
-import { CATALOG_WORKFLOW_TYPE, catalogMemo, catalogWorkflowId, type Catalog } from '@flowport/worker/contract'
+import { CATALOG_WORKFLOW_TYPE, catalogMemo, catalogWorkflowId, type Catalog } from '@flowport/core/contract'
 
 export async function publishCatalog (client: Client, catalogId: string, workflows: unknown[] = []): Promise<void> {
   const catalog = { catalog: catalogId, publishedAt: new Date().toISOString(), workflows } as Catalog

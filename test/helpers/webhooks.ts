@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net'
 import { randomBytes } from 'node:crypto'
 import type { Test } from 'tap'
 import { Webhook } from 'standardwebhooks'
-import { WEBHOOK_RUN_MEMO_KEY, type WebhookRunMemo } from '@flowport/worker/contract'
+import { WEBHOOK_RUN_MEMO_KEY, type WebhookRunMemo } from '@flowport/core/contract'
 import type { App } from '../../app.js'
 import { deliveryOfRun } from '../../lib/webhooks.js'
 

@@ -4,12 +4,12 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 import type { WorkerOptions } from './runtime/start-worker.js'
-import { LOG_LEVELS, isProduction, loadSettings } from './settings.js'
-import { createLogger, type Logger } from './runtime/logger.js'
-import { tlsFromSettings } from './tls.js'
-import { TraceEnvProperties, traceEnvProblem, traceSettingsFrom } from './trace/settings.js'
-import { OtelEnvProperties } from './telemetry/tracing.js'
-import { PayloadEnvProperties, payloadSettingsFrom } from './payloads/settings.js'
+import { LOG_LEVELS, isProduction, loadSettings } from '@flowport/core/settings'
+import { createLogger, type Logger } from './common/logger.js'
+import { tlsFromSettings } from '@flowport/core/tls'
+import { TraceEnvProperties, traceEnvProblem, traceSettingsFrom } from '@flowport/core/trace-settings'
+import { OtelEnvProperties } from '@flowport/core/tracing'
+import { PayloadEnvProperties, payloadSettingsFrom } from '@flowport/core/payloads'
 
 const Count = (def: number, minimum: number) => Type.Integer({ minimum, default: def })
 const OptionalString = Type.Optional(Type.String({ minLength: 1 }))
@@ -42,9 +42,9 @@ export const WorkerEnvSchema = Type.Object({
   /** Port of the worker's Prometheus metrics (/metrics: the SDK's worker metrics and per-step metrics); unset: none. */
   SERVICE_WORKER_METRICS_PORT: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
   ...TraceEnvProperties,
-  // Large payloads by reference, in the trace bucket (payloads/settings.ts).
+  // Large payloads by reference, in the trace bucket (core/src/payloads/settings.ts).
   ...PayloadEnvProperties,
-  // OpenTelemetry traces (telemetry/tracing.ts): the standard variables, off while no endpoint is set.
+  // OpenTelemetry traces (core/src/tracing.ts): the standard variables, off while no endpoint is set.
   ...OtelEnvProperties
 })
 
@@ -66,7 +66,7 @@ export function readWorkerEnv (env: Record<string, string | undefined> = process
   return result
 }
 
-/** The worker's logger under NODE_ENV and LOG_LEVEL (runtime/logger.ts). */
+/** The worker's logger under NODE_ENV and LOG_LEVEL (common/logger.ts). */
 export function workerLogger (config: Pick<WorkerEnv, 'NODE_ENV' | 'LOG_LEVEL'>): Logger {
   return createLogger({ level: config.LOG_LEVEL, json: isProduction(config.NODE_ENV) })
 }

@@ -12,6 +12,6 @@ export { startWorker, type WorkerHandle, type WorkerOptions } from './runtime/st
 export { buildWorkflowBundle, type BuildBundleOptions } from './runtime/build-bundle.js'
 export { EngineOptionsSchema, resolveEngineOptions, type EngineOptions } from './runtime/engine.js'
 export { DefinitionError } from './runtime/definition-error.js'
-export { consoleLogger, type Logger } from './runtime/logger.js'
+export { consoleLogger, type Logger } from './common/logger.js'
 export type { WorkflowDefinition } from './workflow/types.js'
-export type { Catalog, CatalogWorkflow } from './contract.js'
+export type { Catalog, CatalogWorkflow } from '@flowport/core/contract'

@@ -10,10 +10,10 @@ import { resolveCredentialSettings } from './credentials/credentials.js'
 import { readWorkerEnv, workerLogger, workerOptionsFromEnv, type WorkerEnv } from './env.js'
 import { keepPolling } from './runtime/keep-polling.js'
 import { serveHealth } from './runtime/health-server.js'
-import { createLogger, type Logger } from './runtime/logger.js'
-import { isProduction } from './settings.js'
+import { createLogger, type Logger } from './common/logger.js'
+import { isProduction } from '@flowport/core/settings'
 import { installRuntime } from './runtime/telemetry.js'
-import { startTracing } from './telemetry/tracing.js'
+import { startTracing } from '@flowport/core/tracing'
 
 // Until the settings are read (and when they are bad): info and above, in the format NODE_ENV asks for.
 let logger: Logger = createLogger({ json: isProduction(process.env.NODE_ENV) })

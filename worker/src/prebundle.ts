@@ -4,7 +4,7 @@
  */
 import { resolve } from 'node:path'
 import { bundleWorkflows } from './runtime/bundle.js'
-import { consoleLogger } from './runtime/logger.js'
+import { consoleLogger } from './common/logger.js'
 import { loadProject } from './runtime/project.js'
 import { entryHash, writePrebuiltBundle } from './runtime/prebuilt-bundle.js'
 

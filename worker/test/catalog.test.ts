@@ -13,7 +13,7 @@ import {
   CATALOG_FORMAT, CATALOG_FORMAT_MEMO_KEY, CATALOG_HASH_MEMO_KEY, CATALOG_PUBLISHED_AT_MEMO_KEY, CATALOG_WORKFLOW_TYPE,
   CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogSchema, CatalogStepSchema, CatalogWorkflowSchema,
   CatalogWorkflowSourceSchema, catalogMemo, catalogWorkflowId, type Catalog
-} from '../src/contract.js'
+} from '@flowport/core/contract'
 import { getCatalogQuery, replaceCatalogUpdate, type PublishedCatalog } from '../src/workflow/catalog.js'
 import { connectClient, endCatalog, eventsOf, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, uniqueCatalog } from './helpers/engine.js'
 import { fixture } from './helpers/fixtures.js'

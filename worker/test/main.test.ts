@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { readWorkerEnv, workerOptionsFromEnv, WorkerConfigError } from '../src/env.js'
-import { catalogWorkflowId, type Catalog } from '../src/contract.js'
+import { catalogWorkflowId, type Catalog } from '@flowport/core/contract'
 import { connectClient, endCatalog, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, uniqueCatalog } from './helpers/engine.js'
 import { fixture } from './helpers/fixtures.js'
 

@@ -6,7 +6,7 @@
 import t, { type Test } from 'tap'
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { defaultPayloadConverter, type Payload } from '@temporalio/common'
-import { ClaimCheckCodec, PayloadMissingError, PayloadStorageError, PayloadStore, REFERENCE_METADATA_KEY, referenceOf } from '../src/payloads/index.js'
+import { ClaimCheckCodec, PayloadMissingError, PayloadStorageError, PayloadStore, REFERENCE_METADATA_KEY, referenceOf } from '@flowport/core/payloads'
 
 const endpoint = process.env.FLOWPORT_TEST_S3_ENDPOINT
 if (!endpoint) throw new Error('FLOWPORT_TEST_S3_ENDPOINT is not set: run the tests with `npm test`, which starts the S3 server')

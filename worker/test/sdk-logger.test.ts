@@ -3,7 +3,7 @@
  * map onto LOG_LEVEL's, and its fields come out as JSON can carry them.
  */
 import t from 'tap'
-import { createLogger } from '../src/runtime/logger.js'
+import { createLogger } from '../src/common/logger.js'
 import { sdkLogger } from '../src/runtime/telemetry.js'
 
 const sink = (level: 'debug' | 'info' | 'warn') => {

@@ -2,7 +2,7 @@ import t from 'tap'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { tlsFromSettings } from '../src/tls.js'
+import { tlsFromSettings } from '@flowport/core/tls'
 
 t.test('TLS only when asked for or implied', async (t) => {
   t.equal(tlsFromSettings({ TEMPORAL_TLS: false }), undefined)

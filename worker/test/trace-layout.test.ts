@@ -1,9 +1,9 @@
 /**
- * Trace keys and value caps (worker/src/trace/layout.ts, assemble.ts): ids that a file system or S3
+ * Trace keys and value caps (core/src/trace/layout.ts, assemble.ts): ids that a file system or S3
  * would confuse get keys of their own, and large values are cut with a marker.
  */
 import t from 'tap'
-import { capValue, runKey, traceKey } from '../src/trace/index.js'
+import { capValue, runKey, traceKey } from '@flowport/core/trace'
 
 const RUN = '0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60'
 

@@ -6,7 +6,7 @@
  */
 import t from 'tap'
 import { TraceWriteQueue, type DropReason } from '../src/trace/write-queue.js'
-import type { Logger } from '../src/runtime/logger.js'
+import type { Logger } from '../src/common/logger.js'
 
 /** A write that settles when the test says so, and tells when it started. */
 function controlledWrite (started: string[], name: string) {

@@ -26,7 +26,7 @@ import type { Target } from '../../../lib/access/scopes.js'
 import { SCOPES, type Scope } from '../../../schemas/access.js'
 import { runTokenSecrets } from '../../../plugins/external/config.js'
 import { ConfigError } from '../../../lib/config-error.js'
-import { isProduction } from '@flowport/worker/settings'
+import { isProduction } from '@flowport/core/settings'
 import { errors } from '../../../schemas/common.js'
 import type { StartWorkflowBody } from '../../../schemas/workflow.js'
 

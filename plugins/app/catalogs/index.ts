@@ -15,7 +15,7 @@ import fp from 'fastify-plugin'
 import protoRoot from '@temporalio/proto'
 import {
   CATALOG_FORMAT, CATALOG_FORMAT_MEMO_KEY, CATALOG_WORKFLOW_TYPE, catalogWorkflowId, type Catalog, type CatalogWorkflow
-} from '@flowport/worker/contract'
+} from '@flowport/core/contract'
 import { untilAborted } from '../../../lib/abort.js'
 import { ApiError, RETRY_AFTER_SECONDS } from '../../../lib/api-error.js'
 import { readRunInput } from '../../../lib/run-history.js'

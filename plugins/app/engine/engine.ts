@@ -8,7 +8,7 @@
  */
 import type { Interceptor } from '@grpc/grpc-js'
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type ConnectionOptions, type DataConverter, type WorkflowClientInterceptor } from '@temporalio/client'
-import { tlsFromSettings, type TlsSettings } from '@flowport/worker/tls'
+import { tlsFromSettings, type TlsSettings } from '@flowport/core/tls'
 import type { Config } from '../../../schemas/config.js'
 import { EngineBreaker, RECONNECT_CHANNEL_ARGS } from './breaker.js'
 import { fromEngineError } from './errors.js'

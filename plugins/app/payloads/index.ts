@@ -4,7 +4,7 @@
  * worker uses; null when no object store is configured (the feature is off).
  */
 import fp from 'fastify-plugin'
-import { ClaimCheckCodec, PayloadStore, payloadSettingsFrom } from '@flowport/worker/payloads'
+import { ClaimCheckCodec, PayloadStore, payloadSettingsFrom } from '@flowport/core/payloads'
 
 declare module 'fastify' {
   interface FastifyInstance { payloads: { store: PayloadStore, codec: ClaimCheckCodec } | null }

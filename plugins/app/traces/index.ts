@@ -3,7 +3,7 @@
  * local directory, the bucket) with the same settings they use; null when tracing is off.
  */
 import fp from 'fastify-plugin'
-import { TraceStore, traceSettingsFrom } from '@flowport/worker/trace'
+import { TraceStore, traceSettingsFrom } from '@flowport/core/trace'
 
 declare module 'fastify' {
   interface FastifyInstance { traces: TraceStore | null }

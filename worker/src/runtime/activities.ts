@@ -7,7 +7,8 @@ import { Context } from '@temporalio/activity'
 import { failureFrom, validationFailure } from '../common/failure.js'
 import { resolveStepOptions } from '../common/step-options.js'
 import { EvaluationSchema, type StepContext } from '../common/step.js'
-import type { LocalStepResult } from '../common/local-step.js'
+import type { LocalStepResult } from '@flowport/core/local-step'
+import { activityTypeOf, parseActivityType } from '@flowport/core/steps'
 import { explain } from '../common/validate.js'
 import type { Manifest } from '../workflow/manifest.js'
 import type { Component } from './discovery/load.js'
@@ -20,7 +21,7 @@ function stepContext (activityType: string): StepContext {
   const { info } = ctx
   return {
     attempt: info.attempt,
-    workflowName: activityType.slice(0, activityType.indexOf('#')),
+    workflowName: parseActivityType(activityType).workflow,
     workflowId: info.workflowExecution?.workflowId ?? '',
     runId: info.workflowExecution?.runId ?? '',
     activityType,
@@ -59,7 +60,7 @@ export function buildActivities (registry: Registry): { activities: Record<strin
     for (const type of [name, ...aliases]) manifest.workflows[type] = name
     const components = new Map([...registry.shared, ...workflow.own])
     for (const [componentName, { definition }] of components) {
-      const activityType = `${name}#${componentName}`
+      const activityType = activityTypeOf(name, componentName)
       activities[activityType] = toActivity(definition, activityType)
       manifest.activities[activityType] = resolveStepOptions(definition.options)
     }

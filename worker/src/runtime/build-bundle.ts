@@ -3,9 +3,9 @@
  * replay tests (`Worker.runReplayHistories`) and for inspecting what the sandbox receives.
  */
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker'
-import type { Catalog } from '../contract.js'
+import type { Catalog } from '@flowport/core/contract'
 import { bundleWorkflows } from './bundle.js'
-import { consoleLogger, type Logger } from './logger.js'
+import { consoleLogger, type Logger } from '../common/logger.js'
 import { loadProject } from './project.js'
 
 export interface BuildBundleOptions {

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { TSchema } from '@sinclair/typebox'
-import type { Catalog, CatalogHandler, CatalogWorkflow } from '../contract.js'
+import type { Catalog, CatalogHandler, CatalogWorkflow } from '@flowport/core/contract'
 import type { Registry, RegisteredWorkflow } from './registry.js'
 import { toJsonSchema } from './schemas.js'
 

@@ -5,7 +5,8 @@
  * resolves to 1 so that a supervisor (the dev stack, Kubernetes, systemd) restarts the process.
  * Workflow definition errors are not retried: they are the same on every attempt.
  */
-import { consoleLogger, type Logger } from './logger.js'
+import { formatMs, formatSeconds } from '@flowport/core/duration'
+import { consoleLogger, type Logger } from '../common/logger.js'
 import { prepareWorker, startPreparedWorker, type WorkerHandle, type WorkerOptions } from './start-worker.js'
 
 export interface KeepPollingOptions {
@@ -62,11 +63,11 @@ export function keepPolling (options: WorkerOptions, { retryWindowMs, minBackoff
         state = 'retrying'
         const outFor = Date.now() - outSince
         if (outFor >= retryWindowMs) {
-          logger.error(`Engine out of reach for ${Math.round(outFor / 1000)} s, giving up: ${describe(err)}`)
+          logger.error(`Engine out of reach for ${formatSeconds(outFor)}, giving up: ${describe(err)}`)
           return 1
         }
         const wait = Math.min(backoff, retryWindowMs - outFor)
-        logger.warn(`Engine unavailable (${describe(err)}); retrying in ${wait} ms`)
+        logger.warn(`Engine unavailable (${describe(err)}); retrying in ${formatMs(wait)}`)
         await pause(wait)
         backoff = Math.min(backoff * 2, maxBackoffMs)
       }

@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
-import type { Catalog } from '../contract.js'
+import type { Catalog } from '@flowport/core/contract'
 import type { Manifest } from '../workflow/manifest.js'
 import { buildActivities } from './activities.js'
 import { SOURCE_MODE } from './bundle.js'
@@ -14,7 +14,7 @@ import { warnForeignSteps } from './discovery/foreign-steps.js'
 import { loadSource, type LoadedSource, type Origin } from './discovery/load.js'
 import { findWorkflowPackages } from './discovery/packages.js'
 import { resolvePackageEntry, type PackageJson } from './discovery/resolve.js'
-import type { Logger } from './logger.js'
+import type { Logger } from '../common/logger.js'
 import { buildRegistry, type Registry } from './registry.js'
 
 export interface ProjectOptions {

@@ -7,7 +7,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client'
 import {
   CATALOG_FORMAT, CATALOG_FORMAT_MEMO_KEY, CATALOG_HASH_MEMO_KEY, CATALOG_PUBLISHED_AT_MEMO_KEY, CATALOG_WORKFLOW_TYPE,
   catalogMemo, catalogWorkflowId, type Catalog
-} from '../contract.js'
+} from '@flowport/core/contract'
 import { replaceCatalogUpdate, type PublishedCatalog } from '../workflow/catalog.js'
 
 export interface Publication {

@@ -5,7 +5,7 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { CATALOG_WORKFLOW_TYPE, NAME_PATTERN } from '../contract.js'
+import { CATALOG_WORKFLOW_TYPE, NAME_PATTERN } from '@flowport/core/contract'
 import { StepOptionsSchema } from '../common/step-options.js'
 import type { WorkflowMeta } from '../workflow/types.js'
 import { DefinitionError } from './definition-error.js'

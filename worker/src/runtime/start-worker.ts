@@ -6,26 +6,22 @@ import { Client } from '@temporalio/client'
 import type { Duration } from '@temporalio/common'
 import { NativeConnection, Runtime, Worker, type ActivityInterceptorsFactory, type NativeConnectionOptions } from '@temporalio/worker'
 import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry/lib/worker/index.js'
-import type { Catalog } from '../contract.js'
+import type { Catalog } from '@flowport/core/contract'
 import { bundleWorkflows } from './bundle.js'
 import { resolveEngineOptions, type EngineOptions } from './engine.js'
-import { consoleLogger, type Logger } from './logger.js'
+import { consoleLogger, type Logger } from '../common/logger.js'
 import { stepLogs } from './step-logs.js'
 import { loadProject, type Project } from './project.js'
 import { entryHash, readPrebuiltBundle } from './prebuilt-bundle.js'
 import { publishCatalog } from './publish.js'
 import { stepMetrics } from './step-metrics.js'
-import type { Tracing } from '../telemetry/tracing.js'
-import { evaluatorTypes } from '../trace/history.js'
+import type { Tracing } from '@flowport/core/tracing'
+import { evaluatorTypes, type TraceSettings, TraceStore } from '@flowport/core/trace'
 import { TRACE_SINK, TraceKeeper } from '../trace/keeper.js'
 import { webhookActivities } from '../webhook/activities.js'
 import { attemptRecorder } from '../trace/recorder.js'
-import type { TraceSettings } from '../trace/settings.js'
-import { TraceStore } from '../trace/store.js'
 import { TraceWriteQueue, writeQueueMetrics } from '../trace/write-queue.js'
-import { ClaimCheckCodec } from '../payloads/codec.js'
-import type { PayloadSettings } from '../payloads/settings.js'
-import { PayloadStore } from '../payloads/store.js'
+import { ClaimCheckCodec, type PayloadSettings, PayloadStore } from '@flowport/core/payloads'
 
 /** How long a graceful shutdown waits for queued failed-attempt records (docs/traces.md). */
 const SHUTDOWN_FLUSH_MS = 5000
@@ -55,9 +51,9 @@ export interface WorkerOptions {
   identity?: string
   /** Where execution traces go; absent: no traces (the `flowport worker` entry traces by default). */
   trace?: TraceSettings | null
-  /** Large payloads by reference (payloads/codec.ts); absent or null: payloads travel inline, as the engine's size limit allows. */
+  /** Large payloads by reference (core/src/payloads/codec.ts); absent or null: payloads travel inline, as the engine's size limit allows. */
   payloads?: PayloadSettings | null
-  /** OpenTelemetry tracing (telemetry/tracing.ts): workflow and step spans, children of the starter's span. */
+  /** OpenTelemetry tracing (core/src/tracing.ts): workflow and step spans, children of the starter's span. */
   tracing?: Tracing | null
   /** Record Flowport's metrics (per step, trace writes) through the runtime's meter (set when a metrics port is installed: telemetry.ts). */
   metrics?: boolean

@@ -8,8 +8,8 @@
  */
 import type { ActivityInterceptorsFactory } from '@temporalio/worker'
 import { CancelledFailure } from '@temporalio/common'
-import { WEBHOOK_AWAIT_ACTIVITY } from '../contract.js'
-import type { Logger } from './logger.js'
+import { WEBHOOK_AWAIT_ACTIVITY } from '@flowport/core/contract'
+import type { Logger } from '../common/logger.js'
 
 export function stepLogs (logger: Logger): ActivityInterceptorsFactory {
   return (ctx) => ({

@@ -9,7 +9,7 @@
 import type { ActivityInterceptorsFactory } from '@temporalio/worker'
 import { Runtime } from '@temporalio/worker'
 import { CancelledFailure } from '@temporalio/common'
-import { WEBHOOK_AWAIT_ACTIVITY } from '../contract.js'
+import { WEBHOOK_AWAIT_ACTIVITY } from '@flowport/core/contract'
 
 export function stepMetrics (): ActivityInterceptorsFactory {
   // Created once per worker: the meter is the runtime's, the labels are given per recording.

@@ -10,7 +10,7 @@
  * @see https://typescript.temporal.io/api/interfaces/worker.TelemetryOptions
  */
 import { Runtime, type Logger as SdkLogger, type LogLevel as SdkLogLevel, type LogMetadata } from '@temporalio/worker'
-import type { Logger } from './logger.js'
+import type { Logger } from '../common/logger.js'
 
 export interface RuntimeOptions {
   /** Serve the Prometheus exporter on this port. */

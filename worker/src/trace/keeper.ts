@@ -17,12 +17,10 @@
  */
 import type { Client } from '@temporalio/client'
 import protoRoot from '@temporalio/proto'
-import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '../contract.js'
-import type { Logger } from '../runtime/logger.js'
-import { assembleTrace } from './assemble.js'
-import { readWholeHistory } from './history.js'
+import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '@flowport/core/contract'
+import type { Logger } from '../common/logger.js'
+import { assembleTrace, readWholeHistory, type TraceStore } from '@flowport/core/trace'
 import { removeLocalFilesOlderThan } from './local-retention.js'
-import type { TraceStore } from './store.js'
 import type { TraceWriteQueue } from './write-queue.js'
 
 const { HistoryEventFilterType } = protoRoot.temporal.api.enums.v1

@@ -6,11 +6,10 @@
  */
 import type { ActivityInboundCallsInterceptor, ActivityInterceptorsFactory } from '@temporalio/worker'
 import { CancelledFailure } from '@temporalio/common'
-import { failureDetails } from '../common/failure-chain.js'
-import type { AttemptRecord } from './schema.js'
-import type { TraceStore } from './store.js'
+import { failureDetails } from '@flowport/core/failure'
+import type { AttemptRecord, TraceStore } from '@flowport/core/trace'
 import type { TraceWriteQueue } from './write-queue.js'
-import { WEBHOOK_WORKFLOW_TYPE } from '../contract.js'
+import { WEBHOOK_WORKFLOW_TYPE } from '@flowport/core/contract'
 
 export function attemptRecorder (store: TraceStore, queue: TraceWriteQueue): ActivityInterceptorsFactory {
   return (ctx) => {

@@ -7,7 +7,7 @@
  * the first drop, a line when a write succeeds again), not once per record.
  */
 import type { MetricMeter } from '@temporalio/common'
-import type { Logger } from '../runtime/logger.js'
+import type { Logger } from '../common/logger.js'
 
 /** Why a record was not written: the queue was full, its write failed, or shutdown left it behind. */
 export type DropReason = 'queue_full' | 'failed' | 'shutdown'

@@ -2,7 +2,7 @@
  * The completion-webhook activities (worker/src/workflow/webhook.ts): wait for a run to close and
  * build its WorkflowResult, and POST it signed per Standard Webhooks (the `standardwebhooks`
  * package signs). No redirect is followed, and every address the receiver's name resolves to is
- * checked right before the connection (worker/src/webhook/address.ts).
+ * checked right before the connection (core/src/webhook-address.ts).
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
 import { request as httpRequest, type RequestOptions } from 'node:http'
@@ -14,17 +14,18 @@ import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/comm
 import type { temporal } from '@temporalio/proto'
 import protoRoot from '@temporalio/proto'
 import { Webhook } from 'standardwebhooks'
-import { WEBHOOK_AWAIT_ACTIVITY, WEBHOOK_DELIVER_ACTIVITY, WEBHOOK_RUN_MEMO_KEY, type WebhookRunMemo } from '../contract.js'
-import { closeOutcome, decodeFirstPayload, type CloseStatus } from '../common/outcome.js'
-import type { TraceStore } from '../trace/store.js'
+import { WEBHOOK_AWAIT_ACTIVITY, WEBHOOK_DELIVER_ACTIVITY, WEBHOOK_RUN_MEMO_KEY, type WebhookRunMemo } from '@flowport/core/contract'
+import { closeOutcome, decodeFirstPayload } from '@flowport/core/outcome'
+import type { TerminalStatus } from '@flowport/core/run-status'
+import type { TraceStore } from '@flowport/core/trace'
 import { RUN_NEVER_STARTED, type AwaitRequest, type DeliverRequest, type WatchNext } from '../workflow/webhook.js'
-import { refusalOf, type AddressPolicy } from './address.js'
+import { refusalOf, type AddressPolicy } from '@flowport/core/webhook-address'
 
 const { EventType, HistoryEventFilterType, WorkflowExecutionStatus } = protoRoot.temporal.api.enums.v1
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent
 
-const CLOSE_STATUS = new Map<number, CloseStatus>([
+const CLOSE_STATUS = new Map<number, TerminalStatus>([
   [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, 'completed'],
   [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED, 'failed'],
   [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT, 'timed_out'],

@@ -8,7 +8,7 @@
 import {
   allHandlersFinished, condition, defineQuery, defineUpdate, makeContinueAsNewFunc, setHandler, workflowInfo
 } from '@temporalio/workflow'
-import { catalogMemo, type Catalog } from '../contract.js'
+import { catalogMemo, type Catalog } from '@flowport/core/contract'
 
 export interface PublishedCatalog {
   catalog: Catalog

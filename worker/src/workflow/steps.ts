@@ -5,7 +5,8 @@
  */
 import type { Static } from '@sinclair/typebox'
 import { ApplicationFailure, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow'
-import type { LocalStepResult } from '../common/local-step.js'
+import type { LocalStepResult } from '@flowport/core/local-step'
+import { activityTypeOf } from '@flowport/core/steps'
 import type { Evaluation, EvaluatorDefinition, StepDefinition } from '../common/step.js'
 import { currentManifest } from './manifest.js'
 
@@ -29,7 +30,7 @@ function callActivity (key: string, input: unknown): Promise<unknown> {
   const manifest = currentManifest()
   const type = workflowInfo().workflowType
   const workflow = manifest.workflows[type] ?? type
-  const activityType = `${workflow}#${key}`
+  const activityType = activityTypeOf(workflow, key)
   const options = manifest.activities[activityType]
   if (options === undefined) {
     return Promise.reject(ApplicationFailure.create({

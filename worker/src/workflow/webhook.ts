@@ -20,7 +20,7 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, sleep, upsertMemo, workflowInfo } from '@temporalio/workflow'
 import {
   WEBHOOK_AWAIT_ACTIVITY, WEBHOOK_DELIVER_ACTIVITY, WEBHOOK_DELIVERY_MEMO_KEY, type DeliveryRecord, type WebhookDeliveryInput
-} from '../contract.js'
+} from '@flowport/core/contract'
 
 export interface DeliverRequest {
   url: string

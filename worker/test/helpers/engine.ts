@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto'
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client'
 import { DefaultLogger, Runtime } from '@temporalio/worker'
 import type { Test } from 'tap'
-import { catalogWorkflowId } from '../../src/contract.js'
+import { catalogWorkflowId } from '@flowport/core/contract'
 
 const address = process.env.TEMPORAL_ADDRESS
 if (address === undefined || address === '') {

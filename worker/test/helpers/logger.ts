@@ -1,4 +1,4 @@
-import type { Logger } from '../../src/runtime/logger.js'
+import type { Logger } from '../../src/common/logger.js'
 
 /** A logger that keeps warnings and errors for assertions and prints nothing. */
 export function recordingLogger (): Logger & { warnings: string[], errors: string[] } {

@@ -1,6 +1,6 @@
 /**
  * The contract between the Flowport API and its workers: how a catalog is published to Temporal
- * and what it contains. The API imports this module (`@flowport/worker/contract`), so it must stay
+ * and what it contains. The API imports this module (`@flowport/core/contract`), so it must stay
  * free of anything but TypeBox.
  */
 import { Type, type Static } from '@sinclair/typebox'

@@ -4,7 +4,7 @@
  * go to the bucket traces use (SERVICE_TRACE_S3_BUCKET), under their own prefix.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { s3SettingsFrom, type CloudEnv, type S3Settings } from '../common/s3.js'
+import { s3SettingsFrom, type CloudEnv, type S3Settings } from '../s3.js'
 
 /** Properties of the API's and the worker's settings schemas. */
 export const PayloadEnvProperties = {

@@ -3,7 +3,7 @@
  * (pino's fields: numeric `level`, `time` in epoch ms, `msg`, then the entry's fields, as the API
  * writes them, so one log pipeline reads both), readable `[flowport] …` lines otherwise (npm start).
  */
-import type { LogLevel } from '../settings.js'
+import type { LogLevel } from '@flowport/core/settings'
 
 /** Any object with these four methods (pino and console-like loggers fit). */
 export interface Logger {

@@ -7,9 +7,7 @@
  */
 import type { temporal } from '@temporalio/proto'
 import { defaultPayloadConverter } from '@temporalio/common'
-
-/** The marker the Temporal SDK records for a local activity. */
-export const LOCAL_ACTIVITY_MARKER = 'core_local_activity'
+import { LOCAL_ACTIVITY_MARKER } from './steps.js'
 
 /** What a local step's activity returns to the workflow (and what its marker records). */
 export interface LocalStepResult {
@@ -30,12 +28,13 @@ export interface LocalActivityMarkerData {
 }
 
 /**
- * The SDK's data of a local step's marker; null for any other marker, or one whose data this
- * reader does not understand. The trace and the reset point (the API's lib/reset-point.ts) both
- * place local steps by it.
+ * The SDK's data of a local step's marker, decoded from the engine's payload; null for any other
+ * marker, or one whose data this reader does not understand. The trace and the reset point (the
+ * API's lib/reset-point.ts) both place local steps by it (steps.ts, `localStep` option).
  */
-export function localStepMarkerData (marker: temporal.api.history.v1.IMarkerRecordedEventAttributes | null | undefined): LocalActivityMarkerData | null {
-  const payload = marker?.markerName === LOCAL_ACTIVITY_MARKER ? marker.details?.data?.payloads?.[0] : undefined
+export function localStepMarkerData (marker: { markerName?: string | null, details?: unknown } | null | undefined): LocalActivityMarkerData | null {
+  const details = marker?.details as temporal.api.history.v1.IMarkerRecordedEventAttributes['details']
+  const payload = marker?.markerName === LOCAL_ACTIVITY_MARKER ? details?.data?.payloads?.[0] : undefined
   if (!payload) return null
   try {
     const data = defaultPayloadConverter.fromPayload(payload as never) as LocalActivityMarkerData | null

@@ -1,5 +1,5 @@
 /**
- * `@flowport/worker/payloads`: large payloads by reference (the claim check), loaded by the worker
+ * `@flowport/core/payloads`: large payloads by reference (the claim check), loaded by the worker
  * and the API alike. docs/large-payloads.md describes the references, the settings and the bucket.
  */
 export { payloadSettingsFrom, PayloadEnvProperties, type PayloadEnv, type PayloadSettings } from './settings.js'

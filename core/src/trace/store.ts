@@ -7,7 +7,7 @@ import { access, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs
 import { dirname, join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import type { S3Client } from '@aws-sdk/client-s3'
-import { loadS3Sdk, s3Client, type S3Sdk } from '../common/s3.js'
+import { loadS3Sdk, s3Client, type S3Sdk } from '../s3.js'
 import { attemptKey, attemptsKey, pendingKey, traceKey } from './layout.js'
 import type { AttemptRecord, Trace } from './schema.js'
 import type { TraceSettings } from './settings.js'

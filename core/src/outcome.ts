@@ -7,19 +7,18 @@ import type { LoadedDataConverter } from '@temporalio/common'
 import { decodeFromPayloadsAtIndex, decodeOptionalFailureToOptionalError } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js'
 import type { temporal } from '@temporalio/proto'
 import { closeDetails, failureDetails, type ErrorDetails } from './failure-chain.js'
+import type { TerminalStatus } from './run-status.js'
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent
 
-export type CloseStatus = 'completed' | 'failed' | 'canceled' | 'terminated' | 'timed_out' | 'continued_as_new'
-
 export interface Outcome {
-  status: CloseStatus
+  status: TerminalStatus
   output: unknown
   error: string | null
   errorDetails: ErrorDetails | null
 }
 
-const closedWith = (status: CloseStatus, details: ErrorDetails): Outcome =>
+const closedWith = (status: TerminalStatus, details: ErrorDetails): Outcome =>
   ({ status, output: null, error: details.message, errorDetails: details })
 
 /** Decodes the first value of a payload list; absent or `undefined` becomes null. */
@@ -28,7 +27,7 @@ export async function decodeFirstPayload (converter: LoadedDataConverter, payloa
 }
 
 /** The outcome of a close event whose kind (`status`) the caller has read from its type; throws for an event that closes nothing. */
-export async function closeOutcome (converter: LoadedDataConverter, status: CloseStatus | undefined, event: HistoryEvent): Promise<Outcome> {
+export async function closeOutcome (converter: LoadedDataConverter, status: TerminalStatus | undefined, event: HistoryEvent): Promise<Outcome> {
   switch (status) {
     case 'completed':
       return { status: 'completed', output: await decodeFirstPayload(converter, event.workflowExecutionCompletedEventAttributes?.result), error: null, errorDetails: null }

@@ -9,9 +9,10 @@ import type { temporal } from '@temporalio/proto'
 import protoRoot from '@temporalio/proto'
 import { defaultFailureConverter, defaultPayloadConverter } from '@temporalio/common'
 import { tsToDate } from '@temporalio/common/lib/time.js'
-import { failureDetails } from '../common/failure-chain.js'
-import { localStepMarkerData, type LocalActivityMarkerData, type LocalStepResult } from '../common/local-step.js'
+import { failureDetails } from '../failure-chain.js'
+import { localStepMarkerData, type LocalActivityMarkerData, type LocalStepResult } from '../local-step.js'
 import { STARTED_BY_MEMO_KEY } from '../contract.js'
+import { parseActivityType } from '../steps.js'
 import {
   TRACE_VERSION, type AttemptRecord, type Trace, type TraceAttempt, type TraceError, type TraceNode, type TraceOutcome, type TraceWorkflow
 } from './schema.js'
@@ -162,7 +163,7 @@ export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueByt
     const node = call(event, {
       id: `${runId}/${data.activity_id}`,
       kind: isEvaluator(type) ? 'evaluator' : 'step',
-      name: type.slice(type.indexOf('#') + 1),
+      name: parseActivityType(type).step,
       type,
       input: null,
       child: null,
@@ -191,7 +192,7 @@ export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueByt
       call(event, {
         id: `${runId}/${activityId ?? event.eventId}`,
         kind: isEvaluator(type) ? 'evaluator' : 'step',
-        name: type.slice(type.indexOf('#') + 1),
+        name: parseActivityType(type).step,
         type,
         input,
         child: null,

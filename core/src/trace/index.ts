@@ -1,5 +1,5 @@
 /**
- * `@flowport/worker/trace`: execution traces, written by workers and read by the API.
+ * `@flowport/core/trace`: execution traces, written by workers and read by the API.
  * docs/traces.md describes the document, the layout and how traces stay correct across workers.
  */
 export * from './schema.js'

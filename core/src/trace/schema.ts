@@ -191,6 +191,6 @@ export interface AttemptRecord {
   startTime: string
   endTime: string
   error: TraceError
-  /** A local step's input (the engine records none for a local activity; worker/src/common/local-step.ts). */
+  /** A local step's input (the engine records none for a local activity; core/src/local-step.ts). */
   input?: unknown
 }

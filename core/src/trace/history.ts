@@ -3,6 +3,7 @@
  * client, or the API's `engine.call` with its deadline and breaker).
  */
 import type { temporal } from '@temporalio/proto'
+import { activityTypeOf } from '../steps.js'
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent
 type Response = temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryResponse
@@ -22,5 +23,5 @@ export async function readWholeHistory (fetchPage: FetchHistoryPage): Promise<Hi
 
 /** Evaluator activity types (`workflow#evaluator`) of a catalog's workflows. */
 export function evaluatorTypes (catalog: { workflows: Array<{ name: string, evaluators: Array<{ name: string }> }> }): Set<string> {
-  return new Set(catalog.workflows.flatMap((w) => w.evaluators.map((e) => `${w.name}#${e.name}`)))
+  return new Set(catalog.workflows.flatMap((w) => w.evaluators.map((e) => activityTypeOf(w.name, e.name))))
 }

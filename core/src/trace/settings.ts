@@ -5,7 +5,7 @@
  */
 import { isAbsolute, resolve } from 'node:path'
 import { Type, type Static } from '@sinclair/typebox'
-import { s3SettingsFrom, type S3Settings } from '../common/s3.js'
+import { s3SettingsFrom, type S3Settings } from '../s3.js'
 
 export type { S3Settings }
 

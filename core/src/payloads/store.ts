@@ -1,10 +1,10 @@
 /**
  * Where large payloads live: objects under SERVICE_PAYLOAD_S3_PREFIX in the trace bucket, named by
  * a payload reference (`sha256/<hex>` for what the codec stores, `uploads/<uuid>` for what a
- * client uploads through a presigned URL). The S3 client is the one of common/s3.ts.
+ * client uploads through a presigned URL). The S3 client is the one of s3.ts.
  */
 import type { S3Client } from '@aws-sdk/client-s3'
-import { loadS3Sdk, s3Client, type S3Sdk } from '../common/s3.js'
+import { loadS3Sdk, s3Client, type S3Sdk } from '../s3.js'
 import type { PayloadSettings } from './settings.js'
 
 /** Storage answered with an error or not at all (not: the object does not exist). */
