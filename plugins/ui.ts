@@ -36,7 +36,7 @@ const BUNDLED: Record<string, string> = {
   'client.mjs': '@flowport/client'
 }
 
-/** Each bundle once per process, at its first request: most apps (every test's) never serve one. */
+/** Each bundle once per process, at its first request (most apps, every test's, never serve one); a failed one is tried again. */
 const bundles = new Map<string, Promise<string>>()
 
 function browserModule (specifier: string): Promise<string> {
@@ -49,7 +49,10 @@ function browserModule (specifier: string): Promise<string> {
       platform: 'browser',
       write: false,
       logLevel: 'silent'
-    }).then((result) => result.outputFiles[0]!.text)
+    }).then((result) => result.outputFiles[0]!.text, (error: unknown) => {
+      bundles.delete(specifier) // the next request tries again
+      throw error
+    })
     bundles.set(specifier, bundle)
   }
   return bundle
