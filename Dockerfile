@@ -37,7 +37,8 @@ COPY --from=build /app/examples/dist ./examples/dist
 # The `flowport` client commands (node dist/cli/flowport.js, or bin/flowport.js) use @flowport/client.
 COPY --from=build /app/client/dist ./client/dist
 COPY bin ./bin
-# The run inspector's page (plugins/ui.ts looks for it beside dist/plugins/; off in production unless SERVICE_UI_ENABLED=true).
+# The run inspector's page (plugins/ui.ts looks for it beside dist/plugins/; off in production unless SERVICE_UI_ENABLED=true);
+# esbuild (a production dependency) bundles @flowport/client from client/dist for it at the first request.
 COPY ui ./dist/ui
 USER node
 EXPOSE 3001

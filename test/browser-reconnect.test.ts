@@ -1,7 +1,8 @@
 /**
- * The run inspector's live view (ui/sse.js, docs/inspector.md) rides out what a browser meets while
- * a replica restarts or the engine blips: the API closed and started again on the same port behind
- * a proxy (which answers 502 meanwhile, as nginx in deploy/ does), a 503 with `Retry-After`, and a
+ * The run inspector's live view (ui/live.js over client/src/event-stream.ts, docs/inspector.md)
+ * rides out what a browser meets while a replica restarts or the engine blips: the API closed and
+ * started again on the same port behind a proxy (which answers 502 meanwhile, as nginx in deploy/
+ * does), a 503 with `Retry-After`, and a
  * `server_error` frame when the engine fails one history read. The page says it is reconnecting,
  * says so no more once live again, resumes with Last-Event-ID and ends with every event once; when
  * the API never comes back it gives up after a minute and says so.

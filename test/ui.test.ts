@@ -1,5 +1,5 @@
 /**
- * How the API serves the run inspector (plugins/external/ui.ts): the page and its two vendored modules and
+ * How the API serves the run inspector (plugins/external/ui.ts): the page, its vendored and bundled modules and
  * nothing else of node_modules, its CSP on /ui only, open without a key while the API stays
  * closed, hidden from the OpenAPI document, and switched off by SERVICE_UI_ENABLED=false (and by
  * default in production). The page itself is tested in Chromium (test/browser-inspector.test.ts).
@@ -30,7 +30,7 @@ t.test('the page, its modules and its settings, with a strict CSP, open while th
   t.equal(page.headers['x-content-type-options'], 'nosniff')
   t.equal(page.headers['referrer-policy'], 'no-referrer')
 
-  for (const file of ['preact.mjs', 'htm.mjs']) {
+  for (const file of ['preact.mjs', 'htm.mjs', 'client.mjs']) {
     const res = await app.inject({ method: 'GET', url: `/ui/vendor/${file}` })
     t.equal(res.statusCode, 200, `${file} is served`)
     t.match(res.headers['content-type'], /javascript/)
@@ -57,7 +57,7 @@ t.test('the page, its modules and its settings, with a strict CSP, open while th
 
 t.test('no page module writes HTML from a string', async (t) => {
   const app = await build(t)
-  for (const file of ['app.js', 'api.js', 'sse.js', 'schema.js', 'common.js', 'catalog.js', 'runs.js', 'run.js', 'steps.js', 'timeline.js', 'handlers.js', 'html.js', 'progressive.js']) {
+  for (const file of ['app.js', 'session.js', 'live.js', 'vendor/client.mjs', 'schema.js', 'common.js', 'catalog.js', 'runs.js', 'run.js', 'steps.js', 'timeline.js', 'handlers.js', 'html.js', 'progressive.js']) {
     const res = await app.inject({ method: 'GET', url: `/ui/${file}` })
     t.equal(res.statusCode, 200, `${file} is served`)
     t.notOk(/innerHTML|outerHTML|dangerouslySetInnerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/.test(res.body), `${file} never parses a string as HTML or code`)

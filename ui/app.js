@@ -2,7 +2,7 @@
 // (#/catalog, #/runs?…, #/run/{workflowId}/{runId}). Everything it shows comes from the public
 // API; docs/inspector.md describes the page.
 import { html, render, Component } from './html.js'
-import { api, onUnauthorized, token } from './api.js'
+import { onUnauthorized, token } from './session.js'
 import { CatalogView } from './catalog.js'
 import { RunsView } from './runs.js'
 import { RunView } from './run.js'
@@ -41,8 +41,9 @@ class App extends Component {
 
   componentDidMount () {
     window.addEventListener('hashchange', () => this.setState({ route: parseRoute(window.location.hash) }))
-    onUnauthorized((error) => this.setState({ refusal: error.message, asking: true }))
-    api('GET', '/ui/settings.json').then((settings) => this.setState({ settings }), () => {})
+    onUnauthorized((refusal) => this.setState({ refusal, asking: true }))
+    // The page's own settings (plugins/ui.ts), not an API call.
+    fetch('/ui/settings.json').then((res) => (res.ok ? res.json() : null)).then((settings) => this.setState({ settings }), () => {})
   }
 
   useToken = (value) => {

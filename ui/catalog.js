@@ -2,7 +2,7 @@
 // schemas, and a JSON editor for its input (prefilled from the input schema's examples, checked in
 // the page as you type) that starts a run and opens it.
 import { html, Component } from './html.js'
-import { api, seg } from './api.js'
+import { client } from './session.js'
 import { Json, Problem, go, runHref } from './common.js'
 import { check, pretty, sample } from './schema.js'
 
@@ -20,7 +20,7 @@ class CatalogPicker extends Component {
   async componentDidMount () {
     let ready
     try {
-      ready = await api('GET', '/ready')
+      ready = await client().ready()
     } catch (error) {
       ready = error.body
     }
@@ -59,7 +59,7 @@ export class CatalogView extends Component {
   async load () {
     const id = this.props.params.catalog
     try {
-      const catalog = await api('GET', id ? `/workflow/catalog/${seg(id)}` : '/workflow/catalog')
+      const catalog = await client().catalog(id || undefined)
       this.setState({ catalog, error: null })
       const wanted = this.props.params.workflow
       const first = catalog.workflows.find((w) => w.name === wanted) ?? catalog.workflows[0]
@@ -80,9 +80,8 @@ export class CatalogView extends Component {
     if (errors.length > 0) return
     this.setState({ starting: true, startError: null })
     try {
-      const body = { workflowName: workflow.name, input: value ?? null, catalog: this.state.catalog.catalog }
-      if (this.state.workflowId.trim()) body.workflowId = this.state.workflowId.trim()
-      const started = await api('POST', '/workflow/start', body)
+      const workflowId = this.state.workflowId.trim() || undefined
+      const started = await client().start(workflow.name, value ?? null, { catalog: this.state.catalog.catalog, workflowId })
       go(runHref(started.workflowId, started.runId))
     } catch (startError) {
       this.setState({ starting: false, startError })

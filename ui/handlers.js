@@ -3,14 +3,14 @@
 // route; signals and updates have only the latest-run route, so they carry `If-Match` naming the
 // run, and the API refuses (412) rather than reach another run (docs/inspector.md, "Handlers").
 import { html, Component } from './html.js'
-import { api, runPath, seg } from './api.js'
+import { client } from './session.js'
 import { Json, Problem } from './common.js'
 import { check, pretty, sample } from './schema.js'
 
-/** Where a handler of `kind` goes for the run on screen, and the headers that keep it there. */
-function target (kind, workflowId, runId, name) {
-  if (kind === 'query') return { path: `${runPath(workflowId, runId)}/query/${seg(name)}`, headers: {} }
-  return { path: `/workflow/${seg(workflowId)}/${kind}/${seg(name)}`, headers: { 'if-match': `"${runId}"` } }
+/** Sends a handler of `kind` to the run on screen: a query to its pinned route, a signal or an update with If-Match naming it. */
+function send (kind, workflowId, runId, name, payload) {
+  if (kind === 'query') return client().query(workflowId, name, payload, { runId })
+  return client()[kind](workflowId, name, payload, { ifMatch: runId })
 }
 
 class HandlerForm extends Component {
@@ -23,8 +23,7 @@ class HandlerForm extends Component {
     if (errors.length > 0) return
     this.setState({ busy: true, error: null, result: undefined })
     try {
-      const { path, headers } = target(kind, workflowId, runId, handler.name)
-      const answer = await api('POST', path, value === undefined ? {} : { payload: value }, headers)
+      const answer = await send(kind, workflowId, runId, handler.name, value)
       this.setState({ busy: false, result: kind === 'signal' ? 'sent' : answer.result })
       this.props.onDone?.()
     } catch (error) {

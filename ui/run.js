@@ -2,8 +2,8 @@
 // history stream, resumed after a dropped connection), the trace's timeline, handler forms, and
 // stop / terminate.
 import { html, Component } from './html.js'
-import { api, runPath, seg } from './api.js'
-import { follow } from './sse.js'
+import { client } from './session.js'
+import { live } from './live.js'
 import { foldEvents } from './steps.js'
 import { Timeline } from './timeline.js'
 import { Handlers } from './handlers.js'
@@ -43,15 +43,15 @@ export class RunView extends Component {
   async load () {
     const { workflowId } = this.props
     try {
-      const status = await api('GET', `${runPath(workflowId, this.props.runId)}/status`)
+      const status = await client().status(workflowId, { runId: this.props.runId ?? undefined })
       if (this.closed) return
       this.runId = status.runId
       this.setState({ status })
       this.followHistory()
       this.refreshTrace()
-      api('GET', `${runPath(workflowId, this.runId)}/input`).then((r) => this.setState({ input: r.input }), () => {})
+      client().input(workflowId, { runId: this.runId }).then((r) => this.setState({ input: r.input }), () => {})
       if (status.status !== 'running') this.readResult()
-      api('GET', `/workflow/catalog/${seg(status.catalog)}`).then((catalog) => {
+      client().catalog(status.catalog).then((catalog) => {
         const workflow = catalog.workflows.find((w) => w.name === status.workflowName || w.aliases.includes(status.workflowName))
         this.setState({ workflow: workflow ?? null })
       }, () => {})
@@ -61,15 +61,14 @@ export class RunView extends Component {
   }
 
   followHistory () {
-    this.stream = follow(`${runPath(this.props.workflowId, this.runId)}/history/stream`, {
-      onEvent: (name, data) => {
-        if (name === 'history' && Array.isArray(data)) {
+    this.stream = live((options) => client().follow(this.props.workflowId, { runId: this.runId, ...options }), {
+      onEvent: ({ event, data }) => {
+        if (event === 'history') {
           // An updater: batches can arrive faster than renders, and this.state lags behind until the next one.
           this.setState((state) => ({ ...foldEvents(state.steps, data, state.cancelRequested), events: state.events + data.length }))
           this.scheduleTrace()
-        } else if (name === 'done') {
+        } else if (event === 'done') {
           this.finished()
-          return false
         }
       },
       // The error is why the stream is reconnecting (cleared once live again) or why it gave up.
@@ -79,7 +78,7 @@ export class RunView extends Component {
 
   async finished () {
     try {
-      const status = await api('GET', `${runPath(this.props.workflowId, this.runId)}/status`)
+      const status = await client().status(this.props.workflowId, { runId: this.runId })
       this.setState({ status })
     } catch { /* the status shown stays */ }
     await this.readResult()
@@ -89,7 +88,7 @@ export class RunView extends Component {
 
   async readResult () {
     try {
-      this.setState({ result: await api('GET', `${runPath(this.props.workflowId, this.runId)}/result`) })
+      this.setState({ result: await client().result(this.props.workflowId, { runId: this.runId }) })
     } catch (error) {
       if (error.status !== 424) this.setState({ error })
     }
@@ -103,7 +102,7 @@ export class RunView extends Component {
 
   async refreshTrace () {
     try {
-      const log = await api('GET', `${runPath(this.props.workflowId, this.runId)}/trace-log`)
+      const log = await client().trace(this.props.workflowId, { runId: this.runId })
       if (!this.closed) this.setState({ trace: log, traceError: null })
     } catch (traceError) {
       if (!this.closed) this.setState({ traceError })
@@ -113,7 +112,7 @@ export class RunView extends Component {
   stop = async () => {
     this.setState({ controlError: null })
     try {
-      this.setState({ controlAnswer: await api('PATCH', `${runPath(this.props.workflowId, this.runId)}/stop`, {}) })
+      this.setState({ controlAnswer: await client().stop(this.props.workflowId, { runId: this.runId }) })
     } catch (controlError) {
       this.setState({ controlError })
     }
@@ -122,7 +121,7 @@ export class RunView extends Component {
   terminate = async () => {
     this.setState({ confirm: false, controlError: null })
     try {
-      this.setState({ controlAnswer: await api('POST', `${runPath(this.props.workflowId, this.runId)}/terminate`, { reason: 'Terminated from the inspector' }) })
+      this.setState({ controlAnswer: await client().terminate(this.props.workflowId, { runId: this.runId, reason: 'Terminated from the inspector' }) })
     } catch (controlError) {
       this.setState({ controlError })
     }
@@ -135,6 +134,7 @@ export class RunView extends Component {
     const running = status.status === 'running'
     const w = trace?.trace.workflow
     const children = trace ? trace.trace.nodes.filter((n) => n.kind === 'child' && n.child) : []
+    const seg = encodeURIComponent
     const temporal = settings?.temporalUiUrl
       ? `${settings.temporalUiUrl.replace(/\/$/, '')}/namespaces/${seg(settings.namespace)}/workflows/${seg(workflowId)}/${seg(status.runId)}/history`
       : null

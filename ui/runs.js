@@ -1,8 +1,8 @@
 // Runs: the API's listing with its filters and cursor paging; the runs change feed
 // (GET /workflow/runs/stream, same filters) adds and updates rows without a reload.
 import { html, Component } from './html.js'
-import { api, query } from './api.js'
-import { follow } from './sse.js'
+import { client } from './session.js'
+import { live } from './live.js'
 import { Problem, Status, go, runHref, streamState, time } from './common.js'
 import { Progressive } from './progressive.js'
 
@@ -18,8 +18,8 @@ export class RunsView extends Component {
 
   componentDidMount () {
     this.page(null)
-    this.feed = follow(`/workflow/runs/stream${query(this.filters())}`, {
-      onEvent: (name, data) => { if (name === 'run') this.change(data.run) },
+    this.feed = live((options) => client().watchRuns({ ...this.filters(), ...options }), {
+      onEvent: ({ event, data }) => { if (event === 'run') this.change(data.run) },
       // The feed's error is only while it reconnects (cleared once live) or after it gave up.
       onState: ({ state, error }) => this.setState({ live: state, feedError: error ?? null })
     })
@@ -31,7 +31,7 @@ export class RunsView extends Component {
     this.setState({ loading: true })
     try {
       const pageSize = this.props.params.pageSize ?? 100
-      const page = await api('GET', `/workflow/runs${query({ ...this.filters(), pageSize, pageToken })}`)
+      const page = await client().runsPage({ ...this.filters(), pageSize, pageToken: pageToken ?? undefined })
       this.setState((state) => {
         const known = new Set(state.runs.map((r) => r.runId))
         return { runs: [...state.runs, ...page.runs.filter((r) => !known.has(r.runId))], next: page.nextPageToken, loading: false, error: null }
@@ -67,7 +67,8 @@ export class RunsView extends Component {
       const value = form[name].value.trim()
       if (value) params[name] = name.startsWith('started') ? new Date(value).toISOString() : value
     }
-    go(`#/runs${query(params)}`)
+    const search = new URLSearchParams(params).toString()
+    go(`#/runs${search ? `?${search}` : ''}`)
   }
 
   render ({ params }, { runs, next, error, loading, live, feedError, changes }) {

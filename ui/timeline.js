@@ -3,7 +3,7 @@
 // children expandable into their own timeline, nested. Bars are positioned through the style
 // object (CSSOM), which the page's CSP allows; no style attribute is ever parsed.
 import { html, Component } from './html.js'
-import { api, runPath } from './api.js'
+import { client } from './session.js'
 import { Problem, Status, duration, runHref } from './common.js'
 import { Progressive } from './progressive.js'
 
@@ -33,7 +33,7 @@ class ChildTimeline extends Component {
   async componentDidMount () {
     const { workflowId, runId } = this.props.child
     try {
-      this.setState({ log: await api('GET', `${runPath(workflowId, runId)}/trace-log`) })
+      this.setState({ log: await client().trace(workflowId, { runId }) })
     } catch (error) {
       this.setState({ error })
     }

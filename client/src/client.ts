@@ -9,9 +9,13 @@ import { follow, type FollowOptions } from './follow.js'
 import { watchRuns, type WatchRunsOptions } from './watch-runs.js'
 import { defined, iso } from './values.js'
 import type {
-  BatchBody, BatchStarted, BatchStatus, Catalog, CreateScheduleBody, OpenApiDocument, OverlapPolicy, paths, QueryResult, ResetFrom, ResetResult, RunsFeedEvent, RunsQuery,
+  BackfillOptions, CallOptions, PreconditionOptions, ResetOptions, RunIdOptions, RunOptions, RunsFilters, SchedulesFilters, StartOptions, StopOptions,
+  TerminateOptions, UpdateWithStartOptions
+} from './options.js'
+import type {
+  BatchBody, BatchStarted, BatchStatus, Catalog, CreateScheduleBody, OpenApiDocument, paths, QueryResult, Readiness, ResetResult, RunsFeedEvent,
   Schedule, ScheduleSummary, SignalResult, StopResult, StreamEvent, TerminateResult, TraceLog, UpdateAccepted, UpdateResult, UpdateScheduleBody,
-  UpdateState, UpdateWithStart, PayloadUpload, WorkflowInput, WorkflowResult, WorkflowStarted, WorkflowStatus
+  UpdateState, UpdateWithStart, PayloadUpload, WorkflowInput, WorkflowResult, WorkflowRuns, WorkflowStarted, WorkflowStatus
 } from './types.js'
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:3001'
@@ -26,55 +30,6 @@ export interface ClientOptions {
   /** Extra headers on every request. */
   headers?: Record<string, string>
 }
-
-export interface CallOptions { signal?: AbortSignal }
-export interface RunOptions extends CallOptions {
-  workflowId?: string
-  catalog?: string
-  /** How long `/workflow/run` waits, in milliseconds; past it: WorkflowTimeoutError (the run goes on). */
-  timeout?: number
-  /** Start with an input uploaded by `uploadInput` instead of `input` (which is then not sent). */
-  inputRef?: string
-  /** Sent as `Idempotency-Key`: a retry with the same key and arguments waits for the run the first call started. */
-  idempotencyKey?: string
-}
-export interface StartOptions extends CallOptions {
-  workflowId?: string
-  catalog?: string
-  /** Start the run this much later: `"15m"`-style, or milliseconds. */
-  startDelay?: string | number
-  /** Start with an input uploaded by `uploadInput` instead of `input` (which is then not sent). */
-  inputRef?: string
-  /** Sent as `Idempotency-Key`: a retry with the same key and arguments answers the run the first call started. */
-  idempotencyKey?: string
-}
-export interface UpdateWithStartOptions extends CallOptions {
-  /** The session's id: an open run under it takes the update, otherwise a run starts with it. */
-  workflowId: string
-  catalog?: string
-}
-/**
- * Sent as `If-Match`: the run the caller saw, as a run id or a status ETag. The call answers
- * PreconditionFailedError (412), and does nothing, when the run it would act on is another one.
- */
-export interface PreconditionOptions extends CallOptions { ifMatch?: string }
-export interface RunIdOptions extends CallOptions { runId?: string }
-export interface StopOptions extends RunIdOptions, PreconditionOptions { terminateAfterMs?: number, reason?: string }
-export interface TerminateOptions extends RunIdOptions, PreconditionOptions { reason?: string }
-export interface ResetOptions extends RunIdOptions { from?: ResetFrom, reason?: string, reapply?: 'all' | 'signals' | 'updates' | 'none' }
-export interface RunsFilters extends CallOptions {
-  workflowName?: string
-  status?: RunsQuery['status']
-  catalog?: string
-  /** ISO-8601 date-time (or a Date). */
-  startedAfter?: string | Date
-  startedBefore?: string | Date
-  /** Only runs started by this schedule. */
-  scheduleId?: string
-  pageSize?: number
-}
-export interface SchedulesFilters extends CallOptions { workflowName?: string, catalog?: string, pageSize?: number }
-export interface BackfillOptions extends CallOptions { overlap?: OverlapPolicy }
 
 /** `If-Match` from a run id (quoted here) or an entity tag / `*` as given. */
 function ifMatchHeader (ifMatch: string | undefined): { 'if-match'?: string } {
@@ -211,17 +166,12 @@ export class FlowportClient {
 
   /** Every run matching the filters, each once, in the engine's order (open runs, then closed ones), page after page as the loop goes on. */
   async * runs (filters: RunsFilters = {}): AsyncIterable<WorkflowStatus> {
-    const { signal, startedAfter, startedBefore, ...rest } = filters
     // The engine's listing is not a snapshot: a run that closes while the pages are read moves from
     // the open runs (listed first) to the closed ones and can come twice. Each run is yielded once.
     const yielded = new Set<string>()
     let pageToken: string | undefined
     do {
-      const query = {
-        ...defined(rest),
-        ...defined({ startedAfter: iso(startedAfter), startedBefore: iso(startedBefore), pageToken })
-      }
-      const page = await this.#call(signal, () => this.#api.GET('/workflow/runs', { params: { query }, signal }))
+      const page = await this.runsPage({ ...filters, pageToken })
       for (const run of page.runs) {
         const key = `${run.workflowId}/${run.runId}`
         if (yielded.has(key)) continue
@@ -232,6 +182,13 @@ export class FlowportClient {
     } while (pageToken !== undefined)
   }
 
+  /** One page of the listing (`GET /workflow/runs`), for a list that reads on when asked (a "Load more"); pass its `nextPageToken` for the next one. */
+  runsPage (filters: RunsFilters & { pageToken?: string } = {}): Promise<WorkflowRuns> {
+    const { signal, startedAfter, startedBefore, ...rest } = filters
+    const query = { ...defined(rest), ...defined({ startedAfter: iso(startedAfter), startedBefore: iso(startedBefore) }) }
+    return this.#call(signal, () => this.#api.GET('/workflow/runs', { params: { query }, signal }))
+  }
+
   /** Sends a signal (`payload` absent = no argument). */
   signal (workflowId: string, name: string, payload?: unknown, opts: PreconditionOptions = {}): Promise<SignalResult> {
     const { signal } = opts
@@ -240,11 +197,13 @@ export class FlowportClient {
     }))
   }
 
-  query (workflowId: string, name: string, payload?: unknown, opts: CallOptions = {}): Promise<QueryResult> {
-    const { signal } = opts
-    return this.#call(signal, () => this.#api.POST('/workflow/{id}/query/{query}', {
-      params: { path: { id: workflowId, query: name } }, body: payload === undefined ? {} : { payload }, signal
-    }))
+  /** Queries the current run, or with `runId` that run (a closed one answers too, when a worker can replay it). */
+  query (workflowId: string, name: string, payload?: unknown, opts: RunIdOptions = {}): Promise<QueryResult> {
+    const { signal, runId } = opts
+    const body = payload === undefined ? {} : { payload }
+    return this.#call(signal, () => runId === undefined
+      ? this.#api.POST('/workflow/{id}/query/{query}', { params: { path: { id: workflowId, query: name } }, body, signal })
+      : this.#api.POST('/workflow/{id}/runs/{rid}/query/{query}', { params: { path: { id: workflowId, rid: runId, query: name } }, body, signal }))
   }
 
   update (workflowId: string, name: string, payload?: unknown, opts: PreconditionOptions = {}): Promise<UpdateResult> {
@@ -312,6 +271,15 @@ export class FlowportClient {
   stopBatch (batchId: string, opts: CallOptions = {}): Promise<BatchStatus> {
     const { signal } = opts
     return this.#call(signal, () => this.#api.DELETE('/workflow/batch/{batchId}', { params: { path: { batchId } }, signal }))
+  }
+
+  /**
+   * Readiness (`GET /ready`): the engine, the default catalog and its workers, and every published
+   * catalog. Not ready is a 503: a FlowportError whose `body` is the same report.
+   */
+  ready (opts: CallOptions = {}): Promise<Readiness> {
+    const { signal } = opts
+    return this.#call(signal, () => this.#api.GET('/ready', { signal }))
   }
 
   /** The workflows of the default catalog, or of `catalogId`. */

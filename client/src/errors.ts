@@ -158,20 +158,33 @@ export function isFlowportError (e: unknown): e is FlowportError {
   return e instanceof FlowportError
 }
 
-/** The error for a non-2xx answer: the class of its `error` name, else a plain FlowportError. */
-export function errorFromResponse (response: Response, body: unknown): FlowportError {
+/** `Retry-After` in seconds: delay-seconds or an HTTP date (RFC 9110 allows both); undefined when absent or unreadable. */
+function retryAfterSeconds (value: string | null): number | undefined {
+  if (value === null) return undefined
+  if (/^\s*\d+\s*$/.test(value)) return Number(value)
+  const at = Date.parse(value)
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000))
+}
+
+/** The error an API error body stands for: the class of its `error` name, else a plain FlowportError. */
+export function errorFromBody (status: number, body: unknown, fallbackMessage: string, retryAfter?: number): FlowportError {
   const object = typeof body === 'object' && body !== null ? body as Record<string, unknown> : {}
   const name = typeof object.error === 'string' ? object.error : undefined
-  const message = typeof object.message === 'string' ? object.message : `HTTP ${response.status} ${response.statusText}`.trim()
-  const retry = Number(response.headers.get('retry-after') ?? Number.NaN)
+  const message = typeof object.message === 'string' ? object.message : fallbackMessage
   const init: Init = {
-    status: response.status,
-    error: name ?? `HTTP${response.status}`,
+    status,
+    error: name ?? `HTTP${status}`,
     body,
     ...(typeof object.workflowId === 'string' ? { workflowId: object.workflowId } : {}),
     ...(typeof object.runId === 'string' ? { runId: object.runId } : {}),
-    ...(Number.isFinite(retry) ? { retryAfter: retry } : {})
+    ...(retryAfter === undefined ? {} : { retryAfter })
   }
   const Class = name !== undefined && Object.hasOwn(ERROR_CLASSES, name) ? ERROR_CLASSES[name as ErrorName] : FlowportError
   return new Class(message, init)
+}
+
+/** The error for a non-2xx answer: the class of its `error` name, else a plain FlowportError. */
+export function errorFromResponse (response: Response, body: unknown): FlowportError {
+  const fallback = `HTTP ${response.status} ${response.statusText}`.trim()
+  return errorFromBody(response.status, body, fallback, retryAfterSeconds(response.headers.get('retry-after')))
 }

@@ -1,25 +1,44 @@
 /**
  * A Server-Sent Events stream of the API as an async iterator of messages, parsed with
  * eventsource-parser over a streaming fetch (Node 20 and browsers alike), that resumes by itself.
+ * The one SSE reader of the project: `follow()`, `watchRuns()` and the run inspector's live views
+ * (docs/inspector.md, "Live steps") all read through it.
  *
  * Resuming: the reader remembers the `id:` of the last message that carried one and, when the
- * connection drops, the stream sends a failure frame, or the API is down for a while (connection
- * refused during a restart), it reconnects with that id in the `Last-Event-ID` header; the API
- * then sends exactly what came after it. The wait between attempts is the server's `retry:` hint
- * (first attempt), then doubles up to 10 s, and is never shorter than an answer's `Retry-After`;
- * after `maxReconnectWaitMs` (default 60 s) without a successful reconnect the iterator throws the
- * last error (FlowportNetworkError, or the API's error), its message saying it gave up. The first connection is not retried: an API that does not answer it throws
- * FlowportNetworkError at once. A JSON error before the first stream byte (400, 401, 404, …)
- * throws its error class; during a reconnect, 502/503/504 answers are retried. The iterator ends
- * after a message `ends` accepts, on a 204, or cleanly (without throwing) when `signal` aborts.
+ * connection drops, the stream sends a `server_error` frame, or the API is down for a while
+ * (connection refused during a restart), it reconnects with that id in the `Last-Event-ID` header;
+ * the API then sends exactly what came after it. The wait between attempts is the server's
+ * `retry:` hint (first attempt), then doubles up to 10 s, and is never shorter than an answer's
+ * `Retry-After` (seconds or an HTTP date); after `maxReconnectWaitMs` (default 60 s) without a
+ * successful reconnect the iterator throws the last error (FlowportNetworkError, or the API's
+ * error), its message saying it gave up. A 502/503/504 answer (a proxy while a replica restarts,
+ * the engine away) is waited out, also on the first connection; any other JSON error before the
+ * first stream byte (400, 401, 404, …) throws its error class. The first connection is not retried
+ * when it gets no answer at all: an API that is not there (a wrong URL) throws FlowportNetworkError
+ * at once. `onState` hears each connection and each wait. The iterator ends after a message `ends`
+ * accepts, on a 204, or cleanly (without throwing) when `signal` aborts.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
-import { errorFromResponse, FlowportError, FlowportNetworkError } from './errors.js'
+import { errorFromBody, errorFromResponse, FlowportError, FlowportNetworkError } from './errors.js'
 
 export interface StreamContext {
   baseUrl: string
   headers: Record<string, string>
   fetch: typeof fetch
+}
+
+/** Where a resuming stream stands, for a caller that shows it (the inspector says "reconnecting…" and why). */
+export interface StreamState {
+  /**
+   * `open`: connected (again). `reconnecting`: the connection failed or ended early, the next
+   * attempt comes after a wait. `gave-up`: no live stream for `maxReconnectWaitMs`; the iterator
+   * throws `error` next (its message is reworded to say so right after this call).
+   */
+  state: 'open' | 'reconnecting' | 'gave-up'
+  /** Failed attempts since the iterator began. */
+  reconnects: number
+  /** Why it is reconnecting or gave up: the API's error, or the failed connection. */
+  error?: FlowportError
 }
 
 export interface ReconnectOptions {
@@ -29,18 +48,20 @@ export interface ReconnectOptions {
   signal?: AbortSignal
   /** Longest time spent reconnecting without success before the iterator throws (default 60 000 ms). */
   maxReconnectWaitMs?: number
+  /** Called on each connection, each wait before a reconnect, and before giving up. */
+  onState?: (state: StreamState) => void
 }
 
 export interface StreamRules {
   /** The last message of the stream (yielded, then the iterator ends). */
   ends: (message: EventSourceMessage) => boolean
-  /** The error a failure frame stands for (yielded, then the reader reconnects); undefined for any other message. */
-  failure: (message: EventSourceMessage) => FlowportError | undefined
 }
 
 const DEFAULT_RETRY_MS = 2000
 const MAX_DELAY_MS = 10_000
 const DEFAULT_MAX_RECONNECT_WAIT_MS = 60_000
+/** Answers that say the API is briefly unable to answer (a proxy while a replica restarts, the engine away): waited out. */
+const PASSING = new Set([502, 503, 504])
 
 function sleep (ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -64,6 +85,18 @@ async function readBody (response: Response): Promise<unknown> {
   }
 }
 
+/** The error a `server_error` frame stands for (the API's side of the stream failed; it resumes after the last id). */
+function frameError (message: EventSourceMessage): FlowportError | undefined {
+  if (message.event !== 'server_error') return undefined
+  let body: unknown
+  try {
+    body = JSON.parse(message.data)
+  } catch {
+    body = message.data
+  }
+  return errorFromBody(200, body, 'The stream failed on the API\'s side')
+}
+
 export async function * readEventStream (context: StreamContext, url: string, opts: ReconnectOptions, rules: StreamRules): AsyncGenerator<EventSourceMessage, void, undefined> {
   const maxWait = opts.maxReconnectWaitMs ?? DEFAULT_MAX_RECONNECT_WAIT_MS
 
@@ -79,17 +112,21 @@ export async function * readEventStream (context: StreamContext, url: string, op
   /** When the current run of failed attempts began (undefined while connected). */
   let failingSince: number | undefined
   let attempt = 0
+  let reconnects = 0
 
   /** Waits before the next attempt, or throws `error` once reconnecting took longer than maxWait. */
   async function backoff (error: FlowportError): Promise<void> {
     failingSince ??= Date.now()
     if (Date.now() - failingSince >= maxWait) {
+      opts.onState?.({ state: 'gave-up', reconnects, error })
       error.message = `Gave up reconnecting to ${context.baseUrl} after ${maxWait / 1000} s without a live stream; the last attempt: ${error.message}`
       throw error
     }
     // A proxy or the API that says when to come back (`Retry-After`) is not asked again sooner.
     const delay = Math.max(Math.min(retryMs * 2 ** attempt, Math.max(MAX_DELAY_MS, retryMs)), (error.retryAfter ?? 0) * 1000)
     attempt++
+    reconnects++
+    opts.onState?.({ state: 'reconnecting', reconnects, error })
     await sleep(delay, controller.signal)
   }
 
@@ -110,7 +147,7 @@ export async function * readEventStream (context: StreamContext, url: string, op
       if (response.status === 204) return
       if (!response.ok || response.body === null) {
         const error = errorFromResponse(response, await readBody(response))
-        if (connectedOnce && [502, 503, 504].includes(response.status)) {
+        if (PASSING.has(response.status)) {
           await backoff(error)
           continue
         }
@@ -119,6 +156,7 @@ export async function * readEventStream (context: StreamContext, url: string, op
       connectedOnce = true
       failingSince = undefined
       attempt = 0
+      opts.onState?.({ state: 'open', reconnects })
 
       const queue: EventSourceMessage[] = []
       const parser = createParser({
@@ -137,7 +175,7 @@ export async function * readEventStream (context: StreamContext, url: string, op
             if (message.id !== undefined) lastEventId = message.id
             yield message
             if (rules.ends(message)) return
-            serverError ??= rules.failure(message)
+            serverError ??= frameError(message)
           }
           if (serverError !== undefined) break
         }

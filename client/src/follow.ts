@@ -6,10 +6,9 @@
  * `workflow` is sent by the API on every connect, so it is yielded again after each reconnect
  * (it is a snapshot of the run, not history). The iterator ends after `done`, on a 204, or
  * cleanly (without throwing) when `signal` aborts. A JSON error before the first stream byte
- * (400, 401, 404, …) throws its error class; during a reconnect, 502/503/504 answers are retried.
+ * (400, 401, 404, …) throws its error class; 502/503/504 answers are waited out.
  */
 import { readEventStream, type ReconnectOptions, type StreamContext } from './event-stream.js'
-import { FlowportError } from './errors.js'
 import type { StreamEvent } from './types.js'
 
 export interface FollowOptions extends ReconnectOptions {
@@ -24,14 +23,7 @@ export async function * follow (context: StreamContext, workflowId: string, opts
     ? `/workflow/${encodeURIComponent(workflowId)}/history/stream`
     : `/workflow/${encodeURIComponent(workflowId)}/runs/${encodeURIComponent(opts.runId)}/history/stream`
   const url = context.baseUrl + path + (opts.includePayloads === true ? '?includePayloads=true' : '')
-  const messages = readEventStream(context, url, opts, {
-    ends: (message) => message.event === 'done',
-    failure: (message) => {
-      if (message.event !== 'server_error') return undefined
-      const data = JSON.parse(message.data) as Extract<StreamEvent, { event: 'server_error' }>['data']
-      return new FlowportError(data.message, { status: 200, error: data.error, body: data, workflowId: data.workflowId, runId: data.runId })
-    }
-  })
+  const messages = readEventStream(context, url, opts, { ends: (message) => message.event === 'done' })
   for await (const message of messages) {
     const event = toStreamEvent(message.event, message.id, message.data)
     if (event !== undefined) yield event

@@ -25,6 +25,7 @@ export type ErrorDetails = Schemas['ErrorDetails']
 export type FailureCause = Schemas['FailureCause']
 export type TraceInfo = Schemas['TraceInfo']
 export type Catalog = Schemas['Catalog']
+export type Readiness = Schemas['Readiness']
 /** An OpenAPI 3.1 document (the per-catalog typed one: docs/catalog-openapi.md). */
 export type OpenApiDocument = Schemas['OpenApiDocument']
 export type CatalogWorkflow = Schemas['CatalogWorkflow']

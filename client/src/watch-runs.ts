@@ -5,8 +5,7 @@
  * sends exactly the changes that came after it. It never ends on its own; abort `signal` to stop.
  */
 import { readEventStream, type ReconnectOptions, type StreamContext } from './event-stream.js'
-import { FlowportError } from './errors.js'
-import type { RunsFilters } from './client.js'
+import type { RunsFilters } from './options.js'
 import { defined, iso } from './values.js'
 import type { RunsFeedEvent } from './types.js'
 
@@ -18,14 +17,7 @@ export async function * watchRuns (context: StreamContext, opts: WatchRunsOption
   const { workflowName, status, catalog, startedAfter, startedBefore } = opts
   const query = new URLSearchParams(defined({ workflowName, status, catalog, startedAfter: iso(startedAfter), startedBefore: iso(startedBefore) }) as Record<string, string>)
   const url = `${context.baseUrl}/workflow/runs/stream${query.size > 0 ? `?${query.toString()}` : ''}`
-  const messages = readEventStream(context, url, opts, {
-    ends: () => false,
-    failure: (message) => {
-      if (message.event !== 'server_error') return undefined
-      const data = JSON.parse(message.data) as { error: string, message: string }
-      return new FlowportError(data.message, { status: 200, error: data.error, body: data })
-    }
-  })
+  const messages = readEventStream(context, url, opts, { ends: () => false })
   for await (const message of messages) {
     if (message.event === undefined || !NAMES.has(message.event)) continue
     yield { event: message.event, id: message.id, data: JSON.parse(message.data) } as RunsFeedEvent

@@ -205,3 +205,32 @@ t.test('idempotencyKey: a retried start or run answers the first run; another bo
   t.ok(reused instanceof IdempotencyKeyReusedError)
   t.equal((reused as IdempotencyKeyReusedError).status, 422)
 })
+
+t.test('ready, one page of runs at a time, and a query pinned to a run', async (t) => {
+  const client = await api(t)
+  const ready = await client.ready()
+  t.equal(ready.status, 'ready')
+  t.ok(ready.catalogs.some((c) => c.catalog === catalog), 'ready lists the test catalog')
+
+  const startedAfter = new Date(Date.now() - 1000)
+  const ids: string[] = []
+  for (let i = 0; i < 3; i++) ids.push((await client.start('hello', { name: `paged ${i}` }, { catalog })).workflowId)
+  const filters = { workflowName: 'hello', startedAfter, catalog, pageSize: 2 }
+  const all = await eventually(async () => [...(await client.runsPage({ ...filters, pageSize: 100 })).runs], (runs) => ids.every((id) => runs.some((r) => r.workflowId === id)))
+  const first = await client.runsPage(filters)
+  t.equal(first.runs.length, 2, 'a page of pageSize runs')
+  t.type(first.nextPageToken, 'string', 'and the token of the next')
+  const second = await client.runsPage({ ...filters, pageToken: first.nextPageToken! })
+  t.ok(second.runs.length >= 1, 'the next page')
+  t.ok(all.length >= 3)
+
+  const workflowId = `client-pinned-${randomUUID()}`
+  const older = await client.start('approval', { label: 'older' }, { workflowId, catalog })
+  // Queried while it runs first: a run terminated before its first workflow task has no state to replay.
+  t.match(await client.query(workflowId, 'state'), { runId: older.runId })
+  await client.terminate(workflowId, { reason: 'a newer run takes over' })
+  const latest = await client.start('approval', { label: 'latest' }, { workflowId, catalog })
+  t.teardown(async () => { await client.terminate(workflowId, { runId: latest.runId }) })
+  t.match(await client.query(workflowId, 'state', undefined, { runId: older.runId }), { runId: older.runId, result: { label: 'older' } }, 'the pinned run answers')
+  t.match(await client.query(workflowId, 'state'), { runId: latest.runId, result: { label: 'latest' } }, 'without runId: the latest run')
+})

@@ -1,7 +1,9 @@
 /**
  * The run inspector (docs/inspector.md): a static page at /ui that talks only to the public API.
- * Its own modules come from ui/, Preact and htm as the ES modules their packages ship (no build
- * step). Every response under /ui carries a strict Content-Security-Policy: scripts, styles and
+ * Its own modules come from ui/, Preact and htm as the ES modules their packages ship, and the
+ * workspace packages it uses (@flowport/client: the API client and its resuming SSE reader) as
+ * browser ES modules esbuild bundles once per process, at their first request (no build step).
+ * Every response under /ui carries a strict Content-Security-Policy: scripts, styles and
  * connections from this origin only, no inline script, no plugins, no framing. The routes are
  * hidden from the OpenAPI document (they are a page, not API operations) and open without a
  * credential (plugins/app/access/index.ts): the page holds no data and asks for a key itself.
@@ -12,16 +14,49 @@ import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
 import fastifyStatic from '@fastify/static'
-import { type Config } from '../../schemas/config.js'
+import { build } from 'esbuild'
+import type { Config } from '../../schemas/config.js'
 import { isProduction } from '@flowport/core/settings'
 
-/** ui/ beside plugins/ in the source tree, and beside dist/plugins/ in the built image (Dockerfile copies it). */
+/** ui/ at the root of the source tree, and beside dist/plugins/ in the built image (Dockerfile copies it). */
 const UI_ROOT = fileURLToPath(new URL('../../ui/', import.meta.url))
 
 /** The vendored modules the page imports, by the name it imports them under (ui/html.js imports ./vendor/preact.mjs and ./vendor/htm.mjs). */
 const VENDOR: Record<string, string> = {
   'preact.mjs': fileURLToPath(import.meta.resolve('preact')),
   'htm.mjs': fileURLToPath(import.meta.resolve('htm'))
+}
+
+/**
+ * The workspace packages the page imports, bundled for the browser, by the name it imports them
+ * under (ui/session.js imports ./vendor/client.mjs). The entry resolves as this process resolves
+ * it: the TypeScript sources under `--conditions=flowport-source` (npm start, tests), the package's
+ * dist in the built image; its dependencies come from node_modules.
+ */
+const BUNDLED: Record<string, string> = {
+  'client.mjs': '@flowport/client'
+}
+
+/** Each bundle once per process, at its first request (most apps, every test's, never serve one); a failed one is tried again. */
+const bundles = new Map<string, Promise<string>>()
+
+function browserModule (specifier: string): Promise<string> {
+  let bundle = bundles.get(specifier)
+  if (bundle === undefined) {
+    bundle = build({
+      entryPoints: [fileURLToPath(import.meta.resolve(specifier))],
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      write: false,
+      logLevel: 'silent'
+    }).then((result) => result.outputFiles[0]!.text, (error: unknown) => {
+      bundles.delete(specifier) // the next request tries again
+      throw error
+    })
+    bundles.set(specifier, bundle)
+  }
+  return bundle
 }
 
 export const UI_CSP = [
@@ -56,6 +91,12 @@ export default async function ui (fastify: FastifyInstance): Promise<void> {
     defaultCatalog: config.SERVICE_CATALOG_ID
   }))
 
+  for (const [file, specifier] of Object.entries(BUNDLED)) {
+    fastify.get(`/ui/vendor/${file}`, { schema: { hide: true } }, async (_request, reply) => {
+      reply.type('text/javascript; charset=utf-8')
+      return await browserModule(specifier)
+    })
+  }
   await fastify.register(fastifyStatic, {
     root: Object.values(VENDOR).map((file) => dirname(file)),
     prefix: '/ui/vendor/',
