@@ -16,7 +16,7 @@ import { encodeCursor } from '../lib/history/cursor.js'
 import { eventIdOf, terminalOf, type Terminal } from '../lib/history/events.js'
 
 const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default'
-const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS ?? 'localhost:7233' })
+const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS })
 const engine = connection.workflowService
 
 const HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' }

@@ -30,7 +30,8 @@ import { workerNodeArgs } from '../cli/worker-entry.js'
 import { closedLoop, f1, now, percentiles, verdict, type Percentiles } from './measure.js'
 import { machineNote, writeSection } from './results.js'
 import { livePhase } from './sse.js'
-import { startApi, waitForCatalog, type Api } from './stack.js'
+import { startApi, type Api } from './stack.js'
+import { waitForCatalog } from '../test/helpers/wait-for-catalog.js'
 
 const ROUNDS = Number(process.env.LATENCY_ROUNDS ?? 5)
 const RUNS = Number(process.env.LATENCY_RUNS ?? 40)

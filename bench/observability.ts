@@ -16,7 +16,8 @@ import { startEngine } from '../cli/engine.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
 import { closedLoop, f1, f2, median, processCpuMs, verdict } from './measure.js'
 import { machineNote, writeSection } from './results.js'
-import { startApi, waitForCatalog } from './stack.js'
+import { startApi } from './stack.js'
+import { waitForCatalog } from '../test/helpers/wait-for-catalog.js'
 
 const ROUNDS = Number(process.env.OBS_ROUNDS ?? 6)
 const STARTS = Number(process.env.OBS_STARTS ?? 200)

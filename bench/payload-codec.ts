@@ -17,7 +17,8 @@ import { workerNodeArgs } from '../cli/worker-entry.js'
 import { createBucket, S3_TEST_CREDENTIALS, startS3Server } from '../test/helpers/s3-server.js'
 import { machineNote, writeSection } from './results.js'
 import { percentiles } from './measure.js'
-import { startApi, waitForCatalog, type Api } from './stack.js'
+import { startApi, type Api } from './stack.js'
+import { waitForCatalog } from '../test/helpers/wait-for-catalog.js'
 
 const ROUNDS = Number(process.env.PAYLOAD_ROUNDS ?? 8)
 const RUNS = Number(process.env.PAYLOAD_RUNS ?? 100)

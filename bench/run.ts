@@ -21,7 +21,8 @@ import { readReport, runReadBenchmark } from './read.js'
 import { runSseBenchmark, type SseResults } from './sse.js'
 import { runStartBenchmark, startReport } from './start.js'
 import { machineNote, SECTIONS, writeSection } from './results.js'
-import { startApi, waitForCatalog } from './stack.js'
+import { startApi } from './stack.js'
+import { waitForCatalog } from '../test/helpers/wait-for-catalog.js'
 
 const CATALOG = 'flowport-bench'
 const CLIENTS = Number(process.env.BENCH_SSE_CLIENTS ?? 1000)

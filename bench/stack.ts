@@ -1,25 +1,9 @@
 /**
  * The processes a benchmark runs against: the API in a process of its own (bench/api-process.ts,
- * GC exposed), or a stand-in speaking the same IPC commands (bench/bare-fanout.ts), and the wait
- * for a worker's catalog.
+ * GC exposed), or a stand-in speaking the same IPC commands (bench/bare-fanout.ts).
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { resolve } from 'node:path'
-import type { Client } from '@temporalio/client'
-import { CATALOG_HASH_MEMO_KEY, catalogWorkflowId } from '@flowport/core/contract'
-
-/** Resolves once a worker has published `catalog` (also the test runner's wait, scripts/test.ts). */
-export async function waitForCatalog (client: Client, catalog: string, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    try {
-      const { memo } = await client.workflow.getHandle(catalogWorkflowId(catalog)).describe()
-      if (memo?.[CATALOG_HASH_MEMO_KEY]) return
-    } catch { /* not published yet */ }
-    await new Promise((r) => setTimeout(r, 250))
-  }
-  throw new Error(`the worker did not publish catalog ${catalog}`)
-}
 
 export interface Api {
   base: string

@@ -19,7 +19,7 @@ import { startEngine } from '../cli/engine.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
 import { createBucket, S3_TEST_CREDENTIALS, startS3Server } from '../test/helpers/s3-server.js'
 import { machineNote, writeSection } from './results.js'
-import { waitForCatalog } from './stack.js'
+import { waitForCatalog } from '../test/helpers/wait-for-catalog.js'
 
 const ROUNDS = Number(process.env.TRACE_ROUNDS ?? 6)
 const RUNS = Number(process.env.TRACE_RUNS ?? 24)

@@ -7,9 +7,8 @@
  * and the order of the shutdown is this one's.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { resolve } from 'node:path'
 import { readWorkerEnv } from '@flowport/worker/env'
-import { startEngine, type Engine, type EngineOptions } from './engine.js'
+import { DEV_ENGINE_PORT, DEV_ENGINE_UI_PORT, devEngineDbFile, startEngine, type Engine, type EngineOptions } from './engine.js'
 import { onParentExit, supervise, type Supervised } from './supervise.js'
 import { startApi } from '../server.js'
 import { loadConfig } from '../plugins/external/config.js'
@@ -39,8 +38,8 @@ function settingsError (env: NodeJS.ProcessEnv): string | null {
   try {
     loadConfig(env)
     readWorkerEnv(env)
-    enginePort(env, 'FLOWPORT_ENGINE_PORT', 7233)
-    enginePort(env, 'FLOWPORT_ENGINE_UI_PORT', 8233)
+    enginePort(env, 'FLOWPORT_ENGINE_PORT', DEV_ENGINE_PORT)
+    enginePort(env, 'FLOWPORT_ENGINE_UI_PORT', DEV_ENGINE_UI_PORT)
     return null
   } catch (err) {
     return (err as Error).message
@@ -76,10 +75,10 @@ export async function runDevStack (): Promise<void> {
 
   if (!env.TEMPORAL_ADDRESS) {
     const options: EngineOptions = {
-      dbFile: resolve(env.FLOWPORT_DATA_DIR ?? '.flowport', 'temporal.db'),
-      port: enginePort(env, 'FLOWPORT_ENGINE_PORT', 7233),
+      dbFile: devEngineDbFile(env),
+      port: enginePort(env, 'FLOWPORT_ENGINE_PORT', DEV_ENGINE_PORT),
       ui: true,
-      uiPort: enginePort(env, 'FLOWPORT_ENGINE_UI_PORT', 8233),
+      uiPort: enginePort(env, 'FLOWPORT_ENGINE_UI_PORT', DEV_ENGINE_UI_PORT),
       detached: true,
       log: (m) => { log(`engine: ${m}`) }
     }
@@ -114,7 +113,7 @@ export async function runDevStack (): Promise<void> {
     return
   }
   const port = api.server.address()
-  const base = `http://${env.HOST === '0.0.0.0' || env.HOST === '::' ? 'localhost' : env.HOST}:${typeof port === 'object' && port ? port.port : env.PORT ?? 3001}`
+  const base = `http://${env.HOST === '0.0.0.0' || env.HOST === '::' ? 'localhost' : env.HOST}:${typeof port === 'object' && port ? port.port : api.config.PORT}`
   console.log([
     '',
     'Flowport is running:',

@@ -5,9 +5,14 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { dirname } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import { Connection } from '@temporalio/client'
 import { findTemporalBinary } from './temporal-binary.js'
+
+/** The embedded engine of `flowport dev` and `flowport engine`: Temporal's own ports, data under FLOWPORT_DATA_DIR. */
+export const DEV_ENGINE_PORT = 7233
+export const DEV_ENGINE_UI_PORT = 8233
+export const devEngineDbFile = (env: NodeJS.ProcessEnv): string => resolve(env.FLOWPORT_DATA_DIR ?? '.flowport', 'temporal.db')
 
 export interface EngineOptions {
   /** SQLite file; omitted = in-memory (nothing survives a restart). */

@@ -6,7 +6,6 @@
  * `status`, `result`, `input`, `trace`, `signal`, `query`, `update`, `stop`, `terminate`, `runs`,
  * `catalog`. Exit codes: README, "Command line".
  */
-import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Command, CommanderError, InvalidArgumentError } from 'commander'
 
@@ -50,8 +49,8 @@ program.command('worker')
 program.command('engine')
   .description('only the embedded Temporal dev server, until Ctrl-C')
   .action(async () => {
-    const { startEngine } = await import('./engine.js')
-    const engine = await startEngine({ dbFile: resolve(process.env.FLOWPORT_DATA_DIR ?? '.flowport', 'temporal.db'), port: 7233, ui: true, uiPort: 8233, log: console.log })
+    const { DEV_ENGINE_PORT, DEV_ENGINE_UI_PORT, devEngineDbFile, startEngine } = await import('./engine.js')
+    const engine = await startEngine({ dbFile: devEngineDbFile(process.env), port: DEV_ENGINE_PORT, ui: true, uiPort: DEV_ENGINE_UI_PORT, log: console.log })
     console.log(`Temporal at ${engine.address}${engine.uiUrl ? `, UI at ${engine.uiUrl}` : ''}. Ctrl-C to stop.`)
     const stop = () => { void engine.stop().then(() => process.exit(0)) }
     process.once('SIGINT', stop)

@@ -4,7 +4,7 @@
  * them and names the first bad variable.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { LOG_LEVELS } from '@flowport/core/settings'
+import { CatalogIdSetting, EngineEnvProperties, LogLevelSetting, NodeEnvSetting } from '@flowport/core/settings'
 import { TraceEnvProperties } from '@flowport/core/trace-settings'
 import { OtelEnvProperties } from '@flowport/core/tracing'
 import { PayloadEnvProperties } from '@flowport/core/payloads'
@@ -14,11 +14,11 @@ const Bool = (def: boolean) => Type.Boolean({ default: def })
 const OptionalString = Type.Optional(Type.String({ minLength: 1 }))
 
 export const ConfigSchema = Type.Object({
-  NODE_ENV: Type.String({ default: 'development' }),
+  NODE_ENV: NodeEnvSetting,
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3001 }),
   HOST: Type.String({ default: '0.0.0.0' }),
-  LOG_LEVEL: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)), { default: 'info' }),
-  SERVICE_CATALOG_ID: Type.String({ minLength: 1, maxLength: 200, default: 'main' }),
+  LOG_LEVEL: LogLevelSetting,
+  SERVICE_CATALOG_ID: CatalogIdSetting,
   SERVICE_API_AUTH_TOKEN: OptionalString,
   SERVICE_API_AUTH_DISABLED: Bool(false),
   // Access control (README "Access control"): named keys with scopes, run tokens, per-key budgets.
@@ -63,14 +63,8 @@ export const ConfigSchema = Type.Object({
   SERVICE_UI_ENABLED: Type.Optional(Type.Boolean()),
   // Temporal's own web UI, for the inspector's "open in Temporal UI" link (the dev stack sets it).
   SERVICE_UI_TEMPORAL_URL: Type.Optional(Type.String({ pattern: '^https?://\\S+$' })),
-  TEMPORAL_ADDRESS: Type.String({ minLength: 1, default: 'localhost:7233' }),
-  TEMPORAL_NAMESPACE: Type.String({ minLength: 1, default: 'default' }),
-  TEMPORAL_API_KEY: OptionalString,
-  TEMPORAL_TLS: Bool(false),
-  TEMPORAL_TLS_SERVER_NAME: OptionalString,
-  TEMPORAL_TLS_CA_PATH: OptionalString,
-  TEMPORAL_TLS_CERT_PATH: OptionalString,
-  TEMPORAL_TLS_KEY_PATH: OptionalString,
+  // Shared with the worker: the engine it talks to, and how.
+  ...EngineEnvProperties,
   // Completion webhooks (docs/webhooks.md): default secret, allowed hosts (comma-separated; unset =
   // any), loopback (unset = allowed outside production), link-local/metadata, and how long to retry.
   SERVICE_WEBHOOK_SECRET: OptionalString,

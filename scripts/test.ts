@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path'
 import { Client, Connection } from '@temporalio/client'
 import { startEngine } from '../cli/engine.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
-import { waitForCatalog } from '../bench/stack.js'
+import { waitForCatalog } from '../test/helpers/wait-for-catalog.js'
 import { createBucket, S3_TEST_CREDENTIALS, startS3Server } from '../test/helpers/s3-server.js'
 import { summarize } from './tap-summary.js'
 

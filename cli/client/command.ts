@@ -3,7 +3,7 @@
  * a thrown error into a single stderr line and an exit code (exit-codes.ts).
  */
 import { Command } from 'commander'
-import { FlowportClient } from '@flowport/client'
+import { DEFAULT_BASE_URL, FlowportClient } from '@flowport/client'
 import { describeError, exitCodeOf } from './exit-codes.js'
 
 export interface CommonOptions {
@@ -19,14 +19,14 @@ export interface CommonOptions {
 export function clientCommand (program: Command, spec: string, description: string): Command {
   return program.command(spec)
     .description(description)
-    .option('--url <url>', 'API base URL (default: FLOWPORT_URL, else http://127.0.0.1:3001)')
+    .option('--url <url>', `API base URL (default: FLOWPORT_URL, else ${DEFAULT_BASE_URL})`)
     .option('--token <token>', 'API token (default: FLOWPORT_TOKEN)')
     .option('--json', 'print one JSON document on stdout')
     .option('--verbose', 'add details to errors (HTTP status, response body)')
 }
 
 export function clientOf (options: CommonOptions): FlowportClient {
-  return new FlowportClient({ baseUrl: options.url ?? process.env.FLOWPORT_URL ?? 'http://127.0.0.1:3001', token: options.token })
+  return new FlowportClient({ baseUrl: options.url ?? process.env.FLOWPORT_URL ?? DEFAULT_BASE_URL, token: options.token })
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 import type { WorkerOptions } from './runtime/start-worker.js'
-import { LOG_LEVELS, isProduction, loadSettings } from '@flowport/core/settings'
+import { CatalogIdSetting, EngineEnvProperties, LogLevelSetting, NodeEnvSetting, isProduction, loadSettings } from '@flowport/core/settings'
 import { createLogger, type Logger } from './common/logger.js'
 import { tlsFromSettings } from '@flowport/core/tls'
 import { TraceEnvProperties, traceEnvProblem, traceSettingsFrom } from '@flowport/core/trace-settings'
@@ -15,18 +15,10 @@ const Count = (def: number, minimum: number) => Type.Integer({ minimum, default:
 const OptionalString = Type.Optional(Type.String({ minLength: 1 }))
 
 export const WorkerEnvSchema = Type.Object({
-  /** `production`: JSON log lines; anything else: readable ones. */
-  NODE_ENV: Type.String({ default: 'development' }),
-  LOG_LEVEL: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)), { default: 'info' }),
-  TEMPORAL_ADDRESS: Type.String({ minLength: 1, default: 'localhost:7233' }),
-  TEMPORAL_NAMESPACE: Type.String({ minLength: 1, default: 'default' }),
-  TEMPORAL_API_KEY: OptionalString,
-  TEMPORAL_TLS: Type.Boolean({ default: false }),
-  TEMPORAL_TLS_SERVER_NAME: OptionalString,
-  TEMPORAL_TLS_CA_PATH: OptionalString,
-  TEMPORAL_TLS_CERT_PATH: OptionalString,
-  TEMPORAL_TLS_KEY_PATH: OptionalString,
-  SERVICE_CATALOG_ID: Type.String({ minLength: 1, maxLength: 200, default: 'main' }),
+  NODE_ENV: NodeEnvSetting,
+  LOG_LEVEL: LogLevelSetting,
+  ...EngineEnvProperties,
+  SERVICE_CATALOG_ID: CatalogIdSetting,
   SERVICE_WORKFLOWS_DIR: OptionalString,
   WORKFLOW_BUNDLE: OptionalString,
   ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_EXECUTIONS: Count(100, 1),

@@ -7,9 +7,10 @@ import { bundleWorkflows } from './runtime/bundle.js'
 import { consoleLogger } from './common/logger.js'
 import { loadProject } from './runtime/project.js'
 import { entryHash, writePrebuiltBundle } from './runtime/prebuilt-bundle.js'
+import { DEFAULT_CATALOG_ID } from '@flowport/core/settings'
 
 const out = resolve(process.argv[2] ?? new URL('./workflow-bundle.js', import.meta.url).pathname)
-const project = await loadProject({ catalogId: 'main', workflowsDir: process.env.SERVICE_WORKFLOWS_DIR, logger: consoleLogger })
+const project = await loadProject({ catalogId: DEFAULT_CATALOG_ID, workflowsDir: process.env.SERVICE_WORKFLOWS_DIR, logger: consoleLogger })
 const bundle = await bundleWorkflows({ registry: project.registry, manifest: project.manifest, logger: consoleLogger })
 writePrebuiltBundle(out, bundle, entryHash(project.registry, project.manifest))
 consoleLogger.info(`wrote ${out} (${project.catalog.workflows.map((w) => w.name).join(', ')})`)

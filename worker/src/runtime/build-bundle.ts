@@ -7,6 +7,7 @@ import type { Catalog } from '@flowport/core/contract'
 import { bundleWorkflows } from './bundle.js'
 import { consoleLogger, type Logger } from '../common/logger.js'
 import { loadProject } from './project.js'
+import { DEFAULT_CATALOG_ID } from '@flowport/core/settings'
 
 export interface BuildBundleOptions {
   catalogId?: string
@@ -18,7 +19,7 @@ export interface BuildBundleOptions {
 
 export async function buildWorkflowBundle (options: BuildBundleOptions = {}): Promise<{ bundle: WorkflowBundleWithSourceMap, catalog: Catalog, activityTypes: string[] }> {
   const logger = options.logger ?? consoleLogger
-  const project = await loadProject({ ...options, catalogId: options.catalogId ?? 'main', logger })
+  const project = await loadProject({ ...options, catalogId: options.catalogId ?? DEFAULT_CATALOG_ID, logger })
   const bundle = await bundleWorkflows({ registry: project.registry, manifest: project.manifest, logger, reuse: options.reuseBundle })
   return { bundle, catalog: project.catalog, activityTypes: Object.keys(project.activities).sort() }
 }
