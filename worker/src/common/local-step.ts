@@ -31,7 +31,7 @@ export interface LocalActivityMarkerData {
 
 /**
  * The SDK's data of a local step's marker; null for any other marker, or one whose data this
- * reader does not understand. The trace and the reset point (the API's lib/reset-point.ts) both
+ * reader does not understand. The trace and the reset point (the API's plugins/app/runs/step-calls.ts) both
  * place local steps by it.
  */
 export function localStepMarkerData (marker: temporal.api.history.v1.IMarkerRecordedEventAttributes | null | undefined): LocalActivityMarkerData | null {

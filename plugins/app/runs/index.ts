@@ -1,0 +1,30 @@
+/**
+ * Decorates `fastify.runs`, the runs service (./runs.ts), built from the engine and the parts of
+ * other concepts it reads through; its caches are emptied on close.
+ */
+import fp from 'fastify-plugin'
+import { createRuns, type Runs } from './runs.js'
+import { decodeFirstValue, inlineOrLink } from '../../../lib/payloads.js'
+import { readDelivery } from '../../../lib/webhooks.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    runs: Runs
+  }
+}
+
+export default fp(async (fastify) => {
+  const runs = createRuns({
+    engine: fastify.engine,
+    catalogs: fastify.catalogs,
+    traces: fastify.traces,
+    payloads: {
+      decodeFirst: async (payloads) => await decodeFirstValue(fastify, payloads), // wired at merge
+      inlineOrLink: async (value) => await inlineOrLink(fastify, value) // wired at merge
+    },
+    deliveryOf: async (run, memo, signal) => await readDelivery(fastify, run, memo, signal), // wired at merge
+    config: fastify.config
+  })
+  fastify.decorate('runs', runs)
+  fastify.addHook('onClose', async () => { runs.close() })
+}, { name: 'runs', dependencies: ['config', 'engine', 'catalog', 'traces', 'payloads'] })
