@@ -3,13 +3,10 @@
  * of a workflow id and for a pinned run. Both answer 409 WorkflowAlreadyClosedError for a closed run.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyReply } from 'fastify'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema, type StopBody, type TerminateBody } from '../../schemas/control.js'
-import { clientGone } from '../../lib/abort.js'
-import { latestAndPinned } from './latest-and-pinned.js'
+import { latestAndPinned, runCall } from './latest-and-pinned.js'
 import { access } from '../../lib/access/scopes.js'
-import { engineIdentity, type Principal } from '../../lib/access/principal.js'
 import { RunPreconditionHeadersSchema } from '../../schemas/conditional.js'
 
 const stopDescription = 'Requests cancellation: the workflow\'s cleanup runs and the run ends `canceled`. Without ' +
@@ -18,39 +15,30 @@ const stopDescription = 'Requests cancellation: the workflow\'s cleanup runs and
 const terminateDescription = 'Ends the run at once: no cleanup runs, the run ends `terminated` and its result says so ' +
   '(error names the reason).'
 
-interface RunRequest { headers: { 'if-match'?: string }, principal: Principal | null }
-
-const runCall = (request: RunRequest & { params: { id: string, rid?: string } }, reply: FastifyReply) =>
-  ({ workflowId: request.params.id, runId: request.params.rid, signal: clientGone(reply), identity: engineIdentity(request), ifMatch: request.headers['if-match'] })
-
 const control: FastifyPluginAsyncTypebox = async (fastify) => {
   const config = access('control', 'workflow')
   const headers = ref(RunPreconditionHeadersSchema)
 
-  latestAndPinned<{ Body?: StopBody, Headers: RunRequest['headers'] }>(fastify, {
+  latestAndPinned<{ Body?: StopBody, Headers: { 'if-match'?: string } }>(fastify, '/stop', {
     method: 'PATCH',
-    path: '/stop',
     config,
     optionalBody: true,
     description: stopDescription,
     latest: { operationId: 'stopWorkflow', summary: 'Gracefully stop the latest run' },
     pinned: { operationId: 'stopRun', summary: 'Gracefully stop one run' },
-    schema: { headers, body: ref(StopBodySchema), response: { 200: ref(StopResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 503) } },
-    handler: async (request, reply) =>
-      await fastify.control.stopRun({ ...runCall(request, reply), terminateAfterMs: request.body?.terminateAfterMs, reason: request.body?.reason })
-  })
+    schema: { headers, body: ref(StopBodySchema), response: { 200: ref(StopResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 503) } }
+  }, async (request, reply) =>
+    await fastify.control.stopRun({ ...runCall(request, reply), terminateAfterMs: request.body?.terminateAfterMs, reason: request.body?.reason }))
 
-  latestAndPinned<{ Body?: TerminateBody, Headers: RunRequest['headers'] }>(fastify, {
+  latestAndPinned<{ Body?: TerminateBody, Headers: { 'if-match'?: string } }>(fastify, '/terminate', {
     method: 'POST',
-    path: '/terminate',
     config,
     optionalBody: true,
     description: terminateDescription,
     latest: { operationId: 'terminateWorkflow', summary: 'Terminate the latest run' },
     pinned: { operationId: 'terminateRun', summary: 'Terminate one run' },
-    schema: { headers, body: ref(TerminateBodySchema), response: { 200: ref(TerminateResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 503) } },
-    handler: async (request, reply) => await fastify.control.terminateRun({ ...runCall(request, reply), reason: request.body?.reason })
-  })
+    schema: { headers, body: ref(TerminateBodySchema), response: { 200: ref(TerminateResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 503) } }
+  }, async (request, reply) => await fastify.control.terminateRun({ ...runCall(request, reply), reason: request.body?.reason }))
 }
 
 export default control

@@ -15,19 +15,18 @@ import {
 import { clientGone } from '../../lib/abort.js'
 import { optionalBody, optionalBodySchema } from './optional-body.js'
 import type { HandlerCall, HandlerKind } from '../../plugins/app/control/handlers.js'
-import { latestAndPinned } from './latest-and-pinned.js'
+import { latestAndPinned, runCall } from './latest-and-pinned.js'
 import { preferences } from '../../lib/http/prefer.js'
 import { access } from '../../lib/access/scopes.js'
-import { engineIdentity, type Principal } from '../../lib/access/principal.js'
 import { ConditionalReadHeadersSchema, RunPreconditionHeadersSchema, notModified, withEtag } from '../../schemas/conditional.js'
 
 const common = '404: unknown workflow id, or a name the run\'s workflow does not declare in its catalog. ' +
   '503: the run\'s catalog is not published (its handlers cannot be checked).'
 
-interface HandlerRequest { params: { id: string, rid?: string }, headers: { 'if-match'?: string }, body?: { payload?: unknown }, principal: Principal | null }
+type HandlerRequest = Parameters<typeof runCall>[0] & { body?: { payload?: unknown } }
 
 const handlerCall = (request: HandlerRequest, reply: FastifyReply, kind: HandlerKind, name: string): HandlerCall =>
-  ({ workflowId: request.params.id, runId: request.params.rid, kind, name, payload: request.body?.payload, signal: clientGone(reply), identity: engineIdentity(request), ifMatch: request.headers['if-match'] })
+  ({ ...runCall(request, reply), kind, name, payload: request.body?.payload })
 
 const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/workflow/:id/signal/:name', {
@@ -46,9 +45,8 @@ const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request, reply) => await fastify.control.sendSignal(handlerCall(request, reply, 'signal', request.params.name)))
 
-  latestAndPinned<{ Params: { query: string }, Body?: { payload?: unknown } }>(fastify, {
+  latestAndPinned<{ Params: { query: string }, Headers: { 'if-match'?: string }, Body?: { payload?: unknown } }>(fastify, '/query/:query', {
     method: 'POST',
-    path: '/query/:query',
     config: access('interact', 'workflow'),
     optionalBody: true,
     latest: {
@@ -66,9 +64,8 @@ const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
         `422 QueryFailedError when the query handler throws. ${common}`,
       params: ref(RunQueryParamsSchema)
     },
-    schema: { body: ref(QueryBodySchema), response: { 200: ref(QueryResultSchema), ...errorsFor(400, 401, 404, 409, 413, 415, 422, 500, 503) } },
-    handler: async (request, reply) => await fastify.control.runQuery(handlerCall({ ...request, headers: {} }, reply, 'query', request.params.query))
-  })
+    schema: { body: ref(QueryBodySchema), response: { 200: ref(QueryResultSchema), ...errorsFor(400, 401, 404, 409, 413, 415, 422, 500, 503) } }
+  }, async (request, reply) => await fastify.control.runQuery(handlerCall(request, reply, 'query', request.params.query)))
 
   fastify.post('/workflow/:id/update/:name', {
     config: access('interact', 'workflow'),

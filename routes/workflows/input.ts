@@ -10,18 +10,16 @@ import { ConditionalReadHeadersSchema, notModified, withEtag } from '../../schem
 import { latestAndPinned } from './latest-and-pinned.js'
 
 const input: FastifyPluginAsyncTypebox = async (fastify) => {
-  latestAndPinned(fastify, {
+  latestAndPinned(fastify, '/input', {
     method: 'GET',
-    path: '/input',
     config: { ...access('read', 'workflow'), etag: true as const },
     latest: { operationId: 'getWorkflowInput', summary: 'Start input of the latest run of a workflow id' },
     pinned: { operationId: 'getRunInput', summary: 'Start input of one run' },
     schema: {
       headers: ref(ConditionalReadHeadersSchema),
       response: { 200: withEtag(WorkflowInputSchema, 'The run\'s start input, with an `ETag`'), 304: notModified, ...errorsFor(400, 401, 404, 500, 503) }
-    },
-    handler: async (request) => await fastify.runs.readInput({ workflowId: request.params.id, runId: request.params.rid })
-  })
+    }
+  }, async (request) => await fastify.runs.readInput({ workflowId: request.params.id, runId: request.params.rid }))
 }
 
 export default input

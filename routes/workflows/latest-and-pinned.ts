@@ -1,63 +1,56 @@
 /**
- * An endpoint of a run that exists twice: for the latest run of a workflow id
- * (`/workflow/{id}/<path>`) and for a pinned run (`/workflow/{id}/runs/{rid}/<path>`). One
- * definition registers both; the two differ only in their operationId, summary, description and
- * params, and the handler reads `rid` (absent for the latest run).
+ * An endpoint of a run that exists for the latest run of a workflow id (`/workflow/{id}<path>`)
+ * and for a pinned run (`/workflow/{id}/runs/{rid}<path>`): one definition registers both. They
+ * differ in operationId, summary, description and params; the handler reads `rid` (absent: latest).
  */
-import type { FastifyReply, FastifyRequest, FastifySchema, RouteGenericInterface } from 'fastify'
+import type { FastifyContextConfig, FastifyReply, FastifySchema, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault, RouteGenericInterface, RouteHandlerMethod } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { RunParamsSchema, WorkflowParamsSchema, ref } from '../../schemas/common.js'
 import { optionalBody, optionalBodySchema } from './optional-body.js'
+import { clientGone } from '../../lib/abort.js'
+import { engineIdentity, type Principal } from '../../lib/access/principal.js'
 
-type Fastify = Parameters<FastifyPluginAsyncTypebox>[0]
+type RunGeneric<G extends RouteGenericInterface> = G & { Params: { id: string, rid?: string } }
 
-export interface RunRouteVariant {
-  operationId: string
-  summary: string
-  description?: string
-  /** Default: WorkflowParams for the latest run, RunParams for the pinned one. */
-  params?: TSchema
-}
+interface RunRequest { params: { id: string, rid?: string }, headers: { 'if-match'?: string }, principal: Principal | null }
 
-export interface RunRoute<G extends RouteGenericInterface> {
+/** The run a request acts on (plugins/app/control/stop.ts, `ControlCall`): the pinned one, or the id's latest. */
+export const runCall = (request: RunRequest, reply: FastifyReply) =>
+  ({ workflowId: request.params.id, runId: request.params.rid, signal: clientGone(reply), identity: engineIdentity(request), ifMatch: request.headers['if-match'] })
+
+/** The params default to WorkflowParams (latest) and RunParams (pinned). */
+interface Variant { operationId: string, summary: string, description?: string, params?: TSchema }
+
+export interface RunRoute {
   method: 'GET' | 'POST' | 'PATCH'
-  /** What follows the run in the URL, e.g. `/status` or `/query/:query`. */
-  path: string
-  config: Record<string, unknown>
+  config: FastifyContextConfig
   /** The whole body is optional (./optional-body.ts). */
   optionalBody?: true
-  /** Shared by both variants unless a variant has its own. */
+  /** Both variants' unless one has its own. */
   description?: string
-  latest: RunRouteVariant
-  pinned: RunRouteVariant
-  /** The rest of the schema (headers, body, response), the same for both. */
+  latest: Variant
+  pinned: Variant
+  /** The rest of the schema (headers, body, response). */
   schema: Omit<FastifySchema, 'params' | 'summary' | 'description' | 'tags' | 'operationId'>
-  handler: (request: FastifyRequest<G & { Params: { id: string, rid?: string } }>, reply: FastifyReply) => Promise<unknown>
 }
 
-export function latestAndPinned<G extends RouteGenericInterface> (fastify: Fastify, route: RunRoute<G>): void {
+type Handler<G extends RouteGenericInterface> = RouteHandlerMethod<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, RunGeneric<G>, unknown, FastifySchema, TypeBoxTypeProvider>
+
+export function latestAndPinned<G extends RouteGenericInterface> (fastify: Parameters<FastifyPluginAsyncTypebox>[0], path: string, route: RunRoute, handler: Handler<G>): void {
   const variants = [
-    { url: `/workflow/:id${route.path}`, params: ref(WorkflowParamsSchema), ...route.latest },
-    { url: `/workflow/:id/runs/:rid${route.path}`, params: ref(RunParamsSchema), ...route.pinned }
+    { url: `/workflow/:id${path}`, params: ref(WorkflowParamsSchema), ...route.latest },
+    { url: `/workflow/:id/runs/:rid${path}`, params: ref(RunParamsSchema), ...route.pinned }
   ]
   for (const { url, operationId, summary, description = route.description, params } of variants) {
-    fastify.route({
+    const schema = { tags: ['workflows'], operationId, summary, ...(description === undefined ? {} : { description }), params, ...route.schema }
+    fastify.route<RunGeneric<G>>({
       method: route.method,
       url,
       config: route.config,
       ...(route.optionalBody ? optionalBody : {}),
-      schema: {
-        ...(route.optionalBody ? optionalBodySchema : {}),
-        tags: ['workflows'],
-        operationId,
-        summary,
-        ...(description === undefined ? {} : { description }),
-        params,
-        ...route.schema
-      },
-      // The route's schemas type the request as the handler declares it.
-      handler: route.handler as never
+      schema: route.optionalBody ? { ...optionalBodySchema, ...schema } : schema,
+      handler
     })
   }
 }

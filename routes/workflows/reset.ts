@@ -5,10 +5,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { ResetBodySchema, ResetResultSchema, type ResetBody } from '../../schemas/reset.js'
-import { clientGone } from '../../lib/abort.js'
 import { access } from '../../lib/access/scopes.js'
-import { engineIdentity } from '../../lib/access/principal.js'
-import { latestAndPinned } from './latest-and-pinned.js'
+import { latestAndPinned, runCall } from './latest-and-pinned.js'
 import { RunPreconditionHeadersSchema } from '../../schemas/conditional.js'
 
 const description = 'Makes a new run of the workflow id that keeps the old run\'s history up to the reset point and continues from ' +
@@ -20,26 +18,16 @@ const description = 'Makes a new run of the workflow id that keeps the old run\'
   'with nothing sent to the engine, when the run it would reset is another one.'
 
 const reset: FastifyPluginAsyncTypebox = async (fastify) => {
-  latestAndPinned<{ Body?: ResetBody, Headers: { 'if-match'?: string } }>(fastify, {
+  latestAndPinned<{ Body?: ResetBody, Headers: { 'if-match'?: string } }>(fastify, '/reset', {
     method: 'POST',
-    path: '/reset',
     config: access('control', 'workflow'),
     optionalBody: true,
     description,
     latest: { operationId: 'resetWorkflow', summary: 'Retry the latest run from a step' },
     pinned: { operationId: 'resetRun', summary: 'Retry one run from a step' },
-    schema: { headers: ref(RunPreconditionHeadersSchema), body: ref(ResetBodySchema), response: { 200: ref(ResetResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 503) } },
-    handler: async (request, reply) => await fastify.control.resetRun({
-      workflowId: request.params.id,
-      runId: request.params.rid,
-      signal: clientGone(reply),
-      identity: engineIdentity(request),
-      ifMatch: request.headers['if-match'],
-      from: request.body?.from,
-      reason: request.body?.reason,
-      reapply: request.body?.reapply
-    })
-  })
+    schema: { headers: ref(RunPreconditionHeadersSchema), body: ref(ResetBodySchema), response: { 200: ref(ResetResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 503) } }
+  }, async (request, reply) =>
+    await fastify.control.resetRun({ ...runCall(request, reply), from: request.body?.from, reason: request.body?.reason, reapply: request.body?.reapply }))
 }
 
 export default reset

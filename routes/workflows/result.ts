@@ -15,9 +15,8 @@ const description = '200 for every final status (completed, failed, canceled, te
   '(docs/large-payloads.md) and larger than SERVICE_PAYLOAD_INLINE_MAX_BYTES is not inline: `inputRef`/`outputRef` give a short-lived presigned download URL.'
 
 const result: FastifyPluginAsyncTypebox = async (fastify) => {
-  latestAndPinned(fastify, {
+  latestAndPinned(fastify, '/result', {
     method: 'GET',
-    path: '/result',
     config: { ...access('read', 'workflow'), etag: true as const },
     description,
     latest: { operationId: 'getWorkflowResult', summary: 'Result of the latest run of a workflow id' },
@@ -25,9 +24,8 @@ const result: FastifyPluginAsyncTypebox = async (fastify) => {
     schema: {
       headers: ref(ConditionalReadHeadersSchema),
       response: { 200: withEtag(WorkflowResultSchema, 'The closed run\'s WorkflowResult, with an `ETag`'), 304: notModified, ...errorsFor(400, 401, 404, 424, 500, 503) }
-    },
-    handler: async (request) => await fastify.runs.readResult({ workflowId: request.params.id, runId: request.params.rid })
-  })
+    }
+  }, async (request) => await fastify.runs.readResult({ workflowId: request.params.id, runId: request.params.rid }))
 }
 
 export default result

@@ -10,18 +10,16 @@ import { ConditionalReadHeadersSchema, notModified, withEtag } from '../../schem
 import { latestAndPinned } from './latest-and-pinned.js'
 
 const status: FastifyPluginAsyncTypebox = async (fastify) => {
-  latestAndPinned(fastify, {
+  latestAndPinned(fastify, '/status', {
     method: 'GET',
-    path: '/status',
     config: { ...access('read', 'workflow'), etag: 'run' as const },
     latest: { operationId: 'getWorkflowStatus', summary: 'Status of the latest run of a workflow id' },
     pinned: { operationId: 'getRunStatus', summary: 'Status of one run' },
     schema: {
       headers: ref(ConditionalReadHeadersSchema),
       response: { 200: withEtag(WorkflowStatusSchema, 'The run\'s status; its `ETag` (`"<runId>.<hash>"`) changes whenever anything in it changes, and names the run for `If-Match`'), 304: notModified, ...errorsFor(400, 401, 404, 500, 503) }
-    },
-    handler: async (request) => await fastify.runs.readStatus({ workflowId: request.params.id, runId: request.params.rid })
-  })
+    }
+  }, async (request) => await fastify.runs.readStatus({ workflowId: request.params.id, runId: request.params.rid }))
 }
 
 export default status

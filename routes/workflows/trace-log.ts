@@ -14,16 +14,14 @@ const description = 'The trace of a closed run, read from the bucket (SERVICE_TR
   'when the bucket does not answer.'
 
 const traceLog: FastifyPluginAsyncTypebox = async (fastify) => {
-  latestAndPinned(fastify, {
+  latestAndPinned(fastify, '/trace-log', {
     method: 'GET',
-    path: '/trace-log',
     config: access('read', 'workflow'),
     description,
     latest: { operationId: 'getWorkflowTrace', summary: 'Execution trace of the latest run of a workflow id' },
     pinned: { operationId: 'getRunTrace', summary: 'Execution trace of one run' },
-    schema: { response: { 200: ref(TraceLogSchema), ...errorsFor(400, 401, 404, 500, 503) } },
-    handler: async (request) => await fastify.runs.readTraceLog({ workflowId: request.params.id, runId: request.params.rid })
-  })
+    schema: { response: { 200: ref(TraceLogSchema), ...errorsFor(400, 401, 404, 500, 503) } }
+  }, async (request) => await fastify.runs.readTraceLog({ workflowId: request.params.id, runId: request.params.rid }))
 }
 
 export default traceLog

@@ -16,6 +16,7 @@ import { assertRunMatches } from '../../../lib/http/conditional.js'
 import { isTerminal, statusFromEngine } from '../runs/status.js'
 import type { RunRef } from '../runs/run-history.js'
 import type { ControlDeps } from './deps.js'
+import type { ControlCall } from './stop.js'
 
 type Deps = Pick<ControlDeps, 'engine' | 'runs' | 'catalogs'>
 
@@ -26,18 +27,11 @@ export type HandlerKind = 'signal' | 'query' | 'update'
 const LIST = { signal: 'signals', query: 'queries', update: 'updates' } as const
 const NOT_FOUND: Record<HandlerKind, ErrorName> = { signal: 'SignalNotFoundError', query: 'QueryNotFoundError', update: 'UpdateNotFoundError' }
 
-export interface HandlerCall {
-  workflowId: string
-  /** Pins the run (the pinned query route); absent = the latest run of the id. */
-  runId?: string
+/** `ifMatch` is checked for signals and updates; `runId` pins the run (the pinned query route). */
+export interface HandlerCall extends ControlCall {
   kind: HandlerKind
   name: string
   payload: unknown
-  signal?: AbortSignal
-  /** The engine identity the call is recorded under (lib/access/principal.ts). */
-  identity?: string
-  /** `If-Match`: the run the caller saw (signals and updates; lib/http/conditional.ts). */
-  ifMatch?: string
 }
 
 interface Prepared {

@@ -1,14 +1,11 @@
 /**
- * Decorates `fastify.control`, the control service (./control.ts): stop, terminate, reset,
- * signals, queries and updates of one run.
+ * Decorates `fastify.control`, the control service (./control.ts).
  */
 import fp from 'fastify-plugin'
 import { createControl, type Control } from './control.js'
 
 declare module 'fastify' {
-  interface FastifyInstance {
-    control: Control
-  }
+  interface FastifyInstance { control: Control }
 }
 
 export default fp(async (fastify) => {

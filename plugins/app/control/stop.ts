@@ -12,6 +12,7 @@ import type { HistoryEvent } from '../runs/close-events.js'
 import { assertRunMatches } from '../../../lib/http/conditional.js'
 import type { ControlDeps } from './deps.js'
 
+/** The run a call is about: the pinned one, or the latest run of the id. */
 export interface ControlCall {
   workflowId: string
   runId?: string

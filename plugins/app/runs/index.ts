@@ -1,6 +1,5 @@
 /**
- * Decorates `fastify.runs`, the runs service (./runs.ts), built from the engine and the parts of
- * other concepts it reads through; its caches are emptied on close.
+ * Decorates `fastify.runs`, the runs service (./runs.ts); its caches are emptied on close.
  */
 import fp from 'fastify-plugin'
 import { createRuns, type Runs } from './runs.js'
@@ -8,9 +7,7 @@ import { decodeFirstValue, inlineOrLink } from '../../../lib/payloads.js'
 import { readDelivery } from '../../../lib/webhooks.js'
 
 declare module 'fastify' {
-  interface FastifyInstance {
-    runs: Runs
-  }
+  interface FastifyInstance { runs: Runs }
 }
 
 export default fp(async (fastify) => {
@@ -18,11 +15,8 @@ export default fp(async (fastify) => {
     engine: fastify.engine,
     catalogs: fastify.catalogs,
     traces: fastify.traces,
-    payloads: {
-      decodeFirst: async (payloads) => await decodeFirstValue(fastify, payloads), // wired at merge
-      inlineOrLink: async (value) => await inlineOrLink(fastify, value) // wired at merge
-    },
-    deliveryOf: async (run, memo, signal) => await readDelivery(fastify, run, memo, signal), // wired at merge
+    payloads: { decodeFirst: decodeFirstValue.bind(undefined, fastify), inlineOrLink: inlineOrLink.bind(undefined, fastify) }, // wired at merge
+    deliveryOf: readDelivery.bind(undefined, fastify), // wired at merge
     config: fastify.config
   })
   fastify.decorate('runs', runs)

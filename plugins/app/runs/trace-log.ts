@@ -6,13 +6,13 @@
  * still found in the destinations. An open run's `attention` is the status's (./attention.ts): a
  * run whose workflow task keeps failing looks stuck here too, not merely running.
  */
-import { assembleTrace, evaluatorTypes, readWholeHistory, TraceStorageError, type Trace } from '@flowport/worker/trace'
+import { assembleTrace, evaluatorTypes, readWholeHistory, TraceStorageError, type Trace, type TraceStore } from '@flowport/worker/trace'
 import { ApiError, RETRY_AFTER_SECONDS, type ApiErrorExtras } from '../../../lib/api-error.js'
 import { describeForRead, isClosed, type Execution } from './execution.js'
 import { readAttention } from './attention.js'
 import type { TraceLog } from '../../../schemas/trace.js'
 import type { RunRef } from './run-history.js'
-import type { RunTraces, RunsContext } from './deps.js'
+import type { RunsContext } from './deps.js'
 
 type Reads = Pick<RunsContext, 'engine' | 'closedRuns' | 'longHistories' | 'catalogs' | 'traces'>
 
@@ -62,7 +62,7 @@ export async function readTraceLog (deps: Reads, { workflowId, runId, signal }: 
 }
 
 /** The stored document, from the bucket or the local directory; null when neither has it. */
-async function readStored (store: RunTraces, run: RunRef, signal?: AbortSignal): Promise<TraceLog | null> {
+async function readStored (store: TraceStore, run: RunRef, signal?: AbortSignal): Promise<TraceLog | null> {
   const where = store.destinations(run.workflowId, run.runId)
   let remoteError: TraceStorageError | undefined
   if (store.hasRemote) {
@@ -80,7 +80,7 @@ async function readStored (store: RunTraces, run: RunRef, signal?: AbortSignal):
   return null
 }
 
-async function assembleFromEngine ({ engine, catalogs }: Reads, store: RunTraces, run: RunRef, catalogId: string, signal?: AbortSignal): Promise<Trace> {
+async function assembleFromEngine ({ engine, catalogs }: Reads, store: TraceStore, run: RunRef, catalogId: string, signal?: AbortSignal): Promise<Trace> {
   const namespace = engine.namespace
   const [events, attempts, evaluators] = await Promise.all([
     readWholeHistory(async (nextPageToken) => await engine.call(() => engine.client.workflowService.getWorkflowExecutionHistory({
