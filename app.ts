@@ -26,12 +26,12 @@ import runLog from './plugins/external/run-log.js'
 import payloads from './plugins/app/payloads/index.js'
 import engine from './plugins/app/engine/index.js'
 import catalogs from './plugins/app/catalogs/index.js'
-import closedRuns from './plugins/app/runs/closed-runs-plugin.js'
-import longHistories from './plugins/app/runs/long-histories-plugin.js'
 import sse from './plugins/external/sse.js'
 import historyHubs from './plugins/app/history/index.js'
 import runsFeed from './plugins/app/runs-feed/index.js'
 import traces from './plugins/app/traces/index.js'
+import runs from './plugins/app/runs/index.js'
+import control from './plugins/app/control/index.js'
 import type { HubObserver } from './lib/history/hubs.js'
 import health from './routes/health.js'
 import catalogRoutes from './routes/catalog.js'
@@ -126,12 +126,12 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   await app.register(payloads)
   await app.register(engine)
   await app.register(catalogs)
-  await app.register(closedRuns)
-  await app.register(longHistories)
   await app.register(sse, { heartbeatMs: config.SERVICE_SSE_HEARTBEAT_MS })
   await app.register(historyHubs, { observer: historyObserver })
   await app.register(runsFeed)
   await app.register(traces)
+  await app.register(runs)
+  await app.register(control)
 
   await app.register(health)
   await app.register(catalogRoutes)

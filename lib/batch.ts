@@ -1,7 +1,7 @@
 /**
  * Batch operations: the engine's batcher (Temporal batch operations) carries out one action on
  * every run a visibility query matches, at its own pace, surviving API restarts. The API turns
- * the run-list filters into that query (lib/runs.ts), counts what it matches, and reads the
+ * the run-list filters into that query (plugins/app/runs/list-runs.ts), counts what it matches, and reads the
  * batcher's progress. docs/batch.md.
  */
 import { randomUUID } from 'node:crypto'
@@ -13,8 +13,8 @@ import { tsToDate } from '@temporalio/common/lib/time.js'
 import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '@flowport/core/contract'
 import type { BatchBody, BatchFilter, BatchStarted, BatchStatus } from '../schemas/batch.js'
 import { ApiError, validationError } from './api-error.js'
-import { reapplyOptions } from './reset.js'
-import { quote, visibilityQuery } from './runs.js'
+import { reapplyOptions } from '../plugins/app/control/reset.js'
+import { quote, visibilityQuery } from '../plugins/app/runs/list-runs.js'
 import { ungroupableReason } from './visibility-query.js'
 
 const { BatchOperationType, BatchOperationState } = protoRoot.temporal.api.enums.v1

@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { WorkflowIdReusePolicy } from '@temporalio/common'
 import { ApiError } from './api-error.js'
-import { isTerminal, statusFromEngine } from './status.js'
+import { isTerminal, statusFromEngine } from '../plugins/app/runs/status.js'
 
 /** Memo field of a run started with a key: `{key, fingerprint}`. */
 export const IDEMPOTENCY_MEMO_KEY = 'flowportIdempotency'

@@ -7,10 +7,10 @@
 import type { FastifyInstance } from 'fastify'
 import type { RunWorkflowBody, WorkflowResult } from '../schemas/workflow.js'
 import { ApiError } from './api-error.js'
-import { continuedAs } from './close-events.js'
-import { decodeFirst, readRunInput, timedOut, waitForCloseEvent, type CloseWait, type RunRef } from './run-history.js'
+import { continuedAs } from '../plugins/app/runs/close-events.js'
+import { timedOut, waitForCloseEvent, type CloseWait, type RunRef } from '../plugins/app/runs/run-history.js'
+import { decodeFirstValue } from './payloads.js'
 import { startWorkflow, type StartOptions } from './start-workflow.js'
-import { resultOf } from './workflow-result.js'
 import { updateWithStart } from './update-with-start.js'
 
 export async function runWorkflow (fastify: FastifyInstance, body: RunWorkflowBody, signal: AbortSignal, options: Omit<StartOptions, 'signal'> = {}): Promise<WorkflowResult> {
@@ -44,9 +44,9 @@ export async function waitForResult (fastify: FastifyInstance, run: RunRef, inpu
     const event = await waitForCloseEvent(fastify, current, wait)
     if (event === timedOut) return { open: current }
     const next = continuedAs(event)
-    if (next === undefined) return await resultOf(fastify, current, input === undefined ? await readRunInput(fastify, current, wait.signal) : input, event)
+    if (next === undefined) return await fastify.runs.resultOf(current, input === undefined ? await fastify.runs.readRunInput(current, wait.signal) : input, event)
     // The continue-as-new event carries the next run's input: no extra read.
-    input = await decodeFirst(fastify, event.workflowExecutionContinuedAsNewEventAttributes?.input)
+    input = await decodeFirstValue(fastify, event.workflowExecutionContinuedAsNewEventAttributes?.input)
     current = { workflowId: current.workflowId, runId: next }
   }
 }

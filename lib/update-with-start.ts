@@ -9,9 +9,9 @@ import { WithStartWorkflowOperation, WorkflowUpdateStage } from '@temporalio/cli
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common'
 import type { StartWorkflowBody } from '../schemas/workflow.js'
 import { ApiError, validationError, type Issue } from './api-error.js'
-import { describeRun } from './execution.js'
-import { handlerArgs, updateFailure } from './handlers.js'
-import { isTerminal, statusFromEngine } from './status.js'
+import { describeRun } from '../plugins/app/runs/execution.js'
+import { handlerArgs, updateFailure } from '../plugins/app/control/handlers.js'
+import { isTerminal, statusFromEngine } from '../plugins/app/runs/status.js'
 import { assertUsableId, catalogOf, checkedWorkflow, startInput, starterMemo, type StartOptions, type Started } from './start-workflow.js'
 
 export interface UpdatedWithStart {

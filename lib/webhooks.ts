@@ -15,7 +15,7 @@ import { refusalOf } from '@flowport/core/webhook-address'
 import type { WebhookDelivery, WebhookRequest } from '../schemas/workflow.js'
 import { isProduction } from '@flowport/core/settings'
 import { ApiError, validationError } from './api-error.js'
-import { RESERVED_ID_PREFIX } from './execution.js'
+import { RESERVED_ID_PREFIX } from '../plugins/app/runs/execution.js'
 
 /** A checked webhook: where to, and the secret to sign with. */
 export interface WebhookTarget { url: string, secret: string }

@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { validationError } from '../lib/api-error.js'
-import { describeRun } from '../lib/execution.js'
+import { describeRun } from '../plugins/app/runs/execution.js'
 import { assertCatalog, assertWorkflowName, forbidden, isLimited } from '../lib/access/principal.js'
 import { access } from '../lib/access/scopes.js'
 import { errorsFor, ref, response } from '../schemas/common.js'

@@ -43,7 +43,7 @@ export const ConfigSchema = Type.Object({
   SERVICE_HEADERS_TIMEOUT_MS: Millis(10_000),
   SERVICE_REQUEST_TIMEOUT_MS: Millis(30_000),
   SERVICE_KEEP_ALIVE_TIMEOUT_MS: Millis(72_000),
-  // Closed runs' answers kept in memory (lib/closed-runs.ts): how many, how many bytes, how long.
+  // Closed runs' answers kept in memory (plugins/app/runs/closed-runs.ts): how many, how many bytes, how long.
   SERVICE_CLOSED_RUN_CACHE_ENTRIES: Type.Integer({ minimum: 0, default: 10_000 }),
   SERVICE_CLOSED_RUN_CACHE_BYTES: Type.Integer({ minimum: 1024, default: 32 * 1024 * 1024 }),
   SERVICE_CLOSED_RUN_CACHE_TTL_MS: Millis(600_000),

@@ -1,6 +1,6 @@
 /**
  * The API's one status vocabulary: lower-case, `canceled` with one L, plus `paused` (Temporal
- * 1.28+ can pause a run) and `unknown` for codes newer than this SDK. lib/status.ts maps the
+ * 1.28+ can pause a run) and `unknown` for codes newer than this SDK. plugins/app/runs/status.ts maps the
  * engine's names onto it.
  */
 import { Type } from '@sinclair/typebox'

@@ -2,8 +2,8 @@ import t, { type Test } from 'tap'
 // @temporalio/proto is CommonJS: its named exports are not visible to ESM.
 import protoRoot from '@temporalio/proto'
 import { randomUUID } from 'node:crypto'
-import { ClosedRuns } from '../lib/closed-runs.js'
-import { SHORT_HISTORY_EVENTS } from '../lib/run-history.js'
+import { ClosedRuns } from '../plugins/app/runs/closed-runs.js'
+import { SHORT_HISTORY_EVENTS } from '../plugins/app/runs/run-history.js'
 import type { App } from '../app.js'
 import { build } from './helpers/app.js'
 import { call, eventually, firstTaskCompleted, newId, start, waitClosed } from './helpers/workflows.js'
@@ -67,8 +67,8 @@ t.test('a closed run answers the same, from the cache as from the engine', async
       t.same(engine.body, first.body, `${what} ${rid ? 'pinned' : 'latest'}: the same as without the cache`)
     }
   }
-  t.ok(app.closedRuns.get(run.workflowId, run.runId)?.outcome, 'the outcome is kept')
-  t.equal(uncached.closedRuns.size, 0, 'a switched-off cache keeps nothing')
+  t.ok(app.runs.closedRuns.get(run.workflowId, run.runId)?.outcome, 'the outcome is kept')
+  t.equal(uncached.runs.closedRuns.size, 0, 'a switched-off cache keeps nothing')
 
   const calls = await engineCalls(app, async () => {
     for (const what of ['status', 'result', 'input', 'trace-log'] as const) await call(t, app, read(what, run.workflowId, run.runId))
@@ -95,7 +95,7 @@ t.test('a first result read: one history page for a short run, the first and the
   for (const [length, run] of Object.entries(runs) as Array<[keyof typeof runs, { workflowId: string, runId: string }]>) {
     for (const rid of [undefined, run.runId]) {
       const form = rid === undefined ? 'latest' : 'pinned'
-      app.closedRuns.clear()
+      app.runs.closedRuns.clear()
       let answer: Awaited<ReturnType<typeof call>> | undefined
       const calls = await engineCalls(app, async () => { answer = await call(t, app, read('result', run.workflowId, rid)) })
       t.same(calls, expected[length][form], `${length} run, ${form}: engine calls of a first read`)
@@ -119,12 +119,12 @@ t.test('the latest run of an id a reset gave a new run is that run, for a short 
     const newRunId = String(reset.body.runId)
     t.not(newRunId, run.runId)
     await waitClosed(app, run.workflowId, newRunId)
-    app.closedRuns.clear()
+    app.runs.closedRuns.clear()
     let answer: Awaited<ReturnType<typeof call>> | undefined
     const calls = await engineCalls(app, async () => { answer = await call(t, app, read('result', run.workflowId)) })
     t.match(answer?.body, { runId: newRunId, status: 'completed', input: expected[length].input }, `${length}: the result of the run the reset made`)
     t.same(calls, expected[length].calls, `${length}: engine calls (the long run's start event names its base run, so its first event is read again)`)
-    app.closedRuns.clear()
+    app.runs.closedRuns.clear()
     t.match((await call(t, app, read('input', run.workflowId))).body, { runId: newRunId, input: expected[length].input }, `${length}: its input`)
   }
 })
@@ -171,7 +171,7 @@ t.test('open runs are not kept as closed: their result waits for the close', asy
   const run = await start(t, app, 'approval', { label: 'open' })
   t.equal((await call(t, app, read('status', run.workflowId, run.runId))).body.status, 'running')
   t.equal((await call(t, app, read('result', run.workflowId, run.runId))).status, 424)
-  t.equal(app.closedRuns.get(run.workflowId, run.runId)?.execution, undefined, 'no status kept for an open run')
+  t.equal(app.runs.closedRuns.get(run.workflowId, run.runId)?.execution, undefined, 'no status kept for an open run')
   await app.engine.client.workflow.getHandle(run.workflowId).terminate('closing it')
   await waitClosed(app, run.workflowId)
   t.match((await call(t, app, read('status', run.workflowId, run.runId))).body, { status: 'terminated' })
@@ -213,14 +213,14 @@ t.test('the pinned result of an open run is a 424 in every form, without a close
   }
   const readInput = async () => {
     t.match((await call(t, app, read('input', run.workflowId, run.runId))).body, { input: { label: 'open' } })
-    t.same(app.closedRuns.get(run.workflowId, run.runId)?.input, { label: 'open' }, 'its input is kept, its outcome not')
+    t.same(app.runs.closedRuns.get(run.workflowId, run.runId)?.input, { label: 'open' }, 'its input is kept, its outcome not')
   }
 
   await pinnedResult('short history, nothing kept')
   await readInput()
   await pinnedResult('short history, its input kept')
   await lengthenPastFirstPage(t, app, run)
-  app.closedRuns.clear()
+  app.runs.closedRuns.clear()
   await pinnedResult('long history, nothing kept')
   await readInput()
   await pinnedResult('long history, its input kept')
@@ -232,8 +232,8 @@ t.test('the bounds are respected: runs and bytes', async (t) => {
   for (const name of ['A', 'B', 'C']) runs.push(await start(t, app, 'hello', { name }))
   for (const run of runs) await waitClosed(app, run.workflowId)
   for (const run of runs) t.equal((await call(t, app, read('result', run.workflowId, run.runId))).status, 200)
-  t.equal(app.closedRuns.size, 2, 'at most SERVICE_CLOSED_RUN_CACHE_ENTRIES runs')
-  t.equal(app.closedRuns.get(runs[0].workflowId, runs[0].runId), undefined, 'the least recently used run left')
+  t.equal(app.runs.closedRuns.size, 2, 'at most SERVICE_CLOSED_RUN_CACHE_ENTRIES runs')
+  t.equal(app.runs.closedRuns.get(runs[0].workflowId, runs[0].runId), undefined, 'the least recently used run left')
   t.match((await call(t, app, read('result', runs[0].workflowId, runs[0].runId))).body, { input: { name: 'A' } }, 'and is read from the engine again')
 })
 

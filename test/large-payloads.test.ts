@@ -195,7 +195,7 @@ t.test('a value the engine references but the bucket no longer holds is a 404 Pa
   const started = await call(t, app, { method: 'POST', url: '/workflow/start', route: '/workflow/start', payload: { workflowName: 'bulky', workflowId: newId('bulky'), input } })
   t.equal(started.status, 200)
   const { workflowId } = started.body as { workflowId: string }
-  // Waited for through the engine, so that no API app has read (and kept, lib/closed-runs.ts) the run's values yet.
+  // Waited for through the engine, so that no API app has read (and kept, plugins/app/runs/closed-runs.ts) the run's values yet.
   await app.engine.client.workflow.getHandle(workflowId).result()
   const events = (await (await engineClient(t)).workflow.getHandle(workflowId).fetchHistory()).events!
   const refOf = (payload: temporal.api.common.v1.IPayload) => (JSON.parse(Buffer.from(payload.data!).toString()) as { payloadRef: string }).payloadRef

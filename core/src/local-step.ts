@@ -30,7 +30,7 @@ export interface LocalActivityMarkerData {
 /**
  * The SDK's data of a local step's marker, decoded from the engine's payload; null for any other
  * marker, or one whose data this reader does not understand. The trace and the reset point (the
- * API's lib/reset-point.ts) both place local steps by it (steps.ts, `localStep` option).
+ * API's plugins/app/runs/step-calls.ts) both place local steps by it (steps.ts, `localStep` option).
  */
 export function localStepMarkerData (marker: { markerName?: string | null, details?: unknown } | null | undefined): LocalActivityMarkerData | null {
   const details = marker?.details as temporal.api.history.v1.IMarkerRecordedEventAttributes['details']

@@ -1,6 +1,6 @@
 /**
  * The outcome a run's close event records (status, output, error, errorDetails): one home for the
- * API's WorkflowResult (lib/workflow-result.ts) and the completion webhook's body
+ * API's WorkflowResult (plugins/app/runs/workflow-result.ts) and the completion webhook's body
  * (worker/src/webhook/activities.ts), so both say the same about one run.
  */
 import type { LoadedDataConverter } from '@temporalio/common'

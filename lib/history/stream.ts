@@ -14,7 +14,7 @@ import { encodeCursor } from './cursor.js'
 import type { Batch } from './batch.js'
 import type { HistoryHubs } from './hubs.js'
 import type { HubEnd, Subscription, SubscriptionSink } from './subscription.js'
-import type { RunRef } from '../run-history.js'
+import type { RunRef } from '../../plugins/app/runs/run-history.js'
 import type { HistoryStreamDone, HistoryStreamServerError, HistoryWorkflow } from '../../schemas/history.js'
 
 /** Reconnect delay hinted to EventSource: short, a resume costs one describe and a buffer replay. */

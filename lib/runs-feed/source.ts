@@ -5,8 +5,8 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers.js'
-import { statusWithWorkers } from '../execution.js'
-import { quote } from '../runs.js'
+import { statusWithWorkers } from '../../plugins/app/runs/execution.js'
+import { quote } from '../../plugins/app/runs/list-runs.js'
 import type { RunChange } from '../../schemas/runs-feed.js'
 import type { ChangeSource, FeedChange } from './feed.js'
 import { changePosition, comparePositions, encodePosition, type ChangeKind } from './position.js'

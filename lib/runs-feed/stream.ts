@@ -27,7 +27,7 @@ export interface FeedSession {
   reply: FastifyReply
   feeds: RunsFeeds
   streams: StreamRegistry
-  /** The visibility query of the request's filters (lib/runs.ts). */
+  /** The visibility query of the request's filters (plugins/app/runs/list-runs.ts). */
   query: string
   /** The position of the client's Last-Event-ID; absent: from now. */
   resume?: Position

@@ -3,7 +3,7 @@
  * catalog and next times. The engine's list cannot filter by workflow or catalog (its action
  * summary names the workflow only), so the filters apply to each page: a page may hold fewer
  * schedules than pageSize, or none, while nextPageToken says more may follow. Paging as in
- * lib/runs.ts: the engine's token, bound to the filters (lib/page-token.ts).
+ * plugins/app/runs/list-runs.ts: the engine's token, bound to the filters (lib/page-token.ts).
  */
 import type { FastifyInstance } from 'fastify'
 import { ApiError, validationError } from '../api-error.js'

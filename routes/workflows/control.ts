@@ -3,14 +3,10 @@
  * of a workflow id and for a pinned run. Both answer 409 WorkflowAlreadyClosedError for a closed run.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyReply } from 'fastify'
-import { RunParamsSchema, WorkflowParamsSchema, errorsFor, ref } from '../../schemas/common.js'
+import { errorsFor, ref } from '../../schemas/common.js'
 import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema, type StopBody, type TerminateBody } from '../../schemas/control.js'
-import { clientGone } from '../../lib/abort.js'
-import { optionalBody, optionalBodySchema } from './optional-body.js'
-import { stopRun, terminateRun } from '../../lib/control.js'
+import { latestAndPinned, runCall } from './latest-and-pinned.js'
 import { access } from '../../lib/access/scopes.js'
-import { engineIdentity, type Principal } from '../../lib/access/principal.js'
 import { RunPreconditionHeadersSchema } from '../../schemas/conditional.js'
 
 const stopDescription = 'Requests cancellation: the workflow\'s cleanup runs and the run ends `canceled`. Without ' +
@@ -19,45 +15,30 @@ const stopDescription = 'Requests cancellation: the workflow\'s cleanup runs and
 const terminateDescription = 'Ends the run at once: no cleanup runs, the run ends `terminated` and its result says so ' +
   '(error names the reason).'
 
-/** The latest-run and pinned forms differ only in `rid`. */
-interface RunRequest<B> { params: { id: string, rid?: string }, headers: { 'if-match'?: string }, body?: B, principal: Principal | null }
-
-const runCall = (request: RunRequest<unknown>, reply: FastifyReply) =>
-  ({ workflowId: request.params.id, runId: request.params.rid, signal: clientGone(reply), identity: engineIdentity(request), ifMatch: request.headers['if-match'] })
-
 const control: FastifyPluginAsyncTypebox = async (fastify) => {
-  const stopResponse = { 200: ref(StopResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 503) }
-  const terminateResponse = { 200: ref(TerminateResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 503) }
+  const config = access('control', 'workflow')
   const headers = ref(RunPreconditionHeadersSchema)
 
-  const stop = async (request: RunRequest<StopBody>, reply: FastifyReply) =>
-    await stopRun(fastify, { ...runCall(request, reply), terminateAfterMs: request.body?.terminateAfterMs, reason: request.body?.reason })
-  const terminate = async (request: RunRequest<TerminateBody>, reply: FastifyReply) =>
-    await terminateRun(fastify, { ...runCall(request, reply), reason: request.body?.reason })
+  latestAndPinned<{ Body?: StopBody, Headers: { 'if-match'?: string } }>(fastify, '/stop', {
+    method: 'PATCH',
+    config,
+    optionalBody: true,
+    description: stopDescription,
+    latest: { operationId: 'stopWorkflow', summary: 'Gracefully stop the latest run' },
+    pinned: { operationId: 'stopRun', summary: 'Gracefully stop one run' },
+    schema: { headers, body: ref(StopBodySchema), response: { 200: ref(StopResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 503) } }
+  }, async (request, reply) =>
+    await fastify.control.stopRun({ ...runCall(request, reply), terminateAfterMs: request.body?.terminateAfterMs, reason: request.body?.reason }))
 
-  fastify.patch('/workflow/:id/stop', {
-    config: access('control', 'workflow'),
-    ...optionalBody,
-    schema: { ...optionalBodySchema, tags: ['workflows'], operationId: 'stopWorkflow', summary: 'Gracefully stop the latest run', description: stopDescription, params: ref(WorkflowParamsSchema), headers, body: ref(StopBodySchema), response: stopResponse }
-  }, stop)
-
-  fastify.patch('/workflow/:id/runs/:rid/stop', {
-    config: access('control', 'workflow'),
-    ...optionalBody,
-    schema: { ...optionalBodySchema, tags: ['workflows'], operationId: 'stopRun', summary: 'Gracefully stop one run', description: stopDescription, params: ref(RunParamsSchema), headers, body: ref(StopBodySchema), response: stopResponse }
-  }, stop)
-
-  fastify.post('/workflow/:id/terminate', {
-    config: access('control', 'workflow'),
-    ...optionalBody,
-    schema: { ...optionalBodySchema, tags: ['workflows'], operationId: 'terminateWorkflow', summary: 'Terminate the latest run', description: terminateDescription, params: ref(WorkflowParamsSchema), headers, body: ref(TerminateBodySchema), response: terminateResponse }
-  }, terminate)
-
-  fastify.post('/workflow/:id/runs/:rid/terminate', {
-    config: access('control', 'workflow'),
-    ...optionalBody,
-    schema: { ...optionalBodySchema, tags: ['workflows'], operationId: 'terminateRun', summary: 'Terminate one run', description: terminateDescription, params: ref(RunParamsSchema), headers, body: ref(TerminateBodySchema), response: terminateResponse }
-  }, terminate)
+  latestAndPinned<{ Body?: TerminateBody, Headers: { 'if-match'?: string } }>(fastify, '/terminate', {
+    method: 'POST',
+    config,
+    optionalBody: true,
+    description: terminateDescription,
+    latest: { operationId: 'terminateWorkflow', summary: 'Terminate the latest run' },
+    pinned: { operationId: 'terminateRun', summary: 'Terminate one run' },
+    schema: { headers, body: ref(TerminateBodySchema), response: { 200: ref(TerminateResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 503) } }
+  }, async (request, reply) => await fastify.control.terminateRun({ ...runCall(request, reply), reason: request.body?.reason }))
 }
 
 export default control

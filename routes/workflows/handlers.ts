@@ -14,20 +14,19 @@ import {
 } from '../../schemas/workflow.js'
 import { clientGone } from '../../lib/abort.js'
 import { optionalBody, optionalBodySchema } from './optional-body.js'
-import { runQuery, runUpdate, sendSignal, startUpdate, type HandlerCall, type HandlerKind } from '../../lib/handlers.js'
-import { readUpdate } from '../../lib/update-state.js'
+import type { HandlerCall, HandlerKind } from '../../plugins/app/control/handlers.js'
+import { latestAndPinned, runCall } from './latest-and-pinned.js'
 import { preferences } from '../../lib/http/prefer.js'
 import { access } from '../../lib/access/scopes.js'
-import { engineIdentity, type Principal } from '../../lib/access/principal.js'
 import { ConditionalReadHeadersSchema, RunPreconditionHeadersSchema, notModified, withEtag } from '../../schemas/conditional.js'
 
 const common = '404: unknown workflow id, or a name the run\'s workflow does not declare in its catalog. ' +
   '503: the run\'s catalog is not published (its handlers cannot be checked).'
 
-interface HandlerRequest { params: { id: string, rid?: string }, headers: { 'if-match'?: string }, body?: { payload?: unknown }, principal: Principal | null }
+type HandlerRequest = Parameters<typeof runCall>[0] & { body?: { payload?: unknown } }
 
 const handlerCall = (request: HandlerRequest, reply: FastifyReply, kind: HandlerKind, name: string): HandlerCall =>
-  ({ workflowId: request.params.id, runId: request.params.rid, kind, name, payload: request.body?.payload, signal: clientGone(reply), identity: engineIdentity(request), ifMatch: request.headers['if-match'] })
+  ({ ...runCall(request, reply), kind, name, payload: request.body?.payload })
 
 const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/workflow/:id/signal/:name', {
@@ -44,40 +43,29 @@ const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
       body: ref(SignalBodySchema),
       response: { 200: ref(SignalResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 503) }
     }
-  }, async (request, reply) => await sendSignal(fastify, handlerCall(request, reply, 'signal', request.params.name)))
+  }, async (request, reply) => await fastify.control.sendSignal(handlerCall(request, reply, 'signal', request.params.name)))
 
-  fastify.post('/workflow/:id/query/:query', {
+  latestAndPinned<{ Params: { query: string }, Headers: { 'if-match'?: string }, Body?: { payload?: unknown } }>(fastify, '/query/:query', {
+    method: 'POST',
     config: access('interact', 'workflow'),
-    ...optionalBody,
-    schema: {
-      ...optionalBodySchema,
-      tags: ['workflows'],
+    optionalBody: true,
+    latest: {
       operationId: 'queryWorkflow',
       summary: 'Query the latest run',
       description: 'Read-only. A closed run is still answered when a worker can replay it. ' +
         `422 QueryFailedError when the query handler throws. ${common}`,
-      params: ref(QueryParamsSchema),
-      body: ref(QueryBodySchema),
-      response: { 200: ref(QueryResultSchema), ...errorsFor(400, 401, 404, 409, 413, 415, 422, 500, 503) }
-    }
-  }, async (request, reply) => await runQuery(fastify, handlerCall(request, reply, 'query', request.params.query)))
-
-  fastify.post('/workflow/:id/runs/:rid/query/:query', {
-    config: access('interact', 'workflow'),
-    ...optionalBody,
-    schema: {
-      ...optionalBodySchema,
-      tags: ['workflows'],
+      params: ref(QueryParamsSchema)
+    },
+    pinned: {
       operationId: 'queryRun',
       summary: 'Query one run',
       description: 'The query of POST /workflow/{id}/query/{query}, sent to this run instead of the latest one: e.g. a run that ' +
         'continued as new or was reset, which still answers when a worker can replay it. ' +
         `422 QueryFailedError when the query handler throws. ${common}`,
-      params: ref(RunQueryParamsSchema),
-      body: ref(QueryBodySchema),
-      response: { 200: ref(QueryResultSchema), ...errorsFor(400, 401, 404, 409, 413, 415, 422, 500, 503) }
-    }
-  }, async (request, reply) => await runQuery(fastify, handlerCall(request, reply, 'query', request.params.query)))
+      params: ref(RunQueryParamsSchema)
+    },
+    schema: { body: ref(QueryBodySchema), response: { 200: ref(QueryResultSchema), ...errorsFor(400, 401, 404, 409, 413, 415, 422, 500, 503) } }
+  }, async (request, reply) => await fastify.control.runQuery(handlerCall(request, reply, 'query', request.params.query)))
 
   fastify.post('/workflow/:id/update/:name', {
     config: access('interact', 'workflow'),
@@ -106,8 +94,8 @@ const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request, reply) => {
     const call = handlerCall(request, reply, 'update', request.params.name)
-    if (!preferences(request.headers.prefer).respondAsync) return await runUpdate(fastify, call)
-    const accepted = await startUpdate(fastify, call)
+    if (!preferences(request.headers.prefer).respondAsync) return await fastify.control.runUpdate(call)
+    const accepted = await fastify.control.startUpdate(call)
     const location = `/workflow/${encodeURIComponent(accepted.workflowId)}/updates/${encodeURIComponent(accepted.updateId)}`
     return reply.code(202).header('location', location).header('preference-applied', 'respond-async').header('vary', 'Prefer').send(accepted)
   })
@@ -125,7 +113,7 @@ const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
       headers: ref(ConditionalReadHeadersSchema),
       response: { 200: withEtag(UpdateStateSchema, 'The update\'s state, with an `ETag`'), 304: notModified, ...errorsFor(400, 401, 404, 500, 503) }
     }
-  }, async (request, reply) => await readUpdate(fastify, { workflowId: request.params.id, updateId: request.params.updateId, signal: clientGone(reply) }))
+  }, async (request, reply) => await fastify.control.readUpdate({ workflowId: request.params.id, updateId: request.params.updateId, signal: clientGone(reply) }))
 }
 
 export default handlers

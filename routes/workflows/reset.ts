@@ -3,14 +3,10 @@
  * and for a pinned run. The new run is the workflow id's latest run from then on.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyReply } from 'fastify'
-import { RunParamsSchema, WorkflowParamsSchema, errorsFor, ref } from '../../schemas/common.js'
+import { errorsFor, ref } from '../../schemas/common.js'
 import { ResetBodySchema, ResetResultSchema, type ResetBody } from '../../schemas/reset.js'
-import { clientGone } from '../../lib/abort.js'
-import { resetRun } from '../../lib/reset.js'
 import { access } from '../../lib/access/scopes.js'
-import { engineIdentity, type Principal } from '../../lib/access/principal.js'
-import { optionalBody, optionalBodySchema } from './optional-body.js'
+import { latestAndPinned, runCall } from './latest-and-pinned.js'
 import { RunPreconditionHeadersSchema } from '../../schemas/conditional.js'
 
 const description = 'Makes a new run of the workflow id that keeps the old run\'s history up to the reset point and continues from ' +
@@ -21,33 +17,17 @@ const description = 'Makes a new run of the workflow id that keeps the old run\'
   '409 ResetNotPossibleError saying why. `If-Match` (the status ETag or `"<runId>"`) makes it a 412 PreconditionFailedError, ' +
   'with nothing sent to the engine, when the run it would reset is another one.'
 
-interface RunRequest { params: { id: string, rid?: string }, headers: { 'if-match'?: string }, body?: ResetBody, principal: Principal | null }
-
 const reset: FastifyPluginAsyncTypebox = async (fastify) => {
-  const response = { 200: ref(ResetResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 503) }
-  const headers = ref(RunPreconditionHeadersSchema)
-  const handler = async (request: RunRequest, reply: FastifyReply) => await resetRun(fastify, {
-    workflowId: request.params.id,
-    runId: request.params.rid,
-    signal: clientGone(reply),
-    identity: engineIdentity(request),
-    ifMatch: request.headers['if-match'],
-    from: request.body?.from,
-    reason: request.body?.reason,
-    reapply: request.body?.reapply
-  })
-
-  fastify.post('/workflow/:id/reset', {
+  latestAndPinned<{ Body?: ResetBody, Headers: { 'if-match'?: string } }>(fastify, '/reset', {
+    method: 'POST',
     config: access('control', 'workflow'),
-    ...optionalBody,
-    schema: { ...optionalBodySchema, tags: ['workflows'], operationId: 'resetWorkflow', summary: 'Retry the latest run from a step', description, params: ref(WorkflowParamsSchema), headers, body: ref(ResetBodySchema), response }
-  }, handler)
-
-  fastify.post('/workflow/:id/runs/:rid/reset', {
-    config: access('control', 'workflow'),
-    ...optionalBody,
-    schema: { ...optionalBodySchema, tags: ['workflows'], operationId: 'resetRun', summary: 'Retry one run from a step', description, params: ref(RunParamsSchema), headers, body: ref(ResetBodySchema), response }
-  }, handler)
+    optionalBody: true,
+    description,
+    latest: { operationId: 'resetWorkflow', summary: 'Retry the latest run from a step' },
+    pinned: { operationId: 'resetRun', summary: 'Retry one run from a step' },
+    schema: { headers: ref(RunPreconditionHeadersSchema), body: ref(ResetBodySchema), response: { 200: ref(ResetResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 503) } }
+  }, async (request, reply) =>
+    await fastify.control.resetRun({ ...runCall(request, reply), from: request.body?.from, reason: request.body?.reason, reapply: request.body?.reapply }))
 }
 
 export default reset

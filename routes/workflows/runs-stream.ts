@@ -6,7 +6,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { validationError } from '../../lib/api-error.js'
 import { clientGone } from '../../lib/abort.js'
-import { visibilityQuery } from '../../lib/runs.js'
+import { visibilityQuery } from '../../plugins/app/runs/list-runs.js'
 import { decodePosition, type Position } from '../../lib/runs-feed/position.js'
 import { streamRunsFeed } from '../../lib/runs-feed/stream.js'
 import { access } from '../../lib/access/scopes.js'

@@ -4,7 +4,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { RunsQuerySchema, WorkflowRunsSchema } from '../../schemas/workflow.js'
-import { listRuns } from '../../lib/runs.js'
 import { access } from '../../lib/access/scopes.js'
 
 const runs: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -22,7 +21,7 @@ const runs: FastifyPluginAsyncTypebox = async (fastify) => {
       querystring: ref(RunsQuerySchema),
       response: { 200: ref(WorkflowRunsSchema), ...errorsFor(400, 401, 500, 503) }
     }
-  }, async (request) => await listRuns(fastify, request.query))
+  }, async (request) => await fastify.runs.listRuns(request.query))
 }
 
 export default runs

@@ -3,25 +3,23 @@
  * whether a worker would move it on.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { RunParamsSchema, WorkflowParamsSchema, errorsFor, ref } from '../../schemas/common.js'
+import { errorsFor, ref } from '../../schemas/common.js'
 import { WorkflowStatusSchema } from '../../schemas/workflow.js'
-import { readStatus } from '../../lib/execution.js'
 import { access } from '../../lib/access/scopes.js'
 import { ConditionalReadHeadersSchema, notModified, withEtag } from '../../schemas/conditional.js'
+import { latestAndPinned } from './latest-and-pinned.js'
 
 const status: FastifyPluginAsyncTypebox = async (fastify) => {
-  const response = { 200: withEtag(WorkflowStatusSchema, 'The run\'s status; its `ETag` (`"<runId>.<hash>"`) changes whenever anything in it changes, and names the run for `If-Match`'), 304: notModified, ...errorsFor(400, 401, 404, 500, 503) }
-  const config = { ...access('read', 'workflow'), etag: 'run' as const }
-
-  fastify.get('/workflow/:id/status', {
-    config,
-    schema: { tags: ['workflows'], operationId: 'getWorkflowStatus', summary: 'Status of the latest run of a workflow id', params: ref(WorkflowParamsSchema), headers: ref(ConditionalReadHeadersSchema), response }
-  }, async (request) => await readStatus(fastify, { workflowId: request.params.id }))
-
-  fastify.get('/workflow/:id/runs/:rid/status', {
-    config,
-    schema: { tags: ['workflows'], operationId: 'getRunStatus', summary: 'Status of one run', params: ref(RunParamsSchema), headers: ref(ConditionalReadHeadersSchema), response }
-  }, async (request) => await readStatus(fastify, { workflowId: request.params.id, runId: request.params.rid }))
+  latestAndPinned(fastify, '/status', {
+    method: 'GET',
+    config: { ...access('read', 'workflow'), etag: 'run' as const },
+    latest: { operationId: 'getWorkflowStatus', summary: 'Status of the latest run of a workflow id' },
+    pinned: { operationId: 'getRunStatus', summary: 'Status of one run' },
+    schema: {
+      headers: ref(ConditionalReadHeadersSchema),
+      response: { 200: withEtag(WorkflowStatusSchema, 'The run\'s status; its `ETag` (`"<runId>.<hash>"`) changes whenever anything in it changes, and names the run for `If-Match`'), 304: notModified, ...errorsFor(400, 401, 404, 500, 503) }
+    }
+  }, async (request) => await fastify.runs.readStatus({ workflowId: request.params.id, runId: request.params.rid }))
 }
 
 export default status

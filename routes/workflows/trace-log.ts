@@ -1,11 +1,11 @@
 /**
- * GET /workflow/{id}/trace-log and its pinned form: the execution trace (lib/trace-log.ts).
+ * GET /workflow/{id}/trace-log and its pinned form: the execution trace (plugins/app/runs/trace-log.ts).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { RunParamsSchema, WorkflowParamsSchema, errorsFor, ref } from '../../schemas/common.js'
+import { errorsFor, ref } from '../../schemas/common.js'
 import { TraceLogSchema } from '../../schemas/trace.js'
-import { readTraceLog } from '../../lib/trace-log.js'
 import { access } from '../../lib/access/scopes.js'
+import { latestAndPinned } from './latest-and-pinned.js'
 
 const description = 'The trace of a closed run, read from the bucket (SERVICE_TRACE_S3_BUCKET) or else SERVICE_TRACE_DIR. ' +
   'For an open run, the trace recorded so far (`partial: true`), assembled from the engine\'s history, with the status\'s `attention` ' +
@@ -14,31 +14,14 @@ const description = 'The trace of a closed run, read from the bucket (SERVICE_TR
   'when the bucket does not answer.'
 
 const traceLog: FastifyPluginAsyncTypebox = async (fastify) => {
-  const response = { 200: ref(TraceLogSchema), ...errorsFor(400, 401, 404, 500, 503) }
-
-  fastify.get('/workflow/:id/trace-log', {
+  latestAndPinned(fastify, '/trace-log', {
+    method: 'GET',
     config: access('read', 'workflow'),
-    schema: {
-      tags: ['workflows'],
-      operationId: 'getWorkflowTrace',
-      summary: 'Execution trace of the latest run of a workflow id',
-      description,
-      params: ref(WorkflowParamsSchema),
-      response
-    }
-  }, async (request) => await readTraceLog(fastify, { workflowId: request.params.id }))
-
-  fastify.get('/workflow/:id/runs/:rid/trace-log', {
-    config: access('read', 'workflow'),
-    schema: {
-      tags: ['workflows'],
-      operationId: 'getRunTrace',
-      summary: 'Execution trace of one run',
-      description,
-      params: ref(RunParamsSchema),
-      response
-    }
-  }, async (request) => await readTraceLog(fastify, { workflowId: request.params.id, runId: request.params.rid }))
+    description,
+    latest: { operationId: 'getWorkflowTrace', summary: 'Execution trace of the latest run of a workflow id' },
+    pinned: { operationId: 'getRunTrace', summary: 'Execution trace of one run' },
+    schema: { response: { 200: ref(TraceLogSchema), ...errorsFor(400, 401, 404, 500, 503) } }
+  }, async (request) => await fastify.runs.readTraceLog({ workflowId: request.params.id, runId: request.params.rid }))
 }
 
 export default traceLog

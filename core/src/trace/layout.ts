@@ -12,7 +12,7 @@
  */
 import { hash as digest } from 'node:crypto'
 
-// One-shot: every result read names its run's trace destinations (lib/workflow-result.ts).
+// One-shot: every result read names its run's trace destinations (plugins/app/runs/workflow-result.ts).
 const hash = (value: string) => digest('sha256', value, 'hex').slice(0, 16)
 
 function segment (value: string): string {

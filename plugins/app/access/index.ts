@@ -15,7 +15,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError } from '../../../lib/api-error.js'
-import { describeRun } from '../../../lib/execution.js'
+import { describeRun } from '../runs/execution.js'
 import { catalogOf } from '../../../lib/start-workflow.js'
 import { scheduleTarget } from '../../../lib/schedules/store.js'
 import { KeyStore } from '../../../lib/access/key-store.js'

@@ -18,8 +18,7 @@ import {
 } from '@flowport/core/contract'
 import { untilAborted } from '../../../lib/abort.js'
 import { ApiError, RETRY_AFTER_SECONDS } from '../../../lib/api-error.js'
-import { readRunInput } from '../../../lib/run-history.js'
-import { isoOrNull } from '../../../lib/status.js'
+import { isoOrNull } from '../runs/status.js'
 import type { CatalogWorkers } from '../../../schemas/catalog.js'
 
 const { TaskQueueKind, TaskQueueType } = protoRoot.temporal.api.enums.v1
@@ -88,7 +87,7 @@ export default fp(async (fastify) => {
   async function catalogOfRun (workflowId: string, runId: string): Promise<Catalog | null> {
     const known = ofRun.get(workflowId)
     if (known?.runId === runId) return await known.catalog
-    const catalog = readRunInput(fastify, { workflowId, runId })
+    const catalog = fastify.runs.readRunInput({ workflowId, runId })
       .then((input) => (input as { catalog?: Catalog } | null)?.catalog ?? null)
     ofRun.set(workflowId, { runId, catalog })
     catalog.catch(() => { if (ofRun.get(workflowId)?.catalog === catalog) ofRun.delete(workflowId) })

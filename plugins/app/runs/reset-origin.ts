@@ -3,15 +3,14 @@
  * run's history with a workflow task failure of cause RESET_WORKFLOW naming the old run and the new
  * one. A run's origin never changes, so it is read once and kept with a closed run's describe.
  */
-import type { FastifyInstance } from 'fastify'
 import protoRoot from '@temporalio/proto'
-import type { temporal } from '@temporalio/proto'
-import type { ResetPoint } from '../schemas/reset.js'
-import { stepAfter } from './reset-point.js'
+import type { ResetPoint } from '../../../schemas/reset.js'
+import type { HistoryEvent } from './close-events.js'
+import type { RunsContext } from './deps.js'
 import type { RunRef } from './run-history.js'
+import { stepAfter } from './step-calls.js'
 
 const { WorkflowTaskFailedCause } = protoRoot.temporal.api.enums.v1
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent
 
 /** The reset point recorded in a run's history: the one that made this run (a history may hold earlier ones, copied). */
 export function resetPointIn (events: HistoryEvent[], runId: string): ResetPoint | null {
@@ -25,24 +24,13 @@ export function resetPointIn (events: HistoryEvent[], runId: string): ResetPoint
   return { runId: base, eventId, step: stepAfter(events, eventId) }
 }
 
-/**
- * The id of the run a whole history belongs to: the run id its start event was written with, unless
- * a reset made the run. A reset copies the base run's events, start event included, and adds a
- * marker naming the new run; the newest marker names this one. Undefined when the start event does
- * not say (an engine older than the field).
- */
-export function runIdOfHistory (events: HistoryEvent[]): string | undefined {
-  const marker = events.findLast((e) => e.workflowTaskFailedEventAttributes?.cause === WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW)
-  return marker?.workflowTaskFailedEventAttributes?.newRunId || events[0]?.workflowExecutionStartedEventAttributes?.originalExecutionRunId || undefined
-}
-
 /** Reads the run's history until its reset point and the step after it. */
-export async function readResetFrom (fastify: FastifyInstance, run: RunRef, signal?: AbortSignal): Promise<ResetPoint | null> {
+export async function readResetFrom ({ engine }: Pick<RunsContext, 'engine'>, run: RunRef, signal?: AbortSignal): Promise<ResetPoint | null> {
   const events: HistoryEvent[] = []
   let nextPageToken: Uint8Array | undefined
   do {
-    const res = await fastify.engine.call(() => fastify.engine.client.workflowService.getWorkflowExecutionHistory({
-      namespace: fastify.config.TEMPORAL_NAMESPACE, execution: run, nextPageToken, skipArchival: true
+    const res = await engine.call(() => engine.client.workflowService.getWorkflowExecutionHistory({
+      namespace: engine.namespace, execution: run, nextPageToken, skipArchival: true
     }), { signal, ...run })
     events.push(...(res.history?.events ?? []))
     const point = resetPointIn(events, run.runId)

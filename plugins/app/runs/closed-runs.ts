@@ -19,7 +19,7 @@
  * `ttlMs` bounds how long a pinned read can still answer for a run deleted meanwhile.
  */
 import { LRUCache } from 'lru-cache'
-import type { TraceLog } from '../schemas/trace.js'
+import type { TraceLog } from '../../../schemas/trace.js'
 import type { Execution } from './execution.js'
 import type { Outcome } from './workflow-result.js'
 

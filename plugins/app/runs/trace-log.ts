@@ -3,16 +3,18 @@
  * local directory); for an open run, or a closed one whose trace the worker has not written yet,
  * the same document assembled from the engine's history and the recorded attempts (`source:
  * "engine"`; `partial: true` while the run is open). A pinned run the engine no longer keeps is
- * still found in the destinations. An open run's `attention` is the status's (lib/attention.ts): a
+ * still found in the destinations. An open run's `attention` is the status's (./attention.ts): a
  * run whose workflow task keeps failing looks stuck here too, not merely running.
  */
-import type { FastifyInstance } from 'fastify'
 import { assembleTrace, evaluatorTypes, readWholeHistory, TraceStorageError, type Trace, type TraceStore } from '@flowport/core/trace'
-import { ApiError, RETRY_AFTER_SECONDS, type ApiErrorExtras } from './api-error.js'
+import { ApiError, RETRY_AFTER_SECONDS, type ApiErrorExtras } from '../../../lib/api-error.js'
 import { describeForRead, isClosed, type Execution } from './execution.js'
 import { readAttention } from './attention.js'
-import type { TraceLog } from '../schemas/trace.js'
+import type { TraceLog } from '../../../schemas/trace.js'
 import type { RunRef } from './run-history.js'
+import type { RunsContext } from './deps.js'
+
+type Reads = Pick<RunsContext, 'engine' | 'closedRuns' | 'longHistories' | 'catalogs' | 'traces'>
 
 export interface ReadTraceLog {
   workflowId: string
@@ -24,16 +26,16 @@ export interface ReadTraceLog {
 const storageDown = (err: TraceStorageError, run: ApiErrorExtras) =>
   new ApiError(503, 'TraceStorageUnavailableError', err.message, { ...run, headers: { 'retry-after': RETRY_AFTER_SECONDS } })
 
-export async function readTraceLog (fastify: FastifyInstance, { workflowId, runId, signal }: ReadTraceLog): Promise<TraceLog> {
-  const store = fastify.traces
+export async function readTraceLog (deps: Reads, { workflowId, runId, signal }: ReadTraceLog): Promise<TraceLog> {
+  const store = deps.traces
   if (store === null) {
     throw new ApiError(404, 'TraceNotFoundError', 'Tracing is switched off on this API (SERVICE_TRACE_ENABLED=false)', { workflowId, runId })
   }
-  const known = runId === undefined ? undefined : fastify.closedRuns.get(workflowId, runId)?.trace
+  const known = runId === undefined ? undefined : deps.closedRuns.get(workflowId, runId)?.trace
   if (known) return known
   let execution: Execution
   try {
-    execution = await describeForRead(fastify, { workflowId, runId, signal })
+    execution = await describeForRead(deps, { workflowId, runId, signal })
   } catch (err) {
     // The engine forgets closed runs after its retention period; their traces outlive it.
     const stored = err instanceof ApiError && err.statusCode === 404 && runId !== undefined
@@ -44,17 +46,17 @@ export async function readTraceLog (fastify: FastifyInstance, { workflowId, runI
   }
   const run = { workflowId, runId: execution.runId }
   if (isClosed(execution)) {
-    const kept = fastify.closedRuns.get(workflowId, run.runId)?.trace
+    const kept = deps.closedRuns.get(workflowId, run.runId)?.trace
     if (kept) return kept
     const stored = await readStored(store, run, signal)
     // Kept only when read from the destination preferred: a local copy read while the bucket
     // was away is answered from the bucket once it is back.
-    if (stored?.source === (store.hasRemote ? 'remote' : 'local')) fastify.closedRuns.remember(workflowId, run.runId, { trace: stored })
+    if (stored?.source === (store.hasRemote ? 'remote' : 'local')) deps.closedRuns.remember(workflowId, run.runId, { trace: stored })
     if (stored !== null) return stored
   }
   const [trace, attention] = await Promise.all([
-    assembleFromEngine(fastify, store, run, execution.taskQueue, signal),
-    execution.closeTime ? null : readAttention(fastify, run, execution.workflowTaskAttempt, signal)
+    assembleFromEngine(deps, store, run, execution.taskQueue, signal),
+    execution.closeTime ? null : readAttention(deps, run, execution.workflowTaskAttempt, signal)
   ])
   return { ...run, source: 'engine', location: null, partial: trace.workflow.status === 'running', attention, trace }
 }
@@ -78,17 +80,17 @@ async function readStored (store: TraceStore, run: RunRef, signal?: AbortSignal)
   return null
 }
 
-async function assembleFromEngine (fastify: FastifyInstance, store: TraceStore, run: RunRef, catalogId: string, signal?: AbortSignal): Promise<Trace> {
-  const namespace = fastify.config.TEMPORAL_NAMESPACE
+async function assembleFromEngine ({ engine, catalogs }: Reads, store: TraceStore, run: RunRef, catalogId: string, signal?: AbortSignal): Promise<Trace> {
+  const namespace = engine.namespace
   const [events, attempts, evaluators] = await Promise.all([
-    readWholeHistory(async (nextPageToken) => await fastify.engine.call(() => fastify.engine.client.workflowService.getWorkflowExecutionHistory({
+    readWholeHistory(async (nextPageToken) => await engine.call(() => engine.client.workflowService.getWorkflowExecutionHistory({
       namespace, execution: run, nextPageToken, skipArchival: true
     }), { signal, ...run })),
     store.readAttempts(run.workflowId, run.runId, signal).catch((err: unknown) => {
       throw err instanceof TraceStorageError ? storageDown(err, run) : err
     }),
     // Which steps are evaluators comes from the catalog; without it every call reads as a step.
-    fastify.catalogs.get(catalogId, signal).then(evaluatorTypes, () => new Set<string>())
+    catalogs.get(catalogId, signal).then(evaluatorTypes, () => new Set<string>())
   ])
   return assembleTrace({ run, events, attempts, isEvaluator: (type) => evaluators.has(type), maxValueBytes: store.settings.maxValueBytes })
 }

@@ -5,8 +5,8 @@
 // @temporalio/proto is CommonJS: its named exports are not visible to ESM.
 import protoRoot from '@temporalio/proto'
 import type { temporal } from '@temporalio/proto'
-import type { TerminalReason } from '../schemas/history.js'
-import type { TerminalStatus } from '../schemas/status.js'
+import type { TerminalReason } from '../../../schemas/history.js'
+import type { TerminalStatus } from '../../../schemas/status.js'
 
 export type HistoryEvent = temporal.api.history.v1.IHistoryEvent
 

@@ -2,23 +2,22 @@
  * POST …/reset: "retry from here". Temporal's workflow reset makes a new run of the same workflow
  * id that replays the old run's history up to a workflow task and continues from there, so steps
  * completed before that point are not run again. Temporal takes an event id; the API takes a step
- * name (lib/reset-point.ts) and answers the new run. docs/reset.md.
+ * name (./reset-point.ts) and answers the new run. docs/reset.md.
  */
 import { randomUUID } from 'node:crypto'
-import type { FastifyInstance } from 'fastify'
 import Long from 'long'
 import { status as GrpcStatus } from '@grpc/grpc-js'
 import { isGrpcServiceError } from '@temporalio/client'
 // @temporalio/proto is CommonJS: its named exports are not visible to ESM.
 import protoRoot from '@temporalio/proto'
 import { readWholeHistory } from '@flowport/core/trace'
-import type { ResetFrom, ResetReapply, ResetResult } from '../schemas/reset.js'
-import { describeRun } from './execution.js'
-import { assertRunMatches } from './http/conditional.js'
+import type { ResetFrom, ResetReapply, ResetResult } from '../../../schemas/reset.js'
+import { assertRunMatches } from '../../../lib/http/conditional.js'
 import { resetNotPossible, resolveResetPoint } from './reset-point.js'
-import type { ControlCall } from './control.js'
-import type { RunRef } from './run-history.js'
-import { isTerminal, statusFromEngine } from './status.js'
+import type { ControlCall } from './stop.js'
+import type { RunRef } from '../runs/run-history.js'
+import { isTerminal, statusFromEngine } from '../runs/status.js'
+import type { ControlDeps } from './deps.js'
 
 const { ResetReapplyType, ResetReapplyExcludeType } = protoRoot.temporal.api.enums.v1
 
@@ -45,25 +44,25 @@ function engineRefusal (err: unknown, run: RunRef): unknown {
   return err
 }
 
-export async function resetRun (fastify: FastifyInstance, call: ResetCall): Promise<ResetResult> {
-  const execution = await describeRun(fastify, call)
+export async function resetRun ({ engine, runs }: Pick<ControlDeps, 'engine' | 'runs'>, call: ResetCall): Promise<ResetResult> {
+  const execution = await runs.describeRun(call)
   const run: RunRef = { workflowId: call.workflowId, runId: execution.runId }
   assertRunMatches(call.ifMatch, run)
   const opts = { signal: call.signal, ...run }
   if (call.runId !== undefined) {
     // Temporal would terminate the workflow id's open run to make room for the new one: never by surprise.
-    const latest = await describeRun(fastify, { workflowId: call.workflowId, signal: call.signal })
+    const latest = await runs.describeRun({ workflowId: call.workflowId, signal: call.signal })
     if (latest.runId !== run.runId && !isTerminal(statusFromEngine(latest.status.name))) {
       throw resetNotPossible(run, `run ${latest.runId} of the workflow id is open; stop or reset that one instead`)
     }
   }
-  const namespace = fastify.config.TEMPORAL_NAMESPACE
-  const events = await readWholeHistory(async (nextPageToken) => await fastify.engine.call(() =>
-    fastify.engine.client.workflowService.getWorkflowExecutionHistory({ namespace, execution: run, nextPageToken, skipArchival: true }), opts))
+  const namespace = engine.namespace
+  const events = await readWholeHistory(async (nextPageToken) => await engine.call(() =>
+    engine.client.workflowService.getWorkflowExecutionHistory({ namespace, execution: run, nextPageToken, skipArchival: true }), opts))
   const point = resolveResetPoint(events, run, call.from ?? 'failedStep')
-  const client = fastify.engine.as(call.identity)
+  const client = engine.as(call.identity)
   const reason = call.reason ?? (point.step === null ? 'Reset through the Flowport API' : `Reset through the Flowport API to retry step ${point.step}`)
-  const res = await fastify.engine.call(() => client.workflowService.resetWorkflowExecution({
+  const res = await engine.call(() => client.workflowService.resetWorkflowExecution({
     namespace,
     workflowExecution: run,
     reason,
@@ -73,6 +72,6 @@ export async function resetRun (fastify: FastifyInstance, call: ResetCall): Prom
     ...reapplyOptions(call.reapply)
   }), opts).catch((err: unknown) => { throw engineRefusal(err, run) })
   // The old run's describe now names the new run (resetTo): what this replica kept of it is stale.
-  fastify.closedRuns.forget(run.workflowId, run.runId)
+  runs.closedRuns.forget(run.workflowId, run.runId)
   return { workflowId: run.workflowId, runId: res.runId, resetFrom: { ...point, runId: run.runId } }
 }

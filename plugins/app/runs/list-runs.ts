@@ -3,17 +3,17 @@
  * query with quoted, escaped values. The page token (lib/page-token.ts) is bound to the query, so
  * a forged, damaged or other-filter token is a 400 before it reaches the engine.
  */
-import type { FastifyInstance } from 'fastify'
 import { status as GrpcStatus } from '@grpc/grpc-js'
 import { isGrpcServiceError } from '@temporalio/client'
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers.js'
 import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '@flowport/core/contract'
-import type { RunsQuery, WorkflowStatus } from '../schemas/workflow.js'
-import { validationError } from './api-error.js'
+import type { RunsQuery, WorkflowStatus } from '../../../schemas/workflow.js'
+import { validationError } from '../../../lib/api-error.js'
 import { statusWithWorkers } from './execution.js'
-import { decodePageToken, encodePageToken } from './page-token.js'
+import { decodePageToken, encodePageToken } from '../../../lib/page-token.js'
 import { visibilityName } from './status.js'
-import type { Status } from '../schemas/status.js'
+import type { Status } from '../../../schemas/status.js'
+import type { RunsContext } from './deps.js'
 
 /** A visibility-query string literal: backslashes and double quotes escaped, so a value can never end the literal. */
 export function quote (value: string): string {
@@ -68,13 +68,14 @@ function engineTokenOf (query: string, value: string): Uint8Array {
   return token.engineToken
 }
 
-export async function listRuns (fastify: FastifyInstance, q: RunsQuery, signal?: AbortSignal): Promise<{ runs: WorkflowStatus[], nextPageToken: string | null }> {
-  const { namespace, loadedDataConverter } = fastify.engine.client.options
+export async function listRuns (deps: Pick<RunsContext, 'engine' | 'catalogs'>, q: RunsQuery, signal?: AbortSignal): Promise<{ runs: WorkflowStatus[], nextPageToken: string | null }> {
+  const { engine } = deps
+  const { namespace, loadedDataConverter } = engine.client.options
   const query = visibilityQuery(q)
   const nextPageToken = q.pageToken ? engineTokenOf(query, q.pageToken) : undefined
   let res
   try {
-    res = await fastify.engine.call(() => fastify.engine.client.workflowService.listWorkflowExecutions({
+    res = await engine.call(() => engine.client.workflowService.listWorkflowExecutions({
       namespace, pageSize: q.pageSize ?? 50, nextPageToken, query
     }), { signal })
   } catch (err) {
@@ -82,7 +83,7 @@ export async function listRuns (fastify: FastifyInstance, q: RunsQuery, signal?:
     throw err
   }
   const runs = await Promise.all((res.executions ?? []).map(async (raw) =>
-    await statusWithWorkers(fastify, await executionInfoFromRaw(raw, loadedDataConverter, raw, namespace), signal)))
+    await statusWithWorkers(deps, await executionInfoFromRaw(raw, loadedDataConverter, raw, namespace), signal)))
   const token = res.nextPageToken?.length ? encodePageToken(query, { state: '', engineToken: res.nextPageToken }) : null
   return { runs, nextPageToken: token }
 }

@@ -4,16 +4,14 @@
  * read can long-poll until the run closes; the caller's deadline and abort signal bound it, so no
  * engine call outlives its request.
  */
-import type { FastifyInstance } from 'fastify'
 // @temporalio/proto is CommonJS: its named exports are not visible to ESM.
 import protoRoot from '@temporalio/proto'
 import type { temporal } from '@temporalio/proto'
-import { ApiError } from './api-error.js'
+import { ApiError } from '../../../lib/api-error.js'
 import { isCloseEvent, type HistoryEvent } from './close-events.js'
-import { decodeFirstValue } from './payloads.js'
-import { runIdOfHistory } from './reset-origin.js'
+import type { RunsContext } from './deps.js'
 
-const { HistoryEventFilterType } = protoRoot.temporal.api.enums.v1
+const { HistoryEventFilterType, WorkflowTaskFailedCause } = protoRoot.temporal.api.enums.v1
 
 export interface RunRef { workflowId: string, runId: string }
 
@@ -23,19 +21,15 @@ export interface CloseWait {
   deadline: number
 }
 
-const getHistory = (fastify: FastifyInstance, run: RunRef | { workflowId: string, runId?: undefined }, request: Omit<temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryRequest, 'namespace' | 'execution'>) =>
-  fastify.engine.client.workflowService.getWorkflowExecutionHistory({
-    namespace: fastify.engine.client.options.namespace,
+type Reads = Pick<RunsContext, 'engine' | 'payloads'>
+
+const getHistory = ({ engine }: Pick<RunsContext, 'engine'>, run: RunRef | { workflowId: string, runId?: undefined }, request: Omit<temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryRequest, 'namespace' | 'execution'>) =>
+  engine.client.workflowService.getWorkflowExecutionHistory({
+    namespace: engine.namespace,
     execution: { workflowId: run.workflowId, runId: run.runId },
     skipArchival: true,
     ...request
   })
-
-/**
- * Decodes the first value of a payload list; absent or `undefined` becomes null, and a large value
- * held by reference a LargeValue (lib/payloads.ts).
- */
-export const decodeFirst = decodeFirstValue
 
 export interface RunStart {
   /** The workflow type the run was started as. */
@@ -44,15 +38,15 @@ export interface RunStart {
   input: unknown
 }
 
-async function startOf (fastify: FastifyInstance, first: HistoryEvent | undefined): Promise<RunStart> {
+async function startOf ({ payloads }: Pick<RunsContext, 'payloads'>, first: HistoryEvent | undefined): Promise<RunStart> {
   const started = first?.workflowExecutionStartedEventAttributes
-  return { type: started?.workflowType?.name ?? undefined, input: await decodeFirst(fastify, started?.input) }
+  return { type: started?.workflowType?.name ?? undefined, input: await payloads.decodeFirst(started?.input) }
 }
 
 /** What a run was started as and with: its first history event, the only one read. */
-export async function readRunStart (fastify: FastifyInstance, run: RunRef, signal?: AbortSignal): Promise<RunStart> {
-  const res = await fastify.engine.call(() => getHistory(fastify, run, { maximumPageSize: 1 }), { signal, ...run })
-  return await startOf(fastify, res.history?.events?.[0])
+export async function readRunStart (deps: Reads, run: RunRef, signal?: AbortSignal): Promise<RunStart> {
+  const res = await deps.engine.call(() => getHistory(deps, run, { maximumPageSize: 1 }), { signal, ...run })
+  return await startOf(deps, res.history?.events?.[0])
 }
 
 /**
@@ -72,19 +66,30 @@ export interface StartAndClose { start: RunStart, closeEvent: HistoryEvent | nul
  * page, of up to SHORT_HISTORY_EVENTS events, is read; when it holds the whole history its last
  * event is the close event, otherwise the close event is read as `readCloseEventIfClosed` reads it.
  */
-export async function readStartAndClose (fastify: FastifyInstance, run: RunRef, signal?: AbortSignal): Promise<StartAndClose> {
-  const { events, whole } = await readFirstPage(fastify, run, signal)
+export async function readStartAndClose (deps: Reads, run: RunRef, signal?: AbortSignal): Promise<StartAndClose> {
+  const { events, whole } = await readFirstPage(deps, run, signal)
   const [start, closeEvent] = await Promise.all([
-    startOf(fastify, events[0]),
-    whole ? lastIfClose(events) : readCloseEventIfClosed(fastify, run, signal)
+    startOf(deps, events[0]),
+    whole ? lastIfClose(events) : readCloseEventIfClosed(deps, run, signal)
   ])
   return { start, closeEvent }
 }
 
 /** The first page of a run's history (the id's current run without `runId`), of SHORT_HISTORY_EVENTS batches at most, and whether it is the whole history. */
-async function readFirstPage (fastify: FastifyInstance, run: RunRef | { workflowId: string, runId?: undefined }, signal?: AbortSignal): Promise<{ events: HistoryEvent[], whole: boolean }> {
-  const res = await fastify.engine.call(() => getHistory(fastify, run, { maximumPageSize: SHORT_HISTORY_EVENTS }), { signal, ...run })
+async function readFirstPage (deps: Pick<RunsContext, 'engine'>, run: RunRef | { workflowId: string, runId?: undefined }, signal?: AbortSignal): Promise<{ events: HistoryEvent[], whole: boolean }> {
+  const res = await deps.engine.call(() => getHistory(deps, run, { maximumPageSize: SHORT_HISTORY_EVENTS }), { signal, ...run })
   return { events: res.history?.events ?? [], whole: !res.nextPageToken?.length }
+}
+
+/**
+ * The id of the run a whole history belongs to: the run id its start event was written with, unless
+ * a reset made the run. A reset copies the base run's events, start event included, and adds a
+ * marker naming the new run; the newest marker names this one. Undefined when the start event does
+ * not say (an engine older than the field).
+ */
+export function runIdOfHistory (events: HistoryEvent[]): string | undefined {
+  const marker = events.findLast((e) => e.workflowTaskFailedEventAttributes?.cause === WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW)
+  return marker?.workflowTaskFailedEventAttributes?.newRunId || events[0]?.workflowExecutionStartedEventAttributes?.originalExecutionRunId || undefined
 }
 
 const lastIfClose = (events: HistoryEvent[]): HistoryEvent | null => {
@@ -104,21 +109,21 @@ export interface LatestPage extends StartAndClose {
 /**
  * The first page of a workflow id's history (the engine reads the current run's): the raw client's
  * result makes this one call too. When it is the whole history it names the run
- * (lib/reset-origin.ts) and holds its first and its close event. When it is not, a reset's
+ * (`runIdOfHistory`) and holds its first and its close event. When it is not, a reset's
  * marker, which names the run, may lie beyond it; a run a describe names after this read is the
  * page's when the start event was written with that run's id (a run a reset made carries its
  * base's id there, and no run older than the page's can be current later). Undefined for an id the
  * engine does not know (the describe words that 404), and for one whose current run was last seen
- * long (lib/long-histories.ts): the describe comes first for those.
+ * long (./long-histories.ts): the describe comes first for those.
  */
-export async function readLatestPage (fastify: FastifyInstance, workflowId: string, signal?: AbortSignal): Promise<LatestPage | undefined> {
-  if (fastify.longHistories.has(workflowId)) return undefined
-  const page = await readFirstPage(fastify, { workflowId }, signal).catch((err: unknown) => {
+export async function readLatestPage (deps: Pick<RunsContext, 'engine' | 'payloads' | 'longHistories'>, workflowId: string, signal?: AbortSignal): Promise<LatestPage | undefined> {
+  if (deps.longHistories.has(workflowId)) return undefined
+  const page = await readFirstPage(deps, { workflowId }, signal).catch((err: unknown) => {
     if (err instanceof ApiError && err.statusCode === 404) return undefined
     throw err
   })
   if (page === undefined) return undefined
-  fastify.longHistories.seen(workflowId, !page.whole)
+  deps.longHistories.seen(workflowId, !page.whole)
   const runId = page.whole ? runIdOfHistory(page.events) : undefined
   const startedAs = page.events[0]?.workflowExecutionStartedEventAttributes?.originalExecutionRunId
   const closeEvent = page.whole ? lastIfClose(page.events) : null
@@ -127,15 +132,15 @@ export async function readLatestPage (fastify: FastifyInstance, workflowId: stri
   return {
     runId,
     openStatus: page.whole && closeEvent === null && !paused ? 'running' : undefined,
-    start: await startOf(fastify, page.events[0]),
+    start: await startOf(deps, page.events[0]),
     closeEvent,
     startsRun: (id) => runId === undefined ? Boolean(startedAs) && startedAs === id : runId === id
   }
 }
 
 /** The start input of one run (the first argument it was started with), or null. */
-export async function readRunInput (fastify: FastifyInstance, run: RunRef, signal?: AbortSignal): Promise<unknown> {
-  return (await readRunStart(fastify, run, signal)).input
+export async function readRunInput (deps: Reads, run: RunRef, signal?: AbortSignal): Promise<unknown> {
+  return (await readRunStart(deps, run, signal)).input
 }
 
 /**
@@ -144,8 +149,8 @@ export async function readRunInput (fastify: FastifyInstance, run: RunRef, signa
  * the run closes or the engine's long-poll interval (20 s) or the call's deadline ends
  * (docs/performance.md); `readCloseEventIfClosed` is for those.
  */
-export async function readCloseEvent (fastify: FastifyInstance, run: RunRef, signal?: AbortSignal): Promise<HistoryEvent | null> {
-  const res = await fastify.engine.call(() => getHistory(fastify, run, {
+export async function readCloseEvent (deps: Pick<RunsContext, 'engine'>, run: RunRef, signal?: AbortSignal): Promise<HistoryEvent | null> {
+  const res = await deps.engine.call(() => getHistory(deps, run, {
     historyEventFilterType: HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT
   }), { signal, ...run })
   return res.history?.events?.[0] ?? null
@@ -156,9 +161,9 @@ export async function readCloseEvent (fastify: FastifyInstance, run: RunRef, sig
  * close event is always a run's last event: the history is read backwards, one page of one batch
  * (the engine pages by the batches events were written in), which the engine answers at once.
  */
-export async function readCloseEventIfClosed (fastify: FastifyInstance, run: RunRef, signal?: AbortSignal): Promise<HistoryEvent | null> {
-  const res = await fastify.engine.call(() => fastify.engine.client.workflowService.getWorkflowExecutionHistoryReverse({
-    namespace: fastify.engine.client.options.namespace, execution: run, maximumPageSize: 1
+export async function readCloseEventIfClosed ({ engine }: Pick<RunsContext, 'engine'>, run: RunRef, signal?: AbortSignal): Promise<HistoryEvent | null> {
+  const res = await engine.call(() => engine.client.workflowService.getWorkflowExecutionHistoryReverse({
+    namespace: engine.namespace, execution: run, maximumPageSize: 1
   }), { signal, ...run })
   const last = res.history?.events?.[0]
   return last !== undefined && isCloseEvent(last) ? last : null
@@ -177,14 +182,14 @@ const WAIT_SLACK_MS = 50
  * Long-polls the close event of one run until it arrives or `deadline` passes. The engine answers
  * an empty page when its own long-poll interval ends; the loop then asks again with the token.
  */
-export async function waitForCloseEvent (fastify: FastifyInstance, run: RunRef, wait: CloseWait): Promise<HistoryEvent | typeof timedOut> {
+export async function waitForCloseEvent (deps: Pick<RunsContext, 'engine'>, run: RunRef, wait: CloseWait): Promise<HistoryEvent | typeof timedOut> {
   let nextPageToken: Uint8Array | undefined
   for (;;) {
     const remaining = wait.deadline - Date.now()
     if (remaining <= WAIT_SLACK_MS) return timedOut
     let res: temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryResponse
     try {
-      res = await fastify.engine.call(() => getHistory(fastify, run, {
+      res = await deps.engine.call(() => getHistory(deps, run, {
         waitNewEvent: true,
         historyEventFilterType: HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT,
         nextPageToken

@@ -2,43 +2,46 @@
  * Builds a WorkflowResult from the close event of one run. Nothing here follows
  * a run chain: callers that want to (POST /workflow/run, the latest-run result) pick the run first.
  */
-import type { FastifyInstance } from 'fastify'
-import type { WorkflowResult } from '../schemas/workflow.js'
-import { ApiError, notFound } from './api-error.js'
+import type { WorkflowResult } from '../../../schemas/workflow.js'
+import { ApiError, notFound } from '../../../lib/api-error.js'
 import { closeKindOf, type HistoryEvent } from './close-events.js'
 import { CATALOG_WORKFLOW_TYPE } from '@flowport/core/contract'
 import { describeForRead, isReservedWorkflowId, runNotFound } from './execution.js'
 import { closeOutcome, type Outcome as CloseOutcome } from '@flowport/core/outcome'
 import { readCloseEvent, readCloseEventIfClosed, readLatestPage, readRunInput, type LatestPage, readStartAndClose, SHORT_HISTORY_EVENTS, type RunRef } from './run-history.js'
 import { isTerminal, statusFromEngine } from './status.js'
-import { decodeFirstValue, inlineOrLink, payloadError } from './payloads.js'
-import type { Status, TerminalStatus } from '../schemas/status.js'
+import { payloadError } from '../../../lib/payloads.js'
+import type { Status, TerminalStatus } from '../../../schemas/status.js'
+import type { RunsContext } from './deps.js'
+
+type Results = Pick<RunsContext, 'engine' | 'payloads' | 'traces'>
+type Reads = Results & Pick<RunsContext, 'closedRuns' | 'longHistories'>
 
 export type Outcome = Omit<CloseOutcome, 'status'> & { status: TerminalStatus }
 
-/** The outcome a close event records (worker/src/common/outcome.ts, shared with the completion webhook); throws for an event that does not close a run. */
-export async function outcomeOf (fastify: FastifyInstance, event: HistoryEvent): Promise<Outcome> {
+/** The outcome a close event records (core/src/outcome.ts, shared with the completion webhook); throws for an event that does not close a run. */
+export async function outcomeOf ({ engine, payloads }: Pick<RunsContext, 'engine' | 'payloads'>, event: HistoryEvent): Promise<Outcome> {
   const status = closeKindOf(event)?.status
   // A large output held by reference is not fetched: the answer links to it (lib/payloads.ts).
   if (status === 'completed') {
-    const output = await decodeFirstValue(fastify, event.workflowExecutionCompletedEventAttributes?.result)
+    const output = await payloads.decodeFirst(event.workflowExecutionCompletedEventAttributes?.result)
     return { status, output, error: null, errorDetails: null }
   }
   try {
-    return await closeOutcome(fastify.engine.client.options.loadedDataConverter, status, event)
+    return await closeOutcome(engine.client.options.loadedDataConverter, status, event)
   } catch (err) {
     throw payloadError(err) ?? err
   }
 }
 
-export async function resultOf (fastify: FastifyInstance, run: RunRef, input: unknown, closeEvent: HistoryEvent): Promise<WorkflowResult> {
-  return await resultFrom(fastify, run, input, await outcomeOf(fastify, closeEvent))
+export async function resultOf (deps: Results, run: RunRef, input: unknown, closeEvent: HistoryEvent): Promise<WorkflowResult> {
+  return await resultFrom(deps, run, input, await outcomeOf(deps, closeEvent))
 }
 
-async function resultFrom (fastify: FastifyInstance, run: RunRef, input: unknown, outcome: Outcome): Promise<WorkflowResult> {
+async function resultFrom ({ traces, payloads }: Results, run: RunRef, input: unknown, outcome: Outcome): Promise<WorkflowResult> {
   // Where the worker's trace keeper writes this run's trace (at its close; docs/traces.md).
-  const trace = fastify.traces === null ? null : { destinations: fastify.traces.destinations(run.workflowId, run.runId) }
-  const [inputField, outputField] = await Promise.all([inlineOrLink(fastify, input ?? null), inlineOrLink(fastify, outcome.output)])
+  const trace = traces === null ? null : { destinations: traces.destinations(run.workflowId, run.runId) }
+  const [inputField, outputField] = await Promise.all([payloads.inlineOrLink(input ?? null), payloads.inlineOrLink(outcome.output)])
   return {
     workflowId: run.workflowId,
     runId: run.runId,
@@ -66,30 +69,30 @@ export interface ReadResult {
  * event once the run has closed (`readCloseEventIfClosed`: the run may be open, and the engine
  * long-polls a close-event read of an open run); the describe only when it turns out to be open,
  * for the 424. The latest run costs the first page of the id's history when that
- * is the whole of a closed run's, or of an open one's (the 424) (lib/run-history.ts,
+ * is the whole of a closed run's, or of an open one's (the 424) (./run-history.ts,
  * `readLatestPage`); otherwise a describe (which
  * run is current, whether it is closed, how long its history is) and then what is not kept
  * already: one page for a short history not read before, the first event and the close event side
  * by side otherwise.
  */
-export async function readResult (fastify: FastifyInstance, { workflowId, runId, signal }: ReadResult): Promise<WorkflowResult> {
-  if (runId === undefined) return await readLatest(fastify, { workflowId, signal })
+export async function readResult (deps: Reads, { workflowId, runId, signal }: ReadResult): Promise<WorkflowResult> {
+  if (runId === undefined) return await readLatest(deps, { workflowId, signal })
   const run = { workflowId, runId }
-  const known = fastify.closedRuns.get(workflowId, runId)
-  if (known?.outcome && known.input !== undefined) return await resultFrom(fastify, run, known.input, known.outcome)
-  if (known?.execution) return await readDescribed(fastify, { workflowId, runId, signal })
+  const known = deps.closedRuns.get(workflowId, runId)
+  if (known?.outcome && known.input !== undefined) return await resultFrom(deps, run, known.input, known.outcome)
+  if (known?.execution) return await readDescribed(deps, { workflowId, runId, signal })
   if (isReservedWorkflowId(workflowId)) throw notFound(`Workflow ${workflowId} not found`, run)
   const { start, closeEvent } = await (known?.input !== undefined
-    ? readCloseEventIfClosed(fastify, run, signal).then((closeEvent) => ({ start: undefined, closeEvent }))
-    : readStartAndClose(fastify, run, signal)
+    ? readCloseEventIfClosed(deps, run, signal).then((closeEvent) => ({ start: undefined, closeEvent }))
+    : readStartAndClose(deps, run, signal)
   ).catch((err: unknown) => { throw err instanceof ApiError && err.statusCode === 404 ? runNotFound(run) : err })
   if (start?.type === CATALOG_WORKFLOW_TYPE) throw notFound(`Workflow ${workflowId} not found`, run)
   // Open (or closed since the read): the describe names its status for the 424.
-  if (!closeEvent) return await readDescribed(fastify, { workflowId, runId, signal })
+  if (!closeEvent) return await readDescribed(deps, { workflowId, runId, signal })
   const input = start ? start.input : known?.input
-  const outcome = await outcomeOf(fastify, closeEvent)
-  fastify.closedRuns.remember(workflowId, runId, { input, outcome })
-  return await resultFrom(fastify, run, input, outcome)
+  const outcome = await outcomeOf(deps, closeEvent)
+  deps.closedRuns.remember(workflowId, runId, { input, outcome })
+  return await resultFrom(deps, run, input, outcome)
 }
 
 /** The 424 of a run that is still open. */
@@ -97,42 +100,42 @@ const notClosed = (run: RunRef, status: Status) =>
   new ApiError(424, 'WorkflowNotCompletedError', `Workflow ${run.workflowId} run ${run.runId} is not closed yet (status ${status})`, run)
 
 /** The latest run's result from the first page of the id's history when it is the whole of a closed run's; the describe's way otherwise, with the page's input when it is the described run's. */
-async function readLatest (fastify: FastifyInstance, { workflowId, signal }: ReadResult): Promise<WorkflowResult> {
-  const page = isReservedWorkflowId(workflowId) ? undefined : await readLatestPage(fastify, workflowId, signal)
+async function readLatest (deps: Reads, { workflowId, signal }: ReadResult): Promise<WorkflowResult> {
+  const page = isReservedWorkflowId(workflowId) ? undefined : await readLatestPage(deps, workflowId, signal)
   // Not named by the page, not a workflow of the catalog (the 404), or open with a status only the describe knows.
-  if (page?.runId === undefined || page.start.type === CATALOG_WORKFLOW_TYPE) return await readDescribed(fastify, { workflowId, signal }, page)
+  if (page?.runId === undefined || page.start.type === CATALOG_WORKFLOW_TYPE) return await readDescribed(deps, { workflowId, signal }, page)
   const run = { workflowId, runId: page.runId }
   if (page.openStatus !== undefined) throw notClosed(run, page.openStatus)
-  if (page.closeEvent === null) return await readDescribed(fastify, { workflowId, signal }, page)
-  const outcome = fastify.closedRuns.get(workflowId, run.runId)?.outcome ?? await outcomeOf(fastify, page.closeEvent)
-  fastify.closedRuns.remember(workflowId, run.runId, { input: page.start.input, outcome })
-  return await resultFrom(fastify, run, page.start.input, outcome)
+  if (page.closeEvent === null) return await readDescribed(deps, { workflowId, signal }, page)
+  const outcome = deps.closedRuns.get(workflowId, run.runId)?.outcome ?? await outcomeOf(deps, page.closeEvent)
+  deps.closedRuns.remember(workflowId, run.runId, { input: page.start.input, outcome })
+  return await resultFrom(deps, run, page.start.input, outcome)
 }
 
 /** The result once a describe (or the closed-run cache) has named the run and said it is closed; `page` may hold its input already. */
-async function readDescribed (fastify: FastifyInstance, { workflowId, runId, signal }: ReadResult, page?: LatestPage): Promise<WorkflowResult> {
-  const execution = await describeForRead(fastify, { workflowId, runId, signal })
+async function readDescribed (deps: Reads, { workflowId, runId, signal }: ReadResult, page?: LatestPage): Promise<WorkflowResult> {
+  const execution = await describeForRead(deps, { workflowId, runId, signal })
   const run = { workflowId, runId: execution.runId }
   const status = statusFromEngine(execution.status.name)
   if (!isTerminal(status)) throw notClosed(run, status)
-  const known = fastify.closedRuns.get(workflowId, run.runId)
+  const known = deps.closedRuns.get(workflowId, run.runId)
   const knownInput = known?.input !== undefined ? known.input : page?.startsRun(run.runId) === true ? page.start.input : undefined
   const outcomeFrom = async (closeEvent: HistoryEvent | null) => {
     if (!closeEvent) throw new Error(`closed run ${run.runId} of ${workflowId} has no close event`)
-    return await outcomeOf(fastify, closeEvent)
+    return await outcomeOf(deps, closeEvent)
   }
   let input: unknown
   let outcome: Outcome
   if (knownInput === undefined && known?.outcome === undefined && execution.historyLength <= SHORT_HISTORY_EVENTS) {
-    // Both needed and the history is short: one page holds both (lib/run-history.ts).
-    const both = await readStartAndClose(fastify, run, signal)
+    // Both needed and the history is short: one page holds both (./run-history.ts).
+    const both = await readStartAndClose(deps, run, signal)
     ;[input, outcome] = [both.start.input, await outcomeFrom(both.closeEvent)]
   } else {
     [input, outcome] = await Promise.all([
-      knownInput !== undefined ? Promise.resolve(knownInput) : readRunInput(fastify, run, signal),
-      known?.outcome ?? readCloseEvent(fastify, run, signal).then(outcomeFrom)
+      knownInput !== undefined ? Promise.resolve(knownInput) : readRunInput(deps, run, signal),
+      known?.outcome ?? readCloseEvent(deps, run, signal).then(outcomeFrom)
     ])
   }
-  fastify.closedRuns.remember(workflowId, run.runId, { input, outcome })
-  return await resultFrom(fastify, run, input, outcome)
+  deps.closedRuns.remember(workflowId, run.runId, { input, outcome })
+  return await resultFrom(deps, run, input, outcome)
 }

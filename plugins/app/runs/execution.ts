@@ -3,19 +3,18 @@
  * later engine call of the request is pinned to the run found here, so a run that continues as
  * new or is restarted meanwhile is never touched by mistake, and responses name the run acted on.
  */
-import type { FastifyInstance } from 'fastify'
 import type { WorkflowExecutionInfo } from '@temporalio/client'
 import { SearchAttributeType, TypedSearchAttributes, defineSearchAttributeKey } from '@temporalio/common'
 import { CATALOG_WORKFLOW_TYPE, STARTED_BY_MEMO_KEY, WEBHOOK_RUN_MEMO_KEY, type WebhookRunMemo } from '@flowport/core/contract'
-import { readDelivery } from './webhooks.js'
-import type { HistoryWorkflow } from '../schemas/history.js'
-import type { WorkflowStatus } from '../schemas/workflow.js'
-import { ApiError, notFound } from './api-error.js'
+import type { HistoryWorkflow } from '../../../schemas/history.js'
+import type { WorkflowStatus } from '../../../schemas/workflow.js'
+import { ApiError, notFound } from '../../../lib/api-error.js'
 import { isoOrNull, isTerminal, statusFromEngine } from './status.js'
 import { readResetFrom } from './reset-origin.js'
 import { readAttention } from './attention.js'
 import { SHORT_HISTORY_EVENTS } from './run-history.js'
-import type { ResetPoint } from '../schemas/reset.js'
+import type { ResetPoint } from '../../../schemas/reset.js'
+import type { RunsContext } from './deps.js'
 
 /** Internal workflows (the published catalogs, `__flowport_catalog:<id>`) are not the API's to show, signal or stop. */
 export const RESERVED_ID_PREFIX = '__flowport'
@@ -47,10 +46,10 @@ export type Execution = Pick<WorkflowExecutionInfo, 'type' | 'workflowId' | 'run
 const SCHEDULED_BY = defineSearchAttributeKey('TemporalScheduledById', SearchAttributeType.KEYWORD)
 const SCHEDULED_AT = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME)
 
-export async function describeRun (fastify: FastifyInstance, { workflowId, runId, signal }: DescribeOptions): Promise<Execution> {
+export async function describeRun ({ engine }: Pick<RunsContext, 'engine'>, { workflowId, runId, signal }: DescribeOptions): Promise<Execution> {
   const ctx = { workflowId, runId }
   if (isReservedWorkflowId(workflowId)) throw notFound(`Workflow ${workflowId} not found`, ctx)
-  const execution = await fastify.engine.call(() => fastify.engine.client.workflow.getHandle(workflowId, runId).describe(), { signal, ...ctx })
+  const execution = await engine.call(() => engine.client.workflow.getHandle(workflowId, runId).describe(), { signal, ...ctx })
   if (execution.type === CATALOG_WORKFLOW_TYPE) throw notFound(`Workflow ${workflowId} not found`, ctx)
   const extended = execution.raw.workflowExtendedInfo
   return {
@@ -66,7 +65,7 @@ export function runNotFound (run: { workflowId: string, runId: string }): ApiErr
   return notFound(`Workflow ${run.workflowId} run ${run.runId} not found`, run)
 }
 
-/** Whether the run is closed for good: its describe can be kept (lib/closed-runs.ts). */
+/** Whether the run is closed for good: its describe can be kept (./closed-runs.ts). */
 export const isClosed = (execution: Execution): boolean => isTerminal(statusFromEngine(execution.status.name))
 
 /**
@@ -74,17 +73,17 @@ export const isClosed = (execution: Execution): boolean => isTerminal(statusFrom
  * closed-run cache; a describe that finds a closed run is kept. The unpinned form always asks the
  * engine, which alone knows the workflow id's current run (a new run, a continue-as-new, a reset).
  */
-export async function describeForRead (fastify: FastifyInstance, options: DescribeOptions): Promise<Execution> {
-  const known = options.runId === undefined ? undefined : fastify.closedRuns.get(options.workflowId, options.runId)?.execution
+export async function describeForRead (deps: Pick<RunsContext, 'engine' | 'closedRuns' | 'longHistories'>, options: DescribeOptions): Promise<Execution> {
+  const known = options.runId === undefined ? undefined : deps.closedRuns.get(options.workflowId, options.runId)?.execution
   if (known) return known
-  const execution = await describeRun(fastify, options)
-  // What a describe of the latest run tells the latest result and input about its length (lib/long-histories.ts).
-  if (options.runId === undefined) fastify.longHistories.seen(options.workflowId, execution.historyLength > SHORT_HISTORY_EVENTS)
-  if (isClosed(execution)) fastify.closedRuns.remember(execution.workflowId, execution.runId, { execution: pickExecution(execution) })
+  const execution = await describeRun(deps, options)
+  // What a describe of the latest run tells the latest result and input about its length (./long-histories.ts).
+  if (options.runId === undefined) deps.longHistories.seen(options.workflowId, execution.historyLength > SHORT_HISTORY_EVENTS)
+  if (isClosed(execution)) deps.closedRuns.remember(execution.workflowId, execution.runId, { execution: pickExecution(execution) })
   return execution
 }
 
-/** The memo fields the API reads (lib/webhooks.ts, `startedBy`). */
+/** The memo fields the API reads (the webhook delivery, `startedBy`). */
 const READ_MEMO_KEYS = [WEBHOOK_RUN_MEMO_KEY, STARTED_BY_MEMO_KEY]
 
 /** Only the fields the API answers with: the SDK's describe also carries search attributes, the raw response and memo fields it does not read. */
@@ -111,18 +110,18 @@ export function startedByOf (memo: Record<string, unknown> | undefined): string 
  * GET …/status: the status of the latest or a pinned run, of its completion webhook when it was
  * started with one, and its reset links and attention (docs/reset.md).
  */
-export async function readStatus (fastify: FastifyInstance, options: DescribeOptions): Promise<WorkflowStatus> {
-  const execution = await describeForRead(fastify, options)
+export async function readStatus (deps: RunsContext, options: DescribeOptions): Promise<WorkflowStatus> {
+  const execution = await describeForRead(deps, options)
   const run = { workflowId: execution.workflowId, runId: execution.runId }
   const webhook = execution.memo?.[WEBHOOK_RUN_MEMO_KEY] as WebhookRunMemo | undefined
   const [status, delivery, resetFrom, attention] = await Promise.all([
-    statusWithWorkers(fastify, execution, options.signal),
-    typeof webhook?.url === 'string' ? readDelivery(fastify, execution, webhook, options.signal) : undefined,
-    execution.resetFrom !== undefined || execution.wasReset !== true ? execution.resetFrom ?? null : readResetFrom(fastify, run, options.signal),
-    execution.closeTime ? null : readAttention(fastify, run, execution.workflowTaskAttempt, options.signal)
+    statusWithWorkers(deps, execution, options.signal),
+    typeof webhook?.url === 'string' ? deps.deliveryOf(run, webhook, options.signal) : undefined,
+    execution.resetFrom !== undefined || execution.wasReset !== true ? execution.resetFrom ?? null : readResetFrom(deps, run, options.signal),
+    execution.closeTime ? null : readAttention(deps, run, execution.workflowTaskAttempt, options.signal)
   ])
   // The origin is final: the kept describe (describeForRead kept it) gets it, so it is read once.
-  const kept = fastify.closedRuns.get(run.workflowId, run.runId)?.execution
+  const kept = deps.closedRuns.get(run.workflowId, run.runId)?.execution
   if (kept && kept.resetFrom === undefined) kept.resetFrom = resetFrom
   const links = { ...status, resetTo: execution.resetTo ?? null, resetFrom, attention }
   return delivery === undefined ? links : { ...links, webhook: delivery }
@@ -159,9 +158,9 @@ export function historyWorkflowOf (execution: Execution): HistoryWorkflow {
  * The status, and for an open run whether a worker polls its task queue (a run nobody polls never
  * moves); null when the engine cannot say: the rest of the answer does not depend on it.
  */
-export async function statusWithWorkers (fastify: FastifyInstance, execution: Execution, signal?: AbortSignal): Promise<WorkflowStatus> {
+export async function statusWithWorkers ({ catalogs }: Pick<RunsContext, 'catalogs'>, execution: Execution, signal?: AbortSignal): Promise<WorkflowStatus> {
   if (execution.closeTime) return statusOf(execution)
-  return statusOf(execution, await fastify.catalogs.workersPolling(execution.taskQueue, signal))
+  return statusOf(execution, await catalogs.workersPolling(execution.taskQueue, signal))
 }
 
 export function alreadyClosed (run: { workflowId: string, runId: string }, status: string): ApiError {

@@ -3,20 +3,20 @@
  * (PollWorkflowExecutionUpdate, asked for the accepted stage so it answers at once): accepted and
  * running, completed with its result, or failed with the handler's error.
  */
-import type { FastifyInstance } from 'fastify'
 import protoRoot from '@temporalio/proto'
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js'
-import { ApiError } from './api-error.js'
-import type { UpdateState } from '../schemas/workflow.js'
+import { ApiError } from '../../../lib/api-error.js'
+import type { UpdateState } from '../../../schemas/workflow.js'
+import type { ControlDeps } from './deps.js'
 
 const { UpdateWorkflowExecutionLifecycleStage } = protoRoot.temporal.api.enums.v1
 
 export interface UpdateRef { workflowId: string, updateId: string, signal?: AbortSignal }
 
-export async function readUpdate (fastify: FastifyInstance, ref: UpdateRef): Promise<UpdateState> {
-  const { namespace, loadedDataConverter } = fastify.engine.client.options
+export async function readUpdate ({ engine }: Pick<ControlDeps, 'engine'>, ref: UpdateRef): Promise<UpdateState> {
+  const { namespace, loadedDataConverter } = engine.client.options
   const ctx = { workflowId: ref.workflowId }
-  const res = await fastify.engine.call(() => fastify.engine.client.workflowService.pollWorkflowExecutionUpdate({
+  const res = await engine.call(() => engine.client.workflowService.pollWorkflowExecutionUpdate({
     namespace,
     updateRef: { workflowExecution: { workflowId: ref.workflowId }, updateId: ref.updateId },
     waitPolicy: { lifecycleStage: UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ACCEPTED }

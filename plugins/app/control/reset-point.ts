@@ -6,13 +6,12 @@
  * results of earlier steps) is replayed, not run again. docs/reset.md tells the whole story.
  */
 import type { temporal } from '@temporalio/proto'
-import { localStepMarkerData } from '@flowport/core/local-step'
-import { endedInFailure, stepsOf } from '@flowport/core/steps'
-import type { ResetFrom } from '../schemas/reset.js'
-import { ApiError } from './api-error.js'
-import type { RunRef } from './run-history.js'
+import type { ResetFrom } from '../../../schemas/reset.js'
+import { ApiError } from '../../../lib/api-error.js'
+import type { HistoryEvent } from '../runs/close-events.js'
+import type { RunRef } from '../runs/run-history.js'
+import { idOf, stepAfter, stepCalls, type StepCall } from '../runs/step-calls.js'
 
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent
 type Failure = temporal.api.failure.v1.IFailure
 
 export interface ResolvedResetPoint {
@@ -22,26 +21,8 @@ export interface ResolvedResetPoint {
   step: string | null
 }
 
-/**
- * A call of a step: its ActivityTaskScheduled event, or for a local step (run inside the workflow
- * task: the engine records only a marker when it ends) its marker. A local step retried after a
- * backoff leaves a marker per such attempt; only the last, without `backoff`, ends the call.
- */
-interface StepCall {
-  name: string
-  eventId: number
-  /** The event that ended the call in failure (ActivityTaskFailed or TimedOut, the marker); null when it did not fail. */
-  failedEventId: number | null
-}
-
-const idOf = (event: HistoryEvent) => Number(event.eventId)
-
 export const resetNotPossible = (run: RunRef, reason: string) =>
   new ApiError(409, 'ResetNotPossibleError', `Run ${run.runId} of workflow ${run.workflowId} cannot be reset: ${reason}`, run)
-
-const stepCalls = (events: HistoryEvent[]): StepCall[] => stepsOf(events, { localStep: localStepMarkerData })
-  .filter((s) => s.kind === 'step')
-  .map((s) => ({ name: s.name, eventId: Number(s.id), failedEventId: endedInFailure(s) ? Number(s.endId) : null }))
 
 /**
  * The call whose failure is the run's failure, if a step's is: the one the failure chain names
@@ -70,11 +51,6 @@ function taskBefore (events: HistoryEvent[], eventId: number): number | null {
     if (e.workflowTaskCompletedEventAttributes) found = idOf(e)
   }
   return found
-}
-
-/** The first step called after `eventId`, or null. */
-export function stepAfter (events: HistoryEvent[], eventId: number): string | null {
-  return stepCalls(events).find((s) => s.eventId > eventId)?.name ?? null
 }
 
 /**

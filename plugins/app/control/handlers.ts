@@ -5,17 +5,20 @@
  * checked, and the response names that run.
  */
 import { randomUUID } from 'node:crypto'
-import type { FastifyInstance } from 'fastify'
 import { QueryNotRegisteredError, QueryRejectedError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client'
 import protoRoot from '@temporalio/proto'
 import { encodeToPayloads } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js'
 import type { CatalogHandler, CatalogWorkflow } from '@flowport/core/contract'
-import { ApiError, engineUnavailable, validationError, type ErrorName } from './api-error.js'
-import { alreadyClosed, closedMeanwhile, describeRun, type Execution } from './execution.js'
-import { assertMatches } from './json-schema.js'
-import { assertRunMatches } from './http/conditional.js'
-import { isTerminal, statusFromEngine } from './status.js'
-import type { RunRef } from './run-history.js'
+import { ApiError, engineUnavailable, validationError, type ErrorName } from '../../../lib/api-error.js'
+import { alreadyClosed, closedMeanwhile, type Execution } from '../runs/execution.js'
+import { assertMatches } from '../../../lib/json-schema.js'
+import { assertRunMatches } from '../../../lib/http/conditional.js'
+import { isTerminal, statusFromEngine } from '../runs/status.js'
+import type { RunRef } from '../runs/run-history.js'
+import type { ControlDeps } from './deps.js'
+import type { ControlCall } from './stop.js'
+
+type Deps = Pick<ControlDeps, 'engine' | 'runs' | 'catalogs'>
 
 const { UpdateWorkflowExecutionLifecycleStage } = protoRoot.temporal.api.enums.v1
 
@@ -24,18 +27,11 @@ export type HandlerKind = 'signal' | 'query' | 'update'
 const LIST = { signal: 'signals', query: 'queries', update: 'updates' } as const
 const NOT_FOUND: Record<HandlerKind, ErrorName> = { signal: 'SignalNotFoundError', query: 'QueryNotFoundError', update: 'UpdateNotFoundError' }
 
-export interface HandlerCall {
-  workflowId: string
-  /** Pins the run (the pinned query route); absent = the latest run of the id. */
-  runId?: string
+/** `ifMatch` is checked for signals and updates; `runId` pins the run (the pinned query route). */
+export interface HandlerCall extends ControlCall {
   kind: HandlerKind
   name: string
   payload: unknown
-  signal?: AbortSignal
-  /** The engine identity the call is recorded under (lib/access/principal.ts). */
-  identity?: string
-  /** `If-Match`: the run the caller saw (signals and updates; lib/http/conditional.ts). */
-  ifMatch?: string
 }
 
 interface Prepared {
@@ -44,11 +40,11 @@ interface Prepared {
   args: unknown[]
 }
 
-async function prepare (fastify: FastifyInstance, call: HandlerCall): Promise<Prepared> {
-  const execution = await describeRun(fastify, { workflowId: call.workflowId, runId: call.runId, signal: call.signal })
+async function prepare ({ runs, catalogs }: Deps, call: HandlerCall): Promise<Prepared> {
+  const execution = await runs.describeRun({ workflowId: call.workflowId, runId: call.runId, signal: call.signal })
   const run = { workflowId: call.workflowId, runId: execution.runId }
   if (call.kind !== 'query') assertRunMatches(call.ifMatch, run)
-  const catalog = await fastify.catalogs.get(execution.taskQueue, call.signal)
+  const catalog = await catalogs.get(execution.taskQueue, call.signal)
   const workflow = catalog.workflows.find((w) => w.name === execution.type || w.aliases.includes(execution.type))
   const args = handlerArgs(workflow, { type: execution.type, catalog: execution.taskQueue, run }, call)
   // Queries may still be answered by a closed run; signals and updates cannot reach one.
@@ -75,18 +71,18 @@ export function handlerArgs (workflow: CatalogWorkflow | undefined, where: { typ
   return payload === undefined ? [] : [payload]
 }
 
-export async function sendSignal (fastify: FastifyInstance, call: HandlerCall) {
-  const { run, args } = await prepare(fastify, call)
-  const handle = fastify.engine.as(call.identity).workflow.getHandle(run.workflowId, run.runId)
-  await fastify.engine.call(() => handle.signal(call.name, ...args), { signal: call.signal, ...run }).catch((err: unknown) => { throw closedMeanwhile(err, run) })
+export async function sendSignal (deps: Deps, call: HandlerCall) {
+  const { run, args } = await prepare(deps, call)
+  const handle = deps.engine.as(call.identity).workflow.getHandle(run.workflowId, run.runId)
+  await deps.engine.call(() => handle.signal(call.name, ...args), { signal: call.signal, ...run }).catch((err: unknown) => { throw closedMeanwhile(err, run) })
   return run
 }
 
-export async function runQuery (fastify: FastifyInstance, call: HandlerCall) {
-  const { run, args } = await prepare(fastify, call)
-  const handle = fastify.engine.as(call.identity).workflow.getHandle(run.workflowId, run.runId)
+export async function runQuery (deps: Deps, call: HandlerCall) {
+  const { run, args } = await prepare(deps, call)
+  const handle = deps.engine.as(call.identity).workflow.getHandle(run.workflowId, run.runId)
   try {
-    const result = await fastify.engine.call(() => handle.query(call.name, ...args), { signal: call.signal, ...run })
+    const result = await deps.engine.call(() => handle.query(call.name, ...args), { signal: call.signal, ...run })
     return { ...run, result: result ?? null }
   } catch (err) {
     // The engine reports an unknown query and a query handler that threw the same way.
@@ -99,29 +95,29 @@ export async function runQuery (fastify: FastifyInstance, call: HandlerCall) {
   }
 }
 
-export async function runUpdate (fastify: FastifyInstance, call: HandlerCall) {
-  const { execution, run, args } = await prepare(fastify, call)
-  const handle = fastify.engine.as(call.identity).workflow.getHandle(run.workflowId, run.runId)
+export async function runUpdate (deps: Deps, call: HandlerCall) {
+  const { execution, run, args } = await prepare(deps, call)
+  const handle = deps.engine.as(call.identity).workflow.getHandle(run.workflowId, run.runId)
   const updateId = randomUUID()
   try {
-    const result = await fastify.engine.call(() => handle.executeUpdate(call.name, { args: args as [], updateId }), { signal: call.signal, ...run })
+    const result = await deps.engine.call(() => handle.executeUpdate(call.name, { args: args as [], updateId }), { signal: call.signal, ...run })
     return { ...run, updateId, result: result ?? null }
   } catch (err) {
-    throw await updateFailure(fastify, err, { call, run, updateId, lengthBefore: execution.historyLength })
+    throw await updateFailure(deps, err, { call, run, updateId, lengthBefore: execution.historyLength })
   }
 }
 
 /**
  * `Prefer: respond-async`: returns once the workflow accepted the update (its validator passed);
- * the handler runs on, and lib/update-state.ts reads how it ended. A rejection is the same 422.
+ * the handler runs on, and ./update-state.ts reads how it ended. A rejection is the same 422.
  */
-export async function startUpdate (fastify: FastifyInstance, call: HandlerCall) {
-  const { execution, run, args } = await prepare(fastify, call)
-  const client = fastify.engine.as(call.identity)
+export async function startUpdate (deps: Deps, call: HandlerCall) {
+  const { execution, run, args } = await prepare(deps, call)
+  const client = deps.engine.as(call.identity)
   const updateId = randomUUID()
   // The raw call, not WorkflowHandle.startUpdate: its handle hides whether the validator rejected
   // the update (the outcome is only thrown by a later result()), and a rejection must be a 422 now.
-  const response = await fastify.engine.call(async () => await client.workflowService.updateWorkflowExecution({
+  const response = await deps.engine.call(async () => await client.workflowService.updateWorkflowExecution({
     namespace: client.options.namespace,
     workflowExecution: run,
     waitPolicy: { lifecycleStage: UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ACCEPTED },
@@ -133,7 +129,7 @@ export async function startUpdate (fastify: FastifyInstance, call: HandlerCall) 
   const failure = response.outcome?.failure
   // A handler that failed right after the acceptance is reported here too: accepted is accepted
   // (GET …/updates/{updateId} says `failed`); only a rejection by the validator is a 422.
-  if (failure && !(await updateWasAccepted(fastify, run, updateId, execution.historyLength, call.signal))) {
+  if (failure && !(await updateWasAccepted(deps, run, updateId, execution.historyLength, call.signal))) {
     throw new ApiError(422, 'UpdateRejectedError', `Update ${call.name} was rejected: ${failure.message ?? 'by its validator'}`, run)
   }
   return { ...run, updateId }
@@ -141,11 +137,11 @@ export async function startUpdate (fastify: FastifyInstance, call: HandlerCall) 
 
 export interface UpdateAttempt { call: HandlerCall, run: { workflowId: string, runId: string }, updateId: string, lengthBefore: number }
 
-export async function updateFailure (fastify: FastifyInstance, err: unknown, { call, run, updateId, lengthBefore }: UpdateAttempt): Promise<unknown> {
+export async function updateFailure (deps: Pick<ControlDeps, 'engine'>, err: unknown, { call, run, updateId, lengthBefore }: UpdateAttempt): Promise<unknown> {
   if (!(err instanceof WorkflowUpdateFailedError)) return updateError(err, call.name, run)
   // The engine reports a validator's rejection and a failed handler the same way; only an
   // accepted update leaves events in the history.
-  const accepted = await updateWasAccepted(fastify, run, updateId, lengthBefore, call.signal)
+  const accepted = await updateWasAccepted(deps, run, updateId, lengthBefore, call.signal)
   const reason = err.cause instanceof Error ? err.cause.message : err.message
   return accepted
     ? new ApiError(422, 'UpdateFailedError', `Update ${call.name} failed: ${reason}`, run)
@@ -161,11 +157,11 @@ function updateError (err: unknown, name: string, run: { workflowId: string, run
  * Reads the history backwards down to the length it had before the update was sent: an
  * accepted update has an UpdateAccepted (or UpdateCompleted) event with its id up there.
  */
-async function updateWasAccepted (fastify: FastifyInstance, run: { workflowId: string, runId: string }, updateId: string, lengthBefore: number, signal?: AbortSignal): Promise<boolean> {
+async function updateWasAccepted ({ engine }: Pick<ControlDeps, 'engine'>, run: { workflowId: string, runId: string }, updateId: string, lengthBefore: number, signal?: AbortSignal): Promise<boolean> {
   let nextPageToken: Uint8Array | undefined
   do {
-    const res = await fastify.engine.call(() => fastify.engine.client.workflowService.getWorkflowExecutionHistoryReverse({
-      namespace: fastify.engine.client.options.namespace, execution: run, maximumPageSize: 100, nextPageToken
+    const res = await engine.call(() => engine.client.workflowService.getWorkflowExecutionHistoryReverse({
+      namespace: engine.namespace, execution: run, maximumPageSize: 100, nextPageToken
     }), { signal, ...run })
     for (const event of res.history?.events ?? []) {
       if (Number(event.eventId) <= lengthBefore) return false

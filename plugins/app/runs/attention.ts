@@ -4,20 +4,20 @@
  * the task forever and says so only through the pending task's attempt; the failure itself is
  * the last workflow task failure in the history (the engine records the first of a series).
  */
-import type { FastifyInstance } from 'fastify'
 import protoRoot from '@temporalio/proto'
-import type { Attention } from '../schemas/reset.js'
+import type { Attention } from '../../../schemas/reset.js'
 import type { RunRef } from './run-history.js'
+import type { RunsContext } from './deps.js'
 
 const { WorkflowTaskFailedCause } = protoRoot.temporal.api.enums.v1
 
 /** How many events from the end are searched for the failure: the series is at the end of the history. */
 const TAIL_EVENTS = 20
 
-export async function readAttention (fastify: FastifyInstance, run: RunRef, attempt: number | null | undefined, signal?: AbortSignal): Promise<Attention | null> {
+export async function readAttention ({ engine }: Pick<RunsContext, 'engine'>, run: RunRef, attempt: number | null | undefined, signal?: AbortSignal): Promise<Attention | null> {
   if (attempt == null || attempt < 2) return null
-  const res = await fastify.engine.call(() => fastify.engine.client.workflowService.getWorkflowExecutionHistoryReverse({
-    namespace: fastify.config.TEMPORAL_NAMESPACE, execution: run, maximumPageSize: TAIL_EVENTS
+  const res = await engine.call(() => engine.client.workflowService.getWorkflowExecutionHistoryReverse({
+    namespace: engine.namespace, execution: run, maximumPageSize: TAIL_EVENTS
   }), { signal, ...run })
   let message = 'the workflow task keeps failing'
   for (const event of res.history?.events ?? []) {

@@ -1,0 +1,13 @@
+/**
+ * Decorates `fastify.control`, the control service (./control.ts).
+ */
+import fp from 'fastify-plugin'
+import { createControl, type Control } from './control.js'
+
+declare module 'fastify' {
+  interface FastifyInstance { control: Control }
+}
+
+export default fp(async (fastify) => {
+  fastify.decorate('control', createControl({ engine: fastify.engine, runs: fastify.runs, catalogs: fastify.catalogs, config: fastify.config }))
+}, { name: 'control', dependencies: ['config', 'engine', 'runs', 'catalog'] })

@@ -1,0 +1,55 @@
+/**
+ * The runs service: finding a run and reading what it is (status, result, input, trace, the
+ * listing), and the history reads other concepts build on (a run's start input, its close event,
+ * waiting for it). It owns the caches of what reads learnt: closed runs' final facts
+ * (./closed-runs.ts) and which ids have long histories (./long-histories.ts).
+ */
+import type { Config } from '../../../schemas/config.js'
+import { ClosedRuns } from './closed-runs.js'
+import { LongHistories } from './long-histories.js'
+import { describeRun, readStatus, statusWithWorkers } from './execution.js'
+import { readAttention } from './attention.js'
+import { listRuns } from './list-runs.js'
+import { readInput } from './run-input.js'
+import { readResult, resultOf, outcomeOf } from './workflow-result.js'
+import { readTraceLog } from './trace-log.js'
+import { readCloseEventIfClosed, readRunInput, waitForCloseEvent } from './run-history.js'
+import type { RunsContext } from './deps.js'
+
+export type RunsDeps = Omit<RunsContext, 'closedRuns' | 'longHistories'> & {
+  config: Pick<Config, 'SERVICE_CLOSED_RUN_CACHE_ENTRIES' | 'SERVICE_CLOSED_RUN_CACHE_BYTES' | 'SERVICE_CLOSED_RUN_CACHE_TTL_MS'>
+}
+
+export type Runs = ReturnType<typeof createRuns>
+
+export function createRuns ({ config, ...deps }: RunsDeps) {
+  const closedRuns = new ClosedRuns({
+    maxEntries: config.SERVICE_CLOSED_RUN_CACHE_ENTRIES,
+    maxBytes: config.SERVICE_CLOSED_RUN_CACHE_BYTES,
+    ttlMs: config.SERVICE_CLOSED_RUN_CACHE_TTL_MS
+  })
+  const longHistories = new LongHistories()
+  const ctx: RunsContext = { ...deps, closedRuns, longHistories }
+  // Each method is a part of the concept with the service's dependencies given.
+  return {
+    closedRuns,
+    longHistories,
+    describeRun: describeRun.bind(undefined, ctx),
+    readStatus: readStatus.bind(undefined, ctx),
+    statusWithWorkers: statusWithWorkers.bind(undefined, ctx),
+    readResult: readResult.bind(undefined, ctx),
+    readInput: readInput.bind(undefined, ctx),
+    listRuns: listRuns.bind(undefined, ctx),
+    readTraceLog: readTraceLog.bind(undefined, ctx),
+    readAttention: readAttention.bind(undefined, ctx),
+    readRunInput: readRunInput.bind(undefined, ctx),
+    readCloseEventIfClosed: readCloseEventIfClosed.bind(undefined, ctx),
+    waitForCloseEvent: waitForCloseEvent.bind(undefined, ctx),
+    outcomeOf: outcomeOf.bind(undefined, ctx),
+    resultOf: resultOf.bind(undefined, ctx),
+    close () {
+      closedRuns.clear()
+      longHistories.clear()
+    }
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * An endpoint of a run that exists for the latest run of a workflow id (`/workflow/{id}<path>`)
+ * and for a pinned run (`/workflow/{id}/runs/{rid}<path>`): one definition registers both. They
+ * differ in operationId, summary, description and params; the handler reads `rid` (absent: latest).
+ */
+import type { FastifyContextConfig, FastifyReply, FastifySchema, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault, RouteGenericInterface, RouteHandlerMethod } from 'fastify'
+import type { TSchema } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { RunParamsSchema, WorkflowParamsSchema, ref } from '../../schemas/common.js'
+import { optionalBody, optionalBodySchema } from './optional-body.js'
+import { clientGone } from '../../lib/abort.js'
+import { engineIdentity, type Principal } from '../../lib/access/principal.js'
+
+type RunGeneric<G extends RouteGenericInterface> = G & { Params: { id: string, rid?: string } }
+
+interface RunRequest { params: { id: string, rid?: string }, headers: { 'if-match'?: string }, principal: Principal | null }
+
+/** The run a request acts on (plugins/app/control/stop.ts, `ControlCall`): the pinned one, or the id's latest. */
+export const runCall = (request: RunRequest, reply: FastifyReply) =>
+  ({ workflowId: request.params.id, runId: request.params.rid, signal: clientGone(reply), identity: engineIdentity(request), ifMatch: request.headers['if-match'] })
+
+/** The params default to WorkflowParams (latest) and RunParams (pinned). */
+interface Variant { operationId: string, summary: string, description?: string, params?: TSchema }
+
+export interface RunRoute {
+  method: 'GET' | 'POST' | 'PATCH'
+  config: FastifyContextConfig
+  /** The whole body is optional (./optional-body.ts). */
+  optionalBody?: true
+  /** Both variants' unless one has its own. */
+  description?: string
+  latest: Variant
+  pinned: Variant
+  /** The rest of the schema (headers, body, response). */
+  schema: Omit<FastifySchema, 'params' | 'summary' | 'description' | 'tags' | 'operationId'>
+}
+
+type Handler<G extends RouteGenericInterface> = RouteHandlerMethod<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, RunGeneric<G>, unknown, FastifySchema, TypeBoxTypeProvider>
+
+export function latestAndPinned<G extends RouteGenericInterface> (fastify: Parameters<FastifyPluginAsyncTypebox>[0], path: string, route: RunRoute, handler: Handler<G>): void {
+  const variants = [
+    { url: `/workflow/:id${path}`, params: ref(WorkflowParamsSchema), ...route.latest },
+    { url: `/workflow/:id/runs/:rid${path}`, params: ref(RunParamsSchema), ...route.pinned }
+  ]
+  for (const { url, operationId, summary, description = route.description, params } of variants) {
+    const schema = { tags: ['workflows'], operationId, summary, ...(description === undefined ? {} : { description }), params, ...route.schema }
+    fastify.route<RunGeneric<G>>({
+      method: route.method,
+      url,
+      config: route.config,
+      ...(route.optionalBody ? optionalBody : {}),
+      schema: route.optionalBody ? { ...optionalBodySchema, ...schema } : schema,
+      handler
+    })
+  }
+}
