@@ -26,6 +26,8 @@ import runLog from './plugins/external/run-log.js'
 import payloads from './plugins/app/payloads/index.js'
 import engine from './plugins/app/engine/index.js'
 import catalogs from './plugins/app/catalogs/index.js'
+import webhooks from './plugins/app/webhooks/index.js'
+import starts from './plugins/app/starts/index.js'
 import closedRuns from './plugins/app/runs/closed-runs-plugin.js'
 import longHistories from './plugins/app/runs/long-histories-plugin.js'
 import sse from './plugins/external/sse.js'
@@ -126,6 +128,8 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   await app.register(payloads)
   await app.register(engine)
   await app.register(catalogs)
+  await app.register(webhooks)
+  await app.register(starts)
   await app.register(closedRuns)
   await app.register(longHistories)
   await app.register(sse, { heartbeatMs: config.SERVICE_SSE_HEARTBEAT_MS })

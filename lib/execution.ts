@@ -7,7 +7,6 @@ import type { FastifyInstance } from 'fastify'
 import type { WorkflowExecutionInfo } from '@temporalio/client'
 import { SearchAttributeType, TypedSearchAttributes, defineSearchAttributeKey } from '@temporalio/common'
 import { CATALOG_WORKFLOW_TYPE, STARTED_BY_MEMO_KEY, WEBHOOK_RUN_MEMO_KEY, type WebhookRunMemo } from '@flowport/worker/contract'
-import { readDelivery } from './webhooks.js'
 import type { HistoryWorkflow } from '../schemas/history.js'
 import type { WorkflowStatus } from '../schemas/workflow.js'
 import { ApiError, notFound } from './api-error.js'
@@ -84,7 +83,7 @@ export async function describeForRead (fastify: FastifyInstance, options: Descri
   return execution
 }
 
-/** The memo fields the API reads (lib/webhooks.ts, `startedBy`). */
+/** The memo fields the API reads (plugins/app/webhooks/webhooks.ts, `startedBy`). */
 const READ_MEMO_KEYS = [WEBHOOK_RUN_MEMO_KEY, STARTED_BY_MEMO_KEY]
 
 /** Only the fields the API answers with: the SDK's describe also carries search attributes, the raw response and memo fields it does not read. */
@@ -117,7 +116,7 @@ export async function readStatus (fastify: FastifyInstance, options: DescribeOpt
   const webhook = execution.memo?.[WEBHOOK_RUN_MEMO_KEY] as WebhookRunMemo | undefined
   const [status, delivery, resetFrom, attention] = await Promise.all([
     statusWithWorkers(fastify, execution, options.signal),
-    typeof webhook?.url === 'string' ? readDelivery(fastify, execution, webhook, options.signal) : undefined,
+    typeof webhook?.url === 'string' ? fastify.webhooks.readDelivery(execution, webhook, options.signal) : undefined,
     execution.resetFrom !== undefined || execution.wasReset !== true ? execution.resetFrom ?? null : readResetFrom(fastify, run, options.signal),
     execution.closeTime ? null : readAttention(fastify, run, execution.workflowTaskAttempt, options.signal)
   ])

@@ -10,7 +10,6 @@ import protoRoot from '@temporalio/proto'
 import type { temporal } from '@temporalio/proto'
 import { ApiError } from './api-error.js'
 import { isCloseEvent, type HistoryEvent } from './close-events.js'
-import { decodeFirstValue } from './payloads.js'
 import { runIdOfHistory } from './reset-origin.js'
 
 const { HistoryEventFilterType } = protoRoot.temporal.api.enums.v1
@@ -31,12 +30,6 @@ const getHistory = (fastify: FastifyInstance, run: RunRef | { workflowId: string
     ...request
   })
 
-/**
- * Decodes the first value of a payload list; absent or `undefined` becomes null, and a large value
- * held by reference a LargeValue (lib/payloads.ts).
- */
-export const decodeFirst = decodeFirstValue
-
 export interface RunStart {
   /** The workflow type the run was started as. */
   type: string | undefined
@@ -46,7 +39,7 @@ export interface RunStart {
 
 async function startOf (fastify: FastifyInstance, first: HistoryEvent | undefined): Promise<RunStart> {
   const started = first?.workflowExecutionStartedEventAttributes
-  return { type: started?.workflowType?.name ?? undefined, input: await decodeFirst(fastify, started?.input) }
+  return { type: started?.workflowType?.name ?? undefined, input: await fastify.payloads.decodeFirstValue(started?.input) }
 }
 
 /** What a run was started as and with: its first history event, the only one read. */

@@ -11,7 +11,6 @@ import type { WorkflowInput } from '../schemas/workflow.js'
 import { ApiError, notFound } from './api-error.js'
 import { describeForRead, isReservedWorkflowId, runNotFound, type DescribeOptions } from './execution.js'
 import { readLatestPage, readRunStart } from './run-history.js'
-import { inlineOrLink } from './payloads.js'
 
 export async function readInput (fastify: FastifyInstance, { workflowId, runId, signal }: DescribeOptions): Promise<WorkflowInput> {
   const pinned = runId !== undefined
@@ -31,8 +30,8 @@ export async function readInput (fastify: FastifyInstance, { workflowId, runId, 
   return await inputOf(fastify, run, start.input)
 }
 
-/** The answer, with a large input given as its presigned download (lib/payloads.ts). */
+/** The answer, with a large input given as its presigned download (plugins/app/payloads/payloads.ts). */
 async function inputOf (fastify: FastifyInstance, run: { workflowId: string, runId: string }, input: unknown): Promise<WorkflowInput> {
-  const { value, link } = await inlineOrLink(fastify, input)
+  const { value, link } = await fastify.payloads.inlineOrLink(input)
   return { ...run, input: value, ...(link === undefined ? {} : { inputRef: link }) }
 }

@@ -11,7 +11,7 @@ import { describeForRead, isReservedWorkflowId, runNotFound } from './execution.
 import { closeOutcome, type Outcome as CloseOutcome } from '@flowport/worker/outcome'
 import { readCloseEvent, readCloseEventIfClosed, readLatestPage, readRunInput, type LatestPage, readStartAndClose, SHORT_HISTORY_EVENTS, type RunRef } from './run-history.js'
 import { isTerminal, statusFromEngine } from './status.js'
-import { decodeFirstValue, inlineOrLink, payloadError } from './payloads.js'
+import { payloadError } from '../plugins/app/payloads/payloads.js'
 import type { Status, TerminalStatus } from '../schemas/status.js'
 
 export type Outcome = Omit<CloseOutcome, 'status'> & { status: TerminalStatus }
@@ -19,9 +19,9 @@ export type Outcome = Omit<CloseOutcome, 'status'> & { status: TerminalStatus }
 /** The outcome a close event records (worker/src/common/outcome.ts, shared with the completion webhook); throws for an event that does not close a run. */
 export async function outcomeOf (fastify: FastifyInstance, event: HistoryEvent): Promise<Outcome> {
   const status = closeKindOf(event)?.status
-  // A large output held by reference is not fetched: the answer links to it (lib/payloads.ts).
+  // A large output held by reference is not fetched: the answer links to it (plugins/app/payloads/payloads.ts).
   if (status === 'completed') {
-    const output = await decodeFirstValue(fastify, event.workflowExecutionCompletedEventAttributes?.result)
+    const output = await fastify.payloads.decodeFirstValue(event.workflowExecutionCompletedEventAttributes?.result)
     return { status, output, error: null, errorDetails: null }
   }
   try {
@@ -38,7 +38,7 @@ export async function resultOf (fastify: FastifyInstance, run: RunRef, input: un
 async function resultFrom (fastify: FastifyInstance, run: RunRef, input: unknown, outcome: Outcome): Promise<WorkflowResult> {
   // Where the worker's trace keeper writes this run's trace (at its close; docs/traces.md).
   const trace = fastify.traces === null ? null : { destinations: fastify.traces.destinations(run.workflowId, run.runId) }
-  const [inputField, outputField] = await Promise.all([inlineOrLink(fastify, input ?? null), inlineOrLink(fastify, outcome.output)])
+  const [inputField, outputField] = await Promise.all([fastify.payloads.inlineOrLink(input ?? null), fastify.payloads.inlineOrLink(outcome.output)])
   return {
     workflowId: run.workflowId,
     runId: run.runId,

@@ -178,7 +178,7 @@ t.test('a missing, expired, malformed or invalid uploaded input is a clear 4xx',
 
 /** Removes a stored payload behind the API's back, as a bucket lifecycle rule would. */
 async function deleteStored (app: App, payloadRef: string): Promise<void> {
-  const { bucket, prefix, region, endpoint, accessKeyId, secretAccessKey } = app.payloads!.store.settings.s3
+  const { bucket, prefix, region, endpoint, accessKeyId, secretAccessKey } = app.payloads.store!.settings.s3
   const s3 = new S3Client({ region, endpoint, forcePathStyle: true, credentials: { accessKeyId: accessKeyId!, secretAccessKey: secretAccessKey! } })
   try {
     await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: prefix + payloadRef }))

@@ -10,7 +10,6 @@ import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError, validationError, type ErrorBody } from '../../lib/api-error.js'
 import { fromEngineError } from '../app/engine/errors.js'
-import { payloadError } from '../../lib/payloads.js'
 import { issueFromAjv } from '../../lib/json-schema.js'
 import { ERROR_DESCRIPTIONS, ErrorResponseSchema, response, type ErrorResponse } from '../../schemas/common.js'
 
@@ -34,9 +33,6 @@ export function toApiError (err: FastifyError): ApiError | undefined {
   if (mapped) return mapped(err)
   const engine = fromEngineError(err)
   if (engine) return engine
-  // The claim-check codec runs inside engine calls (starts, queries, updates): its storage failures.
-  const payload = payloadError(err)
-  if (payload) return payload
   // Remaining 4xx from Fastify or plugins (406 from SSE-only routes …).
   if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
     if (err.statusCode === 406) return new ApiError(406, 'NotAcceptableError', err.message)

@@ -16,7 +16,6 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError } from '../../../lib/api-error.js'
 import { describeRun } from '../../../lib/execution.js'
-import { catalogOf } from '../../../lib/start-workflow.js'
 import { scheduleTarget } from '../../../lib/schedules/store.js'
 import { KeyStore } from '../../../lib/access/key-store.js'
 import type { Redactor } from '../../../lib/log-redaction.js'
@@ -206,7 +205,7 @@ async function assertTarget (fastify: FastifyInstance, request: FastifyRequest, 
 
 /** The catalog and workflow a start (or a schedule's body) names. */
 async function assertStartable (fastify: FastifyInstance, p: Principal, body: StartWorkflowBody): Promise<void> {
-  const catalog = catalogOf(fastify, body)
+  const catalog = fastify.starts.catalogOf(body)
   assertCatalog(p, catalog)
   // The canonical name is what runs: an alias must not open a workflow the patterns exclude.
   if (p.key.workflows) assertWorkflowName(p, (await fastify.catalogs.workflow(catalog, body.workflowName)).name)
