@@ -32,7 +32,7 @@ export interface HandlerCall {
   name: string
   payload: unknown
   signal?: AbortSignal
-  /** The engine identity the call is recorded under (lib/access/principal.ts). */
+  /** The engine identity the call is recorded under (plugins/app/access/principal.ts). */
   identity?: string
   /** `If-Match`: the run the caller saw (signals and updates; lib/http/conditional.ts). */
   ifMatch?: string

@@ -9,8 +9,8 @@ import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultS
 import { clientGone } from '../../lib/abort.js'
 import { optionalBody, optionalBodySchema } from './optional-body.js'
 import { stopRun, terminateRun } from '../../lib/control.js'
-import { access } from '../../lib/access/scopes.js'
-import { engineIdentity, type Principal } from '../../lib/access/principal.js'
+import { access, engineIdentity } from '../../lib/http/access.js'
+import type { Principal } from '../../plugins/app/access/principal.js'
 import { RunPreconditionHeadersSchema } from '../../schemas/conditional.js'
 
 const stopDescription = 'Requests cancellation: the workflow\'s cleanup runs and the run ends `canceled`. Without ' +

@@ -17,8 +17,8 @@ import { optionalBody, optionalBodySchema } from './optional-body.js'
 import { runQuery, runUpdate, sendSignal, startUpdate, type HandlerCall, type HandlerKind } from '../../lib/handlers.js'
 import { readUpdate } from '../../lib/update-state.js'
 import { preferences } from '../../lib/http/prefer.js'
-import { access } from '../../lib/access/scopes.js'
-import { engineIdentity, type Principal } from '../../lib/access/principal.js'
+import { access, engineIdentity } from '../../lib/http/access.js'
+import type { Principal } from '../../plugins/app/access/principal.js'
 import { ConditionalReadHeadersSchema, RunPreconditionHeadersSchema, notModified, withEtag } from '../../schemas/conditional.js'
 
 const common = '404: unknown workflow id, or a name the run\'s workflow does not declare in its catalog. ' +

@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { RunParamsSchema, WorkflowParamsSchema, errorsFor, ref } from '../../schemas/common.js'
 import { WorkflowInputSchema } from '../../schemas/workflow.js'
 import { readInput } from '../../lib/run-input.js'
-import { access } from '../../lib/access/scopes.js'
+import { access } from '../../lib/http/access.js'
 import { ConditionalReadHeadersSchema, notModified, withEtag } from '../../schemas/conditional.js'
 
 const input: FastifyPluginAsyncTypebox = async (fastify) => {

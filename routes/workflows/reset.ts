@@ -8,8 +8,8 @@ import { RunParamsSchema, WorkflowParamsSchema, errorsFor, ref } from '../../sch
 import { ResetBodySchema, ResetResultSchema, type ResetBody } from '../../schemas/reset.js'
 import { clientGone } from '../../lib/abort.js'
 import { resetRun } from '../../lib/reset.js'
-import { access } from '../../lib/access/scopes.js'
-import { engineIdentity, type Principal } from '../../lib/access/principal.js'
+import { access, engineIdentity } from '../../lib/http/access.js'
+import type { Principal } from '../../plugins/app/access/principal.js'
 import { optionalBody, optionalBodySchema } from './optional-body.js'
 import { RunPreconditionHeadersSchema } from '../../schemas/conditional.js'
 

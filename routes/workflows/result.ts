@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { RunParamsSchema, WorkflowParamsSchema, errorsFor, ref } from '../../schemas/common.js'
 import { WorkflowResultSchema } from '../../schemas/workflow.js'
 import { readResult } from '../../lib/workflow-result.js'
-import { access } from '../../lib/access/scopes.js'
+import { access } from '../../lib/http/access.js'
 import { ConditionalReadHeadersSchema, notModified, withEtag } from '../../schemas/conditional.js'
 
 const description = '200 for every final status (completed, failed, canceled, terminated, timed_out, continued_as_new); ' +

@@ -6,8 +6,7 @@ import { errorsFor, ref } from '../../schemas/common.js'
 import { RunWorkflowBodySchema, RunWorkflowHeadersSchema, WorkflowResultSchema } from '../../schemas/workflow.js'
 import { idempotencyKeyOf } from '../../lib/http/idempotency-key.js'
 import { clientGone } from '../../lib/abort.js'
-import { access } from '../../lib/access/scopes.js'
-import { starterOf } from '../../lib/access/principal.js'
+import { access, starterOf } from '../../lib/http/access.js'
 
 const run: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/workflow/run', {

@@ -10,8 +10,7 @@ import { clientGone } from '../../lib/abort.js'
 import { idempotencyKeyOf } from '../../lib/http/idempotency-key.js'
 import { preferredWait } from '../../lib/http/prefer.js'
 
-import { access } from '../../lib/access/scopes.js'
-import { starterOf } from '../../lib/access/principal.js'
+import { access, starterOf } from '../../lib/http/access.js'
 
 /** `Retry-After` of a 202: when a status read is worth trying; never longer than the client chose to wait. */
 const RETRY_AFTER_MAX_SECONDS = 5

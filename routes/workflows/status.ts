@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { RunParamsSchema, WorkflowParamsSchema, errorsFor, ref } from '../../schemas/common.js'
 import { WorkflowStatusSchema } from '../../schemas/workflow.js'
 import { readStatus } from '../../lib/execution.js'
-import { access } from '../../lib/access/scopes.js'
+import { access } from '../../lib/http/access.js'
 import { ConditionalReadHeadersSchema, notModified, withEtag } from '../../schemas/conditional.js'
 
 const status: FastifyPluginAsyncTypebox = async (fastify) => {

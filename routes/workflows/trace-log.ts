@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { RunParamsSchema, WorkflowParamsSchema, errorsFor, ref } from '../../schemas/common.js'
 import { TraceLogSchema } from '../../schemas/trace.js'
 import { readTraceLog } from '../../lib/trace-log.js'
-import { access } from '../../lib/access/scopes.js'
+import { access } from '../../lib/http/access.js'
 
 const description = 'The trace of a closed run, read from the bucket (SERVICE_TRACE_S3_BUCKET) or else SERVICE_TRACE_DIR. ' +
   'For an open run, the trace recorded so far (`partial: true`), assembled from the engine\'s history, with the status\'s `attention` ' +
