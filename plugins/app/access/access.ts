@@ -19,19 +19,7 @@ import { assertRunWithin, assertTarget, type TargetLookup, type TargetRequest } 
 
 export interface RouteAccess { method: string, url: string, public: boolean, scope?: Scope, target?: Target }
 
-export interface Access {
-  /** The valid API keys; `enabled` is false when auth is off. */
-  keys: KeyStore
-  runTokens: RunTokens
-  /** Every route's access declaration, as registered. */
-  routes: RouteAccess[]
-  /** Who a credential is (401 when nobody); `viaQuery`: it came as `?access_token=`. */
-  authenticate: (given: string, viaQuery: boolean) => Promise<Principal>
-  /** A limited key's catalogs and workflow patterns, against what the request touches (403). */
-  assertTarget: (request: TargetRequest, p: Principal) => Promise<void>
-  /** POST /tokens: a run token with at most the issuer's scopes, for a run within its limits. */
-  issueRunToken: (principal: Principal | null, request: RunTokenRequest) => Promise<{ token: string, expiresAt: Date }>
-}
+export type Access = ReturnType<typeof createAccess>
 
 export type AccessConfig = Pick<Config, 'SERVICE_API_KEYS_FILE' | 'SERVICE_API_AUTH_TOKEN' | 'SERVICE_API_QUERY_KEYS_ALLOWED' |
   'SERVICE_RUN_TOKEN_MAX_TTL_S' | 'SERVICE_CATALOG_ID' | 'NODE_ENV'>
@@ -51,7 +39,7 @@ const QUERY_KEY_REFUSED = 'API keys are refused in the query string: they would 
 
 export const unauthorized = (message: string) => new ApiError(401, 'UnauthorizedError', message)
 
-export function createAccess ({ config, runTokenSecrets, log, redactor, targets }: AccessDeps): Access {
+export function createAccess ({ config, runTokenSecrets, log, redactor, targets }: AccessDeps) {
   const store = new KeyStore({ file: config.SERVICE_API_KEYS_FILE, token: config.SERVICE_API_AUTH_TOKEN, log })
   // Before anything logs: the file's secrets, and each one a reload adds, are redacted from every line.
   redactor.follow(() => store.runTokenSecrets)
@@ -61,6 +49,7 @@ export function createAccess ({ config, runTokenSecrets, log, redactor, targets 
   // The keys file's secrets, when it lists some, replace the setting's, and rotate with the file.
   const runTokens = new RunTokens(() => store.runTokenSecrets ?? runTokenSecrets)
 
+  /** Who a credential is (401 when nobody); `viaQuery`: it came as `?access_token=`. */
   async function authenticate (given: string, viaQuery: boolean): Promise<Principal> {
     const key = store.find(given)
     if (key) {
@@ -80,12 +69,16 @@ export function createAccess ({ config, runTokenSecrets, log, redactor, targets 
   }
 
   return {
+    /** The valid API keys; `enabled` is false when auth is off. */
     keys: store,
     runTokens,
-    routes: [],
+    /** Every route's access declaration, as registered (test/access-routes.test.ts walks it). */
+    routes: [] as RouteAccess[],
     authenticate,
-    assertTarget: async (request, p) => { await assertTarget(targets, config.SERVICE_CATALOG_ID, request, p) },
-    async issueRunToken (principal, { workflowId, runId, scopes, ttl }) {
+    /** A limited key's catalogs and workflow patterns, against what the request touches (403). */
+    assertTarget: async (request: TargetRequest, p: Principal) => { await assertTarget(targets, config.SERVICE_CATALOG_ID, request, p) },
+    /** POST /tokens: a run token with at most the issuer's scopes, for a run within its limits. */
+    async issueRunToken (principal: Principal | null, { workflowId, runId, scopes, ttl }: RunTokenRequest): Promise<{ token: string, expiresAt: Date }> {
       const maxTtl = config.SERVICE_RUN_TOKEN_MAX_TTL_S
       if (ttl > maxTtl) throw validationError([{ path: '/ttl', in: 'body', message: `must be <= ${maxTtl} (SERVICE_RUN_TOKEN_MAX_TTL_S)` }])
       const missing = principal ? scopes.filter((s) => !principal.scopes.has(s)) : []

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { temporal } from '@temporalio/proto'
-import type { DataConverter, PayloadCodec } from '@temporalio/common'
+import type { PayloadCodec } from '@temporalio/common'
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js'
 import { loadDataConverter } from '@temporalio/common/lib/internal-non-workflow/data-converter-helpers.js'
 import { ClaimCheckCodec, PayloadMissingError, PayloadStorageError, PayloadStore, payloadSettingsFrom, referenceOf, type PayloadReference } from '@flowport/worker/payloads'
@@ -36,40 +36,14 @@ const asApiError = (err: unknown): never => { throw payloadError(err) ?? err }
 export type PayloadsConfig = Parameters<typeof payloadSettingsFrom>[0] & Pick<Config,
   'SERVICE_PAYLOAD_URL_TTL_S' | 'SERVICE_PAYLOAD_UPLOAD_TTL_S' | 'SERVICE_PAYLOAD_UPLOAD_MAX_BYTES' | 'SERVICE_PAYLOAD_INLINE_MAX_BYTES' | 'SERVICE_JSON_MAX_DEPTH'>
 
-export interface Payloads {
-  /** The payload store; null when no object store is configured (the feature is off). */
-  readonly store: PayloadStore | null
-  /** What the engine client encodes and decodes payloads with: the claim-check codec when the store is on. */
-  readonly dataConverter: DataConverter | undefined
-  /** POST /payloads: a fresh upload reference and the presigned URL to PUT the input to. */
-  createUpload: () => Promise<PayloadUpload>
-  /**
-   * The input a client uploaded under `inputRef`: 404 PayloadNotFoundError when there is none or it
-   * is older than SERVICE_PAYLOAD_UPLOAD_TTL_S, 413 when larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES,
-   * 400 when it is not JSON.
-   */
-  uploadedInput: (inputRef: string, signal?: AbortSignal) => Promise<unknown>
-  /**
-   * Decodes the first value of a payload list (absent or `undefined` → null); a value held by
-   * reference and larger than SERVICE_PAYLOAD_INLINE_MAX_BYTES is not fetched but answered as a LargeValue.
-   */
-  decodeFirstValue: (payloads: temporal.api.common.v1.IPayloads | null | undefined) => Promise<unknown>
-  /**
-   * A value as a response field pair: inline, or null and the presigned download of a LargeValue.
-   * The object is looked up first (one HEAD): a link to an object the bucket no longer holds would
-   * answer 200 and leave the client with a URL that fails, where a value fetched inline is a 404
-   * PayloadNotFoundError; both answer the same.
-   */
-  inlineOrLink: (value: unknown) => Promise<{ value: unknown, link?: PayloadLink }>
-  close: () => void
-}
+export type Payloads = ReturnType<typeof createPayloads>
 
 /** Presigned URLs are signed as of the start of the minute, so answers within one minute are equal (and so are their ETags). */
 const SIGNING_STEP_MS = 60_000
 /** The longest a presigned URL may live (S3's limit: seven days). */
 const MAX_PRESIGN_S = 7 * 24 * 3600
 
-export function createPayloads ({ config }: { config: PayloadsConfig }): Payloads {
+export function createPayloads ({ config }: { config: PayloadsConfig }) {
   const settings = payloadSettingsFrom(config)
   const store = settings === null ? null : new PayloadStore(settings)
   const claimCheck = store === null ? null : new ClaimCheckCodec(store)
@@ -101,6 +75,11 @@ export function createPayloads ({ config }: { config: PayloadsConfig }): Payload
     return { url, expiresAt: new Date(signedAt.getTime() + expiresIn * 1000).toISOString() }
   }
 
+  /**
+   * The input a client uploaded under `inputRef`: 404 PayloadNotFoundError when there is none or it
+   * is older than SERVICE_PAYLOAD_UPLOAD_TTL_S, 413 when larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES,
+   * 400 when it is not JSON.
+   */
   async function readUpload (inputRef: string, signal?: AbortSignal): Promise<unknown> {
     const uploads = storeOrRefuse()
     const { SERVICE_PAYLOAD_UPLOAD_TTL_S: ttl, SERVICE_PAYLOAD_UPLOAD_MAX_BYTES: max } = config
@@ -130,26 +109,39 @@ export function createPayloads ({ config }: { config: PayloadsConfig }): Payload
   }
 
   return {
+    /** The payload store; null when no object store is configured (the feature is off). */
     store,
+    /** What the engine client encodes and decodes payloads with: the claim-check codec when the store is on. */
     dataConverter,
-    async createUpload () {
+    /** POST /payloads: a fresh upload reference and the presigned URL to PUT the input to. */
+    async createUpload (): Promise<PayloadUpload> {
       const payloadRef = `uploads/${randomUUID()}`
       const { url, expiresAt } = await presigned('PUT', payloadRef)
       return { payloadRef, uploadUrl: url, method: 'PUT', expiresAt }
     },
-    uploadedInput: async (inputRef, signal) => await readUpload(inputRef, signal).catch(asApiError),
-    async decodeFirstValue (payloads) {
+    uploadedInput: async (inputRef: string, signal?: AbortSignal): Promise<unknown> => await readUpload(inputRef, signal).catch(asApiError),
+    /**
+     * Decodes the first value of a payload list (absent or `undefined` → null); a value held by
+     * reference and larger than SERVICE_PAYLOAD_INLINE_MAX_BYTES is not fetched but answered as a LargeValue.
+     */
+    async decodeFirstValue (payloads: temporal.api.common.v1.IPayloads | null | undefined): Promise<unknown> {
       const reference = referenceOf(payloads?.payloads?.[0])
       if (reference !== null && reference.bytes > config.SERVICE_PAYLOAD_INLINE_MAX_BYTES) return new LargeValue(reference)
       return (await decodeFromPayloadsAtIndex(loaded, 0, payloads?.payloads).catch(asApiError)) ?? null
     },
-    async inlineOrLink (value) {
+    /**
+     * A value as a response field pair: inline, or null and the presigned download of a LargeValue.
+     * The object is looked up first (one HEAD): a link to an object the bucket no longer holds would
+     * answer 200 and leave the client with a URL that fails, where a value fetched inline is a 404
+     * PayloadNotFoundError; both answer the same.
+     */
+    async inlineOrLink (value: unknown): Promise<{ value: unknown, link?: PayloadLink }> {
       if (!(value instanceof LargeValue)) return { value }
       const { payloadRef, bytes, sha256 } = value.reference
       const stored = await storeOrRefuse().stat(payloadRef).catch(asApiError)
       if (stored === null) throw payloadError(new PayloadMissingError(payloadRef))
       return { value: null, link: { payloadRef, bytes, sha256, ...await presigned('GET', payloadRef) } }
     },
-    close () { store?.close() }
+    close (): void { store?.close() }
   }
 }

@@ -32,7 +32,6 @@ function hostAllowed (host: string, allowed: string): boolean {
 export type WebhooksConfig = Pick<Config, 'NODE_ENV' | 'SERVICE_WEBHOOK_ALLOWED_HOSTS' | 'SERVICE_WEBHOOK_ALLOW_LOOPBACK' |
   'SERVICE_WEBHOOK_ALLOW_LINK_LOCAL' | 'SERVICE_WEBHOOK_SECRET' | 'SERVICE_WEBHOOK_RETRY_FOR_MS'>
 
-/** The webhook of a start request, checked (400 before anything starts), or undefined when none was asked for. */
 function webhookTarget (config: WebhooksConfig, webhook: WebhookRequest | undefined): WebhookTarget | undefined {
   if (webhook === undefined) return undefined
   let url: URL
@@ -93,25 +92,18 @@ export interface DeliveryStart {
   runStartWithinMs?: number
 }
 
-export interface Webhooks {
-  /** The webhook of a start request, checked (400 before anything starts), or undefined when none was asked for. */
-  target: (webhook: WebhookRequest | undefined) => WebhookTarget | undefined
-  /**
-   * Starts the delivery of a run that is started next, with a memo naming `delivery.id`: the
-   * delivery waits for it. A delivery already started under that id (a retry with an
-   * Idempotency-Key) is left alone; one whose run never came (it failed) may be started again.
-   */
-  startDelivery: (delivery: DeliveryStart, target: WebhookTarget, signal?: AbortSignal) => Promise<void>
-  /** Ends a delivery whose run was refused (no run will name it), instead of letting it wait for its run; best effort. */
-  abandonDelivery: (id: string) => Promise<void>
-  /** Where the delivery of a run's webhook stands (the memo its workflow keeps current); `memo` is the run's. */
-  readDelivery: (run: { workflowId: string, runId: string }, memo: WebhookRunMemo, signal?: AbortSignal) => Promise<WebhookDelivery>
-}
+export type Webhooks = ReturnType<typeof createWebhooks>
 
-export function createWebhooks ({ engine, config }: { engine: Engine, config: WebhooksConfig }): Webhooks {
+export function createWebhooks ({ engine, config }: { engine: Engine, config: WebhooksConfig }) {
   return {
-    target: (webhook) => webhookTarget(config, webhook),
-    async startDelivery (delivery, target, signal) {
+    /** The webhook of a start request, checked (400 before anything starts), or undefined when none was asked for. */
+    target: (webhook: WebhookRequest | undefined) => webhookTarget(config, webhook),
+    /**
+     * Starts the delivery of a run that is started next, with a memo naming `delivery.id`: the
+     * delivery waits for it. A delivery already started under that id (a retry with an
+     * Idempotency-Key) is left alone; one whose run never came (it failed) may be started again.
+     */
+    async startDelivery (delivery: DeliveryStart, target: WebhookTarget, signal?: AbortSignal): Promise<void> {
       const { id, workflowId } = delivery
       const input: WebhookDeliveryInput = {
         workflowId,
@@ -138,10 +130,12 @@ export function createWebhooks ({ engine, config }: { engine: Engine, config: We
         throw err
       }
     },
-    async abandonDelivery (id) {
+    /** Ends a delivery whose run was refused (no run will name it), instead of letting it wait for its run; best effort. */
+    async abandonDelivery (id: string): Promise<void> {
       await engine.client.workflow.getHandle(id).terminate('the run was not started').catch(() => undefined)
     },
-    async readDelivery (run, memo, signal) {
+    /** Where the delivery of a run's webhook stands (the memo its workflow keeps current); `memo` is the run's. */
+    async readDelivery (run: { workflowId: string, runId: string }, memo: WebhookRunMemo, signal?: AbortSignal): Promise<WebhookDelivery> {
       const id = deliveryOfRun(run, memo)
       const { url } = memo
       const described = await engine.call(() => engine.client.workflow.getHandle(id).describe(), { signal, ...run })
