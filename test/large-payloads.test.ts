@@ -225,7 +225,7 @@ t.test('a value the engine references but the bucket no longer holds is a 404 Pa
 
 t.test('without an object store large payloads are off, and say so', async (t) => {
   const off = await build(t, { SERVICE_PAYLOAD_REFS_ENABLED: 'false' })
-  t.equal(off.payloads, null)
+  t.equal(off.payloads.store, null)
   const res = await call(t, off, { method: 'POST', url: '/payloads', route: '/payloads' })
   t.equal(res.status, 404)
   t.match(res.body, { error: 'PayloadStorageNotConfiguredError', message: /no object store is configured/ })
