@@ -5,11 +5,11 @@ import { randomUUID } from 'node:crypto'
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './schemas/config.js'
-import { runTokenSecrets } from './plugins/external/config.js'
+import { runTokenSecrets } from './lib/run-token-secrets.js'
 import { buildValidator } from './lib/validator.js'
 import { buildSerializer } from './lib/serializer.js'
 import { Redactor, withRedaction } from './lib/log-redaction.js'
-import { redisPassword } from './lib/access/rate-limit-redis.js'
+import { redisPassword } from './lib/rate-limit-redis.js'
 import configPlugin from './plugins/external/config.js'
 import errors, { clientErrorHandler, frameworkErrors } from './plugins/external/errors.js'
 import jsonBody from './plugins/external/json-body.js'
@@ -26,6 +26,8 @@ import runLog from './plugins/external/run-log.js'
 import payloads from './plugins/app/payloads/index.js'
 import engine from './plugins/app/engine/index.js'
 import catalogs from './plugins/app/catalogs/index.js'
+import webhooks from './plugins/app/webhooks/index.js'
+import starts from './plugins/app/starts/index.js'
 import sse from './plugins/external/sse.js'
 import historyHubs from './plugins/app/history/index.js'
 import runsFeed from './plugins/app/runs-feed/index.js'
@@ -126,6 +128,8 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   await app.register(payloads)
   await app.register(engine)
   await app.register(catalogs)
+  await app.register(webhooks)
+  await app.register(starts)
   await app.register(sse, { heartbeatMs: config.SERVICE_SSE_HEARTBEAT_MS })
   await app.register(historyHubs, { observer: historyObserver })
   await app.register(runsFeed)

@@ -69,7 +69,7 @@ export async function openStartSession (api: StartApi, opts: StartBenchOptions):
     taskQueue: opts.taskQueue,
     workflowId: randomUUID(),
     args: [input],
-    // What lib/start-workflow.ts asks for, so both sides make the same engine request.
+    // What plugins/app/starts/start-workflow.ts asks for, so both sides make the same engine request.
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL
   })

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { Command } from 'commander'
 import { parseDocument } from 'yaml'
-import { generateKey, hashKey, parseKeysFile } from '../lib/access/keys.js'
+import { generateKey, hashKey, parseKeysFile } from '../plugins/app/access/keys.js'
 import { isScope, SCOPES } from '../schemas/access.js'
 import type { KeyEntry, KeysFile } from '../schemas/keys-file.js'
 

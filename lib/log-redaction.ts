@@ -9,7 +9,7 @@
  *   appear, literally, percent-encoded (even character by character) or JSON-escaped, in any
  *   field of any log record.
  * Secrets known at start are given to the constructor; those that change at run time (the keys
- * file's run-token secrets, lib/access/key-store.ts) come from a source the redactor follows.
+ * file's run-token secrets, plugins/app/access/key-store.ts) come from a source the redactor follows.
  */
 import { unescape } from 'node:querystring'
 import type { FastifyServerOptions } from 'fastify'

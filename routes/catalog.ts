@@ -7,8 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { ErrorResponseSchema, errorsFor, ref, response } from '../schemas/common.js'
 import { CatalogParamsSchema, CatalogSchema, OpenApiDocumentSchema, type CatalogResponse } from '../schemas/catalog.js'
 import { ConditionalReadHeadersSchema, notModified, withEtag } from '../schemas/conditional.js'
-import { access } from '../lib/access/scopes.js'
-import { catalogDocuments } from '../lib/catalog-openapi.js'
+import { access } from '../lib/http/access.js'
 
 const ok = withEtag(CatalogSchema, 'The catalog: its workflows with their JSON Schemas, and whether any worker polls its task queue')
 const unavailable = response(ErrorResponseSchema, 'CatalogNotAvailableError: the default catalog is not published yet (its worker has not ' +
@@ -22,7 +21,6 @@ const catalog: FastifyPluginAsyncTypebox = async (fastify) => {
     return { ...published, workers: await fastify.catalogs.workers(catalogId, signal) }
   }
 
-  const documentOf = catalogDocuments(fastify)
   const readConfig = { ...access('read', 'catalog'), etag: true as const }
   const documentOk = withEtag(OpenApiDocumentSchema, 'The API\'s OpenAPI 3.1 document typed for the catalog: start/run bodies are a union ' +
     'discriminated by `workflowName`, each workflow\'s input, output and result are components (`<name>.Input`, `<name>.Output`, ' +
@@ -53,7 +51,7 @@ const catalog: FastifyPluginAsyncTypebox = async (fastify) => {
       headers: ref(ConditionalReadHeadersSchema),
       response: { 200: documentOk, 304: notModified, ...errorsFor(400, 401, 500), 503: unavailable }
     }
-  }, async () => await documentOf(fastify.config.SERVICE_CATALOG_ID))
+  }, async () => await fastify.catalogs.document(fastify.config.SERVICE_CATALOG_ID))
 
   fastify.get('/workflow/catalog/:catalogId/openapi.json', {
     config: readConfig,
@@ -72,7 +70,7 @@ const catalog: FastifyPluginAsyncTypebox = async (fastify) => {
         503: unavailable
       }
     }
-  }, async (request) => await documentOf(request.params.catalogId))
+  }, async (request) => await fastify.catalogs.document(request.params.catalogId))
 
   fastify.get('/workflow/catalog/:catalogId', {
     config: readConfig,

@@ -3,8 +3,7 @@
  * then started with `inputRef` (docs/large-payloads.md).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { createUpload } from '../lib/payloads.js'
-import { access } from '../lib/access/scopes.js'
+import { access } from '../lib/http/access.js'
 import { errorsFor, response } from '../schemas/common.js'
 import { PayloadUploadSchema } from '../schemas/payloads.js'
 
@@ -20,7 +19,7 @@ const payloads: FastifyPluginAsyncTypebox = async (fastify) => {
         'No body. 404 PayloadStorageNotConfiguredError: large payloads are off (no object store is configured).',
       response: { 200: response(PayloadUploadSchema, 'The reference and where to upload it'), ...errorsFor(401, 403, 404, 429, 500, 503) }
     }
-  }, async () => await createUpload(fastify))
+  }, async () => await fastify.payloads.createUpload())
 }
 
 export default payloads

@@ -1,13 +1,10 @@
 /**
- * POST /tokens: a run token for a browser (lib/access/run-tokens.ts). Needs scope `admin`; the
+ * POST /tokens: a run token for a browser (plugins/app/access/run-tokens.ts). Needs scope `admin`; the
  * token carries at most the issuing key's own scopes, and a key limited to catalogs or workflow
  * names only gets tokens for runs within its limits.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { validationError } from '../lib/api-error.js'
-import { describeRun } from '../plugins/app/runs/execution.js'
-import { assertCatalog, assertWorkflowName, forbidden, isLimited } from '../lib/access/principal.js'
-import { access } from '../lib/access/scopes.js'
+import { access } from '../lib/http/access.js'
 import { errorsFor, ref, response } from '../schemas/common.js'
 import { RunTokenRequestSchema, RunTokenSchema } from '../schemas/tokens.js'
 
@@ -27,20 +24,7 @@ const tokens: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: response(RunTokenSchema, 'The run token and when it expires'), ...errorsFor(400, 401, 404, 413, 415, 500, 503) }
     }
   }, async (request) => {
-    const { principal } = request
-    const { workflowId, runId, scopes, ttl } = request.body
-    const maxTtl = fastify.config.SERVICE_RUN_TOKEN_MAX_TTL_S
-    if (ttl > maxTtl) throw validationError([{ path: '/ttl', in: 'body', message: `must be <= ${maxTtl} (SERVICE_RUN_TOKEN_MAX_TTL_S)` }])
-    const missing = principal ? scopes.filter((s) => !principal.scopes.has(s)) : []
-    if (principal && missing.length > 0) throw forbidden(`Key ${principal.keyId} cannot grant scope ${missing.join(', ')}: it does not hold it`)
-    if (principal && isLimited(principal)) {
-      const execution = await describeRun(fastify, { workflowId, runId })
-      const ctx = { workflowId, runId: execution.runId }
-      assertCatalog(principal, execution.taskQueue, ctx)
-      assertWorkflowName(principal, execution.type, ctx)
-    }
-    // With auth off no key issues it; nothing checks it either.
-    const { token, expiresAt } = await fastify.runTokens.issue({ keyId: principal?.keyId ?? 'anonymous', workflowId, runId, scopes }, ttl)
+    const { token, expiresAt } = await fastify.access.issueRunToken(request.principal, request.body)
     return { token, expiresAt: expiresAt.toISOString() }
   })
 }

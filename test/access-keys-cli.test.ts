@@ -11,7 +11,7 @@ import { build } from './helpers/app.js'
 import { flowport } from './helpers/flowport-cli.js'
 import { bearer } from './helpers/keys.js'
 import { until } from './helpers/processes.js'
-import { hashKey } from '../lib/access/keys.js'
+import { hashKey } from '../plugins/app/access/keys.js'
 
 t.test('create, list and remove keys; the running API follows the file', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'flowport-keys-cli-'))

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import { build } from './helpers/app.js'
 import type { App } from '../app.js'
-import type { RouteAccess } from '../plugins/app/access/index.js'
+import type { RouteAccess } from '../plugins/app/access/access.js'
 import { bearer, keysFile } from './helpers/keys.js'
 import { testCatalog } from './helpers/env.js'
 import { waitClosed } from './helpers/workflows.js'
@@ -41,20 +41,20 @@ async function callRoute (app: App, route: RouteAccess, key: string) {
 }
 
 /** The routes a key can be refused on: every protected one (HEAD answers as its GET). */
-const protectedRoutes = (app: App) => app.accessTable.filter((r) => !r.public && r.method !== 'HEAD')
+const protectedRoutes = (app: App) => app.access.routes.filter((r) => !r.public && r.method !== 'HEAD')
 
 t.test('every route is open or declares its scope and what it touches', async (t) => {
   const app = await build(t, { SERVICE_API_AUTH_TOKEN: TOKEN })
   await app.ready()
-  const undeclared = app.accessTable.filter((r) => !r.public && (r.scope === undefined || r.target === undefined))
+  const undeclared = app.access.routes.filter((r) => !r.public && (r.scope === undefined || r.target === undefined))
   t.same(undeclared, [], 'no route without a scope and a target')
   // Swagger UI and the run inspector's static page (test/ui.test.ts) hold no data: open too.
   const pages = (url: string) => url.startsWith('/docs') || url === '/ui' || url.startsWith('/ui/')
-  const open = app.accessTable.filter((r) => r.public && !pages(r.url)).map((r) => `${r.method} ${r.url}`).sort()
+  const open = app.access.routes.filter((r) => r.public && !pages(r.url)).map((r) => `${r.method} ${r.url}`).sort()
   t.same(open, ['GET /health', 'GET /openapi.json', 'GET /ready', 'HEAD /health', 'HEAD /openapi.json', 'HEAD /ready'], 'only health, readiness and the description are open')
-  t.ok(app.accessTable.some((r) => r.url.startsWith('/ui/')), 'the inspector\'s routes are in the table')
+  t.ok(app.access.routes.some((r) => r.url.startsWith('/ui/')), 'the inspector\'s routes are in the table')
   // README "Access control": schedules are read with `read` and changed with `control`.
-  const schedules = app.accessTable.filter((r) => r.url.startsWith('/schedules') && r.method !== 'HEAD')
+  const schedules = app.access.routes.filter((r) => r.url.startsWith('/schedules') && r.method !== 'HEAD')
   t.ok(schedules.length >= 8, `${schedules.length} schedule routes`)
   for (const r of schedules) t.equal(r.scope, r.method === 'GET' ? 'read' : 'control', `${r.method} ${r.url} needs ${r.method === 'GET' ? 'read' : 'control'}`)
 
@@ -78,7 +78,7 @@ t.test('a route that declares no scope needs every scope (fail closed)', async (
   t.match(reader.json(), { error: 'ForbiddenError', message: /lacks scope/ })
   const full = await app.inject({ method: 'GET', url: '/undeclared', headers: bearer(TOKEN) })
   t.equal(full.statusCode, 200, 'SERVICE_API_AUTH_TOKEN holds every scope')
-  t.ok(app.accessTable.some((r) => r.url === '/undeclared' && r.scope === undefined), 'the route table shows it undeclared (the test above would fail)')
+  t.ok(app.access.routes.some((r) => r.url === '/undeclared' && r.scope === undefined), 'the route table shows it undeclared (the test above would fail)')
 })
 
 t.test('scope × route: each single-scope key opens exactly the routes of its scope', async (t) => {

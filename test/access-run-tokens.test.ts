@@ -10,7 +10,7 @@ import { build, traceEnv } from './helpers/app.js'
 import { engineAddress, testCatalog } from './helpers/env.js'
 import { bearer, keysFile } from './helpers/keys.js'
 import { until } from './helpers/processes.js'
-import { RunTokens } from '../lib/access/run-tokens.js'
+import { RunTokens } from '../plugins/app/access/run-tokens.js'
 
 const SECRET_A = 'run-token-secret-a-0123456789abcdef'
 const SECRET_B = 'run-token-secret-b-0123456789abcdef'

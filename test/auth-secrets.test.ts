@@ -131,11 +131,11 @@ t.test('the keys file\'s run-token secrets, one a reload adds and one it drops, 
   await carry(FILE_SECRET)
   fixture.write(specs, { runTokenSecrets: [FILE_SECRET, ADDED_SECRET] })
   t.ok(await until(() => reloads() === 1, 100, 50), 'the file was re-read')
-  t.same(app.keys.runTokenSecrets, [FILE_SECRET, ADDED_SECRET], 'with the added secret')
+  t.same(app.access.keys.runTokenSecrets, [FILE_SECRET, ADDED_SECRET], 'with the added secret')
   await carry(ADDED_SECRET)
   fixture.write(specs, { runTokenSecrets: [ADDED_SECRET] })
   t.ok(await until(() => reloads() === 2, 100, 50), 'the file was re-read again')
-  t.same(app.keys.runTokenSecrets, [ADDED_SECRET], 'without the first secret')
+  t.same(app.access.keys.runTokenSecrets, [ADDED_SECRET], 'without the first secret')
   await carry(FILE_SECRET)
 
   const text = log()

@@ -178,7 +178,7 @@ t.test('a missing, expired, malformed or invalid uploaded input is a clear 4xx',
 
 /** Removes a stored payload behind the API's back, as a bucket lifecycle rule would. */
 async function deleteStored (app: App, payloadRef: string): Promise<void> {
-  const { bucket, prefix, region, endpoint, accessKeyId, secretAccessKey } = app.payloads!.store.settings.s3
+  const { bucket, prefix, region, endpoint, accessKeyId, secretAccessKey } = app.payloads.store!.settings.s3
   const s3 = new S3Client({ region, endpoint, forcePathStyle: true, credentials: { accessKeyId: accessKeyId!, secretAccessKey: secretAccessKey! } })
   try {
     await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: prefix + payloadRef }))
@@ -225,7 +225,7 @@ t.test('a value the engine references but the bucket no longer holds is a 404 Pa
 
 t.test('without an object store large payloads are off, and say so', async (t) => {
   const off = await build(t, { SERVICE_PAYLOAD_REFS_ENABLED: 'false' })
-  t.equal(off.payloads, null)
+  t.equal(off.payloads.store, null)
   const res = await call(t, off, { method: 'POST', url: '/payloads', route: '/payloads' })
   t.equal(res.status, 404)
   t.match(res.body, { error: 'PayloadStorageNotConfiguredError', message: /no object store is configured/ })

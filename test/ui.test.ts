@@ -52,7 +52,7 @@ t.test('the page, its modules and its settings, with a strict CSP, open while th
 
   const doc = app.swagger() as { paths: Record<string, unknown> }
   t.same(Object.keys(doc.paths).filter((p) => p.startsWith('/ui')), [], 'no /ui path in the OpenAPI document')
-  t.ok(app.accessTable.filter((r) => r.url.startsWith('/ui')).every((r) => r.public), 'the /ui routes are open in the access table')
+  t.ok(app.access.routes.filter((r) => r.url.startsWith('/ui')).every((r) => r.public), 'the /ui routes are open in the access table')
 })
 
 t.test('no page module writes HTML from a string', async (t) => {

@@ -11,7 +11,7 @@ import type { InjectOptions } from 'fastify'
 import { buildApp } from '../app.js'
 import { build, traceEnv } from './helpers/app.js'
 import { call, eventually, newId, waitClosed } from './helpers/workflows.js'
-import { deliveryWorkflowId, startDelivery, webhookRunMemo } from '../lib/webhooks.js'
+import { deliveryWorkflowId, webhookRunMemo } from '../plugins/app/webhooks/webhooks.js'
 import { deliveryDone, deliveryIdOf, newSecret, receiver, verified } from './helpers/webhooks.js'
 import { engineAddress, testCatalog } from './helpers/env.js'
 import { loadConfig } from '../plugins/external/config.js'
@@ -60,7 +60,7 @@ t.test('failed, terminated and timed-out runs deliver once too', async (t) => {
   const timedOutId = newId('timeout')
   const target = { url: hooks.url('/timed-out'), secret }
   const deliveryId = deliveryWorkflowId(timedOutId)
-  await startDelivery(app, { id: deliveryId, workflowId: timedOutId, catalog: testCatalog() }, target)
+  await app.webhooks.startDelivery({ id: deliveryId, workflowId: timedOutId, catalog: testCatalog() }, target)
   const handle = await app.engine.client.workflow.start('approval', { workflowId: timedOutId, taskQueue: testCatalog(), args: [{ label: 't' }], workflowExecutionTimeout: '1 second', memo: webhookRunMemo(target, deliveryId) })
 
   const expected: Array<[string, { workflowId: string, runId: string }, string]> = [
@@ -146,7 +146,7 @@ t.test('an API that stops between the delivery\'s start and the run\'s loses not
   const target = { url: hooks.url('/died'), secret }
   const deliveryId = deliveryWorkflowId(workflowId)
   // The API's first engine call, then the API is gone.
-  await startDelivery(api, { id: deliveryId, workflowId, catalog: testCatalog() }, target)
+  await api.webhooks.startDelivery({ id: deliveryId, workflowId, catalog: testCatalog() }, target)
   await api.close()
   // The run's start, as the API's second call makes it (it may have reached the engine before the API died): straight to the engine.
   const connection = await Connection.connect({ address: engineAddress() })
@@ -165,7 +165,7 @@ t.test('an API that stops between the delivery\'s start and the run\'s loses not
   // The API died before the run's start: no run names the delivery, which ends failed and delivers nothing.
   const orphanId = newId('orphan')
   const orphan = deliveryWorkflowId(orphanId)
-  await startDelivery(later, { id: orphan, workflowId: orphanId, catalog: testCatalog(), runStartWithinMs: 1500 }, { url: hooks.url('/orphan'), secret })
+  await later.webhooks.startDelivery({ id: orphan, workflowId: orphanId, catalog: testCatalog(), runStartWithinMs: 1500 }, { url: hooks.url('/orphan'), secret })
   await t.rejects(later.engine.client.workflow.getHandle(orphan).result(), { cause: { type: 'WebhookRunNeverStarted' } })
   t.equal(hooks.received('/orphan').length, 0, 'nothing delivered for a run that never started')
 })

@@ -13,7 +13,6 @@ import {
 import { entityTags } from '../http/conditional.js'
 import { ApiError, validationError } from '../api-error.js'
 import { isReservedWorkflowId } from '../../plugins/app/runs/execution.js'
-import { checkedWorkflow } from '../start-workflow.js'
 import { isoOrNull, statusFromEngine } from '../../plugins/app/runs/status.js'
 import type { Status } from '../../schemas/status.js'
 import type { CreateScheduleBody, Schedule, ScheduleSpecBody, UpdateScheduleBody } from '../../schemas/schedules.js'
@@ -46,7 +45,7 @@ async function compile (fastify: FastifyInstance, scheduleId: string, body: Upda
   const spec = compileSpec(body.spec)
   const policies = compilePolicies(body.policies)
   const catalog = body.catalog ?? fastify.config.SERVICE_CATALOG_ID
-  const workflow = await checkedWorkflow(fastify, catalog, body.workflowName, body.input, signal)
+  const workflow = await fastify.starts.checkedWorkflow(catalog, body.workflowName, body.input, signal)
   const revision = randomUUID()
   const memo: ScheduleMemo = { spec: body.spec, revision }
   return {
@@ -131,7 +130,7 @@ async function warningsOf (fastify: FastifyInstance, d: ScheduleDescription, sig
   const warnings: string[] = []
   if (!memoOf(d)) warnings.push('This schedule was not created through Flowport: `spec` shows its intervals and time zone only')
   try {
-    await checkedWorkflow(fastify, d.action.taskQueue, d.action.workflowType, d.action.args?.[0] ?? null, signal)
+    await fastify.starts.checkedWorkflow(d.action.taskQueue, d.action.workflowType, d.action.args?.[0] ?? null, signal)
   } catch (err) {
     if (!(err instanceof ApiError)) throw err
     if (err.error === 'EngineUnavailableError') throw err

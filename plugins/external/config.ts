@@ -10,6 +10,7 @@ import { ConfigSchema, type Config } from '../../schemas/config.js'
 import { WEBHOOK_SECRET_PATTERN } from '../../schemas/workflow.js'
 import { MIN_RUN_TOKEN_SECRET_LENGTH } from '../../schemas/keys-file.js'
 import { ConfigError } from '../../lib/config-error.js'
+import { runTokenSecrets } from '../../lib/run-token-secrets.js'
 
 declare module 'fastify' {
   interface FastifyInstance { config: Config }
@@ -92,9 +93,4 @@ function checkRedisUrl (url: string | undefined): void {
   if (protocol !== 'redis:' && protocol !== 'rediss:') {
     throw new ConfigError(`Invalid setting SERVICE_RATE_LIMIT_REDIS_URL: the scheme must be redis: or rediss:, not ${protocol}`)
   }
-}
-
-/** SERVICE_RUN_TOKEN_SECRETS, comma-separated: the first signs, every one verifies (rotation). */
-export function runTokenSecrets (config: Pick<Config, 'SERVICE_RUN_TOKEN_SECRETS'>): string[] {
-  return (config.SERVICE_RUN_TOKEN_SECRETS ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '')
 }

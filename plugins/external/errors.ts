@@ -2,15 +2,15 @@
  * One error shape for every failure: ApiError bodies, schema validation
  * issues, malformed JSON, oversized bodies, unknown routes, wrong methods, and the failures Node
  * and the router answer before any route runs (bad URL encoding, oversized header section).
- * 500s carry no internals and are logged with the request id.
+ * 500s carry no internals and are logged with the request id. Concepts throw ApiError themselves
+ * (the engine service maps engine errors, the payloads service the payload store's): this plugin
+ * knows only Fastify's and Node's own errors.
  */
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError, validationError, type ErrorBody } from '../../lib/api-error.js'
-import { fromEngineError } from '../app/engine/errors.js'
-import { payloadError } from '../../lib/payloads.js'
 import { issueFromAjv } from '../../lib/json-schema.js'
 import { ERROR_DESCRIPTIONS, ErrorResponseSchema, response, type ErrorResponse } from '../../schemas/common.js'
 
@@ -32,11 +32,6 @@ export function toApiError (err: FastifyError): ApiError | undefined {
   if (err.validation) return validationError(err.validation.map((v) => issueFromAjv(v, err.validationContext ?? 'body')))
   const mapped = err.code ? clientErrors[err.code] : undefined
   if (mapped) return mapped(err)
-  const engine = fromEngineError(err)
-  if (engine) return engine
-  // The claim-check codec runs inside engine calls (starts, queries, updates): its storage failures.
-  const payload = payloadError(err)
-  if (payload) return payload
   // Remaining 4xx from Fastify or plugins (406 from SSE-only routes …).
   if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
     if (err.statusCode === 406) return new ApiError(406, 'NotAcceptableError', err.message)

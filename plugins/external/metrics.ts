@@ -6,7 +6,7 @@
  * interceptor altogether. See docs/observability.md.
  * @see https://github.com/siimon/prom-client
  */
-import { access } from '../../lib/access/scopes.js'
+import { access } from '../../lib/http/access.js'
 import { createServer, type Server } from 'node:http'
 import fp from 'fastify-plugin'
 import { ApiMetrics } from '../../lib/api-metrics.js'

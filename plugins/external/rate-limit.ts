@@ -2,7 +2,7 @@
  * Per-key request budgets (@fastify/rate-limit): SERVICE_RATE_LIMIT_MAX requests per
  * SERVICE_RATE_LIMIT_WINDOW_MS for each key (a key's own `rateLimit` in the keys file wins; 0 =
  * unlimited), counted per replica in memory, or in one Redis shared by every replica when
- * SERVICE_RATE_LIMIT_REDIS_URL is set (lib/access/rate-limit-redis.ts). Over budget → 429
+ * SERVICE_RATE_LIMIT_REDIS_URL is set (lib/rate-limit-redis.ts). Over budget → 429
  * RateLimitedError with `Retry-After` and the `RateLimit-*` headers. A stream counts once, when it connects. A run token spends its
  * issuing key's budget. Only on with auth on (without keys there is no one to count for); open
  * routes are never counted. While the Redis is unreachable requests pass uncounted (fail open,
@@ -12,15 +12,15 @@
 import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
 import { ApiError } from '../../lib/api-error.js'
-import { connectRateLimitRedis } from '../../lib/access/rate-limit-redis.js'
+import { connectRateLimitRedis } from '../../lib/rate-limit-redis.js'
 
 export default fp(async (fastify) => {
   const { config } = fastify
-  if (!fastify.keys.enabled) return
+  if (!fastify.access.keys.enabled) return
   const redisUrl = config.SERVICE_RATE_LIMIT_REDIS_URL
   const shared = redisUrl === undefined ? undefined : await connectRateLimitRedis(redisUrl, fastify.log)
   if (shared) fastify.addHook('onClose', shared.close)
-  const budgetOf = (keyId: string) => fastify.keys.keys.find((k) => k.id === keyId)?.rateLimit ?? config.SERVICE_RATE_LIMIT_MAX
+  const budgetOf = (keyId: string) => fastify.access.keys.keys.find((k) => k.id === keyId)?.rateLimit ?? config.SERVICE_RATE_LIMIT_MAX
   await fastify.register(rateLimit, {
     global: true,
     // After auth's onRequest hook (registered first): the key is known.

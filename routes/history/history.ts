@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { readHistoryPage } from '../../lib/history/page.js'
 import { errorsFor, ref, RunParamsSchema, WorkflowParamsSchema } from '../../schemas/common.js'
 import { HistoryPageSchema, HistoryQuerySchema, type HistoryQuery } from '../../schemas/history.js'
-import { access } from '../../lib/access/scopes.js'
+import { access } from '../../lib/http/access.js'
 import { ConditionalReadHeadersSchema, notModified, withEtag } from '../../schemas/conditional.js'
 
 const history: FastifyPluginAsyncTypebox = async (fastify) => {

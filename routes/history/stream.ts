@@ -13,7 +13,7 @@ import { readAttention } from '../../plugins/app/runs/attention.js'
 import { ref, RunParamsSchema, WorkflowParamsSchema } from '../../schemas/common.js'
 import { HistoryStreamHeadersSchema, HistoryStreamQuerySchema } from '../../schemas/history.js'
 import { streamResponses } from '../../schemas/history-stream.js'
-import { access } from '../../lib/access/scopes.js'
+import { access } from '../../lib/http/access.js'
 
 interface StreamQuery { includePayloads?: boolean, lastEventId?: string }
 

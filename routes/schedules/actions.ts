@@ -9,8 +9,7 @@ import { ScheduleBackfillBodySchema, ScheduleNoteBodySchema, ScheduleParamsSchem
 import { validationError } from '../../lib/api-error.js'
 import { overlapToEngine } from '../../lib/schedules/spec.js'
 import { clientGone } from '../../lib/abort.js'
-import { access } from '../../lib/access/scopes.js'
-import { engineIdentity } from '../../lib/access/principal.js'
+import { access, engineIdentity } from '../../lib/http/access.js'
 import { optionalBody, optionalBodySchema } from '../workflows/optional-body.js'
 
 const done = Type.Null({ description: 'Done: the engine has taken it' })

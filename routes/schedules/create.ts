@@ -6,8 +6,7 @@ import { errorsFor, ref, response } from '../../schemas/common.js'
 import { CreateScheduleBodySchema, ScheduleCreatedSchema } from '../../schemas/schedules.js'
 import { createSchedule } from '../../lib/schedules/store.js'
 import { clientGone } from '../../lib/abort.js'
-import { access } from '../../lib/access/scopes.js'
-import { engineIdentity } from '../../lib/access/principal.js'
+import { access, engineIdentity } from '../../lib/http/access.js'
 
 const create: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/schedules', {

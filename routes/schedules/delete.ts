@@ -6,8 +6,7 @@ import { Type } from '@sinclair/typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { ScheduleParamsSchema } from '../../schemas/schedules.js'
 import { clientGone } from '../../lib/abort.js'
-import { access } from '../../lib/access/scopes.js'
-import { engineIdentity } from '../../lib/access/principal.js'
+import { access, engineIdentity } from '../../lib/http/access.js'
 
 const remove: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.delete('/schedules/:scheduleId', {

@@ -7,7 +7,7 @@ import { ScheduleParamsSchema, ScheduleSchema, SchedulesQuerySchema, SchedulesSc
 import { describeSchedule, etagOf, scheduleView } from '../../lib/schedules/store.js'
 import { listSchedules } from '../../lib/schedules/list.js'
 import { clientGone } from '../../lib/abort.js'
-import { access } from '../../lib/access/scopes.js'
+import { access } from '../../lib/http/access.js'
 
 const read: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/schedules', {

@@ -7,8 +7,7 @@ import { errorsFor, ref, response } from '../../schemas/common.js'
 import { ScheduleParamsSchema, ScheduleSchema, UpdateScheduleBodySchema, UpdateScheduleHeadersSchema } from '../../schemas/schedules.js'
 import { etagOf, replaceSchedule, scheduleView } from '../../lib/schedules/store.js'
 import { clientGone } from '../../lib/abort.js'
-import { access } from '../../lib/access/scopes.js'
-import { engineIdentity } from '../../lib/access/principal.js'
+import { access, engineIdentity } from '../../lib/http/access.js'
 
 const replace: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.put('/schedules/:scheduleId', {

@@ -9,8 +9,7 @@ import { errorsFor, ref } from '../../schemas/common.js'
 import { BatchBodySchema, BatchParamsSchema, BatchStartedSchema, BatchStatusSchema } from '../../schemas/batch.js'
 import { clientGone } from '../../lib/abort.js'
 import { readBatch, startBatch, stopBatch } from '../../lib/batch.js'
-import { access } from '../../lib/access/scopes.js'
-import { engineIdentity } from '../../lib/access/principal.js'
+import { access, engineIdentity } from '../../lib/http/access.js'
 
 const batch: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/workflow/batch', {

@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema, type StopBody, type TerminateBody } from '../../schemas/control.js'
 import { latestAndPinned, runCall } from './latest-and-pinned.js'
-import { access } from '../../lib/access/scopes.js'
+import { access } from '../../lib/http/access.js'
 import { RunPreconditionHeadersSchema } from '../../schemas/conditional.js'
 
 const stopDescription = 'Requests cancellation: the workflow\'s cleanup runs and the run ends `canceled`. Without ' +

@@ -17,7 +17,7 @@ import { optionalBody, optionalBodySchema } from './optional-body.js'
 import type { HandlerCall, HandlerKind } from '../../plugins/app/control/handlers.js'
 import { latestAndPinned, runCall } from './latest-and-pinned.js'
 import { preferences } from '../../lib/http/prefer.js'
-import { access } from '../../lib/access/scopes.js'
+import { access } from '../../lib/http/access.js'
 import { ConditionalReadHeadersSchema, RunPreconditionHeadersSchema, notModified, withEtag } from '../../schemas/conditional.js'
 
 const common = '404: unknown workflow id, or a name the run\'s workflow does not declare in its catalog. ' +

@@ -9,11 +9,11 @@ import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/ty
 import { RunParamsSchema, WorkflowParamsSchema, ref } from '../../schemas/common.js'
 import { optionalBody, optionalBodySchema } from './optional-body.js'
 import { clientGone } from '../../lib/abort.js'
-import { engineIdentity, type Principal } from '../../lib/access/principal.js'
+import { engineIdentity, type Caller } from '../../lib/http/access.js'
 
 type RunGeneric<G extends RouteGenericInterface> = G & { Params: { id: string, rid?: string } }
 
-interface RunRequest { params: { id: string, rid?: string }, headers: { 'if-match'?: string }, principal: Principal | null }
+interface RunRequest { params: { id: string, rid?: string }, headers: { 'if-match'?: string }, principal: Caller | null }
 
 /** The run a request acts on (plugins/app/control/stop.ts, `ControlCall`): the pinned one, or the id's latest. */
 export const runCall = (request: RunRequest, reply: FastifyReply) =>

@@ -5,7 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { ResetBodySchema, ResetResultSchema, type ResetBody } from '../../schemas/reset.js'
-import { access } from '../../lib/access/scopes.js'
+import { access } from '../../lib/http/access.js'
 import { latestAndPinned, runCall } from './latest-and-pinned.js'
 import { RunPreconditionHeadersSchema } from '../../schemas/conditional.js'
 

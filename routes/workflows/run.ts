@@ -1,14 +1,12 @@
 /**
- * POST /workflow/run (lib/run-workflow.ts).
+ * POST /workflow/run (plugins/app/starts/run-workflow.ts).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { RunWorkflowBodySchema, RunWorkflowHeadersSchema, WorkflowResultSchema } from '../../schemas/workflow.js'
-import { idempotencyKeyOf } from '../../lib/idempotency.js'
+import { idempotencyKeyOf } from '../../lib/http/idempotency-key.js'
 import { clientGone } from '../../lib/abort.js'
-import { runWorkflow } from '../../lib/run-workflow.js'
-import { access } from '../../lib/access/scopes.js'
-import { starterOf } from '../../lib/access/principal.js'
+import { access, starterOf } from '../../lib/http/access.js'
 
 const run: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/workflow/run', {
@@ -33,7 +31,7 @@ const run: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async (request, reply) => {
     const signal = clientGone(reply)
     try {
-      return await runWorkflow(fastify, request.body, signal, { idempotencyKey: idempotencyKeyOf(request.headers['idempotency-key']), ...starterOf(request) })
+      return await fastify.starts.runWorkflow(request.body, signal, { idempotencyKey: idempotencyKeyOf(request.headers['idempotency-key']), ...starterOf(request) })
     } catch (err) {
       if (!signal.aborted) throw err
       // Nobody is left to answer; the workflow is not touched.

@@ -9,7 +9,7 @@ import { clientGone } from '../../lib/abort.js'
 import { visibilityQuery } from '../../plugins/app/runs/list-runs.js'
 import { decodePosition, type Position } from '../../lib/runs-feed/position.js'
 import { streamRunsFeed } from '../../lib/runs-feed/stream.js'
-import { access } from '../../lib/access/scopes.js'
+import { access } from '../../lib/http/access.js'
 import { ref } from '../../schemas/common.js'
 import { RunsFeedHeadersSchema, RunsFeedQuerySchema, runsFeedResponses } from '../../schemas/runs-feed.js'
 

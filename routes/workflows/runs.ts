@@ -4,7 +4,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { RunsQuerySchema, WorkflowRunsSchema } from '../../schemas/workflow.js'
-import { access } from '../../lib/access/scopes.js'
+import { access } from '../../lib/http/access.js'
 
 const runs: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/workflow/runs', {

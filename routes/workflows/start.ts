@@ -6,15 +6,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { errorsFor, ref, response } from '../../schemas/common.js'
 import { StartWorkflowBodySchema, StartWorkflowHeadersSchema, UpdateResultSchema, WorkflowResultSchema, WorkflowStartedSchema } from '../../schemas/workflow.js'
-import { startWorkflow } from '../../lib/start-workflow.js'
-import { updateWithStart } from '../../lib/update-with-start.js'
 import { clientGone } from '../../lib/abort.js'
-import { idempotencyKeyOf } from '../../lib/idempotency.js'
+import { idempotencyKeyOf } from '../../lib/http/idempotency-key.js'
 import { preferredWait } from '../../lib/http/prefer.js'
-import { waitForResult } from '../../lib/run-workflow.js'
 
-import { access } from '../../lib/access/scopes.js'
-import { starterOf } from '../../lib/access/principal.js'
+import { access, starterOf } from '../../lib/http/access.js'
 
 /** `Retry-After` of a 202: when a status read is worth trying; never longer than the client chose to wait. */
 const RETRY_AFTER_MAX_SECONDS = 5
@@ -63,16 +59,16 @@ const start: FastifyPluginAsyncTypebox = async (fastify) => {
     const idempotencyKey = idempotencyKeyOf(request.headers['idempotency-key'])
     const { update } = request.body
     if (update !== undefined) {
-      const updated = await updateWithStart(fastify, { ...request.body, update }, { signal, idempotencyKey, ...starterOf(request) })
+      const updated = await fastify.starts.updateWithStart({ ...request.body, update }, { signal, idempotencyKey, ...starterOf(request) })
       return { workflowId: updated.run.workflowId, runId: updated.run.runId, updateId: updated.updateId, result: updated.result }
     }
-    const started = await startWorkflow(fastify, request.body, { signal, idempotencyKey, ...starterOf(request) })
+    const started = await fastify.starts.startWorkflow(request.body, { signal, idempotencyKey, ...starterOf(request) })
     const ids = { workflowId: started.workflowId, runId: started.runId }
     const wait = preferredWait(request.headers.prefer)
     if (wait === undefined) return ids
     const waited = Math.min(wait, Math.floor(fastify.config.SERVICE_RUN_MAX_TIMEOUT_MS / 1000))
     reply.header('preference-applied', `wait=${waited}`).header('vary', 'Prefer')
-    const result = await waitForResult(fastify, started, started.input, { signal, deadline: Date.now() + waited * 1000 })
+    const result = await fastify.starts.waitForResult(started, started.input, { signal, deadline: Date.now() + waited * 1000 })
     if (!('open' in result)) return result
     const location = `/workflow/${encodeURIComponent(started.workflowId)}/runs/${started.runId}/status`
     return reply.code(202).header('location', location).header('retry-after', String(Math.max(1, Math.min(waited, RETRY_AFTER_MAX_SECONDS)))).send(ids)

@@ -5,7 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { WorkflowStatusSchema } from '../../schemas/workflow.js'
-import { access } from '../../lib/access/scopes.js'
+import { access } from '../../lib/http/access.js'
 import { ConditionalReadHeadersSchema, notModified, withEtag } from '../../schemas/conditional.js'
 import { latestAndPinned } from './latest-and-pinned.js'
 

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync, renameSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Test } from 'tap'
-import { generateKey, hashKey } from '../../lib/access/keys.js'
+import { generateKey, hashKey } from '../../plugins/app/access/keys.js'
 import type { KeyEntry, KeysFile } from '../../schemas/keys-file.js'
 
 export type KeySpec = Omit<KeyEntry, 'hash'>

@@ -9,7 +9,7 @@ import type { Test } from 'tap'
 import { Webhook } from 'standardwebhooks'
 import { WEBHOOK_RUN_MEMO_KEY, type WebhookRunMemo } from '@flowport/core/contract'
 import type { App } from '../../app.js'
-import { deliveryOfRun } from '../../lib/webhooks.js'
+import { deliveryOfRun } from '../../plugins/app/webhooks/webhooks.js'
 
 export interface Delivery { headers: IncomingHttpHeaders, body: string }
 

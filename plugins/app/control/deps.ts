@@ -5,7 +5,7 @@
  */
 import type { Config } from '../../../schemas/config.js'
 import type { Engine } from '../engine/engine.js'
-import type { Catalogs } from '../catalogs/index.js'
+import type { Catalogs } from '../catalogs/catalogs.js'
 import type { Runs } from '../runs/runs.js'
 
 export interface ControlDeps {

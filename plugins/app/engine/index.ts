@@ -25,7 +25,7 @@ export default fp(async (fastify) => {
     metrics: fastify.metrics?.engineInterceptor(),
     workflowInterceptors,
     // With an object store, payloads above the threshold travel by reference (plugins/app/payloads/).
-    dataConverter: fastify.payloads === null ? undefined : { payloadCodecs: [fastify.payloads.codec] }
+    dataConverter: fastify.payloads.dataConverter
   })
   fastify.decorate('engine', engine)
   fastify.addHook('onClose', async () => { await engine.close() })

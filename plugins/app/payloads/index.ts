@@ -1,18 +1,18 @@
 /**
- * Large payloads by reference (docs/large-payloads.md): `fastify.payloads` holds the payload store
- * and the claim-check codec the engine client loads (plugins/app/engine/), with the settings the
- * worker uses; null when no object store is configured (the feature is off).
+ * Large payloads by reference (docs/large-payloads.md): `fastify.payloads` is the payloads
+ * service (./payloads.ts): the payload store (null when no object store is configured: the
+ * feature is off), the data converter the engine client loads (plugins/app/engine/), uploads and
+ * values answered inline or by link, with the settings the worker uses.
  */
 import fp from 'fastify-plugin'
-import { ClaimCheckCodec, PayloadStore, payloadSettingsFrom } from '@flowport/core/payloads'
+import { createPayloads, type Payloads } from './payloads.js'
 
 declare module 'fastify' {
-  interface FastifyInstance { payloads: { store: PayloadStore, codec: ClaimCheckCodec } | null }
+  interface FastifyInstance { payloads: Payloads }
 }
 
 export default fp(async (fastify) => {
-  const settings = payloadSettingsFrom(fastify.config)
-  const store = settings === null ? null : new PayloadStore(settings)
-  fastify.decorate('payloads', store === null ? null : { store, codec: new ClaimCheckCodec(store) })
-  fastify.addHook('onClose', async () => { store?.close() })
+  const payloads = createPayloads({ config: fastify.config })
+  fastify.decorate('payloads', payloads)
+  fastify.addHook('onClose', async () => { payloads.close() })
 }, { name: 'payloads', dependencies: ['config'] })

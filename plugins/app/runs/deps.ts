@@ -2,13 +2,12 @@
  * What the parts of the runs concept are given: the engine, the service's two caches, and the few
  * functions of other concepts they call (catalogs, payloads, traces, webhooks).
  */
-import type { temporal } from '@temporalio/proto'
 import type { TraceStore } from '@flowport/core/trace'
 import type { WebhookRunMemo } from '@flowport/core/contract'
 import type { WebhookDelivery } from '../../../schemas/workflow.js'
-import type { PayloadLink } from '../../../schemas/payloads.js'
 import type { Engine } from '../engine/engine.js'
-import type { Catalogs } from '../catalogs/index.js'
+import type { Catalogs } from '../catalogs/catalogs.js'
+import type { Payloads } from '../payloads/payloads.js'
 import type { ClosedRuns } from './closed-runs.js'
 import type { LongHistories } from './long-histories.js'
 import type { RunRef } from './run-history.js'
@@ -19,10 +18,7 @@ export interface RunsContext {
   longHistories: LongHistories
   catalogs: Pick<Catalogs, 'get' | 'workersPolling'>
   /** Large values (docs/large-payloads.md): a payload list's first value (a LargeValue when held by reference), and a value inline or as its download. */
-  payloads: {
-    decodeFirst: (payloads: temporal.api.common.v1.IPayloads | null | undefined) => Promise<unknown>
-    inlineOrLink: (value: unknown) => Promise<{ value: unknown, link?: PayloadLink }>
-  }
+  payloads: Pick<Payloads, 'decodeFirstValue' | 'inlineOrLink'>
   /** The trace destinations workers write (docs/traces.md); null when tracing is off. */
   traces: TraceStore | null
   /** Where the delivery of a run's completion webhook stands (docs/webhooks.md); `memo` is the run's. */

@@ -83,7 +83,7 @@ export async function describeForRead (deps: Pick<RunsContext, 'engine' | 'close
   return execution
 }
 
-/** The memo fields the API reads (the webhook delivery, `startedBy`). */
+/** The memo fields the API reads (plugins/app/webhooks/webhooks.ts, `startedBy`). */
 const READ_MEMO_KEYS = [WEBHOOK_RUN_MEMO_KEY, STARTED_BY_MEMO_KEY]
 
 /** Only the fields the API answers with: the SDK's describe also carries search attributes, the raw response and memo fields it does not read. */

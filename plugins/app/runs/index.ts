@@ -3,8 +3,6 @@
  */
 import fp from 'fastify-plugin'
 import { createRuns, type Runs } from './runs.js'
-import { decodeFirstValue, inlineOrLink } from '../../../lib/payloads.js'
-import { readDelivery } from '../../../lib/webhooks.js'
 
 declare module 'fastify' {
   interface FastifyInstance { runs: Runs }
@@ -15,10 +13,10 @@ export default fp(async (fastify) => {
     engine: fastify.engine,
     catalogs: fastify.catalogs,
     traces: fastify.traces,
-    payloads: { decodeFirst: decodeFirstValue.bind(undefined, fastify), inlineOrLink: inlineOrLink.bind(undefined, fastify) }, // wired at merge
-    deliveryOf: readDelivery.bind(undefined, fastify), // wired at merge
+    payloads: fastify.payloads,
+    deliveryOf: fastify.webhooks.readDelivery,
     config: fastify.config
   })
   fastify.decorate('runs', runs)
   fastify.addHook('onClose', async () => { runs.close() })
-}, { name: 'runs', dependencies: ['config', 'engine', 'catalog', 'traces', 'payloads'] })
+}, { name: 'runs', dependencies: ['config', 'engine', 'catalogs', 'traces', 'payloads', 'webhooks'] })

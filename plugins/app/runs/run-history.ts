@@ -40,7 +40,7 @@ export interface RunStart {
 
 async function startOf ({ payloads }: Pick<RunsContext, 'payloads'>, first: HistoryEvent | undefined): Promise<RunStart> {
   const started = first?.workflowExecutionStartedEventAttributes
-  return { type: started?.workflowType?.name ?? undefined, input: await payloads.decodeFirst(started?.input) }
+  return { type: started?.workflowType?.name ?? undefined, input: await payloads.decodeFirstValue(started?.input) }
 }
 
 /** What a run was started as and with: its first history event, the only one read. */

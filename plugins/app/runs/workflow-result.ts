@@ -10,7 +10,6 @@ import { describeForRead, isReservedWorkflowId, runNotFound } from './execution.
 import { closeOutcome, type Outcome as CloseOutcome } from '@flowport/core/outcome'
 import { readCloseEvent, readCloseEventIfClosed, readLatestPage, readRunInput, type LatestPage, readStartAndClose, SHORT_HISTORY_EVENTS, type RunRef } from './run-history.js'
 import { isTerminal, statusFromEngine } from './status.js'
-import { payloadError } from '../../../lib/payloads.js'
 import type { Status, TerminalStatus } from '../../../schemas/status.js'
 import type { RunsContext } from './deps.js'
 
@@ -22,16 +21,13 @@ export type Outcome = Omit<CloseOutcome, 'status'> & { status: TerminalStatus }
 /** The outcome a close event records (core/src/outcome.ts, shared with the completion webhook); throws for an event that does not close a run. */
 export async function outcomeOf ({ engine, payloads }: Pick<RunsContext, 'engine' | 'payloads'>, event: HistoryEvent): Promise<Outcome> {
   const status = closeKindOf(event)?.status
-  // A large output held by reference is not fetched: the answer links to it (lib/payloads.ts).
+  // A large output held by reference is not fetched: the answer links to it (plugins/app/payloads/payloads.ts).
   if (status === 'completed') {
-    const output = await payloads.decodeFirst(event.workflowExecutionCompletedEventAttributes?.result)
+    const output = await payloads.decodeFirstValue(event.workflowExecutionCompletedEventAttributes?.result)
     return { status, output, error: null, errorDetails: null }
   }
-  try {
-    return await closeOutcome(engine.client.options.loadedDataConverter, status, event)
-  } catch (err) {
-    throw payloadError(err) ?? err
-  }
+  // The engine's codec answers a payload store's failure as an ApiError itself (plugins/app/payloads/).
+  return await closeOutcome(engine.client.options.loadedDataConverter, status, event)
 }
 
 export async function resultOf (deps: Results, run: RunRef, input: unknown, closeEvent: HistoryEvent): Promise<WorkflowResult> {

@@ -4,14 +4,13 @@
  * run it is: "get or create a session and tell it something". docs/update-with-start.md.
  */
 import { randomUUID } from 'node:crypto'
-import type { FastifyInstance } from 'fastify'
 import { WithStartWorkflowOperation, WorkflowUpdateStage } from '@temporalio/client'
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common'
-import type { StartWorkflowBody } from '../schemas/workflow.js'
-import { ApiError, validationError, type Issue } from './api-error.js'
-import { describeRun } from '../plugins/app/runs/execution.js'
-import { handlerArgs, updateFailure } from '../plugins/app/control/handlers.js'
-import { isTerminal, statusFromEngine } from '../plugins/app/runs/status.js'
+import type { StartWorkflowBody } from '../../../schemas/workflow.js'
+import { ApiError, validationError, type Issue } from '../../../lib/api-error.js'
+import { handlerArgs } from '../control/handlers.js'
+import { isTerminal, statusFromEngine } from '../runs/status.js'
+import type { StartDeps } from './start-deps.js'
 import { assertUsableId, catalogOf, checkedWorkflow, startInput, starterMemo, type StartOptions, type Started } from './start-workflow.js'
 
 export interface UpdatedWithStart {
@@ -35,8 +34,8 @@ function refusedCombinations (body: StartWorkflowBody, idempotencyKey: string | 
  * An open run of another workflow or catalog under the id would receive an update that its own
  * catalog entry may not declare: refused like a start onto an open run (409).
  */
-async function assertNoOtherOpenRun (fastify: FastifyInstance, workflowId: string, workflowName: string, catalog: string, signal?: AbortSignal): Promise<void> {
-  const open = await describeRun(fastify, { workflowId, signal }).catch((err: unknown) => {
+async function assertNoOtherOpenRun (deps: StartDeps, workflowId: string, workflowName: string, catalog: string, signal?: AbortSignal): Promise<void> {
+  const open = await deps.runs.describeRun({ workflowId, signal }).catch((err: unknown) => {
     if (err instanceof ApiError && err.statusCode === 404) return undefined
     throw err
   })
@@ -47,18 +46,18 @@ async function assertNoOtherOpenRun (fastify: FastifyInstance, workflowId: strin
     { workflowId, runId: open.runId })
 }
 
-export async function updateWithStart (fastify: FastifyInstance, body: StartWorkflowBody & { update: NonNullable<StartWorkflowBody['update']> },
+export async function updateWithStart (deps: StartDeps, body: StartWorkflowBody & { update: NonNullable<StartWorkflowBody['update']> },
   { signal, idempotencyKey, identity, startedBy }: StartOptions = {}): Promise<UpdatedWithStart> {
   const refused = refusedCombinations(body, idempotencyKey)
   if (refused.length > 0) throw validationError(refused)
   assertUsableId(body.workflowId)
-  const catalog = catalogOf(fastify, body)
-  const input = await startInput(fastify, body, signal)
-  const workflow = await checkedWorkflow(fastify, catalog, body.workflowName, input, signal)
+  const catalog = catalogOf(deps, body)
+  const input = await startInput(deps, body, signal)
+  const workflow = await checkedWorkflow(deps, catalog, body.workflowName, input, signal)
   const call = { kind: 'update' as const, name: body.update.name, payload: body.update.payload }
   const args = handlerArgs(workflow, { type: workflow.name, catalog }, call)
   const workflowId = body.workflowId ?? randomUUID()
-  if (body.workflowId !== undefined) await assertNoOtherOpenRun(fastify, workflowId, workflow.name, catalog, signal)
+  if (body.workflowId !== undefined) await assertNoOtherOpenRun(deps, workflowId, workflow.name, catalog, signal)
 
   const startWorkflowOperation = new WithStartWorkflowOperation(workflow.name, {
     workflowId,
@@ -70,19 +69,19 @@ export async function updateWithStart (fastify: FastifyInstance, body: StartWork
     memo: starterMemo(startedBy)
   })
   const updateId = randomUUID()
-  const client = fastify.engine.as(identity)
+  const client = deps.engine.as(identity)
   // The run that took the update may be one already open, started with another input: read it when needed.
   const ran = (runId: string): Started => ({ workflowId, runId, workflowName: workflow.name, catalog, input: undefined })
-  const handle = await fastify.engine.call(() => client.workflow.startUpdateWithStart(call.name, {
+  const handle = await deps.engine.call(() => client.workflow.startUpdateWithStart(call.name, {
     args: args as [], updateId, startWorkflowOperation, waitForStage: WorkflowUpdateStage.ACCEPTED
   }), { signal, workflowId })
   // The engine names the run that took the update (the one started, or the open one that held the id).
-  const runId = handle.workflowRunId ?? (await describeRun(fastify, { workflowId, signal })).runId
+  const runId = handle.workflowRunId ?? (await deps.runs.describeRun({ workflowId, signal })).runId
   try {
-    const result = await fastify.engine.call(() => handle.result(), { signal, workflowId, runId })
+    const result = await deps.engine.call(() => handle.result(), { signal, workflowId, runId })
     return { run: ran(runId), updateId, result: result ?? null }
   } catch (err) {
     // A rejected or failed update: the run exists all the same, and the error names it.
-    throw await updateFailure(fastify, err, { call: { ...call, workflowId, signal }, run: { workflowId, runId }, updateId, lengthBefore: 0 })
+    throw await deps.control.updateFailure(err, { call: { ...call, workflowId, signal }, run: { workflowId, runId }, updateId, lengthBefore: 0 })
   }
 }

@@ -4,26 +4,25 @@
  * the last run of the chain. A client that disconnects (`signal`) ends the wait and its engine
  * calls, never the workflow. POST /workflow/start with `Prefer: wait` waits the same way.
  */
-import type { FastifyInstance } from 'fastify'
-import type { RunWorkflowBody, WorkflowResult } from '../schemas/workflow.js'
-import { ApiError } from './api-error.js'
-import { continuedAs } from '../plugins/app/runs/close-events.js'
-import { timedOut, waitForCloseEvent, type CloseWait, type RunRef } from '../plugins/app/runs/run-history.js'
-import { decodeFirstValue } from './payloads.js'
+import type { RunWorkflowBody, WorkflowResult } from '../../../schemas/workflow.js'
+import { ApiError } from '../../../lib/api-error.js'
+import { continuedAs } from '../runs/close-events.js'
+import { timedOut, type CloseWait, type RunRef } from '../runs/run-history.js'
+import type { StartDeps } from './start-deps.js'
 import { startWorkflow, type StartOptions } from './start-workflow.js'
 import { updateWithStart } from './update-with-start.js'
 
-export async function runWorkflow (fastify: FastifyInstance, body: RunWorkflowBody, signal: AbortSignal, options: Omit<StartOptions, 'signal'> = {}): Promise<WorkflowResult> {
-  const { SERVICE_RUN_TIMEOUT_MS, SERVICE_RUN_MAX_TIMEOUT_MS } = fastify.config
+export async function runWorkflow (deps: StartDeps, body: RunWorkflowBody, signal: AbortSignal, options: Omit<StartOptions, 'signal'> = {}): Promise<WorkflowResult> {
+  const { SERVICE_RUN_TIMEOUT_MS, SERVICE_RUN_MAX_TIMEOUT_MS } = deps.config
   const timeout = Math.min(body.timeout ?? SERVICE_RUN_TIMEOUT_MS, SERVICE_RUN_MAX_TIMEOUT_MS)
   const deadline = Date.now() + timeout
   // With `update`, the run that took the update is waited for; it may be one already open, started
   // with another input (its Started has no input: waitForResult reads it).
   const { update } = body
   const started = update === undefined
-    ? await startWorkflow(fastify, body, { ...options, signal })
-    : (await updateWithStart(fastify, { ...body, update }, { ...options, signal })).run
-  const result = await waitForResult(fastify, started, started.input, { signal, deadline })
+    ? await startWorkflow(deps, body, { ...options, signal })
+    : (await updateWithStart(deps, { ...body, update }, { ...options, signal })).run
+  const result = await waitForResult(deps, started, started.input, { signal, deadline })
   if ('open' in result) {
     throw new ApiError(408, 'WorkflowExecutionTimedOutError',
       `Workflow ${started.workflowId} did not close within ${timeout} ms; it keeps running: read GET /workflow/${started.workflowId}/result later`, result.open)
@@ -38,15 +37,15 @@ export interface StillOpen { open: RunRef }
  * The result of the last run of the chain that starts with `run` (started with `input`; undefined:
  * read from the run's history, as for an `inputRef` start), or the run open at the deadline.
  */
-export async function waitForResult (fastify: FastifyInstance, run: RunRef, input: unknown, wait: CloseWait): Promise<WorkflowResult | StillOpen> {
+export async function waitForResult (deps: Pick<StartDeps, 'runs' | 'payloads'>, run: RunRef, input: unknown, wait: CloseWait): Promise<WorkflowResult | StillOpen> {
   let current = { workflowId: run.workflowId, runId: run.runId }
   for (;;) {
-    const event = await waitForCloseEvent(fastify, current, wait)
+    const event = await deps.runs.waitForCloseEvent(current, wait)
     if (event === timedOut) return { open: current }
     const next = continuedAs(event)
-    if (next === undefined) return await fastify.runs.resultOf(current, input === undefined ? await fastify.runs.readRunInput(current, wait.signal) : input, event)
+    if (next === undefined) return await deps.runs.resultOf(current, input === undefined ? await deps.runs.readRunInput(current, wait.signal) : input, event)
     // The continue-as-new event carries the next run's input: no extra read.
-    input = await decodeFirstValue(fastify, event.workflowExecutionContinuedAsNewEventAttributes?.input)
+    input = await deps.payloads.decodeFirstValue(event.workflowExecutionContinuedAsNewEventAttributes?.input)
     current = { workflowId: current.workflowId, runId: next }
   }
 }

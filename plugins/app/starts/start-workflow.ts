@@ -3,19 +3,18 @@
  * catalog, then one start call. Shared by POST /workflow/start and POST /workflow/run.
  */
 import { randomUUID } from 'node:crypto'
-import type { FastifyInstance } from 'fastify'
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common'
 import type { WorkflowStartOptions } from '@temporalio/client'
 import { STARTED_BY_MEMO_KEY } from '@flowport/core/contract'
-import type { StartWorkflowBody } from '../schemas/workflow.js'
+import type { StartWorkflowBody } from '../../../schemas/workflow.js'
 import type { CatalogWorkflow } from '@flowport/core/contract'
-import { ApiError, validationError } from './api-error.js'
-import { describeRun, isReservedWorkflowId } from '../plugins/app/runs/execution.js'
-import { assertMatches } from './json-schema.js'
-import { durationMs } from './schedules/spec.js'
+import { ApiError, validationError } from '../../../lib/api-error.js'
+import { isReservedWorkflowId } from '../runs/execution.js'
+import { assertMatches } from '../../../lib/json-schema.js'
+import { durationMs } from '../../../lib/schedules/spec.js'
+import { deliveryWorkflowId, webhookRunMemo } from '../webhooks/webhooks.js'
 import { IDEMPOTENCY_MEMO_KEY, callersKey, fingerprintOf, keyedWorkflowId, startWithKey } from './idempotency.js'
-import { abandonDelivery, deliveryWorkflowId, startDelivery, webhookRunMemo, webhookTarget } from './webhooks.js'
-import { uploadedInput } from './payloads.js'
+import type { StartDeps } from './start-deps.js'
 
 export interface Started {
   workflowId: string
@@ -28,8 +27,8 @@ export interface Started {
 }
 
 /** `catalog` wins over the deprecated `taskQueue`; neither = the default catalog. */
-export function catalogOf (fastify: FastifyInstance, body: StartWorkflowBody): string {
-  return body.catalog ?? body.taskQueue ?? fastify.config.SERVICE_CATALOG_ID
+export function catalogOf (deps: Pick<StartDeps, 'config'>, body: StartWorkflowBody): string {
+  return body.catalog ?? body.taskQueue ?? deps.config.SERVICE_CATALOG_ID
 }
 
 /** The engine's limit on ids, in UTF-8 bytes (the schema's maxLength counts characters). */
@@ -52,23 +51,23 @@ export function assertUsableId (workflowId: string | undefined): void {
  * unknown workflow or catalog, 400 with one issue per problem. Starts and schedules (lib/schedules/)
  * both check here, so a schedule stores nothing a start would refuse.
  */
-export async function checkedWorkflow (fastify: FastifyInstance, catalog: string, workflowName: string, input: unknown, signal?: AbortSignal): Promise<CatalogWorkflow> {
-  const workflow = await fastify.catalogs.workflow(catalog, workflowName, signal)
+export async function checkedWorkflow (deps: Pick<StartDeps, 'catalogs'>, catalog: string, workflowName: string, input: unknown, signal?: AbortSignal): Promise<CatalogWorkflow> {
+  const workflow = await deps.catalogs.workflow(catalog, workflowName, signal)
   assertMatches(workflow.inputSchema, input, 'input')
   return workflow
 }
 
 /**
- * The input of a start: `input`, or the upload `inputRef` names (lib/payloads.ts); exactly one of
+ * The input of a start: `input`, or the upload `inputRef` names (plugins/app/payloads/payloads.ts); exactly one of
  * the two, or a 400.
  */
-export async function startInput (fastify: FastifyInstance, body: StartWorkflowBody, signal?: AbortSignal): Promise<unknown> {
+export async function startInput (deps: Pick<StartDeps, 'payloads'>, body: StartWorkflowBody, signal?: AbortSignal): Promise<unknown> {
   if (body.inputRef === undefined) {
     if (!('input' in body)) throw validationError([{ path: '/input', in: 'body', message: 'must have required property \'input\' (or send inputRef)' }])
     return body.input
   }
   if ('input' in body) throw validationError([{ path: '/inputRef', in: 'body', message: 'must not be sent with input: send one of the two' }])
-  return await uploadedInput(fastify, body.inputRef, signal)
+  return await deps.payloads.uploadedInput(body.inputRef, signal)
 }
 
 /** The memo entry that shows who started a run (`startedBy`); none when auth is off. */
@@ -76,31 +75,31 @@ export const starterMemo = (startedBy: string | undefined) => startedBy === unde
 
 export interface StartOptions {
   signal?: AbortSignal
-  /** The request's Idempotency-Key (lib/idempotency.ts). */
+  /** The request's Idempotency-Key (./idempotency.ts). */
   idempotencyKey?: string
-  /** The engine records it as the run's starter (lib/access/principal.ts). */
+  /** The engine records it as the run's starter (plugins/app/access/principal.ts). */
   identity?: string
   /** The id of the key that starts the run: kept in its memo, shown as `startedBy`. */
   startedBy?: string
 }
 
-export async function startWorkflow (fastify: FastifyInstance, body: StartWorkflowBody, options: StartOptions = {}): Promise<Started> {
+export async function startWorkflow (deps: StartDeps, body: StartWorkflowBody, options: StartOptions = {}): Promise<Started> {
   const { signal, identity, startedBy } = options
   const idempotencyKey = options.idempotencyKey === undefined ? undefined : callersKey(options.idempotencyKey, startedBy)
   assertUsableId(body.workflowId)
-  const webhook = webhookTarget(fastify, body.webhook)
-  const catalog = catalogOf(fastify, body)
-  const input = await startInput(fastify, body, signal)
-  const workflow = await checkedWorkflow(fastify, catalog, body.workflowName, input, signal)
+  const webhook = deps.webhooks.target(body.webhook)
+  const catalog = catalogOf(deps, body)
+  const input = await startInput(deps, body, signal)
+  const workflow = await checkedWorkflow(deps, catalog, body.workflowName, input, signal)
   const startDelay = body.startDelay === undefined ? undefined : durationMs(body.startDelay)
   const begin = (workflowId: string, policies: Pick<WorkflowStartOptions, 'workflowIdReusePolicy' | 'workflowIdConflictPolicy' | 'memo'>) =>
-    fastify.engine.call(() => fastify.engine.as(identity).workflow.start(workflow.name, { workflowId, taskQueue: catalog, args: [input], startDelay, ...policies }), { signal, workflowId })
+    deps.engine.call(() => deps.engine.as(identity).workflow.start(workflow.name, { workflowId, taskQueue: catalog, args: [input], startDelay, ...policies }), { signal, workflowId })
   // The delivery first, then the run whose memo names it: a run with a webhook never exists
   // without its delivery, whatever happens to this process between the two starts.
   const withDelivery = async (workflowId: string): Promise<{ deliveryId?: string, runMemo: Record<string, unknown> }> => {
     if (webhook === undefined) return { runMemo: starterMemo(startedBy) }
     const deliveryId = deliveryWorkflowId(workflowId, idempotencyKey)
-    await startDelivery(fastify, { id: deliveryId, workflowId, catalog }, webhook, signal)
+    await deps.webhooks.startDelivery({ id: deliveryId, workflowId, catalog }, webhook, signal)
     return { deliveryId, runMemo: { ...webhookRunMemo(webhook, deliveryId), ...starterMemo(startedBy) } }
   }
   const started = (workflowId: string, runId: string): Started =>
@@ -110,7 +109,7 @@ export async function startWorkflow (fastify: FastifyInstance, body: StartWorkfl
     const fingerprint = fingerprintOf({ catalog, workflowName: workflow.name, input, webhookUrl: webhook?.url ?? null })
     // Shared by every request with this key; one whose run was never started fails, so a later retry starts it again.
     const { runMemo } = await withDelivery(workflowId)
-    const runId = await startWithKey(fastify, {
+    const runId = await startWithKey(deps.engine, {
       workflowId,
       key: idempotencyKey,
       fingerprint,
@@ -131,15 +130,15 @@ export async function startWorkflow (fastify: FastifyInstance, body: StartWorkfl
     return started(workflowId, handle.firstExecutionRunId)
   } catch (err) {
     // Refused (a 409, a 400): no run will name this request's delivery. An engine error may hide a start that happened.
-    if (deliveryId !== undefined && err instanceof ApiError && err.statusCode < 500) await abandonDelivery(fastify, deliveryId)
-    if (err instanceof ApiError && err.error === 'WorkflowAlreadyStartedError') throw await alreadyStarted(fastify, workflowId, signal)
+    if (deliveryId !== undefined && err instanceof ApiError && err.statusCode < 500) await deps.webhooks.abandonDelivery(deliveryId)
+    if (err instanceof ApiError && err.error === 'WorkflowAlreadyStartedError') throw await alreadyStarted(deps, workflowId, signal)
     throw err
   }
 }
 
 /** The 409 names the run that holds the id, so the client can follow it instead. */
-async function alreadyStarted (fastify: FastifyInstance, workflowId: string, signal?: AbortSignal): Promise<ApiError> {
-  const running = await describeRun(fastify, { workflowId, signal }).catch(() => undefined)
+async function alreadyStarted (deps: Pick<StartDeps, 'runs'>, workflowId: string, signal?: AbortSignal): Promise<ApiError> {
+  const running = await deps.runs.describeRun({ workflowId, signal }).catch(() => undefined)
   return new ApiError(409, 'WorkflowAlreadyStartedError', `Workflow ${workflowId} is already running${running ? ` (run ${running.runId})` : ''}`,
     { workflowId, runId: running?.runId })
 }

@@ -2,7 +2,8 @@
  * What a credential may do (README "Access control"). Every route declares the scope it needs and
  * what it touches in its route options, `config: access('read', 'workflow')`; test/access-routes.test.ts
  * walks the route table so a route without a declaration fails. A route that declares nothing
- * needs a key holding every scope (fail closed).
+ * needs a key holding every scope (fail closed). The access concept (plugins/app/access/) checks
+ * the declarations; routes read who calls (`request.principal`) through the helpers below.
  */
 import type { Scope } from '../../schemas/access.js'
 
@@ -31,3 +32,21 @@ declare module 'fastify' {
 
 /** The route-options `config` declaring a route's scope and target. */
 export const access = (scope: Scope, target: Target) => ({ scope, target })
+
+/** Who a request acts as, as far as routes need it (the access concept's Principal, plugins/app/access/principal.ts). */
+export interface Caller {
+  /** The key: itself, or the key that issued the run token. */
+  keyId: string
+  kind: 'key' | 'run-token'
+}
+
+/** The engine's `identity` for calls made on the caller's behalf: visible in the run's history. */
+const identityOf = (p: Caller) => `flowport:${p.keyId}${p.kind === 'run-token' ? '/run-token' : ''}`
+
+/** The engine identity of a request's calls; undefined when auth is off (the client's default). */
+export const engineIdentity = (request: { principal: Caller | null }) =>
+  request.principal ? identityOf(request.principal) : undefined
+
+/** Who starts a run: the engine identity of the start, and the key id its memo keeps (`startedBy`). */
+export const starterOf = (request: { principal: Caller | null }) =>
+  ({ identity: engineIdentity(request), startedBy: request.principal?.keyId })

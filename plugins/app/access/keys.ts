@@ -8,10 +8,10 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { Ajv, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import { parse as parseYaml } from 'yaml'
-import { ConfigError } from '../config-error.js'
-import { KeysFileSchema, type KeyEntry, type KeysFile } from '../../schemas/keys-file.js'
+import { ConfigError } from '../../../lib/config-error.js'
+import { KeysFileSchema, type KeyEntry, type KeysFile } from '../../../schemas/keys-file.js'
 import { compilePattern } from './patterns.js'
-import { SCOPES, type Scope } from '../../schemas/access.js'
+import { SCOPES, type Scope } from '../../../schemas/access.js'
 
 const addFormats = addFormatsModule.default
 

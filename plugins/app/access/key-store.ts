@@ -1,6 +1,6 @@
 /**
  * The valid keys: SERVICE_API_AUTH_TOKEN (key `default`, every scope) and those of the keys file,
- * and the run-token secrets the file may list (lib/access/run-tokens.ts reads them from here).
+ * and the run-token secrets the file may list (plugins/app/access/run-tokens.ts reads them from here).
  * The file is re-read when it changes (the directory is watched: editors and `flowport keys create`
  * replace it by renaming) and on SIGHUP, with no restart. A file that becomes invalid leaves the
  * last good set in place and the log says why; an invalid file at start stops the start.

@@ -6,16 +6,17 @@
  * no run with a webhook exists without its delivery.
  */
 import { createHash, randomUUID } from 'node:crypto'
-import type { FastifyInstance } from 'fastify'
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common'
 import {
   WEBHOOK_DELIVERY_MEMO_KEY, WEBHOOK_RUN_MEMO_KEY, WEBHOOK_WORKFLOW_TYPE, type DeliveryRecord, type WebhookDeliveryInput, type WebhookRunMemo
 } from '@flowport/core/contract'
 import { refusalOf } from '@flowport/core/webhook-address'
-import type { WebhookDelivery, WebhookRequest } from '../schemas/workflow.js'
+import type { WebhookDelivery, WebhookRequest } from '../../../schemas/workflow.js'
+import type { Config } from '../../../schemas/config.js'
 import { isProduction } from '@flowport/core/settings'
-import { ApiError, validationError } from './api-error.js'
-import { RESERVED_ID_PREFIX } from '../plugins/app/runs/execution.js'
+import { ApiError, validationError } from '../../../lib/api-error.js'
+import { RESERVED_ID_PREFIX } from '../runs/execution.js'
+import type { Engine } from '../engine/engine.js'
 
 /** A checked webhook: where to, and the secret to sign with. */
 export interface WebhookTarget { url: string, secret: string }
@@ -28,10 +29,11 @@ function hostAllowed (host: string, allowed: string): boolean {
     pattern.startsWith('*.') ? host.endsWith(pattern.slice(1)) : host === pattern)
 }
 
-/** The webhook of a start request, checked (400 before anything starts), or undefined when none was asked for. */
-export function webhookTarget (fastify: FastifyInstance, webhook: WebhookRequest | undefined): WebhookTarget | undefined {
+export type WebhooksConfig = Pick<Config, 'NODE_ENV' | 'SERVICE_WEBHOOK_ALLOWED_HOSTS' | 'SERVICE_WEBHOOK_ALLOW_LOOPBACK' |
+  'SERVICE_WEBHOOK_ALLOW_LINK_LOCAL' | 'SERVICE_WEBHOOK_SECRET' | 'SERVICE_WEBHOOK_RETRY_FOR_MS'>
+
+function webhookTarget (config: WebhooksConfig, webhook: WebhookRequest | undefined): WebhookTarget | undefined {
   if (webhook === undefined) return undefined
-  const config = fastify.config
   let url: URL
   try {
     url = new URL(webhook.url)
@@ -44,15 +46,14 @@ export function webhookTarget (fastify: FastifyInstance, webhook: WebhookRequest
   if (config.SERVICE_WEBHOOK_ALLOWED_HOSTS !== undefined && !hostAllowed(host, config.SERVICE_WEBHOOK_ALLOWED_HOSTS)) {
     throw refused(`host ${host} is not in SERVICE_WEBHOOK_ALLOWED_HOSTS`)
   }
-  const refusal = refusalOf(host, addressPolicy(fastify))
+  const refusal = refusalOf(host, addressPolicy(config))
   if (refusal !== undefined) throw refused(refusal)
   const secret = webhook.secret ?? config.SERVICE_WEBHOOK_SECRET
   if (secret === undefined) throw validationError([{ path: '/webhook/secret', in: 'body', message: 'is required when SERVICE_WEBHOOK_SECRET is not set' }])
   return { url: url.href, secret }
 }
 
-function addressPolicy (fastify: FastifyInstance) {
-  const config = fastify.config
+function addressPolicy (config: WebhooksConfig) {
   return {
     allowLoopback: config.SERVICE_WEBHOOK_ALLOW_LOOPBACK ?? !isProduction(config.NODE_ENV),
     allowLinkLocal: config.SERVICE_WEBHOOK_ALLOW_LINK_LOCAL
@@ -91,50 +92,56 @@ export interface DeliveryStart {
   runStartWithinMs?: number
 }
 
-/**
- * Starts the delivery of a run that is started next, with a memo naming `delivery.id`: the
- * delivery waits for it. A delivery already started under that id (a retry with an
- * Idempotency-Key) is left alone; one whose run never came (it failed) may be started again.
- */
-export async function startDelivery (fastify: FastifyInstance, delivery: DeliveryStart, target: WebhookTarget, signal?: AbortSignal): Promise<void> {
-  const { id, workflowId } = delivery
-  const input: WebhookDeliveryInput = {
-    workflowId,
-    runStartWithinMs: delivery.runStartWithinMs,
-    url: target.url,
-    secret: target.secret,
-    // The same `webhook-id` on every attempt: receivers deduplicate by it.
-    messageId: `msg_${id.slice(id.indexOf(':') + 1)}`,
-    retryForMs: fastify.config.SERVICE_WEBHOOK_RETRY_FOR_MS,
-    ...addressPolicy(fastify)
-  }
-  try {
-    await fastify.engine.call(() => fastify.engine.client.workflow.start(WEBHOOK_WORKFLOW_TYPE, {
-      workflowId: id,
-      taskQueue: delivery.catalog,
-      args: [input],
-      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      memo: { [WEBHOOK_DELIVERY_MEMO_KEY]: PENDING }
-    }), { signal, workflowId })
-  } catch (err) {
-    // A delivery that has already finished for this request's run.
-    if (err instanceof ApiError && err.error === 'WorkflowAlreadyStartedError') return
-    throw err
-  }
-}
+export type Webhooks = ReturnType<typeof createWebhooks>
 
-/** Ends a delivery whose run was refused (no run will name it), instead of letting it wait for its run; best effort. */
-export async function abandonDelivery (fastify: FastifyInstance, id: string): Promise<void> {
-  await fastify.engine.client.workflow.getHandle(id).terminate('the run was not started').catch(() => undefined)
-}
-
-/** Where the delivery of a run's webhook stands (the memo its workflow keeps current); `memo` is the run's. */
-export async function readDelivery (fastify: FastifyInstance, run: { workflowId: string, runId: string }, memo: WebhookRunMemo, signal?: AbortSignal): Promise<WebhookDelivery> {
-  const id = deliveryOfRun(run, memo)
-  const { url } = memo
-  const described = await fastify.engine.call(() => fastify.engine.client.workflow.getHandle(id).describe(), { signal, ...run })
-    .catch((err: unknown) => { if (err instanceof ApiError && err.statusCode === 404) return undefined; throw err })
-  const record = (described?.memo?.[WEBHOOK_DELIVERY_MEMO_KEY] as DeliveryRecord | undefined) ?? PENDING
-  return { url, ...record }
+export function createWebhooks ({ engine, config }: { engine: Engine, config: WebhooksConfig }) {
+  return {
+    /** The webhook of a start request, checked (400 before anything starts), or undefined when none was asked for. */
+    target: (webhook: WebhookRequest | undefined) => webhookTarget(config, webhook),
+    /**
+     * Starts the delivery of a run that is started next, with a memo naming `delivery.id`: the
+     * delivery waits for it. A delivery already started under that id (a retry with an
+     * Idempotency-Key) is left alone; one whose run never came (it failed) may be started again.
+     */
+    async startDelivery (delivery: DeliveryStart, target: WebhookTarget, signal?: AbortSignal): Promise<void> {
+      const { id, workflowId } = delivery
+      const input: WebhookDeliveryInput = {
+        workflowId,
+        runStartWithinMs: delivery.runStartWithinMs,
+        url: target.url,
+        secret: target.secret,
+        // The same `webhook-id` on every attempt: receivers deduplicate by it.
+        messageId: `msg_${id.slice(id.indexOf(':') + 1)}`,
+        retryForMs: config.SERVICE_WEBHOOK_RETRY_FOR_MS,
+        ...addressPolicy(config)
+      }
+      try {
+        await engine.call(() => engine.client.workflow.start(WEBHOOK_WORKFLOW_TYPE, {
+          workflowId: id,
+          taskQueue: delivery.catalog,
+          args: [input],
+          workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+          memo: { [WEBHOOK_DELIVERY_MEMO_KEY]: PENDING }
+        }), { signal, workflowId })
+      } catch (err) {
+        // A delivery that has already finished for this request's run.
+        if (err instanceof ApiError && err.error === 'WorkflowAlreadyStartedError') return
+        throw err
+      }
+    },
+    /** Ends a delivery whose run was refused (no run will name it), instead of letting it wait for its run; best effort. */
+    async abandonDelivery (id: string): Promise<void> {
+      await engine.client.workflow.getHandle(id).terminate('the run was not started').catch(() => undefined)
+    },
+    /** Where the delivery of a run's webhook stands (the memo its workflow keeps current); `memo` is the run's. */
+    async readDelivery (run: { workflowId: string, runId: string }, memo: WebhookRunMemo, signal?: AbortSignal): Promise<WebhookDelivery> {
+      const id = deliveryOfRun(run, memo)
+      const { url } = memo
+      const described = await engine.call(() => engine.client.workflow.getHandle(id).describe(), { signal, ...run })
+        .catch((err: unknown) => { if (err instanceof ApiError && err.statusCode === 404) return undefined; throw err })
+      const record = (described?.memo?.[WEBHOOK_DELIVERY_MEMO_KEY] as DeliveryRecord | undefined) ?? PENDING
+      return { url, ...record }
+    }
+  }
 }

@@ -3,24 +3,19 @@
  * missing (the scope, the catalog, the workflow pattern, the bound workflow id); it never says
  * what the credential could do elsewhere.
  */
-import { ApiError } from '../api-error.js'
+import { ApiError } from '../../../lib/api-error.js'
 import type { ApiKey } from './keys.js'
 import { matchesAny } from './patterns.js'
-import type { Scope } from '../../schemas/access.js'
+import type { Scope } from '../../../schemas/access.js'
+import type { Caller } from '../../../lib/http/access.js'
 
-export interface Principal {
-  /** The key: itself, or the key that issued the run token. */
-  keyId: string
-  kind: 'key' | 'run-token'
+export interface Principal extends Caller {
   scopes: ReadonlySet<Scope>
   /** The key's limits (a run token keeps its issuer's). */
   key: ApiKey
   /** A run token's workflow id and run. */
   bound?: { workflowId: string, runId?: string }
 }
-
-/** The engine's `identity` for calls made on the principal's behalf: visible in the run's history. */
-export const identityOf = (p: Principal) => `flowport:${p.keyId}${p.kind === 'run-token' ? '/run-token' : ''}`
 
 const who = (p: Principal) => p.kind === 'run-token' ? `This run token (issued by key ${p.keyId})` : `Key ${p.keyId}`
 
@@ -56,11 +51,3 @@ export function assertBound (p: Principal, workflowId: string | undefined, runId
     throw forbidden(`${who(p)} is bound to run ${p.bound.runId}: use the /workflow/{id}/runs/{rid}/… routes of that run`, { workflowId, runId })
   }
 }
-
-/** The engine identity of a request's calls; undefined when auth is off (the client's default). */
-export const engineIdentity = (request: { principal: Principal | null }) =>
-  request.principal ? identityOf(request.principal) : undefined
-
-/** Who starts a run: the engine identity of the start, and the key id its memo keeps (`startedBy`). */
-export const starterOf = (request: { principal: Principal | null }) =>
-  ({ identity: engineIdentity(request), startedBy: request.principal?.keyId })

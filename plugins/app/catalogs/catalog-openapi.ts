@@ -10,9 +10,8 @@
  *   and a typed `result`.
  * Built once per published catalog run (a new worker deploy publishes a new run).
  */
-import type { FastifyInstance } from 'fastify'
 import type { Catalog, CatalogHandler, CatalogWorkflow } from '@flowport/core/contract'
-import type { OpenApiDocument } from '../schemas/catalog.js'
+import type { OpenApiDocument } from '../../../schemas/catalog.js'
 
 type Json = Record<string, any>
 type Kind = 'signal' | 'query' | 'update'
@@ -145,13 +144,13 @@ export function catalogDocument (base: Json, catalog: Catalog, defaultCatalog: s
 }
 
 /** The catalog's document, built once per published catalog (the catalog object is new with each publication). */
-export function catalogDocuments (fastify: FastifyInstance) {
+export function catalogDocuments (get: (catalogId: string, signal?: AbortSignal) => Promise<Catalog>, apiDocument: () => unknown, defaultCatalog: string) {
   const built = new WeakMap<Catalog, OpenApiDocument>()
   return async (catalogId: string, signal?: AbortSignal): Promise<OpenApiDocument> => {
-    const catalog = await fastify.catalogs.get(catalogId, signal)
+    const catalog = await get(catalogId, signal)
     let doc = built.get(catalog)
     if (doc === undefined) {
-      doc = catalogDocument(fastify.swagger() as unknown as Json, catalog, fastify.config.SERVICE_CATALOG_ID) as OpenApiDocument
+      doc = catalogDocument(apiDocument() as Json, catalog, defaultCatalog) as OpenApiDocument
       built.set(catalog, doc)
     }
     return doc

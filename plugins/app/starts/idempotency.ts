@@ -14,21 +14,15 @@
  *   request started, also after it continued as new.
  */
 import { createHash } from 'node:crypto'
-import type { FastifyInstance } from 'fastify'
 import { WorkflowIdReusePolicy } from '@temporalio/common'
-import { ApiError } from './api-error.js'
-import { isTerminal, statusFromEngine } from '../plugins/app/runs/status.js'
+import { ApiError } from '../../../lib/api-error.js'
+import { isTerminal, statusFromEngine } from '../runs/status.js'
+import type { Engine } from '../engine/engine.js'
 
 /** Memo field of a run started with a key: `{key, fingerprint}`. */
 export const IDEMPOTENCY_MEMO_KEY = 'flowportIdempotency'
 
 export interface IdempotencyRecord { key: string, fingerprint: string }
-
-/** The header's value as a key: the draft's quoted Structured Field string and the bare form are one key. */
-export function idempotencyKeyOf (header: string | undefined): string | undefined {
-  if (header === undefined) return undefined
-  return header.startsWith('"') ? header.slice(1, -1) : header
-}
 
 /**
  * The key as the API keeps it: with API keys in use it belongs to the caller's key, so clients of
@@ -91,7 +85,7 @@ const reused = (workflowId: string, runId: string) => new ApiError(422, 'Idempot
  * chain. Two rounds at most: a closed run of another key (an explicit `workflowId` reused) is
  * followed by one start that allows the id's reuse.
  */
-export async function startWithKey (fastify: FastifyInstance, keyed: KeyedStart): Promise<string> {
+export async function startWithKey (engine: Engine, keyed: KeyedStart): Promise<string> {
   const { workflowId, key, fingerprint, signal } = keyed
   for (const reusePolicy of [WorkflowIdReusePolicy.REJECT_DUPLICATE, WorkflowIdReusePolicy.ALLOW_DUPLICATE]) {
     try {
@@ -100,7 +94,7 @@ export async function startWithKey (fastify: FastifyInstance, keyed: KeyedStart)
       // A closed run holds the id: it is the one to compare with.
       if (!(err instanceof ApiError && err.error === 'WorkflowAlreadyStartedError')) throw err
     }
-    const owner = await ownerOf(fastify, workflowId, signal)
+    const owner = await ownerOf(engine, workflowId, signal)
     if (owner.record?.key === key) {
       if (owner.record.fingerprint !== fingerprint) throw reused(workflowId, owner.firstRunId)
       return owner.firstRunId
@@ -122,8 +116,8 @@ interface Owner {
 }
 
 /** The id's latest run, and the key record of the first run of its chain (a continue-as-new may not carry the memo over). */
-async function ownerOf (fastify: FastifyInstance, workflowId: string, signal?: AbortSignal): Promise<Owner> {
-  const describe = async (runId?: string) => await fastify.engine.call(() => fastify.engine.client.workflow.getHandle(workflowId, runId).describe(), { signal, workflowId, runId })
+async function ownerOf (engine: Engine, workflowId: string, signal?: AbortSignal): Promise<Owner> {
+  const describe = async (runId?: string) => await engine.call(() => engine.client.workflow.getHandle(workflowId, runId).describe(), { signal, workflowId, runId })
   const latest = await describe()
   const firstRunId = latest.raw.workflowExecutionInfo?.firstRunId || latest.runId
   const first = firstRunId === latest.runId ? latest : await describe(firstRunId)

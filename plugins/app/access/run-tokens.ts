@@ -7,7 +7,7 @@
  * works on the replica that issued it.
  */
 import { createHash, randomBytes } from 'node:crypto'
-import type { Scope } from '../../schemas/access.js'
+import type { Scope } from '../../../schemas/access.js'
 
 export interface RunTokenClaims {
   /** The key that issued it: its requests are that key's (audit, rate limit). */

@@ -1,0 +1,178 @@
+/**
+ * Reads published catalogs from Temporal (`describe` of the catalog workflow for its current run,
+ * then, once per run, that run's start input, which is the catalog; no worker round trip) and
+ * whether any worker polls a catalog's task queue (the engine's DescribeTaskQueue). Short caches
+ * keep a start at one engine call (the start itself) and let clients poll /status or /ready
+ * without adding engine load.
+ *
+ * Never published, not the default catalog: 404 WorkflowNotFoundError (a typo or a catalog that
+ * does not exist; retrying will not help). The default catalog before its worker has published
+ * it, or a published catalog that no worker polls: 503 CatalogNotAvailableError with Retry-After
+ * (a worker is expected to come: the stack is starting, or its workers are restarting).
+ */
+import type { FastifyBaseLogger } from 'fastify'
+// @temporalio/proto is CommonJS: its named exports are not visible to ESM.
+import protoRoot from '@temporalio/proto'
+import {
+  CATALOG_FORMAT, CATALOG_FORMAT_MEMO_KEY, CATALOG_WORKFLOW_TYPE, catalogWorkflowId, type Catalog, type CatalogWorkflow
+} from '@flowport/core/contract'
+import { untilAborted } from '../../../lib/abort.js'
+import { ApiError, RETRY_AFTER_SECONDS } from '../../../lib/api-error.js'
+import type { RunRef } from '../runs/run-history.js'
+import { isoOrNull } from '../runs/status.js'
+import type { CatalogWorkers, OpenApiDocument } from '../../../schemas/catalog.js'
+import type { Config } from '../../../schemas/config.js'
+import type { Engine } from '../engine/engine.js'
+import { catalogDocuments } from './catalog-openapi.js'
+
+const { TaskQueueKind, TaskQueueType } = protoRoot.temporal.api.enums.v1
+
+const CACHE_TTL_MS = 2000
+/**
+ * A worker holds a long poll on its task queue and renews it at least every minute (the engine
+ * answers an idle poll after 60 s), so a poller seen within 70 s is alive; one that was killed
+ * drops out of the count within 70 s.
+ */
+export const POLLER_RECENT_MS = 70_000
+
+export interface Catalogs {
+  /** The published catalog, or WorkflowNotFoundError (404) / CatalogNotAvailableError (503). */
+  get: (catalogId: string, signal?: AbortSignal) => Promise<Catalog>
+  /** A workflow of the catalog by name or alias, or WorkflowNotFoundError (404); 503 when no worker would run it. */
+  workflow: (catalogId: string, name: string, signal?: AbortSignal) => Promise<CatalogWorkflow>
+  /** Workers polling the catalog's task queue (= the catalog id) for workflow tasks. */
+  workers: (catalogId: string, signal?: AbortSignal) => Promise<CatalogWorkers>
+  /** Whether a worker polls the task queue, as a run's `workersPolling`: null when the engine cannot say. */
+  workersPolling: (catalogId: string, signal?: AbortSignal) => Promise<boolean | null>
+  /** Ids of every published catalog (the engine's visibility list: eventually consistent). */
+  published: (signal?: AbortSignal) => Promise<string[]>
+  /** The API's OpenAPI document typed for the catalog (./catalog-openapi.ts). */
+  document: (catalogId: string, signal?: AbortSignal) => Promise<OpenApiDocument>
+  /** Hits and misses of each cache since start (plugins/external/metrics.ts exports them). */
+  cacheStats: Record<string, CacheStats>
+}
+
+export interface CacheStats { hits: number, misses: number }
+
+export interface CatalogsDeps {
+  engine: Engine
+  config: Pick<Config, 'SERVICE_CATALOG_ID'>
+  log: FastifyBaseLogger
+  /** The input a run was started with (the runs concept): a catalog run's input is the catalog. */
+  readRunInput: (run: RunRef) => Promise<unknown>
+  /** The API's own OpenAPI document, which a catalog's document fills in. */
+  apiDocument: () => unknown
+}
+
+const howToPublish = (catalogId: string) => `start a worker with SERVICE_CATALOG_ID=${catalogId} to publish it`
+
+const notAvailable = (catalogId: string, why: string) => new ApiError(503, 'CatalogNotAvailableError',
+  `Catalog ${catalogId} is not available: ${why}`, { headers: { 'retry-after': RETRY_AFTER_SECONDS } })
+
+/**
+ * Caches a promise per key for CACHE_TTL_MS; concurrent callers share one engine call, failures are
+ * not kept. The shared call runs under the engine call's own deadline, not a caller's signal: each
+ * caller stops waiting on its own signal, and one leaving never fails the others.
+ */
+function cached<T> (stats: CacheStats, load: (key: string) => Promise<T>) {
+  const cache = new Map<string, { at: number, value: Promise<T> }>()
+  return async (key: string, signal?: AbortSignal): Promise<T> => {
+    const hit = cache.get(key)
+    if (hit && Date.now() - hit.at < CACHE_TTL_MS) {
+      stats.hits++
+      return await untilAborted(hit.value, signal)
+    }
+    stats.misses++
+    const value = load(key)
+    cache.set(key, { at: Date.now(), value })
+    value.catch(() => { if (cache.get(key)?.value === value) cache.delete(key) })
+    return await untilAborted(value, signal)
+  }
+}
+
+export function createCatalogs ({ engine, config, log, readRunInput, apiDocument }: CatalogsDeps): Catalogs {
+  const defaultCatalog = config.SERVICE_CATALOG_ID
+  const cacheStats = { catalog: { hits: 0, misses: 0 }, catalog_workers: { hits: 0, misses: 0 }, catalog_list: { hits: 0, misses: 0 } }
+
+  /** The catalog of each catalog workflow's current run: a new catalog comes with a new run. */
+  const ofRun = new Map<string, { runId: string, catalog: Promise<Catalog | null> }>()
+  async function catalogOfRun (workflowId: string, runId: string): Promise<Catalog | null> {
+    const known = ofRun.get(workflowId)
+    if (known?.runId === runId) return await known.catalog
+    const catalog = readRunInput({ workflowId, runId })
+      .then((input) => (input as { catalog?: Catalog } | null)?.catalog ?? null)
+    ofRun.set(workflowId, { runId, catalog })
+    catalog.catch(() => { if (ofRun.get(workflowId)?.catalog === catalog) ofRun.delete(workflowId) })
+    return await catalog
+  }
+
+  const get = cached(cacheStats.catalog, async (catalogId): Promise<Catalog> => {
+    const workflowId = catalogWorkflowId(catalogId)
+    const description = await engine.call(() => engine.client.workflow.getHandle(workflowId).describe()).catch((err: unknown) => {
+      if (!(err instanceof ApiError && err.statusCode === 404)) throw err
+      if (catalogId === defaultCatalog) throw notAvailable(catalogId, `its worker has not published it yet; ${howToPublish(catalogId)}`)
+      throw new ApiError(404, 'WorkflowNotFoundError', `Catalog ${catalogId} not found: no worker has ever published it; ${howToPublish(catalogId)}`)
+    })
+    const gone = () => notAvailable(catalogId, `it is no longer published; ${howToPublish(catalogId)}`)
+    // A run of another format (an older worker's) is replaced as soon as a current worker publishes.
+    if (description.status.name !== 'RUNNING' || description.memo?.[CATALOG_FORMAT_MEMO_KEY] !== CATALOG_FORMAT) throw gone()
+    const catalog = await catalogOfRun(workflowId, description.runId)
+    if (catalog === null) throw gone()
+    return catalog
+  })
+
+  const workers = cached(cacheStats.catalog_workers, async (catalogId): Promise<CatalogWorkers> => {
+    const { namespace } = engine.client.options
+    const { pollers } = await engine.call(() => engine.client.workflowService.describeTaskQueue({
+      namespace,
+      taskQueue: { name: catalogId, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+      taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW
+    }))
+    const seen = (pollers ?? []).map((p) => Number(p.lastAccessTime?.seconds ?? 0) * 1000 + Math.floor((p.lastAccessTime?.nanos ?? 0) / 1e6))
+    const recent = seen.filter((at) => Date.now() - at < POLLER_RECENT_MS)
+    const last = seen.length > 0 ? new Date(Math.max(...seen)) : null
+    return { polling: recent.length > 0, pollers: recent.length, lastPollTime: isoOrNull(last) }
+  })
+
+  const listed = cached(cacheStats.catalog_list, async (): Promise<string[]> => {
+    const { namespace } = engine.client.options
+    const { executions } = await engine.call(() => engine.client.workflowService.listWorkflowExecutions({
+      namespace, pageSize: 1000, query: `WorkflowType = "${CATALOG_WORKFLOW_TYPE}" AND ExecutionStatus = "Running"`
+    }))
+    return [...new Set((executions ?? []).map((e) => e.taskQueue ?? '').filter((q) => q !== ''))].sort()
+  })
+  const published = async (signal?: AbortSignal) => await listed('', signal)
+
+  // A secondary fact never fails the answer it is part of (status, run lists, the feed). Failures
+  // come in episodes (an engine call that fails keeps failing for a while): logged when one starts
+  // and when it ends, not once per request.
+  const undescribed = new Set<string>()
+  async function workersPolling (catalogId: string, signal?: AbortSignal): Promise<boolean | null> {
+    try {
+      const { polling } = await workers(catalogId, signal)
+      if (undescribed.delete(catalogId)) log.info({ catalog: catalogId }, 'task queue described again: workersPolling is known again')
+      return polling
+    } catch (err) {
+      if (signal?.aborted === true) throw err
+      if (!undescribed.has(catalogId)) {
+        undescribed.add(catalogId)
+        log.warn({ err, catalog: catalogId }, 'cannot describe the task queue: workersPolling is null until it can')
+      }
+      return null
+    }
+  }
+
+  async function workflow (catalogId: string, name: string, signal?: AbortSignal): Promise<CatalogWorkflow> {
+    const catalog = await get(catalogId, signal)
+    const found = catalog.workflows.find((w) => w.name === name || w.aliases.includes(name))
+    if (!found) throw new ApiError(404, 'WorkflowNotFoundError', `Workflow ${name} is not in catalog ${catalogId}`)
+    // The engine would accept the start and keep the run waiting, unseen, until a worker comes.
+    if (!(await workers(catalogId, signal)).polling) {
+      throw notAvailable(catalogId, `no worker polls its task queue (none for ${POLLER_RECENT_MS / 1000} s); start a worker with SERVICE_CATALOG_ID=${catalogId}`)
+    }
+    return found
+  }
+
+  const document = catalogDocuments(get, apiDocument, defaultCatalog)
+  return { get, workflow, workers, workersPolling, published, document, cacheStats }
+}

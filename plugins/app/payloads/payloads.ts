@@ -1,0 +1,147 @@
+/**
+ * Large payloads by reference, the API's side (docs/large-payloads.md): presigned uploads of
+ * inputs (POST /payloads, `inputRef`), and values the engine holds by reference answered inline up
+ * to SERVICE_PAYLOAD_INLINE_MAX_BYTES, beyond it as a presigned download (`inputRef`/`outputRef`
+ * of results and inputs). The claim-check codec itself (worker/src/payloads/codec.ts) is loaded by
+ * the engine client (plugins/app/engine/), wrapped so its storage failures come out as API errors.
+ */
+import { randomUUID } from 'node:crypto'
+import type { temporal } from '@temporalio/proto'
+import type { PayloadCodec } from '@temporalio/common'
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js'
+import { loadDataConverter } from '@temporalio/common/lib/internal-non-workflow/data-converter-helpers.js'
+import { ClaimCheckCodec, PayloadMissingError, PayloadStorageError, PayloadStore, payloadSettingsFrom, referenceOf, type PayloadReference } from '@flowport/core/payloads'
+import type { Config } from '../../../schemas/config.js'
+import type { PayloadLink, PayloadUpload } from '../../../schemas/payloads.js'
+import { ApiError, RETRY_AFTER_SECONDS, validationError } from '../../../lib/api-error.js'
+import { loneSurrogateAt, nestsDeeperThan } from '../../../lib/json-body.js'
+
+/** A value the engine holds by reference and that is too large to answer inline: answered as a PayloadLink. */
+export class LargeValue {
+  constructor (readonly reference: PayloadReference) {}
+  toJSON (): PayloadReference { return this.reference }
+}
+
+/** The API error of a payload-store failure (also when the codec meets it inside an engine call); undefined for any other error. */
+function payloadError (err: unknown): ApiError | undefined {
+  if (err instanceof PayloadMissingError) {
+    return new ApiError(404, 'PayloadNotFoundError', `Payload ${err.payloadRef} is not in the payload store (never stored, or removed by the bucket's lifecycle rule)`)
+  }
+  if (err instanceof PayloadStorageError) return new ApiError(503, 'PayloadStorageUnavailableError', err.message, { headers: { 'retry-after': RETRY_AFTER_SECONDS } })
+  return undefined
+}
+
+const asApiError = (err: unknown): never => { throw payloadError(err) ?? err }
+
+export type PayloadsConfig = Parameters<typeof payloadSettingsFrom>[0] & Pick<Config,
+  'SERVICE_PAYLOAD_URL_TTL_S' | 'SERVICE_PAYLOAD_UPLOAD_TTL_S' | 'SERVICE_PAYLOAD_UPLOAD_MAX_BYTES' | 'SERVICE_PAYLOAD_INLINE_MAX_BYTES' | 'SERVICE_JSON_MAX_DEPTH'>
+
+export type Payloads = ReturnType<typeof createPayloads>
+
+/** Presigned URLs are signed as of the start of the minute, so answers within one minute are equal (and so are their ETags). */
+const SIGNING_STEP_MS = 60_000
+/** The longest a presigned URL may live (S3's limit: seven days). */
+const MAX_PRESIGN_S = 7 * 24 * 3600
+
+export function createPayloads ({ config }: { config: PayloadsConfig }) {
+  const settings = payloadSettingsFrom(config)
+  const store = settings === null ? null : new PayloadStore(settings)
+  const claimCheck = store === null ? null : new ClaimCheckCodec(store)
+  // The codec runs inside engine calls (starts, queries, updates, results): its storage failures are API errors there.
+  const codec: PayloadCodec | null = claimCheck === null
+    ? null
+    : {
+        encode: async (payloads) => await claimCheck.encode(payloads).catch(asApiError),
+        decode: async (payloads) => await claimCheck.decode(payloads).catch(asApiError)
+      }
+  const dataConverter = codec === null ? undefined : { payloadCodecs: [codec] }
+  // The engine client loads the same settings the same way (its options' loadedDataConverter).
+  const loaded = loadDataConverter(dataConverter)
+
+  /** The payload store, or 404 PayloadStorageNotConfiguredError when the feature is off. */
+  function storeOrRefuse (): PayloadStore {
+    if (store === null) {
+      throw new ApiError(404, 'PayloadStorageNotConfiguredError',
+        'Large payloads are off on this API: no object store is configured (SERVICE_TRACE_S3_BUCKET, SERVICE_PAYLOAD_REFS_ENABLED)')
+    }
+    return store
+  }
+
+  async function presigned (method: 'GET' | 'PUT', payloadRef: string): Promise<{ url: string, expiresAt: string }> {
+    const signedAt = new Date(Math.floor(Date.now() / SIGNING_STEP_MS) * SIGNING_STEP_MS)
+    // At least the setting's lifetime is left when the answer leaves.
+    const expiresIn = Math.min(config.SERVICE_PAYLOAD_URL_TTL_S + SIGNING_STEP_MS / 1000, MAX_PRESIGN_S)
+    const url = await storeOrRefuse().presign(method, payloadRef, expiresIn, signedAt)
+    return { url, expiresAt: new Date(signedAt.getTime() + expiresIn * 1000).toISOString() }
+  }
+
+  /**
+   * The input a client uploaded under `inputRef`: 404 PayloadNotFoundError when there is none or it
+   * is older than SERVICE_PAYLOAD_UPLOAD_TTL_S, 413 when larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES,
+   * 400 when it is not JSON.
+   */
+  async function readUpload (inputRef: string, signal?: AbortSignal): Promise<unknown> {
+    const uploads = storeOrRefuse()
+    const { SERVICE_PAYLOAD_UPLOAD_TTL_S: ttl, SERVICE_PAYLOAD_UPLOAD_MAX_BYTES: max } = config
+    const stored = await uploads.stat(inputRef, signal)
+    if (stored === null) throw new PayloadMissingError(inputRef)
+    if (stored.lastModified !== null && Date.now() - stored.lastModified.getTime() > ttl * 1000) {
+      throw new ApiError(404, 'PayloadNotFoundError', `Payload ${inputRef} has expired: it was uploaded more than ${ttl} s ago (SERVICE_PAYLOAD_UPLOAD_TTL_S); upload it again`)
+    }
+    if (stored.bytes > max) {
+      throw new ApiError(413, 'PayloadTooLargeError', `Payload ${inputRef} has ${stored.bytes} bytes, more than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES (${max})`)
+    }
+    const text = Buffer.from(await uploads.get(inputRef, signal)).toString('utf8')
+    // The checks a request body gets (plugins/external/json-body.ts): what follows the parser recurses per level.
+    const maxDepth = config.SERVICE_JSON_MAX_DEPTH
+    if (nestsDeeperThan(text, maxDepth)) {
+      throw validationError([{ path: '/inputRef', in: 'body', message: `the uploaded payload must not nest arrays and objects more than ${maxDepth} levels deep` }])
+    }
+    let value: unknown
+    try {
+      value = JSON.parse(text)
+    } catch (err) {
+      throw validationError([{ path: '/inputRef', in: 'body', message: `the uploaded payload is not JSON: ${(err as Error).message}` }])
+    }
+    const at = /\\u[dD][89a-fA-F]/.test(text) ? loneSurrogateAt(value) : undefined
+    if (at !== undefined) throw validationError([{ path: at, in: 'input', message: 'must be well-formed Unicode (it contains a lone surrogate)' }])
+    return value
+  }
+
+  return {
+    /** The payload store; null when no object store is configured (the feature is off). */
+    store,
+    /** What the engine client encodes and decodes payloads with: the claim-check codec when the store is on. */
+    dataConverter,
+    /** POST /payloads: a fresh upload reference and the presigned URL to PUT the input to. */
+    async createUpload (): Promise<PayloadUpload> {
+      const payloadRef = `uploads/${randomUUID()}`
+      const { url, expiresAt } = await presigned('PUT', payloadRef)
+      return { payloadRef, uploadUrl: url, method: 'PUT', expiresAt }
+    },
+    uploadedInput: async (inputRef: string, signal?: AbortSignal): Promise<unknown> => await readUpload(inputRef, signal).catch(asApiError),
+    /**
+     * Decodes the first value of a payload list (absent or `undefined` → null); a value held by
+     * reference and larger than SERVICE_PAYLOAD_INLINE_MAX_BYTES is not fetched but answered as a LargeValue.
+     */
+    async decodeFirstValue (payloads: temporal.api.common.v1.IPayloads | null | undefined): Promise<unknown> {
+      const reference = referenceOf(payloads?.payloads?.[0])
+      if (reference !== null && reference.bytes > config.SERVICE_PAYLOAD_INLINE_MAX_BYTES) return new LargeValue(reference)
+      return (await decodeFromPayloadsAtIndex(loaded, 0, payloads?.payloads).catch(asApiError)) ?? null
+    },
+    /**
+     * A value as a response field pair: inline, or null and the presigned download of a LargeValue.
+     * The object is looked up first (one HEAD): a link to an object the bucket no longer holds would
+     * answer 200 and leave the client with a URL that fails, where a value fetched inline is a 404
+     * PayloadNotFoundError; both answer the same.
+     */
+    async inlineOrLink (value: unknown): Promise<{ value: unknown, link?: PayloadLink }> {
+      if (!(value instanceof LargeValue)) return { value }
+      const { payloadRef, bytes, sha256 } = value.reference
+      const stored = await storeOrRefuse().stat(payloadRef).catch(asApiError)
+      if (stored === null) throw payloadError(new PayloadMissingError(payloadRef))
+      return { value: null, link: { payloadRef, bytes, sha256, ...await presigned('GET', payloadRef) } }
+    },
+    close (): void { store?.close() }
+  }
+}

@@ -1,0 +1,21 @@
+/**
+ * The starts service: starting runs from requests (./start-workflow.ts), update-with-start
+ * (./update-with-start.ts), and waiting for a started run's result (./run-workflow.ts).
+ */
+import type { StartDeps } from './start-deps.js'
+import { catalogOf, checkedWorkflow, startWorkflow } from './start-workflow.js'
+import { updateWithStart } from './update-with-start.js'
+import { runWorkflow, waitForResult } from './run-workflow.js'
+
+export type Starts = ReturnType<typeof createStarts>
+
+export function createStarts (deps: StartDeps) {
+  return {
+    catalogOf: catalogOf.bind(null, deps),
+    checkedWorkflow: checkedWorkflow.bind(null, deps),
+    startWorkflow: startWorkflow.bind(null, deps),
+    updateWithStart: updateWithStart.bind(null, deps),
+    runWorkflow: runWorkflow.bind(null, deps),
+    waitForResult: waitForResult.bind(null, deps)
+  }
+}

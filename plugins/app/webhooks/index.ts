@@ -1,0 +1,13 @@
+/**
+ * Decorates `fastify.webhooks`: completion webhooks, the API's part (./webhooks.ts).
+ */
+import fp from 'fastify-plugin'
+import { createWebhooks, type Webhooks } from './webhooks.js'
+
+declare module 'fastify' {
+  interface FastifyInstance { webhooks: Webhooks }
+}
+
+export default fp(async (fastify) => {
+  fastify.decorate('webhooks', createWebhooks({ engine: fastify.engine, config: fastify.config }))
+}, { name: 'webhooks', dependencies: ['config', 'engine'] })
