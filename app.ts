@@ -29,10 +29,12 @@ import catalogs from './plugins/app/catalogs/index.js'
 import closedRuns from './plugins/app/runs/closed-runs-plugin.js'
 import longHistories from './plugins/app/runs/long-histories-plugin.js'
 import sse from './plugins/external/sse.js'
-import historyHubs from './plugins/app/history/index.js'
+import history from './plugins/app/history/index.js'
 import runsFeed from './plugins/app/runs-feed/index.js'
 import traces from './plugins/app/traces/index.js'
-import type { HubObserver } from './lib/history/hubs.js'
+import schedules from './plugins/app/schedules/index.js'
+import batch from './plugins/app/batch/index.js'
+import type { HubObserver } from './plugins/app/history/hubs.js'
 import health from './routes/health.js'
 import catalogRoutes from './routes/catalog.js'
 import historyRoutes from './routes/history/index.js'
@@ -45,7 +47,7 @@ import payloadRoutes from './routes/payloads.js'
 export interface BuildOptions {
   config: Config
   logger?: FastifyServerOptions['logger']
-  /** The benchmark's seam into the history hubs (lib/history/hubs.ts); production passes none. */
+  /** The benchmark's seam into the history hubs (plugins/app/history/hubs.ts); production passes none. */
   historyObserver?: HubObserver
   /** Destination of the default logger (default: stdout). */
   logStream?: NodeJS.WritableStream
@@ -129,9 +131,11 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   await app.register(closedRuns)
   await app.register(longHistories)
   await app.register(sse, { heartbeatMs: config.SERVICE_SSE_HEARTBEAT_MS })
-  await app.register(historyHubs, { observer: historyObserver })
+  await app.register(history, { observer: historyObserver })
   await app.register(runsFeed)
   await app.register(traces)
+  await app.register(schedules)
+  await app.register(batch)
 
   await app.register(health)
   await app.register(catalogRoutes)

@@ -11,9 +11,9 @@
  */
 import { createServer, type ServerResponse } from 'node:http'
 import { Connection } from '@temporalio/client'
-import { Batch } from '../lib/history/batch.js'
-import { encodeCursor } from '../lib/history/cursor.js'
-import { eventIdOf, terminalOf, type Terminal } from '../lib/history/events.js'
+import { Batch } from '../plugins/app/history/batch.js'
+import { encodeCursor } from '../plugins/app/history/cursor.js'
+import { eventIdOf, terminalOf, type Terminal } from '../plugins/app/history/events.js'
 
 const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default'
 const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS ?? 'localhost:7233' })

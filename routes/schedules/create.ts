@@ -4,7 +4,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref, response } from '../../schemas/common.js'
 import { CreateScheduleBodySchema, ScheduleCreatedSchema } from '../../schemas/schedules.js'
-import { createSchedule } from '../../lib/schedules/store.js'
 import { clientGone } from '../../lib/abort.js'
 import { access } from '../../lib/access/scopes.js'
 import { engineIdentity } from '../../lib/access/principal.js'
@@ -27,7 +26,7 @@ const create: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }
   }, async (request, reply) => {
-    const scheduleId = await createSchedule(fastify, request.body, engineIdentity(request), clientGone(reply))
+    const scheduleId = await fastify.schedules.create(request.body, engineIdentity(request), clientGone(reply))
     return await reply.code(201).header('location', `/schedules/${encodeURIComponent(scheduleId)}`).send({ scheduleId })
   })
 }

@@ -17,7 +17,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError } from '../../../lib/api-error.js'
 import { describeRun } from '../../../lib/execution.js'
 import { catalogOf } from '../../../lib/start-workflow.js'
-import { scheduleTarget } from '../../../lib/schedules/store.js'
 import { KeyStore } from '../../../lib/access/key-store.js'
 import type { Redactor } from '../../../lib/log-redaction.js'
 import { RunTokens, RunTokenError, looksLikeRunToken } from '../../../lib/access/run-tokens.js'
@@ -186,7 +185,7 @@ async function assertTarget (fastify: FastifyInstance, request: FastifyRequest, 
   } else if (target === 'start') {
     await assertStartable(fastify, p, request.body as StartWorkflowBody)
   } else if (target === 'schedule') {
-    const stored = await scheduleTarget(fastify, (request.params as { scheduleId: string }).scheduleId)
+    const stored = await fastify.schedules.target((request.params as { scheduleId: string }).scheduleId)
     assertCatalog(p, stored.catalog)
     assertWorkflowName(p, stored.workflowName)
     // A replacement names what the schedule will start from now on.
