@@ -24,4 +24,4 @@ export default fp(async (fastify) => {
   fastify.decorate('runsFeed', runsFeed)
   // After the SSE plugin's preClose has ended the streams; this stops any feed left.
   fastify.addHook('onClose', async () => { runsFeed.close() })
-}, { name: 'runs-feed', dependencies: ['engine', 'catalogs', 'sse'] })
+}, { name: 'runs-feed', dependencies: ['engine', 'catalog', 'sse'] })

@@ -18,4 +18,4 @@ export default fp(async (fastify) => {
     // wired at merge
     checkWorkflow: async (catalog, workflowName, input, signal) => await checkedWorkflow(fastify, catalog, workflowName, input, signal)
   }))
-}, { name: 'schedules', dependencies: ['engine', 'catalogs'] })
+}, { name: 'schedules', dependencies: ['engine', 'catalog'] })
