@@ -20,19 +20,15 @@ import type { Engine } from '../engine/engine.js'
 export interface BatchDeps { engine: Engine }
 
 /** POST /workflow/batch, GET and DELETE /workflow/batch/{batchId}. */
-export interface Batches {
-  start: (body: BatchBody, identity?: string, signal?: AbortSignal) => Promise<BatchStarted>
-  read: (batchId: string, signal?: AbortSignal) => Promise<BatchStatus>
-  stop: (batchId: string, identity?: string, signal?: AbortSignal) => Promise<BatchStatus>
-}
-
-export function createBatch (deps: BatchDeps): Batches {
+export function createBatch (deps: BatchDeps) {
   return {
-    start: async (body, identity, signal) => await startBatch(deps, body, identity, signal),
-    read: async (batchId, signal) => await readBatch(deps, batchId, signal),
-    stop: async (batchId, identity, signal) => await stopBatch(deps, batchId, identity, signal)
+    start: async (body: BatchBody, identity?: string, signal?: AbortSignal) => await startBatch(deps, body, identity, signal),
+    read: async (batchId: string, signal?: AbortSignal) => await readBatch(deps, batchId, signal),
+    stop: async (batchId: string, identity?: string, signal?: AbortSignal) => await stopBatch(deps, batchId, identity, signal)
   }
 }
+
+export type Batches = ReturnType<typeof createBatch>
 
 const { BatchOperationType, BatchOperationState } = protoRoot.temporal.api.enums.v1
 type Operation = Omit<temporal.api.workflowservice.v1.IStartBatchOperationRequest, 'namespace' | 'visibilityQuery' | 'jobId' | 'reason'>

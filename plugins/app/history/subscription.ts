@@ -32,7 +32,7 @@ export interface SubscriptionSource extends Readonly<RunRef> {
   /** Whether the hub's buffer holds every event after `position` that the hub has read. */
   covers: (position: number) => boolean
   batchesAfter: (position: number) => Batch[]
-  unsubscribe: (subscription: Subscription) => void
+  leave: (subscription: Subscription) => void
 }
 
 /** `position` is the last event handed to the sink. */
@@ -78,7 +78,7 @@ export class Subscription {
     this.#closed = true
     this.#queue = undefined
     this.#abort?.abort()
-    this.hub.unsubscribe(this)
+    this.hub.leave(this)
   }
 
   #push (item: HubItem): void {

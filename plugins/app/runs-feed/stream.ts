@@ -130,7 +130,7 @@ class FeedStream implements FeedSink, OpenStream {
   closed (): void {
     if (this.#ended) return
     this.#ended = true
-    this.feed?.delete(this)
+    this.feed?.leave(this)
     this.streams.delete(this)
   }
 }
