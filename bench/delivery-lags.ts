@@ -1,6 +1,6 @@
 /**
  * The SSE benchmark's lag figures, taken through the history hubs' observer seam
- * (lib/history/hubs.ts), so the API itself keeps no measuring state: per delivered event, the
+ * (plugins/app/history/hubs.ts), so the API itself keeps no measuring state: per delivered event, the
  * engine's eventTime → API read lag, and per delivered frame the API read → frame handed to the
  * socket lag (ms). Off until `track` is called.
  */

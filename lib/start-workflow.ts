@@ -49,7 +49,7 @@ export function assertUsableId (workflowId: string | undefined): void {
 
 /**
  * The catalog's workflow of a name or alias, once `input` matches its inputSchema: 404 for an
- * unknown workflow or catalog, 400 with one issue per problem. Starts and schedules (lib/schedules/)
+ * unknown workflow or catalog, 400 with one issue per problem. Starts and schedules (plugins/app/schedules/)
  * both check here, so a schedule stores nothing a start would refuse.
  */
 export async function checkedWorkflow (fastify: FastifyInstance, catalog: string, workflowName: string, input: unknown, signal?: AbortSignal): Promise<CatalogWorkflow> {

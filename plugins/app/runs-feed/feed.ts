@@ -6,7 +6,7 @@
  *
  * Visibility is eventually consistent: a run is listed a little after it starts or closes. A window
  * is read only once it is `delayMs` old, and never again, so every change is handed out once and
- * in feed order (lib/runs-feed/position.ts); a subscriber that comes back reads what it missed with
+ * in feed order (position.ts); a subscriber that comes back reads what it missed with
  * one query over the windows it missed, as far back as `resumeMs`.
  */
 import type { FastifyBaseLogger } from 'fastify'
