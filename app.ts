@@ -29,12 +29,14 @@ import catalogs from './plugins/app/catalogs/index.js'
 import webhooks from './plugins/app/webhooks/index.js'
 import starts from './plugins/app/starts/index.js'
 import sse from './plugins/external/sse.js'
-import historyHubs from './plugins/app/history/index.js'
+import history from './plugins/app/history/index.js'
 import runsFeed from './plugins/app/runs-feed/index.js'
 import traces from './plugins/app/traces/index.js'
 import runs from './plugins/app/runs/index.js'
 import control from './plugins/app/control/index.js'
-import type { HubObserver } from './lib/history/hubs.js'
+import schedules from './plugins/app/schedules/index.js'
+import batch from './plugins/app/batch/index.js'
+import type { HubObserver } from './plugins/app/history/hubs.js'
 import health from './routes/health.js'
 import catalogRoutes from './routes/catalog.js'
 import historyRoutes from './routes/history/index.js'
@@ -47,7 +49,7 @@ import payloadRoutes from './routes/payloads.js'
 export interface BuildOptions {
   config: Config
   logger?: FastifyServerOptions['logger']
-  /** The benchmark's seam into the history hubs (lib/history/hubs.ts); production passes none. */
+  /** The benchmark's seam into the history hubs (plugins/app/history/hubs.ts); production passes none. */
   historyObserver?: HubObserver
   /** Destination of the default logger (default: stdout). */
   logStream?: NodeJS.WritableStream
@@ -119,23 +121,29 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   await app.register(runLog)
   await app.register(jsonBody)
   await app.register(cors)
-  await app.register(access, { redactor })
-  await app.register(rateLimit)
-  await app.register(audit)
   await app.register(schemas)
   await app.register(swagger)
   await app.register(conditional)
+  await app.register(sse, { heartbeatMs: config.SERVICE_SSE_HEARTBEAT_MS })
+
+  // The concepts, each after those its factory takes (plugins/README.md).
   await app.register(payloads)
+  await app.register(traces)
   await app.register(engine)
   await app.register(catalogs)
   await app.register(webhooks)
-  await app.register(starts)
-  await app.register(sse, { heartbeatMs: config.SERVICE_SSE_HEARTBEAT_MS })
-  await app.register(historyHubs, { observer: historyObserver })
-  await app.register(runsFeed)
-  await app.register(traces)
   await app.register(runs)
   await app.register(control)
+  await app.register(starts)
+  await app.register(history, { observer: historyObserver })
+  await app.register(runsFeed)
+  await app.register(schedules)
+  await app.register(batch)
+  // Access checks a limited key's targets by asking the concepts above; its hooks still run
+  // after those of the plugins registered earlier (metrics, tracing, CORS) and before every route.
+  await app.register(access, { redactor })
+  await app.register(rateLimit)
+  await app.register(audit)
 
   await app.register(health)
   await app.register(catalogRoutes)

@@ -58,7 +58,7 @@ function memory () {
   return { rss: m.rss, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers }
 }
 
-const metrics = () => ({ ...app.historyHubs.metrics, hubs: app.historyHubs.size, subscribers: app.historyHubs.subscribers, openStreams: app.openStreams.size })
+const metrics = () => ({ ...app.history.hubs.metrics, hubs: app.history.hubs.size, subscribers: app.history.hubs.subscribers, openStreams: app.openStreams.size })
 
 process.on('message', (message: Command) => {
   const reply = (result: unknown) => process.send?.({ id: message.id, result })

@@ -2,7 +2,7 @@
  * The SSE fan-out's floor (bench/latency.ts): a minimal SSE server on node:http in its own process,
  * in place of the API (bench/api-process.ts) and answering the same IPC commands. No Fastify, no
  * auth, no hubs, subscriptions, buffers or backpressure: per run, ONE raw engine long-poll loop
- * that writes each page of new events as one pre-serialized `history` frame (lib/history/batch.ts,
+ * that writes each page of new events as one pre-serialized `history` frame (plugins/app/history/batch.ts,
  * so the bytes, the `id:` cursors and the serialization cost are Flowport's) to every connected
  * socket, then `done` and the end of every response. It serves Flowport's stream path
  * (`GET /workflow/{id}/history/stream`, the current run), so bench/sse.ts' clients read it unchanged;
@@ -11,9 +11,9 @@
  */
 import { createServer, type ServerResponse } from 'node:http'
 import { Connection } from '@temporalio/client'
-import { Batch } from '../lib/history/batch.js'
-import { encodeCursor } from '../lib/history/cursor.js'
-import { eventIdOf, terminalOf, type Terminal } from '../lib/history/events.js'
+import { Batch } from '../plugins/app/history/batch.js'
+import { encodeCursor } from '../plugins/app/history/cursor.js'
+import { eventIdOf, terminalOf, type Terminal } from '../plugins/app/history/events.js'
 
 const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default'
 const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS })

@@ -1,13 +1,13 @@
 /**
  * The SSE benchmark's lag figures, taken through the history hubs' observer seam
- * (lib/history/hubs.ts), so the API itself keeps no measuring state: per delivered event, the
+ * (plugins/app/history/hubs.ts), so the API itself keeps no measuring state: per delivered event, the
  * engine's eventTime → API read lag, and per delivered frame the API read → frame handed to the
  * socket lag (ms). Off until `track` is called.
  */
-import type { Batch } from '../lib/history/batch.js'
-import type { RawEvent } from '../lib/history/events.js'
-import type { HubObserver } from '../lib/history/hubs.js'
-import type { EnginePage } from '../lib/history/reader.js'
+import type { Batch } from '../plugins/app/history/batch.js'
+import type { RawEvent } from '../plugins/app/history/events.js'
+import type { HubObserver } from '../plugins/app/history/hubs.js'
+import type { EnginePage } from '../plugins/app/history/reader.js'
 
 interface ReadTime { monotonic: number, wall: number }
 

@@ -92,7 +92,7 @@ and the clients' reads, on the same CPUs) dominate. Run the clients on other mac
 
 ### Method
 
-- **Upstream calls**: \`fastify.historyHubs.metrics\` counts every GetWorkflowExecutionHistory the API makes (long-polls of
+- **Upstream calls**: \`fastify.history.hubs.metrics\` counts every GetWorkflowExecutionHistory the API makes (long-polls of
   the per-run hub and per-client replays). The clients connect in waves of 100 while the run is going (\`sleepy\`, 600 ms
   timers); late joiners are served from the hub's buffer, so replays stay at zero and the calls follow the engine's
   batches, not the clients.

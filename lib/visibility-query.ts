@@ -1,6 +1,6 @@
 /**
  * A raw visibility query joined to clauses of the API's own (`(<query>) AND WorkflowType != …`,
- * lib/batch.ts) must stay one group: the tokens below follow the engine's SQL scanner (MySQL
+ * plugins/app/batch/batch.ts) must stay one group: the tokens below follow the engine's SQL scanner (MySQL
  * rules) so that a parenthesis inside a string literal or a backtick identifier is not mistaken
  * for one that closes the group, and anything that could end the group early (an unmatched `)`,
  * an unterminated literal, a comment swallowing the text after it, a `;`) is refused. What is

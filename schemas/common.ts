@@ -59,7 +59,7 @@ export const ValidationErrorSchema = Type.Object({
  */
 export const BASE64URL_PATTERN = '^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2}[AEIMQUYcgkosw048]|[A-Za-z0-9_-][AQgw])?$'
 
-/** A stream cursor: 24 bytes as base64url, 32 characters; every such string is one (lib/history/cursor.ts). */
+/** A stream cursor: 24 bytes as base64url, 32 characters; every such string is one (plugins/app/history/cursor.ts). */
 export const CURSOR_PATTERN = '^[A-Za-z0-9_-]{32}$'
 
 export const WorkflowIdSchema = Type.String({ minLength: 1, maxLength: 1000, description: 'Workflow id', examples: ['expense-42'] })

@@ -47,7 +47,7 @@ export const ConfigSchema = Type.Object({
   SERVICE_CLOSED_RUN_CACHE_ENTRIES: Type.Integer({ minimum: 0, default: 10_000 }),
   SERVICE_CLOSED_RUN_CACHE_BYTES: Type.Integer({ minimum: 1024, default: 32 * 1024 * 1024 }),
   SERVICE_CLOSED_RUN_CACHE_TTL_MS: Millis(600_000),
-  // The runs change feed (lib/runs-feed/): how often each filter set's feed polls visibility, how old
+  // The runs change feed (plugins/app/runs-feed/): how often each filter set's feed polls visibility, how old
   // a change is before it is sent (the store lists runs a little late), how far back a resume reaches.
   SERVICE_RUNS_FEED_POLL_MS: Millis(1000, 50),
   // Heartbeat of every SSE stream: below the idle timeout of the proxies in front (plugins/external/sse.ts).

@@ -1,12 +1,14 @@
 /**
- * GET /workflow/runs/stream: the runs change feed (lib/runs-feed/). Its filters are those of
+ * GET /workflow/runs/stream: the runs change feed (plugins/app/runs-feed/). Its filters are those of
  * GET /workflow/runs; its events are SSE frames described as a parser delivers them.
  */
 import { Type, type Static } from '@sinclair/typebox'
 import { ErrorResponseSchema, errorsFor, ref } from './common.js'
 import { RunsQuerySchema, WorkflowStatusSchema } from './workflow.js'
 import { sseEvent } from './history-stream.js'
-import { POSITION_PATTERN } from '../lib/runs-feed/position.js'
+
+/** What a feed id looks like (plugins/app/runs-feed/position.ts): `<ms>`, or `<ms>.s.<runId>` / `<ms>.c.<runId>`. */
+export const POSITION_PATTERN = '^\\d{1,15}(?:\\.[sc]\\.[0-9A-Za-z-]{1,64})?$'
 
 const { pageSize: _pageSize, pageToken: _pageToken, ...filters } = RunsQuerySchema.properties
 
@@ -51,6 +53,7 @@ export const RunsFeedErrorSchema = Type.Object({
   message: Type.String()
 }, { $id: 'RunsFeedError', additionalProperties: false, description: 'Reading what a resuming client missed failed; the stream ends (reconnect to resume)' })
 
+export type RunsFeedQuery = Static<typeof RunsFeedQuerySchema>
 export type RunChange = Static<typeof RunChangeSchema>
 export type RunsFeedOpen = Static<typeof RunsFeedOpenSchema>
 export type RunsFeedProgress = Static<typeof RunsFeedProgressSchema>

@@ -128,7 +128,7 @@ t.test('runs --watch prints every start and close as it happens, until Ctrl-C (e
   const { app, url } = await listening(t, { SERVICE_RUNS_FEED_POLL_MS: '200', SERVICE_RUNS_FEED_DELAY_MS: '500' })
   const watch = cli(['runs', '--watch', '--json', '--workflow', 'hello', ...catalogArgs()], { env: { FLOWPORT_URL: url } })
   // The feed is open once the API counts it; then a run starts and closes.
-  t.ok(await until(() => app.runsFeeds.size === 1, 1200, 50), 'the feed is open')
+  t.ok(await until(() => app.runsFeed.size === 1, 1200, 50), 'the feed is open')
   const id = newId('cli-watch')
   await flowport(['start', 'hello', '{"name":"watch"}', '--id', id, ...catalogArgs()], { env: { FLOWPORT_URL: url } })
   const lines = () => watch.stdout().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { change: string, run: { workflowId: string, status: string } })

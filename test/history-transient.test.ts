@@ -16,7 +16,7 @@ import { build } from './helpers/app.js'
 import { call, eventually, waitClosed } from './helpers/workflows.js'
 import { spawnWorker } from './helpers/worker-process.js'
 import { eventIds, hasDone, openSse, type Frame } from './helpers/history.js'
-import { decodeCursor } from '../lib/history/cursor.js'
+import { decodeCursor } from '../plugins/app/history/cursor.js'
 
 const deploy = async (t: Test, catalog: string, version: 'v1' | 'v2') => {
   const worker = spawnWorker(t, { SERVICE_CATALOG_ID: catalog, SERVICE_WORKFLOWS_DIR: resolve(`test/fixtures/drift/${version}`) }, process.cwd())

@@ -69,11 +69,11 @@ t.test('an open stream shows in the stream, hub and long-poll gauges, and leaves
   const streams = await Promise.all([1, 2].map(async () => await openSse(`${base}/workflow/${handle.workflowId}/history/stream`)))
   await Promise.all(streams.map(async (s) => await s.until((frames) => frames.some((f) => f.event === 'history'))))
   // The shared long-poll is opened right after the first batch: wait for it rather than race it.
-  while (app.historyHubs.metrics.longPollsInFlight === 0) await new Promise((resolve) => setImmediate(resolve))
+  while (app.history.hubs.metrics.longPollsInFlight === 0) await new Promise((resolve) => setImmediate(resolve))
   t.same(await gauges(), [2, 1, 1], 'two streams, one hub, one shared long-poll')
   for (const s of streams) s.close()
   await Promise.all(streams.map(async (s) => await s.ended))
-  await app.historyHubs.whenIdle()
+  await app.history.hubs.whenIdle()
   while (app.openStreams.size > 0) await new Promise((resolve) => setImmediate(resolve))
   t.same(await gauges(), [0, 0, 0])
   const { samples } = await scrape(app)

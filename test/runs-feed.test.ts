@@ -11,7 +11,7 @@ import { build } from './helpers/app.js'
 import { openSse, type Frame } from './helpers/history.js'
 import { testCatalog } from './helpers/env.js'
 import { newId, start, waitClosed } from './helpers/workflows.js'
-import { comparePositions, decodePosition, type Position } from '../lib/runs-feed/position.js'
+import { comparePositions, decodePosition, type Position } from '../plugins/app/runs-feed/position.js'
 import type { RunChange } from '../schemas/runs-feed.js'
 
 const FEED_ENV = { SERVICE_RUNS_FEED_POLL_MS: '200', SERVICE_RUNS_FEED_DELAY_MS: '500' }
@@ -76,7 +76,7 @@ t.test('clients with the same filters share one feed; other filters get their ow
   const b = await openSse(`${base}/workflow/runs/stream?catalog=${catalog}&workflowName=hello`)
   const c = await openSse(`${base}/workflow/runs/stream?catalog=${catalog}&workflowName=approval`)
   for (const s of [a, b, c]) await s.until((f) => f.length >= 1)
-  t.equal(app.runsFeeds.size, 2, 'three clients, two filter sets, two feeds')
+  t.equal(app.runsFeed.size, 2, 'three clients, two filter sets, two feeds')
   t.match((await app.inject({ method: 'GET', url: '/metrics' })).body, /^flowport_runs_feeds_live 2$/m, 'the gauge says so')
   const run = await start(t, app, 'hello', { name: 'shared' }, newId('shared'))
   for (const s of [a, b]) await s.until((f) => seen(f, run.workflowId, 'closed') === 1)
@@ -84,8 +84,8 @@ t.test('clients with the same filters share one feed; other filters get their ow
     changes(b.frames).filter((x) => x.run.workflowId === run.workflowId).map((x) => x.id), 'both clients got the same frames')
   t.equal(changes(c.frames).filter((x) => x.run.workflowId === run.workflowId).length, 0, 'the approval feed did not')
   for (const s of [a, b, c]) s.close()
-  for (let i = 0; i < 100 && app.runsFeeds.size > 0; i++) await new Promise((done) => setTimeout(done, 20))
-  t.equal(app.runsFeeds.size, 0, 'the last client to leave stops its feed')
+  for (let i = 0; i < 100 && app.runsFeed.size > 0; i++) await new Promise((done) => setTimeout(done, 20))
+  t.equal(app.runsFeed.size, 0, 'the last client to leave stops its feed')
 })
 
 t.test('an id older than the feed replays gets an expired frame; the Last-Event-ID header wins over ?lastEventId=', async (t) => {

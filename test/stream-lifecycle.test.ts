@@ -6,9 +6,9 @@ import type { Test } from 'tap'
 import { Client, Connection } from '@temporalio/client'
 import { build } from './helpers/app.js'
 import { engineClient, eventIds, openSse, startExample, startIdle, type SseConnection } from './helpers/history.js'
-import type { Batch } from '../lib/history/batch.js'
-import { HistoryHubs } from '../lib/history/hubs.js'
-import type { HubEnd, Subscription, SubscriptionSink } from '../lib/history/subscription.js'
+import type { Batch } from '../plugins/app/history/batch.js'
+import { HistoryHubs } from '../plugins/app/history/hubs.js'
+import type { HubEnd, Subscription, SubscriptionSink } from '../plugins/app/history/subscription.js'
 import { startEngine } from '../cli/engine.js'
 import { until } from './helpers/processes.js'
 
@@ -22,7 +22,7 @@ t.test('many clients of one run share one upstream long-poll; the last to leave 
   const client = await engineClient(t)
   const handle = await startExample(client, 'approval', { label: 'shared' })
   const { app, base } = await listen(t)
-  const hubs = app.historyHubs
+  const hubs = app.history.hubs
   const before = { ...hubs.metrics }
   const url = `${base}/workflow/${handle.workflowId}/history/stream`
   const clients = await Promise.all(Array.from({ length: 30 }, async () => await openSse(url)))
@@ -61,7 +61,7 @@ t.test('a client that disconnects releases the engine call it caused', async (t)
   const client = await engineClient(t)
   const handle = await startIdle(client)
   const { app, base } = await listen(t)
-  const hubs = app.historyHubs
+  const hubs = app.history.hubs
   const streams = await Promise.all([1, 2, 3].map(async () => await openSse(`${base}/workflow/${handle.workflowId}/history/stream`)))
   await Promise.all(streams.map(async (s) => await s.until((f) => eventIds(f).length >= 2)))
   // Between two batches the hub has no call open for a moment; the idle run then leaves one waiting.
@@ -86,7 +86,7 @@ t.test('shutdown ends open streams: close() resolves and every client sees the e
   await Promise.all(streams.map(async (s) => await s.ended))
   for (const s of streams) t.notOk(s.frames.some((f) => f.event === 'done'), 'no done: the run goes on, a reconnect resumes it')
   t.equal(app.openStreams.size, 0)
-  t.equal(app.historyHubs.metrics.inFlight, 0, 'no engine call left behind')
+  t.equal(app.history.hubs.metrics.inFlight, 0, 'no engine call left behind')
   await handle.terminate('cleanup')
 })
 
@@ -127,7 +127,7 @@ t.test('hub: late joiners behind the bounded buffer and slow subscribers replay 
   const handle = await startIdle(client)
   const app = await build(t)
   // A tiny buffer and queue make eviction and overflow happen with a handful of events.
-  const hubs = new HistoryHubs(app.historyHubs.read, { bufferEvents: 2, maxQueuedEvents: 2 })
+  const hubs = new HistoryHubs(app.history.hubs.read, { bufferEvents: 2, maxQueuedEvents: 2 })
   t.teardown(() => hubs.closeAll())
   const { workflowId, firstExecutionRunId: runId } = handle
 
@@ -168,7 +168,7 @@ t.test('hub: a full subscriber within its queue bound gets what waited once it r
   const client = await engineClient(t)
   const handle = await startIdle(client)
   const app = await build(t)
-  const hubs = new HistoryHubs(app.historyHubs.read, { bufferEvents: 100, maxQueuedEvents: 100 })
+  const hubs = new HistoryHubs(app.history.hubs.read, { bufferEvents: 100, maxQueuedEvents: 100 })
   t.teardown(() => hubs.closeAll())
   const { workflowId, firstExecutionRunId: runId } = handle
   const leader = Collector.follow(hubs, workflowId, runId, 0)
@@ -193,7 +193,7 @@ t.test('hub: a joiner the buffer covers needs no engine call of its own', async 
   const handle = await startIdle(client)
   await handle.signal('poke', 1)
   const app = await build(t)
-  const hubs = new HistoryHubs(app.historyHubs.read, { bufferEvents: 100, maxQueuedEvents: 100 })
+  const hubs = new HistoryHubs(app.history.hubs.read, { bufferEvents: 100, maxQueuedEvents: 100 })
   t.teardown(() => hubs.closeAll())
   const first = Collector.follow(hubs, handle.workflowId, handle.firstExecutionRunId, 0)
   await first.until(() => first.ids.length > 0)

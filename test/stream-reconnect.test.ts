@@ -3,7 +3,7 @@ import type { Test } from 'tap'
 import { build } from './helpers/app.js'
 import { assertContract } from './helpers/contract.js'
 import { engineClient, eventIds, hasDone, openSse, startExample, startIdle, type Frame } from './helpers/history.js'
-import { decodeCursor, encodeCursor } from '../lib/history/cursor.js'
+import { decodeCursor, encodeCursor } from '../plugins/app/history/cursor.js'
 
 async function listen (t: Test) {
   const app = await build(t)

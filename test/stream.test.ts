@@ -4,7 +4,7 @@ import type { Test } from 'tap'
 import { build } from './helpers/app.js'
 import { assertContract } from './helpers/contract.js'
 import { engineClient, eventIds, openSse, payloadPaths, startExample, startIdle, uniqueId, type Frame } from './helpers/history.js'
-import { encodeCursor } from '../lib/history/cursor.js'
+import { encodeCursor } from '../plugins/app/history/cursor.js'
 
 const ROUTE = '/workflow/{id}/history/stream'
 const PINNED = '/workflow/{id}/runs/{rid}/history/stream'

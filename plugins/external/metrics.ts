@@ -35,9 +35,9 @@ export default fp(async (fastify) => {
   // The sources belong to plugins registered later; they are read at scrape time only.
   const metrics = new ApiMetrics({
     openStreams: () => fastify.openStreams.size,
-    liveHubs: () => fastify.historyHubs.size,
-    longPollsInFlight: () => fastify.historyHubs.metrics.longPollsInFlight,
-    liveRunsFeeds: () => fastify.runsFeeds.size,
+    liveHubs: () => fastify.history.hubs.size,
+    longPollsInFlight: () => fastify.history.hubs.metrics.longPollsInFlight,
+    liveRunsFeeds: () => fastify.runsFeed.size,
     cacheStats: () => fastify.catalogs.cacheStats
   })
   fastify.decorate('metrics', metrics)

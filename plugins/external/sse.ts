@@ -10,7 +10,7 @@ import { fastifySSE } from '@fastify/sse'
 import type { FastifyRequest } from 'fastify'
 import { ApiError } from '../../lib/api-error.js'
 import { addRouteHook } from '../../lib/http/route-hooks.js'
-import type { OpenStream, StreamRegistry } from '../../lib/history/stream.js'
+import type { OpenStream, StreamRegistry } from '../../lib/http/sse.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

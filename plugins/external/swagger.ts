@@ -4,6 +4,7 @@
  * @see https://github.com/fastify/fastify-swagger
  */
 import fp from 'fastify-plugin'
+import { OPTIONAL_BODY } from '../../lib/http/optional-body.js'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import { SCOPES, SCOPE_DESCRIPTIONS } from '../../schemas/access.js'
@@ -45,9 +46,6 @@ const completionWebhook = {
 /** Each operation lists the scope it needs as the role of its security requirement (OpenAPI 3.1) and in `x-flowport-scope`. */
 const SCOPES_TEXT = 'Scopes: ' + SCOPES.map((s) => `\`${s}\` (${SCOPE_DESCRIPTIONS[s]})`).join(', ') +
   '. SERVICE_API_AUTH_TOKEN is a key holding every scope. Keys may also be limited to catalogs and workflow-name patterns.'
-
-/** Marker in a route schema: the body may be left out entirely (Fastify's swagger marks every body required). */
-export const OPTIONAL_BODY = 'x-optional-body'
 
 function markOptionalBodies (doc: { paths?: Record<string, Record<string, any>> }) {
   for (const item of Object.values(doc.paths ?? {})) {

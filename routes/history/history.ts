@@ -1,9 +1,8 @@
 /**
  * GET /workflow/{id}/history and /workflow/{id}/runs/{rid}/history: one page of a run's events
- * (lib/history/page.ts).
+ * (plugins/app/history/page.ts).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { readHistoryPage } from '../../lib/history/page.js'
 import { errorsFor, ref, RunParamsSchema, WorkflowParamsSchema } from '../../schemas/common.js'
 import { HistoryPageSchema, HistoryQuerySchema, type HistoryQuery } from '../../schemas/history.js'
 import { access } from '../../lib/http/access.js'
@@ -11,7 +10,7 @@ import { ConditionalReadHeadersSchema, notModified, withEtag } from '../../schem
 
 const history: FastifyPluginAsyncTypebox = async (fastify) => {
   const page = async (workflowId: string, runId: string | undefined, query: HistoryQuery) =>
-    await readHistoryPage(fastify, { workflowId, runId, pageSize: query.pageSize ?? 100, pageToken: query.pageToken, includePayloads: query.includePayloads ?? false })
+    await fastify.history.page({ workflowId, runId, pageSize: query.pageSize ?? 100, pageToken: query.pageToken, includePayloads: query.includePayloads ?? false })
 
   const common = {
     tags: ['history'],

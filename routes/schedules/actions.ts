@@ -7,15 +7,13 @@ import { Type } from '@sinclair/typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { ScheduleBackfillBodySchema, ScheduleNoteBodySchema, ScheduleParamsSchema, ScheduleTriggerBodySchema } from '../../schemas/schedules.js'
 import { validationError } from '../../lib/api-error.js'
-import { overlapToEngine } from '../../lib/schedules/spec.js'
 import { clientGone } from '../../lib/abort.js'
 import { access, engineIdentity } from '../../lib/http/access.js'
-import { optionalBody, optionalBodySchema } from '../workflows/optional-body.js'
+import { optionalBody, optionalBodySchema } from '../../lib/http/optional-body.js'
 
 const done = Type.Null({ description: 'Done: the engine has taken it' })
 
 const actions: FastifyPluginAsyncTypebox = async (fastify) => {
-  const handle = (scheduleId: string, identity: string | undefined) => fastify.engine.as(identity).schedule.getHandle(scheduleId)
   const responses = { 204: done, ...errorsFor(400, 401, 404, 413, 415, 500, 503) }
 
   for (const [verb, summary] of [['pause', 'Pause a schedule: no run is started until it is unpaused'], ['unpause', 'Unpause a schedule']] as const) {
@@ -33,9 +31,7 @@ const actions: FastifyPluginAsyncTypebox = async (fastify) => {
         response: responses
       }
     }, async (request, reply) => {
-      const h = handle(request.params.scheduleId, engineIdentity(request))
-      const note = request.body?.note
-      await fastify.engine.call(() => verb === 'pause' ? h.pause(note) : h.unpause(note), { signal: clientGone(reply) })
+      await fastify.schedules[verb](request.params.scheduleId, request.body?.note, engineIdentity(request), clientGone(reply))
       return await reply.code(204).send(null)
     })
   }
@@ -54,8 +50,7 @@ const actions: FastifyPluginAsyncTypebox = async (fastify) => {
       response: responses
     }
   }, async (request, reply) => {
-    const h = handle(request.params.scheduleId, engineIdentity(request))
-    await fastify.engine.call(() => h.trigger(overlapToEngine(request.body?.overlap)), { signal: clientGone(reply) })
+    await fastify.schedules.trigger(request.params.scheduleId, request.body?.overlap, engineIdentity(request), clientGone(reply))
     return await reply.code(204).send(null)
   })
 
@@ -75,8 +70,7 @@ const actions: FastifyPluginAsyncTypebox = async (fastify) => {
     const start = new Date(request.body.startAt)
     const end = new Date(request.body.endAt)
     if (!(end > start)) throw validationError([{ path: '/endAt', in: 'body', message: 'must be after startAt' }])
-    const h = handle(request.params.scheduleId, engineIdentity(request))
-    await fastify.engine.call(() => h.backfill({ start, end, overlap: overlapToEngine(request.body.overlap) }), { signal: clientGone(reply) })
+    await fastify.schedules.backfill(request.params.scheduleId, { start, end, overlap: request.body.overlap }, engineIdentity(request), clientGone(reply))
     return await reply.code(204).send(null)
   })
 }

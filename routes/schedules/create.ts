@@ -4,7 +4,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref, response } from '../../schemas/common.js'
 import { CreateScheduleBodySchema, ScheduleCreatedSchema } from '../../schemas/schedules.js'
-import { createSchedule } from '../../lib/schedules/store.js'
 import { clientGone } from '../../lib/abort.js'
 import { access, engineIdentity } from '../../lib/http/access.js'
 
@@ -26,7 +25,7 @@ const create: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }
   }, async (request, reply) => {
-    const scheduleId = await createSchedule(fastify, request.body, engineIdentity(request), clientGone(reply))
+    const scheduleId = await fastify.schedules.create(request.body, engineIdentity(request), clientGone(reply))
     return await reply.code(201).header('location', `/schedules/${encodeURIComponent(scheduleId)}`).send({ scheduleId })
   })
 }

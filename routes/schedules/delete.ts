@@ -21,7 +21,7 @@ const remove: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 204: Type.Null({ description: 'Deleted; the runs it started are left alone' }), ...errorsFor(400, 401, 404, 500, 503) }
     }
   }, async (request, reply) => {
-    await fastify.engine.call(() => fastify.engine.as(engineIdentity(request)).schedule.getHandle(request.params.scheduleId).delete(), { signal: clientGone(reply) })
+    await fastify.schedules.remove(request.params.scheduleId, engineIdentity(request), clientGone(reply))
     return await reply.code(204).send(null)
   })
 }

@@ -4,8 +4,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { ScheduleParamsSchema, ScheduleSchema, SchedulesQuerySchema, SchedulesSchema } from '../../schemas/schedules.js'
-import { describeSchedule, etagOf, scheduleView } from '../../lib/schedules/store.js'
-import { listSchedules } from '../../lib/schedules/list.js'
 import { clientGone } from '../../lib/abort.js'
 import { access } from '../../lib/http/access.js'
 
@@ -21,7 +19,7 @@ const read: FastifyPluginAsyncTypebox = async (fastify) => {
       querystring: ref(SchedulesQuerySchema),
       response: { 200: ref(SchedulesSchema), ...errorsFor(400, 401, 500, 503) }
     }
-  }, async (request, reply) => await listSchedules(fastify, request.query, clientGone(reply)))
+  }, async (request, reply) => await fastify.schedules.list(request.query, clientGone(reply)))
 
   fastify.get('/schedules/:scheduleId', {
     config: access('read', 'schedule'),
@@ -35,10 +33,9 @@ const read: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: ref(ScheduleSchema), ...errorsFor(400, 401, 404, 500, 503) }
     }
   }, async (request, reply) => {
-    const signal = clientGone(reply)
-    const description = await describeSchedule(fastify, request.params.scheduleId, signal)
-    reply.header('etag', etagOf(description))
-    return await scheduleView(fastify, description, signal)
+    const { etag, schedule } = await fastify.schedules.read(request.params.scheduleId, clientGone(reply))
+    reply.header('etag', etag)
+    return schedule
   })
 }
 

@@ -1,11 +1,10 @@
 /**
  * PUT /schedules/{scheduleId}: a full replacement, checked like a create, guarded by If-Match
- * (lib/schedules/store.ts `replaceSchedule` explains how a lost update is ruled out).
+ * (plugins/app/schedules/store.ts `replaceSchedule` explains how a lost update is ruled out).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref, response } from '../../schemas/common.js'
 import { ScheduleParamsSchema, ScheduleSchema, UpdateScheduleBodySchema, UpdateScheduleHeadersSchema } from '../../schemas/schedules.js'
-import { etagOf, replaceSchedule, scheduleView } from '../../lib/schedules/store.js'
 import { clientGone } from '../../lib/abort.js'
 import { access, engineIdentity } from '../../lib/http/access.js'
 
@@ -28,10 +27,9 @@ const replace: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }
   }, async (request, reply) => {
-    const signal = clientGone(reply)
-    const description = await replaceSchedule(fastify, request.params.scheduleId, request.headers['if-match'], request.body, engineIdentity(request), signal)
-    reply.header('etag', etagOf(description))
-    return await scheduleView(fastify, description, signal)
+    const { etag, schedule } = await fastify.schedules.replace(request.params.scheduleId, request.headers['if-match'], request.body, engineIdentity(request), clientGone(reply))
+    reply.header('etag', etag)
+    return schedule
   })
 }
 

@@ -8,7 +8,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { BatchBodySchema, BatchParamsSchema, BatchStartedSchema, BatchStatusSchema } from '../../schemas/batch.js'
 import { clientGone } from '../../lib/abort.js'
-import { readBatch, startBatch, stopBatch } from '../../lib/batch.js'
 import { access, engineIdentity } from '../../lib/http/access.js'
 
 const batch: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -24,19 +23,19 @@ const batch: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 202: ref(BatchStartedSchema), ...errorsFor(400, 401, 413, 415, 500, 503) }
     }
   }, async (request, reply) => {
-    const started = await startBatch(fastify, request.body, engineIdentity(request), clientGone(reply))
+    const started = await fastify.batch.start(request.body, engineIdentity(request), clientGone(reply))
     return await reply.code(202).header('location', `/workflow/batch/${started.batchId}`).send(started)
   })
 
   fastify.get('/workflow/batch/:batchId', {
     config: access('control', 'batch'),
     schema: { tags: ['batch'], operationId: 'getBatch', summary: 'Progress of a batch operation', params: ref(BatchParamsSchema), response: { 200: ref(BatchStatusSchema), ...errorsFor(400, 401, 404, 500, 503) } }
-  }, async (request, reply) => await readBatch(fastify, request.params.batchId, clientGone(reply)))
+  }, async (request, reply) => await fastify.batch.read(request.params.batchId, clientGone(reply)))
 
   fastify.delete('/workflow/batch/:batchId', {
     config: access('control', 'batch'),
     schema: { tags: ['batch'], operationId: 'stopBatch', summary: 'Stop a batch operation', description: 'Runs already acted on stay as they are; a stopped batch reads `failed`, a finished one is answered as it stands.', params: ref(BatchParamsSchema), response: { 200: ref(BatchStatusSchema), ...errorsFor(400, 401, 404, 500, 503) } }
-  }, async (request, reply) => await stopBatch(fastify, request.params.batchId, engineIdentity(request), clientGone(reply)))
+  }, async (request, reply) => await fastify.batch.stop(request.params.batchId, engineIdentity(request), clientGone(reply)))
 }
 
 export default batch

@@ -13,7 +13,7 @@ import {
   UpdateAcceptedSchema, UpdateHeadersSchema, UpdateStateParamsSchema, UpdateStateSchema
 } from '../../schemas/workflow.js'
 import { clientGone } from '../../lib/abort.js'
-import { optionalBody, optionalBodySchema } from './optional-body.js'
+import { optionalBody, optionalBodySchema } from '../../lib/http/optional-body.js'
 import type { HandlerCall, HandlerKind } from '../../plugins/app/control/handlers.js'
 import { latestAndPinned, runCall } from './latest-and-pinned.js'
 import { preferences } from '../../lib/http/prefer.js'

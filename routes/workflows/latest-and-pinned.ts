@@ -7,7 +7,7 @@ import type { FastifyContextConfig, FastifyReply, FastifySchema, RawReplyDefault
 import type { TSchema } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { RunParamsSchema, WorkflowParamsSchema, ref } from '../../schemas/common.js'
-import { optionalBody, optionalBodySchema } from './optional-body.js'
+import { optionalBody, optionalBodySchema } from '../../lib/http/optional-body.js'
 import { clientGone } from '../../lib/abort.js'
 import { engineIdentity, type Caller } from '../../lib/http/access.js'
 

@@ -1,29 +1,20 @@
 /**
- * GET /workflow/runs/stream: the runs change feed as Server-Sent Events (lib/runs-feed/). The
+ * GET /workflow/runs/stream: the runs change feed as Server-Sent Events (plugins/app/runs-feed/). The
  * filters and the resume position are checked before the first SSE byte (JSON errors); clients
  * with the same filters share one poll of the engine's visibility store.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { validationError } from '../../lib/api-error.js'
+import type { Issue } from '../../lib/api-error.js'
 import { clientGone } from '../../lib/abort.js'
-import { visibilityQuery } from '../../plugins/app/runs/list-runs.js'
-import { decodePosition, type Position } from '../../lib/runs-feed/position.js'
-import { streamRunsFeed } from '../../lib/runs-feed/stream.js'
 import { access } from '../../lib/http/access.js'
 import { ref } from '../../schemas/common.js'
 import { RunsFeedHeadersSchema, RunsFeedQuerySchema, runsFeedResponses } from '../../schemas/runs-feed.js'
 
-/** The Last-Event-ID header wins over ?lastEventId= (an EventSource resuming a URL that carries a stale one). */
-function resumeOf (header: string | undefined, query: string | undefined): Position | undefined {
-  const fromHeader = header !== undefined && header.trim() !== ''
-  const value = fromHeader ? header.trim() : query
-  if (value === undefined) return undefined
-  const position = decodePosition(value)
-  const issue = { path: fromHeader ? '/last-event-id' : '/lastEventId', in: fromHeader ? 'headers' : 'querystring' }
-  if (!position) throw validationError([{ ...issue, message: 'Not an event id of this feed' }])
-  // Ids name engine times already read: one from the future was not issued by any replica.
-  if (position.ms > Date.now()) throw validationError([{ ...issue, message: 'The event id is ahead of the feed (a time still to come)' }])
-  return position
+/** The client's Last-Event-ID: the header wins over ?lastEventId= (an EventSource resuming a URL that carries a stale one). */
+function lastEventIdOf (header: string | undefined, query: string | undefined): { lastEventId?: string, issue: Omit<Issue, 'message'> } {
+  return header !== undefined && header.trim() !== ''
+    ? { lastEventId: header.trim(), issue: { path: '/last-event-id', in: 'headers' } }
+    : { lastEventId: query, issue: { path: '/lastEventId', in: 'querystring' } }
 }
 
 const runsStream: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -46,15 +37,7 @@ const runsStream: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request, reply) => {
     const { lastEventId, ...filters } = request.query
-    const resume = resumeOf(request.headers['last-event-id'], lastEventId)
-    await streamRunsFeed({
-      reply,
-      feeds: fastify.runsFeeds,
-      streams: fastify.openStreams,
-      query: visibilityQuery(filters),
-      resume,
-      signal: clientGone(reply)
-    })
+    await fastify.runsFeed.stream({ reply, filters, ...lastEventIdOf(request.headers['last-event-id'], lastEventId), signal: clientGone(reply) })
   })
 }
 

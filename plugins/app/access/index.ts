@@ -14,7 +14,6 @@
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { scheduleTarget } from '../../../lib/schedules/store.js'
 import type { Redactor } from '../../../lib/log-redaction.js'
 import type { Target } from '../../../lib/http/access.js'
 import { SCOPES, type Scope } from '../../../schemas/access.js'
@@ -78,21 +77,20 @@ export interface AuthOptions {
 }
 
 export default fp<AuthOptions>(async (fastify, { redactor }) => {
-  const { config } = fastify
+  const { config, runs, starts, catalogs, schedules } = fastify
   const access = createAccess({
     config,
     runTokenSecrets: runTokenSecrets(config),
     log: fastify.log,
     redactor,
-    // Asked at request time: the concepts are registered after access. wired at merge
     targets: {
       runOf: async (workflowId, runId) => {
-        const execution = await fastify.runs.describeRun({ workflowId, runId })
+        const execution = await runs.describeRun({ workflowId, runId })
         return { runId: execution.runId, catalog: execution.taskQueue, workflowName: execution.type }
       },
-      catalogOfStart: (body) => fastify.starts.catalogOf(body),
-      canonicalName: async (catalog, workflowName) => (await fastify.catalogs.workflow(catalog, workflowName)).name,
-      scheduleOf: async (scheduleId) => await scheduleTarget(fastify, scheduleId)
+      catalogOfStart: starts.catalogOf,
+      canonicalName: async (catalog, workflowName) => (await catalogs.workflow(catalog, workflowName)).name,
+      scheduleOf: schedules.target
     }
   })
   const { keys, runTokens } = access
@@ -139,4 +137,4 @@ export default fp<AuthOptions>(async (fastify, { redactor }) => {
     }
     access.assertTarget({ target: request.routeOptions.config.target ?? 'none', params: request.params, query: request.query, body: request.body }, principal).then(() => { done() }, done)
   })
-}, { name: 'access', dependencies: ['config', 'errors'] })
+}, { name: 'access', dependencies: ['config', 'errors', 'runs', 'starts', 'catalogs', 'schedules'] })

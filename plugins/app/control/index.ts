@@ -10,4 +10,4 @@ declare module 'fastify' {
 
 export default fp(async (fastify) => {
   fastify.decorate('control', createControl({ engine: fastify.engine, runs: fastify.runs, catalogs: fastify.catalogs, config: fastify.config }))
-}, { name: 'control', dependencies: ['config', 'engine', 'runs', 'catalog'] })
+}, { name: 'control', dependencies: ['config', 'engine', 'runs', 'catalogs'] })

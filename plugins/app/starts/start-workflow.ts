@@ -11,7 +11,7 @@ import type { CatalogWorkflow } from '@flowport/core/contract'
 import { ApiError, validationError } from '../../../lib/api-error.js'
 import { isReservedWorkflowId } from '../runs/execution.js'
 import { assertMatches } from '../../../lib/json-schema.js'
-import { durationMs } from '../../../lib/schedules/spec.js'
+import { durationMs } from '../../../lib/duration.js'
 import { deliveryWorkflowId, webhookRunMemo } from '../webhooks/webhooks.js'
 import { IDEMPOTENCY_MEMO_KEY, callersKey, fingerprintOf, keyedWorkflowId, startWithKey } from './idempotency.js'
 import type { StartDeps } from './start-deps.js'
@@ -48,7 +48,7 @@ export function assertUsableId (workflowId: string | undefined): void {
 
 /**
  * The catalog's workflow of a name or alias, once `input` matches its inputSchema: 404 for an
- * unknown workflow or catalog, 400 with one issue per problem. Starts and schedules (lib/schedules/)
+ * unknown workflow or catalog, 400 with one issue per problem. Starts and schedules (plugins/app/schedules/)
  * both check here, so a schedule stores nothing a start would refuse.
  */
 export async function checkedWorkflow (deps: Pick<StartDeps, 'catalogs'>, catalog: string, workflowName: string, input: unknown, signal?: AbortSignal): Promise<CatalogWorkflow> {

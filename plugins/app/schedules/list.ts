@@ -5,15 +5,14 @@
  * schedules than pageSize, or none, while nextPageToken says more may follow. Paging as in
  * plugins/app/runs/list-runs.ts: the engine's token, bound to the filters (lib/page-token.ts).
  */
-import type { FastifyInstance } from 'fastify'
-import { ApiError, validationError } from '../api-error.js'
-import { decodePageToken, encodePageToken } from '../page-token.js'
-import type { ScheduleSummary, SchedulesQuery } from '../../schemas/schedules.js'
-import { describeSchedule } from './store.js'
+import { ApiError, validationError } from '../../../lib/api-error.js'
+import { decodePageToken, encodePageToken } from '../../../lib/page-token.js'
+import type { ScheduleSummary, SchedulesQuery } from '../../../schemas/schedules.js'
+import { describeSchedule, type ScheduleDeps } from './store.js'
 
 const badToken = () => validationError([{ path: '/pageToken', in: 'querystring', message: 'is not a nextPageToken of this listing with these filters; start again without it' }])
 
-export async function listSchedules (fastify: FastifyInstance, q: SchedulesQuery, signal?: AbortSignal): Promise<{ schedules: ScheduleSummary[], nextPageToken: string | null }> {
+export async function listSchedules (deps: ScheduleDeps, q: SchedulesQuery, signal?: AbortSignal): Promise<{ schedules: ScheduleSummary[], nextPageToken: string | null }> {
   const scope = `schedules\0${q.workflowName ?? ''}\0${q.catalog ?? ''}`
   let nextPageToken: Uint8Array | undefined
   if (q.pageToken) {
@@ -21,10 +20,10 @@ export async function listSchedules (fastify: FastifyInstance, q: SchedulesQuery
     if (!token || token.engineToken.length === 0) throw badToken()
     nextPageToken = token.engineToken
   }
-  const { namespace } = fastify.engine.client.options
-  const res = await fastify.engine.call(() => fastify.engine.client.workflowService.listSchedules({ namespace, maximumPageSize: q.pageSize ?? 20, nextPageToken }), { signal })
+  const { namespace } = deps.engine.client.options
+  const res = await deps.engine.call(() => deps.engine.client.workflowService.listSchedules({ namespace, maximumPageSize: q.pageSize ?? 20, nextPageToken }), { signal })
   const entries = (res.schedules ?? []).filter((s) => q.workflowName === undefined || s.info?.workflowType?.name === q.workflowName)
-  const described = await Promise.all(entries.map(async (s) => await describeSchedule(fastify, s.scheduleId ?? '', signal).catch((err: unknown) => {
+  const described = await Promise.all(entries.map(async (s) => await describeSchedule(deps, s.scheduleId ?? '', signal).catch((err: unknown) => {
     // Deleted between the list and the describe.
     if (err instanceof ApiError && err.error === 'ScheduleNotFoundError') return undefined
     throw err

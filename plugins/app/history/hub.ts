@@ -5,8 +5,9 @@
  * terminal event, keeps the newest events in a bounded buffer and hands each new batch to its
  * subscribers. A subscriber that is behind the buffer (a late joiner with an old cursor, or a
  * client too slow to keep up) replays from the engine with plain page reads until the buffer
- * covers it, then follows the hub. The last subscriber to leave aborts the long-poll.
+ * covers it, then follows the hub. The last subscriber to leave aborts the long-poll (lib/shared-poll.ts).
  */
+import { SharedPoll } from '../../../lib/shared-poll.js'
 import { Batch } from './batch.js'
 import { eventIdOf, terminalOf, type Terminal } from './events.js'
 import { nextEngineToken, type HistoryReader } from './reader.js'
@@ -19,17 +20,14 @@ export interface HubOptions {
   maxQueuedEvents: number
 }
 
-export class RunHub implements SubscriptionSource {
+export class RunHub extends SharedPoll<Subscription> implements SubscriptionSource {
   head = 0
   terminal: Terminal | undefined
   /** The terminal event has been read and the engine has nothing after it. */
   finished = false
   failure: unknown
-  readonly subscribers = new Set<Subscription>()
   readonly #buffer: Batch[] = []
   #buffered = 0
-  readonly #abort = new AbortController()
-  #closed = false
   #started = false
 
   constructor (
@@ -37,10 +35,10 @@ export class RunHub implements SubscriptionSource {
     readonly runId: string,
     readonly read: HistoryReader,
     readonly options: HubOptions,
-    private readonly onEnd: (hub: RunHub) => void
-  ) {}
-
-  get closed (): boolean { return this.#closed }
+    onEnd: (hub: SharedPoll<Subscription>) => void
+  ) {
+    super(onEnd)
+  }
 
   subscribe (position: number, sink: SubscriptionSink): Subscription {
     const subscription = new Subscription(this, position, sink)
@@ -51,19 +49,6 @@ export class RunHub implements SubscriptionSource {
     }
     subscription.start()
     return subscription
-  }
-
-  unsubscribe (subscription: Subscription): void {
-    this.subscribers.delete(subscription)
-    if (this.subscribers.size === 0) this.close()
-  }
-
-  /** Stops the long-poll; subscribers still holding the hub can read what it has. */
-  close (): void {
-    if (this.#closed) return
-    this.#closed = true
-    this.#abort.abort()
-    this.onEnd(this)
   }
 
   /** Whether the buffer holds every event after `position` that the hub has read. */
@@ -78,9 +63,9 @@ export class RunHub implements SubscriptionSource {
   async #poll (): Promise<void> {
     let token: Uint8Array | undefined
     try {
-      while (!this.#closed) {
-        const page = await this.read({ workflowId: this.workflowId, runId: this.runId, pageToken: token, wait: true, signal: this.#abort.signal })
-        if (this.#closed) return
+      while (!this.closed) {
+        const page = await this.read({ workflowId: this.workflowId, runId: this.runId, pageToken: token, wait: true, signal: this.signal })
+        if (this.closed) return
         const fresh = page.events.filter((e) => eventIdOf(e) > this.head)
         if (fresh.length > 0) this.#append(new Batch(this.runId, fresh))
         token = nextEngineToken(page)
@@ -96,7 +81,7 @@ export class RunHub implements SubscriptionSource {
         return
       }
     } catch (err) {
-      if (this.#closed) return
+      if (this.closed) return
       this.failure = err
       for (const s of [...this.subscribers]) s.offer({ kind: 'error', error: err })
       // Leave the registry now: the next stream for this run starts a fresh hub.

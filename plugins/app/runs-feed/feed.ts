@@ -6,10 +6,11 @@
  *
  * Visibility is eventually consistent: a run is listed a little after it starts or closes. A window
  * is read only once it is `delayMs` old, and never again, so every change is handed out once and
- * in feed order (lib/runs-feed/position.ts); a subscriber that comes back reads what it missed with
+ * in feed order (position.ts); a subscriber that comes back reads what it missed with
  * one query over the windows it missed, as far back as `resumeMs`.
  */
 import type { FastifyBaseLogger } from 'fastify'
+import { SharedPoll, SharedPolls } from '../../../lib/shared-poll.js'
 import { comparePositions, timePosition, type Position } from './position.js'
 
 /** One change, its frame built once for every subscriber. */
@@ -42,11 +43,9 @@ export interface FeedMetrics {
   catchUps: number
 }
 
-export class RunsFeed {
+export class RunsFeed extends SharedPoll<FeedSink> {
   /** Every change before this instant (ms) has been handed out. */
   frontier: number
-  readonly #sinks = new Set<FeedSink>()
-  readonly #abort = new AbortController()
   #timer: NodeJS.Timeout | undefined
   #failing = false
 
@@ -56,26 +55,16 @@ export class RunsFeed {
     private readonly options: FeedOptions,
     private readonly metrics: FeedMetrics,
     private readonly log: FastifyBaseLogger,
-    private readonly onEmpty: (feed: RunsFeed) => void
+    onEmpty: (feed: SharedPoll<FeedSink>) => void
   ) {
+    super(onEmpty)
     this.frontier = Date.now() - options.delayMs
     this.#schedule()
   }
 
-  get size (): number { return this.#sinks.size }
-
-  add (sink: FeedSink): void { this.#sinks.add(sink) }
-
-  delete (sink: FeedSink): void {
-    this.#sinks.delete(sink)
-    if (this.#sinks.size === 0) this.stop()
-  }
-
-  stop (): void {
-    if (this.#abort.signal.aborted) return
-    this.#abort.abort()
+  override close (): void {
     clearTimeout(this.#timer)
-    this.onEmpty(this)
+    super.close()
   }
 
   /** The changes in `[fromMs, frontier)` for a subscriber that comes back; counted apart from the shared polls. */
@@ -86,7 +75,7 @@ export class RunsFeed {
   }
 
   #schedule (): void {
-    if (this.#abort.signal.aborted) return
+    if (this.closed) return
     this.#timer = setTimeout(() => { void this.#poll() }, this.options.pollMs)
   }
 
@@ -95,14 +84,14 @@ export class RunsFeed {
     if (to > this.frontier) {
       try {
         this.metrics.polls++
-        const changes = await this.source(this.query, this.frontier, to, this.#abort.signal)
+        const changes = await this.source(this.query, this.frontier, to, this.signal)
         this.frontier = to
-        for (const sink of this.#sinks) sink.changes(changes)
+        for (const sink of this.subscribers) sink.changes(changes)
         if (this.#failing) this.log.info({ query: this.query }, 'runs feed: visibility answers again')
         this.#failing = false
       } catch (err) {
         // The window is read again at the next poll: nothing is lost while the engine is away.
-        if (!this.#failing && !this.#abort.signal.aborted) this.log.warn({ err, query: this.query }, 'runs feed: visibility query failed; retrying every poll')
+        if (!this.#failing && !this.closed) this.log.warn({ err, query: this.query }, 'runs feed: visibility query failed; retrying every poll')
         this.#failing = true
       }
     }
@@ -122,7 +111,7 @@ export interface Joined {
 /** The live feeds, one per query, and the counters of their engine calls. */
 export class RunsFeeds {
   readonly metrics: FeedMetrics = { polls: 0, catchUps: 0 }
-  readonly #feeds = new Map<string, RunsFeed>()
+  readonly #feeds = new SharedPolls<RunsFeed>()
 
   constructor (private readonly source: ChangeSource, readonly options: FeedOptions, private readonly log: FastifyBaseLogger) {}
 
@@ -131,14 +120,8 @@ export class RunsFeeds {
 
   /** Subscribes `sink` to the feed of `query` (started if none is live); `resume` is where the client stands (absent: now). */
   join (query: string, resume: Position | undefined, sink: FeedSink): Joined {
-    let feed = this.#feeds.get(query)
-    if (!feed) {
-      feed = new RunsFeed(query, this.source, this.options, this.metrics, this.log, (ended) => {
-        if (this.#feeds.get(query) === ended) this.#feeds.delete(query)
-      })
-      this.#feeds.set(query, feed)
-    }
-    feed.add(sink)
+    const feed = this.#feeds.of(query, (onEnd) => new RunsFeed(query, this.source, this.options, this.metrics, this.log, onEnd))
+    feed.subscribers.add(sink)
     const live = timePosition(feed.frontier)
     if (resume === undefined) return { feed, position: live, expired: false }
     if (resume.ms < Date.now() - this.options.resumeMs) return { feed, position: live, expired: true }
@@ -146,7 +129,7 @@ export class RunsFeeds {
   }
 
   closeAll (): void {
-    for (const feed of [...this.#feeds.values()]) feed.stop()
+    for (const feed of this.#feeds.values()) feed.close()
   }
 }
 

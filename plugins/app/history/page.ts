@@ -5,16 +5,16 @@
  * also names the run, so the unpinned form keeps paging the run it started on even when a new run
  * becomes current in between.
  */
-import type { FastifyInstance } from 'fastify'
 import { status as GrpcStatus } from '@grpc/grpc-js'
 import { isGrpcServiceError } from '@temporalio/client'
-import type { HistoryPage } from '../../schemas/history.js'
-import { isTerminal } from '../../plugins/app/runs/status.js'
-import { validationError } from '../api-error.js'
-import { describeRun, historyWorkflowOf } from '../../plugins/app/runs/execution.js'
-import { decodePageToken, encodePageToken } from '../page-token.js'
+import type { HistoryPage } from '../../../schemas/history.js'
+import { isTerminal } from '../runs/status.js'
+import { validationError } from '../../../lib/api-error.js'
+import type { Runs } from '../runs/runs.js'
+import { historyWorkflowOf } from '../runs/execution.js'
+import { decodePageToken, encodePageToken } from '../../../lib/page-token.js'
 import { eventIdOf, eventsToJson, type RawEvent } from './events.js'
-import { nextEngineToken } from './reader.js'
+import { nextEngineToken, type HistoryReader } from './reader.js'
 
 export interface PageRequest {
   workflowId: string
@@ -50,11 +50,17 @@ function isInvalidArgument (err: unknown): boolean {
   return [err, cause].some((e) => isGrpcServiceError(e) && e.code === GrpcStatus.INVALID_ARGUMENT)
 }
 
-export async function readHistoryPage (fastify: FastifyInstance, request: PageRequest): Promise<HistoryPage> {
+export interface PageDeps {
+  runs: Pick<Runs, 'describeRun'>
+  /** The hubs' counted reader (hubs.ts), so page reads count among the upstream calls. */
+  read: HistoryReader
+}
+
+export async function readHistoryPage ({ runs, read }: PageDeps, request: PageRequest): Promise<HistoryPage> {
   const { workflowId, pageSize, signal } = request
   const from = request.pageToken === undefined ? undefined : decodePosition(workflowId, request.pageToken)
   if (from && request.runId && from.runId !== request.runId.toLowerCase()) throw badToken('The page token belongs to another run')
-  const workflow = historyWorkflowOf(await describeRun(fastify, { workflowId, runId: request.runId ?? from?.runId, signal }))
+  const workflow = historyWorkflowOf(await runs.describeRun({ workflowId, runId: request.runId ?? from?.runId, signal }))
   const { runId } = workflow
 
   // A closed run's history is complete: past its last event there is nothing more to read.
@@ -65,7 +71,7 @@ export async function readHistoryPage (fastify: FastifyInstance, request: PageRe
   let next: Position | null = null
   // Each pass reads one engine page, until this page is full or the history ends.
   for (;;) {
-    const page = await fastify.historyHubs.read({ workflowId, runId, pageToken: engineToken.length > 0 ? engineToken : undefined, wait: false, pageSize, signal })
+    const page = await read({ workflowId, runId, pageToken: engineToken.length > 0 ? engineToken : undefined, wait: false, pageSize, signal })
       .catch((err: unknown) => { throw from && isInvalidArgument(err) ? badToken('The engine rejected the page token') : err })
     const fresh = page.events.filter((e) => eventIdOf(e) >= nextEventId)
     const room = pageSize - events.length

@@ -5,6 +5,7 @@
  * names its position as its SSE `id:`, so a client that comes back with Last-Event-ID gets exactly
  * the changes after it, from any replica: the position is made of engine facts only.
  */
+import { POSITION_PATTERN } from '../../../schemas/runs-feed.js'
 
 export type ChangeKind = 'started' | 'closed'
 
@@ -18,8 +19,6 @@ export interface Position {
 const KIND_CODE: Record<ChangeKind, string> = { started: 's', closed: 'c' }
 const RANK: Record<string, 0 | 1> = { s: 0, c: 1 }
 
-/** What a feed id looks like (also the request schema's pattern for Last-Event-ID). */
-export const POSITION_PATTERN = '^\\d{1,15}(?:\\.[sc]\\.[0-9A-Za-z-]{1,64})?$'
 const POSITION = new RegExp(POSITION_PATTERN)
 
 export const changePosition = (ms: number, kind: ChangeKind, runId: string): Position =>

@@ -10,8 +10,8 @@ import type { temporal } from '@temporalio/proto'
 import protojson from 'protobufjs/ext/protojson.js'
 import protobuf, { type Field, type Type } from 'protobufjs'
 import { defaultPayloadConverter } from '@temporalio/common'
-import type { TerminalReason } from '../../schemas/history.js'
-import { closeKindOf, nextRunOf } from '../../plugins/app/runs/close-events.js'
+import type { TerminalReason } from '../../../schemas/history.js'
+import { closeKindOf, nextRunOf } from '../runs/close-events.js'
 
 export type RawEvent = temporal.api.history.v1.IHistoryEvent
 export type EventJson = Record<string, unknown> & { eventId: string, eventType: string, eventTime: string }

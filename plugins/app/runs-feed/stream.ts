@@ -14,24 +14,43 @@
  * an EventSource keeps the id it has.
  */
 import type { FastifyReply } from 'fastify'
-import { fromEngineError } from '../../plugins/app/engine/errors.js'
-import { RETRY_MS, compactForLife, type OpenStream, type StreamRegistry } from '../history/stream.js'
-import type { RunsFeedOpen, RunsFeedProgress } from '../../schemas/runs-feed.js'
+import { fromEngineError } from '../engine/errors.js'
+import { RETRY_MS, compactForLife, type OpenStream, type StreamRegistry } from '../../../lib/http/sse.js'
+import type { RunsFeedOpen, RunsFeedProgress, RunsFeedQuery } from '../../../schemas/runs-feed.js'
+import { validationError, type Issue } from '../../../lib/api-error.js'
+import { visibilityQuery } from '../runs/list-runs.js'
 import { after, type FeedChange, type FeedSink, type RunsFeed, type RunsFeeds } from './feed.js'
-import { comparePositions, encodePosition, timePosition, type Position } from './position.js'
+import { comparePositions, decodePosition, encodePosition, timePosition, type Position } from './position.js'
+
+type RunsFeedFilters = Omit<RunsFeedQuery, 'lastEventId'>
 
 /** A client this far behind on its socket is dropped; it resumes from its last id. */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024
 
-export interface FeedSession {
-  reply: FastifyReply
+export interface FeedDeps {
   feeds: RunsFeeds
   streams: StreamRegistry
-  /** The visibility query of the request's filters (plugins/app/runs/list-runs.ts). */
-  query: string
-  /** The position of the client's Last-Event-ID; absent: from now. */
-  resume?: Position
+}
+
+export interface FeedSession {
+  reply: FastifyReply
+  /** The filters of the request (those of GET /workflow/runs). */
+  filters: RunsFeedFilters
+  /** The client's Last-Event-ID, a feed position (absent: from now). */
+  lastEventId?: string
+  /** Where the Last-Event-ID was sent, for the errors about it. */
+  issue: Omit<Issue, 'message'>
   signal: AbortSignal
+}
+
+/** The position the client resumes from; checked before the first SSE byte (JSON errors). */
+function resumeOf (lastEventId: string | undefined, issue: Omit<Issue, 'message'>): Position | undefined {
+  if (lastEventId === undefined) return undefined
+  const position = decodePosition(lastEventId)
+  if (!position) throw validationError([{ ...issue, message: 'Not an event id of this feed' }])
+  // Ids name engine times already read: one from the future was not issued by any replica.
+  if (position.ms > Date.now()) throw validationError([{ ...issue, message: 'The event id is ahead of the feed (a time still to come)' }])
+  return position
 }
 
 class FeedStream implements FeedSink, OpenStream {
@@ -111,12 +130,14 @@ class FeedStream implements FeedSink, OpenStream {
   closed (): void {
     if (this.#ended) return
     this.#ended = true
-    this.feed?.delete(this)
+    this.feed?.leave(this)
     this.streams.delete(this)
   }
 }
 
-export async function streamRunsFeed ({ reply, feeds, streams, query, resume, signal }: FeedSession): Promise<void> {
+export async function streamRunsFeed ({ feeds, streams }: FeedDeps, { reply, filters, lastEventId, issue, signal }: FeedSession): Promise<void> {
+  const resume = resumeOf(lastEventId, issue)
+  const query = visibilityQuery(filters)
   const stream = new FeedStream(reply, streams, resume ?? timePosition(0), Date.now() + feeds.options.sessionMs)
   // Subscribed before the first byte: whatever the feed reads from now on reaches this stream.
   const { feed, position, expired } = feeds.join(query, resume, stream)

@@ -1,5 +1,5 @@
 /**
- * One stream's view of a run's hub (lib/history/hub.ts): it follows the hub live, or catches up
+ * One stream's view of a run's hub (hub.ts): it follows the hub live, or catches up
  * from the hub's buffer or, when that does not reach back far enough, from the engine.
  *
  * Push, not pull: items go straight to the subscriber's sink as the hub hands them out, so an idle
@@ -9,12 +9,12 @@
 import { Batch } from './batch.js'
 import { eventIdOf, type Terminal } from './events.js'
 import { nextEngineToken, type HistoryReader } from './reader.js'
-import type { RunRef } from '../../plugins/app/runs/run-history.js'
+import type { RunRef } from '../runs/run-history.js'
 
 export type HubEnd = { kind: 'done', terminal: Terminal } | { kind: 'error', error: unknown }
 export type HubItem = { kind: 'events', batch: Batch } | HubEnd
 
-/** Where a subscription hands its items, in order, each event exactly once (lib/history/stream.ts writes them to a client). */
+/** Where a subscription hands its items, in order, each event exactly once (stream.ts writes them to a client). */
 export interface SubscriptionSink {
   /** The events of `batch` after `after`; false when the client cannot take more now (call `resume()` once it can). */
   events: (batch: Batch, after: number) => boolean
@@ -22,7 +22,7 @@ export interface SubscriptionSink {
   end: (item: HubEnd, run: RunRef) => void
 }
 
-/** What a subscription reads of its run's hub (lib/history/hub.ts). */
+/** What a subscription reads of its run's hub (hub.ts). */
 export interface SubscriptionSource extends Readonly<RunRef> {
   readonly read: HistoryReader
   readonly options: { maxQueuedEvents: number }
@@ -32,7 +32,7 @@ export interface SubscriptionSource extends Readonly<RunRef> {
   /** Whether the hub's buffer holds every event after `position` that the hub has read. */
   covers: (position: number) => boolean
   batchesAfter: (position: number) => Batch[]
-  unsubscribe: (subscription: Subscription) => void
+  leave: (subscription: Subscription) => void
 }
 
 /** `position` is the last event handed to the sink. */
@@ -78,7 +78,7 @@ export class Subscription {
     this.#closed = true
     this.#queue = undefined
     this.#abort?.abort()
-    this.hub.unsubscribe(this)
+    this.hub.leave(this)
   }
 
   #push (item: HubItem): void {

@@ -5,18 +5,28 @@
  * an update whether it was the one the engine applied (see `replaceSchedule`).
  */
 import { randomUUID } from 'node:crypto'
-import type { FastifyInstance } from 'fastify'
 import type { ScheduleDescription, ScheduleOptionsStartWorkflowAction, ScheduleSpec } from '@temporalio/client'
 import {
   compileUpdatedScheduleOptions, encodeScheduleAction, encodeSchedulePolicies, encodeScheduleSpec, encodeScheduleState
 } from '@temporalio/client/lib/schedule-helpers.js'
-import { entityTags } from '../http/conditional.js'
-import { ApiError, validationError } from '../api-error.js'
-import { isReservedWorkflowId } from '../../plugins/app/runs/execution.js'
-import { isoOrNull, statusFromEngine } from '../../plugins/app/runs/status.js'
-import type { Status } from '../../schemas/status.js'
-import type { CreateScheduleBody, Schedule, ScheduleSpecBody, UpdateScheduleBody } from '../../schemas/schedules.js'
+import { entityTags } from '../../../lib/http/conditional.js'
+import { ApiError, validationError } from '../../../lib/api-error.js'
+import { isReservedWorkflowId } from '../runs/execution.js'
+import { isoOrNull, statusFromEngine } from '../runs/status.js'
+import type { Status } from '../../../schemas/status.js'
+import type { CreateScheduleBody, Schedule, ScheduleSpecBody, UpdateScheduleBody } from '../../../schemas/schedules.js'
+import type { CatalogWorkflow } from '@flowport/core/contract'
+import type { Engine } from '../engine/engine.js'
 import { compilePolicies, compileSpec, overlapFromEngine, type EnginePolicies } from './spec.js'
+
+/** What the schedule store needs: the engine, the default catalog, and the starts concept's check of a workflow. */
+export interface ScheduleDeps {
+  engine: Engine
+  /** The catalog of a schedule whose body names none (SERVICE_CATALOG_ID). */
+  defaultCatalog: string
+  /** The catalog's workflow, its input checked against its schema (a 400 or 404 when it does not fit). */
+  checkWorkflow: (catalog: string, workflowName: string, input: unknown, signal?: AbortSignal) => Promise<CatalogWorkflow>
+}
 
 export const SCHEDULE_MEMO_KEY = '__flowport_schedule'
 
@@ -39,13 +49,13 @@ interface Compiled {
  * Everything a create or update checks before the engine sees it: the spec and policies (400 naming
  * the field), the workflow and catalog (404), the input against the catalog's inputSchema (400).
  */
-async function compile (fastify: FastifyInstance, scheduleId: string, body: UpdateScheduleBody, signal?: AbortSignal): Promise<Compiled> {
+async function compile (deps: ScheduleDeps, scheduleId: string, body: UpdateScheduleBody, signal?: AbortSignal): Promise<Compiled> {
   // Runs are named `<scheduleId>-<time>`: an id the API reserves for itself would make them unreachable.
   if (isReservedWorkflowId(scheduleId)) throw validationError([{ path: '/scheduleId', in: 'body', message: 'is reserved (ids starting with "__flowport")' }])
   const spec = compileSpec(body.spec)
   const policies = compilePolicies(body.policies)
-  const catalog = body.catalog ?? fastify.config.SERVICE_CATALOG_ID
-  const workflow = await fastify.starts.checkedWorkflow(catalog, body.workflowName, body.input, signal)
+  const catalog = body.catalog ?? deps.defaultCatalog
+  const workflow = await deps.checkWorkflow(catalog, body.workflowName, body.input, signal)
   const revision = randomUUID()
   const memo: ScheduleMemo = { spec: body.spec, revision }
   return {
@@ -57,15 +67,15 @@ async function compile (fastify: FastifyInstance, scheduleId: string, body: Upda
   }
 }
 
-export async function createSchedule (fastify: FastifyInstance, body: CreateScheduleBody, identity: string | undefined, signal?: AbortSignal): Promise<string> {
+export async function createSchedule (deps: ScheduleDeps, body: CreateScheduleBody, identity: string | undefined, signal?: AbortSignal): Promise<string> {
   const scheduleId = body.scheduleId ?? randomUUID()
-  const { spec, policies, action, state } = await compile(fastify, scheduleId, body, signal)
-  await fastify.engine.call(() => fastify.engine.as(identity).schedule.create({ scheduleId, spec, action, policies, state }), { signal })
+  const { spec, policies, action, state } = await compile(deps, scheduleId, body, signal)
+  await deps.engine.call(() => deps.engine.as(identity).schedule.create({ scheduleId, spec, action, policies, state }), { signal })
   return scheduleId
 }
 
-export async function describeSchedule (fastify: FastifyInstance, scheduleId: string, signal?: AbortSignal): Promise<ScheduleDescription> {
-  return await fastify.engine.call(() => fastify.engine.client.schedule.getHandle(scheduleId).describe(), { signal })
+export async function describeSchedule (deps: ScheduleDeps, scheduleId: string, signal?: AbortSignal): Promise<ScheduleDescription> {
+  return await deps.engine.call(() => deps.engine.client.schedule.getHandle(scheduleId).describe(), { signal })
 }
 
 /** The conflict token as an ETag: base64url, quoted (RFC 9110 strong validator). */
@@ -82,15 +92,15 @@ const memoOf = (d: ScheduleDescription): ScheduleMemo | undefined => d.action.me
  * update carries it, and a read-back shows whether this update's revision is the one stored; if a
  * concurrent update won the race, this one was dropped: 412, never a lost update.
  */
-export async function replaceSchedule (fastify: FastifyInstance, scheduleId: string, ifMatch: string, body: UpdateScheduleBody,
+export async function replaceSchedule (deps: ScheduleDeps, scheduleId: string, ifMatch: string, body: UpdateScheduleBody,
   identity: string | undefined, signal?: AbortSignal): Promise<ScheduleDescription> {
-  const compiled = await compile(fastify, scheduleId, body, signal)
-  const current = await describeSchedule(fastify, scheduleId, signal)
+  const compiled = await compile(deps, scheduleId, body, signal)
+  const current = await describeSchedule(deps, scheduleId, signal)
   if (!matches(ifMatch, etagOf(current))) throw scheduleConflict(scheduleId, 'was changed since that ETag was served')
-  const client = fastify.engine.as(identity)
+  const client = deps.engine.as(identity)
   const { namespace, loadedDataConverter } = client.options
   const options = compileUpdatedScheduleOptions(scheduleId, { spec: compiled.spec, action: compiled.action, policies: compiled.policies, state: compiled.state })
-  await fastify.engine.call(async () => await client.workflowService.updateSchedule({
+  await deps.engine.call(async () => await client.workflowService.updateSchedule({
     namespace,
     scheduleId,
     conflictToken: current.raw.conflictToken,
@@ -103,21 +113,21 @@ export async function replaceSchedule (fastify: FastifyInstance, scheduleId: str
       state: encodeScheduleState(options.state)
     }
   }), { signal })
-  const after = await describeSchedule(fastify, scheduleId, signal)
+  const after = await describeSchedule(deps, scheduleId, signal)
   if (memoOf(after)?.revision !== compiled.revision) throw scheduleConflict(scheduleId, 'was changed by another update meanwhile; this one was not applied')
   return after
 }
 
 /** What a request about one stored schedule needs to know for access checks. */
-export async function scheduleTarget (fastify: FastifyInstance, scheduleId: string): Promise<{ catalog: string, workflowName: string }> {
-  const d = await describeSchedule(fastify, scheduleId)
+export async function scheduleTarget (deps: ScheduleDeps, scheduleId: string): Promise<{ catalog: string, workflowName: string }> {
+  const d = await describeSchedule(deps, scheduleId)
   return { catalog: d.action.taskQueue, workflowName: d.action.workflowType }
 }
 
 /** A run's status, or `unknown` once the engine no longer keeps it. */
-async function runStatus (fastify: FastifyInstance, workflowId: string, runId: string, signal?: AbortSignal): Promise<Status> {
+async function runStatus (deps: ScheduleDeps, workflowId: string, runId: string, signal?: AbortSignal): Promise<Status> {
   try {
-    const d = await fastify.engine.call(() => fastify.engine.client.workflow.getHandle(workflowId, runId).describe(), { signal, workflowId, runId })
+    const d = await deps.engine.call(() => deps.engine.client.workflow.getHandle(workflowId, runId).describe(), { signal, workflowId, runId })
     return statusFromEngine(d.status.name)
   } catch (err) {
     if (err instanceof ApiError && err.statusCode === 404) return 'unknown'
@@ -126,11 +136,11 @@ async function runStatus (fastify: FastifyInstance, workflowId: string, runId: s
 }
 
 /** What would make the schedule's runs fail today, as sentences; the schedule itself stays as stored. */
-async function warningsOf (fastify: FastifyInstance, d: ScheduleDescription, signal?: AbortSignal): Promise<string[]> {
+async function warningsOf (deps: ScheduleDeps, d: ScheduleDescription, signal?: AbortSignal): Promise<string[]> {
   const warnings: string[] = []
   if (!memoOf(d)) warnings.push('This schedule was not created through Flowport: `spec` shows its intervals and time zone only')
   try {
-    await fastify.starts.checkedWorkflow(d.action.taskQueue, d.action.workflowType, d.action.args?.[0] ?? null, signal)
+    await deps.checkWorkflow(d.action.taskQueue, d.action.workflowType, d.action.args?.[0] ?? null, signal)
   } catch (err) {
     if (!(err instanceof ApiError)) throw err
     if (err.error === 'EngineUnavailableError') throw err
@@ -141,11 +151,11 @@ async function warningsOf (fastify: FastifyInstance, d: ScheduleDescription, sig
 }
 
 /** GET /schedules/{scheduleId}: the spec as sent, the state, what is due and what ran. */
-export async function scheduleView (fastify: FastifyInstance, d: ScheduleDescription, signal?: AbortSignal): Promise<Schedule> {
+export async function scheduleView (deps: ScheduleDeps, d: ScheduleDescription, signal?: AbortSignal): Promise<Schedule> {
   const recent = d.info.recentActions.slice(-10)
   const [statuses, warnings] = await Promise.all([
-    Promise.all(recent.map((a) => runStatus(fastify, a.action.workflow.workflowId, a.action.workflow.firstExecutionRunId, signal))),
-    warningsOf(fastify, d, signal)
+    Promise.all(recent.map((a) => runStatus(deps, a.action.workflow.workflowId, a.action.workflow.firstExecutionRunId, signal))),
+    warningsOf(deps, d, signal)
   ])
   const memo = memoOf(d)
   const spec: ScheduleSpecBody = memo?.spec ?? {

@@ -3,11 +3,12 @@
  * closed in a window, as changes in feed order, each carrying the run's status as the engine
  * reports it when the window is read.
  */
-import type { FastifyInstance } from 'fastify'
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers.js'
-import { statusWithWorkers } from '../../plugins/app/runs/execution.js'
-import { quote } from '../../plugins/app/runs/list-runs.js'
-import type { RunChange } from '../../schemas/runs-feed.js'
+import type { Execution } from '../runs/execution.js'
+import { quote } from '../runs/list-runs.js'
+import type { RunChange } from '../../../schemas/runs-feed.js'
+import type { WorkflowStatus } from '../../../schemas/workflow.js'
+import type { Engine } from '../engine/engine.js'
 import type { ChangeSource, FeedChange } from './feed.js'
 import { changePosition, comparePositions, encodePosition, type ChangeKind } from './position.js'
 
@@ -20,21 +21,27 @@ function frameOf (kind: ChangeKind, ms: number, run: RunChange['run']): FeedChan
   return { position, frame: `id: ${encodePosition(position)}\nevent: run\ndata: ${JSON.stringify(change)}\n\n` }
 }
 
-export function visibilityChanges (fastify: FastifyInstance): ChangeSource {
+export interface SourceDeps {
+  engine: Engine
+  /** A run's status, with whether a worker polls its catalog when it is open (runs concept). */
+  statusOf: (execution: Execution, signal?: AbortSignal) => Promise<WorkflowStatus>
+}
+
+export function visibilityChanges ({ engine, statusOf }: SourceDeps): ChangeSource {
   return async (query, fromMs, toMs, signal) => {
-    const { namespace, loadedDataConverter } = fastify.engine.client.options
+    const { namespace, loadedDataConverter } = engine.client.options
     const from = quote(new Date(fromMs).toISOString())
     const to = quote(new Date(toMs).toISOString())
     const windowed = `${query} AND ((StartTime >= ${from} AND StartTime < ${to}) OR (CloseTime >= ${from} AND CloseTime < ${to}))`
     const changes: FeedChange[] = []
     let nextPageToken: Uint8Array | undefined
     do {
-      const page = await fastify.engine.call(() => fastify.engine.client.workflowService.listWorkflowExecutions({
+      const page = await engine.call(() => engine.client.workflowService.listWorkflowExecutions({
         namespace, pageSize: PAGE_SIZE, nextPageToken, query: windowed
       }), { signal })
       for (const raw of page.executions ?? []) {
         const info = await executionInfoFromRaw(raw, loadedDataConverter, raw, namespace)
-        const run = await statusWithWorkers(fastify, info, signal)
+        const run = await statusOf(info, signal)
         const started = info.startTime.getTime()
         const closed = info.closeTime?.getTime()
         if (started >= fromMs && started < toMs) changes.push(frameOf('started', started, run))

@@ -3,6 +3,7 @@
  * when its last stream leaves) and the counters of upstream engine calls.
  */
 import type { Batch } from './batch.js'
+import { SharedPolls } from '../../../lib/shared-poll.js'
 import { RunHub, type HubOptions } from './hub.js'
 import type { EnginePage, HistoryReader } from './reader.js'
 import type { Subscription, SubscriptionSink } from './subscription.js'
@@ -32,7 +33,7 @@ export interface HubMetrics {
 /** The registry of live hubs, one per run, and the counters of upstream calls. */
 export class HistoryHubs {
   readonly metrics: HubMetrics = { upstreamCalls: 0, longPolls: 0, replayCalls: 0, inFlight: 0, longPollsInFlight: 0 }
-  readonly #hubs = new Map<string, RunHub>()
+  readonly #hubs = new SharedPolls<RunHub>(() => { this.#checkIdle() })
   readonly read: HistoryReader
 
   readonly #idleWaiters = new Set<() => void>()
@@ -73,16 +74,8 @@ export class HistoryHubs {
 
   /** Follows a run from after `position` (0 = from its first event), handing its events to `sink`. */
   subscribe (workflowId: string, runId: string, position: number, sink: SubscriptionSink): Subscription {
-    const key = `${workflowId}\u0000${runId}`
-    let hub = this.#hubs.get(key)
-    if (!hub) {
-      hub = new RunHub(workflowId, runId, this.read, this.options, (ended) => {
-        if (this.#hubs.get(key) === ended) this.#hubs.delete(key)
-        this.#checkIdle()
-      })
-      this.#hubs.set(key, hub)
-    }
-    return hub.subscribe(position, sink)
+    return this.#hubs.of(`${workflowId}\u0000${runId}`, (onEnd) => new RunHub(workflowId, runId, this.read, this.options, onEnd))
+      .subscribe(position, sink)
   }
 
   /** Live hubs and their subscribers, for tests and the benchmark. */
@@ -94,7 +87,7 @@ export class HistoryHubs {
   }
 
   closeAll (): void {
-    for (const hub of [...this.#hubs.values()]) {
+    for (const hub of this.#hubs.values()) {
       for (const s of [...hub.subscribers]) s.close()
       hub.close()
     }

@@ -3,7 +3,9 @@
  * is validated as `{}`, and the OpenAPI document marks the body as not required.
  */
 import type { FastifyRequest } from 'fastify'
-import { OPTIONAL_BODY } from '../../plugins/external/swagger.js'
+
+/** Marker in a route schema: the body may be left out entirely (Fastify's swagger marks every body required; plugins/external/swagger.ts unmarks these). */
+export const OPTIONAL_BODY = 'x-optional-body'
 
 export const optionalBody = {
   preValidation: async (request: FastifyRequest) => { if (request.body === undefined) request.body = {} }

@@ -5,23 +5,36 @@
  * batcher's progress. docs/batch.md.
  */
 import { randomUUID } from 'node:crypto'
-import type { FastifyInstance } from 'fastify'
 import protoRoot from '@temporalio/proto'
 import type { temporal } from '@temporalio/proto'
 import { encodeToPayloads } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js'
 import { tsToDate } from '@temporalio/common/lib/time.js'
 import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '@flowport/core/contract'
-import type { BatchBody, BatchFilter, BatchStarted, BatchStatus } from '../schemas/batch.js'
-import { ApiError, validationError } from './api-error.js'
-import { reapplyOptions } from '../plugins/app/control/reset.js'
-import { quote, visibilityQuery } from '../plugins/app/runs/list-runs.js'
-import { ungroupableReason } from './visibility-query.js'
+import type { BatchBody, BatchFilter, BatchStarted, BatchStatus } from '../../../schemas/batch.js'
+import { ApiError, validationError } from '../../../lib/api-error.js'
+import { reapplyOptions } from '../control/reset.js'
+import { quote, visibilityQuery } from '../runs/list-runs.js'
+import { ungroupableReason } from '../../../lib/visibility-query.js'
+import type { Engine } from '../engine/engine.js'
+
+export interface BatchDeps { engine: Engine }
+
+/** POST /workflow/batch, GET and DELETE /workflow/batch/{batchId}. */
+export function createBatch (deps: BatchDeps) {
+  return {
+    start: async (body: BatchBody, identity?: string, signal?: AbortSignal) => await startBatch(deps, body, identity, signal),
+    read: async (batchId: string, signal?: AbortSignal) => await readBatch(deps, batchId, signal),
+    stop: async (batchId: string, identity?: string, signal?: AbortSignal) => await stopBatch(deps, batchId, identity, signal)
+  }
+}
+
+export type Batches = ReturnType<typeof createBatch>
 
 const { BatchOperationType, BatchOperationState } = protoRoot.temporal.api.enums.v1
 type Operation = Omit<temporal.api.workflowservice.v1.IStartBatchOperationRequest, 'namespace' | 'visibilityQuery' | 'jobId' | 'reason'>
 
 /** The batch's visibility query; a raw query is narrowed so internal runs (catalogs, webhook deliveries) stay out; one that could escape the narrowing is a 400. */
-export function batchQuery (filter: BatchFilter): string {
+function batchQuery (filter: BatchFilter): string {
   if (!('query' in filter)) return visibilityQuery(filter)
   // Text that closes the group early (`x) OR (y`) would undo the narrowing: refused, not sent.
   const problem = ungroupableReason(filter.query)
@@ -29,13 +42,13 @@ export function batchQuery (filter: BatchFilter): string {
   return `(${filter.query}) AND WorkflowType != ${quote(CATALOG_WORKFLOW_TYPE)} AND WorkflowType != ${quote(WEBHOOK_WORKFLOW_TYPE)}`
 }
 
-async function operationOf (fastify: FastifyInstance, body: BatchBody, identity: string): Promise<Operation> {
+async function operationOf (deps: BatchDeps, body: BatchBody, identity: string): Promise<Operation> {
   switch (body.action) {
     case 'terminate': return { terminationOperation: { identity } }
     case 'stop': return { cancellationOperation: { identity } }
     case 'signal': {
       if (body.signal === undefined) throw missing('/signal', 'is required for action "signal"')
-      const input = await encodeToPayloads(fastify.engine.client.options.loadedDataConverter, ...(body.signal.payload === undefined ? [] : [body.signal.payload]))
+      const input = await encodeToPayloads(deps.engine.client.options.loadedDataConverter, ...(body.signal.payload === undefined ? [] : [body.signal.payload]))
       return { signalOperation: { signal: body.signal.name, input: { payloads: input ?? [] }, identity } }
     }
     case 'reset': {
@@ -50,15 +63,15 @@ const missing = (path: string, message: string) => new ApiError(400, 'Validation
 
 const notFound = (batchId: string) => new ApiError(404, 'BatchNotFoundError', `Batch ${batchId} not found`)
 
-export async function startBatch (fastify: FastifyInstance, body: BatchBody, identity?: string, signal?: AbortSignal): Promise<BatchStarted> {
-  const client = fastify.engine.as(identity)
-  const namespace = fastify.config.TEMPORAL_NAMESPACE
+async function startBatch (deps: BatchDeps, body: BatchBody, identity?: string, signal?: AbortSignal): Promise<BatchStarted> {
+  const client = deps.engine.as(identity)
+  const namespace = deps.engine.namespace
   const query = batchQuery(body.filter)
-  const operation = await operationOf(fastify, body, client.options.identity ?? '')
-  const counted = await fastify.engine.call(() => client.workflowService.countWorkflowExecutions({ namespace, query }), { signal })
+  const operation = await operationOf(deps, body, client.options.identity ?? '')
+  const counted = await deps.engine.call(() => client.workflowService.countWorkflowExecutions({ namespace, query }), { signal })
     .catch((err: unknown) => { throw badQuery(err, body.filter) })
   const batchId = randomUUID()
-  await fastify.engine.call(() => client.workflowService.startBatchOperation({ namespace, visibilityQuery: query, jobId: batchId, reason: body.reason, ...operation }), { signal })
+  await deps.engine.call(() => client.workflowService.startBatchOperation({ namespace, visibilityQuery: query, jobId: batchId, reason: body.reason, ...operation }), { signal })
   return { batchId, matched: Number(counted.count ?? 0) }
 }
 
@@ -91,9 +104,9 @@ const STATES: Partial<Record<number, BatchStatus['state']>> = {
 
 const iso = (ts: temporal.api.workflowservice.v1.IDescribeBatchOperationResponse['startTime']) => ts ? tsToDate(ts).toISOString() : null
 
-export async function readBatch (fastify: FastifyInstance, batchId: string, signal?: AbortSignal): Promise<BatchStatus> {
-  const res = await fastify.engine.call(() => fastify.engine.client.workflowService.describeBatchOperation({
-    namespace: fastify.config.TEMPORAL_NAMESPACE, jobId: batchId
+async function readBatch (deps: BatchDeps, batchId: string, signal?: AbortSignal): Promise<BatchStatus> {
+  const res = await deps.engine.call(() => deps.engine.client.workflowService.describeBatchOperation({
+    namespace: deps.engine.namespace, jobId: batchId
   }), { signal }).catch((err: unknown) => { throw err instanceof ApiError && err.statusCode === 404 ? notFound(batchId) : err })
   return {
     batchId,
@@ -110,12 +123,12 @@ export async function readBatch (fastify: FastifyInstance, batchId: string, sign
 }
 
 /** DELETE: the batcher stops; runs it already acted on stay as they are. Answers where it stands. */
-export async function stopBatch (fastify: FastifyInstance, batchId: string, identity?: string, signal?: AbortSignal): Promise<BatchStatus> {
-  const before = await readBatch(fastify, batchId, signal)
+async function stopBatch (deps: BatchDeps, batchId: string, identity?: string, signal?: AbortSignal): Promise<BatchStatus> {
+  const before = await readBatch(deps, batchId, signal)
   if (before.state !== 'running') return before
-  const client = fastify.engine.as(identity)
-  await fastify.engine.call(() => client.workflowService.stopBatchOperation({
-    namespace: fastify.config.TEMPORAL_NAMESPACE, jobId: batchId, reason: 'Stopped through the Flowport API', identity: client.options.identity
+  const client = deps.engine.as(identity)
+  await deps.engine.call(() => client.workflowService.stopBatchOperation({
+    namespace: deps.engine.namespace, jobId: batchId, reason: 'Stopped through the Flowport API', identity: client.options.identity
   }), { signal }).catch((err: unknown) => { throw err instanceof ApiError && err.statusCode === 404 ? notFound(batchId) : err })
-  return await readBatch(fastify, batchId, signal)
+  return await readBatch(deps, batchId, signal)
 }

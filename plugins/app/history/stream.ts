@@ -8,41 +8,35 @@
  * objects rather than a suspended async call chain (docs/performance.md, "Memory per idle SSE stream").
  */
 import type { FastifyBaseLogger, FastifyReply } from 'fastify'
-import { symbols as pinoSymbols } from 'pino'
-import { fromEngineError } from '../../plugins/app/engine/errors.js'
-import { encodeCursor } from './cursor.js'
+import { fromEngineError } from '../engine/errors.js'
+import { RETRY_MS, compactForLife, type OpenStream, type StreamRegistry } from '../../../lib/http/sse.js'
+import { validationError, type Issue } from '../../../lib/api-error.js'
+import { decodeCursor, encodeCursor } from './cursor.js'
 import type { Batch } from './batch.js'
 import type { HistoryHubs } from './hubs.js'
 import type { HubEnd, Subscription, SubscriptionSink } from './subscription.js'
-import type { RunRef } from '../../plugins/app/runs/run-history.js'
-import type { HistoryStreamDone, HistoryStreamServerError, HistoryWorkflow } from '../../schemas/history.js'
-
-/** Reconnect delay hinted to EventSource: short, a resume costs one describe and a buffer replay. */
-export const RETRY_MS = 2000
+import type { RunRef } from '../runs/run-history.js'
+import type { HistoryStreamDone, HistoryStreamServerError } from '../../../schemas/history.js'
+import type { Runs } from '../runs/runs.js'
+import { historyWorkflowOf } from '../runs/execution.js'
 
 const HEARTBEAT = ': heartbeat\n\n'
 
-/** An open stream as the registry of plugins/external/sse.ts sees it. */
-export interface OpenStream {
-  /** Ends the stream now (shutdown). */
-  stop: () => void
-  /** Writes a heartbeat comment. */
-  heartbeat: () => void
-}
-
-/** Where open streams register so shutdown can end them and one timer can keep them all alive (plugins/external/sse.ts). */
-export interface StreamRegistry {
-  add: (stream: OpenStream) => void
-  delete: (stream: OpenStream) => void
-}
-
-export interface StreamSession {
-  reply: FastifyReply
+export interface StreamDeps {
+  runs: Pick<Runs, 'describeRun' | 'readAttention'>
   hubs: HistoryHubs
   streams: StreamRegistry
-  info: HistoryWorkflow
-  /** Last event the client has (0 = none). */
-  position: number
+}
+
+export interface StreamRequest {
+  reply: FastifyReply
+  workflowId: string
+  /** Pins the run (the pinned route); absent = the run named by the cursor, else the run current now. */
+  runId?: string
+  /** The client's Last-Event-ID, a cursor (absent = from the run's first event). */
+  lastEventId?: string
+  /** Where the Last-Event-ID was sent, for the errors about it. */
+  issue: Omit<Issue, 'message'>
   includePayloads: boolean
 }
 
@@ -51,21 +45,6 @@ function serverError (err: unknown, { workflowId, runId }: RunRef, log: FastifyB
   if (known) return { error: known.error, message: known.message, workflowId, runId }
   log.error({ err, workflowId, runId }, 'history stream failed')
   return { error: 'InternalServerError', message: 'The history stream failed', workflowId, runId }
-}
-
-/**
- * Strings a stream keeps for its whole life, built as ropes of concatenated pieces; reading one
- * character makes V8 flatten a rope into a single string, and the pieces go:
- * - the response head Node wrote (`ServerResponse#_header`, internal): about 25 pieces, some 800
- *   bytes per stream, 250 once flat;
- * - the request logger's bindings (pino's `chindings`, built by appending `,"key":value` per
- *   binding): the request id and the run ids (plugins/external/run-log.ts), some 250 bytes saved.
- * Without those properties (another Node or pino) this does nothing.
- */
-export function compactForLife (reply: FastifyReply): void {
-  const head = (reply.raw as unknown as { _header?: unknown })._header
-  const bindings = (reply.log as unknown as Record<symbol, unknown>)[pinoSymbols.chindingsSym]
-  for (const rope of [head, bindings]) if (typeof rope === 'string') rope.charCodeAt(0)
 }
 
 /**
@@ -128,15 +107,35 @@ class RunStream implements SubscriptionSink, OpenStream {
   }
 }
 
-/** Sends the `workflow` frame, then leaves the stream to its subscription; resolves once it runs on its own. */
-export async function streamRun ({ reply, hubs, streams, info, position, includePayloads }: StreamSession): Promise<void> {
+/**
+ * Everything that can fail as JSON (cursor, run lookup, 204 after `done`) happens before the first
+ * SSE byte; afterwards failures are `server_error` events. Sends the `workflow` frame, then leaves
+ * the stream to its subscription; resolves once it runs on its own.
+ */
+export async function streamRun ({ runs, hubs, streams }: StreamDeps, { reply, workflowId, runId, lastEventId, issue, includePayloads }: StreamRequest): Promise<void> {
+  const cursor = lastEventId === undefined ? undefined : decodeCursor(lastEventId)
+  if (lastEventId !== undefined && !cursor) throw validationError([{ ...issue, message: 'Not an event id of this API' }])
+  if (cursor && runId && cursor.runId !== runId.toLowerCase()) {
+    // A cursor naming a run this workflow does not have is a 404 like any unknown run; one of another run of it, a 400.
+    await runs.describeRun({ workflowId, runId: cursor.runId })
+    throw validationError([{ ...issue, message: 'The event id belongs to another run' }])
+  }
+  // The unpinned route follows the run named by the cursor, else the run current now.
+  const execution = await runs.describeRun({ workflowId, runId: runId ?? cursor?.runId })
+  const attention = await runs.readAttention({ workflowId, runId: execution.runId }, execution.workflowTaskAttempt)
+  const info = { ...historyWorkflowOf(execution), attention }
+  if (cursor && cursor.eventId > info.historyLength) throw validationError([{ ...issue, message: 'The event id is ahead of the run\'s history' }])
+  if (cursor?.done) {
+    await reply.code(204).send()
+    return
+  }
   await reply.sse.send({ event: 'workflow', data: info, retry: RETRY_MS })
   if (!reply.sse.isConnected) return
   compactForLife(reply)
   reply.sse.keepAlive()
   const stream = new RunStream(reply, includePayloads, hubs, streams)
   // Subscribed first, so that a registry already shutting down (which stops what is added) ends the subscription too.
-  stream.subscription = hubs.subscribe(info.workflowId, info.runId, position, stream)
+  stream.subscription = hubs.subscribe(info.workflowId, info.runId, cursor?.eventId ?? 0, stream)
   reply.sse.onClose(() => stream.closed())
   streams.add(stream)
 }

@@ -6,18 +6,9 @@
  * form the engine itself parses calendars from.
  */
 import type { ScheduleOverlapPolicy, ScheduleSpec } from '@temporalio/client'
-import { validationError, type Issue } from '../api-error.js'
-import type { Duration, OverlapPolicy, SchedulePolicies, ScheduleSpecBody } from '../../schemas/schedules.js'
-
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const
-
-/** Milliseconds of a Duration (the schema checked its shape). */
-export function durationMs (value: Duration): number {
-  if (typeof value === 'number') return value
-  const m = /^(\d+)(ms|s|m|h|d)$/.exec(value)
-  if (!m) throw validationError([{ path: '/', in: 'body', message: `${value} is not a duration` }])
-  return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS]
-}
+import { validationError, type Issue } from '../../../lib/api-error.js'
+import { durationMs } from '../../../lib/duration.js'
+import type { OverlapPolicy, SchedulePolicies, ScheduleSpecBody } from '../../../schemas/schedules.js'
 
 /** The engine's smallest interval, and its smallest catch-up window (it raises smaller ones silently). */
 const MIN_INTERVAL_MS = 1000
@@ -76,7 +67,7 @@ export function cronProblem (cron: string): string | undefined {
     if (PREDEFINED.has(text.toLowerCase())) return undefined
     const every = /^@every\s+(\d+)(ms|s|m|h)$/i.exec(text)
     if (!every) return `"${text}" is not one of ${[...PREDEFINED].join(', ')} or "@every <n><ms|s|m|h>"`
-    return Number(every[1]) * UNIT_MS[every[2].toLowerCase() as keyof typeof UNIT_MS] < MIN_INTERVAL_MS ? '@every must be at least 1s' : undefined
+    return durationMs(`${every[1]}${every[2].toLowerCase()}`) < MIN_INTERVAL_MS ? '@every must be at least 1s' : undefined
   }
   const fields = text.split(/\s+/)
   const layout = fields.length === 5 ? FIVE : fields.length === 6 ? SIX : fields.length === 7 ? SEVEN : undefined

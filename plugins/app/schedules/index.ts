@@ -1,0 +1,19 @@
+/**
+ * The schedules concept (schedules.ts): `fastify.schedules`.
+ */
+import fp from 'fastify-plugin'
+import { createSchedules, type Schedules } from './schedules.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    schedules: Schedules
+  }
+}
+
+export default fp(async (fastify) => {
+  fastify.decorate('schedules', createSchedules({
+    engine: fastify.engine,
+    defaultCatalog: fastify.config.SERVICE_CATALOG_ID,
+    checkWorkflow: fastify.starts.checkedWorkflow
+  }))
+}, { name: 'schedules', dependencies: ['engine', 'starts'] })
