@@ -6,7 +6,7 @@
  * carries the attempt number and the previous attempt's failure), so retries show up then.
  */
 import type { FlowportClient } from '@flowport/client'
-import { foldSteps, LOCAL_ACTIVITY_MARKER, localStepMarkerOf, parseActivityType, stepIdOf, type StepHistoryEvent, type Steps } from '@flowport/core/steps'
+import { foldSteps, LOCAL_ACTIVITY_MARKER, localStepMarkerOf, stepIdOf, type StepHistoryEvent, type Steps } from '@flowport/core/steps'
 import { paint, type Style } from './output.js'
 
 export type FollowEvent = ReturnType<FlowportClient['follow']> extends AsyncIterable<infer E> ? E : never
@@ -98,13 +98,12 @@ export class ProgressRenderer {
       }
       case 'MARKER_RECORDED': {
         // A local step (docs/performance.md) leaves one marker when it ends, nothing before; its
-        // data is decoded only when the stream includes payloads. Every marker is shown, also one
-        // of an attempt the SDK retries after a backoff.
+        // data is decoded only when the stream includes payloads. A decoded marker the fold skips
+        // is an attempt the SDK retries after a backoff: its step has not ended.
         const marker = event.markerRecordedEventAttributes
-        if (marker?.markerName !== LOCAL_ACTIVITY_MARKER) break
-        const data = localStepMarkerOf(marker)
-        const name = data === null ? 'a local step' : `step ${parseActivityType(data.activity_type).step} (local)`
-        const on = data?.attempt !== undefined && data.attempt > 1 ? ` on attempt ${data.attempt}` : ''
+        if (marker?.markerName !== LOCAL_ACTIVITY_MARKER || (step === undefined && localStepMarkerOf(marker) !== null)) break
+        const name = step === undefined ? 'a local step' : `step ${step.name} (local)`
+        const on = attempt > 1 ? ` on attempt ${attempt}` : ''
         if (a.failure) this.line('✗', 'red', `${name} failed${on}: ${a.failure.cause?.message ?? a.failure.message ?? 'unknown error'}`, e.eventTime)
         else this.line('✓', 'green', `${name} completed${on}`, e.eventTime)
         break

@@ -31,6 +31,8 @@ export interface Step {
   type: string
   /** The step's name (the `step` of `workflow#step`), or the child's workflow type. */
   name: string
+  /** The step's activity id (a local step's from its marker); null for a child. */
+  activityId: string | null
   /** Run inside the workflow task (a local step): the engine recorded only its marker when it ended. */
   local: boolean
   status: StepStatus
@@ -40,6 +42,8 @@ export interface Step {
   lastFailure: string | null
   /** The failure message of a call that ended in failure. */
   error: string | null
+  /** Id of the event that started the attempt running or last run (ActivityTaskStarted, ChildWorkflowExecutionStarted); null until one did. */
+  startId: string | null
   /** Id of the event that ended the call; null while it is open. */
   endId: string | null
   /** Called after the run was asked to stop (its cleanup). */
@@ -74,7 +78,7 @@ interface Marker { markerName?: string | null, failure?: Failure | null, details
 export interface StepHistoryEvent {
   eventId?: Id
   eventTime?: unknown
-  activityTaskScheduledEventAttributes?: { activityType?: { name?: string | null } | null } | null
+  activityTaskScheduledEventAttributes?: { activityId?: string | null, activityType?: { name?: string | null } | null } | null
   activityTaskStartedEventAttributes?: { scheduledEventId?: Id, attempt?: number | null, lastFailure?: Failure | null } | null
   activityTaskCompletedEventAttributes?: Ending | null
   activityTaskFailedEventAttributes?: Ending | null
@@ -129,11 +133,13 @@ const newStep = (event: StepHistoryEvent, kind: Step['kind'], type: string, clea
   kind,
   type,
   name: kind === 'step' ? parseActivityType(type).step : type,
+  activityId: null,
   local: false,
   status: 'scheduled',
   attempt: null,
   lastFailure: null,
   error: null,
+  startId: null,
   endId: null,
   cleanup,
   child: null,
@@ -169,24 +175,25 @@ export function foldSteps (state: Steps, events: Iterable<StepHistoryEvent>, opt
     if (event.workflowExecutionCancelRequestedEventAttributes) {
       cancel = true
     } else if (scheduled) {
-      steps.set(idOf(event.eventId), newStep(event, 'step', scheduled.activityType?.name ?? '?', cancel))
+      const step = newStep(event, 'step', scheduled.activityType?.name ?? '?', cancel)
+      steps.set(step.id, { ...step, activityId: scheduled.activityId ?? null })
     } else if (initiated) {
       const step = newStep(event, 'child', initiated.workflowType?.name ?? '?', cancel)
       steps.set(step.id, { ...step, child: { workflowId: initiated.workflowId ?? '', runId: null } })
     } else if (started) {
       const id = idOf(started.scheduledEventId)
-      update(id, { status: 'running', attempt: started.attempt ?? steps.get(id)?.attempt ?? null, lastFailure: started.lastFailure?.message ?? null })
+      update(id, { status: 'running', attempt: started.attempt ?? steps.get(id)?.attempt ?? null, lastFailure: started.lastFailure?.message ?? null, startId: idOf(event.eventId) })
     } else if (childStarted) {
       const id = idOf(childStarted.initiatedEventId)
       const child = steps.get(id)?.child
-      update(id, { status: 'running', child: { workflowId: childStarted.workflowExecution?.workflowId ?? child?.workflowId ?? '', runId: childStarted.workflowExecution?.runId ?? null } })
+      update(id, { status: 'running', startId: idOf(event.eventId), child: { workflowId: childStarted.workflowExecution?.workflowId ?? child?.workflowId ?? '', runId: childStarted.workflowExecution?.runId ?? null } })
     } else if (event.markerRecordedEventAttributes) {
       const marker = event.markerRecordedEventAttributes
       const local = (options.localStep ?? localStepMarkerOf)(marker)
       // A marker with a backoff is an attempt the SDK retries later, under the same activity id.
       if (local === null || local.backoff != null) continue
       const step = newStep(event, 'step', local.activity_type, cancel)
-      steps.set(step.id, { ...step, local: true, status: marker.failure ? 'failed' : 'completed', attempt: local.attempt ?? null, error: marker.failure?.message ?? null, endId: step.id })
+      steps.set(step.id, { ...step, activityId: local.activity_id ?? null, local: true, status: marker.failure ? 'failed' : 'completed', attempt: local.attempt ?? null, error: marker.failure?.message ?? null, endId: step.id })
     } else {
       for (const [field, status] of ENDINGS) {
         const ending = event[field]

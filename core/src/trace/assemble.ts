@@ -10,9 +10,9 @@ import protoRoot from '@temporalio/proto'
 import { defaultFailureConverter, defaultPayloadConverter } from '@temporalio/common'
 import { tsToDate } from '@temporalio/common/lib/time.js'
 import { failureDetails } from '../failure-chain.js'
-import { localStepMarkerData, type LocalActivityMarkerData, type LocalStepResult } from '../local-step.js'
+import { localStepMarkerData, type LocalStepResult } from '../local-step.js'
 import { STARTED_BY_MEMO_KEY } from '../contract.js'
-import { parseActivityType } from '../steps.js'
+import { stepsOf, type Step } from '../steps.js'
 import {
   TRACE_VERSION, type AttemptRecord, type Trace, type TraceAttempt, type TraceError, type TraceNode, type TraceOutcome, type TraceWorkflow
 } from './schema.js'
@@ -74,26 +74,26 @@ function traceError (failure: Failure | null | undefined): TraceError | null {
 
 const closeError = (name: string, message: string): TraceError => ({ name, message, retryable: false, cause: null })
 
-interface OpenNode extends TraceNode {
-  activityId?: string
-  lastAttempt?: number
-  lastFailure?: TraceError | null
-}
-
-/** What a local step's marker says: the SDK's marker data, and the step's own result on success. */
-interface LocalStep { data: LocalActivityMarkerData, result: LocalStepResult | null, failure: Failure | null }
-
-function localStepOf (marker: Marker): LocalStep | null {
-  const data = localStepMarkerData(marker)
-  if (data === null) return null
-  return { data, result: decode(marker.details?.result) as LocalStepResult | null, failure: marker.failure ?? null }
-}
-
 /** A failed local step's outcome, from the kind of failure its marker holds. */
 function localOutcome (failure: Failure): TraceOutcome {
   if (failure.canceledFailureInfo) return 'canceled'
   if (failure.timeoutFailureInfo) return 'timed_out'
   return 'failed'
+}
+
+/** What the event that ended a step or child says beyond its status (steps.ts): its output, or its error. */
+function endingOf (end: HistoryEvent | undefined): { output: unknown, error: TraceError | null } {
+  const output = decode(end?.activityTaskCompletedEventAttributes?.result ?? end?.childWorkflowExecutionCompletedEventAttributes?.result)
+  const failed = end?.activityTaskFailedEventAttributes ?? end?.activityTaskTimedOutEventAttributes ?? end?.childWorkflowExecutionFailedEventAttributes
+  const startFailed = end?.startChildWorkflowExecutionFailedEventAttributes
+  let error: TraceError | null = null
+  if (failed) error = traceError(failed.failure)
+  else if (end?.activityTaskCanceledEventAttributes) error = closeError('CanceledFailure', 'The step was canceled')
+  else if (startFailed) error = closeError('StartChildWorkflowExecutionFailed', `The child could not start (cause ${String(startFailed.cause)})`)
+  else if (end?.childWorkflowExecutionCanceledEventAttributes) error = closeError('CanceledFailure', 'The child run was canceled')
+  else if (end?.childWorkflowExecutionTimedOutEventAttributes) error = closeError('TimeoutFailure', 'The child run timed out')
+  else if (end?.childWorkflowExecutionTerminatedEventAttributes) error = closeError('TerminatedFailure', 'The child run was terminated')
+  return { output, error }
 }
 
 export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueBytes }: AssembleOptions): Trace {
@@ -125,130 +125,10 @@ export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueByt
     error: null
   }
 
-  const nodes: OpenNode[] = []
-  const byEvent = new Map<string, OpenNode>()
-  const scheduledBy = (id: unknown) => byEvent.get(String(id))
-  /** A call workflow code made (scheduled step or evaluator, initiated child), open until its close event. */
-  const call = (event: HistoryEvent, node: Pick<OpenNode, 'id' | 'kind' | 'name' | 'type' | 'child' | 'activityId'> & { input: Payloads | null | undefined }): OpenNode => {
-    const open: OpenNode = {
-      ...node,
-      phase: workflow.stopRequestedTime === null ? 'run' : 'cleanup',
-      status: 'running',
-      scheduledTime: iso(event.eventTime),
-      startTime: null,
-      endTime: null,
-      input: cap(decode(node.input)),
-      output: null,
-      error: null,
-      attempts: [],
-      evaluation: null
-    }
-    nodes.push(open)
-    byEvent.set(String(event.eventId), open)
-    return open
-  }
-  const close = (node: OpenNode | undefined, event: HistoryEvent, status: TraceOutcome, error: TraceError | null = null, output: unknown = null) => {
-    if (!node) return
-    Object.assign(node, { status, error, output: cap(output), endTime: iso(event.eventTime) })
-  }
-
-  /**
-   * A local step: one marker when it finished (the engine saw nothing before). Its input and
-   * times come from its result, or for a failed one from the worker's record of the last attempt.
-   */
-  const localNode = (event: HistoryEvent, { data, result, failure }: LocalStep) => {
-    const type = data.activity_type
-    const records = attempts.filter((r) => r.activityId === data.activity_id).sort((a, b) => a.attempt - b.attempt)
-    const lastRecord = records.find((r) => r.attempt === data.attempt)
-    const node = call(event, {
-      id: `${runId}/${data.activity_id}`,
-      kind: isEvaluator(type) ? 'evaluator' : 'step',
-      name: parseActivityType(type).step,
-      type,
-      input: null,
-      child: null,
-      activityId: data.activity_id
-    })
-    const startTime = result?.startTime ?? lastRecord?.startTime ?? null
-    Object.assign(node, {
-      input: cap(result !== null ? result.input : lastRecord?.input ?? null),
-      // Like a regular step's: when the first attempt began (the last attempt's start is `startTime`).
-      scheduledTime: records[0]?.startTime ?? startTime ?? node.scheduledTime,
-      startTime,
-      lastAttempt: data.attempt
-    })
-    if (failure === null) close(node, event, 'completed', null, result?.output ?? null)
-    else close(node, event, localOutcome(failure), traceError(failure))
-    if (result !== null) node.endTime = result.endTime
-    else if (lastRecord) node.endTime = lastRecord.endTime
-  }
-
   for (const event of events) {
     const time = iso(event.eventTime)
     const a = event
-    if (a.activityTaskScheduledEventAttributes) {
-      const { activityId, activityType, input } = a.activityTaskScheduledEventAttributes
-      const type = activityType?.name ?? ''
-      call(event, {
-        id: `${runId}/${activityId ?? event.eventId}`,
-        kind: isEvaluator(type) ? 'evaluator' : 'step',
-        name: parseActivityType(type).step,
-        type,
-        input,
-        child: null,
-        activityId: activityId ?? ''
-      })
-    } else if (a.activityTaskStartedEventAttributes) {
-      const { scheduledEventId, attempt, lastFailure } = a.activityTaskStartedEventAttributes
-      const node = scheduledBy(scheduledEventId)
-      if (node) Object.assign(node, { startTime: time, lastAttempt: attempt ?? 1, lastFailure: traceError(lastFailure) })
-    } else if (a.activityTaskCompletedEventAttributes) {
-      const { scheduledEventId, result } = a.activityTaskCompletedEventAttributes
-      close(scheduledBy(scheduledEventId), event, 'completed', null, decode(result))
-    } else if (a.activityTaskFailedEventAttributes) {
-      const { scheduledEventId, failure } = a.activityTaskFailedEventAttributes
-      close(scheduledBy(scheduledEventId), event, 'failed', traceError(failure))
-    } else if (a.activityTaskTimedOutEventAttributes) {
-      const { scheduledEventId, failure } = a.activityTaskTimedOutEventAttributes
-      close(scheduledBy(scheduledEventId), event, 'timed_out', traceError(failure))
-    } else if (a.activityTaskCanceledEventAttributes) {
-      const { scheduledEventId } = a.activityTaskCanceledEventAttributes
-      close(scheduledBy(scheduledEventId), event, 'canceled', closeError('CanceledFailure', 'The step was canceled'))
-    } else if (a.markerRecordedEventAttributes) {
-      const local = localStepOf(a.markerRecordedEventAttributes)
-      // A marker with a backoff is an attempt the SDK retries later, under the same activity id.
-      if (local && local.data.backoff == null) localNode(event, local)
-    } else if (a.startChildWorkflowExecutionInitiatedEventAttributes) {
-      const { workflowId, workflowType, input } = a.startChildWorkflowExecutionInitiatedEventAttributes
-      const name = workflowType?.name ?? ''
-      call(event, {
-        id: `${runId}/child/${String(event.eventId)}`,
-        kind: 'child',
-        name,
-        type: name,
-        input,
-        child: { workflowId: workflowId ?? '', runId: null, workflowName: name }
-      })
-    } else if (a.startChildWorkflowExecutionFailedEventAttributes) {
-      const { initiatedEventId, cause } = a.startChildWorkflowExecutionFailedEventAttributes
-      close(scheduledBy(initiatedEventId), event, 'failed', closeError('StartChildWorkflowExecutionFailed', `The child could not start (cause ${String(cause)})`))
-    } else if (a.childWorkflowExecutionStartedEventAttributes) {
-      const { initiatedEventId, workflowExecution } = a.childWorkflowExecutionStartedEventAttributes
-      const node = scheduledBy(initiatedEventId)
-      if (node?.child) Object.assign(node, { startTime: time, child: { ...node.child, runId: workflowExecution?.runId ?? null } })
-    } else if (a.childWorkflowExecutionCompletedEventAttributes) {
-      const { initiatedEventId, result } = a.childWorkflowExecutionCompletedEventAttributes
-      close(scheduledBy(initiatedEventId), event, 'completed', null, decode(result))
-    } else if (a.childWorkflowExecutionFailedEventAttributes) {
-      const { initiatedEventId, failure } = a.childWorkflowExecutionFailedEventAttributes
-      close(scheduledBy(initiatedEventId), event, 'failed', traceError(failure))
-    } else if (a.childWorkflowExecutionCanceledEventAttributes) {
-      close(scheduledBy(a.childWorkflowExecutionCanceledEventAttributes.initiatedEventId), event, 'canceled', closeError('CanceledFailure', 'The child run was canceled'))
-    } else if (a.childWorkflowExecutionTimedOutEventAttributes) {
-      close(scheduledBy(a.childWorkflowExecutionTimedOutEventAttributes.initiatedEventId), event, 'timed_out', closeError('TimeoutFailure', 'The child run timed out'))
-    } else if (a.childWorkflowExecutionTerminatedEventAttributes) {
-      close(scheduledBy(a.childWorkflowExecutionTerminatedEventAttributes.initiatedEventId), event, 'terminated', closeError('TerminatedFailure', 'The child run was terminated'))
-    } else if (a.workflowExecutionCancelRequestedEventAttributes) {
+    if (a.workflowExecutionCancelRequestedEventAttributes) {
       workflow.stopRequestedTime ??= time
     } else if (a.workflowTaskFailedEventAttributes) {
       // A reset marks its point with this failure; a history may hold copies of earlier resets' marks.
@@ -265,18 +145,66 @@ export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueByt
     }
   }
 
-  finishOpenNodes(nodes, workflow)
+  const byId = new Map(events.map((e) => [String(e.eventId), e]))
+  const eventOf = (id: string | null) => id === null ? undefined : byId.get(id)
+  /** A call workflow code made (step or evaluator, local step, child), as the fold of the history (steps.ts) tells it. */
+  const nodeOf = (step: Step): TraceNode => {
+    const begin = eventOf(step.id)
+    const { output, error } = endingOf(eventOf(step.endId))
+    const node: TraceNode = {
+      id: step.kind === 'child' ? `${runId}/child/${step.id}` : `${runId}/${step.activityId ?? step.id}`,
+      kind: step.kind === 'child' ? 'child' : isEvaluator(step.type) ? 'evaluator' : 'step',
+      name: step.name,
+      type: step.type,
+      input: cap(decode(begin?.activityTaskScheduledEventAttributes?.input ?? begin?.startChildWorkflowExecutionInitiatedEventAttributes?.input)),
+      child: step.child && { ...step.child, workflowName: step.name },
+      phase: step.cleanup ? 'cleanup' : 'run',
+      status: step.status === 'scheduled' || step.status === 'running' ? 'running' : step.status,
+      scheduledTime: iso(begin?.eventTime),
+      startTime: iso(eventOf(step.startId)?.eventTime),
+      endTime: iso(eventOf(step.endId)?.eventTime),
+      output: cap(output),
+      error,
+      attempts: [],
+      evaluation: null
+    }
+    return step.local && begin?.markerRecordedEventAttributes ? localNode(node, step, begin.markerRecordedEventAttributes) : node
+  }
+  /**
+   * A local step: one marker when it finished (the engine saw nothing before). Its input and
+   * times come from its result, or for a failed one from the worker's record of the last attempt.
+   */
+  const localNode = (node: TraceNode, step: Step, marker: Marker): TraceNode => {
+    const result = decode(marker.details?.result) as LocalStepResult | null
+    const records = attempts.filter((r) => r.activityId === step.activityId).sort((a, b) => a.attempt - b.attempt)
+    const lastRecord = records.find((r) => r.attempt === step.attempt)
+    const startTime = result?.startTime ?? lastRecord?.startTime ?? null
+    return Object.assign(node, {
+      input: cap(result !== null ? result.input : lastRecord?.input ?? null),
+      // Like a regular step's: when the first attempt began (the last attempt's start is `startTime`).
+      scheduledTime: records[0]?.startTime ?? startTime ?? node.scheduledTime,
+      startTime,
+      endTime: result?.endTime ?? lastRecord?.endTime ?? node.endTime,
+      status: marker.failure ? localOutcome(marker.failure) : 'completed',
+      output: marker.failure ? null : cap(result?.output ?? null),
+      error: traceError(marker.failure)
+    })
+  }
+
+  const calls = stepsOf(events, { localStep: localStepMarkerData }).map((step) => ({ step, node: nodeOf(step) }))
+  finishOpenNodes(calls.map((c) => c.node), workflow)
   const recorded = groupAttempts(attempts)
-  const finished: TraceNode[] = nodes.map(({ activityId, lastAttempt, lastFailure, ...node }) => {
-    if (activityId !== undefined) node.attempts = attemptsOf(node, recorded.get(activityId), lastAttempt, lastFailure ?? null)
+  const nodes = calls.map(({ step, node }) => {
+    const lastFailure = traceError(eventOf(step.startId)?.activityTaskStartedEventAttributes?.lastFailure)
+    if (step.kind === 'step') node.attempts = attemptsOf(node, recorded.get(step.activityId ?? ''), step.attempt ?? undefined, lastFailure)
     if (node.kind === 'evaluator' && node.status === 'completed') node.evaluation = evaluationOf(node.output)
     return node
   })
   return {
     version: TRACE_VERSION,
     workflow,
-    nodes: finished,
-    evaluations: finished.flatMap((n) => n.evaluation === null
+    nodes,
+    evaluations: nodes.flatMap((n) => n.evaluation === null
       ? []
       : [{ nodeId: n.id, evaluator: n.name, score: n.evaluation.score, reasoning: n.evaluation.reasoning ?? null }])
   }
@@ -308,7 +236,7 @@ function closeRun (workflow: TraceWorkflow, event: HistoryEvent, cap: (v: unknow
 }
 
 /** A call still open when its run closed shares the run's fate (the engine abandons it). */
-function finishOpenNodes (nodes: OpenNode[], workflow: TraceWorkflow): void {
+function finishOpenNodes (nodes: TraceNode[], workflow: TraceWorkflow): void {
   if (workflow.status === 'running') return
   const fate: TraceOutcome = workflow.status === 'terminated' || workflow.status === 'timed_out' ? workflow.status : 'canceled'
   for (const node of nodes) {
