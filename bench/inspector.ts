@@ -31,7 +31,7 @@ const base = (await app.listen({ port: 0, host: '127.0.0.1' })).replace(/\/$/, '
 // 1. The JavaScript the page loads, as the API serves it.
 const uiDir = fileURLToPath(new URL('../ui/', import.meta.url))
 const files: Array<{ name: string, body: Buffer }> = readdirSync(uiDir).filter((f) => f.endsWith('.js')).map((f) => ({ name: f, body: readFileSync(uiDir + f) }))
-for (const vendor of ['preact.mjs', 'htm.mjs', 'client.mjs']) {
+for (const vendor of ['preact.mjs', 'htm.mjs', 'client.mjs', 'core.mjs']) {
   const res = await app.inject({ method: 'GET', url: `/ui/vendor/${vendor}` })
   files.push({ name: `vendor/${vendor}`, body: res.rawPayload })
 }

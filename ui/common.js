@@ -2,6 +2,7 @@
 // properties here: nothing is parsed as HTML.
 import { html } from './html.js'
 import { pretty } from './schema.js'
+import { formatDuration } from './vendor/core.mjs'
 
 export const Json = ({ value, label }) => html`<pre class="json" aria-label=${label}>${value === undefined ? '—' : pretty(value)}</pre>`
 
@@ -9,13 +10,8 @@ export const Status = ({ status }) => html`<span class=${`status status-${status
 
 export const time = (iso) => (iso ? new Date(iso).toLocaleString() : '—')
 
-export function duration (fromIso, toIso) {
-  if (!fromIso || !toIso) return ''
-  const ms = Date.parse(toIso) - Date.parse(fromIso)
-  if (ms < 1000) return `${ms} ms`
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`
-  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`
-}
+/** From one ISO time to another, for people (core/src/duration.ts); empty while either is missing. */
+export const duration = (fromIso, toIso) => (fromIso && toIso ? formatDuration(Date.parse(toIso) - Date.parse(fromIso)) : '')
 
 /** An API error as the API worded it: `name: message`, plus validation issues when there are any. */
 export function Problem ({ error }) {

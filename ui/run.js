@@ -4,10 +4,13 @@
 import { html, Component } from './html.js'
 import { client } from './session.js'
 import { live } from './live.js'
-import { foldEvents } from './steps.js'
+import { foldSteps, isTerminalStatus } from './vendor/core.mjs'
 import { Timeline } from './timeline.js'
 import { Handlers } from './handlers.js'
 import { Json, Problem, Status, duration, go, runHref, streamState, time } from './common.js'
+
+/** The live step list's reading of history (core/src/steps.ts): activity and child calls, no local step markers. */
+const NO_LOCAL_STEPS = { localStep: () => null }
 
 /** `workersPolling` in words: null when the API could not tell (the engine did not answer). */
 const pollingText = (polling) => (polling === true ? 'yes' : polling === false ? 'no: the run waits until a worker polls its catalog' : 'unknown')
@@ -50,7 +53,7 @@ export class RunView extends Component {
       this.followHistory()
       this.refreshTrace()
       client().input(workflowId, { runId: this.runId }).then((r) => this.setState({ input: r.input }), () => {})
-      if (status.status !== 'running') this.readResult()
+      if (isTerminalStatus(status.status)) this.readResult()
       client().catalog(status.catalog).then((catalog) => {
         const workflow = catalog.workflows.find((w) => w.name === status.workflowName || w.aliases.includes(status.workflowName))
         this.setState({ workflow: workflow ?? null })
@@ -65,7 +68,8 @@ export class RunView extends Component {
       onEvent: ({ event, data }) => {
         if (event === 'history') {
           // An updater: batches can arrive faster than renders, and this.state lags behind until the next one.
-          this.setState((state) => ({ ...foldEvents(state.steps, data, state.cancelRequested), events: state.events + data.length }))
+          // Local steps stay out of the live list (they show on the timeline, from the trace).
+          this.setState((state) => ({ ...foldSteps(state, data, NO_LOCAL_STEPS), events: state.events + data.length }))
           this.scheduleTrace()
         } else if (event === 'done') {
           this.finished()
@@ -131,7 +135,8 @@ export class RunView extends Component {
     if (s.error && !s.status) return html`<${Problem} error=${s.error} />`
     if (!s.status) return html`<p class="muted">Reading the run…</p>`
     const { status, result, trace } = s
-    const running = status.status === 'running'
+    // Open, not only running: a paused run can still be stopped, terminated and signalled.
+    const running = !isTerminalStatus(status.status)
     const w = trace?.trace.workflow
     const children = trace ? trace.trace.nodes.filter((n) => n.kind === 'child' && n.child) : []
     const seg = encodeURIComponent

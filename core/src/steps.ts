@@ -1,7 +1,7 @@
 /**
  * A run's steps rebuilt from its history events: each call of a step or evaluator (the activity
  * `workflow#step`, or a local step's marker) and of a child workflow, with its state and attempt.
- * One reading for every place that shows or uses steps: the inspector (ui/steps.js, folding events
+ * One reading for every place that shows or uses steps: the inspector (ui/run.js, folding events
  * as the SSE stream delivers them), the CLI's live progress (cli/client/progress.ts), the reset
  * point (lib/reset-point.ts) and the trace (core/src/trace/assemble.ts).
  *

@@ -1,8 +1,9 @@
 /**
  * The run inspector (docs/inspector.md): a static page at /ui that talks only to the public API.
  * Its own modules come from ui/, Preact and htm as the ES modules their packages ship, and the
- * workspace packages it uses (@flowport/client: the API client and its resuming SSE reader) as
- * browser ES modules esbuild bundles once per process, at their first request (no build step).
+ * workspace packages it uses (@flowport/client: the API client and its resuming SSE reader;
+ * @flowport/core: a run's steps, durations, terminal statuses) as browser ES modules esbuild
+ * bundles once per process, at their first request (no build step).
  * Every response under /ui carries a strict Content-Security-Policy: scripts, styles and
  * connections from this origin only, no inline script, no plugins, no framing. The routes are
  * hidden from the OpenAPI document (they are a page, not API operations) and open without a
@@ -28,33 +29,37 @@ const VENDOR: Record<string, string> = {
 }
 
 /**
- * The workspace packages the page imports, bundled for the browser, by the name it imports them
- * under (ui/session.js imports ./vendor/client.mjs). The entry resolves as this process resolves
- * it: the TypeScript sources under `--conditions=flowport-source` (npm start, tests), the package's
- * dist in the built image; its dependencies come from node_modules.
+ * The workspace modules the page imports, bundled for the browser, by the name it imports them
+ * under (ui/session.js imports ./vendor/client.mjs): one bundle re-exports everything its modules
+ * export. Each module resolves as this process resolves it: the TypeScript sources under
+ * `--conditions=flowport-source` (npm start, tests), the package's dist in the built image; their
+ * dependencies come from node_modules. core.mjs holds only core's pure modules (no Node built-in,
+ * S3 or OpenTelemetry code: the rest of @flowport/core is the server's).
  */
-const BUNDLED: Record<string, string> = {
-  'client.mjs': '@flowport/client'
+const BUNDLED: Record<string, string[]> = {
+  'client.mjs': ['@flowport/client'],
+  'core.mjs': ['@flowport/core/steps', '@flowport/core/duration', '@flowport/core/run-status']
 }
 
 /** Each bundle once per process, at its first request (most apps, every test's, never serve one); a failed one is tried again. */
 const bundles = new Map<string, Promise<string>>()
 
-function browserModule (specifier: string): Promise<string> {
-  let bundle = bundles.get(specifier)
+function browserModule (file: string, specifiers: string[]): Promise<string> {
+  let bundle = bundles.get(file)
   if (bundle === undefined) {
+    const entry = specifiers.map((specifier) => `export * from ${JSON.stringify(fileURLToPath(import.meta.resolve(specifier)))}`)
     bundle = build({
-      entryPoints: [fileURLToPath(import.meta.resolve(specifier))],
+      stdin: { contents: entry.join('\n'), resolveDir: UI_ROOT, sourcefile: file },
       bundle: true,
       format: 'esm',
       platform: 'browser',
       write: false,
       logLevel: 'silent'
     }).then((result) => result.outputFiles[0]!.text, (error: unknown) => {
-      bundles.delete(specifier) // the next request tries again
+      bundles.delete(file) // the next request tries again
       throw error
     })
-    bundles.set(specifier, bundle)
+    bundles.set(file, bundle)
   }
   return bundle
 }
@@ -91,10 +96,10 @@ export default async function ui (fastify: FastifyInstance): Promise<void> {
     defaultCatalog: config.SERVICE_CATALOG_ID
   }))
 
-  for (const [file, specifier] of Object.entries(BUNDLED)) {
+  for (const [file, specifiers] of Object.entries(BUNDLED)) {
     fastify.get(`/ui/vendor/${file}`, { schema: { hide: true } }, async (_request, reply) => {
       reply.type('text/javascript; charset=utf-8')
-      return await browserModule(specifier)
+      return await browserModule(file, specifiers)
     })
   }
   await fastify.register(fastifyStatic, {
