@@ -122,7 +122,6 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   await app.register(jsonBody)
   await app.register(cors)
   await app.register(schemas)
-  await app.register(swagger)
   await app.register(conditional)
   await app.register(sse, { heartbeatMs: config.SERVICE_SSE_HEARTBEAT_MS })
 
@@ -144,6 +143,8 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   await app.register(access, { redactor })
   await app.register(rateLimit)
   await app.register(audit)
+  // After access, so its description routes are in the access table too (test/access-routes.test.ts).
+  await app.register(swagger)
 
   await app.register(health)
   await app.register(catalogRoutes)
