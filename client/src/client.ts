@@ -66,8 +66,7 @@ export class FlowportClient {
       ...options.headers,
       ...(this.#token === undefined ? {} : { authorization: `Bearer ${this.#token}` })
     }
-    const custom = options.fetch
-    this.#fetch = custom ?? ((input, init) => globalThis.fetch(input, init))
+    this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
     this.#api = createClient<paths>({ baseUrl: this.baseUrl, headers: this.#headers, fetch: (request: Request) => this.#fetch(request) })
   }
 

@@ -15,8 +15,8 @@
  * the engine away) is waited out, also on the first connection; any other JSON error before the
  * first stream byte (400, 401, 404, …) throws its error class. The first connection is not retried
  * when it gets no answer at all: an API that is not there (a wrong URL) throws FlowportNetworkError
- * at once. `onState` hears each connection and each wait. The iterator ends after a message `ends`
- * accepts, on a 204, or cleanly (without throwing) when `signal` aborts.
+ * at once. `onState` hears each connection and each wait. The iterator ends once it has yielded a
+ * message `ends` accepts, on a 204, or cleanly (without throwing) when `signal` aborts.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
 import { errorFromBody, errorFromResponse, FlowportError, FlowportNetworkError } from './errors.js'
@@ -50,11 +50,6 @@ export interface ReconnectOptions {
   maxReconnectWaitMs?: number
   /** Called on each connection, each wait before a reconnect, and before giving up. */
   onState?: (state: StreamState) => void
-}
-
-export interface StreamRules {
-  /** The last message of the stream (yielded, then the iterator ends). */
-  ends: (message: EventSourceMessage) => boolean
 }
 
 const DEFAULT_RETRY_MS = 2000
@@ -97,7 +92,7 @@ function frameError (message: EventSourceMessage): FlowportError | undefined {
   return errorFromBody(200, body, 'The stream failed on the API\'s side')
 }
 
-export async function * readEventStream (context: StreamContext, url: string, opts: ReconnectOptions, rules: StreamRules): AsyncGenerator<EventSourceMessage, void, undefined> {
+export async function * readEventStream (context: StreamContext, url: string, opts: ReconnectOptions, ends: (message: EventSourceMessage) => boolean): AsyncGenerator<EventSourceMessage, void, undefined> {
   const maxWait = opts.maxReconnectWaitMs ?? DEFAULT_MAX_RECONNECT_WAIT_MS
 
   // One controller for this iterator: the caller's signal aborts it, and so does leaving the loop early.
@@ -174,7 +169,7 @@ export async function * readEventStream (context: StreamContext, url: string, op
             const message = queue.shift()!
             if (message.id !== undefined) lastEventId = message.id
             yield message
-            if (rules.ends(message)) return
+            if (ends(message)) return
             serverError ??= frameError(message)
           }
           if (serverError !== undefined) break

@@ -18,25 +18,18 @@ export interface FollowOptions extends ReconnectOptions {
   includePayloads?: boolean
 }
 
+const NAMES = new Set(['workflow', 'history', 'done', 'server_error'])
+
 export async function * follow (context: StreamContext, workflowId: string, opts: FollowOptions = {}): AsyncGenerator<StreamEvent, void, undefined> {
   const path = opts.runId === undefined
     ? `/workflow/${encodeURIComponent(workflowId)}/history/stream`
     : `/workflow/${encodeURIComponent(workflowId)}/runs/${encodeURIComponent(opts.runId)}/history/stream`
   const url = context.baseUrl + path + (opts.includePayloads === true ? '?includePayloads=true' : '')
-  const messages = readEventStream(context, url, opts, { ends: (message) => message.event === 'done' })
-  for await (const message of messages) {
-    const event = toStreamEvent(message.event, message.id, message.data)
-    if (event !== undefined) yield event
-  }
-}
-
-function toStreamEvent (name: string | undefined, id: string | undefined, text: string): StreamEvent | undefined {
-  const data: unknown = JSON.parse(text)
-  switch (name) {
-    case 'workflow': return { event: 'workflow', data: data as Extract<StreamEvent, { event: 'workflow' }>['data'] }
-    case 'history': return { event: 'history', id: id ?? '', data: data as Extract<StreamEvent, { event: 'history' }>['data'] }
-    case 'done': return { event: 'done', id: id ?? '', data: data as Extract<StreamEvent, { event: 'done' }>['data'] }
-    case 'server_error': return { event: 'server_error', data: data as Extract<StreamEvent, { event: 'server_error' }>['data'] }
-    default: return undefined
+  const messages = readEventStream(context, url, opts, (message) => message.event === 'done')
+  for await (const { event, id, data } of messages) {
+    if (event === undefined || !NAMES.has(event)) continue
+    // `workflow` and `server_error` carry no id: they are not history the client resumes after.
+    const resume = event === 'history' || event === 'done' ? { id: id ?? '' } : {}
+    yield { event, ...resume, data: JSON.parse(data) } as StreamEvent
   }
 }

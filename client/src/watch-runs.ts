@@ -17,7 +17,7 @@ export async function * watchRuns (context: StreamContext, opts: WatchRunsOption
   const { workflowName, status, catalog, startedAfter, startedBefore } = opts
   const query = new URLSearchParams(defined({ workflowName, status, catalog, startedAfter: iso(startedAfter), startedBefore: iso(startedBefore) }) as Record<string, string>)
   const url = `${context.baseUrl}/workflow/runs/stream${query.size > 0 ? `?${query.toString()}` : ''}`
-  const messages = readEventStream(context, url, opts, { ends: () => false })
+  const messages = readEventStream(context, url, opts, () => false)
   for await (const message of messages) {
     if (message.event === undefined || !NAMES.has(message.event)) continue
     yield { event: message.event, id: message.id, data: JSON.parse(message.data) } as RunsFeedEvent

@@ -55,11 +55,9 @@ export class ClaimCheckCodec implements PayloadCodec {
 
   constructor (private readonly store: PayloadStore) {}
 
-  get thresholdBytes (): number { return this.store.settings.thresholdBytes }
-
   async encode (payloads: Payload[]): Promise<Payload[]> {
     return await Promise.all(payloads.map(async (payload) =>
-      (payload.data?.length ?? 0) > this.thresholdBytes ? await this.checkIn(payload) : payload))
+      (payload.data?.length ?? 0) > this.store.settings.thresholdBytes ? await this.checkIn(payload) : payload))
   }
 
   async decode (payloads: Payload[]): Promise<Payload[]> {

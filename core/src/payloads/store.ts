@@ -29,13 +29,10 @@ export interface StoredObject {
 }
 
 export class PayloadStore {
-  readonly settings: PayloadSettings
   private s3: S3Client | null = null
   private presigner: S3Client | null = null
 
-  constructor (settings: PayloadSettings) {
-    this.settings = settings
-  }
+  constructor (readonly settings: PayloadSettings) {}
 
   /** `s3://bucket/key` of a reference: for messages and logs. */
   location (payloadRef: string): string {

@@ -23,12 +23,9 @@ const S3_TIMEOUT_MS = 5000
 export interface Destinations { local: string | null, remote: string | null }
 
 export class TraceStore {
-  readonly settings: TraceSettings
   private s3: S3Client | null = null
 
-  constructor (settings: TraceSettings) {
-    this.settings = settings
-  }
+  constructor (readonly settings: TraceSettings) {}
 
   /** Where the trace of a run is kept (whether or not it is written yet). */
   destinations (workflowId: string, runId: string): Destinations {

@@ -48,7 +48,6 @@ export interface TraceKeeperOptions {
 }
 
 export class TraceKeeper {
-  private readonly options: TraceKeeperOptions
   private readonly inFlight = new Map<string, Promise<void>>()
   private readonly abort = new AbortController()
   private sweeper: NodeJS.Timeout | undefined
@@ -57,8 +56,7 @@ export class TraceKeeper {
   /** Traces to write again (their upload or attempt read failed), by run id. */
   private readonly retry = new Map<string, string>()
 
-  constructor (options: TraceKeeperOptions) {
-    this.options = options
+  constructor (private readonly options: TraceKeeperOptions) {
     this.sweptUntil = Date.now() - options.store.settings.lookbackMs
   }
 

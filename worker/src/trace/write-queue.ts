@@ -35,7 +35,6 @@ export interface WriteQueueOptions {
 }
 
 export class TraceWriteQueue {
-  private readonly options: WriteQueueOptions
   /** The last queued write: writes run one after the other, in the order they were queued. */
   private tail: Promise<void> = Promise.resolve()
   private pending = 0
@@ -43,9 +42,7 @@ export class TraceWriteQueue {
   private droppedInEpisode = 0
   private closed = false
 
-  constructor (options: WriteQueueOptions) {
-    this.options = options
-  }
+  constructor (private readonly options: WriteQueueOptions) {}
 
   /** Queues a write and returns at once; `what` names the record in debug lines. */
   push (what: string, write: () => Promise<void>): void {

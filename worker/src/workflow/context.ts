@@ -6,7 +6,8 @@ import type { TSchema } from '@sinclair/typebox'
 import { continueAsNew, defineQuery, defineSignal, defineUpdate, log, setHandler, workflowInfo } from '@temporalio/workflow'
 import { ValidationError } from '../common/errors.js'
 import { explain } from '../common/validate.js'
-import { toFailure, validationFailure } from './failures.js'
+import { validationFailure } from '../common/failure.js'
+import { toFailure } from './failures.js'
 import type { Queries, Signals, Updates, WorkflowContext, WorkflowMeta } from './types.js'
 
 type Handler = (payload: unknown) => unknown

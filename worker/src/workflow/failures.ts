@@ -6,8 +6,6 @@
 import { ContinueAsNew } from '@temporalio/workflow'
 import { failureFrom } from '../common/failure.js'
 
-export { validationFailure } from '../common/failure.js'
-
 export function toFailure (err: unknown): unknown {
   // Continue-as-new travels as a thrown value; it is not a failure.
   return err instanceof ContinueAsNew ? err : failureFrom(err)

@@ -5,7 +5,8 @@
 import { CancellationScope, isCancellation, proxySinks, type Sinks } from '@temporalio/workflow'
 import { explain } from '../common/validate.js'
 import { createContext } from './context.js'
-import { toFailure, validationFailure } from './failures.js'
+import { validationFailure } from '../common/failure.js'
+import { toFailure } from './failures.js'
 import { installManifest, type Manifest } from './manifest.js'
 import type { WorkflowDefinition } from './types.js'
 
