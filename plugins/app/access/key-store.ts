@@ -7,13 +7,9 @@
  */
 import { readFileSync, watch, type FSWatcher } from 'node:fs'
 import { basename, dirname, resolve } from 'node:path'
+import type { FastifyBaseLogger } from 'fastify'
 import type { KeysFile } from '../../../schemas/keys-file.js'
 import { findKey, keyFromEntry, KeysFileError, parseKeysFile, TOKEN_KEY_ID, tokenKey, type ApiKey } from './keys.js'
-
-export interface KeyStoreLog {
-  info: (obj: object, msg: string) => void
-  error: (obj: object, msg: string) => void
-}
 
 interface FileContent { keys: ApiKey[], runTokenSecrets?: readonly string[] }
 
@@ -47,7 +43,7 @@ export class KeyStore {
   #timer: NodeJS.Timeout | undefined
   readonly #onHangup = () => { this.reload('SIGHUP') }
 
-  constructor (readonly options: { file?: string, token?: string, log: KeyStoreLog }) {
+  constructor (readonly options: { file?: string, token?: string, log: Pick<FastifyBaseLogger, 'info' | 'error'> }) {
     ({ keys: this.#keys, runTokenSecrets: this.#runTokenSecrets } = this.#read())
   }
 
