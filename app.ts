@@ -115,7 +115,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
 
   await app.register(configPlugin, { config })
   // Metrics before auth and every other hook, so a request refused early is counted too.
-  for (const plugin of [errors, metrics, tracing, runLog, jsonBody, cors, schemas, swagger, conditional]) await app.register(plugin)
+  for (const plugin of [errors, metrics, tracing, runLog, jsonBody, cors, schemas, conditional]) await app.register(plugin)
   await app.register(sse, { heartbeatMs: config.SERVICE_SSE_HEARTBEAT_MS })
 
   // The concepts, each after those its factory takes (plugins/README.md).
@@ -127,6 +127,8 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   await app.register(access, { redactor })
   await app.register(rateLimit)
   await app.register(audit)
+  // After access, so its description routes are in the access table too (test/access-routes.test.ts).
+  await app.register(swagger)
 
   for (const routes of [health, catalogRoutes, historyRoutes, workflowRoutes, tokenRoutes, scheduleRoutes, ui, payloadRoutes]) await app.register(routes)
   return app

@@ -16,6 +16,7 @@ export default fp(async (fastify) => {
     log: fastify.log,
     // The catalog is the input of its workflow's run: read from the history, as any run's start input.
     readRunInput: async (run) => await readRunInput({ engine: fastify.engine, payloads: fastify.payloads }, run),
+    // The API's own document exists once every route is registered: asked for at request time.
     apiDocument: () => fastify.swagger()
   }))
-}, { name: 'catalogs', dependencies: ['config', 'engine', 'payloads', 'swagger'] })
+}, { name: 'catalogs', dependencies: ['config', 'engine', 'payloads'] })
