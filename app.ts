@@ -114,30 +114,14 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   })
 
   await app.register(configPlugin, { config })
-  await app.register(errors)
-  // Before auth and every other hook, so a request refused early is counted too.
-  await app.register(metrics)
-  await app.register(tracing)
-  await app.register(runLog)
-  await app.register(jsonBody)
-  await app.register(cors)
-  await app.register(schemas)
-  await app.register(conditional)
+  // Metrics before auth and every other hook, so a request refused early is counted too.
+  for (const plugin of [errors, metrics, tracing, runLog, jsonBody, cors, schemas, conditional]) await app.register(plugin)
   await app.register(sse, { heartbeatMs: config.SERVICE_SSE_HEARTBEAT_MS })
 
   // The concepts, each after those its factory takes (plugins/README.md).
-  await app.register(payloads)
-  await app.register(traces)
-  await app.register(engine)
-  await app.register(catalogs)
-  await app.register(webhooks)
-  await app.register(runs)
-  await app.register(control)
-  await app.register(starts)
+  for (const plugin of [payloads, traces, engine, catalogs, webhooks, runs, control, starts]) await app.register(plugin)
   await app.register(history, { observer: historyObserver })
-  await app.register(runsFeed)
-  await app.register(schedules)
-  await app.register(batch)
+  for (const plugin of [runsFeed, schedules, batch]) await app.register(plugin)
   // Access checks a limited key's targets by asking the concepts above; its hooks still run
   // after those of the plugins registered earlier (metrics, tracing, CORS) and before every route.
   await app.register(access, { redactor })
@@ -146,14 +130,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   // After access, so its description routes are in the access table too (test/access-routes.test.ts).
   await app.register(swagger)
 
-  await app.register(health)
-  await app.register(catalogRoutes)
-  await app.register(historyRoutes)
-  await app.register(workflowRoutes)
-  await app.register(tokenRoutes)
-  await app.register(scheduleRoutes)
-  await app.register(ui)
-  await app.register(payloadRoutes)
+  for (const routes of [health, catalogRoutes, historyRoutes, workflowRoutes, tokenRoutes, scheduleRoutes, ui, payloadRoutes]) await app.register(routes)
   return app
 }
 

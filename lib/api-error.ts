@@ -19,16 +19,9 @@ export interface ApiErrorExtras {
 }
 
 export class ApiError extends Error {
-  readonly statusCode: number
-  readonly error: ErrorName
-  readonly extras: ApiErrorExtras
-
-  constructor (statusCode: number, error: ErrorName, message: string, extras: ApiErrorExtras = {}) {
+  constructor (readonly statusCode: number, readonly error: ErrorName, message: string, readonly extras: ApiErrorExtras = {}) {
     super(message)
     this.name = error
-    this.statusCode = statusCode
-    this.error = error
-    this.extras = extras
   }
 
   toBody (): ErrorBody {

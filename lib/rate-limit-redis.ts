@@ -6,7 +6,6 @@
  * timeouts, as the plugin's README recommends), the plugin lets the request through uncounted
  * (`skipOnError`), and the log says once when Redis went away and once when it is back.
  */
-import type { Redis } from 'ioredis'
 import type { FastifyBaseLogger } from 'fastify'
 
 /** The password of a Redis URL, so that the log redactor can keep it out of every line. */
@@ -20,14 +19,8 @@ export function redisPassword (url: string | undefined): string | undefined {
   }
 }
 
-export interface RateLimitRedis {
-  redis: Redis
-  /** Ends the client and its reconnection attempts (app close). */
-  close: () => Promise<void>
-}
-
 /** Connects (or starts retrying: ioredis keeps reconnecting in the background) and never throws. */
-export async function connectRateLimitRedis (url: string, log: FastifyBaseLogger): Promise<RateLimitRedis> {
+export async function connectRateLimitRedis (url: string, log: FastifyBaseLogger) {
   // Where, never the URL itself (it may hold a password).
   const where = new URL(url).host
   // Imported here, not at the top: without a shared store the API never loads the client (about 0.8 MiB of heap).
@@ -57,6 +50,7 @@ export async function connectRateLimitRedis (url: string, log: FastifyBaseLogger
   try {
     await redis.connect()
   } catch { /* logged by the listeners; ioredis keeps reconnecting */ }
+  /** Ends the client and its reconnection attempts (app close). */
   const close = async (): Promise<void> => {
     closing = true
     if (redis.status === 'ready') await redis.quit().catch(() => {})

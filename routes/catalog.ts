@@ -13,6 +13,7 @@ const ok = withEtag(CatalogSchema, 'The catalog: its workflows with their JSON S
 const unavailable = response(ErrorResponseSchema, 'CatalogNotAvailableError: the default catalog is not published yet (its worker has not ' +
   'started) or no longer published; EngineUnavailableError: Temporal is unreachable. `Retry-After` is set. ' +
   'A catalog that is published but has no worker answers 200 with `workers.polling: false`.')
+const neverPublished = response(ErrorResponseSchema, 'WorkflowNotFoundError: no worker has ever published this catalog (the message says how to publish it)')
 
 const catalog: FastifyPluginAsyncTypebox = async (fastify) => {
   async function read (catalogId: string, signal?: AbortSignal): Promise<CatalogResponse> {
@@ -62,13 +63,7 @@ const catalog: FastifyPluginAsyncTypebox = async (fastify) => {
       description: documentDescription,
       params: ref(CatalogParamsSchema),
       headers: ref(ConditionalReadHeadersSchema),
-      response: {
-        200: documentOk,
-        304: notModified,
-        ...errorsFor(400, 401, 500),
-        404: response(ErrorResponseSchema, 'WorkflowNotFoundError: no worker has ever published this catalog (the message says how to publish it)'),
-        503: unavailable
-      }
+      response: { 200: documentOk, 304: notModified, ...errorsFor(400, 401, 500), 404: neverPublished, 503: unavailable }
     }
   }, async (request) => await fastify.catalogs.document(request.params.catalogId))
 
@@ -80,13 +75,7 @@ const catalog: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Workflows of a named catalog with their JSON Schemas',
       params: ref(CatalogParamsSchema),
       headers: ref(ConditionalReadHeadersSchema),
-      response: {
-        200: ok,
-        304: notModified,
-        ...errorsFor(400, 401, 500),
-        404: response(ErrorResponseSchema, 'WorkflowNotFoundError: no worker has ever published this catalog (the message says how to publish it)'),
-        503: unavailable
-      }
+      response: { 200: ok, 304: notModified, ...errorsFor(400, 401, 500), 404: neverPublished, 503: unavailable }
     }
   }, async (request) => await read(request.params.catalogId))
 }

@@ -28,11 +28,6 @@ export function noneMatchHits (header: string | string[] | undefined, etag: stri
 /** The run id an `If-Match` entity tag names: `"<runId>"` or a status ETag `"<runId>.<hash>"`. */
 const runOfTag = (tag: string) => tag.slice(1, -1).split('.')[0]
 
-export interface RunPrecondition {
-  /** The raw `If-Match` field; absent = no precondition. */
-  ifMatch?: string
-}
-
 /**
  * Throws 412 PreconditionFailedError unless `If-Match` names `run` (or is `*`). Called with the run
  * the request is about to act on, after it was described and before any call that changes it.

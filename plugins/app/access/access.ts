@@ -1,6 +1,6 @@
 /**
  * The access service: the valid API keys (./key-store.ts), run tokens (./run-tokens.ts), who a
- * credential is (authenticate), what a limited key may touch (./targets.ts), and the routes'
+ * credential is (authenticate), what a limited key may touch (./principal.ts), and the routes'
  * access declarations as registered (test/access-routes.test.ts walks them).
  */
 import type { FastifyBaseLogger } from 'fastify'
@@ -14,8 +14,7 @@ import type { Config } from '../../../schemas/config.js'
 import type { RunTokenRequest } from '../../../schemas/tokens.js'
 import { KeyStore } from './key-store.js'
 import { RunTokens, RunTokenError, looksLikeRunToken } from './run-tokens.js'
-import { forbidden, isLimited, type Principal } from './principal.js'
-import { assertRunWithin, assertTarget, type TargetLookup, type TargetRequest } from './targets.js'
+import { assertRunWithin, assertTarget, forbidden, isLimited, type Principal, type TargetLookup, type TargetRequest } from './principal.js'
 
 export interface RouteAccess { method: string, url: string, public: boolean, scope?: Scope, target?: Target }
 

@@ -7,7 +7,7 @@
  *   Stream routes (`queryToken`) also read `?access_token=`, where only run tokens are accepted
  *   (a key there would be kept in logs and browser history) unless SERVICE_API_QUERY_KEYS_ALLOWED.
  * - preHandler: a key limited to catalogs or workflow-name patterns, checked against what the
- *   request touches (the body and the run are known only by then; ./targets.ts) → 403.
+ *   request touches (the body and the run are known only by then; ./principal.ts) → 403.
  * Open routes declare `config: { public: true }` or lie under /docs or /ui (isOpenPath); CORS preflights
  * pass (no credentials come with them). Credentials never reach the log (lib/log-redaction.ts): the
  * keys file's run-token secrets are handed to the log's redactor, which re-reads them after each reload.
@@ -71,27 +71,15 @@ function declareAccess (fastify: FastifyInstance, table: RouteAccess[]): void {
   })
 }
 
-export interface AuthOptions {
-  /** The log's redactor (app.ts), told about the keys file's secrets. */
-  redactor: Redactor
-}
-
-export default fp<AuthOptions>(async (fastify, { redactor }) => {
+/** `redactor`: the log's (app.ts), told about the keys file's secrets. */
+export default fp<{ redactor: Redactor }>(async (fastify, { redactor }) => {
   const { config, runs, starts, catalogs, schedules } = fastify
   const access = createAccess({
     config,
     runTokenSecrets: runTokenSecrets(config),
     log: fastify.log,
     redactor,
-    targets: {
-      runOf: async (workflowId, runId) => {
-        const execution = await runs.describeRun({ workflowId, runId })
-        return { runId: execution.runId, catalog: execution.taskQueue, workflowName: execution.type }
-      },
-      catalogOfStart: starts.catalogOf,
-      canonicalName: async (catalog, workflowName) => (await catalogs.workflow(catalog, workflowName)).name,
-      scheduleOf: schedules.target
-    }
+    targets: { runs, starts, catalogs, schedules }
   })
   const { keys, runTokens } = access
   fastify.decorate('access', access)

@@ -7,12 +7,9 @@
  */
 import { readFileSync, watch, type FSWatcher } from 'node:fs'
 import { basename, dirname, resolve } from 'node:path'
+import type { FastifyBaseLogger } from 'fastify'
+import type { KeysFile } from '../../../schemas/keys-file.js'
 import { findKey, keyFromEntry, KeysFileError, parseKeysFile, TOKEN_KEY_ID, tokenKey, type ApiKey } from './keys.js'
-
-export interface KeyStoreLog {
-  info: (obj: object, msg: string) => void
-  error: (obj: object, msg: string) => void
-}
 
 interface FileContent { keys: ApiKey[], runTokenSecrets?: readonly string[] }
 
@@ -24,19 +21,16 @@ export function readKeys (file: string, token: string | undefined): FileContent 
   } catch (err) {
     throw new KeysFileError(`Cannot read SERVICE_API_KEYS_FILE ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
   }
-  let keys: ApiKey[]
-  let runTokenSecrets: readonly string[] | undefined
+  let parsed: KeysFile
   try {
-    const parsed = parseKeysFile(text)
-    keys = parsed.keys.map(keyFromEntry)
-    runTokenSecrets = parsed.runTokenSecrets
+    parsed = parseKeysFile(text)
   } catch (err) {
     throw new KeysFileError(`Invalid SERVICE_API_KEYS_FILE ${file}: ${(err as Error).message}`)
   }
-  if (token !== undefined && keys.some((k) => k.id === TOKEN_KEY_ID)) {
+  if (token !== undefined && parsed.keys.some((k) => k.id === TOKEN_KEY_ID)) {
     throw new KeysFileError(`Invalid SERVICE_API_KEYS_FILE ${file}: key id ${TOKEN_KEY_ID} is SERVICE_API_AUTH_TOKEN's; name the key otherwise`)
   }
-  return { keys, runTokenSecrets }
+  return { keys: parsed.keys.map(keyFromEntry), runTokenSecrets: parsed.runTokenSecrets }
 }
 
 /** Coalesces the bursts of change events one save produces. */
@@ -49,7 +43,7 @@ export class KeyStore {
   #timer: NodeJS.Timeout | undefined
   readonly #onHangup = () => { this.reload('SIGHUP') }
 
-  constructor (readonly options: { file?: string, token?: string, log: KeyStoreLog }) {
+  constructor (readonly options: { file?: string, token?: string, log: Pick<FastifyBaseLogger, 'info' | 'error'> }) {
     ({ keys: this.#keys, runTokenSecrets: this.#runTokenSecrets } = this.#read())
   }
 

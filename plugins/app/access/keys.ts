@@ -10,7 +10,6 @@ import addFormatsModule from 'ajv-formats'
 import { parse as parseYaml } from 'yaml'
 import { ConfigError } from '../../../lib/config-error.js'
 import { KeysFileSchema, type KeyEntry, type KeysFile } from '../../../schemas/keys-file.js'
-import { compilePattern } from './patterns.js'
 import { SCOPES, type Scope } from '../../../schemas/access.js'
 
 const addFormats = addFormatsModule.default
@@ -28,6 +27,11 @@ export interface ApiKey {
   expiresAt?: number
   rateLimit?: number
 }
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/** A workflow-name pattern: `*` stands for any run of characters, everything else is literal (`invoice-*` matches `invoice-monthly`). */
+const compilePattern = (pattern: string) => new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`, 's')
 
 const digest = (value: string) => createHash('sha256').update(value).digest()
 

@@ -1,13 +1,20 @@
 /**
  * Who a request acts as, and the checks of what it may touch. A 403 ForbiddenError names what is
  * missing (the scope, the catalog, the workflow pattern, the bound workflow id); it never says
- * what the credential could do elsewhere.
+ * what the credential could do elsewhere. A key limited to catalogs or workflow-name patterns is
+ * checked against what a request touches (the route's `target`, lib/http/access.ts); the concepts
+ * that know what a run, a start or a schedule names are asked through the slices of their
+ * services in TargetLookup.
  */
 import { ApiError } from '../../../lib/api-error.js'
 import type { ApiKey } from './keys.js'
-import { matchesAny } from './patterns.js'
 import type { Scope } from '../../../schemas/access.js'
-import type { Caller } from '../../../lib/http/access.js'
+import type { StartWorkflowBody } from '../../../schemas/workflow.js'
+import type { Caller, Target } from '../../../lib/http/access.js'
+import type { Catalogs } from '../catalogs/catalogs.js'
+import type { Runs } from '../runs/runs.js'
+import type { Schedules } from '../schedules/schedules.js'
+import type { Starts } from '../starts/starts.js'
 
 export interface Principal extends Caller {
   scopes: ReadonlySet<Scope>
@@ -35,7 +42,7 @@ export function assertCatalog (p: Principal, catalog: string, ctx: { workflowId?
 /** A key limited to workflow-name patterns may only touch matching workflows. */
 export function assertWorkflowName (p: Principal, name: string, ctx: { workflowId?: string, runId?: string } = {}): void {
   const { workflows, workflowPatterns } = p.key
-  if (workflows && !matchesAny(workflows, name)) {
+  if (workflows && !workflows.some((w) => w.test(name))) {
     throw forbidden(`${who(p)} may not use workflow ${name} (it matches none of ${workflowPatterns!.join(', ')})`, ctx)
   }
 }
@@ -50,4 +57,70 @@ export function assertBound (p: Principal, workflowId: string | undefined, runId
   if (p.bound.runId !== undefined && runId !== p.bound.runId) {
     throw forbidden(`${who(p)} is bound to run ${p.bound.runId}: use the /workflow/{id}/runs/{rid}/… routes of that run`, { workflowId, runId })
   }
+}
+
+/** What access asks the concepts about the things a request names. */
+export interface TargetLookup {
+  /** The run's catalog (task queue) and workflow type (404 when there is none). */
+  runs: Pick<Runs, 'describeRun'>
+  /** The catalog a start (or schedule) body names. */
+  starts: Pick<Starts, 'catalogOf'>
+  /** The canonical name of a workflow or alias in a catalog. */
+  catalogs: Pick<Catalogs, 'workflow'>
+  /** What a stored schedule starts. */
+  schedules: Pick<Schedules, 'target'>
+}
+
+/** What the check reads of a request. */
+export interface TargetRequest {
+  target: Target
+  params: unknown
+  query: unknown
+  body: unknown
+}
+
+/** The catalog and workflow-name limits of `p`, against the run a request names. */
+export async function assertRunWithin (lookup: TargetLookup, p: Principal, workflowId: string, runId?: string): Promise<void> {
+  const run = await lookup.runs.describeRun({ workflowId, runId })
+  const ctx = { workflowId, runId: run.runId }
+  assertCatalog(p, run.taskQueue, ctx)
+  assertWorkflowName(p, run.type, ctx)
+}
+
+/** The catalog and workflow-name limits, against what the request touches. */
+export async function assertTarget (lookup: TargetLookup, defaultCatalog: string, request: TargetRequest, p: Principal): Promise<void> {
+  const { target } = request
+  if (target === 'workflow') {
+    const { id, rid } = request.params as { id: string, rid?: string }
+    await assertRunWithin(lookup, p, id, rid)
+  } else if (target === 'catalog') {
+    const { catalogId } = request.params as { catalogId?: string }
+    assertCatalog(p, catalogId ?? defaultCatalog)
+  } else if (target === 'start') {
+    await assertStartable(lookup, p, request.body as StartWorkflowBody)
+  } else if (target === 'schedule') {
+    const stored = await lookup.schedules.target((request.params as { scheduleId: string }).scheduleId)
+    assertCatalog(p, stored.catalog)
+    assertWorkflowName(p, stored.workflowName)
+    // A replacement names what the schedule will start from now on.
+    const body = request.body as StartWorkflowBody | undefined
+    if (body?.workflowName !== undefined) await assertStartable(lookup, p, body)
+  } else if (target === 'batch') {
+    // A batch acts on whatever a visibility query matches, possibly beyond the key's catalogs and workflows.
+    throw forbidden(`Key ${p.keyId} is limited to catalogs or workflows; batch operations need a key without limits`)
+  } else if (target === 'runs') {
+    const { catalog, workflowName } = request.query as { catalog?: string, workflowName?: string }
+    if (p.key.catalogs && catalog === undefined) throw forbidden(`Key ${p.keyId} may only list runs of its catalogs: filter with ?catalog=`)
+    if (catalog !== undefined) assertCatalog(p, catalog)
+    if (p.key.workflows && workflowName === undefined) throw forbidden(`Key ${p.keyId} may only list runs of its workflows: filter with ?workflowName=`)
+    if (workflowName !== undefined) assertWorkflowName(p, workflowName)
+  }
+}
+
+/** The catalog and workflow a start (or a schedule's body) names. */
+async function assertStartable (lookup: TargetLookup, p: Principal, body: StartWorkflowBody): Promise<void> {
+  const catalog = lookup.starts.catalogOf(body)
+  assertCatalog(p, catalog)
+  // The canonical name is what runs: an alias must not open a workflow the patterns exclude.
+  if (p.key.workflows) assertWorkflowName(p, (await lookup.catalogs.workflow(catalog, body.workflowName)).name)
 }

@@ -20,7 +20,7 @@ import { untilAborted } from '../../../lib/abort.js'
 import { ApiError, RETRY_AFTER_SECONDS } from '../../../lib/api-error.js'
 import type { RunRef } from '../runs/run-history.js'
 import { isoOrNull } from '../runs/status.js'
-import type { CatalogWorkers, OpenApiDocument } from '../../../schemas/catalog.js'
+import type { CatalogWorkers } from '../../../schemas/catalog.js'
 import type { Config } from '../../../schemas/config.js'
 import type { Engine } from '../engine/engine.js'
 import { catalogDocuments } from './catalog-openapi.js'
@@ -35,24 +35,7 @@ const CACHE_TTL_MS = 2000
  */
 export const POLLER_RECENT_MS = 70_000
 
-export interface Catalogs {
-  /** The published catalog, or WorkflowNotFoundError (404) / CatalogNotAvailableError (503). */
-  get: (catalogId: string, signal?: AbortSignal) => Promise<Catalog>
-  /** A workflow of the catalog by name or alias, or WorkflowNotFoundError (404); 503 when no worker would run it. */
-  workflow: (catalogId: string, name: string, signal?: AbortSignal) => Promise<CatalogWorkflow>
-  /** Workers polling the catalog's task queue (= the catalog id) for workflow tasks. */
-  workers: (catalogId: string, signal?: AbortSignal) => Promise<CatalogWorkers>
-  /** Whether a worker polls the task queue, as a run's `workersPolling`: null when the engine cannot say. */
-  workersPolling: (catalogId: string, signal?: AbortSignal) => Promise<boolean | null>
-  /** Ids of every published catalog (the engine's visibility list: eventually consistent). */
-  published: (signal?: AbortSignal) => Promise<string[]>
-  /** The API's OpenAPI document typed for the catalog (./catalog-openapi.ts). */
-  document: (catalogId: string, signal?: AbortSignal) => Promise<OpenApiDocument>
-  /** Hits and misses of each cache since start (plugins/external/metrics.ts exports them). */
-  cacheStats: Record<string, CacheStats>
-}
-
-export interface CacheStats { hits: number, misses: number }
+export type Catalogs = ReturnType<typeof createCatalogs>
 
 export interface CatalogsDeps {
   engine: Engine
@@ -74,7 +57,7 @@ const notAvailable = (catalogId: string, why: string) => new ApiError(503, 'Cata
  * not kept. The shared call runs under the engine call's own deadline, not a caller's signal: each
  * caller stops waiting on its own signal, and one leaving never fails the others.
  */
-function cached<T> (stats: CacheStats, load: (key: string) => Promise<T>) {
+function cached<T> (stats: { hits: number, misses: number }, load: (key: string) => Promise<T>) {
   const cache = new Map<string, { at: number, value: Promise<T> }>()
   return async (key: string, signal?: AbortSignal): Promise<T> => {
     const hit = cache.get(key)
@@ -90,8 +73,9 @@ function cached<T> (stats: CacheStats, load: (key: string) => Promise<T>) {
   }
 }
 
-export function createCatalogs ({ engine, config, log, readRunInput, apiDocument }: CatalogsDeps): Catalogs {
+export function createCatalogs ({ engine, config, log, readRunInput, apiDocument }: CatalogsDeps) {
   const defaultCatalog = config.SERVICE_CATALOG_ID
+  /** Hits and misses of each cache since start (plugins/external/metrics.ts exports them). */
   const cacheStats = { catalog: { hits: 0, misses: 0 }, catalog_workers: { hits: 0, misses: 0 }, catalog_list: { hits: 0, misses: 0 } }
 
   /** The catalog of each catalog workflow's current run: a new catalog comes with a new run. */
@@ -106,6 +90,7 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
     return await catalog
   }
 
+  /** The published catalog, or WorkflowNotFoundError (404) / CatalogNotAvailableError (503). */
   const get = cached(cacheStats.catalog, async (catalogId): Promise<Catalog> => {
     const workflowId = catalogWorkflowId(catalogId)
     const description = await engine.call(() => engine.client.workflow.getHandle(workflowId).describe()).catch((err: unknown) => {
@@ -121,6 +106,7 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
     return catalog
   })
 
+  /** Workers polling the catalog's task queue (= the catalog id) for workflow tasks. */
   const workers = cached(cacheStats.catalog_workers, async (catalogId): Promise<CatalogWorkers> => {
     const { namespace } = engine.client.options
     const { pollers } = await engine.call(() => engine.client.workflowService.describeTaskQueue({
@@ -141,12 +127,14 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
     }))
     return [...new Set((executions ?? []).map((e) => e.taskQueue ?? '').filter((q) => q !== ''))].sort()
   })
+  /** Ids of every published catalog (the engine's visibility list: eventually consistent). */
   const published = async (signal?: AbortSignal) => await listed('', signal)
 
   // A secondary fact never fails the answer it is part of (status, run lists, the feed). Failures
   // come in episodes (an engine call that fails keeps failing for a while): logged when one starts
   // and when it ends, not once per request.
   const undescribed = new Set<string>()
+  /** Whether a worker polls the task queue, as a run's `workersPolling`: null when the engine cannot say. */
   async function workersPolling (catalogId: string, signal?: AbortSignal): Promise<boolean | null> {
     try {
       const { polling } = await workers(catalogId, signal)
@@ -162,6 +150,7 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
     }
   }
 
+  /** A workflow of the catalog by name or alias, or WorkflowNotFoundError (404); 503 when no worker would run it. */
   async function workflow (catalogId: string, name: string, signal?: AbortSignal): Promise<CatalogWorkflow> {
     const catalog = await get(catalogId, signal)
     const found = catalog.workflows.find((w) => w.name === name || w.aliases.includes(name))
@@ -173,6 +162,7 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
     return found
   }
 
+  /** The API's OpenAPI document typed for the catalog (./catalog-openapi.ts). */
   const document = catalogDocuments(get, apiDocument, defaultCatalog)
   return { get, workflow, workers, workersPolling, published, document, cacheStats }
 }

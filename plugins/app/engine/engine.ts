@@ -22,20 +22,7 @@ export interface EngineCallOptions {
   runId?: string
 }
 
-export interface Engine {
-  /** The default client (no identity). */
-  readonly client: Client
-  readonly namespace: string
-  /**
-   * The client whose calls carry `identity` (`flowport:<key id>`, plugins/app/access/principal.ts):
-   * the engine records it in the run's history for starts, signals, updates, cancels and
-   * terminations. One client per identity, sharing the connection; undefined = the default client.
-   */
-  as: (identity: string | undefined) => Client
-  /** Runs an engine call with a deadline and maps engine errors to API errors. */
-  call: <T>(fn: () => Promise<T>, opts?: EngineCallOptions) => Promise<T>
-  close: () => Promise<void>
-}
+export type Engine = ReturnType<typeof createEngine>
 
 export type EngineConfig = TlsSettings & Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE' | 'SERVICE_ENGINE_CALL_TIMEOUT_MS'>
 
@@ -71,7 +58,7 @@ function connectionOptions (config: EngineConfig, breaker?: EngineBreaker, metri
   }
 }
 
-export function createEngine ({ config, onOpen, onClose, metrics, workflowInterceptors, dataConverter }: EngineDeps): Engine {
+export function createEngine ({ config, onOpen, onClose, metrics, workflowInterceptors, dataConverter }: EngineDeps) {
   const breaker = new EngineBreaker(
     () => connection.withDeadline(Date.now() + PROBE_DEADLINE_MS, () => connection.workflowService.getSystemInfo({})),
     { onOpen, onClose })
@@ -83,14 +70,21 @@ export function createEngine ({ config, onOpen, onClose, metrics, workflowInterc
   const byIdentity = new Map<string, Client>()
 
   return {
+    /** The default client (no identity). */
     client,
     namespace,
-    as (identity) {
+    /**
+     * The client whose calls carry `identity` (`flowport:<key id>`, lib/http/access.ts):
+     * the engine records it in the run's history for starts, signals, updates, cancels and
+     * terminations. One client per identity, sharing the connection; undefined = the default client.
+     */
+    as (identity: string | undefined): Client {
       if (identity === undefined) return client
       let found = byIdentity.get(identity)
       if (!found) byIdentity.set(identity, found = new Client({ connection, namespace, identity, interceptors, dataConverter }))
       return found
     },
+    /** Runs an engine call with a deadline and maps engine errors to API errors. */
     async call<T> (fn: () => Promise<T>, opts: EngineCallOptions = {}): Promise<T> {
       const deadline = Date.now() + (opts.timeoutMs ?? config.SERVICE_ENGINE_CALL_TIMEOUT_MS)
       // Each call has a signal of its own: the breaker aborts it, and the Temporal client's

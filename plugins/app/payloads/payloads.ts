@@ -75,39 +75,6 @@ export function createPayloads ({ config }: { config: PayloadsConfig }) {
     return { url, expiresAt: new Date(signedAt.getTime() + expiresIn * 1000).toISOString() }
   }
 
-  /**
-   * The input a client uploaded under `inputRef`: 404 PayloadNotFoundError when there is none or it
-   * is older than SERVICE_PAYLOAD_UPLOAD_TTL_S, 413 when larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES,
-   * 400 when it is not JSON.
-   */
-  async function readUpload (inputRef: string, signal?: AbortSignal): Promise<unknown> {
-    const uploads = storeOrRefuse()
-    const { SERVICE_PAYLOAD_UPLOAD_TTL_S: ttl, SERVICE_PAYLOAD_UPLOAD_MAX_BYTES: max } = config
-    const stored = await uploads.stat(inputRef, signal)
-    if (stored === null) throw new PayloadMissingError(inputRef)
-    if (stored.lastModified !== null && Date.now() - stored.lastModified.getTime() > ttl * 1000) {
-      throw new ApiError(404, 'PayloadNotFoundError', `Payload ${inputRef} has expired: it was uploaded more than ${ttl} s ago (SERVICE_PAYLOAD_UPLOAD_TTL_S); upload it again`)
-    }
-    if (stored.bytes > max) {
-      throw new ApiError(413, 'PayloadTooLargeError', `Payload ${inputRef} has ${stored.bytes} bytes, more than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES (${max})`)
-    }
-    const text = Buffer.from(await uploads.get(inputRef, signal)).toString('utf8')
-    // The checks a request body gets (plugins/external/json-body.ts): what follows the parser recurses per level.
-    const maxDepth = config.SERVICE_JSON_MAX_DEPTH
-    if (nestsDeeperThan(text, maxDepth)) {
-      throw validationError([{ path: '/inputRef', in: 'body', message: `the uploaded payload must not nest arrays and objects more than ${maxDepth} levels deep` }])
-    }
-    let value: unknown
-    try {
-      value = JSON.parse(text)
-    } catch (err) {
-      throw validationError([{ path: '/inputRef', in: 'body', message: `the uploaded payload is not JSON: ${(err as Error).message}` }])
-    }
-    const at = /\\u[dD][89a-fA-F]/.test(text) ? loneSurrogateAt(value) : undefined
-    if (at !== undefined) throw validationError([{ path: at, in: 'input', message: 'must be well-formed Unicode (it contains a lone surrogate)' }])
-    return value
-  }
-
   return {
     /** The payload store; null when no object store is configured (the feature is off). */
     store,
@@ -119,7 +86,38 @@ export function createPayloads ({ config }: { config: PayloadsConfig }) {
       const { url, expiresAt } = await presigned('PUT', payloadRef)
       return { payloadRef, uploadUrl: url, method: 'PUT', expiresAt }
     },
-    uploadedInput: async (inputRef: string, signal?: AbortSignal): Promise<unknown> => await readUpload(inputRef, signal).catch(asApiError),
+    /**
+     * The input a client uploaded under `inputRef`: 404 PayloadNotFoundError when there is none or it
+     * is older than SERVICE_PAYLOAD_UPLOAD_TTL_S, 413 when larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES,
+     * 400 when it is not JSON.
+     */
+    async uploadedInput (inputRef: string, signal?: AbortSignal): Promise<unknown> {
+      const uploads = storeOrRefuse()
+      const { SERVICE_PAYLOAD_UPLOAD_TTL_S: ttl, SERVICE_PAYLOAD_UPLOAD_MAX_BYTES: max } = config
+      const stored = await uploads.stat(inputRef, signal).catch(asApiError)
+      if (stored === null) throw payloadError(new PayloadMissingError(inputRef))
+      if (stored.lastModified !== null && Date.now() - stored.lastModified.getTime() > ttl * 1000) {
+        throw new ApiError(404, 'PayloadNotFoundError', `Payload ${inputRef} has expired: it was uploaded more than ${ttl} s ago (SERVICE_PAYLOAD_UPLOAD_TTL_S); upload it again`)
+      }
+      if (stored.bytes > max) {
+        throw new ApiError(413, 'PayloadTooLargeError', `Payload ${inputRef} has ${stored.bytes} bytes, more than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES (${max})`)
+      }
+      const text = Buffer.from(await uploads.get(inputRef, signal).catch(asApiError)).toString('utf8')
+      // The checks a request body gets (plugins/external/json-body.ts): what follows the parser recurses per level.
+      const maxDepth = config.SERVICE_JSON_MAX_DEPTH
+      if (nestsDeeperThan(text, maxDepth)) {
+        throw validationError([{ path: '/inputRef', in: 'body', message: `the uploaded payload must not nest arrays and objects more than ${maxDepth} levels deep` }])
+      }
+      let value: unknown
+      try {
+        value = JSON.parse(text)
+      } catch (err) {
+        throw validationError([{ path: '/inputRef', in: 'body', message: `the uploaded payload is not JSON: ${(err as Error).message}` }])
+      }
+      const at = /\\u[dD][89a-fA-F]/.test(text) ? loneSurrogateAt(value) : undefined
+      if (at !== undefined) throw validationError([{ path: at, in: 'input', message: 'must be well-formed Unicode (it contains a lone surrogate)' }])
+      return value
+    },
     /**
      * Decodes the first value of a payload list (absent or `undefined` → null); a value held by
      * reference and larger than SERVICE_PAYLOAD_INLINE_MAX_BYTES is not fetched but answered as a LargeValue.
