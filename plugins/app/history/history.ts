@@ -29,16 +29,6 @@ export interface HistoryDeps {
   observer?: HubObserver
 }
 
-export interface History {
-  readonly hubs: HistoryHubs
-  /** One page of a run's history (GET /workflow/{id}/history and its pinned form). */
-  page: (request: PageRequest) => Promise<HistoryPage>
-  /** One SSE session on a run (GET /workflow/{id}/history/stream and its pinned form). */
-  stream: (request: StreamRequest) => Promise<void>
-  /** Stops every hub (after the SSE plugin's preClose has ended the streams). */
-  close: () => void
-}
-
 /** One page of a run's events from the engine, without a workflow task it has not stored. */
 function engineReader (engine: Engine): HistoryReader {
   const { namespace } = engine
@@ -63,12 +53,17 @@ function engineReader (engine: Engine): HistoryReader {
   }
 }
 
-export function createHistory ({ engine, runs, streams, observer }: HistoryDeps): History {
+export function createHistory ({ engine, runs, streams, observer }: HistoryDeps) {
   const hubs = new HistoryHubs(engineReader(engine), { bufferEvents: BUFFER_EVENTS, maxQueuedEvents: MAX_QUEUED_EVENTS }, observer)
   return {
     hubs,
-    page: async (request) => await readHistoryPage({ runs, read: hubs.read }, request),
-    stream: async (request) => { await streamRun({ runs, hubs, streams }, request) },
+    /** One page of a run's history (GET /workflow/{id}/history and its pinned form). */
+    page: async (request: PageRequest): Promise<HistoryPage> => await readHistoryPage({ runs, read: hubs.read }, request),
+    /** One SSE session on a run (GET /workflow/{id}/history/stream and its pinned form). */
+    stream: async (request: StreamRequest) => { await streamRun({ runs, hubs, streams }, request) },
+    /** Stops every hub (after the SSE plugin's preClose has ended the streams). */
     close: () => { hubs.closeAll() }
   }
 }
+
+export type History = ReturnType<typeof createHistory>

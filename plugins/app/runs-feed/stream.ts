@@ -19,7 +19,7 @@ import { RETRY_MS, compactForLife, type OpenStream, type StreamRegistry } from '
 import type { RunsFeedOpen, RunsFeedProgress, RunsFeedQuery } from '../../../schemas/runs-feed.js'
 import { validationError, type Issue } from '../../../lib/api-error.js'
 import { visibilityQuery } from '../runs/list-runs.js'
-import { after, type FeedChange, type FeedSink, type RunsFeed, type RunsFeeds } from './feed.js'
+import type { FeedChange, FeedSink, RunsFeed, RunsFeeds } from './feed.js'
 import { comparePositions, decodePosition, encodePosition, timePosition, type Position } from './position.js'
 
 type RunsFeedFilters = Omit<RunsFeedQuery, 'lastEventId'>
@@ -85,7 +85,8 @@ class FeedStream implements FeedSink, OpenStream {
   }
 
   #write (changes: FeedChange[]): void {
-    const fresh = after(changes, this.position)
+    // A change list is already in feed order.
+    const fresh = changes.filter((c) => comparePositions(c.position, this.position) > 0)
     if (fresh.length === 0 || !this.reply.sse.isConnected) return
     this.position = this.sentUpTo = fresh.at(-1)!.position
     this.reply.raw.write(fresh.map((c) => c.frame).join(''))
