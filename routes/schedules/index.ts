@@ -71,7 +71,7 @@ const schedules: FastifyPluginAsyncTypebox = async (fastify) => {
   })
 
   // PUT /schedules/{scheduleId}: a full replacement, checked like a create, guarded by If-Match
-  // (plugins/app/schedules/store.ts `replaceSchedule` explains how a lost update is ruled out).
+  // (plugins/app/schedules/schedules.ts `replace` explains how a lost update is ruled out).
   fastify.put('/schedules/:scheduleId', {
     config: access('control', 'schedule'),
     schema: {
