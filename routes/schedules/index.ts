@@ -2,19 +2,19 @@
  * The schedule endpoints under /schedules (docs/schedules.md): recurring runs kept by the engine.
  * Reads need the `read` scope; creating, replacing, pausing, unpausing, triggering, backfilling and
  * deleting need `control` (README "Access control"): a schedule starts runs on its own, for as long as
- * it lives, which is an operator's power rather than a caller's one start. The operations on a
- * schedule (pause, unpause, trigger, backfill) are in actions.ts.
+ * it lives, which is an operator's power rather than a caller's one start.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { errorsFor, ref, response } from '../../schemas/common.js'
 import {
-  CreateScheduleBodySchema, ScheduleCreatedSchema, ScheduleParamsSchema, ScheduleSchema, SchedulesQuerySchema, SchedulesSchema,
-  UpdateScheduleBodySchema, UpdateScheduleHeadersSchema
+  CreateScheduleBodySchema, ScheduleBackfillBodySchema, ScheduleCreatedSchema, ScheduleNoteBodySchema, ScheduleParamsSchema, ScheduleSchema,
+  SchedulesQuerySchema, SchedulesSchema, ScheduleTriggerBodySchema, UpdateScheduleBodySchema, UpdateScheduleHeadersSchema
 } from '../../schemas/schedules.js'
+import { validationError } from '../../lib/api-error.js'
 import { clientGone } from '../../lib/abort.js'
 import { access, engineIdentity } from '../../lib/http/access.js'
-import actions from './actions.js'
+import { optionalBody, optionalBodySchema } from '../../lib/http/optional-body.js'
 
 const schedules: FastifyPluginAsyncTypebox = async (fastify) => {
   // POST /schedules: check everything (spec, workflow, input), then let the engine store it.
@@ -95,7 +95,67 @@ const schedules: FastifyPluginAsyncTypebox = async (fastify) => {
     return schedule
   })
 
-  await fastify.register(actions)
+  // POST /schedules/{scheduleId}/pause | unpause | trigger | backfill: the engine's schedule
+  // operations, each answered 204 once the engine has taken it.
+  const responses = { 204: Type.Null({ description: 'Done: the engine has taken it' }), ...errorsFor(400, 401, 404, 413, 415, 500, 503) }
+
+  for (const [verb, summary] of [['pause', 'Pause a schedule: no run is started until it is unpaused'], ['unpause', 'Unpause a schedule']] as const) {
+    fastify.post(`/schedules/:scheduleId/${verb}`, {
+      config: access('control', 'schedule'),
+      ...optionalBody,
+      schema: {
+        ...optionalBodySchema,
+        tags: ['schedules'],
+        operationId: `${verb}Schedule`,
+        summary,
+        description: '`note` is kept as the schedule\'s note. Runs already started go on. Pausing a paused schedule (or unpausing a running one) only sets the note.',
+        params: ref(ScheduleParamsSchema),
+        body: ref(ScheduleNoteBodySchema),
+        response: responses
+      }
+    }, async (request, reply) => {
+      await fastify.schedules[verb](request.params.scheduleId, request.body?.note, engineIdentity(request), clientGone(reply))
+      return await reply.code(204).send(null)
+    })
+  }
+
+  fastify.post('/schedules/:scheduleId/trigger', {
+    config: access('control', 'schedule'),
+    ...optionalBody,
+    schema: {
+      ...optionalBodySchema,
+      tags: ['schedules'],
+      operationId: 'triggerSchedule',
+      summary: 'Start one run now, whatever the spec says (a paused schedule too)',
+      description: '`overlap` (default: the schedule\'s policy) decides what happens when a run of the schedule is still open.',
+      params: ref(ScheduleParamsSchema),
+      body: ref(ScheduleTriggerBodySchema),
+      response: responses
+    }
+  }, async (request, reply) => {
+    await fastify.schedules.trigger(request.params.scheduleId, request.body?.overlap, engineIdentity(request), clientGone(reply))
+    return await reply.code(204).send(null)
+  })
+
+  fastify.post('/schedules/:scheduleId/backfill', {
+    config: access('control', 'schedule'),
+    schema: {
+      tags: ['schedules'],
+      operationId: 'backfillSchedule',
+      summary: 'Start now the runs that were due in a range, as if the schedule had been there',
+      description: 'The runs due after `startAt` up to `endAt` by the spec are started, under `overlap` (default: the schedule\'s ' +
+        'policy; `allowAll` starts them all at once, `bufferAll` one after the other). The range may lie in the past or the future.',
+      params: ref(ScheduleParamsSchema),
+      body: ref(ScheduleBackfillBodySchema),
+      response: responses
+    }
+  }, async (request, reply) => {
+    const start = new Date(request.body.startAt)
+    const end = new Date(request.body.endAt)
+    if (!(end > start)) throw validationError([{ path: '/endAt', in: 'body', message: 'must be after startAt' }])
+    await fastify.schedules.backfill(request.params.scheduleId, { start, end, overlap: request.body.overlap }, engineIdentity(request), clientGone(reply))
+    return await reply.code(204).send(null)
+  })
 
   // DELETE /schedules/{scheduleId}: the engine forgets the schedule; its runs are theirs.
   fastify.delete('/schedules/:scheduleId', {
