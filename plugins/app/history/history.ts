@@ -11,7 +11,7 @@ import { readHistoryPage, type PageRequest } from './page.js'
 import { nextEngineToken, type HistoryReader } from './reader.js'
 import type { Runs } from '../runs/runs.js'
 import { streamRun, type StreamRequest } from './stream.js'
-import { mayEndWithUnstoredTask, persistedOnly, storedHistoryOf } from './unpersisted.js'
+import { mayEndWithUnstoredTask, persistedOnly } from './unpersisted.js'
 
 /** Above the engine's own long-poll interval (20 s), which answers first with an empty page. */
 const LONG_POLL_DEADLINE_MS = 70_000
@@ -49,7 +49,7 @@ function engineReader (engine: Engine): HistoryReader {
       namespace,
       execution: { workflowId, runId }
     }), { signal, workflowId, runId })
-    return { ...page, events: persistedOnly(page.events, storedHistoryOf(info)) }
+    return { ...page, events: persistedOnly(page.events, info) }
   }
 }
 

@@ -10,8 +10,8 @@
  * one query over the windows it missed, as far back as `resumeMs`.
  */
 import type { FastifyBaseLogger } from 'fastify'
-import { SharedPoll, SharedPolls } from '../../../lib/shared-poll.js'
-import { timePosition, type Position } from './position.js'
+import { SharedPoll } from '../../../lib/shared-poll.js'
+import type { Position } from './position.js'
 
 /** One change, its frame built once for every subscriber. */
 export interface FeedChange {
@@ -97,28 +97,4 @@ export interface Joined {
   position: Position
   /** The resume position was older than `resumeMs`: the changes before `position` are not replayed. */
   expired: boolean
-}
-
-/** The live feeds, one per query. */
-export class RunsFeeds {
-  readonly #feeds = new SharedPolls<RunsFeed>()
-
-  constructor (private readonly source: ChangeSource, readonly options: FeedOptions, private readonly log: FastifyBaseLogger) {}
-
-  /** Live feeds (one per distinct filter set with a subscriber). */
-  get size (): number { return this.#feeds.size }
-
-  /** Subscribes `sink` to the feed of `query` (started if none is live); `resume` is where the client stands (absent: now). */
-  join (query: string, resume: Position | undefined, sink: FeedSink): Joined {
-    const feed = this.#feeds.of(query, (onEnd) => new RunsFeed(query, this.source, this.options, this.log, onEnd))
-    feed.subscribers.add(sink)
-    const live = timePosition(feed.frontier)
-    if (resume === undefined) return { feed, position: live, expired: false }
-    if (resume.ms < Date.now() - this.options.resumeMs) return { feed, position: live, expired: true }
-    return { feed, position: resume, expired: false }
-  }
-
-  closeAll (): void {
-    for (const feed of this.#feeds.values()) feed.close()
-  }
 }

@@ -16,7 +16,6 @@ export interface Position {
   runId: string
 }
 
-const KIND_CODE: Record<ChangeKind, string> = { started: 's', closed: 'c' }
 const RANK: Record<string, 0 | 1> = { s: 0, c: 1 }
 
 const POSITION = new RegExp(POSITION_PATTERN)
@@ -27,7 +26,7 @@ export const changePosition = (ms: number, kind: ChangeKind, runId: string): Pos
 export const timePosition = (ms: number): Position => ({ ms, rank: -1, runId: '' })
 
 export function encodePosition ({ ms, rank, runId }: Position): string {
-  return rank === -1 ? String(ms) : `${ms}.${rank === 0 ? KIND_CODE.started : KIND_CODE.closed}.${runId}`
+  return rank === -1 ? String(ms) : `${ms}.${rank === 0 ? 's' : 'c'}.${runId}`
 }
 
 /** The position an id names; undefined when it is not an id of this feed. */
