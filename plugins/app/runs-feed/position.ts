@@ -16,12 +16,7 @@ export interface Position {
   runId: string
 }
 
-const RANK: Record<string, 0 | 1> = { s: 0, c: 1 }
-
 const POSITION = new RegExp(POSITION_PATTERN)
-
-export const changePosition = (ms: number, kind: ChangeKind, runId: string): Position =>
-  ({ ms, rank: kind === 'started' ? 0 : 1, runId })
 
 export const timePosition = (ms: number): Position => ({ ms, rank: -1, runId: '' })
 
@@ -35,7 +30,7 @@ export function decodePosition (id: string): Position | undefined {
   const [ms, code, runId] = id.split('.')
   const time = Number(ms)
   if (!Number.isSafeInteger(time)) return undefined
-  return code === undefined ? timePosition(time) : { ms: time, rank: RANK[code]!, runId: runId! }
+  return code === undefined ? timePosition(time) : { ms: time, rank: code === 's' ? 0 : 1, runId: runId! }
 }
 
 /** Feed order: time, then start before close, then run id. */

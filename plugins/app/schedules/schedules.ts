@@ -64,8 +64,6 @@ const summaryOf = (d: ScheduleDescription): ScheduleSummary => ({
   nextActionTimes: d.info.nextActionTimes.slice(0, 5).map((t) => t.toISOString())
 })
 
-const badToken = () => validationError([{ path: '/pageToken', in: 'querystring', message: 'is not a nextPageToken of this listing with these filters; start again without it' }])
-
 export function createSchedules ({ engine, defaultCatalog, checkWorkflow }: ScheduleDeps) {
   /**
    * Everything a create or update checks before the engine sees it: the spec and policies (400 naming
@@ -178,7 +176,7 @@ export function createSchedules ({ engine, defaultCatalog, checkWorkflow }: Sche
       let nextPageToken: Uint8Array | undefined
       if (q.pageToken) {
         const token = decodePageToken(scope, q.pageToken)
-        if (!token || token.engineToken.length === 0) throw badToken()
+        if (!token || token.engineToken.length === 0) throw validationError([{ path: '/pageToken', in: 'querystring', message: 'is not a nextPageToken of this listing with these filters; start again without it' }])
         nextPageToken = token.engineToken
       }
       const { namespace } = engine.client.options
