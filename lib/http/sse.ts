@@ -1,13 +1,21 @@
 /**
  * What the SSE streams (the history stream, plugins/app/history/stream.ts; the runs feed,
- * plugins/app/runs-feed/stream.ts) share: the reconnect hint, how an open stream meets the
- * registry of plugins/external/sse.ts, and making a long-lived stream's strings small.
+ * plugins/app/runs-feed/stream.ts) share: the reconnect hint, the client's Last-Event-ID, how an
+ * open stream meets the registry of plugins/external/sse.ts, and making a long-lived stream's strings small.
  */
 import type { FastifyReply } from 'fastify'
 import { symbols as pinoSymbols } from 'pino'
+import type { Issue } from '../api-error.js'
 
 /** Reconnect delay hinted to EventSource: short, a resume costs one describe and a buffer replay (or one catch-up read). */
 export const RETRY_MS = 2000
+
+/** The client's Last-Event-ID: the header wins over ?lastEventId= (an EventSource resuming a URL that carries a stale one). */
+export function lastEventIdOf (header: string | undefined, query: string | undefined): { lastEventId?: string, issue: Omit<Issue, 'message'> } {
+  return header !== undefined && header.trim() !== ''
+    ? { lastEventId: header.trim(), issue: { path: '/last-event-id', in: 'headers' } }
+    : { lastEventId: query, issue: { path: '/lastEventId', in: 'querystring' } }
+}
 
 /** An open stream as the registry of plugins/external/sse.ts sees it. */
 export interface OpenStream {

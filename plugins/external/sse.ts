@@ -72,12 +72,6 @@ export function acceptsEventStream (accept: string | undefined): boolean {
   return best > 0 && !refused
 }
 
-async function requireEventStream (request: FastifyRequest): Promise<void> {
-  if (!acceptsEventStream(request.headers.accept)) {
-    throw new ApiError(406, 'NotAcceptableError', 'This endpoint only produces text/event-stream')
-  }
-}
-
 export default fp(async (fastify, opts: { heartbeatMs: number }) => {
   await fastify.register(fastifySSE, {
     // Heartbeats come from the registry's one timer (streams register there).
@@ -90,7 +84,9 @@ export default fp(async (fastify, opts: { heartbeatMs: number }) => {
   // Answer 406 in our error shape before the plugin's own (differently shaped) 406 can run.
   fastify.addHook('onRoute', (route) => {
     if (!route.sse) return
-    addRouteHook(route, 'onRequest', requireEventStream)
+    addRouteHook(route, 'onRequest', async (request: FastifyRequest) => {
+      if (!acceptsEventStream(request.headers.accept)) throw new ApiError(406, 'NotAcceptableError', 'This endpoint only produces text/event-stream')
+    })
   })
 
   fastify.addHook('preClose', (done) => {

@@ -1,13 +1,85 @@
 /**
- * Execution history: paginated pages and the live SSE stream (docs/architecture.md, "The history stream").
+ * Execution history (docs/architecture.md, "The history stream"): one page of a run's events
+ * (GET /workflow/{id}/history and /workflow/{id}/runs/{rid}/history, plugins/app/history/page.ts)
+ * and the live SSE stream (GET …/history/stream, plugins/app/history/stream.ts).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import history from './history.js'
-import stream from './stream.js'
+import type { FastifyReply } from 'fastify'
+import { errorsFor, ref, RunParamsSchema, WorkflowParamsSchema } from '../../schemas/common.js'
+import { HistoryPageSchema, HistoryQuerySchema, HistoryStreamHeadersSchema, HistoryStreamQuerySchema, type HistoryQuery } from '../../schemas/history.js'
+import { streamResponses } from '../../schemas/history-stream.js'
+import { ConditionalReadHeadersSchema, notModified, withEtag } from '../../schemas/conditional.js'
+import { access } from '../../lib/http/access.js'
+import { lastEventIdOf } from '../../lib/http/sse.js'
 
-const historyRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
-  await fastify.register(history)
-  await fastify.register(stream)
+interface StreamRequest {
+  headers: { 'last-event-id'?: string }
+  query: { includePayloads?: boolean, lastEventId?: string }
 }
 
-export default historyRoutes
+const history: FastifyPluginAsyncTypebox = async (fastify) => {
+  const page = async (workflowId: string, runId: string | undefined, query: HistoryQuery) =>
+    await fastify.history.page({ workflowId, runId, pageSize: query.pageSize ?? 100, pageToken: query.pageToken, includePayloads: query.includePayloads ?? false })
+
+  const pageCommon = {
+    tags: ['history'],
+    querystring: ref(HistoryQuerySchema),
+    headers: ref(ConditionalReadHeadersSchema),
+    response: { 200: withEtag(HistoryPageSchema, 'One page of events, with an `ETag` (a page of an open run changes as events arrive)'), 304: notModified, ...errorsFor(400, 401, 404, 500, 503) }
+  }
+
+  fastify.get('/workflow/:id/history', {
+    config: { ...access('read', 'workflow'), etag: true as const },
+    schema: {
+      ...pageCommon,
+      operationId: 'getHistory',
+      summary: 'One page of the history of the current run (the page token then pins that run)',
+      params: ref(WorkflowParamsSchema)
+    }
+  }, async (request) => await page(request.params.id, undefined, request.query))
+
+  fastify.get('/workflow/:id/runs/:rid/history', {
+    config: { ...access('read', 'workflow'), etag: true as const },
+    schema: {
+      ...pageCommon,
+      operationId: 'getRunHistory',
+      summary: 'One page of the history of one run',
+      params: ref(RunParamsSchema)
+    }
+  }, async (request) => await page(request.params.id, request.params.rid, request.query))
+
+  async function open ({ headers, query }: StreamRequest, reply: FastifyReply, workflowId: string, runId?: string) {
+    await fastify.history.stream({ reply, workflowId, runId, ...lastEventIdOf(headers['last-event-id'], query.lastEventId), includePayloads: query.includePayloads ?? false })
+  }
+
+  const streamCommon = {
+    tags: ['history'],
+    querystring: ref(HistoryStreamQuerySchema),
+    headers: ref(HistoryStreamHeadersSchema),
+    response: streamResponses
+  }
+
+  fastify.get('/workflow/:id/history/stream', {
+    sse: 'only',
+    config: { queryToken: true, ...access('read', 'workflow') },
+    schema: {
+      ...streamCommon,
+      operationId: 'streamHistory',
+      summary: 'Live history of the current run (or of the run named by Last-Event-ID) as Server-Sent Events',
+      params: ref(WorkflowParamsSchema)
+    }
+  }, async (request, reply) => { await open(request, reply, request.params.id) })
+
+  fastify.get('/workflow/:id/runs/:rid/history/stream', {
+    sse: 'only',
+    config: { queryToken: true, ...access('read', 'workflow') },
+    schema: {
+      ...streamCommon,
+      operationId: 'streamRunHistory',
+      summary: 'Live history of one run as Server-Sent Events',
+      params: ref(RunParamsSchema)
+    }
+  }, async (request, reply) => { await open(request, reply, request.params.id, request.params.rid) })
+}
+
+export default history

@@ -4,18 +4,11 @@
  * with the same filters share one poll of the engine's visibility store.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { Issue } from '../../lib/api-error.js'
 import { clientGone } from '../../lib/abort.js'
 import { access } from '../../lib/http/access.js'
+import { lastEventIdOf } from '../../lib/http/sse.js'
 import { ref } from '../../schemas/common.js'
 import { RunsFeedHeadersSchema, RunsFeedQuerySchema, runsFeedResponses } from '../../schemas/runs-feed.js'
-
-/** The client's Last-Event-ID: the header wins over ?lastEventId= (an EventSource resuming a URL that carries a stale one). */
-function lastEventIdOf (header: string | undefined, query: string | undefined): { lastEventId?: string, issue: Omit<Issue, 'message'> } {
-  return header !== undefined && header.trim() !== ''
-    ? { lastEventId: header.trim(), issue: { path: '/last-event-id', in: 'headers' } }
-    : { lastEventId: query, issue: { path: '/lastEventId', in: 'querystring' } }
-}
 
 const runsStream: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/workflow/runs/stream', {

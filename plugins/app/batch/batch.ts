@@ -17,19 +17,6 @@ import { quote, visibilityQuery } from '../runs/list-runs.js'
 import { ungroupableReason } from '../../../lib/visibility-query.js'
 import type { Engine } from '../engine/engine.js'
 
-export interface BatchDeps { engine: Engine }
-
-/** POST /workflow/batch, GET and DELETE /workflow/batch/{batchId}. */
-export function createBatch (deps: BatchDeps) {
-  return {
-    start: async (body: BatchBody, identity?: string, signal?: AbortSignal) => await startBatch(deps, body, identity, signal),
-    read: async (batchId: string, signal?: AbortSignal) => await readBatch(deps, batchId, signal),
-    stop: async (batchId: string, identity?: string, signal?: AbortSignal) => await stopBatch(deps, batchId, identity, signal)
-  }
-}
-
-export type Batches = ReturnType<typeof createBatch>
-
 const { BatchOperationType, BatchOperationState } = protoRoot.temporal.api.enums.v1
 type Operation = Omit<temporal.api.workflowservice.v1.IStartBatchOperationRequest, 'namespace' | 'visibilityQuery' | 'jobId' | 'reason'>
 
@@ -42,13 +29,13 @@ function batchQuery (filter: BatchFilter): string {
   return `(${filter.query}) AND WorkflowType != ${quote(CATALOG_WORKFLOW_TYPE)} AND WorkflowType != ${quote(WEBHOOK_WORKFLOW_TYPE)}`
 }
 
-async function operationOf (deps: BatchDeps, body: BatchBody, identity: string): Promise<Operation> {
+async function operationOf (engine: Engine, body: BatchBody, identity: string): Promise<Operation> {
   switch (body.action) {
     case 'terminate': return { terminationOperation: { identity } }
     case 'stop': return { cancellationOperation: { identity } }
     case 'signal': {
       if (body.signal === undefined) throw missing('/signal', 'is required for action "signal"')
-      const input = await encodeToPayloads(deps.engine.client.options.loadedDataConverter, ...(body.signal.payload === undefined ? [] : [body.signal.payload]))
+      const input = await encodeToPayloads(engine.client.options.loadedDataConverter, ...(body.signal.payload === undefined ? [] : [body.signal.payload]))
       return { signalOperation: { signal: body.signal.name, input: { payloads: input ?? [] }, identity } }
     }
     case 'reset': {
@@ -59,27 +46,18 @@ async function operationOf (deps: BatchDeps, body: BatchBody, identity: string):
   }
 }
 
-const missing = (path: string, message: string) => new ApiError(400, 'ValidationError', 'Invalid Payload', { issues: [{ path, in: 'body', message }] })
+const missing = (path: string, message: string) => validationError([{ path, in: 'body', message }])
 
-const notFound = (batchId: string) => new ApiError(404, 'BatchNotFoundError', `Batch ${batchId} not found`)
-
-async function startBatch (deps: BatchDeps, body: BatchBody, identity?: string, signal?: AbortSignal): Promise<BatchStarted> {
-  const client = deps.engine.as(identity)
-  const namespace = deps.engine.namespace
-  const query = batchQuery(body.filter)
-  const operation = await operationOf(deps, body, client.options.identity ?? '')
-  const counted = await deps.engine.call(() => client.workflowService.countWorkflowExecutions({ namespace, query }), { signal })
-    .catch((err: unknown) => { throw badQuery(err, body.filter) })
-  const batchId = randomUUID()
-  await deps.engine.call(() => client.workflowService.startBatchOperation({ namespace, visibilityQuery: query, jobId: batchId, reason: body.reason, ...operation }), { signal })
-  return { batchId, matched: Number(counted.count ?? 0) }
+/** The engine's 404 for a batch, as the API's. */
+const orNotFound = (batchId: string) => (err: unknown): never => {
+  throw err instanceof ApiError && err.statusCode === 404 ? new ApiError(404, 'BatchNotFoundError', `Batch ${batchId} not found`) : err
 }
 
 /** A raw visibility query the engine cannot parse is the client's mistake: a 400, not a 500. */
 function badQuery (err: unknown, filter: BatchFilter): unknown {
   const code = (err as { code?: unknown, cause?: { code?: unknown } }).code ?? (err as { cause?: { code?: unknown } }).cause?.code
   if ('query' in filter && code === 3) {
-    return new ApiError(400, 'ValidationError', 'Invalid Payload', { issues: [{ path: '/filter/query', in: 'body', message: `is not a visibility query the engine accepts: ${(err as Error).message}` }] })
+    return validationError([{ path: '/filter/query', in: 'body', message: `is not a visibility query the engine accepts: ${(err as Error).message}` }])
   }
   return err
 }
@@ -104,31 +82,49 @@ const STATES: Partial<Record<number, BatchStatus['state']>> = {
 
 const iso = (ts: temporal.api.workflowservice.v1.IDescribeBatchOperationResponse['startTime']) => ts ? tsToDate(ts).toISOString() : null
 
-async function readBatch (deps: BatchDeps, batchId: string, signal?: AbortSignal): Promise<BatchStatus> {
-  const res = await deps.engine.call(() => deps.engine.client.workflowService.describeBatchOperation({
-    namespace: deps.engine.namespace, jobId: batchId
-  }), { signal }).catch((err: unknown) => { throw err instanceof ApiError && err.statusCode === 404 ? notFound(batchId) : err })
-  return {
-    batchId,
-    action: ACTIONS[res.operationType ?? 0] ?? 'other',
-    state: STATES[res.state ?? 0] ?? 'unknown',
-    total: Number(res.totalOperationCount ?? 0),
-    completed: Number(res.completeOperationCount ?? 0),
-    failed: Number(res.failureOperationCount ?? 0),
-    reason: res.reason ?? '',
-    query: res.query ?? '',
-    startTime: iso(res.startTime),
-    closeTime: iso(res.closeTime)
+/** POST /workflow/batch, GET and DELETE /workflow/batch/{batchId}. */
+export function createBatch ({ engine }: { engine: Engine }) {
+  const { namespace } = engine
+  const start = async (body: BatchBody, identity?: string, signal?: AbortSignal): Promise<BatchStarted> => {
+    const client = engine.as(identity)
+    const query = batchQuery(body.filter)
+    const operation = await operationOf(engine, body, client.options.identity ?? '')
+    const counted = await engine.call(() => client.workflowService.countWorkflowExecutions({ namespace, query }), { signal })
+      .catch((err: unknown) => { throw badQuery(err, body.filter) })
+    const batchId = randomUUID()
+    await engine.call(() => client.workflowService.startBatchOperation({ namespace, visibilityQuery: query, jobId: batchId, reason: body.reason, ...operation }), { signal })
+    return { batchId, matched: Number(counted.count ?? 0) }
   }
+
+  const read = async (batchId: string, signal?: AbortSignal): Promise<BatchStatus> => {
+    const res = await engine.call(() => engine.client.workflowService.describeBatchOperation({ namespace, jobId: batchId }), { signal })
+      .catch(orNotFound(batchId))
+    return {
+      batchId,
+      action: ACTIONS[res.operationType ?? 0] ?? 'other',
+      state: STATES[res.state ?? 0] ?? 'unknown',
+      total: Number(res.totalOperationCount ?? 0),
+      completed: Number(res.completeOperationCount ?? 0),
+      failed: Number(res.failureOperationCount ?? 0),
+      reason: res.reason ?? '',
+      query: res.query ?? '',
+      startTime: iso(res.startTime),
+      closeTime: iso(res.closeTime)
+    }
+  }
+
+  /** DELETE: the batcher stops; runs it already acted on stay as they are. Answers where it stands. */
+  const stop = async (batchId: string, identity?: string, signal?: AbortSignal): Promise<BatchStatus> => {
+    const before = await read(batchId, signal)
+    if (before.state !== 'running') return before
+    const client = engine.as(identity)
+    await engine.call(() => client.workflowService.stopBatchOperation({
+      namespace, jobId: batchId, reason: 'Stopped through the Flowport API', identity: client.options.identity
+    }), { signal }).catch(orNotFound(batchId))
+    return await read(batchId, signal)
+  }
+
+  return { start, read, stop }
 }
 
-/** DELETE: the batcher stops; runs it already acted on stay as they are. Answers where it stands. */
-async function stopBatch (deps: BatchDeps, batchId: string, identity?: string, signal?: AbortSignal): Promise<BatchStatus> {
-  const before = await readBatch(deps, batchId, signal)
-  if (before.state !== 'running') return before
-  const client = deps.engine.as(identity)
-  await deps.engine.call(() => client.workflowService.stopBatchOperation({
-    namespace: deps.engine.namespace, jobId: batchId, reason: 'Stopped through the Flowport API', identity: client.options.identity
-  }), { signal }).catch((err: unknown) => { throw err instanceof ApiError && err.statusCode === 404 ? notFound(batchId) : err })
-  return await readBatch(deps, batchId, signal)
-}
+export type Batches = ReturnType<typeof createBatch>

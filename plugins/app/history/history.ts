@@ -11,7 +11,7 @@ import { readHistoryPage, type PageRequest } from './page.js'
 import { nextEngineToken, type HistoryReader } from './reader.js'
 import type { Runs } from '../runs/runs.js'
 import { streamRun, type StreamRequest } from './stream.js'
-import { mayEndWithUnstoredTask, persistedOnly, storedHistoryOf } from './unpersisted.js'
+import { mayEndWithUnstoredTask, persistedOnly } from './unpersisted.js'
 
 /** Above the engine's own long-poll interval (20 s), which answers first with an empty page. */
 const LONG_POLL_DEADLINE_MS = 70_000
@@ -27,16 +27,6 @@ export interface HistoryDeps {
   streams: StreamRegistry
   /** The benchmark's seam (hubs.ts); absent in production. */
   observer?: HubObserver
-}
-
-export interface History {
-  readonly hubs: HistoryHubs
-  /** One page of a run's history (GET /workflow/{id}/history and its pinned form). */
-  page: (request: PageRequest) => Promise<HistoryPage>
-  /** One SSE session on a run (GET /workflow/{id}/history/stream and its pinned form). */
-  stream: (request: StreamRequest) => Promise<void>
-  /** Stops every hub (after the SSE plugin's preClose has ended the streams). */
-  close: () => void
 }
 
 /** One page of a run's events from the engine, without a workflow task it has not stored. */
@@ -59,16 +49,21 @@ function engineReader (engine: Engine): HistoryReader {
       namespace,
       execution: { workflowId, runId }
     }), { signal, workflowId, runId })
-    return { ...page, events: persistedOnly(page.events, storedHistoryOf(info)) }
+    return { ...page, events: persistedOnly(page.events, info) }
   }
 }
 
-export function createHistory ({ engine, runs, streams, observer }: HistoryDeps): History {
+export function createHistory ({ engine, runs, streams, observer }: HistoryDeps) {
   const hubs = new HistoryHubs(engineReader(engine), { bufferEvents: BUFFER_EVENTS, maxQueuedEvents: MAX_QUEUED_EVENTS }, observer)
   return {
     hubs,
-    page: async (request) => await readHistoryPage({ runs, read: hubs.read }, request),
-    stream: async (request) => { await streamRun({ runs, hubs, streams }, request) },
+    /** One page of a run's history (GET /workflow/{id}/history and its pinned form). */
+    page: async (request: PageRequest): Promise<HistoryPage> => await readHistoryPage({ runs, read: hubs.read }, request),
+    /** One SSE session on a run (GET /workflow/{id}/history/stream and its pinned form). */
+    stream: async (request: StreamRequest) => { await streamRun({ runs, hubs, streams }, request) },
+    /** Stops every hub (after the SSE plugin's preClose has ended the streams). */
     close: () => { hubs.closeAll() }
   }
 }
+
+export type History = ReturnType<typeof createHistory>

@@ -11,7 +11,7 @@ import { SharedPoll } from '../../../lib/shared-poll.js'
 import { Batch } from './batch.js'
 import { eventIdOf, terminalOf, type Terminal } from './events.js'
 import { nextEngineToken, type HistoryReader } from './reader.js'
-import { Subscription, type SubscriptionSink, type SubscriptionSource } from './subscription.js'
+import { Subscription, type SubscriptionSink } from './subscription.js'
 
 export interface HubOptions {
   /** Events the hub keeps for late joiners and slow clients. */
@@ -20,7 +20,7 @@ export interface HubOptions {
   maxQueuedEvents: number
 }
 
-export class RunHub extends SharedPoll<Subscription> implements SubscriptionSource {
+export class RunHub extends SharedPoll<Subscription> {
   head = 0
   terminal: Terminal | undefined
   /** The terminal event has been read and the engine has nothing after it. */

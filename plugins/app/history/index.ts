@@ -12,12 +12,8 @@ declare module 'fastify' {
   }
 }
 
-export interface HistoryPluginOptions {
-  /** The benchmark's seam (hubs.ts); absent in production. */
-  observer?: HubObserver
-}
-
-export default fp<HistoryPluginOptions>(async (fastify, opts) => {
+/** `observer`: the benchmark's seam (hubs.ts); absent in production. */
+export default fp<{ observer?: HubObserver }>(async (fastify, opts) => {
   const history = createHistory({
     engine: fastify.engine,
     streams: fastify.openStreams,

@@ -1,5 +1,5 @@
 /**
- * What the history code asks of the engine: one page of a run's events (plugins/app/history/index.ts
+ * What the history code asks of the engine: one page of a run's events (plugins/app/history/history.ts
  * implements it with the Temporal client, through `engine.call`).
  */
 import type { RawEvent } from './events.js'

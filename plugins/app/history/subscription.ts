@@ -8,7 +8,8 @@
  */
 import { Batch } from './batch.js'
 import { eventIdOf, type Terminal } from './events.js'
-import { nextEngineToken, type HistoryReader } from './reader.js'
+import type { RunHub } from './hub.js'
+import { nextEngineToken } from './reader.js'
 import type { RunRef } from '../runs/run-history.js'
 
 export type HubEnd = { kind: 'done', terminal: Terminal } | { kind: 'error', error: unknown }
@@ -22,18 +23,8 @@ export interface SubscriptionSink {
   end: (item: HubEnd, run: RunRef) => void
 }
 
-/** What a subscription reads of its run's hub (hub.ts). */
-export interface SubscriptionSource extends Readonly<RunRef> {
-  readonly read: HistoryReader
-  readonly options: { maxQueuedEvents: number }
-  readonly finished: boolean
-  readonly terminal: Terminal | undefined
-  readonly failure: unknown
-  /** Whether the hub's buffer holds every event after `position` that the hub has read. */
-  covers: (position: number) => boolean
-  batchesAfter: (position: number) => Batch[]
-  leave: (subscription: Subscription) => void
-}
+/** What a subscription reads of its run's hub. */
+type SubscriptionSource = Pick<RunHub, 'workflowId' | 'runId' | 'read' | 'options' | 'finished' | 'terminal' | 'failure' | 'covers' | 'batchesAfter' | 'leave'>
 
 /** `position` is the last event handed to the sink. */
 export class Subscription {

@@ -32,25 +32,15 @@ export function mayEndWithUnstoredTask (events: RawEvent[], { newEventsAnswer }:
   return !newEventsAnswer || (scheduled.workflowTaskScheduledEventAttributes?.attempt ?? 1) > 1
 }
 
-/** What describe says of the run's stored history. */
-export interface StoredHistory {
-  historyLength: number
-  /** A closed run's last stored event is its close event, never a workflow task's. */
-  closed: boolean
-}
-
-/** What a describe's execution info says of the stored history. */
-export const storedHistoryOf = (info: temporal.api.workflow.v1.IWorkflowExecutionInfo | null | undefined): StoredHistory => ({
-  historyLength: Number(info?.historyLength ?? 0),
-  closed: !OPEN.has(info?.status ?? Status.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED)
-})
-
 /**
- * The events the engine had stored, judged by a describe made after the read: a task stored
- * meanwhile is kept (it is the same event), and one whose ids a close took meanwhile (a reset or
- * terminate of the stuck run) is dropped, since it cannot precede a close event it is numbered as.
+ * The events the engine had stored, judged by a describe's execution info made after the read: a
+ * task stored meanwhile is kept (it is the same event), and one whose ids a close took meanwhile (a
+ * reset or terminate of the stuck run) is dropped, since it cannot precede a close event it is numbered as.
  */
-export function persistedOnly (events: RawEvent[], { historyLength, closed }: StoredHistory): RawEvent[] {
+export function persistedOnly (events: RawEvent[], info: temporal.api.workflow.v1.IWorkflowExecutionInfo | null | undefined): RawEvent[] {
+  const historyLength = Number(info?.historyLength ?? 0)
+  // A closed run's last stored event is its close event, never a workflow task's.
+  const closed = !OPEN.has(info?.status ?? Status.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED)
   const last = closed ? historyLength - 1 : historyLength
   return events.filter((e) => eventIdOf(e) <= last)
 }

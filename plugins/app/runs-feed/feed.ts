@@ -10,8 +10,8 @@
  * one query over the windows it missed, as far back as `resumeMs`.
  */
 import type { FastifyBaseLogger } from 'fastify'
-import { SharedPoll, SharedPolls } from '../../../lib/shared-poll.js'
-import { comparePositions, timePosition, type Position } from './position.js'
+import { SharedPoll } from '../../../lib/shared-poll.js'
+import type { Position } from './position.js'
 
 /** One change, its frame built once for every subscriber. */
 export interface FeedChange {
@@ -37,12 +37,6 @@ export interface FeedSink {
   changes: (changes: FeedChange[]) => void
 }
 
-export interface FeedMetrics {
-  /** Visibility queries made by the shared polls (catch-up reads of resuming clients not counted). */
-  polls: number
-  catchUps: number
-}
-
 export class RunsFeed extends SharedPoll<FeedSink> {
   /** Every change before this instant (ms) has been handed out. */
   frontier: number
@@ -53,7 +47,6 @@ export class RunsFeed extends SharedPoll<FeedSink> {
     readonly query: string,
     private readonly source: ChangeSource,
     private readonly options: FeedOptions,
-    private readonly metrics: FeedMetrics,
     private readonly log: FastifyBaseLogger,
     onEmpty: (feed: SharedPoll<FeedSink>) => void
   ) {
@@ -67,10 +60,9 @@ export class RunsFeed extends SharedPoll<FeedSink> {
     super.close()
   }
 
-  /** The changes in `[fromMs, frontier)` for a subscriber that comes back; counted apart from the shared polls. */
+  /** The changes in `[fromMs, frontier)` for a subscriber that comes back. */
   async catchUp (fromMs: number, signal?: AbortSignal): Promise<FeedChange[]> {
     if (fromMs >= this.frontier) return []
-    this.metrics.catchUps++
     return await this.source(this.query, fromMs, this.frontier, signal)
   }
 
@@ -83,7 +75,6 @@ export class RunsFeed extends SharedPoll<FeedSink> {
     const to = Date.now() - this.options.delayMs
     if (to > this.frontier) {
       try {
-        this.metrics.polls++
         const changes = await this.source(this.query, this.frontier, to, this.signal)
         this.frontier = to
         for (const sink of this.subscribers) sink.changes(changes)
@@ -107,32 +98,3 @@ export interface Joined {
   /** The resume position was older than `resumeMs`: the changes before `position` are not replayed. */
   expired: boolean
 }
-
-/** The live feeds, one per query, and the counters of their engine calls. */
-export class RunsFeeds {
-  readonly metrics: FeedMetrics = { polls: 0, catchUps: 0 }
-  readonly #feeds = new SharedPolls<RunsFeed>()
-
-  constructor (private readonly source: ChangeSource, readonly options: FeedOptions, private readonly log: FastifyBaseLogger) {}
-
-  /** Live feeds (one per distinct filter set with a subscriber). */
-  get size (): number { return this.#feeds.size }
-
-  /** Subscribes `sink` to the feed of `query` (started if none is live); `resume` is where the client stands (absent: now). */
-  join (query: string, resume: Position | undefined, sink: FeedSink): Joined {
-    const feed = this.#feeds.of(query, (onEnd) => new RunsFeed(query, this.source, this.options, this.metrics, this.log, onEnd))
-    feed.subscribers.add(sink)
-    const live = timePosition(feed.frontier)
-    if (resume === undefined) return { feed, position: live, expired: false }
-    if (resume.ms < Date.now() - this.options.resumeMs) return { feed, position: live, expired: true }
-    return { feed, position: resume, expired: false }
-  }
-
-  closeAll (): void {
-    for (const feed of this.#feeds.values()) feed.close()
-  }
-}
-
-/** The changes after `position`, in order (a change list is already in feed order). */
-export const after = (changes: FeedChange[], position: Position): FeedChange[] =>
-  changes.filter((c) => comparePositions(c.position, position) > 0)

@@ -16,18 +16,12 @@ export interface Position {
   runId: string
 }
 
-const KIND_CODE: Record<ChangeKind, string> = { started: 's', closed: 'c' }
-const RANK: Record<string, 0 | 1> = { s: 0, c: 1 }
-
 const POSITION = new RegExp(POSITION_PATTERN)
-
-export const changePosition = (ms: number, kind: ChangeKind, runId: string): Position =>
-  ({ ms, rank: kind === 'started' ? 0 : 1, runId })
 
 export const timePosition = (ms: number): Position => ({ ms, rank: -1, runId: '' })
 
 export function encodePosition ({ ms, rank, runId }: Position): string {
-  return rank === -1 ? String(ms) : `${ms}.${rank === 0 ? KIND_CODE.started : KIND_CODE.closed}.${runId}`
+  return rank === -1 ? String(ms) : `${ms}.${rank === 0 ? 's' : 'c'}.${runId}`
 }
 
 /** The position an id names; undefined when it is not an id of this feed. */
@@ -36,7 +30,7 @@ export function decodePosition (id: string): Position | undefined {
   const [ms, code, runId] = id.split('.')
   const time = Number(ms)
   if (!Number.isSafeInteger(time)) return undefined
-  return code === undefined ? timePosition(time) : { ms: time, rank: RANK[code]!, runId: runId! }
+  return code === undefined ? timePosition(time) : { ms: time, rank: code === 's' ? 0 : 1, runId: runId! }
 }
 
 /** Feed order: time, then start before close, then run id. */

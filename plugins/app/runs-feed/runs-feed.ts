@@ -1,37 +1,87 @@
 /**
  * The runs change feed service: one shared visibility poll per set of filters (feed.ts), for every
- * client of GET /workflow/runs/stream with those filters (stream.ts). `metrics` counts the engine
- * calls, for tests and the metrics endpoint.
+ * client of GET /workflow/runs/stream with those filters (stream.ts). The engine side: the runs of
+ * a filter's visibility query that started or closed in a window, as changes in feed order, each
+ * carrying the run's status as the engine reports it when the window is read.
  */
 import type { FastifyBaseLogger } from 'fastify'
+import { executionInfoFromRaw } from '@temporalio/client/lib/helpers.js'
 import type { StreamRegistry } from '../../../lib/http/sse.js'
-import { RunsFeeds, type FeedMetrics, type FeedOptions } from './feed.js'
-import { visibilityChanges, type SourceDeps } from './source.js'
+import { SharedPolls } from '../../../lib/shared-poll.js'
+import type { RunChange } from '../../../schemas/runs-feed.js'
+import type { WorkflowStatus } from '../../../schemas/workflow.js'
+import type { Engine } from '../engine/engine.js'
+import type { Execution } from '../runs/execution.js'
+import { quote } from '../runs/list-runs.js'
+import { RunsFeed, type ChangeSource, type FeedChange, type FeedOptions, type FeedSink, type Joined } from './feed.js'
+import { comparePositions, encodePosition, timePosition, type ChangeKind, type Position } from './position.js'
 import { streamRunsFeed, type FeedSession } from './stream.js'
 
-export interface RunsFeedDeps extends SourceDeps {
+/** Visibility pages are read whole; a window holds what started or closed in one poll interval. */
+const PAGE_SIZE = 1000
+
+export interface RunsFeedDeps {
+  engine: Engine
+  /** A run's status, with whether a worker polls its catalog when it is open (runs concept). */
+  statusOf: (execution: Execution, signal?: AbortSignal) => Promise<WorkflowStatus>
   /** The open SSE streams (plugins/external/sse.ts). */
   streams: StreamRegistry
   options: FeedOptions
   log: FastifyBaseLogger
 }
 
-export interface RunsFeedService {
-  /** Live feeds (one per distinct filter set with a subscriber). */
-  readonly size: number
-  readonly metrics: FeedMetrics
-  /** One SSE session on the feed of the request's filters. */
-  stream: (session: FeedSession) => Promise<void>
-  /** Stops every feed (after the SSE plugin's preClose has ended the streams). */
-  close: () => void
+function frameOf (kind: ChangeKind, ms: number, run: RunChange['run']): FeedChange {
+  const position: Position = { ms, rank: kind === 'started' ? 0 : 1, runId: run.runId }
+  const change: RunChange = { change: kind, at: new Date(ms).toISOString(), run }
+  return { position, frame: `id: ${encodePosition(position)}\nevent: run\ndata: ${JSON.stringify(change)}\n\n` }
 }
 
-export function createRunsFeed ({ engine, statusOf, streams, options, log }: RunsFeedDeps): RunsFeedService {
-  const feeds = new RunsFeeds(visibilityChanges({ engine, statusOf }), options, log)
-  return {
-    get size () { return feeds.size },
-    metrics: feeds.metrics,
-    stream: async (session) => { await streamRunsFeed({ feeds, streams }, session) },
-    close: () => { feeds.closeAll() }
+function visibilityChanges ({ engine, statusOf }: Pick<RunsFeedDeps, 'engine' | 'statusOf'>): ChangeSource {
+  return async (query, fromMs, toMs, signal) => {
+    const { namespace, loadedDataConverter } = engine.client.options
+    const from = quote(new Date(fromMs).toISOString())
+    const to = quote(new Date(toMs).toISOString())
+    const windowed = `${query} AND ((StartTime >= ${from} AND StartTime < ${to}) OR (CloseTime >= ${from} AND CloseTime < ${to}))`
+    const changes: FeedChange[] = []
+    let nextPageToken: Uint8Array | undefined
+    do {
+      const page = await engine.call(() => engine.client.workflowService.listWorkflowExecutions({
+        namespace, pageSize: PAGE_SIZE, nextPageToken, query: windowed
+      }), { signal })
+      for (const raw of page.executions ?? []) {
+        const info = await executionInfoFromRaw(raw, loadedDataConverter, raw, namespace)
+        const run = await statusOf(info, signal)
+        const started = info.startTime.getTime()
+        const closed = info.closeTime?.getTime()
+        if (started >= fromMs && started < toMs) changes.push(frameOf('started', started, run))
+        if (closed !== undefined && closed >= fromMs && closed < toMs) changes.push(frameOf('closed', closed, run))
+      }
+      nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined
+    } while (nextPageToken)
+    return changes.sort((a, b) => comparePositions(a.position, b.position))
   }
 }
+
+export function createRunsFeed ({ engine, statusOf, streams, options, log }: RunsFeedDeps) {
+  const source = visibilityChanges({ engine, statusOf })
+  const feeds = new SharedPolls<RunsFeed>()
+  /** Subscribes `sink` to the feed of `query` (started if none is live); `resume` is where the client stands (absent: now). */
+  const join = (query: string, resume: Position | undefined, sink: FeedSink): Joined => {
+    const feed = feeds.of(query, (onEnd) => new RunsFeed(query, source, options, log, onEnd))
+    feed.subscribers.add(sink)
+    const live = timePosition(feed.frontier)
+    if (resume === undefined) return { feed, position: live, expired: false }
+    if (resume.ms < Date.now() - options.resumeMs) return { feed, position: live, expired: true }
+    return { feed, position: resume, expired: false }
+  }
+  return {
+    /** Live feeds (one per distinct filter set with a subscriber). */
+    get size () { return feeds.size },
+    /** One SSE session on the feed of the request's filters. */
+    stream: async (session: FeedSession) => { await streamRunsFeed({ join, options, streams }, session) },
+    /** Stops every feed (after the SSE plugin's preClose has ended the streams). */
+    close: () => { for (const feed of feeds.values()) feed.close() }
+  }
+}
+
+export type RunsFeedService = ReturnType<typeof createRunsFeed>

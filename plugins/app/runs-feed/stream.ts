@@ -19,7 +19,7 @@ import { RETRY_MS, compactForLife, type OpenStream, type StreamRegistry } from '
 import type { RunsFeedOpen, RunsFeedProgress, RunsFeedQuery } from '../../../schemas/runs-feed.js'
 import { validationError, type Issue } from '../../../lib/api-error.js'
 import { visibilityQuery } from '../runs/list-runs.js'
-import { after, type FeedChange, type FeedSink, type RunsFeed, type RunsFeeds } from './feed.js'
+import type { FeedChange, FeedOptions, FeedSink, Joined, RunsFeed } from './feed.js'
 import { comparePositions, decodePosition, encodePosition, timePosition, type Position } from './position.js'
 
 type RunsFeedFilters = Omit<RunsFeedQuery, 'lastEventId'>
@@ -28,7 +28,9 @@ type RunsFeedFilters = Omit<RunsFeedQuery, 'lastEventId'>
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024
 
 export interface FeedDeps {
-  feeds: RunsFeeds
+  /** Subscribes a stream to the shared feed of a query (runs-feed.ts). */
+  join: (query: string, resume: Position | undefined, sink: FeedSink) => Joined
+  options: FeedOptions
   streams: StreamRegistry
 }
 
@@ -85,7 +87,8 @@ class FeedStream implements FeedSink, OpenStream {
   }
 
   #write (changes: FeedChange[]): void {
-    const fresh = after(changes, this.position)
+    // A change list is already in feed order.
+    const fresh = changes.filter((c) => comparePositions(c.position, this.position) > 0)
     if (fresh.length === 0 || !this.reply.sse.isConnected) return
     this.position = this.sentUpTo = fresh.at(-1)!.position
     this.reply.raw.write(fresh.map((c) => c.frame).join(''))
@@ -135,22 +138,22 @@ class FeedStream implements FeedSink, OpenStream {
   }
 }
 
-export async function streamRunsFeed ({ feeds, streams }: FeedDeps, { reply, filters, lastEventId, issue, signal }: FeedSession): Promise<void> {
+export async function streamRunsFeed ({ join, options, streams }: FeedDeps, { reply, filters, lastEventId, issue, signal }: FeedSession): Promise<void> {
   const resume = resumeOf(lastEventId, issue)
   const query = visibilityQuery(filters)
-  const stream = new FeedStream(reply, streams, resume ?? timePosition(0), Date.now() + feeds.options.sessionMs)
+  const stream = new FeedStream(reply, streams, resume ?? timePosition(0), Date.now() + options.sessionMs)
   // Subscribed before the first byte: whatever the feed reads from now on reaches this stream.
-  const { feed, position, expired } = feeds.join(query, resume, stream)
+  const { feed, position, expired } = join(query, resume, stream)
   stream.feed = feed
   stream.position = position
   if (resume !== undefined && !expired && position.ms < feed.frontier) stream.pending = []
-  const open: RunsFeedOpen = { from: new Date(position.ms).toISOString(), delayMs: feeds.options.delayMs, resumeMs: feeds.options.resumeMs }
+  const open: RunsFeedOpen = { from: new Date(position.ms).toISOString(), delayMs: options.delayMs, resumeMs: options.resumeMs }
   try {
     await reply.sse.send({ event: 'feed', id: stream.idPast(position), data: open, retry: RETRY_MS })
     if (expired) {
       await reply.sse.send({
         event: 'expired',
-        data: { lastEventId: encodePosition(resume!), message: `Last-Event-ID is older than the feed replays (${feeds.options.resumeMs} ms): changes before ${open.from} are not sent; list them with GET /workflow/runs` }
+        data: { lastEventId: encodePosition(resume!), message: `Last-Event-ID is older than the feed replays (${options.resumeMs} ms): changes before ${open.from} are not sent; list them with GET /workflow/runs` }
       })
     }
   } catch (err) {

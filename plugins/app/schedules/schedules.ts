@@ -1,29 +1,235 @@
 /**
- * The schedules service: schedules as the engine keeps them (store.ts), listed (list.ts), checked
- * and compiled (spec.ts), and the engine's schedule operations.
+ * The schedules service. Schedules are kept by the engine (Temporal Schedules): the API holds no
+ * state. What the engine does not keep verbatim (it turns cron strings into calendar structures)
+ * travels in the schedule action's memo under SCHEDULE_MEMO_KEY: the spec as the client sent it,
+ * and a revision that tells an update whether it was the one the engine applied (see `replace`).
+ * Specs and policies are checked and compiled in spec.ts.
  */
-import type { ScheduleDescription, ScheduleHandle } from '@temporalio/client'
-import type { CreateScheduleBody, OverlapPolicy, SchedulesQuery, UpdateScheduleBody } from '../../../schemas/schedules.js'
-import { listSchedules } from './list.js'
-import { overlapToEngine } from './spec.js'
-import { createSchedule, describeSchedule, etagOf, replaceSchedule, scheduleTarget, scheduleView, type ScheduleDeps } from './store.js'
+import { randomUUID } from 'node:crypto'
+import type { ScheduleDescription, ScheduleHandle, ScheduleOptionsStartWorkflowAction, ScheduleSpec } from '@temporalio/client'
+import {
+  compileUpdatedScheduleOptions, encodeScheduleAction, encodeSchedulePolicies, encodeScheduleSpec, encodeScheduleState
+} from '@temporalio/client/lib/schedule-helpers.js'
+import { entityTags } from '../../../lib/http/conditional.js'
+import { ApiError, validationError } from '../../../lib/api-error.js'
+import { decodePageToken, encodePageToken } from '../../../lib/page-token.js'
+import { isReservedWorkflowId } from '../runs/execution.js'
+import { isoOrNull, statusFromEngine } from '../runs/status.js'
+import type { Status } from '../../../schemas/status.js'
+import type {
+  CreateScheduleBody, OverlapPolicy, Schedule, ScheduleSpecBody, ScheduleSummary, SchedulesQuery, UpdateScheduleBody
+} from '../../../schemas/schedules.js'
+import type { CatalogWorkflow } from '@flowport/core/contract'
+import type { Engine } from '../engine/engine.js'
+import { compilePolicies, compileSpec, overlapFromEngine, overlapToEngine, type EnginePolicies } from './spec.js'
 
-export function createSchedules (deps: ScheduleDeps) {
-  const { engine } = deps
+/** What the schedules need: the engine, the default catalog, and the starts concept's check of a workflow. */
+export interface ScheduleDeps {
+  engine: Engine
+  /** The catalog of a schedule whose body names none (SERVICE_CATALOG_ID). */
+  defaultCatalog: string
+  /** The catalog's workflow, its input checked against its schema (a 400 or 404 when it does not fit). */
+  checkWorkflow: (catalog: string, workflowName: string, input: unknown, signal?: AbortSignal) => Promise<CatalogWorkflow>
+}
+
+const SCHEDULE_MEMO_KEY = '__flowport_schedule'
+
+interface ScheduleMemo { spec: ScheduleSpecBody, revision: string }
+
+const scheduleConflict = (scheduleId: string, why: string) =>
+  new ApiError(412, 'PreconditionFailedError', `Schedule ${scheduleId} ${why}: read it again (GET /schedules/${scheduleId}) and send its new ETag`)
+
+interface Compiled {
+  spec: ScheduleSpec
+  policies: EnginePolicies
+  action: ScheduleOptionsStartWorkflowAction<(input: unknown) => Promise<unknown>> & { taskQueue: string, memo: Record<string, unknown> }
+  state: { paused: boolean, note?: string }
+  revision: string
+}
+
+/** The conflict token as an ETag: base64url, quoted (RFC 9110 strong validator). */
+const etagOf = (d: ScheduleDescription): string => `"${Buffer.from(d.raw.conflictToken ?? []).toString('base64url')}"`
+
+/** `If-Match` names the current ETag (a weak tag by its opaque part), or is `*`: any current schedule. */
+const matches = (ifMatch: string, etag: string): boolean => entityTags(ifMatch).some((tag) => tag === '*' || tag === etag)
+
+const memoOf = (d: ScheduleDescription): ScheduleMemo | undefined => d.action.memo?.[SCHEDULE_MEMO_KEY] as ScheduleMemo | undefined
+
+/** What GET /schedules lists of a schedule (and GET /schedules/{scheduleId} shows with the rest). */
+const summaryOf = (d: ScheduleDescription): ScheduleSummary => ({
+  scheduleId: d.scheduleId,
+  workflowName: d.action.workflowType,
+  catalog: d.action.taskQueue,
+  state: { paused: d.state.paused, note: d.state.note || null },
+  nextActionTimes: d.info.nextActionTimes.slice(0, 5).map((t) => t.toISOString())
+})
+
+export function createSchedules ({ engine, defaultCatalog, checkWorkflow }: ScheduleDeps) {
+  /**
+   * Everything a create or update checks before the engine sees it: the spec and policies (400 naming
+   * the field), the workflow and catalog (404), the input against the catalog's inputSchema (400).
+   */
+  const compile = async (scheduleId: string, body: UpdateScheduleBody, signal?: AbortSignal): Promise<Compiled> => {
+    // Runs are named `<scheduleId>-<time>`: an id the API reserves for itself would make them unreachable.
+    if (isReservedWorkflowId(scheduleId)) throw validationError([{ path: '/scheduleId', in: 'body', message: 'is reserved (ids starting with "__flowport")' }])
+    const spec = compileSpec(body.spec)
+    const policies = compilePolicies(body.policies)
+    const catalog = body.catalog ?? defaultCatalog
+    const workflow = await checkWorkflow(catalog, body.workflowName, body.input, signal)
+    const revision = randomUUID()
+    const memo: ScheduleMemo = { spec: body.spec, revision }
+    return {
+      spec,
+      policies,
+      action: { type: 'startWorkflow', workflowType: workflow.name, taskQueue: catalog, args: [body.input], workflowId: scheduleId, memo: { [SCHEDULE_MEMO_KEY]: memo } },
+      state: { paused: body.paused ?? false, note: body.note },
+      revision
+    }
+  }
+
+  const describe = async (scheduleId: string, signal?: AbortSignal): Promise<ScheduleDescription> =>
+    await engine.call(() => engine.client.schedule.getHandle(scheduleId).describe(), { signal })
+
+  /** A run's status, or `unknown` once the engine no longer keeps it. */
+  const runStatus = async (workflowId: string, runId: string, signal?: AbortSignal): Promise<Status> => {
+    try {
+      const d = await engine.call(() => engine.client.workflow.getHandle(workflowId, runId).describe(), { signal, workflowId, runId })
+      return statusFromEngine(d.status.name)
+    } catch (err) {
+      if (err instanceof ApiError && err.statusCode === 404) return 'unknown'
+      throw err
+    }
+  }
+
+  /** What would make the schedule's runs fail today, as sentences; the schedule itself stays as stored. */
+  const warningsOf = async (d: ScheduleDescription, signal?: AbortSignal): Promise<string[]> => {
+    const warnings: string[] = []
+    if (!memoOf(d)) warnings.push('This schedule was not created through Flowport: `spec` shows its intervals and time zone only')
+    try {
+      await checkWorkflow(d.action.taskQueue, d.action.workflowType, d.action.args?.[0] ?? null, signal)
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err
+      if (err.error === 'EngineUnavailableError') throw err
+      const issues = err.extras.issues?.map((i) => `${i.path} ${i.message}`).join('; ')
+      warnings.push(issues ? `The stored input no longer matches the inputSchema of ${d.action.workflowType}: ${issues}` : err.message)
+    }
+    return warnings
+  }
+
+  /** GET /schedules/{scheduleId}: the spec as sent, the state, what is due and what ran; with its `ETag` (the engine's conflict token). */
+  const tagged = async (d: ScheduleDescription, signal?: AbortSignal): Promise<{ etag: string, schedule: Schedule }> => {
+    const recent = d.info.recentActions.slice(-10)
+    const [statuses, warnings] = await Promise.all([
+      Promise.all(recent.map(async (a) => await runStatus(a.action.workflow.workflowId, a.action.workflow.firstExecutionRunId, signal))),
+      warningsOf(d, signal)
+    ])
+    const spec: ScheduleSpecBody = memoOf(d)?.spec ?? {
+      every: (d.spec.intervals ?? []).map((i) => ({ interval: i.every, offset: i.offset })),
+      ...(d.spec.timezone ? { timezone: d.spec.timezone } : {})
+    }
+    const schedule: Schedule = {
+      ...summaryOf(d),
+      input: d.action.args?.[0] ?? null,
+      spec,
+      policies: {
+        overlap: overlapFromEngine(d.policies.overlap),
+        catchupWindow: d.policies.catchupWindow,
+        pauseOnFailure: d.policies.pauseOnFailure
+      },
+      recentActions: recent.map((a, i) => ({
+        scheduledAt: a.scheduledAt.toISOString(),
+        startedAt: a.takenAt.toISOString(),
+        workflowId: a.action.workflow.workflowId,
+        runId: a.action.workflow.firstExecutionRunId,
+        status: statuses[i]
+      })),
+      actionsTaken: d.info.numActionsTaken,
+      actionsSkippedOverlap: d.info.numActionsSkippedOverlap,
+      actionsMissedCatchupWindow: d.info.numActionsMissedCatchupWindow,
+      createdAt: d.info.createdAt.toISOString(),
+      updatedAt: isoOrNull(d.info.lastUpdatedAt),
+      warnings
+    }
+    return { etag: etagOf(d), schedule }
+  }
+
   const act = async (scheduleId: string, identity: string | undefined, signal: AbortSignal | undefined, fn: (h: ScheduleHandle) => Promise<unknown>): Promise<void> => {
     await engine.call(async () => await fn(engine.as(identity).schedule.getHandle(scheduleId)), { signal })
   }
-  /** A schedule as answered, with its `ETag` (the engine's conflict token). */
-  const tagged = async (d: ScheduleDescription, signal?: AbortSignal) => ({ etag: etagOf(d), schedule: await scheduleView(deps, d, signal) })
+
   return {
-    create: async (body: CreateScheduleBody, identity: string | undefined, signal?: AbortSignal) => await createSchedule(deps, body, identity, signal),
-    list: async (q: SchedulesQuery, signal?: AbortSignal) => await listSchedules(deps, q, signal),
-    read: async (scheduleId: string, signal?: AbortSignal) => await tagged(await describeSchedule(deps, scheduleId, signal), signal),
-    /** A full replacement guarded by If-Match (store.ts `replaceSchedule`). */
-    replace: async (scheduleId: string, ifMatch: string, body: UpdateScheduleBody, identity: string | undefined, signal?: AbortSignal) =>
-      await tagged(await replaceSchedule(deps, scheduleId, ifMatch, body, identity, signal), signal),
+    create: async (body: CreateScheduleBody, identity: string | undefined, signal?: AbortSignal): Promise<string> => {
+      const scheduleId = body.scheduleId ?? randomUUID()
+      const { spec, policies, action, state } = await compile(scheduleId, body, signal)
+      await engine.call(() => engine.as(identity).schedule.create({ scheduleId, spec, action, policies, state }), { signal })
+      return scheduleId
+    },
+    /**
+     * GET /schedules: one page of the engine's schedule list, each described for its workflow,
+     * catalog and next times. The engine's list cannot filter by workflow or catalog (its action
+     * summary names the workflow only), so the filters apply to each page: a page may hold fewer
+     * schedules than pageSize, or none, while nextPageToken says more may follow. Paging as in
+     * plugins/app/runs/list-runs.ts: the engine's token, bound to the filters (lib/page-token.ts).
+     */
+    list: async (q: SchedulesQuery, signal?: AbortSignal): Promise<{ schedules: ScheduleSummary[], nextPageToken: string | null }> => {
+      const scope = `schedules\0${q.workflowName ?? ''}\0${q.catalog ?? ''}`
+      let nextPageToken: Uint8Array | undefined
+      if (q.pageToken) {
+        const token = decodePageToken(scope, q.pageToken)
+        if (!token || token.engineToken.length === 0) throw validationError([{ path: '/pageToken', in: 'querystring', message: 'is not a nextPageToken of this listing with these filters; start again without it' }])
+        nextPageToken = token.engineToken
+      }
+      const { namespace } = engine.client.options
+      const res = await engine.call(() => engine.client.workflowService.listSchedules({ namespace, maximumPageSize: q.pageSize ?? 20, nextPageToken }), { signal })
+      const entries = (res.schedules ?? []).filter((s) => q.workflowName === undefined || s.info?.workflowType?.name === q.workflowName)
+      const described = await Promise.all(entries.map(async (s) => await describe(s.scheduleId ?? '', signal).catch((err: unknown) => {
+        // Deleted between the list and the describe.
+        if (err instanceof ApiError && err.error === 'ScheduleNotFoundError') return undefined
+        throw err
+      })))
+      const schedules = described
+        .filter((d): d is ScheduleDescription => d !== undefined && (q.catalog === undefined || d.action.taskQueue === q.catalog))
+        .map(summaryOf)
+      const token = res.nextPageToken?.length ? encodePageToken(scope, { state: '', engineToken: res.nextPageToken }) : null
+      return { schedules, nextPageToken: token }
+    },
+    read: async (scheduleId: string, signal?: AbortSignal) => await tagged(await describe(scheduleId, signal), signal),
+    /**
+     * PUT: a full replacement guarded by If-Match. The engine applies an update only while the
+     * conflict token it is sent is current, and drops a stale one without saying so. So: the
+     * client's ETag must be the current token (else 412), the update carries it, and a read-back
+     * shows whether this update's revision is the one stored; if a concurrent update won the race,
+     * this one was dropped: 412, never a lost update.
+     */
+    replace: async (scheduleId: string, ifMatch: string, body: UpdateScheduleBody, identity: string | undefined, signal?: AbortSignal) => {
+      const compiled = await compile(scheduleId, body, signal)
+      const current = await describe(scheduleId, signal)
+      if (!matches(ifMatch, etagOf(current))) throw scheduleConflict(scheduleId, 'was changed since that ETag was served')
+      const client = engine.as(identity)
+      const { namespace, loadedDataConverter } = client.options
+      const options = compileUpdatedScheduleOptions(scheduleId, { spec: compiled.spec, action: compiled.action, policies: compiled.policies, state: compiled.state })
+      await engine.call(async () => await client.workflowService.updateSchedule({
+        namespace,
+        scheduleId,
+        conflictToken: current.raw.conflictToken,
+        identity: client.options.identity,
+        requestId: randomUUID(),
+        schedule: {
+          spec: encodeScheduleSpec(options.spec),
+          action: await encodeScheduleAction(loadedDataConverter, namespace, options.action, {}),
+          policies: encodeSchedulePolicies(options.policies),
+          state: encodeScheduleState(options.state)
+        }
+      }), { signal })
+      const after = await describe(scheduleId, signal)
+      if (memoOf(after)?.revision !== compiled.revision) throw scheduleConflict(scheduleId, 'was changed by another update meanwhile; this one was not applied')
+      return await tagged(after, signal)
+    },
     /** The catalog and workflow a stored schedule starts (the access plugin checks them). */
-    target: async (scheduleId: string) => await scheduleTarget(deps, scheduleId),
+    target: async (scheduleId: string): Promise<{ catalog: string, workflowName: string }> => {
+      const d = await describe(scheduleId)
+      return { catalog: d.action.taskQueue, workflowName: d.action.workflowType }
+    },
     pause: async (scheduleId: string, note: string | undefined, identity: string | undefined, signal?: AbortSignal) =>
       await act(scheduleId, identity, signal, async (h) => await h.pause(note)),
     unpause: async (scheduleId: string, note: string | undefined, identity: string | undefined, signal?: AbortSignal) =>

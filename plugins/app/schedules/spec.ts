@@ -92,11 +92,6 @@ export function isTimeZone (zone: string): boolean {
 
 type Calendar = NonNullable<ScheduleSpecBody['calendar']>[number]
 
-/** A calendar entry as the 7-field cron string the engine parses (second minute hour dom month dow year). */
-export function calendarCron (c: Calendar): string {
-  return [c.second ?? '0', c.minute ?? '0', c.hour ?? '0', c.dayOfMonth ?? '*', c.month ?? '*', c.dayOfWeek ?? '*', c.year ?? '*'].join(' ')
-}
-
 /** The engine's spec for a request's spec; every problem found is one issue, thrown as a 400. */
 export function compileSpec (spec: ScheduleSpecBody, base = '/spec'): ScheduleSpec {
   const issues: Issue[] = []
@@ -131,7 +126,9 @@ export function compileSpec (spec: ScheduleSpecBody, base = '/spec'): ScheduleSp
   if (startAt && endAt && endAt <= startAt) issue('/endAt', 'must be after startAt')
   if (issues.length) throw validationError(issues)
   return {
-    cronExpressions: [...cron.map((c) => c.trim()), ...calendar.map(calendarCron)],
+    // A calendar entry as the 7-field cron string the engine parses (second minute hour dom month dow year).
+    cronExpressions: [...cron.map((c) => c.trim()), ...calendar.map((c) =>
+      [c.second ?? '0', c.minute ?? '0', c.hour ?? '0', c.dayOfMonth ?? '*', c.month ?? '*', c.dayOfWeek ?? '*', c.year ?? '*'].join(' '))],
     intervals,
     timezone: spec.timezone,
     startAt,
