@@ -12,7 +12,7 @@ import { describeForRead, isClosed, type Execution } from './execution.js'
 import { readAttention } from './attention.js'
 import type { TraceLog } from '../../../schemas/trace.js'
 import type { RunRef } from './run-history.js'
-import type { RunsContext } from './deps.js'
+import type { RunsContext } from './runs.js'
 
 type Reads = Pick<RunsContext, 'engine' | 'closedRuns' | 'longHistories' | 'catalogs' | 'traces'>
 

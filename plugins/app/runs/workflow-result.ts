@@ -11,7 +11,7 @@ import { closeOutcome, type Outcome as CloseOutcome } from '@flowport/core/outco
 import { readCloseEvent, readCloseEventIfClosed, readLatestPage, readRunInput, type LatestPage, readStartAndClose, SHORT_HISTORY_EVENTS, type RunRef } from './run-history.js'
 import { isTerminal, statusFromEngine } from './status.js'
 import type { Status, TerminalStatus } from '../../../schemas/status.js'
-import type { RunsContext } from './deps.js'
+import type { RunsContext } from './runs.js'
 
 type Results = Pick<RunsContext, 'engine' | 'payloads' | 'traces'>
 type Reads = Results & Pick<RunsContext, 'closedRuns' | 'longHistories'>
