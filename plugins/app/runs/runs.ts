@@ -49,7 +49,6 @@ export function createRuns ({ config, ...deps }: RunsDeps) {
   // Each method is a part of the concept with the service's dependencies given.
   return {
     closedRuns,
-    longHistories,
     describeRun: describeRun.bind(undefined, ctx),
     readStatus: readStatus.bind(undefined, ctx),
     statusWithWorkers: statusWithWorkers.bind(undefined, ctx),
