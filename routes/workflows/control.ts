@@ -1,9 +1,12 @@
 /**
- * Graceful stop (PATCH …/stop) and forced termination (POST …/terminate), each for the latest run
- * of a workflow id and for a pinned run. Both answer 409 WorkflowAlreadyClosedError for a closed run.
+ * Graceful stop (PATCH …/stop), forced termination (POST …/terminate) and retry from a step (POST
+ * …/reset), each for the latest run of a workflow id and for a pinned run. Stop and terminate answer
+ * 409 WorkflowAlreadyClosedError for a closed run; the run a reset makes is the workflow id's latest
+ * run from then on.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
+import { ResetBodySchema, ResetResultSchema, type ResetBody } from '../../schemas/reset.js'
 import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema, type StopBody, type TerminateBody } from '../../schemas/control.js'
 import { latestAndPinned, runCall } from './latest-and-pinned.js'
 import { access } from '../../lib/http/access.js'
@@ -14,6 +17,13 @@ const stopDescription = 'Requests cancellation: the workflow\'s cleanup runs and
   'request waits for the run to close and terminates it when the deadline passes (outcome says which path was taken).'
 const terminateDescription = 'Ends the run at once: no cleanup runs, the run ends `terminated` and its result says so ' +
   '(error names the reason).'
+const resetDescription = 'Makes a new run of the workflow id that keeps the old run\'s history up to the reset point and continues from ' +
+  'there: steps that completed before it are not run again (their results are replayed), the step at `from` and everything ' +
+  'after it runs again. Works on failed, timed-out, terminated, canceled and completed runs; a running run is terminated by the ' +
+  'engine and replaced by the new one. The old run\'s status then names the new one (`resetTo`), the new one\'s the old ' +
+  '(`resetFrom`). A step that never ran in the run is a 400 listing the steps that did; a run without a usable reset point is a ' +
+  '409 ResetNotPossibleError saying why. `If-Match` (the status ETag or `"<runId>"`) makes it a 412 PreconditionFailedError, ' +
+  'with nothing sent to the engine, when the run it would reset is another one.'
 
 const control: FastifyPluginAsyncTypebox = async (fastify) => {
   const config = access('control', 'workflow')
@@ -39,6 +49,17 @@ const control: FastifyPluginAsyncTypebox = async (fastify) => {
     pinned: { operationId: 'terminateRun', summary: 'Terminate one run' },
     schema: { headers, body: ref(TerminateBodySchema), response: { 200: ref(TerminateResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 503) } }
   }, async (request, reply) => await fastify.control.terminateRun({ ...runCall(request, reply), reason: request.body?.reason }))
+
+  latestAndPinned<{ Body?: ResetBody, Headers: { 'if-match'?: string } }>(fastify, '/reset', {
+    method: 'POST',
+    config,
+    optionalBody: true,
+    description: resetDescription,
+    latest: { operationId: 'resetWorkflow', summary: 'Retry the latest run from a step' },
+    pinned: { operationId: 'resetRun', summary: 'Retry one run from a step' },
+    schema: { headers, body: ref(ResetBodySchema), response: { 200: ref(ResetResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 503) } }
+  }, async (request, reply) =>
+    await fastify.control.resetRun({ ...runCall(request, reply), from: request.body?.from, reason: request.body?.reason, reapply: request.body?.reapply }))
 }
 
 export default control

@@ -4,21 +4,17 @@
  * the router, so no workflow route shadows them.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import run from './run.js'
 import start from './start.js'
-import status from './status.js'
-import result from './result.js'
-import input from './input.js'
+import runReads from './run-reads.js'
 import runs from './runs.js'
 import runsStream from './runs-stream.js'
 import handlers from './handlers.js'
 import control from './control.js'
-import traceLog from './trace-log.js'
-import reset from './reset.js'
 import batch from './batch.js'
+import traceLog from './trace-log.js'
 
 const workflows: FastifyPluginAsyncTypebox = async (fastify) => {
-  for (const group of [run, start, status, result, input, runs, runsStream, handlers, control, reset, batch, traceLog]) await fastify.register(group)
+  for (const group of [start, runReads, runs, runsStream, handlers, control, batch, traceLog]) await fastify.register(group)
 }
 
 export default workflows

@@ -15,9 +15,12 @@ type RunGeneric<G extends RouteGenericInterface> = G & { Params: { id: string, r
 
 interface RunRequest { params: { id: string, rid?: string }, headers: { 'if-match'?: string }, principal: Caller | null }
 
-/** The run a request acts on (plugins/app/control/stop.ts, `ControlCall`): the pinned one, or the id's latest. */
+/** The run a request is about: the pinned one, or the id's latest (`rid` absent). */
+export const runOf = (request: { params: { id: string, rid?: string } }) => ({ workflowId: request.params.id, runId: request.params.rid })
+
+/** The run a request acts on (plugins/app/control/stop.ts, `ControlCall`). */
 export const runCall = (request: RunRequest, reply: FastifyReply) =>
-  ({ workflowId: request.params.id, runId: request.params.rid, signal: clientGone(reply), identity: engineIdentity(request), ifMatch: request.headers['if-match'] })
+  ({ ...runOf(request), signal: clientGone(reply), identity: engineIdentity(request), ifMatch: request.headers['if-match'] })
 
 /** The params default to WorkflowParams (latest) and RunParams (pinned). */
 interface Variant { operationId: string, summary: string, description?: string, params?: TSchema }

@@ -10,12 +10,12 @@ import protoRoot from '@temporalio/proto'
 import { encodeToPayloads } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js'
 import type { CatalogHandler, CatalogWorkflow } from '@flowport/core/contract'
 import { ApiError, engineUnavailable, validationError, type ErrorName } from '../../../lib/api-error.js'
-import { alreadyClosed, closedMeanwhile, type Execution } from '../runs/execution.js'
+import { alreadyClosed, closedMeanwhile } from '../runs/execution.js'
 import { assertMatches } from '../../../lib/json-schema.js'
 import { assertRunMatches } from '../../../lib/http/conditional.js'
 import { isTerminal, statusFromEngine } from '../runs/status.js'
 import type { RunRef } from '../runs/run-history.js'
-import type { ControlDeps } from './deps.js'
+import type { ControlDeps } from './control.js'
 import type { ControlCall } from './stop.js'
 
 type Deps = Pick<ControlDeps, 'engine' | 'runs' | 'catalogs'>
@@ -34,13 +34,8 @@ export interface HandlerCall extends ControlCall {
   payload: unknown
 }
 
-interface Prepared {
-  execution: Execution
-  run: { workflowId: string, runId: string }
-  args: unknown[]
-}
-
-async function prepare ({ runs, catalogs }: Deps, call: HandlerCall): Promise<Prepared> {
+/** The checked run, its handle under the caller's identity, and the handler's arguments. */
+async function prepare ({ engine, runs, catalogs }: Deps, call: HandlerCall) {
   const execution = await runs.describeRun({ workflowId: call.workflowId, runId: call.runId, signal: call.signal })
   const run = { workflowId: call.workflowId, runId: execution.runId }
   if (call.kind !== 'query') assertRunMatches(call.ifMatch, run)
@@ -50,7 +45,7 @@ async function prepare ({ runs, catalogs }: Deps, call: HandlerCall): Promise<Pr
   // Queries may still be answered by a closed run; signals and updates cannot reach one.
   const status = statusFromEngine(execution.status.name)
   if (call.kind !== 'query' && isTerminal(status)) throw alreadyClosed(run, status)
-  return { execution, run, args }
+  return { execution, run, args, handle: engine.as(call.identity).workflow.getHandle(run.workflowId, run.runId) }
 }
 
 /**
@@ -72,15 +67,13 @@ export function handlerArgs (workflow: CatalogWorkflow | undefined, where: { typ
 }
 
 export async function sendSignal (deps: Deps, call: HandlerCall) {
-  const { run, args } = await prepare(deps, call)
-  const handle = deps.engine.as(call.identity).workflow.getHandle(run.workflowId, run.runId)
+  const { run, args, handle } = await prepare(deps, call)
   await deps.engine.call(() => handle.signal(call.name, ...args), { signal: call.signal, ...run }).catch((err: unknown) => { throw closedMeanwhile(err, run) })
   return run
 }
 
 export async function runQuery (deps: Deps, call: HandlerCall) {
-  const { run, args } = await prepare(deps, call)
-  const handle = deps.engine.as(call.identity).workflow.getHandle(run.workflowId, run.runId)
+  const { run, args, handle } = await prepare(deps, call)
   try {
     const result = await deps.engine.call(() => handle.query(call.name, ...args), { signal: call.signal, ...run })
     return { ...run, result: result ?? null }
@@ -96,8 +89,7 @@ export async function runQuery (deps: Deps, call: HandlerCall) {
 }
 
 export async function runUpdate (deps: Deps, call: HandlerCall) {
-  const { execution, run, args } = await prepare(deps, call)
-  const handle = deps.engine.as(call.identity).workflow.getHandle(run.workflowId, run.runId)
+  const { execution, run, args, handle } = await prepare(deps, call)
   const updateId = randomUUID()
   try {
     const result = await deps.engine.call(() => handle.executeUpdate(call.name, { args: args as [], updateId }), { signal: call.signal, ...run })

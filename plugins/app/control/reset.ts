@@ -17,7 +17,7 @@ import { resetNotPossible, resolveResetPoint } from './reset-point.js'
 import type { ControlCall } from './stop.js'
 import type { RunRef } from '../runs/run-history.js'
 import { isTerminal, statusFromEngine } from '../runs/status.js'
-import type { ControlDeps } from './deps.js'
+import type { ControlDeps } from './control.js'
 
 const { ResetReapplyType, ResetReapplyExcludeType } = protoRoot.temporal.api.enums.v1
 

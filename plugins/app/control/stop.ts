@@ -10,7 +10,7 @@ import { timedOut, type RunRef } from '../runs/run-history.js'
 import { isTerminal, statusFromEngine } from '../runs/status.js'
 import type { HistoryEvent } from '../runs/close-events.js'
 import { assertRunMatches } from '../../../lib/http/conditional.js'
-import type { ControlDeps } from './deps.js'
+import type { ControlDeps } from './control.js'
 
 /** The run a call is about: the pinned one, or the latest run of the id. */
 export interface ControlCall {

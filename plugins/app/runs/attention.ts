@@ -7,7 +7,7 @@
 import protoRoot from '@temporalio/proto'
 import type { Attention } from '../../../schemas/reset.js'
 import type { RunRef } from './run-history.js'
-import type { RunsContext } from './deps.js'
+import type { RunsContext } from './runs.js'
 
 const { WorkflowTaskFailedCause } = protoRoot.temporal.api.enums.v1
 

@@ -14,7 +14,7 @@ import { readResetFrom } from './reset-origin.js'
 import { readAttention } from './attention.js'
 import { SHORT_HISTORY_EVENTS } from './run-history.js'
 import type { ResetPoint } from '../../../schemas/reset.js'
-import type { RunsContext } from './deps.js'
+import type { RunsContext } from './runs.js'
 
 /** Internal workflows (the published catalogs, `__flowport_catalog:<id>`) are not the API's to show, signal or stop. */
 export const RESERVED_ID_PREFIX = '__flowport'

@@ -9,14 +9,8 @@ declare module 'fastify' {
 }
 
 export default fp(async (fastify) => {
-  const runs = createRuns({
-    engine: fastify.engine,
-    catalogs: fastify.catalogs,
-    traces: fastify.traces,
-    payloads: fastify.payloads,
-    deliveryOf: fastify.webhooks.readDelivery,
-    config: fastify.config
-  })
+  const { engine, catalogs, traces, payloads, webhooks, config } = fastify
+  const runs = createRuns({ engine, catalogs, traces, payloads, deliveryOf: webhooks.readDelivery, config })
   fastify.decorate('runs', runs)
   fastify.addHook('onClose', async () => { runs.close() })
 }, { name: 'runs', dependencies: ['config', 'engine', 'catalogs', 'traces', 'payloads', 'webhooks'] })

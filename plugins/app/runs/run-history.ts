@@ -9,7 +9,7 @@ import protoRoot from '@temporalio/proto'
 import type { temporal } from '@temporalio/proto'
 import { ApiError } from '../../../lib/api-error.js'
 import { isCloseEvent, type HistoryEvent } from './close-events.js'
-import type { RunsContext } from './deps.js'
+import type { RunsContext } from './runs.js'
 
 const { HistoryEventFilterType, WorkflowTaskFailedCause } = protoRoot.temporal.api.enums.v1
 

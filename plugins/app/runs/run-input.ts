@@ -10,7 +10,7 @@ import type { WorkflowInput } from '../../../schemas/workflow.js'
 import { ApiError, notFound } from '../../../lib/api-error.js'
 import { describeForRead, isReservedWorkflowId, runNotFound, type DescribeOptions } from './execution.js'
 import { readLatestPage, readRunStart } from './run-history.js'
-import type { RunsContext } from './deps.js'
+import type { RunsContext } from './runs.js'
 
 export async function readInput (deps: Pick<RunsContext, 'engine' | 'payloads' | 'closedRuns' | 'longHistories'>, { workflowId, runId, signal }: DescribeOptions): Promise<WorkflowInput> {
   const pinned = runId !== undefined

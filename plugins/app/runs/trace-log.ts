@@ -8,25 +8,18 @@
  */
 import { assembleTrace, evaluatorTypes, readWholeHistory, TraceStorageError, type Trace, type TraceStore } from '@flowport/core/trace'
 import { ApiError, RETRY_AFTER_SECONDS, type ApiErrorExtras } from '../../../lib/api-error.js'
-import { describeForRead, isClosed, type Execution } from './execution.js'
+import { describeForRead, isClosed, type DescribeOptions, type Execution } from './execution.js'
 import { readAttention } from './attention.js'
 import type { TraceLog } from '../../../schemas/trace.js'
 import type { RunRef } from './run-history.js'
-import type { RunsContext } from './deps.js'
+import type { RunsContext } from './runs.js'
 
 type Reads = Pick<RunsContext, 'engine' | 'closedRuns' | 'longHistories' | 'catalogs' | 'traces'>
-
-export interface ReadTraceLog {
-  workflowId: string
-  /** Pinned run; absent = the latest run. */
-  runId?: string
-  signal?: AbortSignal
-}
 
 const storageDown = (err: TraceStorageError, run: ApiErrorExtras) =>
   new ApiError(503, 'TraceStorageUnavailableError', err.message, { ...run, headers: { 'retry-after': RETRY_AFTER_SECONDS } })
 
-export async function readTraceLog (deps: Reads, { workflowId, runId, signal }: ReadTraceLog): Promise<TraceLog> {
+export async function readTraceLog (deps: Reads, { workflowId, runId, signal }: DescribeOptions): Promise<TraceLog> {
   const store = deps.traces
   if (store === null) {
     throw new ApiError(404, 'TraceNotFoundError', 'Tracing is switched off on this API (SERVICE_TRACE_ENABLED=false)', { workflowId, runId })

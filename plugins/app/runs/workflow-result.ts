@@ -6,12 +6,12 @@ import type { WorkflowResult } from '../../../schemas/workflow.js'
 import { ApiError, notFound } from '../../../lib/api-error.js'
 import { closeKindOf, type HistoryEvent } from './close-events.js'
 import { CATALOG_WORKFLOW_TYPE } from '@flowport/core/contract'
-import { describeForRead, isReservedWorkflowId, runNotFound } from './execution.js'
+import { describeForRead, isReservedWorkflowId, runNotFound, type DescribeOptions } from './execution.js'
 import { closeOutcome, type Outcome as CloseOutcome } from '@flowport/core/outcome'
 import { readCloseEvent, readCloseEventIfClosed, readLatestPage, readRunInput, type LatestPage, readStartAndClose, SHORT_HISTORY_EVENTS, type RunRef } from './run-history.js'
 import { isTerminal, statusFromEngine } from './status.js'
 import type { Status, TerminalStatus } from '../../../schemas/status.js'
-import type { RunsContext } from './deps.js'
+import type { RunsContext } from './runs.js'
 
 type Results = Pick<RunsContext, 'engine' | 'payloads' | 'traces'>
 type Reads = Results & Pick<RunsContext, 'closedRuns' | 'longHistories'>
@@ -50,15 +50,9 @@ async function resultFrom ({ traces, payloads }: Results, run: RunRef, input: un
   }
 }
 
-export interface ReadResult {
-  workflowId: string
-  /** Pinned run; absent = the latest run (after continue-as-new: the newest run of the chain). */
-  runId?: string
-  signal?: AbortSignal
-}
-
 /**
- * GET …/result: the result of a closed run, or 424 while it is open. The fewest engine calls
+ * GET …/result: the result of a closed run (the latest run, without `runId`: after continue-as-new,
+ * the newest run of the chain), or 424 while it is open. The fewest engine calls
  * that answer it (docs/performance.md): a pinned run already read costs none; a pinned run read
  * for the first time costs the first page of its history, which holds both its first and its close
  * event when the run is short, and the last batch of its history otherwise, which holds the close
@@ -71,7 +65,7 @@ export interface ReadResult {
  * already: one page for a short history not read before, the first event and the close event side
  * by side otherwise.
  */
-export async function readResult (deps: Reads, { workflowId, runId, signal }: ReadResult): Promise<WorkflowResult> {
+export async function readResult (deps: Reads, { workflowId, runId, signal }: DescribeOptions): Promise<WorkflowResult> {
   if (runId === undefined) return await readLatest(deps, { workflowId, signal })
   const run = { workflowId, runId }
   const known = deps.closedRuns.get(workflowId, runId)
@@ -96,7 +90,7 @@ const notClosed = (run: RunRef, status: Status) =>
   new ApiError(424, 'WorkflowNotCompletedError', `Workflow ${run.workflowId} run ${run.runId} is not closed yet (status ${status})`, run)
 
 /** The latest run's result from the first page of the id's history when it is the whole of a closed run's; the describe's way otherwise, with the page's input when it is the described run's. */
-async function readLatest (deps: Reads, { workflowId, signal }: ReadResult): Promise<WorkflowResult> {
+async function readLatest (deps: Reads, { workflowId, signal }: DescribeOptions): Promise<WorkflowResult> {
   const page = isReservedWorkflowId(workflowId) ? undefined : await readLatestPage(deps, workflowId, signal)
   // Not named by the page, not a workflow of the catalog (the 404), or open with a status only the describe knows.
   if (page?.runId === undefined || page.start.type === CATALOG_WORKFLOW_TYPE) return await readDescribed(deps, { workflowId, signal }, page)
@@ -109,7 +103,7 @@ async function readLatest (deps: Reads, { workflowId, signal }: ReadResult): Pro
 }
 
 /** The result once a describe (or the closed-run cache) has named the run and said it is closed; `page` may hold its input already. */
-async function readDescribed (deps: Reads, { workflowId, runId, signal }: ReadResult, page?: LatestPage): Promise<WorkflowResult> {
+async function readDescribed (deps: Reads, { workflowId, runId, signal }: DescribeOptions, page?: LatestPage): Promise<WorkflowResult> {
   const execution = await describeForRead(deps, { workflowId, runId, signal })
   const run = { workflowId, runId: execution.runId }
   const status = statusFromEngine(execution.status.name)

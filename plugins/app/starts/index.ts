@@ -9,13 +9,6 @@ declare module 'fastify' {
 }
 
 export default fp(async (fastify) => {
-  fastify.decorate('starts', createStarts({
-    engine: fastify.engine,
-    catalogs: fastify.catalogs,
-    payloads: fastify.payloads,
-    webhooks: fastify.webhooks,
-    runs: fastify.runs,
-    control: fastify.control,
-    config: fastify.config
-  }))
+  const { engine, catalogs, payloads, webhooks, runs, control, config } = fastify
+  fastify.decorate('starts', createStarts({ engine, catalogs, payloads, webhooks, runs, control, config }))
 }, { name: 'starts', dependencies: ['config', 'engine', 'catalogs', 'payloads', 'webhooks', 'runs', 'control'] })

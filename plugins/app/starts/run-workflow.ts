@@ -8,7 +8,7 @@ import type { RunWorkflowBody, WorkflowResult } from '../../../schemas/workflow.
 import { ApiError } from '../../../lib/api-error.js'
 import { continuedAs } from '../runs/close-events.js'
 import { timedOut, type CloseWait, type RunRef } from '../runs/run-history.js'
-import type { StartDeps } from './start-deps.js'
+import type { StartDeps } from './starts.js'
 import { startWorkflow, type StartOptions } from './start-workflow.js'
 import { updateWithStart } from './update-with-start.js'
 

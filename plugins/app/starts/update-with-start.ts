@@ -10,7 +10,7 @@ import type { StartWorkflowBody } from '../../../schemas/workflow.js'
 import { ApiError, validationError, type Issue } from '../../../lib/api-error.js'
 import { handlerArgs } from '../control/handlers.js'
 import { isTerminal, statusFromEngine } from '../runs/status.js'
-import type { StartDeps } from './start-deps.js'
+import type { StartDeps } from './starts.js'
 import { assertUsableId, catalogOf, checkedWorkflow, startInput, starterMemo, type StartOptions, type Started } from './start-workflow.js'
 
 export interface UpdatedWithStart {
@@ -70,8 +70,6 @@ export async function updateWithStart (deps: StartDeps, body: StartWorkflowBody 
   })
   const updateId = randomUUID()
   const client = deps.engine.as(identity)
-  // The run that took the update may be one already open, started with another input: read it when needed.
-  const ran = (runId: string): Started => ({ workflowId, runId, workflowName: workflow.name, catalog, input: undefined })
   const handle = await deps.engine.call(() => client.workflow.startUpdateWithStart(call.name, {
     args: args as [], updateId, startWorkflowOperation, waitForStage: WorkflowUpdateStage.ACCEPTED
   }), { signal, workflowId })
@@ -79,7 +77,8 @@ export async function updateWithStart (deps: StartDeps, body: StartWorkflowBody 
   const runId = handle.workflowRunId ?? (await deps.runs.describeRun({ workflowId, signal })).runId
   try {
     const result = await deps.engine.call(() => handle.result(), { signal, workflowId, runId })
-    return { run: ran(runId), updateId, result: result ?? null }
+    // The run that took the update may be one already open, started with another input: read it when needed.
+    return { run: { workflowId, runId, workflowName: workflow.name, catalog, input: undefined }, updateId, result: result ?? null }
   } catch (err) {
     // A rejected or failed update: the run exists all the same, and the error names it.
     throw await deps.control.updateFailure(err, { call: { ...call, workflowId, signal }, run: { workflowId, runId }, updateId, lengthBefore: 0 })
