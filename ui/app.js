@@ -42,7 +42,7 @@ class App extends Component {
   componentDidMount () {
     window.addEventListener('hashchange', () => this.setState({ route: parseRoute(window.location.hash) }))
     onUnauthorized((refusal) => this.setState({ refusal, asking: true }))
-    // The page's own settings (plugins/ui.ts), not an API call.
+    // The page's own settings (plugins/external/ui.ts), not an API call.
     fetch('/ui/settings.json').then((res) => (res.ok ? res.json() : null)).then((settings) => this.setState({ settings }), () => {})
   }
 

@@ -1,5 +1,5 @@
 // The page's way to the API: @flowport/client's FlowportClient (bundled for the browser by
-// plugins/ui.ts) on this origin, with the key in `Authorization`. The key lives in sessionStorage
+// plugins/external/ui.ts) on this origin, with the key in `Authorization`. The key lives in sessionStorage
 // (this tab, until it closes) and never goes into a URL.
 import { FlowportClient } from './vendor/client.mjs'
 

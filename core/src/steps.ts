@@ -3,7 +3,7 @@
  * `workflow#step`, or a local step's marker) and of a child workflow, with its state and attempt.
  * One reading for every place that shows or uses steps: the inspector (ui/run.js, folding events
  * as the SSE stream delivers them), the CLI's live progress (cli/client/progress.ts), the reset
- * point (lib/reset-point.ts) and the trace (core/src/trace/assemble.ts).
+ * point (plugins/app/control/reset-point.ts) and the trace (core/src/trace/assemble.ts).
  *
  * Pure and free of Node built-ins and of the Temporal SDK (the browser imports it): it reads the
  * engine's event objects and their JSON alike, by which `…EventAttributes` field an event carries.

@@ -5,12 +5,13 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
-import { errorsFor, ref, RunParamsSchema, WorkflowParamsSchema } from '../../schemas/common.js'
+import { errorsFor, ref } from '../../schemas/common.js'
 import { HistoryPageSchema, HistoryQuerySchema, HistoryStreamHeadersSchema, HistoryStreamQuerySchema, type HistoryQuery } from '../../schemas/history.js'
 import { streamResponses } from '../../schemas/history-stream.js'
 import { ConditionalReadHeadersSchema, notModified, withEtag } from '../../schemas/conditional.js'
 import { access } from '../../lib/http/access.js'
 import { lastEventIdOf } from '../../lib/http/sse.js'
+import { latestAndPinned } from '../latest-and-pinned.js'
 
 interface StreamRequest {
   headers: { 'last-event-id'?: string }
@@ -21,30 +22,16 @@ const history: FastifyPluginAsyncTypebox = async (fastify) => {
   const page = async (workflowId: string, runId: string | undefined, query: HistoryQuery) =>
     await fastify.history.page({ workflowId, runId, pageSize: query.pageSize ?? 100, pageToken: query.pageToken, includePayloads: query.includePayloads ?? false })
 
-  const pageCommon = {
+  latestAndPinned<{ Querystring: HistoryQuery }>(fastify, '/history', {
+    method: 'GET',
     tags: ['history'],
-    querystring: ref(HistoryQuerySchema),
-    headers: ref(ConditionalReadHeadersSchema),
-    response: { 200: withEtag(HistoryPageSchema, 'One page of events, with an `ETag` (a page of an open run changes as events arrive)'), 304: notModified, ...errorsFor(400, 401, 404, 500, 503) }
-  }
-
-  fastify.get('/workflow/:id/history', {
     config: { ...access('read', 'workflow'), etag: true as const },
+    latest: { operationId: 'getHistory', summary: 'One page of the history of the current run (the page token then pins that run)' },
+    pinned: { operationId: 'getRunHistory', summary: 'One page of the history of one run' },
     schema: {
-      ...pageCommon,
-      operationId: 'getHistory',
-      summary: 'One page of the history of the current run (the page token then pins that run)',
-      params: ref(WorkflowParamsSchema)
-    }
-  }, async (request) => await page(request.params.id, undefined, request.query))
-
-  fastify.get('/workflow/:id/runs/:rid/history', {
-    config: { ...access('read', 'workflow'), etag: true as const },
-    schema: {
-      ...pageCommon,
-      operationId: 'getRunHistory',
-      summary: 'One page of the history of one run',
-      params: ref(RunParamsSchema)
+      querystring: ref(HistoryQuerySchema),
+      headers: ref(ConditionalReadHeadersSchema),
+      response: { 200: withEtag(HistoryPageSchema, 'One page of events, with an `ETag` (a page of an open run changes as events arrive)'), 304: notModified, ...errorsFor(400, 401, 404, 500, 503) }
     }
   }, async (request) => await page(request.params.id, request.params.rid, request.query))
 
@@ -52,33 +39,14 @@ const history: FastifyPluginAsyncTypebox = async (fastify) => {
     await fastify.history.stream({ reply, workflowId, runId, ...lastEventIdOf(headers['last-event-id'], query.lastEventId), includePayloads: query.includePayloads ?? false })
   }
 
-  const streamCommon = {
+  latestAndPinned<{ Headers: StreamRequest['headers'], Querystring: StreamRequest['query'] }>(fastify, '/history/stream', {
+    method: 'GET',
     tags: ['history'],
-    querystring: ref(HistoryStreamQuerySchema),
-    headers: ref(HistoryStreamHeadersSchema),
-    response: streamResponses
-  }
-
-  fastify.get('/workflow/:id/history/stream', {
     sse: 'only',
     config: { queryToken: true, ...access('read', 'workflow') },
-    schema: {
-      ...streamCommon,
-      operationId: 'streamHistory',
-      summary: 'Live history of the current run (or of the run named by Last-Event-ID) as Server-Sent Events',
-      params: ref(WorkflowParamsSchema)
-    }
-  }, async (request, reply) => { await open(request, reply, request.params.id) })
-
-  fastify.get('/workflow/:id/runs/:rid/history/stream', {
-    sse: 'only',
-    config: { queryToken: true, ...access('read', 'workflow') },
-    schema: {
-      ...streamCommon,
-      operationId: 'streamRunHistory',
-      summary: 'Live history of one run as Server-Sent Events',
-      params: ref(RunParamsSchema)
-    }
+    latest: { operationId: 'streamHistory', summary: 'Live history of the current run (or of the run named by Last-Event-ID) as Server-Sent Events' },
+    pinned: { operationId: 'streamRunHistory', summary: 'Live history of one run as Server-Sent Events' },
+    schema: { querystring: ref(HistoryStreamQuerySchema), headers: ref(HistoryStreamHeadersSchema), response: streamResponses }
   }, async (request, reply) => { await open(request, reply, request.params.id, request.params.rid) })
 }
 

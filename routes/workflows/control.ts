@@ -8,7 +8,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { ResetBodySchema, ResetResultSchema, type ResetBody } from '../../schemas/reset.js'
 import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema, type StopBody, type TerminateBody } from '../../schemas/control.js'
-import { latestAndPinned, runCall } from './latest-and-pinned.js'
+import { latestAndPinned, runCall } from '../latest-and-pinned.js'
 import { access } from '../../lib/http/access.js'
 import { RunPreconditionHeadersSchema } from '../../schemas/conditional.js'
 

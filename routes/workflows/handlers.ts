@@ -15,7 +15,7 @@ import {
 import { clientGone } from '../../lib/abort.js'
 import { optionalBody, optionalBodySchema } from '../../lib/http/optional-body.js'
 import type { HandlerCall, HandlerKind } from '../../plugins/app/control/handlers.js'
-import { latestAndPinned, runCall } from './latest-and-pinned.js'
+import { latestAndPinned, runCall } from '../latest-and-pinned.js'
 import { preferences } from '../../lib/http/prefer.js'
 import { access } from '../../lib/http/access.js'
 import { ConditionalReadHeadersSchema, RunPreconditionHeadersSchema, notModified, withEtag } from '../../schemas/conditional.js'

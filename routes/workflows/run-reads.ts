@@ -7,7 +7,7 @@ import { errorsFor, ref } from '../../schemas/common.js'
 import { WorkflowInputSchema, WorkflowResultSchema, WorkflowStatusSchema } from '../../schemas/workflow.js'
 import { access } from '../../lib/http/access.js'
 import { ConditionalReadHeadersSchema, notModified, withEtag } from '../../schemas/conditional.js'
-import { latestAndPinned, runOf } from './latest-and-pinned.js'
+import { latestAndPinned, runOf } from '../latest-and-pinned.js'
 
 /**
  * The latest-run form of the result answers for the newest run (after continue-as-new, the run that

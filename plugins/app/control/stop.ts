@@ -17,7 +17,7 @@ export interface ControlCall {
   workflowId: string
   runId?: string
   signal?: AbortSignal
-  /** The engine identity the call is recorded under (lib/access/principal.ts). */
+  /** The engine identity the call is recorded under (plugins/app/access/principal.ts). */
   identity?: string
   /** `If-Match`: the run the caller saw (lib/http/conditional.ts). */
   ifMatch?: string

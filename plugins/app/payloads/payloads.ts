@@ -2,7 +2,7 @@
  * Large payloads by reference, the API's side (docs/large-payloads.md): presigned uploads of
  * inputs (POST /payloads, `inputRef`), and values the engine holds by reference answered inline up
  * to SERVICE_PAYLOAD_INLINE_MAX_BYTES, beyond it as a presigned download (`inputRef`/`outputRef`
- * of results and inputs). The claim-check codec itself (worker/src/payloads/codec.ts) is loaded by
+ * of results and inputs). The claim-check codec itself (core/src/payloads/codec.ts) is loaded by
  * the engine client (plugins/app/engine/), wrapped so its storage failures come out as API errors.
  */
 import { randomUUID } from 'node:crypto'

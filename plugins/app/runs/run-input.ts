@@ -30,7 +30,7 @@ export async function readInput (deps: Pick<RunsContext, 'engine' | 'payloads' |
   return await inputOf(deps, run, start.input)
 }
 
-/** The answer, with a large input given as its presigned download (lib/payloads.ts). */
+/** The answer, with a large input given as its presigned download (plugins/app/payloads/payloads.ts). */
 async function inputOf ({ payloads }: Pick<RunsContext, 'payloads'>, run: { workflowId: string, runId: string }, input: unknown): Promise<WorkflowInput> {
   const { value, link } = await payloads.inlineOrLink(input)
   return { ...run, input: value, ...(link === undefined ? {} : { inputRef: link }) }

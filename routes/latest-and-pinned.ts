@@ -6,10 +6,10 @@
 import type { FastifyContextConfig, FastifyReply, FastifySchema, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault, RouteGenericInterface, RouteHandlerMethod } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { RunParamsSchema, WorkflowParamsSchema, ref } from '../../schemas/common.js'
-import { optionalBody, optionalBodySchema } from '../../lib/http/optional-body.js'
-import { clientGone } from '../../lib/abort.js'
-import { engineIdentity, type Caller } from '../../lib/http/access.js'
+import { RunParamsSchema, WorkflowParamsSchema, ref } from '../schemas/common.js'
+import { optionalBody, optionalBodySchema } from '../lib/http/optional-body.js'
+import { clientGone } from '../lib/abort.js'
+import { engineIdentity, type Caller } from '../lib/http/access.js'
 
 type RunGeneric<G extends RouteGenericInterface> = G & { Params: { id: string, rid?: string } }
 
@@ -27,8 +27,12 @@ interface Variant { operationId: string, summary: string, description?: string, 
 
 export interface RunRoute {
   method: 'GET' | 'POST' | 'PATCH'
+  /** Default: `workflows`. */
+  tags?: string[]
+  /** An SSE-only route (plugins/external/sse.ts). */
+  sse?: 'only'
   config: FastifyContextConfig
-  /** The whole body is optional (./optional-body.ts). */
+  /** The whole body is optional (lib/http/optional-body.ts). */
   optionalBody?: true
   /** Both variants' unless one has its own. */
   description?: string
@@ -46,10 +50,11 @@ export function latestAndPinned<G extends RouteGenericInterface> (fastify: Param
     { url: `/workflow/:id/runs/:rid${path}`, params: ref(RunParamsSchema), ...route.pinned }
   ]
   for (const { url, operationId, summary, description = route.description, params } of variants) {
-    const schema = { tags: ['workflows'], operationId, summary, ...(description === undefined ? {} : { description }), params, ...route.schema }
+    const schema = { tags: route.tags ?? ['workflows'], operationId, summary, ...(description === undefined ? {} : { description }), params, ...route.schema }
     fastify.route<RunGeneric<G>>({
       method: route.method,
       url,
+      ...(route.sse === undefined ? {} : { sse: route.sse }),
       config: route.config,
       ...(route.optionalBody ? optionalBody : {}),
       schema: route.optionalBody ? { ...optionalBodySchema, ...schema } : schema,
