@@ -18,7 +18,7 @@ import {
 } from '@flowport/core/contract'
 import { untilAborted } from '../../../lib/abort.js'
 import { ApiError, RETRY_AFTER_SECONDS } from '../../../lib/api-error.js'
-import type { RunRef } from '../runs/run-history.js'
+import type { RunRef } from '../runs/types.js'
 import { isoOrNull } from '../runs/status.js'
 import type { CatalogWorkers } from '../../../schemas/catalog.js'
 import type { Config } from '../../../schemas/config.js'

@@ -7,18 +7,7 @@ import { stopRun, terminateRun } from './stop.js'
 import { runQuery, runUpdate, sendSignal, startUpdate, updateFailure } from './handlers.js'
 import { readUpdate } from './update-state.js'
 import { resetRun } from './reset.js'
-import type { Config } from '../../../schemas/config.js'
-import type { Engine } from '../engine/engine.js'
-import type { Catalogs } from '../catalogs/catalogs.js'
-import type { Runs } from '../runs/runs.js'
-
-/** What the parts are given: which run a call is about and its close event come from the runs service. */
-export interface ControlDeps {
-  engine: Engine
-  runs: Pick<Runs, 'describeRun' | 'readCloseEventIfClosed' | 'waitForCloseEvent' | 'outcomeOf' | 'closedRuns'>
-  catalogs: Pick<Catalogs, 'get'>
-  config: Pick<Config, 'SERVICE_RUN_MAX_TIMEOUT_MS'>
-}
+import type { ControlDeps } from './deps.js'
 
 export type Control = ReturnType<typeof createControl>
 

@@ -14,8 +14,8 @@ import { alreadyClosed, closedMeanwhile } from '../runs/execution.js'
 import { assertMatches } from '../../../lib/json-schema.js'
 import { assertRunMatches } from '../../../lib/http/conditional.js'
 import { isTerminal, statusFromEngine } from '../runs/status.js'
-import type { RunRef } from '../runs/run-history.js'
-import type { ControlDeps } from './control.js'
+import type { RunRef } from '../runs/types.js'
+import type { ControlDeps } from './deps.js'
 import type { ControlCall } from './stop.js'
 
 type Deps = Pick<ControlDeps, 'engine' | 'runs' | 'catalogs'>

@@ -9,7 +9,7 @@ import type { temporal } from '@temporalio/proto'
 import type { ResetFrom } from '../../../schemas/reset.js'
 import { ApiError } from '../../../lib/api-error.js'
 import type { HistoryEvent } from '../runs/close-events.js'
-import type { RunRef } from '../runs/run-history.js'
+import type { RunRef } from '../runs/types.js'
 import { idOf, stepAfter, stepCalls, type StepCall } from '../runs/step-calls.js'
 
 type Failure = temporal.api.failure.v1.IFailure

@@ -15,9 +15,9 @@ import type { ResetFrom, ResetReapply, ResetResult } from '../../../schemas/rese
 import { assertRunMatches } from '../../../lib/http/conditional.js'
 import { resetNotPossible, resolveResetPoint } from './reset-point.js'
 import type { ControlCall } from './stop.js'
-import type { RunRef } from '../runs/run-history.js'
+import type { RunRef } from '../runs/types.js'
 import { isTerminal, statusFromEngine } from '../runs/status.js'
-import type { ControlDeps } from './control.js'
+import type { ControlDeps } from './deps.js'
 
 const { ResetReapplyType, ResetReapplyExcludeType } = protoRoot.temporal.api.enums.v1
 

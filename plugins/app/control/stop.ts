@@ -6,11 +6,12 @@
 import { randomUUID } from 'node:crypto'
 import type { StopResult, TerminateResult } from '../../../schemas/control.js'
 import { alreadyClosed, closedMeanwhile } from '../runs/execution.js'
-import { timedOut, type RunRef } from '../runs/run-history.js'
+import { timedOut } from '../runs/run-history.js'
+import type { RunRef } from '../runs/types.js'
 import { isTerminal, statusFromEngine } from '../runs/status.js'
 import type { HistoryEvent } from '../runs/close-events.js'
 import { assertRunMatches } from '../../../lib/http/conditional.js'
-import type { ControlDeps } from './control.js'
+import type { ControlDeps } from './deps.js'
 
 /** The run a call is about: the pinned one, or the latest run of the id. */
 export interface ControlCall {

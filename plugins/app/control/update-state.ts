@@ -7,7 +7,7 @@ import protoRoot from '@temporalio/proto'
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js'
 import { ApiError } from '../../../lib/api-error.js'
 import type { UpdateState } from '../../../schemas/workflow.js'
-import type { ControlDeps } from './control.js'
+import type { ControlDeps } from './deps.js'
 
 const { UpdateWorkflowExecutionLifecycleStage } = protoRoot.temporal.api.enums.v1
 

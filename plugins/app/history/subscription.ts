@@ -8,9 +8,8 @@
  */
 import { Batch } from './batch.js'
 import { eventIdOf, type Terminal } from './events.js'
-import type { RunHub } from './hub.js'
-import { nextEngineToken } from './reader.js'
-import type { RunRef } from '../runs/run-history.js'
+import { nextEngineToken, type HistoryReader } from './reader.js'
+import type { RunRef } from '../runs/types.js'
 
 export type HubEnd = { kind: 'done', terminal: Terminal } | { kind: 'error', error: unknown }
 export type HubItem = { kind: 'events', batch: Batch } | HubEnd
@@ -24,7 +23,17 @@ export interface SubscriptionSink {
 }
 
 /** What a subscription reads of its run's hub. */
-type SubscriptionSource = Pick<RunHub, 'workflowId' | 'runId' | 'read' | 'options' | 'finished' | 'terminal' | 'failure' | 'covers' | 'batchesAfter' | 'leave'>
+interface SubscriptionSource extends Readonly<RunRef> {
+  readonly read: HistoryReader
+  readonly options: { maxQueuedEvents: number }
+  readonly finished: boolean
+  readonly terminal: Terminal | undefined
+  readonly failure: unknown
+  /** Whether the hub's buffer holds every event after `position` that the hub has read. */
+  covers: (position: number) => boolean
+  batchesAfter: (position: number) => Batch[]
+  leave: (subscription: Subscription) => void
+}
 
 /** `position` is the last event handed to the sink. */
 export class Subscription {

@@ -6,8 +6,8 @@
  */
 import protoRoot from '@temporalio/proto'
 import type { Attention } from '../../../schemas/reset.js'
-import type { RunRef } from './run-history.js'
-import type { RunsContext } from './runs.js'
+import type { RunRef } from './types.js'
+import type { RunsContext } from './deps.js'
 
 const { WorkflowTaskFailedCause } = protoRoot.temporal.api.enums.v1
 

@@ -3,7 +3,6 @@
  * later engine call of the request is pinned to the run found here, so a run that continues as
  * new or is restarted meanwhile is never touched by mistake, and responses name the run acted on.
  */
-import type { WorkflowExecutionInfo } from '@temporalio/client'
 import { SearchAttributeType, TypedSearchAttributes, defineSearchAttributeKey } from '@temporalio/common'
 import { CATALOG_WORKFLOW_TYPE, STARTED_BY_MEMO_KEY, WEBHOOK_RUN_MEMO_KEY, type WebhookRunMemo } from '@flowport/core/contract'
 import type { HistoryWorkflow } from '../../../schemas/history.js'
@@ -13,8 +12,8 @@ import { isoOrNull, isTerminal, statusFromEngine } from './status.js'
 import { readResetFrom } from './reset-origin.js'
 import { readAttention } from './attention.js'
 import { SHORT_HISTORY_EVENTS } from './run-history.js'
-import type { ResetPoint } from '../../../schemas/reset.js'
-import type { RunsContext } from './runs.js'
+import type { RunsContext } from './deps.js'
+import type { DescribeOptions, Execution } from './types.js'
 
 /** Internal workflows (the published catalogs, `__flowport_catalog:<id>`) are not the API's to show, signal or stop. */
 export const RESERVED_ID_PREFIX = '__flowport'
@@ -22,25 +21,6 @@ export const RESERVED_ID_PREFIX = '__flowport'
 export function isReservedWorkflowId (workflowId: string): boolean {
   return workflowId.startsWith(RESERVED_ID_PREFIX)
 }
-
-export interface DescribeOptions {
-  workflowId: string
-  /** Pins the run; absent = the latest run of the id. */
-  runId?: string
-  signal?: AbortSignal
-}
-
-export type Execution = Pick<WorkflowExecutionInfo, 'type' | 'workflowId' | 'runId' | 'taskQueue' | 'status' | 'historyLength' | 'startTime' | 'closeTime' | 'parentExecution' | 'memo'> &
-  Partial<Pick<WorkflowExecutionInfo, 'executionTime' | 'typedSearchAttributes'>> & {
-  /** The run a reset of this one made (the latest, when reset several times); null if never reset. */
-    resetTo?: string | null
-    /** Whether the engine records a reset of or into this run (its last reset time); only then is the history searched for the origin. */
-    wasReset?: boolean
-    /** Attempt of an open run's pending workflow task; above 1 the task failed or timed out before. */
-    workflowTaskAttempt?: number | null
-    /** Kept once read for a closed run (a run's origin never changes); undefined = not read yet. */
-    resetFrom?: ResetPoint | null
-  }
 
 /** What the engine records on a run a schedule started (Temporal's built-in search attributes). */
 const SCHEDULED_BY = defineSearchAttributeKey('TemporalScheduledById', SearchAttributeType.KEYWORD)

@@ -13,7 +13,7 @@ import { statusWithWorkers } from './execution.js'
 import { decodePageToken, encodePageToken } from '../../../lib/page-token.js'
 import { visibilityName } from './status.js'
 import type { Status } from '../../../schemas/status.js'
-import type { RunsContext } from './runs.js'
+import type { RunsContext } from './deps.js'
 
 /** A visibility-query string literal: backslashes and double quotes escaped, so a value can never end the literal. */
 export function quote (value: string): string {

@@ -6,8 +6,8 @@
 import protoRoot from '@temporalio/proto'
 import type { ResetPoint } from '../../../schemas/reset.js'
 import type { HistoryEvent } from './close-events.js'
-import type { RunsContext } from './runs.js'
-import type { RunRef } from './run-history.js'
+import type { RunsContext } from './deps.js'
+import type { RunRef } from './types.js'
 import { stepAfter } from './step-calls.js'
 
 const { WorkflowTaskFailedCause } = protoRoot.temporal.api.enums.v1

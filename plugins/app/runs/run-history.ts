@@ -9,11 +9,10 @@ import protoRoot from '@temporalio/proto'
 import type { temporal } from '@temporalio/proto'
 import { ApiError } from '../../../lib/api-error.js'
 import { isCloseEvent, type HistoryEvent } from './close-events.js'
-import type { RunsContext } from './runs.js'
+import type { RunsContext } from './deps.js'
+import type { RunRef } from './types.js'
 
 const { HistoryEventFilterType, WorkflowTaskFailedCause } = protoRoot.temporal.api.enums.v1
-
-export interface RunRef { workflowId: string, runId: string }
 
 export interface CloseWait {
   signal?: AbortSignal

@@ -8,9 +8,10 @@
 import { CATALOG_WORKFLOW_TYPE } from '@flowport/core/contract'
 import type { WorkflowInput } from '../../../schemas/workflow.js'
 import { ApiError, notFound } from '../../../lib/api-error.js'
-import { describeForRead, isReservedWorkflowId, runNotFound, type DescribeOptions } from './execution.js'
+import { describeForRead, isReservedWorkflowId, runNotFound } from './execution.js'
+import type { DescribeOptions } from './types.js'
 import { readLatestPage, readRunStart } from './run-history.js'
-import type { RunsContext } from './runs.js'
+import type { RunsContext } from './deps.js'
 
 export async function readInput (deps: Pick<RunsContext, 'engine' | 'payloads' | 'closedRuns' | 'longHistories'>, { workflowId, runId, signal }: DescribeOptions): Promise<WorkflowInput> {
   const pinned = runId !== undefined

@@ -4,13 +4,6 @@
  * waiting for it). It owns the caches of what reads learnt: closed runs' final facts
  * (./closed-runs.ts) and which ids have long histories (./long-histories.ts).
  */
-import type { TraceStore } from '@flowport/core/trace'
-import type { WebhookRunMemo } from '@flowport/core/contract'
-import type { Config } from '../../../schemas/config.js'
-import type { WebhookDelivery } from '../../../schemas/workflow.js'
-import type { Engine } from '../engine/engine.js'
-import type { Catalogs } from '../catalogs/catalogs.js'
-import type { Payloads } from '../payloads/payloads.js'
 import { ClosedRuns } from './closed-runs.js'
 import { LongHistories } from './long-histories.js'
 import { describeRun, readStatus, statusWithWorkers } from './execution.js'
@@ -19,22 +12,8 @@ import { listRuns } from './list-runs.js'
 import { readInput } from './run-input.js'
 import { readResult, resultOf, outcomeOf } from './workflow-result.js'
 import { readTraceLog } from './trace-log.js'
-import { readCloseEventIfClosed, readRunInput, waitForCloseEvent, type RunRef } from './run-history.js'
-
-export interface RunsDeps {
-  engine: Engine
-  catalogs: Pick<Catalogs, 'get' | 'workersPolling'>
-  /** Large values (docs/large-payloads.md): a payload list's first value (a LargeValue when held by reference), and a value inline or as its download. */
-  payloads: Pick<Payloads, 'decodeFirstValue' | 'inlineOrLink'>
-  /** The trace destinations workers write (docs/traces.md); null when tracing is off. */
-  traces: TraceStore | null
-  /** Where the delivery of a run's completion webhook stands (docs/webhooks.md); `memo` is the run's. */
-  deliveryOf: (run: RunRef, memo: WebhookRunMemo, signal?: AbortSignal) => Promise<WebhookDelivery>
-  config: Pick<Config, 'SERVICE_CLOSED_RUN_CACHE_ENTRIES' | 'SERVICE_CLOSED_RUN_CACHE_BYTES' | 'SERVICE_CLOSED_RUN_CACHE_TTL_MS'>
-}
-
-/** What the parts are given: the service's dependencies and its two caches. */
-export type RunsContext = Omit<RunsDeps, 'config'> & { closedRuns: ClosedRuns, longHistories: LongHistories }
+import { readCloseEventIfClosed, readRunInput, waitForCloseEvent } from './run-history.js'
+import type { RunsContext, RunsDeps } from './deps.js'
 
 export type Runs = ReturnType<typeof createRuns>
 

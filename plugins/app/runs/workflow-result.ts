@@ -6,17 +6,16 @@ import type { WorkflowResult } from '../../../schemas/workflow.js'
 import { ApiError, notFound } from '../../../lib/api-error.js'
 import { closeKindOf, type HistoryEvent } from './close-events.js'
 import { CATALOG_WORKFLOW_TYPE } from '@flowport/core/contract'
-import { describeForRead, isReservedWorkflowId, runNotFound, type DescribeOptions } from './execution.js'
-import { closeOutcome, type Outcome as CloseOutcome } from '@flowport/core/outcome'
-import { readCloseEvent, readCloseEventIfClosed, readLatestPage, readRunInput, type LatestPage, readStartAndClose, SHORT_HISTORY_EVENTS, type RunRef } from './run-history.js'
+import { describeForRead, isReservedWorkflowId, runNotFound } from './execution.js'
+import { closeOutcome } from '@flowport/core/outcome'
+import { readCloseEvent, readCloseEventIfClosed, readLatestPage, readRunInput, type LatestPage, readStartAndClose, SHORT_HISTORY_EVENTS } from './run-history.js'
+import type { DescribeOptions, Outcome, RunRef } from './types.js'
 import { isTerminal, statusFromEngine } from './status.js'
-import type { Status, TerminalStatus } from '../../../schemas/status.js'
-import type { RunsContext } from './runs.js'
+import type { Status } from '../../../schemas/status.js'
+import type { RunsContext } from './deps.js'
 
 type Results = Pick<RunsContext, 'engine' | 'payloads' | 'traces'>
 type Reads = Results & Pick<RunsContext, 'closedRuns' | 'longHistories'>
-
-export type Outcome = Omit<CloseOutcome, 'status'> & { status: TerminalStatus }
 
 /** The outcome a close event records (core/src/outcome.ts, shared with the completion webhook); throws for an event that does not close a run. */
 export async function outcomeOf ({ engine, payloads }: Pick<RunsContext, 'engine' | 'payloads'>, event: HistoryEvent): Promise<Outcome> {

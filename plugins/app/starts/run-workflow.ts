@@ -7,8 +7,9 @@
 import type { RunWorkflowBody, WorkflowResult } from '../../../schemas/workflow.js'
 import { ApiError } from '../../../lib/api-error.js'
 import { continuedAs } from '../runs/close-events.js'
-import { timedOut, type CloseWait, type RunRef } from '../runs/run-history.js'
-import type { StartDeps } from './starts.js'
+import { timedOut, type CloseWait } from '../runs/run-history.js'
+import type { RunRef } from '../runs/types.js'
+import type { StartDeps } from './deps.js'
 import { startWorkflow, type StartOptions } from './start-workflow.js'
 import { updateWithStart } from './update-with-start.js'
 

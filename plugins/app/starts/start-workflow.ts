@@ -14,7 +14,7 @@ import { assertMatches } from '../../../lib/json-schema.js'
 import { durationMs } from '../../../lib/duration.js'
 import { deliveryWorkflowId, webhookRunMemo } from '../webhooks/webhooks.js'
 import { IDEMPOTENCY_MEMO_KEY, callersKey, fingerprintOf, keyedWorkflowId, startWithKey } from './idempotency.js'
-import type { StartDeps } from './starts.js'
+import type { StartDeps } from './deps.js'
 
 export interface Started {
   workflowId: string

@@ -10,7 +10,7 @@ import type { StartWorkflowBody } from '../../../schemas/workflow.js'
 import { ApiError, validationError, type Issue } from '../../../lib/api-error.js'
 import { handlerArgs } from '../control/handlers.js'
 import { isTerminal, statusFromEngine } from '../runs/status.js'
-import type { StartDeps } from './starts.js'
+import type { StartDeps } from './deps.js'
 import { assertUsableId, catalogOf, checkedWorkflow, startInput, starterMemo, type StartOptions, type Started } from './start-workflow.js'
 
 export interface UpdatedWithStart {

@@ -1,0 +1,15 @@
+/**
+ * What the control service is built from and its parts are given.
+ */
+import type { Config } from '../../../schemas/config.js'
+import type { Engine } from '../engine/engine.js'
+import type { Catalogs } from '../catalogs/catalogs.js'
+import type { Runs } from '../runs/runs.js'
+
+/** What the parts are given: which run a call is about and its close event come from the runs service. */
+export interface ControlDeps {
+  engine: Engine
+  runs: Pick<Runs, 'describeRun' | 'readCloseEventIfClosed' | 'waitForCloseEvent' | 'outcomeOf' | 'closedRuns'>
+  catalogs: Pick<Catalogs, 'get'>
+  config: Pick<Config, 'SERVICE_RUN_MAX_TIMEOUT_MS'>
+}

@@ -1,0 +1,20 @@
+/**
+ * What the starts service is built from and its parts are given.
+ */
+import type { Config } from '../../../schemas/config.js'
+import type { Runs } from '../runs/runs.js'
+import type { Control } from '../control/control.js'
+import type { Engine } from '../engine/engine.js'
+import type { Catalogs } from '../catalogs/catalogs.js'
+import type { Payloads } from '../payloads/payloads.js'
+import type { Webhooks } from '../webhooks/webhooks.js'
+
+export interface StartDeps {
+  engine: Engine
+  catalogs: Pick<Catalogs, 'workflow'>
+  payloads: Pick<Payloads, 'uploadedInput' | 'decodeFirstValue'>
+  webhooks: Pick<Webhooks, 'target' | 'startDelivery' | 'abandonDelivery'>
+  runs: Pick<Runs, 'describeRun' | 'waitForCloseEvent' | 'readRunInput' | 'resultOf'>
+  control: Pick<Control, 'updateFailure'>
+  config: Pick<Config, 'SERVICE_CATALOG_ID' | 'SERVICE_RUN_TIMEOUT_MS' | 'SERVICE_RUN_MAX_TIMEOUT_MS'>
+}
