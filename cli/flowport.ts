@@ -8,6 +8,7 @@
  */
 import { pathToFileURL } from 'node:url'
 import { Command, CommanderError, InvalidArgumentError } from 'commander'
+import { DEFAULT_PORT } from '@flowport/core/settings'
 
 const SERVER_COMMANDS = ['dev', 'cluster', 'api', 'worker', 'engine', 'credentials', 'keys']
 
@@ -24,7 +25,7 @@ const program = new Command('flowport')
   .configureOutput({ getOutHelpWidth: () => 160, getErrHelpWidth: () => 160 })
 
 program.command('dev')
-  .description('embedded Temporal dev server (unless TEMPORAL_ADDRESS is set) + worker + API on HOST:PORT (127.0.0.1:3001)')
+  .description(`embedded Temporal dev server (unless TEMPORAL_ADDRESS is set) + worker + API on HOST:PORT (127.0.0.1:${DEFAULT_PORT})`)
   .action(async () => {
     const { runDevStack } = await import('./dev-stack.js')
     await runDevStack()
@@ -61,7 +62,7 @@ program.command('cluster')
   .description('the production topology here: PostgreSQL + Temporal server + API replicas + workers (docs/cluster.md)')
   .option('--apis <n>', 'API replicas', (v) => positive(v, '--apis'), 2)
   .option('--workers <n>', 'workers', (v) => positive(v, '--workers'), 2)
-  .option('--port <port>', 'port of the first API replica (the next ones follow)', (v) => positive(v, '--port'), 3001)
+  .option('--port <port>', 'port of the first API replica (the next ones follow)', (v) => positive(v, '--port'), DEFAULT_PORT)
   .action(async (opts: { apis: number, workers: number, port: number }) => {
     const { runCluster } = await import('./cluster/command.js')
     await runCluster(opts)

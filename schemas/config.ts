@@ -4,7 +4,7 @@
  * them and names the first bad variable.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { CatalogIdSetting, EngineEnvProperties, LogLevelSetting, NodeEnvSetting } from '@flowport/core/settings'
+import { CatalogIdSetting, DEFAULT_PORT, EngineEnvProperties, LogLevelSetting, NodeEnvSetting } from '@flowport/core/settings'
 import { TraceEnvProperties } from '@flowport/core/trace-settings'
 import { OtelEnvProperties } from '@flowport/core/tracing'
 import { PayloadEnvProperties } from '@flowport/core/payloads'
@@ -15,7 +15,7 @@ const OptionalString = Type.Optional(Type.String({ minLength: 1 }))
 
 export const ConfigSchema = Type.Object({
   NODE_ENV: NodeEnvSetting,
-  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3001 }),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: DEFAULT_PORT }),
   HOST: Type.String({ default: '0.0.0.0' }),
   LOG_LEVEL: LogLevelSetting,
   SERVICE_CATALOG_ID: CatalogIdSetting,

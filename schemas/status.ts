@@ -4,11 +4,11 @@
  * engine's names onto it.
  */
 import { Type } from '@sinclair/typebox'
+import { TERMINAL_STATUSES } from '@flowport/core/run-status'
 
-export const TERMINAL_STATUSES = ['completed', 'failed', 'canceled', 'terminated', 'timed_out', 'continued_as_new'] as const
+// Which of them are final is written once, in core (core/src/run-status.ts).
 export const STATUSES = ['running', 'paused', ...TERMINAL_STATUSES, 'unknown'] as const
 
-export type TerminalStatus = typeof TERMINAL_STATUSES[number]
 export type Status = typeof STATUSES[number]
 
 /** A string enum: one `enum` keyword, so a bad value gives one issue (a union of literals gives one per branch). */

@@ -6,7 +6,7 @@
 import protoRoot from '@temporalio/proto'
 import type { temporal } from '@temporalio/proto'
 import type { TerminalReason } from '../../../schemas/history.js'
-import type { TerminalStatus } from '../../../schemas/status.js'
+import type { TerminalStatus } from '@flowport/core/run-status'
 
 export type HistoryEvent = temporal.api.history.v1.IHistoryEvent
 

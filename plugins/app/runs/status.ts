@@ -2,7 +2,8 @@
  * The engine's status names mapped onto the API's status vocabulary (schemas/status.ts).
  */
 import type { WorkflowExecutionStatusName } from '@temporalio/client'
-import { TERMINAL_STATUSES, type Status, type TerminalStatus } from '../../../schemas/status.js'
+import { TERMINAL_STATUSES, type TerminalStatus } from '@flowport/core/run-status'
+import type { Status } from '../../../schemas/status.js'
 
 const byEngineName: Record<WorkflowExecutionStatusName, Status> = {
   RUNNING: 'running',

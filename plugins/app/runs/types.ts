@@ -5,7 +5,7 @@
 import type { WorkflowExecutionInfo } from '@temporalio/client'
 import type { Outcome as CloseOutcome } from '@flowport/core/outcome'
 import type { ResetPoint } from '../../../schemas/reset.js'
-import type { TerminalStatus } from '../../../schemas/status.js'
+import type { TerminalStatus } from '@flowport/core/run-status'
 
 export interface RunRef { workflowId: string, runId: string }
 
