@@ -247,10 +247,16 @@ t.test('runs: Load more reads the next page with the API\'s cursor until there i
   t.equal(await rows.count(), 2, 'the first page holds pageSize runs')
   let clicks = 0
   while (await more.count() > 0) {
-    const shown = await rows.count()
+    // Waits for the page to be read and shown, not for more rows: a page may bring only runs the
+    // live feed already put on top (other test files start hello runs in the window meanwhile).
+    const answered = tab.waitForResponse((r) => r.url().includes('/workflow/runs?') && r.url().includes('pageToken='))
     await more.click()
     clicks++
-    await tab.waitForFunction((n) => (globalThis as any).document.querySelectorAll('.runs-table tbody tr').length > n, shown)
+    await answered
+    await tab.waitForFunction(() => {
+      const button = [...(globalThis as any).document.querySelectorAll('button')].find((b: any) => b.textContent === 'Load more')
+      return button === undefined || button.disabled === false
+    })
   }
   t.ok(clicks >= 1, `Load more was clicked ${clicks} time(s), until the API had no next page`)
   const ids = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-run-id')))
