@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto'
 import { readFileSync, watch, type FSWatcher } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import type { FastifyBaseLogger } from 'fastify'
+import { resolveCredentialReferences } from '@flowport/worker/credentials'
 import type { KeysFile } from '../../../schemas/keys-file.js'
 import { findKey, keyFromEntry, KeysFileError, parseKeysFile, TOKEN_KEY_ID, tokenKey, type ApiKey } from './keys.js'
 
@@ -32,11 +33,21 @@ const hashOf = (text: string) => createHash('sha256').update(text).digest('hex')
 /** What `#seen` holds while the file cannot be read: the failure is logged once, not at every poll. */
 const UNREADABLE = 'unreadable'
 
+/**
+ * `credential:<path>` entries of `runTokenSecrets`, resolved like the settings (lib/credential-settings.ts)
+ * from the credentials file of this process's environment, at each read.
+ */
+function resolveSecrets (secrets: string[]): string[] {
+  const named: Record<string, string | undefined> = Object.fromEntries(secrets.map((secret, i) => [`runTokenSecrets[${i}]`, secret]))
+  resolveCredentialReferences(named, process.env)
+  return secrets.map((_, i) => named[`runTokenSecrets[${i}]`]!)
+}
+
 /** Checks the keys file's text; throws a KeysFileError naming the file and the fault. */
 export function parseKeys (file: string, text: string, token: string | undefined): FileContent {
   let parsed: KeysFile
   try {
-    parsed = parseKeysFile(text)
+    parsed = parseKeysFile(text, resolveSecrets)
   } catch (err) {
     throw new KeysFileError(`Invalid SERVICE_API_KEYS_FILE ${file}: ${(err as Error).message}`)
   }
