@@ -12,11 +12,17 @@ import { ConfigError } from './config-error.js'
 
 type Env = Record<string, string | undefined>
 
-/** `env` with the schema's `credential:` settings resolved (a copy; `env` is left as it is). */
-export function resolveSettingCredentials (schema: TObject, env: Env): Env {
+/**
+ * `env` with the schema's `credential:` settings resolved (a copy; `env` is left as it is), and
+ * `hide`, which puts the reference back in place of each resolved value in a message (a resolved
+ * value that fails its schema is named by its reference, never shown).
+ */
+export function resolveSettingCredentials (schema: TObject, env: Env): { env: Env, hide: (message: string) => string } {
   const settings: Env = Object.fromEntries(Object.keys(schema.properties).map((name) => [name, env[name]]))
   const resolved = credentialsOrConfigError(() => resolveCredentialReferences(settings, env))
-  return { ...env, ...Object.fromEntries(resolved.map((name) => [name, settings[name]])) }
+  const hide = (message: string): string =>
+    resolved.reduce((text, name) => text.replaceAll(JSON.stringify(settings[name]), JSON.stringify(env[name])), message)
+  return { env: { ...env, ...Object.fromEntries(resolved.map((name) => [name, settings[name]])) }, hide }
 }
 
 /** Runs a resolution; its CredentialsError becomes a ConfigError (server.ts prints its one line). */

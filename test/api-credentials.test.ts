@@ -116,6 +116,8 @@ t.test('unresolvable: the start stops with one line naming the setting', async (
     ['no credentials file, in production', { NODE_ENV: 'production', SERVICE_CREDENTIALS_FILE: join(tmpdir(), 'nowhere.yml.enc'), SERVICE_API_AUTH_TOKEN: 'credential:api.token' },
       `MissingCredentialError: SERVICE_API_AUTH_TOKEN=credential:api.token: no credentials file at ${join(tmpdir(), 'nowhere.yml.enc')}`]
   ]
+  // A resolved value its setting's schema refuses: named by its reference, not shown.
+  cases.push(['a resolved value the schema refuses', { ...opened, PORT: 'credential:api.token' }, 'Invalid setting PORT="credential:api.token": '])
   for (const [what, env, message] of cases) {
     let thrown: Error | undefined
     try {
@@ -126,5 +128,6 @@ t.test('unresolvable: the start stops with one line naming the setting', async (
     t.equal(thrown?.name, 'ConfigError', what)
     t.ok(thrown?.message.startsWith(message), `${what}: ${thrown?.message}`)
     t.notOk(thrown?.message.includes('\n'), `${what}: one line`)
+    t.notOk(thrown?.message.includes(TOKEN), `${what}: no secret in it`)
   }
 })

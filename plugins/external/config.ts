@@ -29,8 +29,8 @@ export const MIN_PRODUCTION_TOKEN_LENGTH = 16
  * (lib/credential-settings.ts); throws a ConfigError naming the variable at fault.
  */
 export function loadConfig (given: Record<string, string | undefined> = process.env): Config {
-  const env = resolveSettingCredentials(ConfigSchema, given)
-  const result = loadSettings(ConfigSchema, env, (message) => new ConfigError(message))
+  const { env, hide } = resolveSettingCredentials(ConfigSchema, given)
+  const result = loadSettings(ConfigSchema, env, (message) => new ConfigError(hide(message)))
   if (result.SERVICE_RUN_TIMEOUT_MS > result.SERVICE_RUN_MAX_TIMEOUT_MS) {
     throw new ConfigError('Invalid setting SERVICE_RUN_TIMEOUT_MS: must not exceed SERVICE_RUN_MAX_TIMEOUT_MS')
   }

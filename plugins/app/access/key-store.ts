@@ -60,7 +60,7 @@ export function parseKeys (file: string, text: string, token: string | undefined
 /** Coalesces the bursts of change events one save produces. */
 const RELOAD_DELAY_MS = 50
 /** The fallback poll: a change no event reported is seen within this. */
-export const KEYS_POLL_MS = 5000
+const KEYS_POLL_MS = 5000
 
 export class KeyStore {
   #keys: ApiKey[]
@@ -129,6 +129,8 @@ export class KeyStore {
       clearTimeout(this.#timer)
       this.#timer = setTimeout(() => { this.#check('file changed') }, RELOAD_DELAY_MS)
     })
+    // An 'error' without a listener would end the process; the poll still follows the file.
+    this.#watcher.on('error', (err) => { this.options.log.error({ reason: err.message }, 'Watching the API keys file\'s directory failed: changes are seen by the poll only') })
     this.#poll = setInterval(() => { this.#check('file changed (poll)') }, KEYS_POLL_MS).unref()
     process.on('SIGHUP', this.#onHangup)
   }
