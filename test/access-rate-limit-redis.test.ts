@@ -13,9 +13,16 @@ import { build, traceEnv } from './helpers/app.js'
 import { engineAddress, testCatalog } from './helpers/env.js'
 import { bearer, keysFile } from './helpers/keys.js'
 import { assertContract } from './helpers/contract.js'
-import { startRedisServer } from './helpers/redis-server.js'
+import { startRedisServer as startRedis } from '../cli/cluster/redis.js'
 
 type App = Awaited<ReturnType<typeof build>>
+
+/** A Redis of the test's own, stopped at teardown; `port`: where a stopped one was. */
+async function startRedisServer (t: Test, port?: number) {
+  const redis = await startRedis({ port })
+  t.teardown(redis.stop)
+  return redis
+}
 const catalog = async (app: App, key: string) => await app.inject({ method: 'GET', url: '/workflow/catalog', headers: bearer(key) })
 
 t.test('two replicas with one Redis share each key\'s budget', async (t) => {

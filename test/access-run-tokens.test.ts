@@ -181,3 +181,19 @@ t.test('a run token in the query never reaches the log', async (t) => {
   t.notOk(log.includes(token) || log.includes(token.split('.')[2]!), 'the token is not')
   t.notOk(log.includes(fixture.keys.admin!) || log.includes(SECRET_A), 'nor the key or the secret')
 })
+
+t.test('auth on with no run-token secret configured: a warning at start names the setting', async (t) => {
+  const startLog = async (env: Record<string, string>) => {
+    const lines: string[] = []
+    const config = loadConfig({ ...traceEnv(), TEMPORAL_ADDRESS: engineAddress(), SERVICE_CATALOG_ID: testCatalog(), LOG_LEVEL: 'info', ...env })
+    const app = await buildApp({ config, logger: { level: 'info', stream: { write: (line: string) => { lines.push(line) } } } })
+    await app.close()
+    return lines.map((line) => JSON.parse(line) as { level: number, msg: string })
+  }
+  const warned = (lines: Array<{ level: number, msg: string }>) => lines.filter((l) => l.level === 40 && l.msg.includes('SERVICE_RUN_TOKEN_SECRETS'))
+  const without = warned(await startLog({ SERVICE_API_AUTH_TOKEN: 'full-token-0123456789' }))
+  t.equal(without.length, 1, 'one warning')
+  t.match(without[0]?.msg, /tokens issued by other replicas .* are refused/)
+  t.same(warned(await startLog({ SERVICE_API_AUTH_TOKEN: 'full-token-0123456789', SERVICE_RUN_TOKEN_SECRETS: SECRET_A })), [], 'none with a secret')
+  t.same(warned(await startLog({})), [], 'none with auth off')
+})

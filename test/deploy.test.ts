@@ -20,10 +20,11 @@ t.test('deploy/docker-compose.yml is a valid Compose file', async (t) => {
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false })
   const validate = ajv.compile(schema)
   t.ok(validate(compose), JSON.stringify(validate.errors, null, 2))
-  t.same(Object.keys(services).sort(), ['api', 'postgresql', 'proxy', 'temporal', 'temporal-namespace', 'temporal-schema', 'temporal-ui', 'worker'])
+  t.same(Object.keys(services).sort(), ['api', 'postgresql', 'proxy', 'redis', 'temporal', 'temporal-namespace', 'temporal-schema', 'temporal-ui', 'worker'])
   t.equal(services.api.deploy.replicas, 2, 'two API replicas')
   t.equal(services.worker.deploy.replicas, 2, 'two workers')
-  t.match(readFileSync('deploy/nginx.conf', 'utf8'), /server api:3001;[\s\S]*proxy_buffering off;/, 'the proxy spreads over the replicas and streams SSE unbuffered')
+  t.match(readFileSync('deploy/nginx.conf', 'utf8'), /resolver 127\.0\.0\.11 valid=10s[\s\S]*set \$flowport_api http:\/\/api:3001;[\s\S]*proxy_pass \$flowport_api;[\s\S]*proxy_buffering off;/,
+    'the proxy spreads over the replicas, looked up while it runs, and streams SSE unbuffered (test/nginx-config.test.ts runs nginx -t on it)')
 })
 
 t.test('the compose services run the commands the cluster tests run', async (t) => {
@@ -54,11 +55,32 @@ t.test('the Kubernetes example: two API replicas and two workers with the same c
   const env = api.spec.template.spec.containers[0].env as Array<{ name: string, value: string }>
   t.equal(env.find((e) => e.name === 'NODE_OPTIONS')?.value, imageFlag, 'Kubernetes API: the image\'s V8 flag')
   t.equal(services.api.environment.NODE_OPTIONS, imageFlag, 'compose API: the image\'s V8 flag')
-  t.same(docs.map((d) => `${d.kind}/${d.metadata.name}`), ['Secret/flowport', 'Deployment/flowport-api', 'Service/flowport-api', 'Deployment/flowport-worker'])
+  t.same(docs.map((d) => `${d.kind}/${d.metadata.name}`), ['Deployment/flowport-api', 'Service/flowport-api', 'Deployment/flowport-worker', 'Deployment/flowport-redis', 'Service/flowport-redis'])
   for (const [name, role] of [['flowport-api', 'api'], ['flowport-worker', 'worker']] as const) {
     const deployment = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === name)!
     t.equal(deployment.spec.replicas, 2, `${name}: two replicas`)
     t.same(deployment.spec.template.spec.containers[0].command, ['node', 'dist/cli/flowport.js', ...ROLE_COMMANDS[role]], `${name}: flowport ${role}`)
     t.same(deployment.spec.selector.matchLabels, deployment.spec.template.metadata.labels, `${name}: the selector matches its pods`)
   }
+})
+
+t.test('shared state: every API replica gets the same run-token secret, the one Redis and the keys file', async (t) => {
+  const api = services.api.environment as Record<string, string>
+  t.match(api.SERVICE_RUN_TOKEN_SECRETS, /^\$\{SERVICE_RUN_TOKEN_SECRETS:\?.+\}$/, 'compose: one secret for all replicas, required')
+  t.equal(api.SERVICE_RATE_LIMIT_REDIS_URL, 'redis://redis:6379', 'compose: the redis service')
+  t.match(services.redis.image, /^redis:\d+\.\d+\.\d+-alpine$/, 'compose: Redis pinned')
+  t.same(services.api.depends_on.redis, { condition: 'service_healthy' })
+  t.match(services.proxy.image, /^nginx:\d+\.\d+\.\d+-alpine$/, 'compose: nginx pinned')
+
+  const docs = parseAllDocuments(readFileSync('deploy/kubernetes/flowport.yaml', 'utf8')).map((d) => d.toJS() as Record<string, any>)
+  const pod = docs.find((d) => d.metadata.name === 'flowport-api')!.spec.template.spec
+  const container = pod.containers[0]
+  const env = Object.fromEntries((container.env as Array<{ name: string, value: string }>).map((e) => [e.name, e.value]))
+  t.same(container.envFrom, [{ secretRef: { name: 'flowport' } }], 'Kubernetes: the token and the run-token secret from one Secret')
+  const redis = docs.find((d) => d.kind === 'Service' && d.metadata.name === 'flowport-redis')!
+  t.equal(env.SERVICE_RATE_LIMIT_REDIS_URL, `redis://${redis.metadata.name}:${redis.spec.ports[0].port}`, 'Kubernetes: the Redis Service')
+  const mount = container.volumeMounts.find((m: { name: string }) => m.name === 'keys')
+  t.equal(mount.subPath, undefined, 'the keys Secret is mounted as a directory (a subPath mount is never updated)')
+  t.equal(env.SERVICE_API_KEYS_FILE, `${mount.mountPath}/keys.json`, 'the keys file is the mounted Secret\'s')
+  t.same(pod.volumes.find((v: { name: string }) => v.name === 'keys').secret, { secretName: 'flowport-keys' })
 })

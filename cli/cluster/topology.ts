@@ -1,12 +1,17 @@
 /**
  * The production topology on one machine (docs/cluster.md): PostgreSQL, the Temporal server on it,
- * and N API replicas and N workers (two of each by default), each its own `flowport api` /
- * `flowport worker` process on its own port — the commands deploy/docker-compose.yml runs. API
+ * Redis for the rate limits, and N API replicas and N workers (two of each by default), each its
+ * own `flowport api` / `flowport worker` process on its own port — the commands
+ * deploy/docker-compose.yml runs. Every API replica gets the same run-token secret, drawn at start
+ * (a browser's token from one replica is valid on all), and the same Redis (a key's budget is one
+ * across the replicas), unless the environment sets SERVICE_RUN_TOKEN_SECRETS or
+ * SERVICE_RATE_LIMIT_REDIS_URL. API
  * replicas and workers are supervised like the dev stack's worker (cli/supervise.ts): one that
  * dies is started again on the same port, as an orchestrator would. The current processes are
  * written to a state file (`cluster.json`) for tests and benchmarks that kill or measure them.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,6 +20,7 @@ import { freePort } from '../engine.js'
 import { supervise, type Supervised } from '../supervise.js'
 import { findServerBinaries } from './server-binary.js'
 import { startPostgres, type Postgres } from './postgres.js'
+import { startRedisServer, type RedisServer } from './redis.js'
 import { startTemporalServer, setupSchema, type TemporalServer } from './temporal-server.js'
 
 const fromSource = import.meta.url.endsWith('.ts')
@@ -39,6 +45,8 @@ export interface Member {
 export interface ClusterState {
   temporal: { address: string, namespace: string, metricsUrl: string, pid: number }
   postgres: { address: string, pid: number }
+  /** The Redis the cluster started; absent when SERVICE_RATE_LIMIT_REDIS_URL named one. */
+  redis?: { address: string, pid: number }
   members: Member[]
 }
 
@@ -93,6 +101,7 @@ export async function startCluster (opts: ClusterOptions = {}): Promise<Cluster>
   const stateFile = join(stateDir, 'cluster.json')
   let pg: Postgres | undefined
   let temporal: TemporalServer | undefined
+  let redis: RedisServer | undefined
   const supervisors = new Map<string, Supervised>()
   const stop = async (): Promise<void> => {
     // Front to back: the APIs first (no new work), then the workers (running tasks finish), the engine, its database.
@@ -101,6 +110,7 @@ export async function startCluster (opts: ClusterOptions = {}): Promise<Cluster>
     await Promise.all(byRole('worker').map(async ([, s]) => { await s.stop(15_000) }))
     await temporal?.stop()
     await pg?.stop()
+    await redis?.stop()
     rmSync(stateDir, { recursive: true, force: true })
   }
 
@@ -112,11 +122,21 @@ export async function startCluster (opts: ClusterOptions = {}): Promise<Cluster>
     log('Schema set up (temporal, temporal_visibility)')
     temporal = await startTemporalServer(binaries, pg)
     log(`Temporal server on ${temporal.address} (PostgreSQL persistence and visibility)`)
+    const given = { ...process.env, ...opts.env }
+    if (given.SERVICE_RATE_LIMIT_REDIS_URL === undefined) {
+      redis = await startRedisServer({ log })
+      log(`Redis on 127.0.0.1:${redis.port} (the API replicas' shared rate limits)`)
+    }
+    const shared: NodeJS.ProcessEnv = {
+      SERVICE_RUN_TOKEN_SECRETS: given.SERVICE_RUN_TOKEN_SECRETS ?? randomBytes(32).toString('base64url'),
+      SERVICE_RATE_LIMIT_REDIS_URL: given.SERVICE_RATE_LIMIT_REDIS_URL ?? redis!.url
+    }
 
     const members: Member[] = []
     const state = (): ClusterState => ({
       temporal: { address: temporal!.address, namespace: temporal!.namespace, metricsUrl: temporal!.metricsUrl, pid: temporal!.process.pid ?? 0 },
       postgres: { address: `${pg!.host}:${pg!.port}`, pid: pg!.process.pid ?? 0 },
+      ...(redis && { redis: { address: `127.0.0.1:${redis.port}`, pid: redis.process.pid ?? 0 } }),
       members: members.map((m) => ({ ...m, pid: supervisors.get(m.name)?.current()?.pid ?? 0 }))
     })
     const save = (): void => { writeFileSync(stateFile, JSON.stringify(state(), null, 2)) }
@@ -151,7 +171,7 @@ export async function startCluster (opts: ClusterOptions = {}): Promise<Cluster>
     for (const name of names('api', opts.apis ?? 2)) {
       const port = await freePort(nextPort)
       if (nextPort !== 0) nextPort = port + 1
-      launch({ name, role: 'api', pid: 0, url: `http://127.0.0.1:${port}` }, { ...common, HOST: '127.0.0.1', PORT: String(port) })
+      launch({ name, role: 'api', pid: 0, url: `http://127.0.0.1:${port}` }, { ...common, ...shared, HOST: '127.0.0.1', PORT: String(port) })
     }
     save()
     await Promise.all(members.map(async (m) => { await waitReady(m.url, m.name, 300_000) }))

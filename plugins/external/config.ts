@@ -11,6 +11,7 @@ import { WEBHOOK_SECRET_PATTERN } from '../../schemas/workflow.js'
 import { MIN_RUN_TOKEN_SECRET_LENGTH } from '../../schemas/keys-file.js'
 import { ConfigError } from '../../lib/config-error.js'
 import { runTokenSecrets } from '../../lib/run-token-secrets.js'
+import { resolveSettingCredentials } from '../../lib/credential-settings.js'
 
 declare module 'fastify' {
   interface FastifyInstance { config: Config }
@@ -23,9 +24,13 @@ export default fp<{ config: Config }>(async (fastify, opts) => {
 /** Shortest SERVICE_API_AUTH_TOKEN a production start accepts. */
 export const MIN_PRODUCTION_TOKEN_LENGTH = 16
 
-/** Builds the configuration from an environment; throws a ConfigError naming the variable at fault. */
-export function loadConfig (env: Record<string, string | undefined> = process.env): Config {
-  const result = loadSettings(ConfigSchema, env, (message) => new ConfigError(message))
+/**
+ * Builds the configuration from an environment, `credential:` settings resolved first
+ * (lib/credential-settings.ts); throws a ConfigError naming the variable at fault.
+ */
+export function loadConfig (given: Record<string, string | undefined> = process.env): Config {
+  const { env, hide } = resolveSettingCredentials(ConfigSchema, given)
+  const result = loadSettings(ConfigSchema, env, (message) => new ConfigError(hide(message)))
   if (result.SERVICE_RUN_TIMEOUT_MS > result.SERVICE_RUN_MAX_TIMEOUT_MS) {
     throw new ConfigError('Invalid setting SERVICE_RUN_TIMEOUT_MS: must not exceed SERVICE_RUN_MAX_TIMEOUT_MS')
   }

@@ -1,6 +1,7 @@
 /**
  * The cluster under test (scripts/test-cluster.ts): its members from the state file the cluster
- * keeps, requests to one replica, and the SIGKILL of a member with the wait for its replacement.
+ * keeps, requests to one replica (with the tests' key: auth is on, as in production), and the
+ * SIGKILL of a member with the wait for its replacement.
  */
 import { readFileSync } from 'node:fs'
 import type { ClusterState, Member } from '../../cli/cluster/topology.js'
@@ -22,11 +23,17 @@ export const apiUrl = (name: 'api-a' | 'api-b'): string => member(name).url
 
 export interface Answer { status: number, body: any }
 
-/** One JSON request to one replica; a network error (the replica is gone) rejects. */
+/** The `Authorization` header of the tests' key (every scope, no rate limit), or of `credential`. */
+export function auth (credential = process.env.FLOWPORT_CLUSTER_KEY): Record<string, string> {
+  if (!credential) throw new Error('FLOWPORT_CLUSTER_KEY is not set: run these tests with `npm run test:cluster`, which makes the key')
+  return { authorization: `Bearer ${credential}` }
+}
+
+/** One JSON request to one replica, as the tests' key unless `headers` has an `authorization`; a network error (the replica is gone) rejects. */
 export async function request (base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    headers: { ...auth(), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
     signal: AbortSignal.timeout(120_000)
   })

@@ -4,7 +4,7 @@
  */
 import t from 'tap'
 import { eventIds, hasDone, openSse, type Frame } from '../helpers/history.js'
-import { apiUrl, kill, ready, replaced, request } from './helpers.js'
+import { apiUrl, auth, kill, ready, replaced, request } from './helpers.js'
 
 const A = apiUrl('api-a')
 const B = apiUrl('api-b')
@@ -57,7 +57,7 @@ t.test('a run started through replica A is stopped through replica B', async (t)
 t.test('a run started through A is streamed through B, every event once', async (t) => {
   const started = await request(A, 'POST', '/workflow/start', { workflowName: 'sleepy', input: { steps: 3, delayMs: 200 } })
   t.equal(started.status, 200)
-  const sse = await openSse(`${B}/workflow/${started.body.workflowId}/history/stream`)
+  const sse = await openSse(`${B}/workflow/${started.body.workflowId}/history/stream`, auth())
   t.equal(sse.statusCode, 200)
   await sse.ended
   t.ok(hasDone(sse.frames), 'the stream ends with done')
@@ -71,7 +71,7 @@ t.test('a stream client that loses replica A resumes on replica B with Last-Even
   const started = await request(A, 'POST', '/workflow/start', { workflowName: 'sleepy', input: { steps: 6, delayMs: 700 } })
   t.equal(started.status, 200)
   const { workflowId } = started.body
-  const onA = await openSse(`${A}/workflow/${workflowId}/history/stream`)
+  const onA = await openSse(`${A}/workflow/${workflowId}/history/stream`, auth())
   t.equal(onA.statusCode, 200)
   // Live on A: the run has made progress but is not done.
   const seen = await onA.until((frames) => eventIds(frames).length >= 8)
@@ -83,7 +83,7 @@ t.test('a stream client that loses replica A resumes on replica B with Last-Even
   const cursor = received.filter((f) => f.id).at(-1)?.id
   t.ok(cursor, 'the last frame from A carried an id')
 
-  const onB = await openSse(`${B}/workflow/${workflowId}/history/stream`, { 'last-event-id': cursor! })
+  const onB = await openSse(`${B}/workflow/${workflowId}/history/stream`, { ...auth(), 'last-event-id': cursor! })
   t.equal(onB.statusCode, 200, 'B takes the cursor A issued')
   await onB.ended
   t.equal(onB.frames[0].event, 'workflow', 'workflow first, as on every connect')

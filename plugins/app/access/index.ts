@@ -71,6 +71,10 @@ function declareAccess (fastify: FastifyInstance, table: RouteAccess[]): void {
   })
 }
 
+export const RUN_TOKEN_SECRETS_MISSING = 'No run-token secret configured (SERVICE_RUN_TOKEN_SECRETS, or runTokenSecrets in the keys file): ' +
+  'this replica signs run tokens with a secret of its own, so tokens issued by other replicas (or before a restart) are refused (401). ' +
+  'Give every replica the same SERVICE_RUN_TOKEN_SECRETS (README "Production")'
+
 /** `redactor`: the log's (app.ts), told about the keys file's secrets. */
 export default fp<{ redactor: Redactor }>(async (fastify, { redactor }) => {
   const { config, runs, starts, catalogs, schedules } = fastify
@@ -86,7 +90,8 @@ export default fp<{ redactor: Redactor }>(async (fastify, { redactor }) => {
   declareAccess(fastify, access.routes)
   fastify.decorateRequest('principal', null)
   if (!keys.enabled) return
-  if (runTokens.ephemeral) fastify.log.info('No run-token secret (SERVICE_RUN_TOKEN_SECRETS, or runTokenSecrets in the keys file): run tokens are signed with a secret of this process (valid on this replica only, until it restarts)')
+  // A warning, not a note: behind a load balancer, browsers' streams fail with 401 at random.
+  if (runTokens.ephemeral) fastify.log.warn(RUN_TOKEN_SECRETS_MISSING)
   keys.watch()
   fastify.addHook('onClose', async () => { keys.stop() })
 

@@ -87,14 +87,20 @@ export class KeysFileError extends ConfigError {
   override name = this.constructor.name
 }
 
-/** Parses and checks a keys file's text (YAML, of which JSON is a subset); throws a KeysFileError saying what is wrong. */
-export function parseKeysFile (text: string): KeysFile {
+/**
+ * Parses and checks a keys file's text (YAML, of which JSON is a subset); throws a KeysFileError
+ * saying what is wrong. `resolveSecrets` replaces the `runTokenSecrets` before they are checked
+ * (`credential:` references: ./key-store.ts).
+ */
+export function parseKeysFile (text: string, resolveSecrets: (secrets: string[]) => string[] = (s) => s): KeysFile {
   let value: unknown
   try {
     value = parseYaml(text, { uniqueKeys: true })
   } catch (err) {
     throw new KeysFileError(`not valid JSON or YAML: ${(err as Error).message.split('\n')[0]}`)
   }
+  const secrets = (value as { runTokenSecrets?: unknown } | null)?.runTokenSecrets
+  if (Array.isArray(secrets) && secrets.every((s) => typeof s === 'string')) (value as { runTokenSecrets: string[] }).runTokenSecrets = resolveSecrets(secrets)
   const validateFile = keysFileValidator()
   if (!validateFile(value)) {
     const first = validateFile.errors?.[0]

@@ -42,9 +42,25 @@ export interface ResolvedSettings {
  */
 export function resolveCredentialSettings (env: Env = process.env): ResolvedSettings {
   loaded = load(env)
-  const { location, data, missing } = loaded
-  const references = Object.entries(env)
-    .filter((entry): entry is [string, string] => entry[1]?.startsWith(CREDENTIAL_PREFIX) === true)
+  const resolved = resolveIn(env, loaded)
+  return { location: loaded.location, loaded: loaded.missing === undefined, resolved }
+}
+
+/**
+ * The same for `values` (named as the errors should name them, e.g. the API's settings or a
+ * file's entries), with the credentials file of `env`, read only when a value refers to it.
+ * Changes `values` in place and returns the names it replaced; the step-side `credentials` are
+ * left as they were.
+ */
+export function resolveCredentialReferences (values: Env, env: Env): string[] {
+  return Object.values(values).some(isReference) ? resolveIn(values, load(env)) : []
+}
+
+const isReference = (value: string | undefined): value is string => value?.startsWith(CREDENTIAL_PREFIX) === true
+
+function resolveIn (target: Env, { location, data, missing }: Loaded): string[] {
+  const references = Object.entries(target)
+    .filter((entry): entry is [string, string] => isReference(entry[1]))
     .sort(([a], [b]) => a.localeCompare(b))
   const problems: string[] = []
   let onlyMissing = true
@@ -60,10 +76,10 @@ export function resolveCredentialSettings (env: Env = process.env): ResolvedSett
       continue
     }
     if (value === undefined) problems.push(`${name}=${reference}: ${missing ?? `no value at ${path} in ${location.file}`}`)
-    else env[name] = value
+    else target[name] = value
   }
   if (problems.length > 0) throw new (onlyMissing ? MissingCredentialError : CredentialsError)(problems.join('; '))
-  return { location, loaded: missing === undefined, resolved: references.map(([name]) => name) }
+  return references.map(([name]) => name)
 }
 
 function current (): Loaded {

@@ -1,15 +1,15 @@
 /**
- * A throw-away Redis for the shared rate-limit store: Debian's redis-server (installed with
- * apt-get when missing and running as root, as cli/cluster/postgres.ts does for PostgreSQL) as a
- * child of the test on a free loopback port, with no persistence, stopped at teardown.
+ * A throw-away Redis for the shared rate-limit store of the cluster topology (and of the tests that
+ * use one): Debian's redis-server (installed with apt-get when missing and running as root, as
+ * ./postgres.ts does for PostgreSQL) as a child of this process on a free loopback port, with no
+ * persistence, so that stopping this process leaves nothing behind.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { connect } from 'node:net'
 import { promisify } from 'node:util'
-import type { Test } from 'tap'
-import { freePort } from '../../cli/engine.js'
-import { ownServer } from '../../cli/supervise.js'
+import { freePort } from '../engine.js'
+import { ownServer } from '../supervise.js'
 
 const run = promisify(execFile)
 const REDIS_SERVER = '/usr/bin/redis-server'
@@ -21,9 +21,10 @@ export interface RedisServer {
   stop: () => Promise<void>
 }
 
-async function redisServerBinary (): Promise<string> {
+async function redisServerBinary (log: (m: string) => void): Promise<string> {
   if (existsSync(REDIS_SERVER)) return REDIS_SERVER
   if (process.getuid?.() !== 0) throw new Error('redis-server is not installed: `apt-get install -y redis-server` (as root), then run this again')
+  log('Installing redis-server (apt-get)')
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
   await run('apt-get', ['update', '-qq'], { env, timeout: 600_000 })
   await run('apt-get', ['install', '-y', '-qq', 'redis-server'], { env, timeout: 1_200_000, maxBuffer: 64 * 1024 * 1024 })
@@ -47,13 +48,12 @@ async function answersPing (port: number): Promise<boolean> {
 }
 
 /** `port`: a given one (to bring a stopped server back where its clients look), else a free one. */
-export async function startRedisServer (t: Test, port?: number): Promise<RedisServer> {
-  const binary = await redisServerBinary()
+export async function startRedisServer ({ port, log = () => {} }: { port?: number, log?: (m: string) => void } = {}): Promise<RedisServer> {
+  const binary = await redisServerBinary(log)
   port ??= await freePort()
   const child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
-    { stdio: ['ignore', 'pipe', 'pipe'] })
+    { stdio: ['ignore', 'pipe', 'pipe'], detached: true })
   const { output, stop } = ownServer(child)
-  t.teardown(stop)
   for (let attempt = 0; !(await answersPing(port)); attempt++) {
     if (child.exitCode !== null || attempt >= 100) {
       await stop()
