@@ -30,14 +30,15 @@ function stepContext (activityType: string): StepContext {
   }
 }
 
-export function toActivity (component: Component, activityType: string): Activity {
+/** `run` replaces the component's own (a workflow test's mock), validated against the same schemas. */
+export function toActivity (component: Component, activityType: string, run: Component['run'] = component.run): Activity {
   const outputSchema = component.kind === 'flowport.step' ? component.outputSchema : EvaluationSchema
   return async (input) => {
     const startTime = new Date().toISOString()
     let output: unknown
     try {
       // A ValidationError is a FatalError: its failure keeps the name and is not retried.
-      output = await invokeChecked(component, outputSchema, input, stepContext(activityType), activityType)
+      output = await invokeChecked({ kind: component.kind, inputSchema: component.inputSchema, run }, outputSchema, input, stepContext(activityType), activityType)
     } catch (err) {
       throw failureFrom(err)
     }
@@ -47,8 +48,11 @@ export function toActivity (component: Component, activityType: string): Activit
   }
 }
 
+/** A replacement `run` for an activity type, or undefined to keep the component's (workflow tests). */
+export type RunOverride = (activityType: string, component: Component) => Component['run'] | undefined
+
 /** Every workflow gets the shared components plus its own (its own win on a name clash). */
-export function buildActivities (registry: Registry): { activities: Record<string, Activity>, manifest: Manifest } {
+export function buildActivities (registry: Registry, override?: RunOverride): { activities: Record<string, Activity>, manifest: Manifest } {
   const activities: Record<string, Activity> = {}
   const manifest: Manifest = { workflows: {}, activities: {} }
   for (const workflow of registry.workflows) {
@@ -57,7 +61,7 @@ export function buildActivities (registry: Registry): { activities: Record<strin
     const components = new Map([...registry.shared, ...workflow.own])
     for (const [componentName, { definition }] of components) {
       const activityType = activityTypeOf(name, componentName)
-      activities[activityType] = toActivity(definition, activityType)
+      activities[activityType] = toActivity(definition, activityType, override?.(activityType, definition))
       manifest.activities[activityType] = resolveStepOptions(definition.options)
     }
   }
