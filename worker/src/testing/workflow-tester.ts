@@ -16,6 +16,7 @@ import { consoleLogger, type Logger } from '../common/logger.js'
 import type { StepContext } from '../common/step.js'
 import { buildActivities } from '../runtime/activities.js'
 import { bundleWorkflows } from '../runtime/bundle.js'
+import { ERROR_SINK } from '../runtime/error-hooks.js'
 import { loadProject } from '../runtime/project.js'
 import { TRACE_SINK } from '../trace/keeper.js'
 import type { WorkflowDefinition } from '../workflow/types.js'
@@ -99,8 +100,12 @@ export async function createWorkflowTester (options: WorkflowTesterOptions = {})
       workflowBundle,
       activities,
       interceptors: { activity: [log.interceptor] },
-      // The workflow runtime calls this sink when a run closes (a worker's trace keeper; here the trace is built below).
-      sinks: { [TRACE_SINK]: { closing: { fn: () => {}, callDuringReplay: false } } }
+      // The workflow runtime calls these when a run closes and when it fails (a worker's trace keeper and
+      // error hooks); here the trace is built below and the outcome is the result's.
+      sinks: {
+        [TRACE_SINK]: { closing: { fn: () => {}, callDuringReplay: false } },
+        [ERROR_SINK]: { failed: { fn: () => {}, callDuringReplay: false } }
+      }
     })
     const handle = await worker.runUntil(async () => {
       const started = await environment.client.workflow.start(name, {
