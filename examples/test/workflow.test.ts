@@ -5,7 +5,7 @@
  */
 import t from 'tap'
 import { DefaultLogger, Runtime } from '@temporalio/worker'
-import { createWorkflowTester, type WorkflowTester } from '@flowport/worker/testing'
+import { createWorkflowTester, runWorkflowTest, type WorkflowTester } from '@flowport/worker/testing'
 import { approval } from '../src/approval/workflow.js'
 import { flaky } from '../src/flaky/workflow.js'
 import { hello } from '../src/hello/workflow.js'
@@ -92,6 +92,13 @@ t.test('a one-hour timer passes in no time', async (t) => {
   const [first, second] = result.trace.nodes
   const waited = Date.parse(second?.scheduledTime ?? '') - Date.parse(first?.endTime ?? '')
   t.ok(waited >= 3_600_000, `the second tick is scheduled an hour (of workflow time) after the first: ${waited} ms`)
+})
+
+t.test('runWorkflowTest: one test, its own environment', async (t) => {
+  const result = await runWorkflowTest(hello, { name: 'Bo' }, { packagesFrom: REPOSITORY_ROOT, logger: quietLogger, steps: { greet: ({ name }: { name: string }) => ({ greeting: `Hi ${name}` }) } })
+  t.equal(result.status, 'completed')
+  t.same(result.output, { greeting: 'Hi Bo' })
+  t.same(result.trace.nodes.map((n) => [n.type, n.output]), [['hello#greet', { greeting: 'Hi Bo' }]], "the trace shows the mock's output")
 })
 
 t.test('a replacement for a step that does not exist is refused', async (t) => {
