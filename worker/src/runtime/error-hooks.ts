@@ -7,7 +7,7 @@
  */
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker'
 import { CancelledFailure } from '@temporalio/common'
-import { failureDetails, type FailureCause } from '@flowport/core/failure'
+import { failureDetails } from '@flowport/core/failure'
 import { parseActivityType } from '@flowport/core/steps'
 import { WEBHOOK_WORKFLOW_TYPE } from '@flowport/core/contract'
 import type { ErrorEvent, ErrorInfo } from '../common/error-hook.js'
@@ -16,9 +16,6 @@ import type { LoadedErrorHook } from './discovery/error-hooks.js'
 
 /** The sink the workflow runtime (worker/src/workflow/runtime.ts) reports a failed run through. */
 export const ERROR_SINK = 'flowportErrors'
-
-/** What a failed run's sink call carries out of the sandbox. */
-export interface FailedRun { name: string, message: string, cause: FailureCause | null, stack: string | null }
 
 export const DEFAULT_ERROR_HOOK_TIMEOUT_MS = 10_000
 
@@ -82,12 +79,12 @@ export class ErrorHooks {
   }
 
   /** The sink a failed run comes out through; `canonical` maps a workflow type (or alias) to its name. */
-  sink (canonical: (workflowType: string) => string): InjectedSinks<Record<typeof ERROR_SINK, { failed: (run: FailedRun) => void }>> {
+  sink (canonical: (workflowType: string) => string): InjectedSinks<Record<typeof ERROR_SINK, { failed: (error: ErrorInfo) => void }>> {
     return {
       [ERROR_SINK]: {
         failed: {
-          fn: (info, run: FailedRun) => {
-            this.emit({ source: 'workflow', workflowName: canonical(info.workflowType), workflowId: info.workflowId, runId: info.runId, error: run })
+          fn: (info, error: ErrorInfo) => {
+            this.emit({ source: 'workflow', workflowName: canonical(info.workflowType), workflowId: info.workflowId, runId: info.runId, error })
           },
           callDuringReplay: false
         }

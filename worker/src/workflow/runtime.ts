@@ -3,7 +3,8 @@
  * workflow with `workflowEntry`, so definitions stay plain data and user source is never rewritten.
  */
 import { CancellationScope, ContinueAsNew, isCancellation, proxySinks, type Sinks } from '@temporalio/workflow'
-import { failureDetails, type FailureCause } from '@flowport/core/failure'
+import { failureDetails } from '@flowport/core/failure'
+import type { ErrorInfo } from '../common/error-hook.js'
 import { explain } from '../common/validate.js'
 import { createContext } from './context.js'
 import { validationFailure } from '../common/failure.js'
@@ -19,7 +20,7 @@ interface TraceSinks extends Sinks {
 }
 /** The worker's error hooks (worker/src/runtime/error-hooks.ts; the name is its ERROR_SINK). */
 interface ErrorSinks extends Sinks {
-  flowportErrors: { failed: (run: { name: string, message: string, cause: FailureCause | null, stack: string | null }) => void }
+  flowportErrors: { failed: (error: ErrorInfo) => void }
 }
 const { flowportTrace } = proxySinks<TraceSinks>()
 const { flowportErrors } = proxySinks<ErrorSinks>()
