@@ -3,7 +3,7 @@
  * Temporal activities); workflows are defined with `@flowport/worker/workflow`.
  */
 export { defineStep, defineEvaluator, EvaluationSchema, isStep, isEvaluator } from './common/step.js'
-export type { Evaluation, EvaluatorDefinition, EvaluatorSpec, StepContext, StepDefinition, StepSpec } from './common/step.js'
+export type { DirectCallContext, Evaluation, EvaluatorDefinition, EvaluatorSpec, StepContext, StepDefinition, StepSpec } from './common/step.js'
 export { DEFAULT_STEP_OPTIONS, type RetryOptions, type StepOptions } from './common/step-options.js'
 export { FatalError, ValidationError } from './common/errors.js'
 export { credentials } from './credentials/credentials.js'
