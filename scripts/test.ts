@@ -2,7 +2,8 @@
  * `npm test`: starts one real Temporal dev server, one S3-compatible server (moto) with a trace
  * bucket, and one worker serving the example workflows (and the test-only ones of
  * test/fixtures/workflows) that writes traces to a temporary directory and the bucket, for the
- * whole run (docs/architecture.md, "Tests and tools"); runs tap against them, stops all three, and
+ * whole run (docs/architecture.md, "Tests and tools"), and finds the time-skipping test server's binary
+ * for workflow tests (TEMPORAL_TEST_SERVER_PATH); runs tap against them, stops all three, and
  * ends with a plain `N passed, N failed` line. Extra arguments go to tap (e.g. a test file).
  */
 import { spawn } from 'node:child_process'
@@ -11,6 +12,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { Client, Connection } from '@temporalio/client'
 import { startEngine } from '../cli/engine.js'
+import { findTestServerBinary } from '../cli/test-server-binary.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
 import { waitForCatalog } from '../test/helpers/wait-for-catalog.js'
 import { createBucket, S3_TEST_CREDENTIALS, startS3Server } from '../test/helpers/s3-server.js'
@@ -29,9 +31,11 @@ async function waitForTestCatalog (address: string, timeoutMs: number): Promise<
   }
 }
 
-const [engine, s3] = await Promise.all([
+const [engine, s3, testServer] = await Promise.all([
   startEngine({ log: (m) => console.log(`# engine: ${m}`) }),
-  startS3Server((m) => console.log(`# s3: ${m}`))
+  startS3Server((m) => console.log(`# s3: ${m}`)),
+  // Workflow tests (@flowport/worker/testing) start their own time-skipping server from this binary.
+  findTestServerBinary((m) => console.log(`# test server: ${m}`))
 ])
 const TRACE_BUCKET = 'flowport-traces'
 await createBucket(s3.endpoint, TRACE_BUCKET)
@@ -41,6 +45,7 @@ const env = {
   ...process.env,
   TEMPORAL_ADDRESS: engine.address,
   TEMPORAL_NAMESPACE: engine.namespace,
+  TEMPORAL_TEST_SERVER_PATH: testServer,
   FLOWPORT_TEST_CATALOG: TEST_CATALOG,
   FLOWPORT_TEST_S3_ENDPOINT: s3.endpoint,
   SERVICE_TRACE_DIR: traceDir,

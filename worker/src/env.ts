@@ -33,6 +33,8 @@ export const WorkerEnvSchema = Type.Object({
   SERVICE_WORKER_HEALTH_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
   /** Port of the worker's Prometheus metrics (/metrics: the SDK's worker metrics and per-step metrics); unset: none. */
   SERVICE_WORKER_METRICS_PORT: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
+  /** How long a package's onError hook may run before it is logged and no longer waited for (worker/README.md, "Error hooks"). */
+  SERVICE_WORKER_ERROR_HOOK_TIMEOUT_MS: Count(10_000, 1),
   ...TraceEnvProperties,
   // Large payloads by reference, in the trace bucket (core/src/payloads/settings.ts).
   ...PayloadEnvProperties,
@@ -77,6 +79,7 @@ export function workerOptionsFromEnv (config: WorkerEnv): WorkerOptions {
     trace: traceSettingsFrom(config),
     payloads: payloadSettingsFrom(config),
     metrics: config.SERVICE_WORKER_METRICS_PORT !== undefined,
+    errorHookTimeoutMs: config.SERVICE_WORKER_ERROR_HOOK_TIMEOUT_MS,
     engine: {
       maxConcurrentActivityTaskExecutions: config.ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_EXECUTIONS,
       maxConcurrentWorkflowTaskExecutions: config.ENGINE_MAX_CONCURRENT_WORKFLOW_TASK_EXECUTIONS,

@@ -3,7 +3,7 @@
  * Temporal activities); workflows are defined with `@flowport/worker/workflow`.
  */
 export { defineStep, defineEvaluator, EvaluationSchema, isStep, isEvaluator } from './common/step.js'
-export type { Evaluation, EvaluatorDefinition, EvaluatorSpec, StepContext, StepDefinition, StepSpec } from './common/step.js'
+export type { DirectCallContext, Evaluation, EvaluatorDefinition, EvaluatorSpec, StepContext, StepDefinition, StepSpec } from './common/step.js'
 export { DEFAULT_STEP_OPTIONS, type RetryOptions, type StepOptions } from './common/step-options.js'
 export { FatalError, ValidationError } from './common/errors.js'
 export { credentials } from './credentials/credentials.js'
@@ -13,5 +13,6 @@ export { buildWorkflowBundle, type BuildBundleOptions } from './runtime/build-bu
 export { EngineOptionsSchema, resolveEngineOptions, type EngineOptions } from './runtime/engine.js'
 export { DefinitionError } from './runtime/definition-error.js'
 export { consoleLogger, type Logger } from './common/logger.js'
+export type { ErrorEvent, ErrorHook, ErrorInfo, RuntimeErrorEvent, StepErrorEvent, WorkflowErrorEvent } from './common/error-hook.js'
 export type { WorkflowDefinition } from './workflow/types.js'
 export type { Catalog, CatalogWorkflow } from '@flowport/core/contract'

@@ -25,6 +25,8 @@ t.test('defaults and conversions', async (t) => {
   ], [100, 40, 1000, 10, 10, 10000])
   t.same([env.SERVICE_TRACE_LOCAL_RETENTION_MS, env.SERVICE_TRACE_WRITE_QUEUE_MAX], [7 * 86_400_000, 1000], 'local traces kept a week; at most 1000 attempt records waiting')
   t.doesNotThrow(() => readWorkerEnv({ SERVICE_TRACE_LOCAL_RETENTION_MS: '0' }), 'retention 0 keeps local traces')
+  t.equal(workerOptionsFromEnv(env).errorHookTimeoutMs, 10_000, 'onError hooks get 10 s')
+  t.equal(workerOptionsFromEnv(readWorkerEnv({ SERVICE_WORKER_ERROR_HOOK_TIMEOUT_MS: '500' })).errorHookTimeoutMs, 500)
 
   const options = workerOptionsFromEnv(readWorkerEnv({ ENGINE_MAX_CACHED_WORKFLOWS: '0', TEMPORAL_API_KEY: 'secret', SERVICE_CATALOG_ID: 'other' }))
   t.equal(options.engine?.maxCachedWorkflows, 0)

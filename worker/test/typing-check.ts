@@ -66,3 +66,17 @@ defineStep({
   // @ts-expect-error run must return the outputSchema's type
   run: ({ a }) => ({ b: a })
 })
+
+// A step called directly (unit tests) is typed by its schemas too.
+const double = defineStep({
+  name: 'double',
+  inputSchema: Type.Object({ n: Type.Integer() }),
+  outputSchema: Type.Object({ n: Type.Integer() }),
+  run: ({ n }) => ({ n: n * 2 })
+})
+export async function directCalls (): Promise<number> {
+  // @ts-expect-error the input is typed by the inputSchema
+  await double({ n: '1' })
+  const { n } = await double({ n: 1 }, { attempt: 2 })
+  return n
+}

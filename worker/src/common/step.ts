@@ -1,8 +1,12 @@
 /**
- * Step and evaluator definitions. Pure data plus the user's `run`: the worker registers `run` as a
- * Temporal activity, and workflow code only ever sees these types (`import type`).
+ * Step and evaluator definitions. Data plus the user's `run`: the worker registers `run` as a
+ * Temporal activity, and workflow code only ever sees these types (`import type`). A definition is
+ * also a function, for unit tests without a server: `await greet({ name })` validates the input,
+ * runs it with a context of its own (attempt 1, no-op heartbeat) and validates the output.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { activityTypeOf } from '@flowport/core/steps'
+import { invokeChecked } from './invoke.js'
 import type { StepOptions } from './step-options.js'
 
 /** What a step's `run` receives besides its input. */
@@ -21,7 +25,15 @@ export interface StepContext {
   heartbeat (details?: unknown): void
 }
 
+/**
+ * A direct call's context: what a test sets (e.g. `attempt: 3`, `workflowName`) over attempt 1,
+ * empty ids, a signal that never aborts and a heartbeat that does nothing.
+ */
+export type DirectCallContext = Partial<StepContext>
+
 export interface StepDefinition<I extends TSchema = TSchema, O extends TSchema = TSchema> {
+  /** Calls the step outside a workflow (unit tests): input and output are validated as in a run. */
+  (input: Static<I>, ctx?: DirectCallContext): Promise<Static<O>>
   readonly kind: 'flowport.step'
   readonly name: string
   readonly description: string | null
@@ -41,16 +53,41 @@ export interface StepSpec<I extends TSchema, O extends TSchema> {
   run: (input: Static<I>, ctx: StepContext) => Promise<Static<O>> | Static<O>
 }
 
+function directContext (name: string, given: DirectCallContext = {}): StepContext {
+  const workflowName = given.workflowName ?? ''
+  return {
+    attempt: 1,
+    workflowId: '',
+    runId: '',
+    activityType: workflowName === '' ? name : activityTypeOf(workflowName, name),
+    signal: new AbortController().signal,
+    heartbeat: () => {},
+    ...given,
+    workflowName
+  }
+}
+
+/** `fields` as a frozen function that validates and runs (a function's own `name` is redefined, not assigned). */
+function callable<D extends { name: string, inputSchema: TSchema, run: (input: never, ctx: StepContext) => unknown, kind: 'flowport.step' | 'flowport.evaluator' }> (fields: D, outputSchema: TSchema): D {
+  const call = async (input: unknown, given?: DirectCallContext): Promise<unknown> => {
+    const ctx = directContext(fields.name, given)
+    return await invokeChecked(fields, outputSchema, input, ctx, ctx.activityType)
+  }
+  for (const [key, value] of Object.entries(fields)) Object.defineProperty(call, key, { value, enumerable: true })
+  return Object.freeze(call) as unknown as D
+}
+
 export function defineStep<I extends TSchema, O extends TSchema> (spec: StepSpec<I, O>): StepDefinition<I, O> {
-  return Object.freeze({
-    kind: 'flowport.step',
+  const fields = {
+    kind: 'flowport.step' as const,
     name: spec.name,
     description: spec.description ?? null,
     inputSchema: spec.inputSchema,
     outputSchema: spec.outputSchema,
     options: spec.options,
     run: spec.run
-  })
+  }
+  return callable(fields, spec.outputSchema) as unknown as StepDefinition<I, O>
 }
 
 /**
@@ -65,6 +102,8 @@ export const EvaluationSchema = Type.Object({
 export type Evaluation = Static<typeof EvaluationSchema>
 
 export interface EvaluatorDefinition<I extends TSchema = TSchema> {
+  /** Calls the evaluator outside a workflow (unit tests): input and result are validated as in a run. */
+  (input: Static<I>, ctx?: DirectCallContext): Promise<Evaluation>
   readonly kind: 'flowport.evaluator'
   readonly name: string
   readonly description: string | null
@@ -82,20 +121,25 @@ export interface EvaluatorSpec<I extends TSchema> {
 }
 
 export function defineEvaluator<I extends TSchema> (spec: EvaluatorSpec<I>): EvaluatorDefinition<I> {
-  return Object.freeze({
-    kind: 'flowport.evaluator',
+  const fields = {
+    kind: 'flowport.evaluator' as const,
     name: spec.name,
     description: spec.description ?? null,
     inputSchema: spec.inputSchema,
     options: spec.options,
     run: spec.run
-  })
+  }
+  return callable(fields, EvaluationSchema) as unknown as EvaluatorDefinition<I>
 }
 
+// Definitions are functions; objects of the same shape (e.g. from a hand-rolled copy) still count.
+const kindOf = (value: unknown): unknown =>
+  (typeof value === 'function' || (typeof value === 'object' && value !== null)) ? (value as { kind?: unknown }).kind : undefined
+
 export function isStep (value: unknown): value is StepDefinition {
-  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'flowport.step'
+  return kindOf(value) === 'flowport.step'
 }
 
 export function isEvaluator (value: unknown): value is EvaluatorDefinition {
-  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'flowport.evaluator'
+  return kindOf(value) === 'flowport.evaluator'
 }

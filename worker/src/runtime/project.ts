@@ -10,6 +10,7 @@ import { buildActivities } from './activities.js'
 import { SOURCE_MODE } from './bundle.js'
 import { buildCatalog } from './catalog.js'
 import { DefinitionError } from './definition-error.js'
+import { loadErrorHooks, type LoadedErrorHook } from './discovery/error-hooks.js'
 import { warnForeignSteps } from './discovery/foreign-steps.js'
 import { loadSource, type LoadedSource, type Origin } from './discovery/load.js'
 import { findWorkflowPackages } from './discovery/packages.js'
@@ -32,6 +33,8 @@ export interface Project {
   manifest: Manifest
   catalog: Catalog
   hash: string
+  /** The packages' `onError` hooks (package.json `flowport.onError`), in package name order. */
+  errorHooks: LoadedErrorHook[]
 }
 
 const ENTRY_NAMES = ['index.ts', 'index.mts', 'index.js', 'index.mjs']
@@ -65,7 +68,8 @@ export async function loadProject (options: ProjectOptions): Promise<Project> {
   const warn = (message: string): void => { options.logger.warn(message) }
   const conditions = new Set([...(SOURCE_MODE ? ['flowport-source'] : []), 'import', 'node', 'default'])
   const sources: LoadedSource[] = []
-  for (const found of findWorkflowPackages(resolve(options.packagesFrom ?? '.'))) {
+  const packages = findWorkflowPackages(resolve(options.packagesFrom ?? '.'))
+  for (const found of packages) {
     const entry = resolvePackageEntry(found.root, found.pkg, conditions)
     if (entry === undefined) throw new DefinitionError(`${join(found.root, 'package.json')}: package ${found.name} has the flowport flag but no entry module`)
     sources.push(await loadSource(entry, { package: found.name, version: found.version, label: `package ${found.name}` }, warn))
@@ -77,5 +81,6 @@ export async function loadProject (options: ProjectOptions): Promise<Project> {
   warnForeignSteps(registry, warn)
   const { activities, manifest } = buildActivities(registry)
   const { catalog, hash } = buildCatalog(options.catalogId, registry)
-  return { registry, activities, manifest, catalog, hash }
+  const errorHooks = await loadErrorHooks(packages, conditions)
+  return { registry, activities, manifest, catalog, hash, errorHooks }
 }

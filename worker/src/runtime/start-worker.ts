@@ -18,6 +18,7 @@ import { stepMetrics } from './step-metrics.js'
 import type { Tracing } from '@flowport/core/tracing'
 import { evaluatorTypes, type TraceSettings, TraceStore } from '@flowport/core/trace'
 import { TRACE_SINK, TraceKeeper } from '../trace/keeper.js'
+import { ErrorHooks, errorInfo } from './error-hooks.js'
 import { webhookActivities } from '../webhook/activities.js'
 import { attemptRecorder } from '../trace/recorder.js'
 import { TraceWriteQueue, writeQueueMetrics } from '../trace/write-queue.js'
@@ -57,6 +58,8 @@ export interface WorkerOptions {
   tracing?: Tracing | null
   /** Record Flowport's metrics (per step, trace writes) through the runtime's meter (set when a metrics port is installed: telemetry.ts). */
   metrics?: boolean
+  /** How long a package's `onError` hook may run before it is logged and no longer waited for, in ms (default 10000). */
+  errorHookTimeoutMs?: number
 }
 
 export interface WorkerHandle {
@@ -99,14 +102,17 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
   const payloadStore = options.payloads ? new PayloadStore(options.payloads) : null
   const dataConverter = payloadStore === null ? undefined : { payloadCodecs: [new ClaimCheckCodec(payloadStore)] }
   const client = new Client({ connection, namespace: options.namespace, dataConverter })
+  const hooks = new ErrorHooks(project.errorHooks, logger, options.errorHookTimeoutMs)
+  // The trace's failures (a write that failed, records dropped) are the worker's own: runtime errors for the hooks.
+  const traceLogger = hooks.size === 0 ? logger : hooks.reporting(logger)
   const store = options.trace ? new TraceStore(options.trace) : null
   const attemptWrites = store === null
     ? null
-    : new TraceWriteQueue({ limit: store.settings.writeQueueMax, logger, metrics: options.metrics === true ? writeQueueMetrics(Runtime.instance().metricMeter) : null })
+    : new TraceWriteQueue({ limit: store.settings.writeQueueMax, logger: traceLogger, metrics: options.metrics === true ? writeQueueMetrics(Runtime.instance().metricMeter) : null })
   const evaluators = evaluatorTypes(project.catalog)
   const keeper = store === null || attemptWrites === null
     ? null
-    : new TraceKeeper({ client, taskQueue: options.catalogId, store, attemptWrites, isEvaluator: (type) => evaluators.has(type), logger })
+    : new TraceKeeper({ client, taskQueue: options.catalogId, store, attemptWrites, isEvaluator: (type) => evaluators.has(type), logger: traceLogger })
   const tracing = options.tracing ?? null
   let worker: Worker
   try {
@@ -125,12 +131,15 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
           ...(tracing === null ? [] : [tracingInterceptors]),
           stepLogs(logger),
           ...(options.metrics === true ? [stepMetrics()] : []),
-          ...(store === null || attemptWrites === null ? [] : [attemptRecorder(store, attemptWrites)])
+          ...(store === null || attemptWrites === null ? [] : [attemptRecorder(store, attemptWrites)]),
+          ...(hooks.size === 0 ? [] : [hooks.stepInterceptor()])
         ]
       },
       sinks: {
         // Registered with tracing off too: every run calls it, and an unregistered sink is an error log per run.
         [TRACE_SINK]: { closing: { fn: (info) => { keeper?.closing(info.workflowId, info.runId) }, callDuringReplay: false } },
+        // Registered without hooks too, for the same reason; a failed run leaves the sandbox through it.
+        ...hooks.sink((type) => project.manifest.workflows[type] ?? type),
         // Spans made inside the workflow sandbox leave through this sink.
         ...(tracing === null ? {} : { exporter: makeWorkflowExporter(tracing.processor, tracing.resource) })
       },
@@ -145,7 +154,10 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
 
   const running = worker.run()
   keeper?.startSweeping()
+  // A worker that stops on an error (e.g. its pollers met an engine error) is a runtime error.
+  running.catch((err: unknown) => { hooks.emit({ source: 'runtime', message: `The worker of catalog ${options.catalogId} stopped on an error`, workflowId: null, runId: null, error: errorInfo(err) }) })
   const done = running.finally(async () => {
+    await hooks.drain()
     // Steps have ended: the records of their last failures are written before the store closes.
     await attemptWrites?.close(SHUTDOWN_FLUSH_MS)
     await keeper?.stop()

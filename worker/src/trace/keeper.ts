@@ -136,7 +136,7 @@ export class TraceKeeper {
     const running = this.inFlight.get(runId)
     if (running !== undefined) return await running
     const job = work().catch((err: unknown) => {
-      if (!this.abort.signal.aborted) this.options.logger.warn(`Trace of ${workflowId} run ${runId} not written: ${(err as Error).message}`)
+      if (!this.abort.signal.aborted) this.options.logger.warn(`Trace of ${workflowId} run ${runId} not written: ${(err as Error).message}`, { workflowId, runId, error: err })
     }).finally(() => this.inFlight.delete(runId))
     this.inFlight.set(runId, job)
     await job
@@ -183,7 +183,7 @@ export class TraceKeeper {
     })
     if (trace.workflow.status === 'running') throw new Error('the run is still open')
     const written = await store.writeTrace(trace, (where, err) => {
-      logger.warn(`Trace of ${workflowId} run ${runId}: the ${where} copy could not be written: ${(err as Error).message}`)
+      logger.warn(`Trace of ${workflowId} run ${runId}: the ${where} copy could not be written: ${(err as Error).message}`, { workflowId, runId, error: err })
     }, stored === null ? 'both' : 'local')
     const again = incomplete || (stored === null && store.hasRemote && written.remote === null)
     if (again) this.retry.set(runId, workflowId)

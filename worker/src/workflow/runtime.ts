@@ -2,7 +2,9 @@
  * Runs a definition as a Temporal workflow. The generated bundle entry wraps every registered
  * workflow with `workflowEntry`, so definitions stay plain data and user source is never rewritten.
  */
-import { CancellationScope, isCancellation, proxySinks, type Sinks } from '@temporalio/workflow'
+import { CancellationScope, ContinueAsNew, isCancellation, proxySinks, type Sinks } from '@temporalio/workflow'
+import { failureDetails } from '@flowport/core/failure'
+import type { ErrorInfo } from '../common/error-hook.js'
 import { explain } from '../common/validate.js'
 import { createContext } from './context.js'
 import { validationFailure } from '../common/failure.js'
@@ -16,7 +18,20 @@ export { installManifest, type Manifest }
 interface TraceSinks extends Sinks {
   flowportTrace: { closing: () => void }
 }
+/** The worker's error hooks (worker/src/runtime/error-hooks.ts; the name is its ERROR_SINK). */
+interface ErrorSinks extends Sinks {
+  flowportErrors: { failed: (error: ErrorInfo) => void }
+}
 const { flowportTrace } = proxySinks<TraceSinks>()
+const { flowportErrors } = proxySinks<ErrorSinks>()
+
+/** A run that ends by this error failed (a stop ends it canceled, continue-as-new starts the next run). */
+function reportFailure (err: unknown): void {
+  if (err instanceof ContinueAsNew || isCancellation(err) || !(err instanceof Error)) return
+  const details = failureDetails(err)
+  // Sinks are called by the worker after the workflow task, never on replay: no effect on the run.
+  flowportErrors.failed({ name: details.name ?? err.name, message: details.message ?? '', cause: details.cause, stack: err.stack ?? null })
+}
 
 export function workflowEntry (definition: WorkflowDefinition, manifest: Manifest): (input: unknown) => Promise<unknown> {
   const meta = definition.definition
@@ -24,6 +39,9 @@ export function workflowEntry (definition: WorkflowDefinition, manifest: Manifes
     installManifest(manifest)
     try {
       return await run(input)
+    } catch (err) {
+      reportFailure(err)
+      throw err
     } finally {
       // Not on replay (the sink is registered that way): the keeper writes the trace once the run has closed.
       flowportTrace.closing()

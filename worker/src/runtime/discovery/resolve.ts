@@ -63,7 +63,7 @@ export interface PackageJson {
   exports?: ExportsField
   module?: string
   main?: string
-  flowport?: { workflows?: unknown }
+  flowport?: { workflows?: unknown, onError?: unknown }
 }
 
 export function resolvePackageEntry (root: string, pkg: PackageJson, conditions: Set<string>): string | undefined {

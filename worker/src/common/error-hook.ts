@@ -1,0 +1,57 @@
+/**
+ * What a package's `onError` hook receives (package.json `"flowport": {"onError": "<module>"}`;
+ * worker/README.md, "Error hooks"). Plain data: a workflow's failure comes out of the workflow
+ * sandbox, where no Error object survives the trip.
+ */
+import type { FailureCause } from '@flowport/core/failure'
+
+export interface ErrorInfo {
+  name: string
+  message: string
+  /** The chain below it (e.g. an ActivityFailure's step error), names and messages only. */
+  cause: FailureCause | null
+  stack: string | null
+}
+
+/** A step or evaluator attempt that failed (it may be retried: see `attempt` and the step's retry policy). */
+export interface StepErrorEvent {
+  source: 'step'
+  workflowName: string
+  workflowId: string
+  runId: string
+  step: string
+  /** `<workflow>#<step>`. */
+  activityType: string
+  /** 1 on the first try. */
+  attempt: number
+  error: ErrorInfo
+}
+
+/** A run that failed (not one that was canceled, terminated or continued as new). */
+export interface WorkflowErrorEvent {
+  source: 'workflow'
+  workflowName: string
+  workflowId: string
+  runId: string
+  error: ErrorInfo
+}
+
+/** The worker's own trouble: a trace not written, the worker stopping on an engine error. */
+export interface RuntimeErrorEvent {
+  source: 'runtime'
+  /** What failed, as the worker's log line says it. */
+  message: string
+  /** The run concerned, when there is one. */
+  workflowId: string | null
+  runId: string | null
+  error: ErrorInfo | null
+}
+
+export type ErrorEvent = StepErrorEvent | WorkflowErrorEvent | RuntimeErrorEvent
+
+/**
+ * A package's hook: the module named by the flag exports it as `onError`. It runs in the worker,
+ * off the run's path: what it throws is logged, and it is given up on (logged) after the worker's
+ * hook timeout.
+ */
+export type ErrorHook = (event: ErrorEvent) => void | Promise<void>

@@ -1,0 +1,108 @@
+/**
+ * Calls the packages' `onError` hooks (discovery/error-hooks.ts) for failed step attempts, failed
+ * runs and the worker's own errors. A hook never touches a run: it is called off the run's path (a
+ * step's failure goes to the engine at once, a run's failure leaves the workflow sandbox through a
+ * sink, which Temporal calls after the workflow task), what it throws is logged, and one that does
+ * not settle within the timeout is logged and no longer waited for.
+ */
+import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker'
+import { CancelledFailure } from '@temporalio/common'
+import { failureDetails } from '@flowport/core/failure'
+import { parseActivityType } from '@flowport/core/steps'
+import { WEBHOOK_WORKFLOW_TYPE } from '@flowport/core/contract'
+import type { ErrorEvent, ErrorInfo } from '../common/error-hook.js'
+import type { Logger } from '../common/logger.js'
+import type { LoadedErrorHook } from './discovery/error-hooks.js'
+
+/** The sink the workflow runtime (worker/src/workflow/runtime.ts) reports a failed run through. */
+export const ERROR_SINK = 'flowportErrors'
+
+export const DEFAULT_ERROR_HOOK_TIMEOUT_MS = 10_000
+
+export function errorInfo (err: unknown): ErrorInfo {
+  const error = err instanceof Error ? err : new Error(String(err))
+  const details = failureDetails(error)
+  return { name: details.name ?? error.name, message: details.message ?? '', cause: details.cause, stack: error.stack ?? null }
+}
+
+export class ErrorHooks {
+  private readonly running = new Set<Promise<void>>()
+
+  constructor (private readonly hooks: LoadedErrorHook[], private readonly logger: Logger, private readonly timeoutMs = DEFAULT_ERROR_HOOK_TIMEOUT_MS) {}
+
+  get size (): number {
+    return this.hooks.length
+  }
+
+  /** Calls every hook with `event`; returns at once. */
+  emit (event: ErrorEvent): void {
+    for (const { package: owner, hook } of this.hooks) {
+      let timer: NodeJS.Timeout | undefined
+      const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => { resolve('late') }, this.timeoutMs) })
+      const call = Promise.resolve().then(async () => { await hook(event) })
+      const settled = Promise.race([call, late]).then((outcome) => {
+        if (outcome === 'late') this.logger.warn(`onError hook of ${owner} did not finish within ${this.timeoutMs} ms (${event.source} error); no longer waited for`)
+      }, (err: unknown) => {
+        this.logger.error(`onError hook of ${owner} threw on a ${event.source} error: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`)
+      }).finally(() => {
+        clearTimeout(timer)
+        this.running.delete(settled)
+      })
+      this.running.add(settled)
+    }
+  }
+
+  /** Waits for the calls in progress (each bounded by the timeout): on shutdown. */
+  async drain (): Promise<void> {
+    await Promise.allSettled([...this.running])
+  }
+
+  /** Reports each failed attempt of a workflow's step or evaluator (not a cancellation). */
+  stepInterceptor (): ActivityInterceptorsFactory {
+    return (ctx) => ({
+      inbound: {
+        execute: async (input, next) => {
+          try {
+            return await next(input)
+          } catch (err) {
+            const { info } = ctx
+            const run = info.workflowExecution
+            if (run !== undefined && !(err instanceof CancelledFailure) && info.workflowType !== WEBHOOK_WORKFLOW_TYPE) {
+              const { workflow, step } = parseActivityType(info.activityType)
+              this.emit({ source: 'step', workflowName: workflow, workflowId: run.workflowId, runId: run.runId, step, activityType: info.activityType, attempt: info.attempt, error: errorInfo(err) })
+            }
+            throw err
+          }
+        }
+      }
+    })
+  }
+
+  /** The sink a failed run comes out through; `canonical` maps a workflow type (or alias) to its name. */
+  sink (canonical: (workflowType: string) => string): InjectedSinks<Record<typeof ERROR_SINK, { failed: (error: ErrorInfo) => void }>> {
+    return {
+      [ERROR_SINK]: {
+        failed: {
+          fn: (info, error: ErrorInfo) => {
+            this.emit({ source: 'workflow', workflowName: canonical(info.workflowType), workflowId: info.workflowId, runId: info.runId, error })
+          },
+          callDuringReplay: false
+        }
+      }
+    }
+  }
+
+  /** A logger that also reports its warnings and errors as runtime errors (the trace keeper's and write queue's). */
+  reporting (logger: Logger): Logger {
+    const report = (message: string, meta?: Record<string, unknown>): void => {
+      const id = (key: string): string | null => typeof meta?.[key] === 'string' ? meta[key] : null
+      this.emit({ source: 'runtime', message, workflowId: id('workflowId'), runId: id('runId'), error: meta?.error === undefined ? null : errorInfo(meta.error) })
+    }
+    return {
+      debug: logger.debug,
+      info: logger.info,
+      warn: (message, meta) => { logger.warn(message, meta); report(message, meta) },
+      error: (message, meta) => { logger.error(message, meta); report(message, meta) }
+    }
+  }
+}

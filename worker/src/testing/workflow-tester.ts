@@ -1,0 +1,148 @@
+/**
+ * Workflow tests with mocked steps: a workflow runs on a real Temporal environment (environment.ts)
+ * through a worker of its own, with the project's workflows loaded and bundled as `flowport worker`
+ * would, and chosen steps replaced by functions. Steps not replaced run for real; a replacement is
+ * validated against the step's schemas and its errors are retried like the step's own.
+ */
+import { randomUUID } from 'node:crypto'
+import type { Static, TSchema } from '@sinclair/typebox'
+import type { WorkflowHandle } from '@temporalio/client'
+import type { Duration } from '@temporalio/common'
+import type { TestWorkflowEnvironment } from '@temporalio/testing'
+import { Worker } from '@temporalio/worker'
+import { parseActivityType } from '@flowport/core/steps'
+import { assembleTrace, evaluatorTypes, type Trace, type TraceError, type TraceWorkflow } from '@flowport/core/trace'
+import { consoleLogger, type Logger } from '../common/logger.js'
+import type { StepContext } from '../common/step.js'
+import { buildActivities } from '../runtime/activities.js'
+import { bundleWorkflows } from '../runtime/bundle.js'
+import { ERROR_SINK } from '../runtime/error-hooks.js'
+import { loadProject } from '../runtime/project.js'
+import { TRACE_SINK } from '../trace/keeper.js'
+import type { WorkflowDefinition } from '../workflow/types.js'
+import { openEnvironment, type EnvironmentOptions } from './environment.js'
+import { stepCallLog, type StepCall } from './step-calls.js'
+
+/** Replaces a step or evaluator: same arguments as its `run`, output checked against its schema. */
+export type MockStep = (input: any, ctx: StepContext) => unknown
+
+export interface WorkflowTestOptions {
+  /** Replacements by step (or evaluator) name; they apply in the workflow and in its child workflows. */
+  steps?: Record<string, MockStep>
+  /** Sent in order right after the start (a signal sent before its handler exists waits for it). */
+  signals?: Array<{ name: string, payload?: unknown }>
+  /** Runs after the start and the signals, before the result is awaited: queries, updates, later signals. */
+  during?: (handle: WorkflowHandle) => Promise<void>
+  /** The run's execution timeout (default 10m): in workflow time, which the time-skipping server skips. */
+  timeout?: Duration
+  workflowId?: string
+}
+
+export interface WorkflowTesterOptions extends EnvironmentOptions {
+  /** Directory whose `node_modules` is scanned for workflow packages (default: the current directory). */
+  packagesFrom?: string
+  /** Local workflows folder (default: `./workflows` when it exists). */
+  workflowsDir?: string
+  /** Discovery's and bundling's warnings (default: stderr). */
+  logger?: Logger
+}
+
+export interface WorkflowTestResult<O = unknown> {
+  workflowId: string
+  runId: string
+  status: TraceWorkflow['status']
+  /** The run's output when it completed, else null. */
+  output: O | null
+  /** The run's failure (name, message, cause chain) when it did not complete, else null. */
+  error: TraceError | null
+  /** Every attempt of every step and evaluator, in the order they started. */
+  calls: StepCall[]
+  /** The run's execution trace, as a worker writes it (docs/traces.md). */
+  trace: Trace
+}
+
+export interface WorkflowTester {
+  /** Whether timers and timeouts are skipped (the time-skipping test server) or take their real time. */
+  readonly timeSkipping: boolean
+  readonly environment: TestWorkflowEnvironment
+  run: <I extends TSchema, O extends TSchema>(workflow: WorkflowDefinition<I, O, any, any, any> | string, input: Static<I>, options?: WorkflowTestOptions) => Promise<WorkflowTestResult<Static<O>>>
+  close: () => Promise<void>
+}
+
+const DEFAULT_TIMEOUT: Duration = '10m'
+
+/** Loads and bundles the workflows once, and opens the environment; `run` as often as needed, then `close`. */
+export async function createWorkflowTester (options: WorkflowTesterOptions = {}): Promise<WorkflowTester> {
+  const logger = options.logger ?? consoleLogger
+  const project = await loadProject({ catalogId: 'flowport-workflow-test', packagesFrom: options.packagesFrom, workflowsDir: options.workflowsDir, logger })
+  const workflowBundle = await bundleWorkflows({ registry: project.registry, manifest: project.manifest, logger, reuse: true })
+  const evaluators = evaluatorTypes(project.catalog)
+  const componentNames = new Set([...project.registry.shared.keys(), ...project.registry.workflows.flatMap((w) => [...w.own.keys()])])
+  const environment = await openEnvironment(options)
+
+  async function run (workflow: WorkflowDefinition<any, any, any, any, any> | string, input: unknown, runOptions: WorkflowTestOptions = {}): Promise<WorkflowTestResult<any>> {
+    const name = typeof workflow === 'string' ? workflow : workflow.definition.name
+    if (project.manifest.workflows[name] === undefined) {
+      throw new Error(`No workflow "${name}" was found; loaded: ${Object.keys(project.manifest.workflows).join(', ')}`)
+    }
+    const mocks = runOptions.steps ?? {}
+    for (const step of Object.keys(mocks)) {
+      if (!componentNames.has(step)) throw new Error(`No step or evaluator "${step}" to replace; loaded: ${[...componentNames].join(', ')}`)
+    }
+    const mocked = (activityType: string): MockStep | undefined => mocks[parseActivityType(activityType).step]
+    const log = stepCallLog((activityType) => mocked(activityType) !== undefined)
+    const { activities } = buildActivities(project.registry, (activityType) => mocked(activityType))
+    const taskQueue = `flowport-test-${randomUUID()}`
+    const worker = await Worker.create({
+      connection: environment.nativeConnection,
+      namespace: environment.namespace ?? 'default',
+      taskQueue,
+      workflowBundle,
+      activities,
+      interceptors: { activity: [log.interceptor] },
+      // The workflow runtime calls these when a run closes and when it fails (a worker's trace keeper and
+      // error hooks); here the trace is built below and the outcome is the result's.
+      sinks: {
+        [TRACE_SINK]: { closing: { fn: () => {}, callDuringReplay: false } },
+        [ERROR_SINK]: { failed: { fn: () => {}, callDuringReplay: false } }
+      }
+    })
+    const handle = await worker.runUntil(async () => {
+      const started = await environment.client.workflow.start(name, {
+        taskQueue,
+        workflowId: runOptions.workflowId ?? `${name}-test-${randomUUID()}`,
+        args: [input],
+        workflowExecutionTimeout: runOptions.timeout ?? DEFAULT_TIMEOUT
+      })
+      for (const signal of runOptions.signals ?? []) await started.signal(signal.name, signal.payload)
+      await runOptions.during?.(started)
+      await started.result().catch(() => {}) // the outcome is read from the history below
+      return started
+    })
+    const runId = handle.firstExecutionRunId
+    const history = await handle.fetchHistory()
+    const trace = assembleTrace({
+      run: { workflowId: handle.workflowId, runId },
+      events: history.events ?? [],
+      attempts: log.attempts.get(runId) ?? [],
+      isEvaluator: (type) => evaluators.has(type),
+      maxValueBytes: Number.MAX_SAFE_INTEGER
+    })
+    const { status, output, error } = trace.workflow
+    return { workflowId: handle.workflowId, runId, status, output: status === 'completed' ? output : null, error, calls: log.calls, trace }
+  }
+
+  return { timeSkipping: environment.supportsTimeSkipping, environment, run, close: async () => { await environment.teardown() } }
+}
+
+/** One workflow test: `createWorkflowTester`, one `run`, `close`. */
+export async function runWorkflowTest<I extends TSchema, O extends TSchema> (
+  workflow: WorkflowDefinition<I, O, any, any, any> | string, input: Static<I>, options: WorkflowTestOptions & WorkflowTesterOptions = {}
+): Promise<WorkflowTestResult<Static<O>>> {
+  const tester = await createWorkflowTester(options)
+  try {
+    return await tester.run(workflow, input, options)
+  } finally {
+    await tester.close()
+  }
+}
