@@ -41,7 +41,7 @@ const evals: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'List the eval runs of a workflow, most recent first',
       description: 'From the engine\'s visibility store: a run started a moment ago may be missing. `verdict` and `totals` are null until a run completed.',
       querystring: ref(EvalsQuerySchema),
-      response: { 200: ref(EvalRunsSchema), ...errorsFor(400, 401, 403, 500, 503) }
+      response: { 200: response(EvalRunsSchema, 'The workflow\'s eval runs, most recent first'), ...errorsFor(400, 401, 403, 500, 503) }
     }
   }, async (request, reply) => await fastify.evals.list(request.query, clientGone(reply)))
 

@@ -21,12 +21,15 @@ const POLL_MS = 500
 const VERDICT_STYLE: Record<string, Style> = { pass: 'green', partial: 'yellow', fail: 'red' }
 const verdict = (v: string) => paint(VERDICT_STYLE[v] ?? 'dim', v, process.stdout.isTTY === true && (process.env.NO_COLOR ?? '') === '')
 
+/** A value for the table: numbers to three decimals (the JSON report keeps them whole). */
+const valueText = (value: unknown) => value === null ? '-' : typeof value === 'number' ? String(Number(value.toFixed(3))) : String(value)
+
 function printReport (report: EvalReport): void {
   const rows: string[][] = []
   for (const c of report.cases) {
     if (c.error !== null) rows.push([c.name, verdict(c.verdict), '-', '-', '-', '-', `run failed: ${c.error}`])
     c.results.forEach((r, i) => {
-      rows.push([i === 0 ? c.name : '', i === 0 ? verdict(c.verdict) : '', r.evaluator, r.criticality, r.value === null ? '-' : String(r.value), verdict(r.verdict), r.reasoning ?? ''])
+      rows.push([i === 0 ? c.name : '', i === 0 ? verdict(c.verdict) : '', r.evaluator, r.criticality, valueText(r.value), verdict(r.verdict), r.reasoning ?? ''])
     })
   }
   printTable(['case', 'verdict', 'evaluator', 'criticality', 'value', 'verdict', 'reasoning'], rows)

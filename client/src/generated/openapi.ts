@@ -8629,7 +8629,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The workflow's eval runs, most recent first */
             200: {
                 headers: {
                     [name: string]: unknown;
