@@ -15,6 +15,8 @@ import type { App } from '../app.js'
 import { build } from './helpers/app.js'
 import { catalogArgs, flowport, listening } from './helpers/flowport-cli.js'
 import { eventually } from './helpers/workflows.js'
+import { keysFile } from './helpers/keys.js'
+import { testCatalog } from './helpers/env.js'
 
 const DATASETS = resolve('examples/src/triage/datasets')
 
@@ -158,4 +160,36 @@ t.test('flowport eval --save writes the fresh outputs into the dataset files, ke
   t.equal(data.lastOutput.output.reply, 'Thanks for writing. Our billing team will look at your account and answer within one business day.')
   t.not(data.lastOutput.date, '2026-11-27T12:00:00.000Z', 'the date of the fresh output')
   t.same(data.groundTruth, { category: 'billing' })
+})
+
+t.test('scoped like runs: a key limited to other workflows or catalogs can neither start, list nor read triage\'s eval runs', async (t) => {
+  const { keys, file } = keysFile(t, [
+    { id: 'triage', scopes: ['run', 'read'], workflows: ['tri*'] },
+    { id: 'hello', scopes: ['run', 'read'], workflows: ['hel*'] },
+    { id: 'elsewhere', scopes: ['run', 'read'], catalogs: ['another-catalog'] },
+    { id: 'reader', scopes: ['read'] }
+  ])
+  const app = await build(t, { SERVICE_API_KEYS_FILE: file })
+  const as = async (id: string, method: 'GET' | 'POST', url: string, payload?: Record<string, unknown>) =>
+    await app.inject({ method, url, headers: { authorization: `Bearer ${keys[id]!}` }, payload })
+  const started = await as('triage', 'POST', '/evals', { workflowName: 'triage', cached: true })
+  t.equal(started.statusCode, 202, started.body)
+  const { evalId } = started.json() as { evalId: string }
+  const url = `/evals/${encodeURIComponent(evalId)}`
+  t.equal((await as('triage', 'GET', url)).statusCode, 200, 'its workflows\' eval runs: readable')
+  t.equal((await as('triage', 'GET', '/evals?workflowName=triage')).statusCode, 200, 'and listable')
+
+  const refusals = [
+    [await as('hello', 'POST', '/evals', { workflowName: 'triage' }), /may not use workflow triage/],
+    [await as('hello', 'GET', url), /may not use workflow triage/],
+    [await as('hello', 'GET', '/evals?workflowName=triage'), /may not use workflow triage/],
+    [await as('elsewhere', 'GET', url), new RegExp(`may not use catalog ${testCatalog()}`)],
+    [await as('reader', 'POST', '/evals', { workflowName: 'triage' }), /lacks scope run/]
+  ] as const
+  for (const [res, message] of refusals) {
+    t.equal(res.statusCode, 403)
+    t.match(res.json(), { error: 'ForbiddenError', message })
+  }
+  const done = await eventually(async () => (await as('triage', 'GET', url)).json() as EvalRun, (run) => run.status !== 'running', 240)
+  t.equal(done.status, 'completed', 'the eval run started by the limited key completes')
 })

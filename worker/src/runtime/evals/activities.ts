@@ -4,6 +4,7 @@
  * through the engine's visibility store (no other record of eval runs exists).
  */
 import { dirname } from 'node:path'
+import { Context } from '@temporalio/activity'
 import type { Client } from '@temporalio/client'
 import { ApplicationFailure } from '@temporalio/common'
 import {
@@ -39,7 +40,9 @@ export function evalActivities ({ client, registry }: { client: Client, registry
 
   const previous = async ({ workflow, workflowId }: { workflow: string, workflowId: string }): Promise<PreviousEval> => {
     // Closed runs come most recently closed first: the first one that is not this run is the previous one.
-    const query = `WorkflowType = "${EVAL_WORKFLOW_TYPE}" AND WorkflowId STARTS_WITH "${evalWorkflowIdPrefix(workflow)}" AND ExecutionStatus = "Completed"`
+    // Of the same catalog (= task queue): another catalog's workflow of that name may be another workflow.
+    const { taskQueue } = Context.current().info
+    const query = `WorkflowType = "${EVAL_WORKFLOW_TYPE}" AND WorkflowId STARTS_WITH "${evalWorkflowIdPrefix(workflow)}" AND TaskQueue = ${JSON.stringify(taskQueue)} AND ExecutionStatus = "Completed"`
     for await (const run of client.workflow.list({ query, pageSize: 10 })) {
       if (run.workflowId === workflowId) continue
       const report = await client.workflow.getHandle(run.workflowId, run.runId).result() as EvalReport
