@@ -7,7 +7,6 @@
 import { existsSync } from 'node:fs'
 import type { Command } from 'commander'
 import type { EvalReport, EvalRun } from '@flowport/client'
-import { saveLastOutput } from '@flowport/worker/datasets'
 import { action, clientCommand, clientOf, type CommonOptions } from './command.js'
 import { CliError, EXIT } from './exit-codes.js'
 import { onInterrupt } from './interrupt.js'
@@ -44,9 +43,11 @@ function printReport (report: EvalReport): void {
 }
 
 /** Writes each fresh output into its dataset file; a file this machine does not have is named, not guessed. */
-function save (report: EvalReport): void {
+async function save (report: EvalReport): Promise<void> {
   const missing = report.cases.filter((c) => !existsSync(c.file)).map((c) => c.file)
   if (missing.length > 0) throw new CliError(`--save: the dataset files are not on this machine (the worker read them): ${missing.join(', ')}`, EXIT.usage)
+  // Imported here: every other command would pay for the YAML parser.
+  const { saveLastOutput } = await import('@flowport/worker/datasets')
   let saved = 0
   for (const c of report.cases) {
     if (c.run === null || c.error !== null) continue
@@ -97,7 +98,7 @@ export function registerEval (program: Command): void {
       }
       if (options.json === true) printJson(run)
       else printReport(run.report)
-      if (options.save === true) save(run.report)
+      if (options.save === true) await save(run.report)
       return run.report.totals.fail > 0 ? EXIT.workflowFailed : EXIT.ok
     }))
 }
