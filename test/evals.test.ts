@@ -75,6 +75,19 @@ t.test('the catalog publishes the eval; a workflow without one, or a bad body, i
   t.equal(unknown.json().error, 'WorkflowNotFoundError')
 })
 
+t.test('a case whose run fails, and an evaluator that breaks, fail their cases; a mistyped informational value never decides', async (t) => {
+  const app = await build(t)
+  const run = await finished(app, await startEval(app, { workflowName: 'judged' }))
+  t.equal(run.status, 'completed')
+  t.same(verdicts(run), { evaluator_breaks: 'fail', ok: 'pass', run_fails: 'fail' }, 'JSON and YAML datasets; a file without a name is named after the file')
+  const failedRun = run.report!.cases.find((c) => c.name === 'run_fails')!
+  t.match(failedRun, { error: /the case run failed on purpose/, output: null, results: [], run: { workflowId: /:run_fails$/ } })
+  const broken = run.report!.cases.find((c) => c.name === 'evaluator_breaks')!
+  t.match(broken.results.find((r) => r.evaluator === 'fragile'), { verdict: 'fail', value: null, score: null, reasoning: /evaluator failed: .*the evaluator broke on purpose/ })
+  const ok = run.report!.cases.find((c) => c.name === 'ok')!
+  t.match(ok.results.find((r) => r.evaluator === 'mistyped'), { verdict: 'fail', value: 'yes', reasoning: /expected a boolean value to interpret, got "yes"/ })
+})
+
 t.test('an unknown dataset fails the eval run, saying which', async (t) => {
   const app = await build(t)
   const run = await finished(app, await startEval(app, { workflowName: 'triage', datasets: ['no_such_case'] }))
