@@ -36,6 +36,7 @@ import runs from './plugins/app/runs/index.js'
 import control from './plugins/app/control/index.js'
 import schedules from './plugins/app/schedules/index.js'
 import batch from './plugins/app/batch/index.js'
+import evals from './plugins/app/evals/index.js'
 import type { HubObserver } from './plugins/app/history/hubs.js'
 import health from './routes/health.js'
 import catalogRoutes from './routes/catalog.js'
@@ -45,6 +46,7 @@ import tokenRoutes from './routes/tokens.js'
 import scheduleRoutes from './routes/schedules/index.js'
 import ui from './plugins/external/ui.js'
 import payloadRoutes from './routes/payloads.js'
+import evalRoutes from './routes/evals.js'
 
 export interface BuildOptions {
   config: Config
@@ -121,7 +123,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   // The concepts, each after those its factory takes (plugins/README.md).
   for (const plugin of [payloads, traces, engine, catalogs, webhooks, runs, control, starts]) await app.register(plugin)
   await app.register(history, { observer: historyObserver })
-  for (const plugin of [runsFeed, schedules, batch]) await app.register(plugin)
+  for (const plugin of [runsFeed, schedules, batch, evals]) await app.register(plugin)
   // Access checks a limited key's targets by asking the concepts above; its hooks still run
   // after those of the plugins registered earlier (metrics, tracing, CORS) and before every route.
   await app.register(access, { redactor })
@@ -130,7 +132,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   // After access, so its description routes are in the access table too (test/access-routes.test.ts).
   await app.register(swagger)
 
-  for (const routes of [health, catalogRoutes, historyRoutes, workflowRoutes, tokenRoutes, scheduleRoutes, ui, payloadRoutes]) await app.register(routes)
+  for (const routes of [health, catalogRoutes, historyRoutes, workflowRoutes, tokenRoutes, scheduleRoutes, ui, payloadRoutes, evalRoutes]) await app.register(routes)
   return app
 }
 

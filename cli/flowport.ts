@@ -4,7 +4,7 @@
  * server + API replicas + workers), `api`, `worker`, `engine`,
  * `credentials`, `keys`. Client commands (cli/client/, on @flowport/client): `run`, `start`, `tail`,
  * `status`, `result`, `input`, `trace`, `signal`, `query`, `update`, `stop`, `terminate`, `runs`,
- * `catalog`. Exit codes: README, "Command line".
+ * `catalog`, `eval`. Exit codes: README, "Command line".
  */
 import { pathToFileURL } from 'node:url'
 import { Command, CommanderError, InvalidArgumentError } from 'commander'

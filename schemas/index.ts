@@ -29,10 +29,11 @@ import { BatchBodySchema, BatchFilterSchema, BatchParamsSchema, BatchStartedSche
 import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema } from './control.js'
 import { runsFeedSchemas } from './runs-feed.js'
 import { PayloadLinkSchema, PayloadUploadSchema } from './payloads.js'
+import { evalRouteSchemas, evalSchemas } from './evals.js'
 
 export const schemas = [
   ResetStepSchema, ResetFromSchema, ResetBodySchema, ResetPointSchema, ResetResultSchema, AttentionSchema,
-  IssueSchema, ErrorResponseSchema, ValidationErrorSchema, WorkflowParamsSchema, RunParamsSchema,
+  IssueSchema, ErrorResponseSchema, ValidationErrorSchema, WorkflowParamsSchema, RunParamsSchema, ...evalSchemas,
   CatalogStepSchema, CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogWorkflowSourceSchema, CatalogWorkflowSchema,
   CatalogWorkersSchema, CatalogSchema, CatalogParamsSchema, OpenApiDocumentSchema, ConditionalReadHeadersSchema, RunPreconditionHeadersSchema,
   HealthSchema, CatalogReadinessSchema, ReadinessSchema, RunStatusSchema, TerminalRunStatusSchema,
@@ -45,5 +46,5 @@ export const schemas = [
   HistoryEventSchema, HistoryWorkflowSchema, HistoryQuerySchema, HistoryPageSchema, HistoryStreamQuerySchema,
   HistoryStreamHeadersSchema, HistoryStreamDoneSchema, HistoryStreamServerErrorSchema, ...runsFeedSchemas,
   BatchFilterSchema, BatchBodySchema, BatchParamsSchema, BatchStartedSchema, BatchStatusSchema,
-  ...traceSchemas, TraceLogSchema, RunTokenRequestSchema, RunTokenSchema, ...scheduleSchemas
+  ...traceSchemas, TraceLogSchema, RunTokenRequestSchema, RunTokenSchema, ...scheduleSchemas, ...evalRouteSchemas
 ]

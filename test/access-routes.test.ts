@@ -135,8 +135,11 @@ t.test('three keys (a dashboard, a CI key on one catalog, an operator) each do e
 
   // The CI key's catalog limit on every start route (those with the run scope that start from a body).
   const starts = routes.filter((r) => r.scope === 'run' && r.target === 'start').map((r) => r.url).sort()
-  t.same(starts, ['/workflow/run', '/workflow/start'], 'the start routes')
-  for (const url of starts) {
+  t.same(starts, ['/evals', '/workflow/run', '/workflow/start'], 'the start routes')
+  const evalElsewhere = await app.inject({ method: 'POST', url: '/evals', headers: bearer(keys.ci!), payload: { workflowName: 'triage', catalog: 'another-catalog' } })
+  t.equal(evalElsewhere.statusCode, 403, '/evals on another catalog: 403')
+  t.same(evalElsewhere.json(), { error: 'ForbiddenError', message: 'Key ci may not use catalog another-catalog' }, '/evals: names the catalog')
+  for (const url of starts.filter((u) => u !== '/evals')) {
     const body = (workflowCatalog: string) => ({ workflowName: 'hello', input: { name: 'Ada' }, catalog: workflowCatalog, workflowId: `access-done-${randomUUID()}` })
     const elsewhere = await app.inject({ method: 'POST', url, headers: bearer(keys.ci!), payload: body('another-catalog') })
     t.equal(elsewhere.statusCode, 403, `${url} on another catalog: 403`)

@@ -240,7 +240,7 @@ t.test('catalog: a table, --json, one workflow, an unknown one', async (t) => {
 t.test('help lists the client commands', async (t) => {
   const help = await flowport(['help'])
   t.equal(help.code, 0)
-  for (const command of ['run', 'start', 'tail', 'status', 'result', 'input', 'trace', 'signal', 'query', 'update', 'stop', 'terminate', 'runs', 'catalog']) {
+  for (const command of ['run', 'start', 'tail', 'status', 'result', 'input', 'trace', 'signal', 'query', 'update', 'stop', 'terminate', 'runs', 'catalog', 'eval']) {
     t.match(help.stdout, new RegExp(`\\n {2}${command} `), command)
   }
   const stop = await flowport(['stop', '--help'])

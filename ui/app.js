@@ -1,11 +1,12 @@
 // The inspector's shell: the key prompt, the navigation, and a view per location hash
-// (#/catalog, #/runs?…, #/run/{workflowId}/{runId}). Everything it shows comes from the public
+// (#/catalog, #/runs?…, #/run/{workflowId}/{runId}, #/evals/{workflowName}, #/eval/{evalId}). Everything it shows comes from the public
 // API; docs/inspector.md describes the page.
 import { html, render, Component } from './html.js'
 import { onUnauthorized, token } from './session.js'
 import { CatalogView } from './catalog.js'
 import { RunsView } from './runs.js'
 import { RunView } from './run.js'
+import { EvalsView, EvalView } from './evals.js'
 
 function parseRoute (hash) {
   const [path, search = ''] = hash.replace(/^#/, '').split('?')
@@ -13,6 +14,8 @@ function parseRoute (hash) {
   const params = Object.fromEntries(new URLSearchParams(search))
   if (parts[0] === 'run' && parts[1]) return { view: 'run', workflowId: parts[1], runId: parts[2] ?? null, params }
   if (parts[0] === 'runs') return { view: 'runs', params }
+  if (parts[0] === 'evals' && parts[1]) return { view: 'evals', workflowName: parts[1], params }
+  if (parts[0] === 'eval' && parts[1]) return { view: 'eval', evalId: parts[1], params }
   return { view: 'catalog', params }
 }
 
@@ -58,10 +61,12 @@ class App extends Component {
   }
 
   render (_props, { route, refusal, asking, generation, settings }) {
-    const key = `${generation}:${route.view}:${route.workflowId ?? ''}:${route.runId ?? ''}`
+    const key = `${generation}:${route.view}:${route.workflowId ?? route.workflowName ?? route.evalId ?? ''}:${route.runId ?? ''}`
     const hasToken = token.get() !== null
     let view
     if (route.view === 'run') view = html`<${RunView} key=${key} workflowId=${route.workflowId} runId=${route.runId} settings=${settings} />`
+    else if (route.view === 'evals') view = html`<${EvalsView} key=${key} workflowName=${route.workflowName} />`
+    else if (route.view === 'eval') view = html`<${EvalView} key=${key} evalId=${route.evalId} />`
     else if (route.view === 'runs') view = html`<${RunsView} key=${`${generation}:runs:${JSON.stringify(route.params)}`} params=${route.params} />`
     // Another catalog is another view: it reads its catalog when it mounts.
     else view = html`<${CatalogView} key=${`${key}:${route.params.catalog ?? ''}`} params=${route.params} settings=${settings} />`

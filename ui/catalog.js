@@ -5,6 +5,7 @@ import { html, Component } from './html.js'
 import { client } from './session.js'
 import { Json, Problem, go, runHref } from './common.js'
 import { check, pretty, sample } from './schema.js'
+import { evalsHref } from './evals.js'
 
 const openCatalog = (id) => go(`#/catalog?catalog=${encodeURIComponent(id)}`)
 
@@ -133,7 +134,9 @@ export class CatalogView extends Component {
           ${workflow.evaluators.length > 0 && html`<h4>Evaluators</h4><ul>${workflow.evaluators.map((s) => html`<li><code>${s.name}</code> ${s.description ?? ''}</li>`)}</ul>`}
           ${['signals', 'queries', 'updates'].map((kind) => workflow[kind].length > 0 && html`<h4>${kind[0].toUpperCase() + kind.slice(1)}</h4>
             <ul>${workflow[kind].map((s) => html`<li><code>${s.name}</code> ${s.description ?? ''}</li>`)}</ul>`)}
-          <p><a href=${`#/runs?workflowName=${encodeURIComponent(workflow.name)}`}>Runs of ${workflow.name}</a></p>
+          ${workflow.eval && html`<h4>Eval</h4><ul>${workflow.eval.evaluators.map((e) => html`<li><code>${e.name}</code> ${e.criticality}, read as ${e.interpret.type}</li>`)}</ul>`}
+          <p><a href=${`#/runs?workflowName=${encodeURIComponent(workflow.name)}`}>Runs of ${workflow.name}</a>
+            ${workflow.eval && html` · <a href=${evalsHref(workflow.name)}>Eval runs of ${workflow.name}</a>`}</p>
         </div>`}
       </div>
     </section>`

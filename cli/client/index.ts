@@ -3,6 +3,7 @@
  */
 import type { Command } from 'commander'
 import { registerControl } from './control.js'
+import { registerEval } from './eval.js'
 import { registerHandlers } from './handlers.js'
 import { registerInspect } from './inspect.js'
 import { registerList } from './list.js'
@@ -20,4 +21,5 @@ export function registerClientCommands (program: Command): void {
   registerList(program)
   registerSchedule(program)
   registerReset(program)
+  registerEval(program)
 }

@@ -13,7 +13,7 @@ import type {
   TerminateOptions, UpdateWithStartOptions
 } from './options.js'
 import type {
-  BatchBody, BatchStarted, BatchStatus, Catalog, CreateScheduleBody, OpenApiDocument, paths, QueryResult, Readiness, ResetResult, RunsFeedEvent,
+  BatchBody, BatchStarted, BatchStatus, Catalog, EvalRun, EvalRuns, EvalStarted, StartEvalBody, CreateScheduleBody, OpenApiDocument, paths, QueryResult, Readiness, ResetResult, RunsFeedEvent,
   Schedule, ScheduleSummary, SignalResult, StopResult, StreamEvent, TerminateResult, TraceLog, UpdateAccepted, UpdateResult, UpdateScheduleBody,
   UpdateState, UpdateWithStart, PayloadUpload, WorkflowInput, WorkflowResult, WorkflowRuns, WorkflowStarted, WorkflowStatus
 } from './types.js'
@@ -252,6 +252,24 @@ export class FlowportClient {
     return this.#call(signal, () => runId === undefined
       ? this.#api.POST('/workflow/{id}/reset', { params: { path: { id: workflowId } }, body, signal })
       : this.#api.POST('/workflow/{id}/runs/{rid}/reset', { params: { path: { id: workflowId, rid: runId } }, body, signal }))
+  }
+
+  /** Starts an eval run of a workflow over its datasets (README "Testing and evals"); read it with `evalRun`. */
+  startEval (body: StartEvalBody, opts: CallOptions = {}): Promise<EvalStarted> {
+    const { signal } = opts
+    return this.#call(signal, () => this.#api.POST('/evals', { body, signal }))
+  }
+
+  /** An eval run, with its report once it completed. */
+  evalRun (evalId: string, opts: CallOptions = {}): Promise<EvalRun> {
+    const { signal } = opts
+    return this.#call(signal, () => this.#api.GET('/evals/{evalId}', { params: { path: { evalId } }, signal }))
+  }
+
+  /** A workflow's eval runs, most recent first. */
+  evals (workflowName: string, opts: CallOptions & { catalog?: string, pageSize?: number } = {}): Promise<EvalRuns> {
+    const { signal, ...rest } = opts
+    return this.#call(signal, () => this.#api.GET('/evals', { params: { query: { workflowName, ...defined(rest) } }, signal }))
   }
 
   /** Starts one action on every run a filter matches (Temporal batch operations). */

@@ -4,6 +4,7 @@
  * free of anything but TypeBox.
  */
 import { Type, type Static } from '@sinclair/typebox'
+import type { CatalogEval } from './eval.js'
 
 /** Workflow type of the internal catalog workflow; hidden from run listings. */
 export const CATALOG_WORKFLOW_TYPE = '__flowport_catalog'
@@ -75,7 +76,9 @@ export const CatalogWorkflowSchema = Type.Object({
   signals: Type.Array(Type.Unsafe<Static<typeof CatalogHandlerSchema>>(Type.Ref('CatalogHandler'))),
   queries: Type.Array(Type.Unsafe<Static<typeof CatalogHandlerSchema>>(Type.Ref('CatalogHandler'))),
   updates: Type.Array(Type.Unsafe<Static<typeof CatalogHandlerSchema>>(Type.Ref('CatalogHandler'))),
-  source: Type.Unsafe<Static<typeof CatalogWorkflowSourceSchema>>(Type.Ref('CatalogWorkflowSource'))
+  source: Type.Unsafe<Static<typeof CatalogWorkflowSourceSchema>>(Type.Ref('CatalogWorkflowSource')),
+  /** The workflow's eval (an `eval` module beside it, README "Testing and evals"); absent when it has none. */
+  eval: Type.Optional(Type.Unsafe<CatalogEval>(Type.Ref('CatalogEval')))
 }, { $id: 'CatalogWorkflow', additionalProperties: false })
 
 export const CatalogSchema = Type.Object({

@@ -39,9 +39,12 @@ const activityTypes = async (handle: WorkflowHandle): Promise<string[]> =>
 
 t.test('the catalog lists every example with its package as source', async (t) => {
   const examples = worker.catalog.workflows.filter((w) => w.source.package === '@flowport/examples')
-  t.same(examples.map((w) => w.name), ['approval', 'explode', 'flaky', 'hello', 'parent', 'pipeline', 'relay', 'scored', 'sleepy'])
+  t.same(examples.map((w) => w.name), ['approval', 'explode', 'flaky', 'hello', 'parent', 'pipeline', 'relay', 'scored', 'sleepy', 'triage'])
   t.same(examples.find((w) => w.name === 'hello')?.aliases, ['hi'])
   t.same(examples.find((w) => w.name === 'scored')?.evaluators.map((e) => e.name), ['lengthScore'])
+  t.same(examples.find((w) => w.name === 'triage')?.eval?.evaluators.map((e) => [e.name, e.criticality]),
+    [['categoryMatches', 'required'], ['replyBrevity', 'required'], ['urgencyLevel', 'informational']], 'an eval beside the workflow is published')
+  t.notOk(examples.some((w) => w.name !== 'triage' && 'eval' in w), 'and no eval where there is none')
   t.same(examples.find((w) => w.name === 'approval')?.updates.map((u) => u.name), ['relabel'])
   t.same(examples.find((w) => w.name === 'pipeline')?.steps.map((s) => [s.name, s.local]), [['localStage', true], ['stage', false]], 'the catalog says which steps are local')
 })

@@ -15,9 +15,10 @@ import type { Scope } from '../../schemas/access.js'
  * - `runs`: the `catalog` and `workflowName` filters of a listing (runs, schedules);
  * - `schedule`: the catalog and workflow of the schedule named by `scheduleId`, and of a replacing body;
  * - `batch`: runs a visibility query picks (batch operations): refused to a limited key;
+ * - `eval`: the eval run named by `evalId`: its catalog, and the workflow its id names;
  * - `none`: nothing a limit applies to.
  */
-export type Target = 'workflow' | 'catalog' | 'start' | 'runs' | 'schedule' | 'batch' | 'none'
+export type Target = 'workflow' | 'catalog' | 'start' | 'runs' | 'schedule' | 'batch' | 'eval' | 'none'
 
 declare module 'fastify' {
   interface FastifyContextConfig {

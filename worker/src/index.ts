@@ -4,6 +4,7 @@
  */
 export { defineStep, defineEvaluator, EvaluationSchema, isStep, isEvaluator } from './common/step.js'
 export type { DirectCallContext, Evaluation, EvaluatorDefinition, EvaluatorSpec, StepContext, StepDefinition, StepSpec } from './common/step.js'
+export { defineEval, isEval, type EvalDefinition, type EvalEntry, type EvalEvaluatorInput, type EvalInputOf, type EvalSpec } from './common/eval.js'
 export { DEFAULT_STEP_OPTIONS, type RetryOptions, type StepOptions } from './common/step-options.js'
 export { FatalError, ValidationError } from './common/errors.js'
 export { credentials } from './credentials/credentials.js'

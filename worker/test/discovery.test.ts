@@ -7,6 +7,7 @@ import t from 'tap'
 import { startWorker } from '../src/index.js'
 import { DefinitionError } from '../src/runtime/definition-error.js'
 import { loadProject } from '../src/runtime/project.js'
+import { readDatasets } from '../src/runtime/evals/datasets.js'
 import { fixture, projectWith } from './helpers/fixtures.js'
 import { recordingLogger } from './helpers/logger.js'
 
@@ -103,9 +104,24 @@ t.test('two shared steps with one name: the later registration wins, with a warn
 t.test('the examples package is found from the repository root and its steps are attached by folder', async (t) => {
   const { registry, manifest } = await load({ packagesFrom: fixture('../../..') })
   const names = registry.workflows.filter((w) => w.origin.package === '@flowport/examples').map((w) => w.meta.name)
-  t.same(names, ['approval', 'explode', 'flaky', 'hello', 'parent', 'pipeline', 'relay', 'scored', 'sleepy'])
+  t.same(names, ['approval', 'explode', 'flaky', 'hello', 'parent', 'pipeline', 'relay', 'scored', 'sleepy', 'triage'])
   t.same(manifest.workflows.hi, 'hello', 'aliases map to the canonical name')
   t.same(Object.keys(manifest.activities).filter((a) => a.startsWith('scored#')).sort(), ['scored#lengthScore', 'scored#summarize'])
   t.same(manifest.activities['flaky#unstable']?.retry, { initialInterval: '100ms', backoffCoefficient: 1, maximumInterval: '1m', maximumAttempts: 10 })
   t.equal(manifest.activities['pipeline#localStage']?.local, true, 'a local step keeps its option in the manifest')
+})
+
+t.test('an eval beside a workflow is registered with its datasets; one naming an evaluator the workflow lacks stops the start', async (t) => {
+  const { registry } = await load({ packagesFrom: fixture('../../..') })
+  const triage = registry.workflows.find((w) => w.meta.name === 'triage')
+  t.same(triage?.eval?.definition.evaluators.map((e) => [e.evaluator, e.criticality, e.interpret.type]),
+    [['categoryMatches', 'required', 'boolean'], ['replyBrevity', 'required', 'number'], ['urgencyLevel', 'informational', 'string']])
+  t.equal(registry.workflows.find((w) => w.meta.name === 'hello')?.eval, undefined, 'no eval module, no eval')
+  const cases = readDatasets(fixture('../../../examples/src/triage'))
+  t.same(cases.map((c) => c.name), ['crash_report', 'feature_request', 'refund_request'])
+  t.match(cases[0], { input: { text: String }, groundTruth: { category: 'bug' }, lastOutput: { date: '2026-11-27T12:00:00.000Z' } })
+
+  const err = await load({ workflowsDir: fixture('bad-eval'), packagesFrom: t.testdir({}) }).catch((e: unknown) => e)
+  t.ok(err instanceof DefinitionError)
+  t.match((err as Error).message, `${fixture('bad-eval/eval.ts')}: the eval of judged names "stray", which is not an evaluator of that workflow`)
 })

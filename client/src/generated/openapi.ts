@@ -840,6 +840,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/evals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the eval runs of a workflow, most recent first
+         * @description From the engine's visibility store: a run started a moment ago may be missing. `verdict` and `totals` are null until a run completed.
+         */
+        get: operations["listEvals"];
+        put?: never;
+        /**
+         * Start an eval run of a workflow over its datasets
+         * @description Runs every case (or those `datasets` names) of the workflow's datasets as a child run of the eval run, or, with `cached`, takes each case's cached output; then runs the eval's evaluators as steps and compares the verdicts with the previous eval run of the workflow. Answers at once with the eval run's id: read the report with GET /evals/{evalId}. 404 WorkflowNotFoundError: the workflow is not in the catalog, or has no eval. An unknown dataset name, or `cached` with a case that has no cached output, fails the eval run (its `error` says why).
+         */
+        post: operations["startEval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/evals/{evalId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An eval run and, once it completed, its report
+         * @description The report: per case its verdict, its run (linked), the output evaluated and, per evaluator, the value, verdict and reasoning; the totals; and which cases got better or worse than in the previous eval run. `report` is null while the eval runs, and with `error` when it failed. 404 WorkflowNotFoundError: no eval run has this id.
+         */
+        get: operations["getEval"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     workflowCompleted: {
@@ -961,6 +1005,91 @@ export interface components {
              */
             rid: string;
         };
+        /** @description pass, partial or fail */
+        EvalVerdict: "pass" | "partial" | "fail";
+        EvalInterpretation: {
+            /** @enum {string} */
+            type: "boolean";
+        } | {
+            /** @enum {string} */
+            type: "verdict";
+        } | {
+            /** @enum {string} */
+            type: "number";
+            pass: number;
+            partial?: number;
+        } | {
+            /** @enum {string} */
+            type: "string";
+            pass: string[];
+            partial?: string[];
+        };
+        /** @description A required evaluator decides the case's verdict; an informational one is only shown */
+        EvalCriticality: "required" | "informational";
+        EvalEvaluator: {
+            /** @description The evaluator, run as the step `<workflow>#<name>` with `{input, output, groundTruth}` */
+            name: string;
+            criticality: components["schemas"]["EvalCriticality"];
+            interpret: components["schemas"]["EvalInterpretation"];
+        };
+        /** @description The workflow's eval: its evaluators, how each is read and whether it decides */
+        CatalogEval: {
+            evaluators: components["schemas"]["EvalEvaluator"][];
+        };
+        EvalResult: {
+            evaluator: string;
+            criticality: components["schemas"]["EvalCriticality"];
+            value: (boolean | number | string) | null;
+            score: number | null;
+            verdict: components["schemas"]["EvalVerdict"];
+            reasoning: string | null;
+        };
+        EvalCaseReport: {
+            name: string;
+            /** @description The dataset file, as the worker read it */
+            file: string;
+            verdict: components["schemas"]["EvalVerdict"];
+            run: {
+                workflowId: string;
+                runId: string;
+            } | null;
+            /** @description The output evaluated (the run's, or the cached one); null when the run failed */
+            output: unknown;
+            error: string | null;
+            /**
+             * Format: date-time
+             * @description When the evaluated output was made
+             */
+            outputDate: string;
+            results: components["schemas"]["EvalResult"][];
+        };
+        EvalTotals: {
+            cases: number;
+            pass: number;
+            partial: number;
+            fail: number;
+        };
+        EvalComparison: {
+            /** @description The previous eval run of the workflow */
+            workflowId: string;
+            runId: string;
+            /** @description Cases whose verdict rose */
+            better: string[];
+            /** @description Cases whose verdict fell */
+            worse: string[];
+            unchanged: string[];
+            /** @description Cases the previous run did not have */
+            new: string[];
+        };
+        /** @description An eval run's result: per case and evaluator the value, verdict and reasoning; totals; the comparison with the previous eval run */
+        EvalReport: {
+            workflow: string;
+            cached: boolean;
+            verdict: components["schemas"]["EvalVerdict"];
+            totals: components["schemas"]["EvalTotals"];
+            cases: components["schemas"]["EvalCaseReport"][];
+            previous: components["schemas"]["EvalComparison"] | null;
+        };
         CatalogStep: {
             name: string;
             description: string | null;
@@ -1019,6 +1148,7 @@ export interface components {
             queries: components["schemas"]["CatalogHandler"][];
             updates: components["schemas"]["CatalogHandler"][];
             source: components["schemas"]["CatalogWorkflowSource"];
+            eval?: components["schemas"]["CatalogEval"];
         };
         /** @description The workers behind a catalog, from the engine's description of its task queue (cached for 2 s) */
         CatalogWorkers: {
@@ -2320,6 +2450,81 @@ export interface components {
         Schedules: {
             schedules: components["schemas"]["ScheduleSummary"][];
             nextPageToken: string | null;
+        };
+        /**
+         * @example {
+         *       "workflowName": "triage"
+         *     }
+         * @example {
+         *       "workflowName": "triage",
+         *       "datasets": [
+         *         "refund_request"
+         *       ],
+         *       "cached": true
+         *     }
+         */
+        StartEvalBody: {
+            /** @description The workflow (or an alias) whose eval runs */
+            workflowName: string;
+            /** @description Its catalog; default SERVICE_CATALOG_ID */
+            catalog?: string;
+            /** @description The cases (dataset names) to run; default all of them */
+            datasets?: string[];
+            /** @description Evaluate each case's cached output (`lastOutput` of its dataset file) instead of running the workflow; default false */
+            cached?: boolean;
+        };
+        EvalStarted: {
+            /** @description The eval run's id (its workflow id) */
+            evalId: string;
+            runId: string;
+        };
+        EvalParams: {
+            /** @description An eval run's id: `eval:<workflow>:<uuid>` */
+            evalId: string;
+        };
+        EvalsQuery: {
+            /** @description The workflow whose eval runs are listed (its canonical name) */
+            workflowName: string;
+            /** @description Only eval runs on this catalog */
+            catalog?: string;
+            /** @default 20 */
+            pageSize: number;
+        };
+        /** @description An eval run; `verdict` and `totals` are null until it completed */
+        EvalRunSummary: {
+            /** @description The eval run's workflow id: its run is a workflow run like any other (status, history, trace) */
+            evalId: string;
+            runId: string;
+            workflowName: string;
+            catalog: string;
+            status: components["schemas"]["RunStatus"];
+            /** Format: date-time */
+            startTime: string;
+            closeTime: string | null;
+            cached: boolean | null;
+            verdict: components["schemas"]["EvalVerdict"] | null;
+            totals: components["schemas"]["EvalTotals"] | null;
+        };
+        EvalRuns: {
+            /** @description Most recent first */
+            evals: components["schemas"]["EvalRunSummary"][];
+        };
+        /** @description An eval run and, once it completed, its report */
+        EvalRun: {
+            /** @description The eval run's workflow id: its run is a workflow run like any other (status, history, trace) */
+            evalId: string;
+            runId: string;
+            workflowName: string;
+            catalog: string;
+            status: components["schemas"]["RunStatus"];
+            /** Format: date-time */
+            startTime: string;
+            closeTime: string | null;
+            cached: boolean | null;
+            verdict: components["schemas"]["EvalVerdict"] | null;
+            totals: components["schemas"]["EvalTotals"] | null;
+            report: components["schemas"]["EvalReport"] | null;
+            error: string | null;
         };
     };
     responses: never;
@@ -8333,6 +8538,333 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadUpload"];
+                };
+            };
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listEvals: {
+        parameters: {
+            query: {
+                /** @description The workflow whose eval runs are listed (its canonical name) */
+                workflowName: string;
+                /** @description Only eval runs on this catalog */
+                catalog?: string;
+                pageSize?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workflow's eval runs, most recent first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvalRuns"];
+                };
+            };
+            /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    startEval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StartEvalBody"];
+            };
+        };
+        responses: {
+            /** @description The eval run started */
+            202: {
+                headers: {
+                    /** @description The eval run: `/evals/{evalId}` */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvalStarted"];
+                };
+            };
+            /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES (or the upload `inputRef` names is larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UnsupportedMediaTypeError: the body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getEval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An eval run's id: `eval:<workflow>:<uuid>` */
+                evalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An eval run and, once it completed, its report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvalRun"];
+                };
+            };
+            /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */

@@ -11,6 +11,7 @@ import type { ApiKey } from './keys.js'
 import type { Scope } from '../../../schemas/access.js'
 import type { StartWorkflowBody } from '../../../schemas/workflow.js'
 import type { Caller, Target } from '../../../lib/http/access.js'
+import { workflowOfEvalId } from '@flowport/core/eval'
 import type { Catalogs } from '../catalogs/catalogs.js'
 import type { Runs } from '../runs/runs.js'
 import type { Schedules } from '../schedules/schedules.js'
@@ -105,6 +106,12 @@ export async function assertTarget (lookup: TargetLookup, defaultCatalog: string
     // A replacement names what the schedule will start from now on.
     const body = request.body as StartWorkflowBody | undefined
     if (body?.workflowName !== undefined) await assertStartable(lookup, p, body)
+  } else if (target === 'eval') {
+    // An eval run is scoped like a run of the workflow it judges, which its id names (the API makes these ids).
+    const { evalId } = request.params as { evalId: string }
+    const run = await lookup.runs.describeRun({ workflowId: evalId })
+    assertCatalog(p, run.taskQueue, { workflowId: evalId, runId: run.runId })
+    assertWorkflowName(p, workflowOfEvalId(evalId) ?? evalId, { workflowId: evalId, runId: run.runId })
   } else if (target === 'batch') {
     // A batch acts on whatever a visibility query matches, possibly beyond the key's catalogs and workflows.
     throw forbidden(`Key ${p.keyId} is limited to catalogs or workflows; batch operations need a key without limits`)

@@ -92,11 +92,14 @@ export function defineStep<I extends TSchema, O extends TSchema> (spec: StepSpec
 
 /**
  * The result of every evaluator: a score between 0 (worst) and 1 (best) and, optionally, why.
- * One shape for all evaluators so results can be compared and aggregated across workflows.
+ * One shape for all evaluators so results can be compared and aggregated across workflows. An
+ * evaluator of an eval may also return the `value` its eval interprets (a boolean, a
+ * pass/partial/fail verdict, a number or a string; core/src/eval.ts), where a score alone says too little.
  */
 export const EvaluationSchema = Type.Object({
   score: Type.Number({ minimum: 0, maximum: 1 }),
-  reasoning: Type.Optional(Type.String())
+  reasoning: Type.Optional(Type.String()),
+  value: Type.Optional(Type.Union([Type.Boolean(), Type.Number(), Type.String()]))
 }, { additionalProperties: false })
 
 export type Evaluation = Static<typeof EvaluationSchema>

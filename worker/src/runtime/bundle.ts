@@ -12,6 +12,7 @@ import { dirname, extname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bundleWorkflowCode, type BundleOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker'
 import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '@flowport/core/contract'
+import { EVAL_WORKFLOW_TYPE } from '@flowport/core/eval'
 import type { Manifest } from '../workflow/manifest.js'
 import { DefinitionError } from './definition-error.js'
 import type { Logger } from '../common/logger.js'
@@ -37,7 +38,7 @@ export const OTEL_WORKFLOW_INTERCEPTORS = createRequire(import.meta.url).resolve
 /**
  * `tracing` marks the entry, so a bundle built without the tracing interceptors never passes for one built with them.
  *
- * Each workflow file (Flowport's own catalog and webhook workflows too) is required when its
+ * Each workflow file (Flowport's own catalog, webhook and eval workflows too) is required when its
  * workflow is called, not when the entry loads: the SDK evaluates the entry's modules again for
  * every run (each run gets its own module cache in the reusable V8 context), so eager imports
  * would make every run pay for loading all workflows of the catalog and their schemas
@@ -51,7 +52,8 @@ export function generateEntry (registry: Registry, manifest: Manifest, tracing =
     `const manifest = ${JSON.stringify(manifest)}`,
     'const lazy = (load) => { let entry; return (input) => (entry ??= workflowEntry(load(), manifest))(input) }',
     `export const ${CATALOG_WORKFLOW_TYPE} = (input) => require(${JSON.stringify(sdkModule('catalog'))}).catalogWorkflow(input)`,
-    `export const ${WEBHOOK_WORKFLOW_TYPE} = (input) => require(${JSON.stringify(sdkModule('webhook'))}).webhookWorkflow(input)`
+    `export const ${WEBHOOK_WORKFLOW_TYPE} = (input) => require(${JSON.stringify(sdkModule('webhook'))}).webhookWorkflow(input)`,
+    `export const ${EVAL_WORKFLOW_TYPE} = (input) => require(${JSON.stringify(sdkModule('eval'))}).evalWorkflow(input, manifest)`
   ]
   registry.workflows.forEach((w, i) => {
     lines.push(

@@ -19,7 +19,7 @@ function handlers (declared: Record<string, Declaration>): CatalogHandler[] {
   }))
 }
 
-function catalogWorkflow ({ meta, own, origin }: RegisteredWorkflow): CatalogWorkflow {
+function catalogWorkflow ({ meta, own, origin, eval: evalModule }: RegisteredWorkflow): CatalogWorkflow {
   const components = [...own.values()].map((c) => c.definition).sort((a, b) => a.name.localeCompare(b.name))
   return {
     name: meta.name,
@@ -36,7 +36,11 @@ function catalogWorkflow ({ meta, own, origin }: RegisteredWorkflow): CatalogWor
     signals: handlers(meta.signals),
     queries: handlers(meta.queries),
     updates: handlers(meta.updates),
-    source: { package: origin.package, version: origin.version }
+    source: { package: origin.package, version: origin.version },
+    // Absent without an eval, so the catalogs (and hashes) of workflows without one stay as they were.
+    ...(evalModule === undefined
+      ? {}
+      : { eval: { evaluators: evalModule.definition.evaluators.map((e) => ({ name: e.evaluator, criticality: e.criticality, interpret: e.interpret })) } })
   }
 }
 

@@ -10,6 +10,8 @@ import { StepOptionsSchema } from '../common/step-options.js'
 import type { WorkflowMeta } from '../workflow/types.js'
 import { DefinitionError } from './definition-error.js'
 import type { Component, Loaded, LoadedSource, Origin } from './discovery/load.js'
+import type { EvalDefinition } from '../common/eval.js'
+import { CriticalitySchema, InterpretationSchema } from '@flowport/core/eval'
 import { schemaProblem } from './schemas.js'
 
 export interface RegisteredWorkflow {
@@ -19,6 +21,8 @@ export interface RegisteredWorkflow {
   origin: Origin
   /** The workflow's own steps and evaluators (next to its file), by name. */
   own: Map<string, Loaded<Component>>
+  /** Its eval (the `eval` module next to its file), if it has one. */
+  eval: Loaded<EvalDefinition> | undefined
 }
 
 export interface Registry {
@@ -87,6 +91,24 @@ function checkComponent ({ definition: d, file }: Loaded<Component>): void {
   }
 }
 
+/** An eval judges its own workflow, with evaluators that workflow can call, read in a known way. */
+function checkEval (workflow: RegisteredWorkflow, shared: Map<string, Loaded<Component>>): void {
+  if (workflow.eval === undefined) return
+  const { definition: e, file } = workflow.eval
+  if (e.workflow !== workflow.meta.name) throw new DefinitionError(`${file}: the eval beside workflow ${workflow.meta.name} judges workflow "${e.workflow}"; an eval lives beside its own workflow`)
+  if (e.evaluators.length === 0) throw new DefinitionError(`${file}: the eval of ${workflow.meta.name} has no evaluators`)
+  for (const entry of e.evaluators) {
+    const component = workflow.own.get(entry.evaluator) ?? shared.get(entry.evaluator)
+    if (component?.definition.kind !== 'flowport.evaluator') {
+      throw new DefinitionError(`${file}: the eval of ${workflow.meta.name} names "${entry.evaluator}", which is not an evaluator of that workflow (its evaluators module, or a shared one)`)
+    }
+    if (!Value.Check(CriticalitySchema, entry.criticality)) throw new DefinitionError(`${file}: evaluator ${entry.evaluator}: criticality must be required or informational`)
+    if (!Value.Check(InterpretationSchema, entry.interpret)) {
+      throw new DefinitionError(`${file}: evaluator ${entry.evaluator}: interpret must be {type: 'boolean'}, {type: 'verdict'}, {type: 'number', pass, partial?} or {type: 'string', pass: [...], partial?: [...]}`)
+    }
+  }
+}
+
 export function buildRegistry (sources: LoadedSource[], warn: (message: string) => void): Registry {
   // Keyed case-insensitively: Temporal would accept `hello` and `Hello` side by side, but API and
   // CLI users would not tell them apart.
@@ -98,7 +120,7 @@ export function buildRegistry (sources: LoadedSource[], warn: (message: string) 
     for (const loaded of source.workflows) {
       const meta = loaded.definition.definition
       checkWorkflow(loaded.file, meta)
-      const registered: RegisteredWorkflow = { meta, file: loaded.file, exportName: loaded.exportName, origin: loaded.origin, own: loaded.components }
+      const registered: RegisteredWorkflow = { meta, file: loaded.file, exportName: loaded.exportName, origin: loaded.origin, own: loaded.components, eval: loaded.eval }
       for (const name of [meta.name, ...meta.aliases]) {
         const owner = owners.get(name.toLowerCase())
         if (owner !== undefined) {
@@ -120,6 +142,8 @@ export function buildRegistry (sources: LoadedSource[], warn: (message: string) 
       shared.set(name, component)
     }
   }
+  // After every source: an eval may use a shared evaluator of a later source.
+  for (const workflow of workflows) checkEval(workflow, shared)
   workflows.sort((a, b) => a.meta.name.localeCompare(b.meta.name))
   return { workflows, shared }
 }

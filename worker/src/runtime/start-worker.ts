@@ -20,6 +20,7 @@ import { evaluatorTypes, type TraceSettings, TraceStore } from '@flowport/core/t
 import { TRACE_SINK, TraceKeeper } from '../trace/keeper.js'
 import { ErrorHooks, errorInfo } from './error-hooks.js'
 import { webhookActivities } from '../webhook/activities.js'
+import { evalActivities } from './evals/activities.js'
 import { attemptRecorder } from '../trace/recorder.js'
 import { TraceWriteQueue, writeQueueMetrics } from '../trace/write-queue.js'
 import { ClaimCheckCodec, type PayloadSettings, PayloadStore } from '@flowport/core/payloads'
@@ -122,8 +123,8 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
       taskQueue: options.catalogId,
       workflowBundle,
       dataConverter,
-      // Completion webhooks of this catalog's runs are delivered here too (worker/src/workflow/webhook.ts).
-      activities: { ...project.activities, ...webhookActivities({ client, store }) },
+      // Completion webhooks of this catalog's runs are delivered here too (worker/src/workflow/webhook.ts), and its evals run here.
+      activities: { ...project.activities, ...webhookActivities({ client, store }), ...evalActivities({ client, registry: project.registry }) },
       shutdownGraceTime: options.shutdownGraceTime ?? '10s',
       ...(options.identity === undefined ? {} : { identity: options.identity }),
       interceptors: {

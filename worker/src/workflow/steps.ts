@@ -29,7 +29,12 @@ export type EvaluatorCallers<M> = {
 function callActivity (key: string, input: unknown): Promise<unknown> {
   const manifest = currentManifest()
   const type = workflowInfo().workflowType
-  const workflow = manifest.workflows[type] ?? type
+  return callComponent(manifest.workflows[type] ?? type, key, input)
+}
+
+/** Calls the step or evaluator `key` of `workflow` (the eval workflow calls the evaluators of the workflow it judges). */
+export function callComponent (workflow: string, key: string, input: unknown): Promise<unknown> {
+  const manifest = currentManifest()
   const activityType = activityTypeOf(workflow, key)
   const options = manifest.activities[activityType]
   if (options === undefined) {

@@ -1,12 +1,14 @@
 /**
  * Imports the modules discovery reached (in plain Node: workflow files only build definitions at
  * import time) and sorts their exports into workflows and shared steps/evaluators. A workflow's own
- * steps and evaluators live next to its file, in `steps.<ext>` and `evaluators.<ext>`.
+ * steps and evaluators live next to its file, in `steps.<ext>` and `evaluators.<ext>`, and so does
+ * its eval, in `eval.<ext>` (its datasets in `datasets/`).
  */
 import { existsSync } from 'node:fs'
 import { dirname, extname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { isEvaluator, isStep, type EvaluatorDefinition, type StepDefinition } from '../../common/step.js'
+import { isEval, type EvalDefinition } from '../../common/eval.js'
 import { isWorkflow } from '../../workflow/define.js'
 import type { WorkflowDefinition } from '../../workflow/types.js'
 import { DefinitionError } from '../definition-error.js'
@@ -32,6 +34,8 @@ export type Component = StepDefinition | EvaluatorDefinition
 export interface LoadedWorkflow extends Loaded<WorkflowDefinition> {
   /** Steps and evaluators of the modules next to the workflow file, by name. */
   components: Map<string, Loaded<Component>>
+  /** The eval of the `eval` module next to the workflow file, if there is one. */
+  eval: Loaded<EvalDefinition> | undefined
 }
 
 export interface LoadedSource {
@@ -102,6 +106,17 @@ async function loadSiblings (workflowFile: string, origin: Origin): Promise<Map<
   return await cached
 }
 
+async function loadEval (workflowFile: string, origin: Origin): Promise<Loaded<EvalDefinition> | undefined> {
+  const file = siblingModule(workflowFile, 'eval')
+  if (file === undefined || file === workflowFile) return undefined
+  const entries = Object.entries(await importFile(file))
+  const [key, value] = entries[0] ?? []
+  if (entries.length !== 1 || key === undefined || !isEval(value)) {
+    throw new DefinitionError(`${file}: an eval module exports exactly one eval (defineEval), found ${entries.length === 0 ? 'nothing' : entries.map(([k]) => `"${k}"`).join(', ')}`)
+  }
+  return { definition: value, file, exportName: key, origin }
+}
+
 /** Loads one source: its entry's static exports, then each workflow's sibling step modules. */
 export async function loadSource (entry: string, origin: Origin, warn: (message: string) => void): Promise<LoadedSource> {
   const result: LoadedSource = { workflows: [], shared: [] }
@@ -111,7 +126,7 @@ export async function loadSource (entry: string, origin: Origin, warn: (message:
     if (seen.has(value)) continue
     seen.add(value)
     if (isWorkflow(value)) {
-      result.workflows.push({ definition: value, file: binding.file, exportName: binding.name, origin, components: await loadSiblings(binding.file, origin) })
+      result.workflows.push({ definition: value, file: binding.file, exportName: binding.name, origin, components: await loadSiblings(binding.file, origin), eval: await loadEval(binding.file, origin) })
     } else if (isStep(value) || isEvaluator(value)) {
       result.shared.push({ definition: value, file: binding.file, exportName: binding.name, origin })
     } else if (holdsDefinitions(value)) {

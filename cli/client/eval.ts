@@ -1,0 +1,104 @@
+/**
+ * `flowport eval <workflow>`: starts an eval run (README "Testing and evals"), waits for its
+ * report and prints the verdict of each case and evaluator. Exits 1 when a case failed (a required
+ * evaluator failed, or the case's run did), so CI can gate on it. `--save` writes the fresh
+ * outputs back into the dataset files as their cached outputs.
+ */
+import { existsSync } from 'node:fs'
+import type { Command } from 'commander'
+import type { EvalReport, EvalRun } from '@flowport/client'
+import { action, clientCommand, clientOf, type CommonOptions } from './command.js'
+import { CliError, EXIT } from './exit-codes.js'
+import { onInterrupt } from './interrupt.js'
+import { info, paint, printJson, printTable, type Style } from './output.js'
+
+type EvalOptions = CommonOptions & { dataset?: string, cached?: boolean, save?: boolean }
+
+/** How often the report is asked for while the eval runs. */
+const POLL_MS = 500
+
+const VERDICT_STYLE: Record<string, Style> = { pass: 'green', partial: 'yellow', fail: 'red' }
+const verdict = (v: string) => paint(VERDICT_STYLE[v] ?? 'dim', v, process.stdout.isTTY === true && (process.env.NO_COLOR ?? '') === '')
+
+/** A value for the table: numbers to three decimals (the JSON report keeps them whole). */
+const valueText = (value: unknown) => value === null ? '-' : typeof value === 'number' ? String(Number(value.toFixed(3))) : String(value)
+
+function printReport (report: EvalReport): void {
+  const rows: string[][] = []
+  for (const c of report.cases) {
+    if (c.error !== null) rows.push([c.name, verdict(c.verdict), '-', '-', '-', '-', `run failed: ${c.error}`])
+    c.results.forEach((r, i) => {
+      rows.push([i === 0 ? c.name : '', i === 0 ? verdict(c.verdict) : '', r.evaluator, r.criticality, valueText(r.value), verdict(r.verdict), r.reasoning ?? ''])
+    })
+  }
+  printTable(['case', 'verdict', 'evaluator', 'criticality', 'value', 'verdict', 'reasoning'], rows)
+  const { totals } = report
+  console.log(`${totals.cases} cases: ${totals.pass} pass, ${totals.partial} partial, ${totals.fail} fail; verdict ${verdict(report.verdict)}`)
+  const p = report.previous
+  if (p === null) console.log('no previous eval run of this workflow to compare with')
+  else {
+    const list = (names: string[]) => names.length === 0 ? 'none' : names.join(', ')
+    console.log(`compared with ${p.workflowId}: better ${list(p.better)}; worse ${list(p.worse)}; unchanged ${p.unchanged.length}${p.new.length > 0 ? `; new ${list(p.new)}` : ''}`)
+  }
+}
+
+/** Writes each fresh output into its dataset file; a file this machine does not have is named, not guessed. */
+async function save (report: EvalReport): Promise<void> {
+  const missing = report.cases.filter((c) => !existsSync(c.file)).map((c) => c.file)
+  if (missing.length > 0) throw new CliError(`--save: the dataset files are not on this machine (the worker read them): ${missing.join(', ')}`, EXIT.usage)
+  // Imported here: every other command would pay for the YAML parser.
+  const { saveLastOutput } = await import('@flowport/worker/datasets')
+  let saved = 0
+  for (const c of report.cases) {
+    if (c.run === null || c.error !== null) continue
+    saveLastOutput(c.file, c.output, c.outputDate)
+    saved++
+  }
+  info(`saved ${saved} output(s) as the cached ones of their datasets`)
+}
+
+async function waitForReport (options: EvalOptions, evalId: string, signal: AbortSignal): Promise<EvalRun> {
+  const client = clientOf(options)
+  for (;;) {
+    const run = await client.evalRun(evalId, { signal })
+    if (run.report !== null || run.error !== null || (run.status !== 'running' && run.status !== 'paused')) return run
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS))
+  }
+}
+
+export function registerEval (program: Command): void {
+  clientCommand(program, 'eval <workflow>', 'run a workflow\'s eval over its datasets and print the verdicts (exit 1 when a case fails)')
+    .option('--dataset <names>', 'only these cases (dataset names, comma-separated)')
+    .option('--cached', 'evaluate the cached outputs of the datasets instead of running the workflow')
+    .option('--save', 'write the fresh outputs back into the dataset files as their cached outputs')
+    .option('--catalog <catalog>', 'catalog id (default: the API\'s SERVICE_CATALOG_ID)')
+    .action(action(async (workflow: string, options: EvalOptions) => {
+      if (options.save === true && options.cached === true) throw new CliError('--save writes fresh outputs: it cannot go with --cached', EXIT.usage)
+      const datasets = options.dataset?.split(',').map((d) => d.trim()).filter((d) => d !== '')
+      const interrupt = onInterrupt()
+      let run: EvalRun
+      try {
+        const { evalId } = await clientOf(options).startEval({
+          workflowName: workflow,
+          ...(options.catalog === undefined ? {} : { catalog: options.catalog }),
+          ...(datasets === undefined || datasets.length === 0 ? {} : { datasets }),
+          cached: options.cached === true
+        }, { signal: interrupt.signal })
+        info(`eval run ${evalId}`)
+        run = await waitForReport(options, evalId, interrupt.signal)
+      } catch (err) {
+        if (interrupt.fired) return EXIT.interrupted
+        throw err
+      } finally {
+        interrupt.dispose()
+      }
+      if (run.report === null) {
+        if (options.json === true) printJson(run)
+        throw new CliError(`Eval run ${run.evalId} ${run.status}${run.error === null ? '' : `: ${run.error}`}`, EXIT.workflowFailed)
+      }
+      if (options.json === true) printJson(run)
+      else printReport(run.report)
+      if (options.save === true) await save(run.report)
+      return run.report.totals.fail > 0 ? EXIT.workflowFailed : EXIT.ok
+    }))
+}

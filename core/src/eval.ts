@@ -1,0 +1,208 @@
+/**
+ * Evals (README "Testing and evals"): the eval workflow's contract and the pure rules every reader
+ * shares. How an evaluator's value is read as a verdict, how a case's verdicts add up, and how a
+ * report compares with the previous one live here once: the worker's eval workflow applies them,
+ * the API, the CLI and the inspector only show their results. TypeBox only (the workflow sandbox
+ * and the browser import it).
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+
+/** A `$ref` to a named schema that keeps its static type (the API registers every schema with an `$id`). */
+const refTo = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T>>(Type.Ref(String(schema.$id)))
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+/** Workflow type of the eval workflow (worker/src/workflow/eval.ts); one run per eval run. */
+export const EVAL_WORKFLOW_TYPE = '__flowport_eval'
+/** Its activities: read the eval's cases from the dataset files, and find the previous eval run. */
+export const EVAL_CASES_ACTIVITY = `${EVAL_WORKFLOW_TYPE}#cases`
+export const EVAL_PREVIOUS_ACTIVITY = `${EVAL_WORKFLOW_TYPE}#previous`
+/** Memo field of an eval run: `{workflow, verdict, totals}` once it has finished, for listings. */
+export const EVAL_SUMMARY_MEMO_KEY = 'flowportEval'
+
+/**
+ * An eval run's workflow id, `eval:<workflow>:<uuid>`, names the evaluated workflow, so the eval
+ * runs of a workflow are one visibility query (`WorkflowId STARTS_WITH`, with the eval workflow
+ * type), and access limits apply to it without a lookup. Not a reserved `__flowport` id: an eval
+ * run and its cases' runs are runs like any other (status, history, trace, the inspector).
+ */
+export const evalWorkflowIdPrefix = (workflow: string) => `eval:${workflow}:`
+
+/** Pattern of an eval run's id. */
+export const EVAL_ID_PATTERN = '^eval:[A-Za-z_][A-Za-z0-9_]{0,99}:[0-9a-fA-F-]{36}$'
+
+/** The evaluated workflow named by an eval run's id, or undefined when the id is not one. */
+export function workflowOfEvalId (id: string): string | undefined {
+  return new RegExp(EVAL_ID_PATTERN).test(id) ? id.slice('eval:'.length, id.lastIndexOf(':')) : undefined
+}
+
+export const VerdictSchema = Type.Union([Type.Literal('pass'), Type.Literal('partial'), Type.Literal('fail')], {
+  $id: 'EvalVerdict', description: 'pass, partial or fail'
+})
+export type Verdict = Static<typeof VerdictSchema>
+
+/**
+ * How an evaluator's value is read (its `value`, or its `score` when it returns none):
+ * `boolean`: true passes; `verdict`: the value is the verdict; `number`: ≥ pass passes, ≥ partial
+ * is partial, else fail; `string`: in `pass` passes, in `partial` is partial, else fail.
+ */
+export const InterpretationSchema = Type.Union([
+  Type.Object({ type: Type.Literal('boolean') }, { additionalProperties: false }),
+  Type.Object({ type: Type.Literal('verdict') }, { additionalProperties: false }),
+  Type.Object({ type: Type.Literal('number'), pass: Type.Number(), partial: Type.Optional(Type.Number()) }, { additionalProperties: false }),
+  Type.Object({ type: Type.Literal('string'), pass: Type.Array(Type.String()), partial: Type.Optional(Type.Array(Type.String())) }, { additionalProperties: false })
+], { $id: 'EvalInterpretation' })
+export type Interpretation = Static<typeof InterpretationSchema>
+
+export const CriticalitySchema = Type.Union([Type.Literal('required'), Type.Literal('informational')], {
+  $id: 'EvalCriticality', description: 'A required evaluator decides the case\'s verdict; an informational one is only shown'
+})
+export type Criticality = Static<typeof CriticalitySchema>
+
+export const EvalEvaluatorSchema = Type.Object({
+  name: Type.String({ description: 'The evaluator, run as the step `<workflow>#<name>` with `{input, output, groundTruth}`' }),
+  criticality: refTo(CriticalitySchema),
+  interpret: refTo(InterpretationSchema)
+}, { $id: 'EvalEvaluator', additionalProperties: false })
+export type EvalEvaluator = Static<typeof EvalEvaluatorSchema>
+
+/** A workflow's eval as its catalog entry publishes it. */
+export const CatalogEvalSchema = Type.Object({
+  evaluators: Type.Array(refTo(EvalEvaluatorSchema))
+}, { $id: 'CatalogEval', additionalProperties: false, description: 'The workflow\'s eval: its evaluators, how each is read and whether it decides' })
+export type CatalogEval = Static<typeof CatalogEvalSchema>
+
+/** What an eval run is started with. */
+export interface EvalRunInput {
+  workflow: string
+  /** Case (dataset) names to run; absent: all of the workflow's datasets. */
+  datasets?: string[]
+  /** Evaluate each case's cached output instead of running the workflow. */
+  cached: boolean
+}
+
+/** One dataset file: a case. */
+export interface EvalCase {
+  name: string
+  /** The dataset file as the worker read it (absolute), so `flowport eval --save` can write it back. */
+  file: string
+  input: unknown
+  groundTruth?: unknown
+  lastOutput?: { output: unknown, date: string }
+}
+
+/** What the cases activity answers. */
+export interface EvalCases {
+  evaluators: EvalEvaluator[]
+  cases: EvalCase[]
+}
+
+export const EvalResultSchema = Type.Object({
+  evaluator: Type.String(),
+  criticality: refTo(CriticalitySchema),
+  value: Nullable(Type.Union([Type.Boolean(), Type.Number(), Type.String()], { description: 'What the evaluator returned (its `value`, else its `score`); null when it failed' })),
+  score: Nullable(Type.Number({ description: 'Its score (0..1); null when it failed' })),
+  verdict: refTo(VerdictSchema),
+  reasoning: Nullable(Type.String({ description: 'Why: the evaluator\'s reasoning, or its error when it failed' }))
+}, { $id: 'EvalResult', additionalProperties: false })
+export type EvalResult = Static<typeof EvalResultSchema>
+
+export const EvalCaseReportSchema = Type.Object({
+  name: Type.String(),
+  file: Type.String({ description: 'The dataset file, as the worker read it' }),
+  verdict: refTo(VerdictSchema),
+  run: Nullable(Type.Object({ workflowId: Type.String(), runId: Type.String() }, { additionalProperties: false, description: 'The case\'s run; null with `cached`' })),
+  output: Type.Unknown({ description: 'The output evaluated (the run\'s, or the cached one); null when the run failed' }),
+  error: Nullable(Type.String({ description: 'Why the case\'s run failed (the case fails); null otherwise' })),
+  outputDate: Type.String({ format: 'date-time', description: 'When the evaluated output was made' }),
+  results: Type.Array(refTo(EvalResultSchema))
+}, { $id: 'EvalCaseReport', additionalProperties: false })
+export type EvalCaseReport = Static<typeof EvalCaseReportSchema>
+
+export const EvalTotalsSchema = Type.Object({
+  cases: Type.Integer({ minimum: 0 }),
+  pass: Type.Integer({ minimum: 0 }),
+  partial: Type.Integer({ minimum: 0 }),
+  fail: Type.Integer({ minimum: 0 })
+}, { $id: 'EvalTotals', additionalProperties: false })
+export type EvalTotals = Static<typeof EvalTotalsSchema>
+
+export const EvalComparisonSchema = Type.Object({
+  workflowId: Type.String({ description: 'The previous eval run of the workflow' }),
+  runId: Type.String(),
+  better: Type.Array(Type.String(), { description: 'Cases whose verdict rose' }),
+  worse: Type.Array(Type.String(), { description: 'Cases whose verdict fell' }),
+  unchanged: Type.Array(Type.String()),
+  new: Type.Array(Type.String(), { description: 'Cases the previous run did not have' })
+}, { $id: 'EvalComparison', additionalProperties: false })
+export type EvalComparison = Static<typeof EvalComparisonSchema>
+
+export const EvalReportSchema = Type.Object({
+  workflow: Type.String(),
+  cached: Type.Boolean(),
+  verdict: refTo(VerdictSchema),
+  totals: refTo(EvalTotalsSchema),
+  cases: Type.Array(refTo(EvalCaseReportSchema)),
+  previous: Nullable(refTo(EvalComparisonSchema))
+}, { $id: 'EvalReport', additionalProperties: false, description: 'An eval run\'s result: per case and evaluator the value, verdict and reasoning; totals; the comparison with the previous eval run' })
+export type EvalReport = Static<typeof EvalReportSchema>
+
+/** What the previous-run activity answers: that run's case verdicts, or null when there was none. */
+export type PreviousEval = { workflowId: string, runId: string, cases: Array<Pick<EvalCaseReport, 'name' | 'verdict'>> } | null
+
+/** The memo an eval run carries once finished (EVAL_SUMMARY_MEMO_KEY). */
+export interface EvalSummary { workflow: string, verdict: Verdict, totals: EvalTotals, cached: boolean }
+
+/** An evaluator's value read as a verdict; a value of the wrong type fails, with the reason. */
+export function interpret (how: Interpretation, value: unknown): { verdict: Verdict, problem?: string } {
+  const wrong = (expected: string) => ({ verdict: 'fail' as const, problem: `expected a ${expected} value to interpret, got ${JSON.stringify(value)}` })
+  switch (how.type) {
+    case 'boolean':
+      return typeof value === 'boolean' ? { verdict: value ? 'pass' : 'fail' } : wrong('boolean')
+    case 'verdict':
+      return value === 'pass' || value === 'partial' || value === 'fail' ? { verdict: value } : wrong('pass/partial/fail')
+    case 'number':
+      if (typeof value !== 'number') return wrong('number')
+      return { verdict: value >= how.pass ? 'pass' : how.partial !== undefined && value >= how.partial ? 'partial' : 'fail' }
+    case 'string':
+      if (typeof value !== 'string') return wrong('string')
+      return { verdict: how.pass.includes(value) ? 'pass' : how.partial?.includes(value) === true ? 'partial' : 'fail' }
+  }
+}
+
+/** A case's verdict: any required fail → fail; else any required partial → partial; else pass. */
+export function caseVerdict (results: ReadonlyArray<Pick<EvalResult, 'criticality' | 'verdict'>>): Verdict {
+  const required = results.filter((r) => r.criticality === 'required')
+  if (required.some((r) => r.verdict === 'fail')) return 'fail'
+  if (required.some((r) => r.verdict === 'partial')) return 'partial'
+  return 'pass'
+}
+
+/** The run's verdict is its worst case's. */
+export function totalsOf (verdicts: readonly Verdict[]): { verdict: Verdict, totals: EvalTotals } {
+  const count = (v: Verdict) => verdicts.filter((x) => x === v).length
+  const totals = { cases: verdicts.length, pass: count('pass'), partial: count('partial'), fail: count('fail') }
+  return { verdict: totals.fail > 0 ? 'fail' : totals.partial > 0 ? 'partial' : 'pass', totals }
+}
+
+const RANK: Record<Verdict, number> = { fail: 0, partial: 1, pass: 2 }
+
+/** Which cases got better or worse than in the previous run (matched by name). */
+export function compare (
+  cases: ReadonlyArray<Pick<EvalCaseReport, 'name' | 'verdict'>>,
+  previous: { workflowId: string, runId: string, cases: ReadonlyArray<Pick<EvalCaseReport, 'name' | 'verdict'>> }
+): EvalComparison {
+  const before = new Map(previous.cases.map((c) => [c.name, c.verdict]))
+  const comparison: EvalComparison = { workflowId: previous.workflowId, runId: previous.runId, better: [], worse: [], unchanged: [], new: [] }
+  for (const { name, verdict } of cases) {
+    const was = before.get(name)
+    const list = was === undefined ? comparison.new : RANK[verdict] > RANK[was] ? comparison.better : RANK[verdict] < RANK[was] ? comparison.worse : comparison.unchanged
+    list.push(name)
+  }
+  return comparison
+}
+
+/** Every named schema of evals, in dependency order (the API registers them). */
+export const evalSchemas = [
+  VerdictSchema, InterpretationSchema, CriticalitySchema, EvalEvaluatorSchema, CatalogEvalSchema, EvalResultSchema,
+  EvalCaseReportSchema, EvalTotalsSchema, EvalComparisonSchema, EvalReportSchema
+]

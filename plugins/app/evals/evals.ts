@@ -1,0 +1,114 @@
+/**
+ * Eval runs (README "Testing and evals"). An eval run is a run of the worker's eval workflow
+ * (worker/src/workflow/eval.ts) on the judged workflow's catalog, id `eval:<workflow>:<uuid>`:
+ * the engine is its only record. A workflow's eval runs are one visibility query by that id
+ * prefix, their summaries come from the memo the eval workflow sets when it finishes, and a report
+ * is the run's result.
+ */
+import { randomUUID } from 'node:crypto'
+import { WorkflowFailedError, type WorkflowExecutionInfo } from '@temporalio/client'
+import {
+  EVAL_SUMMARY_MEMO_KEY, EVAL_WORKFLOW_TYPE, evalWorkflowIdPrefix, type EvalReport, type EvalRunInput, type EvalSummary
+} from '@flowport/core/eval'
+import type { Config } from '../../../schemas/config.js'
+import type { EvalRun, EvalRunSummary, EvalRuns, EvalsQuery, StartEvalBody } from '../../../schemas/evals.js'
+import { notFound } from '../../../lib/api-error.js'
+import type { Catalogs } from '../catalogs/catalogs.js'
+import type { Engine } from '../engine/engine.js'
+import { quote } from '../runs/list-runs.js'
+import { isTerminal, statusFromEngine } from '../runs/status.js'
+
+export type Evals = ReturnType<typeof createEvals>
+
+export interface EvalsDeps {
+  engine: Engine
+  catalogs: Pick<Catalogs, 'workflow'>
+  config: Pick<Config, 'SERVICE_CATALOG_ID'>
+}
+
+/** Who asks, and until when they listen. */
+export interface EvalCallOptions {
+  identity?: string
+  signal?: AbortSignal
+}
+
+type Info = Pick<WorkflowExecutionInfo, 'workflowId' | 'runId' | 'taskQueue' | 'status' | 'startTime' | 'closeTime' | 'memo'>
+
+function summaryOf (info: Info, workflowName: string): EvalRunSummary {
+  const memo = info.memo?.[EVAL_SUMMARY_MEMO_KEY] as EvalSummary | undefined
+  return {
+    evalId: info.workflowId,
+    runId: info.runId,
+    workflowName,
+    catalog: info.taskQueue,
+    status: statusFromEngine(info.status.name),
+    startTime: info.startTime.toISOString(),
+    closeTime: info.closeTime?.toISOString() ?? null,
+    cached: memo?.cached ?? null,
+    verdict: memo?.verdict ?? null,
+    totals: memo?.totals ?? null
+  }
+}
+
+/** The deepest message of a failure chain: what went wrong, not "Workflow execution failed". */
+function messageOf (err: unknown): string {
+  let e = err as { message?: unknown, cause?: unknown }
+  while (e.cause !== undefined && e.cause !== null) e = e.cause as typeof e
+  return typeof e.message === 'string' ? e.message : String(err)
+}
+
+export function createEvals ({ engine, catalogs, config }: EvalsDeps) {
+  return {
+    /** Starts an eval run of a workflow that has an eval; 404 for an unknown workflow or one without an eval. */
+    async start (body: StartEvalBody, { identity, signal }: EvalCallOptions = {}): Promise<{ evalId: string, runId: string }> {
+      const catalog = body.catalog ?? config.SERVICE_CATALOG_ID
+      const workflow = await catalogs.workflow(catalog, body.workflowName, signal)
+      if (workflow.eval === undefined) {
+        throw notFound(`Workflow ${workflow.name} has no eval: add an eval module (defineEval) and datasets beside the workflow file`)
+      }
+      const evalId = `${evalWorkflowIdPrefix(workflow.name)}${randomUUID()}`
+      const input: EvalRunInput = { workflow: workflow.name, cached: body.cached ?? false, ...(body.datasets === undefined ? {} : { datasets: body.datasets }) }
+      const handle = await engine.call(() => engine.as(identity).workflow.start(EVAL_WORKFLOW_TYPE, {
+        taskQueue: catalog, workflowId: evalId, args: [input]
+      }), { signal, workflowId: evalId })
+      return { evalId, runId: handle.firstExecutionRunId }
+    },
+
+    /** A workflow's eval runs, most recent first. */
+    async list ({ workflowName, catalog, pageSize = 20 }: EvalsQuery, signal?: AbortSignal): Promise<EvalRuns> {
+      const query = [
+        `WorkflowType = ${quote(EVAL_WORKFLOW_TYPE)}`,
+        `WorkflowId STARTS_WITH ${quote(evalWorkflowIdPrefix(workflowName))}`,
+        ...(catalog === undefined ? [] : [`TaskQueue = ${quote(catalog)}`])
+      ].join(' AND ')
+      const evals = await engine.call(async () => {
+        const found: EvalRunSummary[] = []
+        for await (const info of engine.client.workflow.list({ query, pageSize })) {
+          found.push(summaryOf(info, workflowName))
+          if (found.length === pageSize) break
+        }
+        return found
+      }, { signal })
+      return { evals }
+    },
+
+    /** One eval run with its report once it completed; 404 when the id names no eval run. */
+    async read (evalId: string, workflowName: string, signal?: AbortSignal): Promise<EvalRun> {
+      const handle = engine.client.workflow.getHandle(evalId)
+      const description = await engine.call(() => handle.describe(), { signal, workflowId: evalId })
+      if (description.type !== EVAL_WORKFLOW_TYPE) throw notFound(`${evalId} is not an eval run`, { workflowId: evalId })
+      const summary = summaryOf(description, workflowName)
+      let report: EvalReport | null = null
+      let error: string | null = null
+      if (isTerminal(summary.status)) {
+        try {
+          report = await engine.call(() => engine.client.workflow.getHandle(evalId, description.runId).result() as Promise<EvalReport>, { signal, workflowId: evalId })
+        } catch (err) {
+          if (!(err instanceof WorkflowFailedError)) throw err
+          error = messageOf(err)
+        }
+      }
+      return { ...summary, report, error }
+    }
+  }
+}
