@@ -9,10 +9,10 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { BucketAlreadyExists, BucketAlreadyOwnedByYou, CreateBucketCommand, S3Client } from '@aws-sdk/client-s3'
 import { freePort } from './engine.js'
 import { ownServer } from './supervise.js'
 import { findObjectStoreBinary } from './object-store-binary.js'
+import { ensureBucket } from './bucket.js'
 
 /** The one bucket: traces under `traces/`, payloads under `payloads/` (the settings' default prefixes). */
 export const STORE_BUCKET = 'flowport'
@@ -41,6 +41,13 @@ export interface ObjectStore {
   stop: () => Promise<void>
 }
 
+/**
+ * versitygw's arguments: S3 on `listen`, a health route, and the posix backend on `dataDir`.
+ * deploy/docker-compose.yml and deploy/kubernetes/flowport.yaml run the same (test/deploy.test.ts).
+ */
+export const storeServerArgs = (listen: string, dataDir: string): string[] =>
+  ['--port', listen, '--health', '/health', '--region', REGION, 'posix', '--sidecar', `${dataDir}/meta`, `${dataDir}/buckets`]
+
 export const randomStoreCredentials = (): StoreCredentials =>
   ({ accessKeyId: `flowport-${randomBytes(6).toString('hex')}`, secretAccessKey: randomBytes(24).toString('base64url') })
 
@@ -68,29 +75,14 @@ async function waitUntilServing (endpoint: string, child: ChildProcess, output: 
   throw new Error(`versitygw did not answer on ${endpoint} within ${timeoutMs} ms:\n${output()}`)
 }
 
-/** Creates the bucket; one that exists already (a restart on the same data, maybe created with other keys: the root user reaches every bucket) is fine. */
-async function createBucket (endpoint: string, credentials: StoreCredentials): Promise<void> {
-  const client = new S3Client({ endpoint, region: REGION, forcePathStyle: true, credentials })
-  try {
-    await client.send(new CreateBucketCommand({ Bucket: STORE_BUCKET }))
-  } catch (err) {
-    if (!(err instanceof BucketAlreadyOwnedByYou || err instanceof BucketAlreadyExists)) throw err
-  } finally {
-    client.destroy()
-  }
-}
-
 export async function startObjectStore (opts: ObjectStoreOptions): Promise<ObjectStore> {
   const log = opts.log ?? (() => {})
   const binary = await findObjectStoreBinary(log)
-  const buckets = join(opts.dataDir, 'buckets')
-  const meta = join(opts.dataDir, 'meta')
-  mkdirSync(buckets, { recursive: true })
-  mkdirSync(meta, { recursive: true })
+  for (const dir of ['buckets', 'meta']) mkdirSync(join(opts.dataDir, dir), { recursive: true })
   const port = await freePort(opts.port ?? 0, opts.strictPort)
   const credentials = opts.credentials ?? randomStoreCredentials()
   // Keys through the environment, not the command line, where `ps` would show them.
-  const child = spawn(binary.path, ['--port', `127.0.0.1:${port}`, '--health', '/health', '--region', REGION, 'posix', '--sidecar', meta, buckets], {
+  const child = spawn(binary.path, storeServerArgs(`127.0.0.1:${port}`, opts.dataDir), {
     env: { ...process.env, ROOT_ACCESS_KEY: credentials.accessKeyId, ROOT_SECRET_KEY: credentials.secretAccessKey },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true
@@ -99,7 +91,7 @@ export async function startObjectStore (opts: ObjectStoreOptions): Promise<Objec
   const endpoint = `http://127.0.0.1:${port}`
   try {
     await waitUntilServing(endpoint, child, server.output, 30_000)
-    await createBucket(endpoint, credentials)
+    await ensureBucket({ bucket: STORE_BUCKET, endpoint, region: REGION, ...credentials })
   } catch (err) {
     await server.stop()
     throw err
