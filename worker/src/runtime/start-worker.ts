@@ -100,6 +100,8 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
   const dataConverter = payloadStore === null ? undefined : { payloadCodecs: [new ClaimCheckCodec(payloadStore)] }
   const client = new Client({ connection, namespace: options.namespace, dataConverter })
   const store = options.trace ? new TraceStore(options.trace) : null
+  const traceDirProblem = await store?.checkLocalDir()
+  if (traceDirProblem) logger.warn(traceDirProblem)
   const attemptWrites = store === null
     ? null
     : new TraceWriteQueue({ limit: store.settings.writeQueueMax, logger, metrics: options.metrics === true ? writeQueueMetrics(Runtime.instance().metricMeter) : null })
