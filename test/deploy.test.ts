@@ -55,14 +55,15 @@ t.test('compose: one object store, its bucket created first, used by every API r
   t.same(s3.entrypoint, ['sh', '-ec', STORE_SCRIPT.replace('$@', () => '$$@'), 'versitygw'])
   t.same(s3.command, storeServerArgs(':7070', '/data'), 'the arguments npm run cluster runs')
   t.same(s3.volumes, ['s3:/data'], 'objects on a named volume')
-  t.match(s3.environment, { ROOT_ACCESS_KEY: '${FLOWPORT_S3_ACCESS_KEY:-flowport}', ROOT_SECRET_KEY: /^\$\{FLOWPORT_S3_SECRET_KEY:\?/ }, 'keys from the environment, the secret required')
+  // Compose interpolation: the access key defaults, the secret must be set.
+  t.match(s3.environment, { ROOT_ACCESS_KEY: /^\$\{FLOWPORT_S3_ACCESS_KEY:-flowport\}$/, ROOT_SECRET_KEY: /^\$\{FLOWPORT_S3_SECRET_KEY:\?/ }, 'keys from the environment, the secret required')
   t.same(services['s3-bucket'].command, ['node', 'dist/cli/flowport.js', 'bucket'], 'a one-shot flowport bucket')
   t.same(services['s3-bucket'].depends_on, { s3: { condition: 'service_healthy' } }, 'once the store answers')
   t.notOk('restart' in services['s3-bucket'], 'not restarted once done')
   for (const name of ['api', 'worker', 's3-bucket']) {
     t.match(services[name].environment, {
       SERVICE_TRACE_S3_BUCKET: STORE_BUCKET,
-      SERVICE_CLOUD_ENDPOINT: '${FLOWPORT_S3_ENDPOINT:-http://s3:7070}',
+      SERVICE_CLOUD_ENDPOINT: /^\$\{FLOWPORT_S3_ENDPOINT:-http:\/\/s3:7070\}$/,
       SERVICE_CLOUD_ACCESS_KEY_ID: s3.environment.ROOT_ACCESS_KEY,
       SERVICE_CLOUD_SECRET_ACCESS_KEY: s3.environment.ROOT_SECRET_KEY
     }, `${name}: the store's bucket, address and keys`)
