@@ -40,6 +40,11 @@ COPY bin ./bin
 # The run inspector's page (plugins/ui.ts looks for it beside dist/plugins/; off in production unless SERVICE_UI_ENABLED=true);
 # esbuild (a production dependency) bundles @flowport/client from client/dist for it at the first request.
 COPY ui ./dist/ui
+# Local trace files (a copy of what the bucket holds, or the only one without a bucket) go where the
+# `node` user can write: /app belongs to root. Each worker writes its own; replicas and workers
+# share traces through the bucket (SERVICE_TRACE_S3_BUCKET), never through this directory.
+ENV SERVICE_TRACE_DIR=/var/lib/flowport/traces
+RUN mkdir -p /var/lib/flowport/traces && chown -R node:node /var/lib/flowport
 USER node
 EXPOSE 3001
 # A young generation of at most 2 MiB per semi-space (V8's default is 16): the API's start-up

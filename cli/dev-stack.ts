@@ -1,14 +1,18 @@
 /**
- * `flowport dev` / `npm start`: embedded Temporal (unless TEMPORAL_ADDRESS is set) + worker + API.
- * The API runs in this process and supervises the others: a worker or engine that exits is
- * restarted (the engine on the same data file and port), so only SIGTERM/SIGINT, or the end of the
- * process that started this one (npm), stop the stack, and then all of it: API, worker, engine.
+ * `flowport dev` / `npm start`: embedded Temporal (unless TEMPORAL_ADDRESS is set) + the object
+ * store for traces and large payloads (unless SERVICE_TRACE_S3_BUCKET names a bucket of one's own)
+ * + worker + API. The API runs in this process and supervises the others: a worker, engine or
+ * store that exits is restarted (the engine and the store on the same data and port), so only
+ * SIGTERM/SIGINT, or the end of the process that started this one (npm), stop the stack, and then
+ * all of it: API, worker, engine, store.
  * Children run in their own process groups so that a terminal's Ctrl-C reaches only this process
  * and the order of the shutdown is this one's.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readWorkerEnv } from '@flowport/worker/env'
+import { resolve } from 'node:path'
 import { DEV_ENGINE_PORT, DEV_ENGINE_UI_PORT, devEngineDbFile, startEngine, type Engine, type EngineOptions } from './engine.js'
+import { hasOwnBucket, startObjectStore, type ObjectStore, type ObjectStoreOptions } from './object-store.js'
 import { onParentExit, supervise, type Supervised } from './supervise.js'
 import { startApi } from '../server.js'
 import { loadConfig } from '../plugins/external/config.js'
@@ -24,7 +28,10 @@ function startWorkerProcess (env: NodeJS.ProcessEnv): ChildProcess {
   return spawn(process.execPath, workerNodeArgs, { env, stdio: 'inherit', detached: true })
 }
 
-/** FLOWPORT_ENGINE_PORT / FLOWPORT_ENGINE_UI_PORT: where the embedded engine listens (preferred). */
+/** versitygw's own default port, preferred for the store (FLOWPORT_STORE_PORT). */
+const DEV_STORE_PORT = 7070
+
+/** FLOWPORT_ENGINE_PORT / FLOWPORT_ENGINE_UI_PORT / FLOWPORT_STORE_PORT: where the embedded engine and the store listen (preferred). */
 function enginePort (env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const value = env[name]
   if (value === undefined || value === '') return fallback
@@ -40,6 +47,7 @@ function settingsError (env: NodeJS.ProcessEnv): string | null {
     readWorkerEnv(env)
     enginePort(env, 'FLOWPORT_ENGINE_PORT', DEV_ENGINE_PORT)
     enginePort(env, 'FLOWPORT_ENGINE_UI_PORT', DEV_ENGINE_UI_PORT)
+    enginePort(env, 'FLOWPORT_STORE_PORT', DEV_STORE_PORT)
     return null
   } catch (err) {
     return (err as Error).message
@@ -58,8 +66,8 @@ export async function runDevStack (): Promise<void> {
   let stopping = false
   let api: Api | undefined
   let engine: Engine | undefined
-  // Filled in as they start; a signal may come before either exists.
-  const supervisors: { engine?: Supervised, worker?: Supervised } = {}
+  // Filled in as they start; a signal may come before any exists.
+  const supervisors: { engine?: Supervised, worker?: Supervised, store?: Supervised } = {}
   const shutdown = async (code: number) => {
     if (stopping) return
     stopping = true
@@ -67,12 +75,14 @@ export async function runDevStack (): Promise<void> {
     await api?.close()
     await supervisors.worker?.stop(15_000)
     await supervisors.engine?.stop(10_000)
+    await supervisors.store?.stop(10_000)
     process.exit(code)
   }
   process.on('SIGINT', () => { void shutdown(0) })
   process.on('SIGTERM', () => { void shutdown(0) })
   onParentExit(() => { log('The parent process ended'); void shutdown(0) })
 
+  const storeStarted = hasOwnBucket(env) ? Promise.resolve(undefined) : startDevStore(env)
   if (!env.TEMPORAL_ADDRESS) {
     const options: EngineOptions = {
       dbFile: devEngineDbFile(env),
@@ -102,6 +112,16 @@ export async function runDevStack (): Promise<void> {
       log
     })
   }
+  const store = await storeStarted
+  if (store) {
+    Object.assign(env, store.settings)
+    const again: ObjectStoreOptions = { dataDir: store.dataDir, port: store.port, strictPort: true, credentials: store.credentials }
+    supervisors.store = supervise(store.process, {
+      name: 'store',
+      start: async () => (await startObjectStore(again)).process,
+      log
+    })
+  }
   if (stopping) return
   supervisors.worker = supervise(startWorkerProcess(env), { name: 'worker', start: async () => startWorkerProcess(env), log })
 
@@ -123,6 +143,25 @@ export async function runDevStack (): Promise<void> {
     `  OpenAPI      ${base}/openapi.json`,
     `  Temporal     ${env.TEMPORAL_ADDRESS}${engine ? ' (embedded dev server)' : ''}`,
     engine?.uiUrl ? `  Temporal UI  ${engine.uiUrl}` : '',
+    store ? `  Store        ${store.endpoint} (S3, bucket ${env.SERVICE_TRACE_S3_BUCKET}: traces and large payloads; data in ${store.dataDir})` : '',
     'Press Ctrl-C to stop.', ''
   ].filter((l) => l !== '').join('\n'))
+}
+
+/**
+ * The store for traces and large payloads, so that both work on a fresh clone. A machine that
+ * cannot get its binary (no Go toolchain) still gets the rest of the stack, and one line that says
+ * what is missing.
+ */
+async function startDevStore (env: NodeJS.ProcessEnv): Promise<ObjectStore | undefined> {
+  try {
+    return await startObjectStore({
+      dataDir: resolve(env.FLOWPORT_DATA_DIR ?? '.flowport', 's3'),
+      port: enginePort(env, 'FLOWPORT_STORE_PORT', DEV_STORE_PORT),
+      log: (m) => { log(`store: ${m}`) }
+    })
+  } catch (err) {
+    log(`store: not started, so POST /payloads answers 404 and traces stay in SERVICE_TRACE_DIR (set SERVICE_TRACE_S3_BUCKET for a bucket of your own): ${(err as Error).message.split('\n')[0]}`)
+    return undefined
+  }
 }

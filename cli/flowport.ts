@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `flowport` command. Servers: `dev` (engine + worker + API), `cluster` (PostgreSQL + Temporal
- * server + API replicas + workers), `api`, `worker`, `engine`,
+ * server + object store + API replicas + workers), `api`, `worker`, `engine`, `bucket`,
  * `credentials`, `keys`. Client commands (cli/client/, on @flowport/client): `run`, `start`, `tail`,
  * `status`, `result`, `input`, `trace`, `signal`, `query`, `update`, `stop`, `terminate`, `runs`,
  * `catalog`, `eval`. Exit codes: README, "Command line".
@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url'
 import { Command, CommanderError, InvalidArgumentError } from 'commander'
 import { DEFAULT_PORT } from '@flowport/core/settings'
 
-const SERVER_COMMANDS = ['dev', 'cluster', 'api', 'worker', 'engine', 'credentials', 'keys']
+const SERVER_COMMANDS = ['dev', 'cluster', 'api', 'worker', 'engine', 'bucket', 'credentials', 'keys']
 
 function positive (value: string, name: string): number {
   const n = Number(value)
@@ -66,6 +66,13 @@ program.command('cluster')
   .action(async (opts: { apis: number, workers: number, port: number }) => {
     const { runCluster } = await import('./cluster/command.js')
     await runCluster(opts)
+  })
+
+program.command('bucket')
+  .description('create the bucket SERVICE_TRACE_S3_BUCKET names (SERVICE_CLOUD_* settings); one that exists is fine')
+  .action(async () => {
+    const { bucketCommand } = await import('./bucket.js')
+    process.exitCode = await bucketCommand(process.env)
   })
 
 program.command('credentials')

@@ -130,7 +130,7 @@ export const WorkflowStartedSchema = Type.Object({
 }, { $id: 'WorkflowStarted', additionalProperties: false, description: 'The run was started; poll its status or result with these ids' })
 
 export const TraceDestinationsSchema = Type.Object({
-  local: Nullable(Type.String({ description: 'Absolute path of the local trace file' })),
+  local: Nullable(Type.String({ description: 'Absolute path of the local trace file; null when SERVICE_TRACE_DIR cannot be written' })),
   remote: Nullable(Type.String({ description: 'Remote trace location, e.g. an s3:// URI' }))
 }, { $id: 'TraceDestinations', additionalProperties: false, description: 'Where the run\'s trace was written' })
 

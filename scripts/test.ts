@@ -4,7 +4,8 @@
  * test/fixtures/workflows) that writes traces to a temporary directory and the bucket, for the
  * whole run (docs/architecture.md, "Tests and tools"), and finds the time-skipping test server's binary
  * for workflow tests (TEMPORAL_TEST_SERVER_PATH); runs tap against them, stops all three, and
- * ends with a plain `N passed, N failed` line. Extra arguments go to tap (e.g. a test file).
+ * ends with a plain `N passed, N failed` line. Extra arguments go to tap (e.g. a test file). When
+ * the cache lacks the dev stack's object store (versitygw), it is built first.
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -13,6 +14,7 @@ import { join, resolve } from 'node:path'
 import { Client, Connection } from '@temporalio/client'
 import { startEngine } from '../cli/engine.js'
 import { findTestServerBinary } from '../cli/test-server-binary.js'
+import { findObjectStoreBinary } from '../cli/object-store-binary.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
 import { waitForCatalog } from '../test/helpers/wait-for-catalog.js'
 import { createBucket, S3_TEST_CREDENTIALS, startS3Server } from '../test/helpers/s3-server.js'
@@ -35,7 +37,9 @@ const [engine, s3, testServer] = await Promise.all([
   startEngine({ log: (m) => console.log(`# engine: ${m}`) }),
   startS3Server((m) => console.log(`# s3: ${m}`)),
   // Workflow tests (@flowport/worker/testing) start their own time-skipping server from this binary.
-  findTestServerBinary((m) => console.log(`# test server: ${m}`))
+  findTestServerBinary((m) => console.log(`# test server: ${m}`)),
+  // The dev stack's object store (test/dev-stack*.test.ts): built here on a cold machine, so no test waits minutes for it.
+  findObjectStoreBinary((m) => console.log(`# store: ${m}`))
 ])
 const TRACE_BUCKET = 'flowport-traces'
 await createBucket(s3.endpoint, TRACE_BUCKET)

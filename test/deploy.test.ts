@@ -11,6 +11,8 @@ import { parse, parseAllDocuments } from 'yaml'
 import { ROLE_COMMANDS, flowportNodeArgs } from '../cli/cluster/topology.js'
 import { CLUSTER_DYNAMIC_CONFIG, SCHEMA_COMMANDS } from '../cli/cluster/temporal-server.js'
 import { TEMPORAL_SERVER_VERSION } from '../cli/cluster/server-binary.js'
+import { VERSITYGW_VERSION } from '../cli/object-store-binary.js'
+import { STORE_BUCKET, storeServerArgs } from '../cli/object-store.js'
 
 const compose = parse(readFileSync('deploy/docker-compose.yml', 'utf8'), { merge: true })
 const services = compose.services as Record<string, Record<string, any>>
@@ -20,7 +22,7 @@ t.test('deploy/docker-compose.yml is a valid Compose file', async (t) => {
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false })
   const validate = ajv.compile(schema)
   t.ok(validate(compose), JSON.stringify(validate.errors, null, 2))
-  t.same(Object.keys(services).sort(), ['api', 'postgresql', 'proxy', 'redis', 'temporal', 'temporal-namespace', 'temporal-schema', 'temporal-ui', 'worker'])
+  t.same(Object.keys(services).sort(), ['api', 'postgresql', 'proxy', 'redis', 's3', 's3-bucket', 'temporal', 'temporal-namespace', 'temporal-schema', 'temporal-ui', 'worker'])
   t.equal(services.api.deploy.replicas, 2, 'two API replicas')
   t.equal(services.worker.deploy.replicas, 2, 'two workers')
   t.match(readFileSync('deploy/nginx.conf', 'utf8'), /resolver 127\.0\.0\.11 valid=10s[\s\S]*set \$flowport_api http:\/\/api:3001;[\s\S]*proxy_pass \$flowport_api;[\s\S]*proxy_buffering off;/,
@@ -44,6 +46,33 @@ t.test('the compose services run the commands the cluster tests run', async (t) 
   t.same(Object.fromEntries(Object.entries(dynamic).map(([key, [{ value }]]) => [key, value])), CLUSTER_DYNAMIC_CONFIG, 'the same dynamic configuration')
 })
 
+/** The store's start: its two data folders, then versitygw with the arguments `npm run cluster` runs. */
+const STORE_SCRIPT = 'mkdir -p /data/meta /data/buckets && exec versitygw "$@"'
+
+t.test('compose: one object store, its bucket created first, used by every API replica and worker for traces and payloads', async (t) => {
+  const s3 = services.s3
+  t.equal(s3.image, `versity/versitygw:v${VERSITYGW_VERSION}`, 'the versitygw release the cluster builds')
+  // `$$` is Compose's escape of a literal `$`.
+  t.same(s3.entrypoint, ['sh', '-ec', STORE_SCRIPT.replace('$@', () => '$$@'), 'versitygw'])
+  t.same(s3.command, storeServerArgs(':7070', '/data'), 'the arguments npm run cluster runs')
+  t.same(s3.volumes, ['s3:/data'], 'objects on a named volume')
+  // Compose interpolation: the access key defaults, the secret must be set.
+  t.match(s3.environment, { ROOT_ACCESS_KEY: /^\$\{FLOWPORT_S3_ACCESS_KEY:-flowport\}$/, ROOT_SECRET_KEY: /^\$\{FLOWPORT_S3_SECRET_KEY:\?/ }, 'keys from the environment, the secret required')
+  t.same(services['s3-bucket'].command, ['node', 'dist/cli/flowport.js', 'bucket'], 'a one-shot flowport bucket')
+  t.same(services['s3-bucket'].depends_on, { s3: { condition: 'service_healthy' } }, 'once the store answers')
+  t.notOk('restart' in services['s3-bucket'], 'not restarted once done')
+  for (const name of ['api', 'worker', 's3-bucket']) {
+    t.match(services[name].environment, {
+      SERVICE_TRACE_S3_BUCKET: STORE_BUCKET,
+      SERVICE_CLOUD_ENDPOINT: /^\$\{FLOWPORT_S3_ENDPOINT:-http:\/\/s3:7070\}$/,
+      SERVICE_CLOUD_ACCESS_KEY_ID: s3.environment.ROOT_ACCESS_KEY,
+      SERVICE_CLOUD_SECRET_ACCESS_KEY: s3.environment.ROOT_SECRET_KEY
+    }, `${name}: the store's bucket, address and keys`)
+    t.notOk('SERVICE_TRACE_DIR' in services[name].environment, `${name}: no shared trace volume`)
+  }
+  for (const name of ['api', 'worker']) t.same(services[name].depends_on['s3-bucket'], { condition: 'service_completed_successfully' }, `${name} starts once the bucket exists`)
+})
+
 t.test('the Kubernetes example: two API replicas and two workers with the same commands', async (t) => {
   const docs = parseAllDocuments(readFileSync('deploy/kubernetes/flowport.yaml', 'utf8')).map((d) => d.toJS() as Record<string, any>)
   // The image's own API command carries a V8 flag; compose and Kubernetes run `flowport api` and pass it through NODE_OPTIONS.
@@ -55,7 +84,8 @@ t.test('the Kubernetes example: two API replicas and two workers with the same c
   const env = api.spec.template.spec.containers[0].env as Array<{ name: string, value: string }>
   t.equal(env.find((e) => e.name === 'NODE_OPTIONS')?.value, imageFlag, 'Kubernetes API: the image\'s V8 flag')
   t.equal(services.api.environment.NODE_OPTIONS, imageFlag, 'compose API: the image\'s V8 flag')
-  t.same(docs.map((d) => `${d.kind}/${d.metadata.name}`), ['Deployment/flowport-api', 'Service/flowport-api', 'Deployment/flowport-worker', 'Deployment/flowport-redis', 'Service/flowport-redis'])
+  t.same(docs.map((d) => `${d.kind}/${d.metadata.name}`), ['Deployment/flowport-api', 'Service/flowport-api', 'Deployment/flowport-worker', 'Deployment/flowport-redis', 'Service/flowport-redis',
+    'PersistentVolumeClaim/flowport-s3', 'Deployment/flowport-s3', 'Service/flowport-s3'])
   for (const [name, role] of [['flowport-api', 'api'], ['flowport-worker', 'worker']] as const) {
     const deployment = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === name)!
     t.equal(deployment.spec.replicas, 2, `${name}: two replicas`)
@@ -76,11 +106,41 @@ t.test('shared state: every API replica gets the same run-token secret, the one 
   const pod = docs.find((d) => d.metadata.name === 'flowport-api')!.spec.template.spec
   const container = pod.containers[0]
   const env = Object.fromEntries((container.env as Array<{ name: string, value: string }>).map((e) => [e.name, e.value]))
-  t.same(container.envFrom, [{ secretRef: { name: 'flowport' } }], 'Kubernetes: the token and the run-token secret from one Secret')
+  t.ok(container.envFrom.some((f: any) => f.secretRef?.name === 'flowport'), 'Kubernetes: the token and the run-token secret from one Secret')
   const redis = docs.find((d) => d.kind === 'Service' && d.metadata.name === 'flowport-redis')!
   t.equal(env.SERVICE_RATE_LIMIT_REDIS_URL, `redis://${redis.metadata.name}:${redis.spec.ports[0].port}`, 'Kubernetes: the Redis Service')
   const mount = container.volumeMounts.find((m: { name: string }) => m.name === 'keys')
   t.equal(mount.subPath, undefined, 'the keys Secret is mounted as a directory (a subPath mount is never updated)')
   t.equal(env.SERVICE_API_KEYS_FILE, `${mount.mountPath}/keys.json`, 'the keys file is the mounted Secret\'s')
   t.same(pod.volumes.find((v: { name: string }) => v.name === 'keys').secret, { secretName: 'flowport-keys' })
+})
+
+t.test('Kubernetes: one object store, its bucket created by an init container, its keys from a Secret', async (t) => {
+  const docs = parseAllDocuments(readFileSync('deploy/kubernetes/flowport.yaml', 'utf8')).map((d) => d.toJS() as Record<string, any>)
+  const find = (kind: string, name: string) => docs.find((d) => d.kind === kind && d.metadata.name === name)!
+  const store = find('Deployment', 'flowport-s3').spec.template.spec
+  const [s3] = store.containers
+  t.equal(s3.image, `versity/versitygw:v${VERSITYGW_VERSION}`)
+  t.same(s3.command, ['sh', '-ec', STORE_SCRIPT, 'versitygw'])
+  t.same(s3.args, storeServerArgs(':7070', '/data'), 'the arguments npm run cluster runs')
+  t.same(s3.env.map((e: any) => [e.name, e.valueFrom.secretKeyRef]), [
+    ['ROOT_ACCESS_KEY', { name: 'flowport-store', key: 'SERVICE_CLOUD_ACCESS_KEY_ID' }],
+    ['ROOT_SECRET_KEY', { name: 'flowport-store', key: 'SERVICE_CLOUD_SECRET_ACCESS_KEY' }]
+  ], 'its keys from the Secret the pods read')
+  t.same(store.volumes, [{ name: 'data', persistentVolumeClaim: { claimName: 'flowport-s3' } }], 'objects on a persistent volume')
+  t.same(find('Service', 'flowport-s3').spec.ports, [{ name: 's3', port: 7070, targetPort: 's3' }])
+  t.notOk(docs.some((d) => d.kind === 'Secret'), 'no Secret with placeholder values: applying the file again keeps the real ones')
+
+  for (const name of ['flowport-api', 'flowport-worker']) {
+    const pod = find('Deployment', name).spec.template.spec
+    const [init] = pod.initContainers
+    t.same(init.command, ['node', 'dist/cli/flowport.js', 'bucket'], `${name}: flowport bucket before it starts`)
+    t.equal(init.image, pod.containers[0].image, `${name}: from the same image`)
+    for (const container of [init, pod.containers[0]]) {
+      const env = Object.fromEntries(container.env.map((e: any) => [e.name, e.value]))
+      t.match(env, { SERVICE_TRACE_S3_BUCKET: STORE_BUCKET, SERVICE_CLOUD_ENDPOINT: 'http://flowport-s3:7070' }, `${name}/${container.name}: the store's bucket and address`)
+      t.notOk('SERVICE_TRACE_DIR' in env, `${name}/${container.name}: no shared trace volume`)
+      t.ok(container.envFrom.some((f: any) => f.secretRef?.name === 'flowport-store'), `${name}/${container.name}: the keys from the Secret`)
+    }
+  }
 })

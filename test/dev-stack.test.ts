@@ -1,9 +1,13 @@
 /**
- * `npm start`'s promise: one command brings up engine, worker and API on 127.0.0.1, and SIGTERM,
- * sent to the npm process, to the `flowport` process or to the process group, stops all of it.
+ * `npm start`'s promise: one command brings up engine, object store, worker and API on 127.0.0.1,
+ * large payloads and traces work with no setting, and SIGTERM, sent to the npm process, to the
+ * `flowport` process or to the process group, stops all of it.
  */
 import t, { type Test } from 'tap'
+import { createHash } from 'node:crypto'
+import { existsSync, readdirSync } from 'node:fs'
 import { networkInterfaces } from 'node:os'
+import { join } from 'node:path'
 import { descendants, killStack, startStack, status, survivors, until, type Stack } from './helpers/processes.js'
 
 t.setTimeout(600_000)
@@ -11,7 +15,7 @@ t.setTimeout(600_000)
 async function ready (t: Test, stack: Stack): Promise<void> {
   t.teardown(() => { killStack(stack) })
   t.ok(await until(async () => await status(`${stack.base}/ready`) === 200), '/ready answers 200 once the worker published the catalog')
-  t.ok(stack.find('worker') && stack.find('engine'), 'engine and worker run as child processes')
+  t.ok(stack.find('worker') && stack.find('engine') && stack.find('store'), 'engine, object store and worker run as child processes')
 }
 
 async function stopsEverything (t: Test, stack: Stack, signal: () => void): Promise<void> {
@@ -63,4 +67,49 @@ t.test('SIGTERM to the process group of npm start stops everything', async (t) =
   const stack = await startStack('npm')
   await ready(t, stack)
   await stopsEverything(t, stack, () => process.kill(-stack.process.pid!, 'SIGTERM'))
+})
+
+async function json (url: string, init: RequestInit = {}): Promise<{ status: number, body: any }> {
+  const res = await fetch(url, { ...init, headers: { 'content-type': 'application/json', ...init.headers }, signal: AbortSignal.timeout(60_000) })
+  const text = await res.text()
+  return { status: res.status, body: text === '' ? undefined : JSON.parse(text) }
+}
+
+const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex')
+
+t.test('with no setting the stack keeps large payloads and traces in its own object store, which survives a restart', async (t) => {
+  const stack = await startStack('flowport')
+  await ready(t, stack)
+  t.match(stack.output(), /Store\s+http:\/\/127\.0\.0\.1:\d+ \(S3, bucket flowport: traces and large payloads; data in \S+\)/, 'the banner says where the store is')
+
+  // An input past the inline limit (1 MiB), uploaded with the presigned URL POST /payloads hands out.
+  const name = 'A'.repeat(1_200_000)
+  const upload = await json(`${stack.base}/payloads`, { method: 'POST' })
+  t.equal(upload.status, 200, 'POST /payloads answers')
+  const put = await fetch(upload.body.uploadUrl, { method: 'PUT', body: JSON.stringify({ name }) })
+  t.equal(put.status, 200, 'the upload is accepted by the store')
+  const run = await json(`${stack.base}/workflow/run`, { method: 'POST', body: JSON.stringify({ workflowName: 'hello', inputRef: upload.body.payloadRef }) })
+  t.equal(run.status, 200)
+  t.match(run.body, { status: 'completed', output: null, outputRef: { payloadRef: /^sha256\//, url: /^http:\/\/127\.0\.0\.1:\d+\/flowport\// } }, 'the large output is answered as a link into the store')
+  const expected = JSON.stringify({ greeting: `Hello, ${name}!` })
+  const download = async (): Promise<string> => await (await fetch(run.body.outputRef.url)).text()
+  const output = await download()
+  t.equal(output.length, expected.length, 'the download has the output\'s size')
+  t.equal(sha256(output), sha256(expected), 'and is the output')
+
+  // A retried step: its failed attempts are kept in the bucket, the trace is written there.
+  const flaky = await json(`${stack.base}/workflow/run`, { method: 'POST', body: JSON.stringify({ workflowName: 'flaky', input: { failures: 2 } }) })
+  t.match(flaky.body, { status: 'completed', trace: { destinations: { remote: /^s3:\/\/flowport\/traces\// } } })
+  let log: { status: number, body: any } | undefined
+  t.ok(await until(async () => { log = await json(`${stack.base}/workflow/${flaky.body.workflowId}/trace-log`); return log.body?.source === 'remote' }), 'the trace is read from the bucket')
+  t.same(log!.body.trace.nodes[0].attempts.map((a: { status: string }) => a.status), ['failed', 'failed', 'completed'], 'with every attempt')
+  t.ok(existsSync(join(stack.dataDir, 's3', 'buckets', 'flowport', 'traces')) && readdirSync(join(stack.dataDir, 's3', 'buckets', 'flowport', 'payloads', 'sha256')).length > 0,
+    'objects are files under the data directory')
+
+  // The store is supervised like the engine: killed, it comes back on the same port and data.
+  const store = stack.find('store')!
+  process.kill(store, 'SIGKILL')
+  t.ok(await until(() => { const s = stack.find('store'); return s !== undefined && s !== store }), 'a new store is started')
+  t.ok(await until(async () => await download() === expected), 'the stored output is still there')
+  await stopsEverything(t, stack, () => stack.process.kill('SIGTERM'))
 })

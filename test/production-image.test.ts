@@ -6,7 +6,7 @@
  */
 import t from 'tap'
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -60,9 +60,19 @@ t.test('the image steps produce working api and worker entry points', async (t) 
   cpSync(join(build, 'ui'), join(runtime, 'dist/ui'), { recursive: true })
   t.throws(() => execFileSync('node', ['-e', 'import("tsx")'], { cwd: runtime, stdio: 'pipe' }), 'no dev dependency in the runtime stage')
 
+  // The runtime stage's trace directory: set by ENV, made and given to `node` before `USER node`
+  // (/app belongs to root). Here it is made under the test's root, as this user.
+  const runtimeStage = readFileSync(join(repo, 'Dockerfile'), 'utf8').split(/^FROM /m).at(-1)!
+  const traceDir = /^ENV SERVICE_TRACE_DIR=(\S+)$/m.exec(runtimeStage)?.[1] ?? ''
+  t.match(traceDir, /^\/(?!app\/)/, 'the image sets SERVICE_TRACE_DIR to an absolute directory outside /app')
+  const prepared = new RegExp(`^RUN mkdir -p ${traceDir} && chown -R node:node (\\S+)$`, 'm').exec(runtimeStage.slice(0, runtimeStage.indexOf('\nUSER node')))
+  t.ok(prepared !== null && traceDir.startsWith(prepared[1]), 'made and owned by node before USER node')
+  const imageTraceDir = join(root, 'fs', traceDir)
+  mkdirSync(imageTraceDir, { recursive: true })
+
   const catalog = `image-${randomUUID()}`
   const port = await freePort()
-  const env = { PATH: process.env.PATH, NODE_ENV: 'production', TEMPORAL_ADDRESS: engineAddress(), SERVICE_CATALOG_ID: catalog }
+  const env = { PATH: process.env.PATH, NODE_ENV: 'production', TEMPORAL_ADDRESS: engineAddress(), SERVICE_CATALOG_ID: catalog, SERVICE_TRACE_DIR: imageTraceDir }
   let workerLog = ''
   const worker = spawn('node', ['worker/dist/main.js'], { cwd: runtime, env: { ...env, WORKFLOW_BUNDLE: join(runtime, 'worker/dist/workflow-bundle.js') } })
   worker.stdout?.on('data', (c: Buffer) => { workerLog += c.toString() })
@@ -86,7 +96,13 @@ t.test('the image steps produce working api and worker entry points', async (t) 
     body: JSON.stringify({ workflowName: 'hello', input: { name: 'Image' } })
   })
   t.equal(res.status, 200)
-  t.match(await res.json(), { status: 'completed', output: { greeting: 'Hello, Image!' } })
+  const result = await res.json() as { trace: { destinations: { local: string | null } } }
+  t.match(result, { status: 'completed', output: { greeting: 'Hello, Image!' } })
+  const local = result.trace.destinations.local
+  t.ok(local?.startsWith(imageTraceDir), 'the result names a trace file in the image\'s trace directory')
+  for (let i = 0; i < 60 && !existsSync(local!); i++) await new Promise((r) => setTimeout(r, 500))
+  t.ok(existsSync(local!), 'which the worker writes')
+  t.notMatch(workerLog, /cannot be written|could not be written/, 'no trace write fails')
   const cli = execFileSync('node', ['bin/flowport.js', 'run', 'hello', '{"name":"Cli"}', '--json', '--url', base, '--token', IMAGE_TOKEN], { cwd: runtime, env, encoding: 'utf8' })
   t.match(JSON.parse(cli), { status: 'completed', output: { greeting: 'Hello, Cli!' } }, 'the flowport client commands work from the image')
   const denied = await fetch(`${base}/workflow/catalog`)

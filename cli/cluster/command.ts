@@ -1,7 +1,7 @@
 /**
  * `flowport cluster` / `npm run cluster`: the production topology on this machine
  * (cli/cluster/topology.ts) until Ctrl-C, which stops all of it: API replicas, workers, the
- * Temporal server, PostgreSQL and its data, Redis.
+ * Temporal server, the object store, PostgreSQL and their data, Redis.
  */
 import { onParentExit } from '../supervise.js'
 import { startCluster, type Cluster } from './topology.js'
@@ -37,6 +37,7 @@ export async function runCluster (opts: { apis: number, workers: number, port: n
     row('PostgreSQL', `${state.postgres.address} (user temporal)`),
     row('Temporal', `${state.temporal.address} (namespace ${state.temporal.namespace}; metrics ${state.temporal.metricsUrl})`),
     ...(state.redis ? [row('Redis', `${state.redis.address} (rate limits)`)] : []),
+    row('Store', `${state.store.endpoint} (S3, bucket ${state.store.bucket}: every member's traces and large payloads)`),
     ...state.members.map((m) => row(m.name, m.role === 'api' ? m.url : `probes ${m.url}/ready`)),
     row('State', cluster.stateFile),
     'Press Ctrl-C to stop all of it.', ''].join('\n'))

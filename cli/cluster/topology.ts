@@ -1,11 +1,13 @@
 /**
  * The production topology on one machine (docs/cluster.md): PostgreSQL, the Temporal server on it,
- * Redis for the rate limits, and N API replicas and N workers (two of each by default), each its
- * own `flowport api` / `flowport worker` process on its own port — the commands
- * deploy/docker-compose.yml runs. Every API replica gets the same run-token secret, drawn at start
- * (a browser's token from one replica is valid on all), and the same Redis (a key's budget is one
- * across the replicas), unless the environment sets SERVICE_RUN_TOKEN_SECRETS or
- * SERVICE_RATE_LIMIT_REDIS_URL. API
+ * the object store (versitygw, cli/object-store.ts) for traces and large payloads, Redis for the
+ * rate limits, and N API replicas and N workers (two of each by default), each its own
+ * `flowport api` / `flowport worker` process on its own port — the commands
+ * deploy/docker-compose.yml runs. Members share the engine, the store and Redis, nothing through a
+ * disk: each has a trace directory of its own, as a container would. Every API replica gets the
+ * same run-token secret, drawn at start (a browser's token from one replica is valid on all), and
+ * the same Redis (a key's budget is one across the replicas), unless the environment sets
+ * SERVICE_RUN_TOKEN_SECRETS or SERVICE_RATE_LIMIT_REDIS_URL. API
  * replicas and workers are supervised like the dev stack's worker (cli/supervise.ts): one that
  * dies is started again on the same port, as an orchestrator would. The current processes are
  * written to a state file (`cluster.json`) for tests and benchmarks that kill or measure them.
@@ -22,6 +24,7 @@ import { findServerBinaries } from './server-binary.js'
 import { startPostgres, type Postgres } from './postgres.js'
 import { startRedisServer, type RedisServer } from './redis.js'
 import { startTemporalServer, setupSchema, type TemporalServer } from './temporal-server.js'
+import { startObjectStore, type ObjectStore } from '../object-store.js'
 
 const fromSource = import.meta.url.endsWith('.ts')
 const flowportEntry = fileURLToPath(new URL(fromSource ? '../flowport.ts' : '../flowport.js', import.meta.url))
@@ -47,6 +50,8 @@ export interface ClusterState {
   postgres: { address: string, pid: number }
   /** The Redis the cluster started; absent when SERVICE_RATE_LIMIT_REDIS_URL named one. */
   redis?: { address: string, pid: number }
+  /** The S3 endpoint and bucket every member keeps traces and large payloads in. */
+  store: { endpoint: string, bucket: string, pid: number }
   members: Member[]
 }
 
@@ -102,6 +107,7 @@ export async function startCluster (opts: ClusterOptions = {}): Promise<Cluster>
   let pg: Postgres | undefined
   let temporal: TemporalServer | undefined
   let redis: RedisServer | undefined
+  let store: ObjectStore | undefined
   const supervisors = new Map<string, Supervised>()
   const stop = async (): Promise<void> => {
     // Front to back: the APIs first (no new work), then the workers (running tasks finish), the engine, its database.
@@ -109,14 +115,15 @@ export async function startCluster (opts: ClusterOptions = {}): Promise<Cluster>
     await Promise.all(byRole('api').map(async ([, s]) => { await s.stop(10_000) }))
     await Promise.all(byRole('worker').map(async ([, s]) => { await s.stop(15_000) }))
     await temporal?.stop()
-    await pg?.stop()
-    await redis?.stop()
+    await Promise.all([pg?.stop(), store?.stop(), redis?.stop()])
     rmSync(stateDir, { recursive: true, force: true })
   }
 
   try {
     const binaries = await findServerBinaries(log)
     log(`Temporal server: ${binaries.server} (${binaries.source})`)
+    store = await startObjectStore({ dataDir: join(stateDir, 'store'), log })
+    log(`Object store on ${store.endpoint} (versitygw; bucket ${store.settings.SERVICE_TRACE_S3_BUCKET})`)
     pg = await startPostgres({ log })
     await setupSchema(binaries, pg)
     log('Schema set up (temporal, temporal_visibility)')
@@ -137,17 +144,21 @@ export async function startCluster (opts: ClusterOptions = {}): Promise<Cluster>
       temporal: { address: temporal!.address, namespace: temporal!.namespace, metricsUrl: temporal!.metricsUrl, pid: temporal!.process.pid ?? 0 },
       postgres: { address: `${pg!.host}:${pg!.port}`, pid: pg!.process.pid ?? 0 },
       ...(redis && { redis: { address: `127.0.0.1:${redis.port}`, pid: redis.process.pid ?? 0 } }),
+      store: { endpoint: store!.endpoint, bucket: store!.settings.SERVICE_TRACE_S3_BUCKET, pid: store!.process.pid ?? 0 },
       members: members.map((m) => ({ ...m, pid: supervisors.get(m.name)?.current()?.pid ?? 0 }))
     })
     const save = (): void => { writeFileSync(stateFile, JSON.stringify(state(), null, 2)) }
     const common: NodeJS.ProcessEnv = {
       ...process.env,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+      ...store.settings,
       ...opts.env,
       TEMPORAL_ADDRESS: temporal.address,
       TEMPORAL_NAMESPACE: temporal.namespace
     }
-    const launch = (member: Member, env: NodeJS.ProcessEnv): void => {
+    const launch = (member: Member, memberEnv: NodeJS.ProcessEnv): void => {
+      // A trace directory of its own: what one member wrote there, no other can read.
+      const env = { ...memberEnv, SERVICE_TRACE_DIR: join(stateDir, member.name, 'traces') }
       const start = (): ChildProcess => {
         const child = spawn(process.execPath, [...flowportNodeArgs, ...ROLE_COMMANDS[member.role]], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
         pipeLines(child, member.name, output)

@@ -1,7 +1,7 @@
 /**
  * `flowport cluster` itself (a topology of its own, one replica and one worker to keep it short):
  * it prints the addresses once everything is ready, and Ctrl-C (SIGINT) stops every process it
- * started — PostgreSQL and its backends and Redis included — and removes PostgreSQL's data.
+ * started — PostgreSQL and its backends, the object store and Redis included — and removes PostgreSQL's data.
  */
 import t from 'tap'
 import { spawn } from 'node:child_process'
@@ -27,12 +27,13 @@ t.test('flowport cluster comes up, prints its addresses, and Ctrl-C leaves no pr
   t.match(output, /PostgreSQL\s+127\.0\.0\.1:\d+/)
   t.match(output, /Temporal\s+127\.0\.0\.1:\d+ \(namespace default/)
   t.match(output, /Redis\s+127\.0\.0\.1:\d+ \(rate limits\)/, 'Redis for the replicas\' rate limits')
+  t.match(output, /Store\s+http:\/\/127\.0\.0\.1:\d+ \(S3, bucket flowport/, 'the object store')
   t.match(output, new RegExp(`api-a\\s+http://127\\.0\\.0\\.1:${port}`), 'api-a on the port asked for')
   t.match(output, /worker-a\s+probes http:\/\/127\.0\.0\.1:\d+\/ready/)
   t.equal(await status(`http://127.0.0.1:${port}/ready`), 200, 'the replica is ready')
 
   const pids = descendants(child.pid!)
-  t.ok(pids.length >= 4, `${pids.length} processes below the command (PostgreSQL and backends, Temporal, Redis, API, worker)`)
+  t.ok(pids.length >= 4, `${pids.length} processes below the command (PostgreSQL and backends, Temporal, the store, Redis, API, worker)`)
   const dataDir = /data in (\S+)\)/.exec(output)?.[1]
   t.ok(dataDir !== undefined && existsSync(dataDir), 'PostgreSQL data in a temporary directory')
 

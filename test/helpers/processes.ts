@@ -75,27 +75,32 @@ export interface Stack {
   base: string
   enginePort: number
   output: () => string
-  /** The stack's worker or engine process now, if one runs. */
-  find: (what: 'worker' | 'engine') => number | undefined
+  dataDir: string
+  /** The stack's worker, engine or object store process now, if one runs. */
+  find: (what: 'worker' | 'engine' | 'store') => number | undefined
 }
 
-const PATTERNS = { worker: /worker[/\\](src|dist)[/\\]main\.[jt]s/, engine: /temporal.* server start-dev/ }
+const PATTERNS = { worker: /worker[/\\](src|dist)[/\\]main\.[jt]s/, engine: /temporal.* server start-dev/, store: /versitygw .*posix/ }
 
 /** Starts the dev stack with its own ports and data directory; `via: 'npm'` runs `npm start`. */
 export async function startStack (via: 'flowport' | 'npm', extraEnv: Record<string, string> = {}): Promise<Stack> {
   const port = await freePort()
   const enginePort = await freePort()
+  const dataDir = mkdtempSync(join(tmpdir(), 'flowport-dev-'))
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: String(port),
     FLOWPORT_ENGINE_PORT: String(enginePort),
     FLOWPORT_ENGINE_UI_PORT: String(await freePort()),
-    FLOWPORT_DATA_DIR: mkdtempSync(join(tmpdir(), 'flowport-dev-')),
+    FLOWPORT_DATA_DIR: dataDir,
+    FLOWPORT_STORE_PORT: String(await freePort()),
     LOG_LEVEL: 'warn',
     ...extraEnv
   }
-  // The embedded engine and the dev defaults are what is under test, not the shared test engine.
-  for (const name of ['TEMPORAL_ADDRESS', 'HOST', 'SERVICE_CATALOG_ID', 'SERVICE_WORKFLOWS_DIR']) if (!(name in extraEnv)) delete env[name]
+  // The embedded engine, its own store and the dev defaults are what is under test, not the shared test engine and bucket.
+  for (const name of ['TEMPORAL_ADDRESS', 'HOST', 'SERVICE_CATALOG_ID', 'SERVICE_WORKFLOWS_DIR', 'SERVICE_TRACE_DIR', 'SERVICE_TRACE_S3_BUCKET', ...Object.keys(process.env).filter((n) => n.startsWith('SERVICE_CLOUD_'))]) {
+    if (!(name in extraEnv)) delete env[name]
+  }
   const child = via === 'npm'
     ? spawn('npm', ['start'], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
     : spawn(process.execPath, ['--import', 'tsx', '--conditions=flowport-source', resolve('cli/flowport.ts'), 'dev'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -106,6 +111,7 @@ export async function startStack (via: 'flowport' | 'npm', extraEnv: Record<stri
     process: child,
     base: `http://127.0.0.1:${port}`,
     enginePort,
+    dataDir,
     output: () => output,
     find: (what) => descendants(child.pid!).find((pid) => alive(pid) && PATTERNS[what].test(commandLine(pid)))
   }

@@ -24,14 +24,36 @@ export interface Destinations { local: string | null, remote: string | null }
 
 export class TraceStore {
   private s3: S3Client | null = null
+  /** False once `checkLocalDir` found the directory unwritable: it is then neither named nor written nor read. */
+  private localUsable = true
 
   constructor (readonly settings: TraceSettings) {}
+
+  /**
+   * Whether this process can write the local directory (made when missing; a file written and
+   * removed). If not, the directory is left out from then on, so no result names a file that is
+   * never written, and the answer is the one line to log (the image once defaulted to a directory
+   * its user could not write, and every write failed, only logged).
+   */
+  async checkLocalDir (): Promise<string | null> {
+    const probe = join(this.settings.dir, `.write-check-${randomUUID()}`)
+    try {
+      await mkdir(this.settings.dir, { recursive: true })
+      await writeFile(probe, '')
+      await rm(probe, { force: true })
+      return null
+    } catch (err) {
+      this.localUsable = false
+      const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message
+      return `SERVICE_TRACE_DIR=${this.settings.dir} cannot be written (${why}): ${this.hasRemote ? 'traces are kept in the bucket only' : 'no trace is kept'}; set SERVICE_TRACE_DIR to a directory this process can write`
+    }
+  }
 
   /** Where the trace of a run is kept (whether or not it is written yet). */
   destinations (workflowId: string, runId: string): Destinations {
     const key = traceKey(workflowId, runId)
     const s3 = this.settings.s3
-    return { local: join(this.settings.dir, key), remote: s3 === null ? null : `s3://${s3.bucket}/${s3.prefix}${key}` }
+    return { local: this.localUsable ? join(this.settings.dir, key) : null, remote: s3 === null ? null : `s3://${s3.bucket}/${s3.prefix}${key}` }
   }
 
   /**
@@ -44,7 +66,7 @@ export class TraceStore {
     const body = JSON.stringify(trace)
     const where = this.destinations(workflowId, runId)
     const [local, remote] = await Promise.all([
-      this.writeLocal(key, body).then(() => where.local, (err) => { onError('local', err); return null }),
+      !this.localUsable ? null : this.writeLocal(key, body).then(() => where.local, (err) => { onError('local', err); return null }),
       !this.hasRemote || to === 'local' ? null : this.put(key, body).then(() => where.remote, (err) => { onError('remote', err); return null })
     ])
     return { local, remote }
@@ -75,6 +97,7 @@ export class TraceStore {
 
   /** The document from the local directory, or null if there is none. */
   async readLocal (workflowId: string, runId: string): Promise<Trace | null> {
+    if (!this.localUsable) return null
     const text = await readFile(join(this.settings.dir, traceKey(workflowId, runId)), 'utf8').catch(notFoundAsNull)
     return text === null ? null : JSON.parse(text) as Trace
   }
@@ -99,6 +122,7 @@ export class TraceStore {
     const prefix = attemptsKey(workflowId, runId)
     const bodies: string[] = []
     if (!this.hasRemote) {
+      if (!this.localUsable) return []
       const dir = join(this.settings.dir, prefix)
       const names = await readdir(dir).catch(notFoundAsNull) ?? []
       for (const name of names.filter((n) => n.endsWith('.json'))) {

@@ -107,6 +107,8 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
   // The trace's failures (a write that failed, records dropped) are the worker's own: runtime errors for the hooks.
   const traceLogger = hooks.size === 0 ? logger : hooks.reporting(logger)
   const store = options.trace ? new TraceStore(options.trace) : null
+  const traceDirProblem = await store?.checkLocalDir()
+  if (traceDirProblem) logger.warn(traceDirProblem)
   const attemptWrites = store === null
     ? null
     : new TraceWriteQueue({ limit: store.settings.writeQueueMax, logger: traceLogger, metrics: options.metrics === true ? writeQueueMetrics(Runtime.instance().metricMeter) : null })

@@ -1,0 +1,30 @@
+/**
+ * The S3-compatible object store of `npm start` and `npm run cluster`: versitygw
+ * (github.com/versity/versitygw, Apache-2.0), a real S3 gateway whose `posix` backend keeps each
+ * object as a file, built from the Go module proxy like the cluster's Temporal server
+ * (cli/go-install.ts). Why this one and not MinIO or moto: docs/large-payloads.md ("The store of
+ * `npm start` and `npm run cluster`"). `VERSITYGW_PATH` points at a binary of one's own instead
+ * (e.g. from the project's release page).
+ */
+import { join } from 'node:path'
+import { cacheDir } from './temporal-binary.js'
+import { goInstallCached, isExecutable } from './go-install.js'
+
+/** The release deploy/docker-compose.yml and deploy/kubernetes/flowport.yaml pin as the `versity/versitygw` image. */
+export const VERSITYGW_VERSION = '1.8.0'
+
+export async function findObjectStoreBinary (log: (m: string) => void = () => {}): Promise<{ path: string, source: 'environment' | 'cache' | 'built' }> {
+  const own = process.env.VERSITYGW_PATH
+  if (own !== undefined && own !== '') {
+    if (!isExecutable(own)) throw new Error(`VERSITYGW_PATH=${own} is not an executable file`)
+    return { path: own, source: 'environment' }
+  }
+  const { paths: [path], source } = await goInstallCached({
+    what: `versitygw ${VERSITYGW_VERSION} (the S3-compatible object store)`,
+    dir: join(cacheDir(), `versitygw-${VERSITYGW_VERSION}`),
+    packages: [`github.com/versity/versitygw/cmd/versitygw@v${VERSITYGW_VERSION}`],
+    binaries: ['versitygw'],
+    instead: 'VERSITYGW_PATH'
+  }, log)
+  return { path, source }
+}

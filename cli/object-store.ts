@@ -1,0 +1,100 @@
+/**
+ * The object store of `npm start` and `npm run cluster`: versitygw (cli/object-store-binary.ts)
+ * serving S3 on a loopback port from a data directory (`buckets/`: one folder per bucket, one file
+ * per object; `meta/`: object metadata as sidecar files, so the store needs no extended attributes
+ * from the file system), with the bucket created. Its `settings` are what the API and every worker
+ * need to keep traces and large payloads there (README, "Traces" and "Large payloads").
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { freePort } from './engine.js'
+import { ownServer } from './supervise.js'
+import { findObjectStoreBinary } from './object-store-binary.js'
+import { ensureBucket } from './bucket.js'
+
+/** The one bucket: traces under `traces/`, payloads under `payloads/` (the settings' default prefixes). */
+export const STORE_BUCKET = 'flowport'
+const REGION = 'us-east-1'
+
+export interface StoreCredentials { accessKeyId: string, secretAccessKey: string }
+
+export interface ObjectStoreOptions {
+  dataDir: string
+  /** Preferred port; a free one is chosen when it is taken, unless `strictPort`. */
+  port?: number
+  strictPort?: boolean
+  /** The root user's keys; random ones by default (the data does not depend on them). */
+  credentials?: StoreCredentials
+  log?: (message: string) => void
+}
+
+export interface ObjectStore {
+  endpoint: string
+  port: number
+  dataDir: string
+  credentials: StoreCredentials
+  /** SERVICE_TRACE_S3_BUCKET and SERVICE_CLOUD_*: the bucket for traces and large payloads. */
+  settings: Record<string, string>
+  process: ChildProcess
+  stop: () => Promise<void>
+}
+
+/**
+ * versitygw's arguments: S3 on `listen`, a health route, and the posix backend on `dataDir`.
+ * deploy/docker-compose.yml and deploy/kubernetes/flowport.yaml run the same (test/deploy.test.ts).
+ */
+export const storeServerArgs = (listen: string, dataDir: string): string[] =>
+  ['--port', listen, '--health', '/health', '--region', REGION, 'posix', '--sidecar', `${dataDir}/meta`, `${dataDir}/buckets`]
+
+export const randomStoreCredentials = (): StoreCredentials =>
+  ({ accessKeyId: `flowport-${randomBytes(6).toString('hex')}`, secretAccessKey: randomBytes(24).toString('base64url') })
+
+/** The settings that point the API and the worker at a store. */
+export function storeSettings (endpoint: string, credentials: StoreCredentials): Record<string, string> {
+  return {
+    SERVICE_TRACE_S3_BUCKET: STORE_BUCKET,
+    SERVICE_CLOUD_ENDPOINT: endpoint,
+    SERVICE_CLOUD_REGION: REGION,
+    SERVICE_CLOUD_ACCESS_KEY_ID: credentials.accessKeyId,
+    SERVICE_CLOUD_SECRET_ACCESS_KEY: credentials.secretAccessKey
+  }
+}
+
+/** The settings that name a bucket of the user's own: then no store is started for them. */
+export const hasOwnBucket = (env: NodeJS.ProcessEnv): boolean => (env.SERVICE_TRACE_S3_BUCKET ?? '') !== ''
+
+async function waitUntilServing (endpoint: string, child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`versitygw exited (${child.exitCode ?? child.signalCode}):\n${output()}`)
+    if (await fetch(`${endpoint}/health`, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false)) return
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  throw new Error(`versitygw did not answer on ${endpoint} within ${timeoutMs} ms:\n${output()}`)
+}
+
+export async function startObjectStore (opts: ObjectStoreOptions): Promise<ObjectStore> {
+  const log = opts.log ?? (() => {})
+  const binary = await findObjectStoreBinary(log)
+  for (const dir of ['buckets', 'meta']) mkdirSync(join(opts.dataDir, dir), { recursive: true })
+  const port = await freePort(opts.port ?? 0, opts.strictPort)
+  const credentials = opts.credentials ?? randomStoreCredentials()
+  // Keys through the environment, not the command line, where `ps` would show them.
+  const child = spawn(binary.path, storeServerArgs(`127.0.0.1:${port}`, opts.dataDir), {
+    env: { ...process.env, ROOT_ACCESS_KEY: credentials.accessKeyId, ROOT_SECRET_KEY: credentials.secretAccessKey },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true
+  })
+  const server = ownServer(child)
+  const endpoint = `http://127.0.0.1:${port}`
+  try {
+    await waitUntilServing(endpoint, child, server.output, 30_000)
+    await ensureBucket({ bucket: STORE_BUCKET, endpoint, region: REGION, ...credentials })
+  } catch (err) {
+    await server.stop()
+    throw err
+  }
+  return { endpoint, port, dataDir: opts.dataDir, credentials, settings: storeSettings(endpoint, credentials), process: child, stop: server.stop }
+}

@@ -1,0 +1,41 @@
+/**
+ * `flowport bucket`, what deploy/'s one-shot service and init containers run: it creates the bucket
+ * SERVICE_TRACE_S3_BUCKET names in a real S3-compatible store (the harness's), an existing bucket
+ * is fine, and a missing setting or a store that never answers is exit 1 with one line saying why.
+ */
+import t from 'tap'
+import { randomUUID } from 'node:crypto'
+import { HeadBucketCommand, S3Client } from '@aws-sdk/client-s3'
+import { bucketCommand } from '../cli/bucket.js'
+import { flowport } from './helpers/flowport-cli.js'
+
+const endpoint = process.env.FLOWPORT_TEST_S3_ENDPOINT!
+
+t.test('creates the bucket, and again is fine', async (t) => {
+  const bucket = `created-${randomUUID().slice(0, 8)}`
+  const env = { SERVICE_TRACE_S3_BUCKET: bucket, SERVICE_CLOUD_ENDPOINT: endpoint }
+  const first = await flowport(['bucket'], { env })
+  t.equal(first.code, 0, first.stderr)
+  t.match(first.stdout, `Bucket s3://${bucket} at ${endpoint} is ready`)
+  const client = new S3Client({
+    endpoint,
+    forcePathStyle: true,
+    region: 'us-east-1',
+    credentials: { accessKeyId: process.env.SERVICE_CLOUD_ACCESS_KEY_ID!, secretAccessKey: process.env.SERVICE_CLOUD_SECRET_ACCESS_KEY! }
+  })
+  t.teardown(() => { client.destroy() })
+  await t.resolves(client.send(new HeadBucketCommand({ Bucket: bucket })), 'the store has it')
+  t.equal((await flowport(['bucket'], { env })).code, 0, 'a second run finds it and succeeds')
+})
+
+t.test('no bucket named, or a store that never answers: exit 1 with the reason', async (t) => {
+  const lines: string[] = []
+  const error = console.error
+  console.error = (line: string) => { lines.push(line) }
+  t.teardown(() => { console.error = error })
+  t.equal(await bucketCommand({}), 1)
+  t.same(lines, ['flowport bucket: SERVICE_TRACE_S3_BUCKET is not set (the bucket to create)'])
+  lines.length = 0
+  t.equal(await bucketCommand({ SERVICE_TRACE_S3_BUCKET: 'b', SERVICE_CLOUD_ENDPOINT: 'http://127.0.0.1:9', SERVICE_CLOUD_ACCESS_KEY_ID: 'k', SERVICE_CLOUD_SECRET_ACCESS_KEY: 's' }, 0), 1)
+  t.match(lines, [/^flowport bucket: could not create s3:\/\/b at http:\/\/127\.0\.0\.1:9: /])
+})
