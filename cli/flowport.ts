@@ -63,9 +63,10 @@ program.command('cluster')
   .option('--apis <n>', 'API replicas', (v) => positive(v, '--apis'), 2)
   .option('--workers <n>', 'workers', (v) => positive(v, '--workers'), 2)
   .option('--port <port>', 'port of the first API replica (the next ones follow)', (v) => positive(v, '--port'), DEFAULT_PORT)
-  .action(async (opts: { apis: number, workers: number, port: number }) => {
-    const { runCluster } = await import('./cluster/command.js')
-    await runCluster(opts)
+  .option('--prepare', 'only build or fetch what the cluster runs (the Temporal server, the object store) into the cache, then exit')
+  .action(async (opts: { apis: number, workers: number, port: number, prepare?: boolean }) => {
+    const { prepareCluster, runCluster } = await import('./cluster/command.js')
+    await (opts.prepare === true ? prepareCluster() : runCluster(opts))
   })
 
 program.command('bucket')

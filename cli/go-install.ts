@@ -6,7 +6,7 @@
  * binaries in the cache.
  */
 import { execFile } from 'node:child_process'
-import { accessSync, constants, existsSync, renameSync, rmSync } from 'node:fs'
+import { accessSync, constants, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { formatSeconds } from '@flowport/core/duration'
@@ -46,8 +46,10 @@ export async function goInstallCached (build: GoBuild, log: (m: string) => void)
   const paths = build.binaries.map((name) => join(build.dir, name))
   if (paths.every(isExecutable)) return { paths, source: 'cache' }
 
-  // Built into a side folder and renamed at the end: an interrupted build never looks cached.
-  const partial = `${build.dir}.partial`
+  // Built into a side folder of this process and renamed at the end: an interrupted build never
+  // looks cached, and two processes building at once (CI prepares the cluster's binaries while
+  // the tests start) never remove each other's folder; the second to finish keeps the first's.
+  const partial = `${build.dir}.partial-${process.pid}`
   rmSync(partial, { recursive: true, force: true })
   log(`Building ${build.what} with ${await goVersion(build)} into ${build.dir} (first time only; minutes) …`)
   const started = Date.now()
@@ -61,8 +63,12 @@ export async function goInstallCached (build: GoBuild, log: (m: string) => void)
     const { stderr } = err as { stderr?: string }
     throw new Error(`Could not build ${build.what} (go ${goInstallArgs(build).join(' ')}): ${(stderr ?? (err as Error).message).trim().split('\n').slice(-5).join('\n')}`)
   }
-  if (existsSync(build.dir)) rmSync(build.dir, { recursive: true, force: true })
-  renameSync(partial, build.dir)
+  if (paths.every(isExecutable)) {
+    rmSync(partial, { recursive: true, force: true })
+  } else {
+    rmSync(build.dir, { recursive: true, force: true })
+    renameSync(partial, build.dir)
+  }
   log(`Built ${build.what} in ${formatSeconds(Date.now() - started)}`)
   return { paths, source: 'built' }
 }

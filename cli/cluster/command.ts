@@ -4,9 +4,28 @@
  * Temporal server, the object store, PostgreSQL and their data, Redis.
  */
 import { onParentExit } from '../supervise.js'
+import { findObjectStoreBinary } from '../object-store-binary.js'
+import { findServerBinaries } from './server-binary.js'
 import { startCluster, type Cluster } from './topology.js'
 
 const log = (message: string): void => { console.log(`[cluster] ${message}`) }
+
+/**
+ * `flowport cluster --prepare`: the binaries the cluster builds at its first start, built now
+ * (e.g. in CI, while other work runs, or in a step whose cache is kept), so that the first start
+ * takes seconds. Concurrent builds are safe (cli/go-install.ts).
+ */
+export async function prepareCluster (): Promise<void> {
+  try {
+    // The store first: it is the quicker build, and `npm test` needs it too.
+    const store = await findObjectStoreBinary(log)
+    const server = await findServerBinaries(log)
+    log(`Temporal server: ${server.server} (${server.source}); object store: ${store.path} (${store.source})`)
+  } catch (err) {
+    console.error((err as Error).message)
+    process.exit(1)
+  }
+}
 
 export async function runCluster (opts: { apis: number, workers: number, port: number }): Promise<void> {
   let cluster: Cluster | undefined
