@@ -8,6 +8,7 @@
  */
 import net from 'node:net'
 import type { Client } from '@temporalio/client'
+import { percentiles, type Percentiles } from './measure.js'
 
 export interface ApiHandle {
   base: string
@@ -97,11 +98,6 @@ async function openMany (url: string, n: number, record: Recorder): Promise<Stre
   return clients
 }
 
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
-}
-
 async function until (check: () => Promise<boolean>, tries = 400): Promise<void> {
   for (let i = 0; i < tries; i++) {
     if (await check()) return
@@ -124,9 +120,6 @@ async function rawFollower (client: Client, workflowId: string, runId: string, r
     token = page.nextPageToken
   }
 }
-
-interface Percentiles { samples: number, p50: number, p99: number }
-const summary = (values: number[]): Percentiles => ({ samples: values.length, p50: percentile(values, 50), p99: percentile(values, 99) })
 
 export interface LiveResult {
   clients: number
@@ -181,10 +174,10 @@ export async function livePhase (api: ApiHandle, temporal: Client, taskQueue: st
     replayCalls: m1.replayCalls - m0.replayCalls,
     clientsComplete: clients.filter((c) => c.eventIds.length === events).length,
     exact: clients.every((c) => c.eventIds.length === events && c.eventIds.every((id, i) => id === i + 1)),
-    latency: summary(record.latencies),
-    raw: summary(raw.latencies),
-    apiRead: summary(lags.read),
-    apiDelivery: summary(lags.delivery),
+    latency: percentiles(record.latencies),
+    raw: percentiles(raw.latencies),
+    apiRead: percentiles(lags.read),
+    apiDelivery: percentiles(lags.delivery),
     samples: { latency: record.latencies, raw: raw.latencies }
   }
 }
