@@ -4,8 +4,7 @@
  * service names first, and the answer names that run.
  */
 import { stopRun, terminateRun } from './stop.js'
-import { runQuery, runUpdate, sendSignal, startUpdate, updateFailure } from './handlers.js'
-import { readUpdate } from './update-state.js'
+import { readUpdate, runQuery, runUpdate, sendSignal, startUpdate, updateFailure } from './handlers.js'
 import { resetRun } from './reset.js'
 import type { ControlDeps } from './deps.js'
 import { bindParts } from '../../../lib/bind-parts.js'
