@@ -21,16 +21,6 @@ export interface StepContext {
   heartbeat (details?: unknown): void
 }
 
-export interface StepDefinition<I extends TSchema = TSchema, O extends TSchema = TSchema> {
-  readonly kind: 'flowport.step'
-  readonly name: string
-  readonly description: string | null
-  readonly inputSchema: I
-  readonly outputSchema: O
-  readonly options: StepOptions | undefined
-  readonly run: (input: Static<I>, ctx: StepContext) => Promise<Static<O>> | Static<O>
-}
-
 export interface StepSpec<I extends TSchema, O extends TSchema> {
   name: string
   description?: string
@@ -39,6 +29,13 @@ export interface StepSpec<I extends TSchema, O extends TSchema> {
   /** Timeouts and retry policy over the defaults (see DEFAULT_STEP_OPTIONS). */
   options?: StepOptions
   run: (input: Static<I>, ctx: StepContext) => Promise<Static<O>> | Static<O>
+}
+
+/** A defined step: its spec, frozen, with the description and options it was given (null, undefined when none). */
+export interface StepDefinition<I extends TSchema = TSchema, O extends TSchema = TSchema> extends Readonly<Omit<StepSpec<I, O>, 'description' | 'options'>> {
+  readonly kind: 'flowport.step'
+  readonly description: string | null
+  readonly options: StepOptions | undefined
 }
 
 export function defineStep<I extends TSchema, O extends TSchema> (spec: StepSpec<I, O>): StepDefinition<I, O> {
@@ -64,21 +61,19 @@ export const EvaluationSchema = Type.Object({
 
 export type Evaluation = Static<typeof EvaluationSchema>
 
-export interface EvaluatorDefinition<I extends TSchema = TSchema> {
-  readonly kind: 'flowport.evaluator'
-  readonly name: string
-  readonly description: string | null
-  readonly inputSchema: I
-  readonly options: StepOptions | undefined
-  readonly run: (input: Static<I>, ctx: StepContext) => Promise<Evaluation> | Evaluation
-}
-
 export interface EvaluatorSpec<I extends TSchema> {
   name: string
   description?: string
   inputSchema: I
   options?: StepOptions
   run: (input: Static<I>, ctx: StepContext) => Promise<Evaluation> | Evaluation
+}
+
+/** A defined evaluator: its spec, frozen, as for steps. */
+export interface EvaluatorDefinition<I extends TSchema = TSchema> extends Readonly<Omit<EvaluatorSpec<I>, 'description' | 'options'>> {
+  readonly kind: 'flowport.evaluator'
+  readonly description: string | null
+  readonly options: StepOptions | undefined
 }
 
 export function defineEvaluator<I extends TSchema> (spec: EvaluatorSpec<I>): EvaluatorDefinition<I> {
