@@ -9,6 +9,7 @@
 import net from 'node:net'
 import type { Client } from '@temporalio/client'
 import { percentiles, type Percentiles } from './measure.js'
+import { until } from '../test/helpers/processes.js'
 
 export interface ApiHandle {
   base: string
@@ -96,14 +97,6 @@ async function openMany (url: string, n: number, record: Recorder): Promise<Stre
     clients.push(...wave)
   }
   return clients
-}
-
-async function until (check: () => Promise<boolean>, tries = 400): Promise<void> {
-  for (let i = 0; i < tries; i++) {
-    if (await check()) return
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  throw new Error('condition not reached')
 }
 
 /** The engine floor: one raw long-poll loop on the same run, same latency definition. */
@@ -196,7 +189,7 @@ export async function measureIdleStreams (api: ApiHandle, temporal: Client, n: n
   // paid once per process, not per stream (it was about 0.7 KiB of a 50-stream warm-up's figure).
   const warm = await openMany(streamUrl(idle.workflowId), n, off)
   for (const c of warm) c.close()
-  await until(async () => (await api.call<Metrics>('metrics')).hubs === 0)
+  if (!await until(async () => (await api.call<Metrics>('metrics')).hubs === 0, 400, 50)) throw new Error('the warm-up streams were not released')
   const before = await api.call<Memory>('memory')
   const idleClients = await openMany(streamUrl(idle.workflowId), n, off)
   const idleStart = await api.call<Metrics>('metrics')
@@ -204,7 +197,7 @@ export async function measureIdleStreams (api: ApiHandle, temporal: Client, n: n
   const after = await api.call<Memory>('memory')
   const idleMetrics = await api.call<Metrics>('metrics')
   for (const c of idleClients) c.close()
-  await until(async () => { const m = await api.call<Metrics>('metrics'); return m.hubs === 0 && m.inFlight === 0 })
+  if (!await until(async () => { const m = await api.call<Metrics>('metrics'); return m.hubs === 0 && m.inFlight === 0 }, 400, 50)) throw new Error('the idle streams were not released')
   const released = await api.call<Metrics>('metrics')
   await idle.terminate('benchmark phase over')
   return {
