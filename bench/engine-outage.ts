@@ -18,6 +18,7 @@ import { startEngine, type Engine } from '../cli/engine.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
 import { loadConfig } from '../plugins/external/config.js'
 import { machineNote, writeSection } from './results.js'
+import { percentiles } from './measure.js'
 
 const CYCLES = Number(process.env.OUTAGE_CYCLES ?? 3)
 const POLL_MS = Number(process.env.POLL_MS ?? 50)
@@ -25,11 +26,6 @@ const POLL_MS = Number(process.env.POLL_MS ?? 50)
 const DOWN_MS = Number(process.env.OUTAGE_DOWN_MS ?? 3000)
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-const quantile = (values: number[], q: number) => {
-  if (values.length === 0) return NaN
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
-}
 const ms = (v: number) => (Number.isNaN(v) ? '—' : formatMs(v))
 
 interface Sample { at: number, ms: number, status: number }
@@ -127,8 +123,8 @@ try {
 
 const all503 = cycles.flatMap((c) => c.down503)
 const allReady503 = cycles.flatMap((c) => c.readyDown)
-const rows = cycles.map((c, i) => `| ${i + 1} | ${ms(c.detectMs)} | ${ms(c.streamEndMs)} | ${c.down503.length}: p50 ${ms(quantile(c.down503, 0.5))}, max ${ms(Math.max(...c.down503))} | ` +
-  `${c.readyDown.length}: p50 ${ms(quantile(c.readyDown, 0.5))}, max ${ms(Math.max(...c.readyDown))} | ${ms(c.readyBackMs)} | ${ms(c.statusBackMs)} | ${ms(c.startMs)} | ${c.other} |`)
+const rows = cycles.map((c, i) => `| ${i + 1} | ${ms(c.detectMs)} | ${ms(c.streamEndMs)} | ${c.down503.length}: p50 ${ms(percentiles(c.down503).p50)}, max ${ms(Math.max(...c.down503))} | ` +
+  `${c.readyDown.length}: p50 ${ms(percentiles(c.readyDown).p50)}, max ${ms(Math.max(...c.readyDown))} | ${ms(c.readyBackMs)} | ${ms(c.statusBackMs)} | ${ms(c.startMs)} | ${c.other} |`)
 
 writeSection('engine-outage', `## Engine outage: fast 503s and recovery (issue 25, item 3)
 
@@ -140,8 +136,8 @@ stream; the engine is killed with SIGKILL, left down ${DOWN_MS} ms, and started 
 
 | Figure | Target | Measured | |
 |---|---|---|---|
-| Latency of 503 EngineUnavailableError (with Retry-After) while the engine is down, all cycles | ≤ 1 s | p50 ${ms(quantile(all503, 0.5))}, p99 ${ms(quantile(all503, 0.99))}, max ${ms(Math.max(...all503))} (${all503.length} answers) | ${Math.max(...all503) <= 1000 ? 'met' : '**not met**'} |
-| Latency of \`/ready\` 503 while the engine is down | fast | p50 ${ms(quantile(allReady503, 0.5))}, max ${ms(Math.max(...allReady503))} (${allReady503.length} answers) | |
+| Latency of 503 EngineUnavailableError (with Retry-After) while the engine is down, all cycles | ≤ 1 s | p50 ${ms(percentiles(all503).p50)}, p99 ${ms(percentiles(all503).p99)}, max ${ms(Math.max(...all503))} (${all503.length} answers) | ${Math.max(...all503) <= 1000 ? 'met' : '**not met**'} |
+| Latency of \`/ready\` 503 while the engine is down | fast | p50 ${ms(percentiles(allReady503).p50)}, max ${ms(Math.max(...allReady503))} (${allReady503.length} answers) | |
 | Engine back (answers its health check) → first \`/ready\` 200, worst cycle | ≤ 3 s | ${ms(Math.max(...cycles.map((c) => c.readyBackMs)))} | ${Math.max(...cycles.map((c) => c.readyBackMs)) <= 3000 ? 'met' : '**not met**'} |
 | Engine back → first status 200, worst cycle | ≤ 3 s | ${ms(Math.max(...cycles.map((c) => c.statusBackMs)))} | ${Math.max(...cycles.map((c) => c.statusBackMs)) <= 3000 ? 'met' : '**not met**'} |
 

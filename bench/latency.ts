@@ -30,7 +30,7 @@ import { workerNodeArgs } from '../cli/worker-entry.js'
 import { closedLoop, f1, now, percentiles, verdict, type Percentiles } from './measure.js'
 import { machineNote, writeSection } from './results.js'
 import { livePhase } from './sse.js'
-import { startApi, type Api } from './stack.js'
+import { startApi, stopAll, type Api } from './stack.js'
 import { waitForCatalog } from '../test/helpers/wait-for-catalog.js'
 
 const ROUNDS = Number(process.env.LATENCY_ROUNDS ?? 5)
@@ -68,10 +68,7 @@ async function startStack (setting: Setting): Promise<Stack> {
 }
 
 async function stopStack (s: Stack): Promise<void> {
-  for (const child of [s.apiProcess, ...(s.fanout ? [s.fanout.child] : []), ...s.workers]) {
-    if (child.exitCode !== null || child.signalCode !== null) continue
-    await new Promise((done) => { child.once('exit', done); child.kill('SIGTERM') })
-  }
+  await stopAll([s.apiProcess, s.fanout?.child, ...s.workers])
   await s.connection.close()
   await s.engine.stop()
 }

@@ -16,7 +16,7 @@ import { startEngine } from '../cli/engine.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
 import { closedLoop, f1, f2, median, processCpuMs, verdict } from './measure.js'
 import { machineNote, writeSection } from './results.js'
-import { startApi } from './stack.js'
+import { startApi, stopAll } from './stack.js'
 import { waitForCatalog } from '../test/helpers/wait-for-catalog.js'
 
 const ROUNDS = Number(process.env.OBS_ROUNDS ?? 6)
@@ -81,10 +81,8 @@ try {
     }
   }
 } finally {
-  await Promise.all(apis.map(async ({ child }) => await new Promise((done) => { child.once('exit', done); child.kill('SIGTERM') })))
+  await stopAll([...apis.map((a) => a.child), worker])
   await agent.close()
-  worker.kill('SIGTERM')
-  await new Promise((done) => (worker.exitCode !== null ? done(null) : worker.once('exit', done)))
   await connection.close()
   await engine.stop()
   sink.close()

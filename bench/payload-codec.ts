@@ -17,7 +17,7 @@ import { workerNodeArgs } from '../cli/worker-entry.js'
 import { createBucket, S3_TEST_CREDENTIALS, startS3Server } from '../test/helpers/s3-server.js'
 import { machineNote, writeSection } from './results.js'
 import { percentiles } from './measure.js'
-import { startApi, type Api } from './stack.js'
+import { startApi, stopAll, type Api } from './stack.js'
 import { waitForCatalog } from '../test/helpers/wait-for-catalog.js'
 
 const ROUNDS = Number(process.env.PAYLOAD_ROUNDS ?? 8)
@@ -129,9 +129,7 @@ payload the codec does one length comparison per payload in the API and in the w
 `)
   console.log('wrote the payloads section of bench/RESULTS.md')
 } finally {
-  for (const { child } of apis) child.kill('SIGTERM')
-  for (const w of workers) w.kill('SIGTERM')
-  await Promise.all([...workers, ...apis.map((a) => a.child)].map(async (w) => await new Promise((done) => (w.exitCode !== null || w.signalCode !== null ? done(null) : w.once('exit', done)))))
+  await stopAll([...apis.map((a) => a.child), ...workers])
   await connection.close()
   await Promise.all([engine.stop(), s3.stop()])
 }

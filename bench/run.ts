@@ -21,7 +21,8 @@ import { readReport, runReadBenchmark } from './read.js'
 import { runSseBenchmark, type SseResults } from './sse.js'
 import { runStartBenchmark, startReport } from './start.js'
 import { machineNote, SECTIONS, writeSection } from './results.js'
-import { startApi } from './stack.js'
+import { verdict } from './measure.js'
+import { startApi, stopAll } from './stack.js'
 import { waitForCatalog } from '../test/helpers/wait-for-catalog.js'
 
 const CATALOG = 'flowport-bench'
@@ -53,7 +54,6 @@ const selected = (['sse', 'read', 'start'] as const).filter((s) => asked.length 
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`
 const ms = (v: number) => formatMs(v, 1)
-const verdict = (ok: boolean) => (ok ? 'met' : '**not met**')
 
 function sseReport (r: SseResults, machine: string): string {
   const main = r.live[0]
@@ -116,13 +116,6 @@ async function runShared (): Promise<void> {
   const temporal = new Client({ connection, namespace: engine.namespace })
   let api: ChildProcess | undefined
 
-  async function stopApi (): Promise<void> {
-    const child = api
-    api = undefined
-    if (!child || child.exitCode !== null || child.signalCode !== null) return
-    await new Promise((done) => { child.once('exit', done); child.kill('SIGTERM') })
-  }
-
   try {
     await waitForCatalog(temporal, CATALOG)
     for (const name of selected) {
@@ -158,12 +151,11 @@ async function runShared (): Promise<void> {
         writeSection('sse', sseReport(results, machine))
       }
       console.log(`wrote the ${name} section of ${process.env.BENCH_RESULTS ?? 'bench/RESULTS.md'}`)
-      await stopApi()
+      // An exited process is skipped: stopping it again in `finally` does nothing.
+      await stopAll([api])
     }
   } finally {
-    await stopApi()
-    worker.kill('SIGTERM')
-    await new Promise((done) => (worker.exitCode !== null ? done(null) : worker.once('exit', done)))
+    await stopAll([api, worker])
     await connection.close()
     await engine.stop()
   }

@@ -8,6 +8,8 @@
  */
 import net from 'node:net'
 import type { Client } from '@temporalio/client'
+import { percentiles, type Percentiles } from './measure.js'
+import { until } from '../test/helpers/processes.js'
 
 export interface ApiHandle {
   base: string
@@ -97,19 +99,6 @@ async function openMany (url: string, n: number, record: Recorder): Promise<Stre
   return clients
 }
 
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
-}
-
-async function until (check: () => Promise<boolean>, tries = 400): Promise<void> {
-  for (let i = 0; i < tries; i++) {
-    if (await check()) return
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  throw new Error('condition not reached')
-}
-
 /** The engine floor: one raw long-poll loop on the same run, same latency definition. */
 async function rawFollower (client: Client, workflowId: string, runId: string, record: Recorder): Promise<void> {
   let token: Uint8Array | undefined
@@ -124,9 +113,6 @@ async function rawFollower (client: Client, workflowId: string, runId: string, r
     token = page.nextPageToken
   }
 }
-
-interface Percentiles { samples: number, p50: number, p99: number }
-const summary = (values: number[]): Percentiles => ({ samples: values.length, p50: percentile(values, 50), p99: percentile(values, 99) })
 
 export interface LiveResult {
   clients: number
@@ -181,10 +167,10 @@ export async function livePhase (api: ApiHandle, temporal: Client, taskQueue: st
     replayCalls: m1.replayCalls - m0.replayCalls,
     clientsComplete: clients.filter((c) => c.eventIds.length === events).length,
     exact: clients.every((c) => c.eventIds.length === events && c.eventIds.every((id, i) => id === i + 1)),
-    latency: summary(record.latencies),
-    raw: summary(raw.latencies),
-    apiRead: summary(lags.read),
-    apiDelivery: summary(lags.delivery),
+    latency: percentiles(record.latencies),
+    raw: percentiles(raw.latencies),
+    apiRead: percentiles(lags.read),
+    apiDelivery: percentiles(lags.delivery),
     samples: { latency: record.latencies, raw: raw.latencies }
   }
 }
@@ -203,7 +189,7 @@ export async function measureIdleStreams (api: ApiHandle, temporal: Client, n: n
   // paid once per process, not per stream (it was about 0.7 KiB of a 50-stream warm-up's figure).
   const warm = await openMany(streamUrl(idle.workflowId), n, off)
   for (const c of warm) c.close()
-  await until(async () => (await api.call<Metrics>('metrics')).hubs === 0)
+  if (!await until(async () => (await api.call<Metrics>('metrics')).hubs === 0, 400, 50)) throw new Error('the warm-up streams were not released')
   const before = await api.call<Memory>('memory')
   const idleClients = await openMany(streamUrl(idle.workflowId), n, off)
   const idleStart = await api.call<Metrics>('metrics')
@@ -211,7 +197,7 @@ export async function measureIdleStreams (api: ApiHandle, temporal: Client, n: n
   const after = await api.call<Memory>('memory')
   const idleMetrics = await api.call<Metrics>('metrics')
   for (const c of idleClients) c.close()
-  await until(async () => { const m = await api.call<Metrics>('metrics'); return m.hubs === 0 && m.inFlight === 0 })
+  if (!await until(async () => { const m = await api.call<Metrics>('metrics'); return m.hubs === 0 && m.inFlight === 0 }, 400, 50)) throw new Error('the idle streams were not released')
   const released = await api.call<Metrics>('metrics')
   await idle.terminate('benchmark phase over')
   return {

@@ -4,6 +4,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { resolve } from 'node:path'
+import { stopProcess } from '../cli/supervise.js'
 
 export interface Api {
   base: string
@@ -34,4 +35,9 @@ export async function startApi (env: NodeJS.ProcessEnv, script = 'bench/api-proc
     child.send({ id, cmd })
   })
   return { api: { base, pid: child.pid ?? 0, call }, child }
+}
+
+/** Stops benchmark processes (any already gone is skipped): SIGTERM, then SIGKILL after 10 s. */
+export async function stopAll (children: Array<ChildProcess | undefined>): Promise<void> {
+  await Promise.all(children.map(async (child) => { if (child) await stopProcess(child, 10_000) }))
 }

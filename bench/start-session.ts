@@ -8,13 +8,7 @@ import { Pool } from 'undici'
 import { Client, Connection } from '@temporalio/client'
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common'
 import { cpuSnapshot, now, othersShare, traceEngineCalls, type EngineCall, type ProcessName } from './measure.js'
-
-/** What the benchmark needs of the API process (bench/api-process.ts). */
-export interface StartApi {
-  base: string
-  pid: number
-  call: <T>(cmd: 'traceOn' | 'trace' | 'traceOff') => Promise<T>
-}
+import type { Api } from './stack.js'
 
 export interface StartBenchOptions {
   address: string
@@ -35,7 +29,7 @@ export interface StartBenchOptions {
 }
 
 export interface StartSession {
-  api: StartApi
+  api: Api
   opts: StartBenchOptions
   pids: Record<ProcessName, number>
   raw: Client
@@ -54,7 +48,7 @@ export interface StartSession {
   close: () => Promise<void>
 }
 
-export async function openStartSession (api: StartApi, opts: StartBenchOptions): Promise<StartSession> {
+export async function openStartSession (api: Api, opts: StartBenchOptions): Promise<StartSession> {
   const pids: Record<ProcessName, number> = { engine: opts.pids.engine, worker: opts.pids.worker, api: api.pid, bench: process.pid }
   // A connection of its own, like the API's, so nothing else of the benchmark shares it.
   const connection = await Connection.connect({ address: opts.address })

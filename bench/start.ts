@@ -8,10 +8,9 @@ import { loadavg } from 'node:os'
 import { catalogMemo, catalogWorkflowId, type Catalog } from '@flowport/core/contract'
 import { closedLoop, f1, f2, median, verdict } from './measure.js'
 import { measureRunOverhead, overheadReport, type Overhead } from './run-overhead.js'
-import { openStartSession, type StartApi, type StartBenchOptions } from './start-session.js'
+import { openStartSession, type StartBenchOptions } from './start-session.js'
+import type { Api } from './stack.js'
 import { measureThroughput, throughputReport, type Throughput } from './start-throughput.js'
-
-export type { StartApi, StartBenchOptions } from './start-session.js'
 
 export interface StartResults {
   options: StartBenchOptions
@@ -23,7 +22,7 @@ export interface StartResults {
   warmup: { starts: number, runs: number }
 }
 
-export async function runStartBenchmark (api: StartApi, opts: StartBenchOptions): Promise<StartResults> {
+export async function runStartBenchmark (api: Api, opts: StartBenchOptions): Promise<StartResults> {
   const loadBefore = loadavg()
   const session = await openStartSession(api, opts)
   const { raw, input, rawOptions, post, apiRun, rawRun, drain } = session

@@ -19,6 +19,8 @@ import { startEngine } from '../cli/engine.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
 import { createBucket, S3_TEST_CREDENTIALS, startS3Server } from '../test/helpers/s3-server.js'
 import { machineNote, writeSection } from './results.js'
+import { percentiles } from './measure.js'
+import { stopAll } from './stack.js'
 import { waitForCatalog } from '../test/helpers/wait-for-catalog.js'
 
 const ROUNDS = Number(process.env.TRACE_ROUNDS ?? 6)
@@ -29,8 +31,8 @@ const CONCURRENCY = Number(process.env.TRACE_CONCURRENCY ?? 8)
 type Variant = 'off' | 'local' | 'local+bucket'
 const VARIANTS: Variant[] = ['off', 'local', 'local+bucket']
 
-const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]
-const median = (values: number[]) => quantile(values, 0.5)
+/** The middle sample (measure.ts' p50), as the engine's whole-millisecond latencies have it. */
+const median = (values: number[]) => percentiles(values).p50
 
 const engine = await startEngine({ log: (m) => console.log(`engine: ${m}`) })
 const s3 = await startS3Server((m) => console.log(`s3: ${m}`))
@@ -105,7 +107,7 @@ try {
     const { rates, latencies } = results[v]
     const drop = v === 'off' ? '—' : `${((1 - median(rates) / median(off.rates)) * 100).toFixed(1)} %`
     const added = v === 'off' ? '—' : `${(median(latencies) - median(off.latencies)).toFixed(1)} ms`
-    return `| ${v} | ${median(rates).toFixed(0)} (${Math.min(...rates).toFixed(0)}–${Math.max(...rates).toFixed(0)}) | ${drop} | ${median(latencies)} ms | ${quantile(latencies, 0.99)} ms | ${added} |`
+    return `| ${v} | ${median(rates).toFixed(0)} (${Math.min(...rates).toFixed(0)}–${Math.max(...rates).toFixed(0)}) | ${drop} | ${median(latencies)} ms | ${percentiles(latencies).p99} ms | ${added} |`
   }
   writeSection('trace', `## Execution traces: overhead per step and trace size
 
@@ -129,8 +131,7 @@ its input, output and one attempt.
 `)
   console.log('wrote the trace section of bench/RESULTS.md')
 } finally {
-  for (const w of workers) w.kill('SIGTERM')
-  await Promise.all(workers.map(async (w) => await new Promise((done) => (w.exitCode !== null ? done(null) : w.once('exit', done)))))
+  await stopAll(workers)
   await connection.close()
   await Promise.all([engine.stop(), s3.stop()])
 }

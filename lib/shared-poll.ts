@@ -1,6 +1,6 @@
 /**
  * One upstream poll per key, shared by every subscriber of that key: the history hubs (one
- * long-poll per run, plugins/app/history/hub.ts) and the runs feeds (one visibility poll per set of
+ * long-poll per run, plugins/app/history/hubs.ts) and the runs feeds (one visibility poll per set of
  * filters, plugins/app/runs-feed/feed.ts). The first subscriber of a key starts its poll, the last
  * to leave stops it, and a stopped poll leaves the registry: the next subscriber starts a fresh one.
  */

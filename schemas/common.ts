@@ -113,23 +113,12 @@ export function response<T extends TSchema> (schema: T, description: string, hea
   return Type.Unsafe<Static<T>>(Type.Ref(String(schema.$id), headers === undefined ? { description } : { description, headers }))
 }
 
-/** Standard error responses; spread into a route's `response` next to its success schema. */
-export const errors = {
-  400: response(ValidationErrorSchema, ERROR_DESCRIPTIONS[400]),
-  401: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[401]),
-  403: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[403]),
-  404: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[404]),
-  408: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[408]),
-  409: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[409]),
-  412: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[412]),
-  413: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[413]),
-  415: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[415]),
-  422: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[422]),
-  424: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[424]),
-  429: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[429]),
-  500: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[500]),
-  503: response(ErrorResponseSchema, ERROR_DESCRIPTIONS[503])
-} as const
+type ErrorStatus = keyof typeof ERROR_DESCRIPTIONS
+type ErrorResponseOf<K> = ReturnType<typeof response<K extends 400 ? typeof ValidationErrorSchema : typeof ErrorResponseSchema>>
+
+/** Standard error responses (a 400 is a ValidationError, any other an ErrorResponse); spread into a route's `response` next to its success schema. */
+export const errors = Object.fromEntries(Object.entries(ERROR_DESCRIPTIONS).map(([status, description]) =>
+  [status, response(status === '400' ? ValidationErrorSchema : ErrorResponseSchema, description)])) as { [K in ErrorStatus]: ErrorResponseOf<K> }
 
 /** Picks the error responses a route can send, e.g. `errorsFor(400, 404, 503)`. */
 export function errorsFor<K extends keyof typeof errors> (...codes: K[]): Pick<typeof errors, K> {

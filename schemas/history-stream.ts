@@ -3,7 +3,7 @@
  * them, and the JSON errors answered before the stream starts.
  */
 import { Type, type TSchema } from '@sinclair/typebox'
-import { CURSOR_PATTERN, ErrorResponseSchema, errorsFor, ref } from './common.js'
+import { CURSOR_PATTERN, ErrorResponseSchema, errors, ref } from './common.js'
 import { HistoryEventSchema, HistoryStreamDoneSchema, HistoryStreamServerErrorSchema, HistoryWorkflowSchema } from './history.js'
 
 const sseDescription = [
@@ -13,13 +13,21 @@ const sseDescription = [
   'Comments (`: heartbeat`) every 15 s (SERVICE_SSE_HEARTBEAT_MS). Resume with `Last-Event-ID` (or `?lastEventId=`): exactly the unseen events follow.'
 ].join(' ')
 
-const errorDescriptions: Record<string, string> = {
-  400: 'ValidationError: an invalid parameter, or a Last-Event-ID / lastEventId ahead of its run\'s history or of another run of the pinned one',
+/** What every stream answers, as JSON, before its first byte (whatever its success type). */
+const STREAM_ERRORS = {
   401: 'UnauthorizedError: the token is missing or wrong',
-  404: 'WorkflowNotFoundError: no such workflow, run, or run named by Last-Event-ID / lastEventId',
   406: 'NotAcceptableError: the client does not accept text/event-stream',
   500: 'InternalServerError: an unexpected failure before the stream started',
   503: 'EngineUnavailableError: the engine is unreachable (`Retry-After` is set)'
+}
+
+/** The JSON errors of a stream: every stream's, and its own 400 (and 404) described for it. */
+export function streamErrors (own: { 400: string, 404?: string }) {
+  const described: Record<string, string> = { ...STREAM_ERRORS, ...own }
+  return Object.fromEntries(Object.entries(described).map(([status, description]) => [status, {
+    description,
+    content: { 'application/json': { schema: status === '406' ? ref(ErrorResponseSchema) : errors[Number(status) as 400 | 401 | 404 | 500 | 503] } }
+  }]))
 }
 
 /**
@@ -51,7 +59,8 @@ export const streamResponses = {
     content: { 'text/event-stream': { schema: streamEvent } }
   },
   204: Type.Null({ description: 'The cursor is at `done`: nothing more will come (EventSource stops reconnecting)' }),
-  // Failures before the stream are JSON, whatever the success type is.
-  ...Object.fromEntries(Object.entries({ ...errorsFor(400, 401, 404, 500, 503), 406: ref(ErrorResponseSchema) })
-    .map(([status, schema]) => [status, { description: errorDescriptions[status], content: { 'application/json': { schema } } }]))
+  ...streamErrors({
+    400: 'ValidationError: an invalid parameter, or a Last-Event-ID / lastEventId ahead of its run\'s history or of another run of the pinned one',
+    404: 'WorkflowNotFoundError: no such workflow, run, or run named by Last-Event-ID / lastEventId'
+  })
 }

@@ -3,9 +3,9 @@
  * GET /workflow/runs; its events are SSE frames described as a parser delivers them.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { ErrorResponseSchema, errorsFor, ref } from './common.js'
+import { ref } from './common.js'
 import { RunsQuerySchema, WorkflowStatusSchema } from './workflow.js'
-import { sseEvent } from './history-stream.js'
+import { sseEvent, streamErrors } from './history-stream.js'
 
 /** What a feed id looks like (plugins/app/runs-feed/position.ts): `<ms>`, or `<ms>.s.<runId>` / `<ms>.c.<runId>`. */
 export const POSITION_PATTERN = '^\\d{1,15}(?:\\.[sc]\\.[0-9A-Za-z-]{1,64})?$'
@@ -74,18 +74,9 @@ const feedEvent = Type.Union([
   sseEvent('server_error', ref(RunsFeedErrorSchema), 'The feed failed for this client; it ends', { idPattern: POSITION_PATTERN })
 ], { description: 'One frame of the feed' })
 
-const errorDescriptions: Record<string, string> = {
-  400: 'ValidationError: an invalid filter, or an event id that is malformed or ahead of now',
-  401: 'UnauthorizedError: the token is missing or wrong',
-  406: 'NotAcceptableError: the client does not accept text/event-stream',
-  500: 'InternalServerError: an unexpected failure before the stream started',
-  503: 'EngineUnavailableError: the engine is unreachable (`Retry-After` is set)'
-}
-
 export const runsFeedResponses = {
   200: { description, content: { 'text/event-stream': { schema: feedEvent } } },
-  ...Object.fromEntries(Object.entries({ ...errorsFor(400, 401, 500, 503), 406: ref(ErrorResponseSchema) })
-    .map(([status, schema]) => [status, { description: errorDescriptions[status], content: { 'application/json': { schema } } }]))
+  ...streamErrors({ 400: 'ValidationError: an invalid filter, or an event id that is malformed or ahead of now' })
 }
 
 export const runsFeedSchemas = [RunsFeedQuerySchema, RunsFeedHeadersSchema, RunChangeSchema, RunsFeedOpenSchema, RunsFeedProgressSchema, RunsFeedExpiredSchema, RunsFeedErrorSchema]

@@ -4,10 +4,9 @@
  * examples name the `hello` example workflow, so Swagger UI's "Try it out" works unedited.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { BASE64URL_PATTERN, Nullable } from './common.js'
+import { BASE64URL_PATTERN, Nullable, ref } from './common.js'
 import { Literals, RunStatusSchema } from './status.js'
 import { CatalogIdSchema } from './catalog.js'
-import { ref } from './common.js'
 
 /** A duration: `"15m"`-style (a whole number and one unit of ms, s, m, h, d) or milliseconds. */
 export const DURATION_PATTERN = '^[0-9]{1,12}(ms|s|m|h|d)$'

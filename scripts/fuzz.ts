@@ -16,9 +16,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { homedir, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { freePort } from '../cli/engine.js'
 
 const SCHEMATHESIS_VERSION = '4.32.5'
 /** Above SERVICE_RUN_MAX_TIMEOUT_MS below, so a waiting /workflow/run is answered (408) before this. */
@@ -46,15 +46,6 @@ function installSchemathesis (): string {
   if (pip.status !== 0) throw new Error(`pip could not install schemathesis ${SCHEMATHESIS_VERSION}`)
   renameSync(staging, target)
   return target
-}
-
-async function freePort (): Promise<number> {
-  return await new Promise((done, fail) => {
-    const server = createServer().once('error', fail).listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => done(port))
-    })
-  })
 }
 
 /** The dev stack (cli/dev-stack.ts) as a direct child: SIGTERM stops API, worker and engine in order. */

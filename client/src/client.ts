@@ -83,8 +83,7 @@ export class FlowportClient {
   }
 
   /** Starts a workflow and waits for its result (`POST /workflow/run`). A failed run resolves with `status: 'failed'`. */
-  run (workflowName: string, input: unknown, opts: RunOptions = {}): Promise<WorkflowResult> {
-    const { signal, workflowId, catalog, timeout, idempotencyKey, inputRef } = opts
+  run (workflowName: string, input: unknown, { signal, workflowId, catalog, timeout, idempotencyKey, inputRef }: RunOptions = {}): Promise<WorkflowResult> {
     return this.#call(signal, () => this.#api.POST('/workflow/run', {
       body: { workflowName, ...(inputRef === undefined ? { input } : { inputRef }), ...defined({ workflowId, catalog, timeout }) },
       params: { header: defined({ 'idempotency-key': idempotencyKey }) },
@@ -93,8 +92,7 @@ export class FlowportClient {
   }
 
   /** Starts a workflow (`POST /workflow/start`). */
-  start (workflowName: string, input: unknown, opts: StartOptions = {}): Promise<WorkflowStarted> {
-    const { signal, workflowId, catalog, idempotencyKey, startDelay, inputRef } = opts
+  start (workflowName: string, input: unknown, { signal, workflowId, catalog, idempotencyKey, startDelay, inputRef }: StartOptions = {}): Promise<WorkflowStarted> {
     return this.#call(signal, () => this.#api.POST('/workflow/start', {
       body: { workflowName, ...(inputRef === undefined ? { input } : { inputRef }), ...defined({ workflowId, catalog, startDelay }) },
       params: { header: defined({ 'idempotency-key': idempotencyKey }) },
@@ -106,8 +104,7 @@ export class FlowportClient {
    * Uploads an input too large for a request body (`POST /payloads`, then a PUT of its JSON text to
    * the presigned URL) and answers the reference to pass as `inputRef` to `run` or `start`.
    */
-  async uploadInput (input: unknown, opts: CallOptions = {}): Promise<string> {
-    const { signal } = opts
+  async uploadInput (input: unknown, { signal }: CallOptions = {}): Promise<string> {
     const upload: PayloadUpload = await this.#call(signal, () => this.#api.POST('/payloads', { signal }))
     let response: Response
     try {
@@ -125,39 +122,34 @@ export class FlowportClient {
    * the update, or a run of `workflowName` starts with `input` and takes it first; answers the
    * update's result. UpdateRejectedError / UpdateFailedError (422) name the run.
    */
-  updateWithStart (workflowName: string, input: unknown, update: UpdateWithStart, opts: UpdateWithStartOptions): Promise<UpdateResult> {
-    const { signal, workflowId, catalog } = opts
+  updateWithStart (workflowName: string, input: unknown, update: UpdateWithStart, { signal, workflowId, catalog }: UpdateWithStartOptions): Promise<UpdateResult> {
     return this.#call(signal, () => this.#api.POST('/workflow/start', {
       body: { workflowName, input, workflowId, update, ...defined({ catalog }) },
       signal
     }) as Promise<FetchResult<UpdateResult>>)
   }
 
-  status (workflowId: string, opts: RunIdOptions = {}): Promise<WorkflowStatus> {
-    const { signal, runId } = opts
+  status (workflowId: string, { signal, runId }: RunIdOptions = {}): Promise<WorkflowStatus> {
     return this.#call(signal, () => runId === undefined
       ? this.#api.GET('/workflow/{id}/status', { params: { path: { id: workflowId } }, signal })
       : this.#api.GET('/workflow/{id}/runs/{rid}/status', { params: { path: { id: workflowId, rid: runId } }, signal }))
   }
 
   /** The result of a closed run; WorkflowNotCompletedError (424) while it runs. */
-  result (workflowId: string, opts: RunIdOptions = {}): Promise<WorkflowResult> {
-    const { signal, runId } = opts
+  result (workflowId: string, { signal, runId }: RunIdOptions = {}): Promise<WorkflowResult> {
     return this.#call(signal, () => runId === undefined
       ? this.#api.GET('/workflow/{id}/result', { params: { path: { id: workflowId } }, signal })
       : this.#api.GET('/workflow/{id}/runs/{rid}/result', { params: { path: { id: workflowId, rid: runId } }, signal }))
   }
 
-  input (workflowId: string, opts: RunIdOptions = {}): Promise<WorkflowInput> {
-    const { signal, runId } = opts
+  input (workflowId: string, { signal, runId }: RunIdOptions = {}): Promise<WorkflowInput> {
     return this.#call(signal, () => runId === undefined
       ? this.#api.GET('/workflow/{id}/input', { params: { path: { id: workflowId } }, signal })
       : this.#api.GET('/workflow/{id}/runs/{rid}/input', { params: { path: { id: workflowId, rid: runId } }, signal }))
   }
 
   /** The execution trace (`GET …/trace-log`). */
-  trace (workflowId: string, opts: RunIdOptions = {}): Promise<TraceLog> {
-    const { signal, runId } = opts
+  trace (workflowId: string, { signal, runId }: RunIdOptions = {}): Promise<TraceLog> {
     return this.#call(signal, () => runId === undefined
       ? this.#api.GET('/workflow/{id}/trace-log', { params: { path: { id: workflowId } }, signal })
       : this.#api.GET('/workflow/{id}/runs/{rid}/trace-log', { params: { path: { id: workflowId, rid: runId } }, signal }))
@@ -189,65 +181,57 @@ export class FlowportClient {
   }
 
   /** Sends a signal (`payload` absent = no argument). */
-  signal (workflowId: string, name: string, payload?: unknown, opts: PreconditionOptions = {}): Promise<SignalResult> {
-    const { signal } = opts
+  signal (workflowId: string, name: string, payload?: unknown, { signal, ifMatch }: PreconditionOptions = {}): Promise<SignalResult> {
     return this.#call(signal, () => this.#api.POST('/workflow/{id}/signal/{name}', {
-      params: { path: { id: workflowId, name }, header: ifMatchHeader(opts.ifMatch) }, body: payload === undefined ? {} : { payload }, signal
+      params: { path: { id: workflowId, name }, header: ifMatchHeader(ifMatch) }, body: payload === undefined ? {} : { payload }, signal
     }))
   }
 
   /** Queries the current run, or with `runId` that run (a closed one answers too, when a worker can replay it). */
-  query (workflowId: string, name: string, payload?: unknown, opts: RunIdOptions = {}): Promise<QueryResult> {
-    const { signal, runId } = opts
+  query (workflowId: string, name: string, payload?: unknown, { signal, runId }: RunIdOptions = {}): Promise<QueryResult> {
     const body = payload === undefined ? {} : { payload }
     return this.#call(signal, () => runId === undefined
       ? this.#api.POST('/workflow/{id}/query/{query}', { params: { path: { id: workflowId, query: name } }, body, signal })
       : this.#api.POST('/workflow/{id}/runs/{rid}/query/{query}', { params: { path: { id: workflowId, rid: runId, query: name } }, body, signal }))
   }
 
-  update (workflowId: string, name: string, payload?: unknown, opts: PreconditionOptions = {}): Promise<UpdateResult> {
-    const { signal } = opts
+  update (workflowId: string, name: string, payload?: unknown, { signal, ifMatch }: PreconditionOptions = {}): Promise<UpdateResult> {
     return this.#call(signal, () => this.#api.POST('/workflow/{id}/update/{name}', {
-      params: { path: { id: workflowId, name }, header: ifMatchHeader(opts.ifMatch) }, body: payload === undefined ? {} : { payload }, signal
+      params: { path: { id: workflowId, name }, header: ifMatchHeader(ifMatch) }, body: payload === undefined ? {} : { payload }, signal
     })).then((answer) => answer as UpdateResult) // without `Prefer: respond-async` the answer is always the 200
   }
 
   /** `Prefer: respond-async`: returns once the workflow accepted the update; read how it ends with `updateState`. */
-  updateAsync (workflowId: string, name: string, payload?: unknown, opts: PreconditionOptions = {}): Promise<UpdateAccepted> {
-    const { signal } = opts
+  updateAsync (workflowId: string, name: string, payload?: unknown, { signal, ifMatch }: PreconditionOptions = {}): Promise<UpdateAccepted> {
     return this.#call(signal, () => this.#api.POST('/workflow/{id}/update/{name}', {
-      params: { path: { id: workflowId, name }, header: { ...ifMatchHeader(opts.ifMatch), prefer: 'respond-async' } },
+      params: { path: { id: workflowId, name }, header: { ...ifMatchHeader(ifMatch), prefer: 'respond-async' } },
       body: payload === undefined ? {} : { payload },
       signal
     })).then((answer) => answer as UpdateAccepted) // the 202 once accepted (a rejection throws UpdateRejectedError)
   }
 
   /** Where an accepted update stands: `accepted`, `completed` (with `result`) or `failed` (with `error`). */
-  updateState (workflowId: string, updateId: string, opts: CallOptions = {}): Promise<UpdateState> {
-    const { signal } = opts
+  updateState (workflowId: string, updateId: string, { signal }: CallOptions = {}): Promise<UpdateState> {
     return this.#call(signal, () => this.#api.GET('/workflow/{id}/updates/{updateId}', { params: { path: { id: workflowId, updateId } }, signal }))
   }
 
   /** Graceful stop (cancellation); with `terminateAfterMs` the call waits that long and terminates a run still open. */
-  stop (workflowId: string, opts: StopOptions = {}): Promise<StopResult> {
-    const { signal, runId, terminateAfterMs, reason } = opts
+  stop (workflowId: string, { signal, runId, terminateAfterMs, reason, ifMatch }: StopOptions = {}): Promise<StopResult> {
     const body = defined({ terminateAfterMs, reason })
     return this.#call(signal, () => runId === undefined
-      ? this.#api.PATCH('/workflow/{id}/stop', { params: { path: { id: workflowId }, header: ifMatchHeader(opts.ifMatch) }, body, signal })
-      : this.#api.PATCH('/workflow/{id}/runs/{rid}/stop', { params: { path: { id: workflowId, rid: runId }, header: ifMatchHeader(opts.ifMatch) }, body, signal }))
+      ? this.#api.PATCH('/workflow/{id}/stop', { params: { path: { id: workflowId }, header: ifMatchHeader(ifMatch) }, body, signal })
+      : this.#api.PATCH('/workflow/{id}/runs/{rid}/stop', { params: { path: { id: workflowId, rid: runId }, header: ifMatchHeader(ifMatch) }, body, signal }))
   }
 
-  terminate (workflowId: string, opts: TerminateOptions = {}): Promise<TerminateResult> {
-    const { signal, runId, reason } = opts
+  terminate (workflowId: string, { signal, runId, reason, ifMatch }: TerminateOptions = {}): Promise<TerminateResult> {
     const body = defined({ reason })
     return this.#call(signal, () => runId === undefined
-      ? this.#api.POST('/workflow/{id}/terminate', { params: { path: { id: workflowId }, header: ifMatchHeader(opts.ifMatch) }, body, signal })
-      : this.#api.POST('/workflow/{id}/runs/{rid}/terminate', { params: { path: { id: workflowId, rid: runId }, header: ifMatchHeader(opts.ifMatch) }, body, signal }))
+      ? this.#api.POST('/workflow/{id}/terminate', { params: { path: { id: workflowId }, header: ifMatchHeader(ifMatch) }, body, signal })
+      : this.#api.POST('/workflow/{id}/runs/{rid}/terminate', { params: { path: { id: workflowId, rid: runId }, header: ifMatchHeader(ifMatch) }, body, signal }))
   }
 
   /** Retry a run from a step (default: the step that failed it); answers the new run (README "When a run fails"). */
-  reset (workflowId: string, opts: ResetOptions = {}): Promise<ResetResult> {
-    const { signal, runId, from, reason, reapply } = opts
+  reset (workflowId: string, { signal, runId, from, reason, reapply }: ResetOptions = {}): Promise<ResetResult> {
     const body = defined({ from, reason, reapply })
     return this.#call(signal, () => runId === undefined
       ? this.#api.POST('/workflow/{id}/reset', { params: { path: { id: workflowId } }, body, signal })
@@ -273,20 +257,17 @@ export class FlowportClient {
   }
 
   /** Starts one action on every run a filter matches (Temporal batch operations). */
-  startBatch (body: BatchBody, opts: CallOptions = {}): Promise<BatchStarted> {
-    const { signal } = opts
+  startBatch (body: BatchBody, { signal }: CallOptions = {}): Promise<BatchStarted> {
     return this.#call(signal, () => this.#api.POST('/workflow/batch', { body, signal }))
   }
 
   /** Where a batch operation stands. */
-  batch (batchId: string, opts: CallOptions = {}): Promise<BatchStatus> {
-    const { signal } = opts
+  batch (batchId: string, { signal }: CallOptions = {}): Promise<BatchStatus> {
     return this.#call(signal, () => this.#api.GET('/workflow/batch/{batchId}', { params: { path: { batchId } }, signal }))
   }
 
   /** Stops a batch operation; runs it already acted on stay as they are. */
-  stopBatch (batchId: string, opts: CallOptions = {}): Promise<BatchStatus> {
-    const { signal } = opts
+  stopBatch (batchId: string, { signal }: CallOptions = {}): Promise<BatchStatus> {
     return this.#call(signal, () => this.#api.DELETE('/workflow/batch/{batchId}', { params: { path: { batchId } }, signal }))
   }
 
@@ -294,14 +275,12 @@ export class FlowportClient {
    * Readiness (`GET /ready`): the engine, the default catalog and its workers, and every published
    * catalog. Not ready is a 503: a FlowportError whose `body` is the same report.
    */
-  ready (opts: CallOptions = {}): Promise<Readiness> {
-    const { signal } = opts
+  ready ({ signal }: CallOptions = {}): Promise<Readiness> {
     return this.#call(signal, () => this.#api.GET('/ready', { signal }))
   }
 
   /** The workflows of the default catalog, or of `catalogId`. */
-  catalog (catalogId?: string, opts: CallOptions = {}): Promise<Catalog> {
-    const { signal } = opts
+  catalog (catalogId?: string, { signal }: CallOptions = {}): Promise<Catalog> {
     return this.#call(signal, () => catalogId === undefined
       ? this.#api.GET('/workflow/catalog', { signal })
       : this.#api.GET('/workflow/catalog/{catalogId}', { params: { path: { catalogId } }, signal }))
@@ -311,16 +290,14 @@ export class FlowportClient {
    * The API's OpenAPI document typed for the default catalog, or for `catalogId` (docs/catalog-openapi.md):
    * feed it to a client generator. It follows the live catalog.
    */
-  catalogOpenApi (catalogId?: string, opts: CallOptions = {}): Promise<OpenApiDocument> {
-    const { signal } = opts
+  catalogOpenApi (catalogId?: string, { signal }: CallOptions = {}): Promise<OpenApiDocument> {
     return this.#call(signal, () => catalogId === undefined
       ? this.#api.GET('/workflow/catalog/openapi.json', { signal })
       : this.#api.GET('/workflow/catalog/{catalogId}/openapi.json', { params: { path: { catalogId } }, signal }))
   }
 
   /** Creates a schedule (`POST /schedules`); resolves with its id. */
-  async createSchedule (body: CreateScheduleBody, opts: CallOptions = {}): Promise<string> {
-    const { signal } = opts
+  async createSchedule (body: CreateScheduleBody, { signal }: CallOptions = {}): Promise<string> {
     const created = await this.#call(signal, () => this.#api.POST('/schedules', { body, signal }))
     return created.scheduleId
   }
@@ -338,8 +315,7 @@ export class FlowportClient {
   }
 
   /** A schedule, and its ETag: pass it to `replaceSchedule`. */
-  async getSchedule (scheduleId: string, opts: CallOptions = {}): Promise<{ schedule: Schedule, etag: string }> {
-    const { signal } = opts
+  async getSchedule (scheduleId: string, { signal }: CallOptions = {}): Promise<{ schedule: Schedule, etag: string }> {
     let etag = ''
     const schedule = await this.#call(signal, async () => {
       const result = await this.#api.GET('/schedules/{scheduleId}', { params: { path: { scheduleId } }, signal })
@@ -350,8 +326,7 @@ export class FlowportClient {
   }
 
   /** Replaces a schedule; PreconditionFailedError (412) when it changed since `etag` was read. */
-  async replaceSchedule (scheduleId: string, body: UpdateScheduleBody, etag: string, opts: CallOptions = {}): Promise<{ schedule: Schedule, etag: string }> {
-    const { signal } = opts
+  async replaceSchedule (scheduleId: string, body: UpdateScheduleBody, etag: string, { signal }: CallOptions = {}): Promise<{ schedule: Schedule, etag: string }> {
     let next = ''
     const schedule = await this.#call(signal, async () => {
       const result = await this.#api.PUT('/schedules/{scheduleId}', { params: { path: { scheduleId }, header: { 'if-match': etag } }, body, signal })
@@ -361,32 +336,27 @@ export class FlowportClient {
     return { schedule, etag: next }
   }
 
-  async pauseSchedule (scheduleId: string, note?: string, opts: CallOptions = {}): Promise<void> {
-    const { signal } = opts
+  async pauseSchedule (scheduleId: string, note?: string, { signal }: CallOptions = {}): Promise<void> {
     await this.#call(signal, () => this.#api.POST('/schedules/{scheduleId}/pause', { params: { path: { scheduleId } }, body: defined({ note }), signal }))
   }
 
-  async unpauseSchedule (scheduleId: string, note?: string, opts: CallOptions = {}): Promise<void> {
-    const { signal } = opts
+  async unpauseSchedule (scheduleId: string, note?: string, { signal }: CallOptions = {}): Promise<void> {
     await this.#call(signal, () => this.#api.POST('/schedules/{scheduleId}/unpause', { params: { path: { scheduleId } }, body: defined({ note }), signal }))
   }
 
   /** Starts one run now (`overlap` default: the schedule's policy). */
-  async triggerSchedule (scheduleId: string, opts: BackfillOptions = {}): Promise<void> {
-    const { signal, overlap } = opts
+  async triggerSchedule (scheduleId: string, { signal, overlap }: BackfillOptions = {}): Promise<void> {
     await this.#call(signal, () => this.#api.POST('/schedules/{scheduleId}/trigger', { params: { path: { scheduleId } }, body: defined({ overlap }), signal }))
   }
 
   /** Starts now the runs due between `startAt` and `endAt` (both inclusive). */
-  async backfillSchedule (scheduleId: string, startAt: string | Date, endAt: string | Date, opts: BackfillOptions = {}): Promise<void> {
-    const { signal, overlap } = opts
+  async backfillSchedule (scheduleId: string, startAt: string | Date, endAt: string | Date, { signal, overlap }: BackfillOptions = {}): Promise<void> {
     const body = { startAt: iso(startAt) as string, endAt: iso(endAt) as string, ...defined({ overlap }) }
     await this.#call(signal, () => this.#api.POST('/schedules/{scheduleId}/backfill', { params: { path: { scheduleId } }, body, signal }))
   }
 
   /** Deletes a schedule; the runs it started are left alone. */
-  async deleteSchedule (scheduleId: string, opts: CallOptions = {}): Promise<void> {
-    const { signal } = opts
+  async deleteSchedule (scheduleId: string, { signal }: CallOptions = {}): Promise<void> {
     await this.#call(signal, () => this.#api.DELETE('/schedules/{scheduleId}', { params: { path: { scheduleId } }, signal }))
   }
 

@@ -42,6 +42,7 @@ type Init = ConstructorParameters<typeof FlowportError>[1]
 
 function named<N extends ErrorName> (name: N) {
   const Class = class extends FlowportError {
+    static readonly errorName: N = name
     constructor (message: string, init: Init) {
       super(message, init)
       this.name = name
@@ -53,6 +54,7 @@ function named<N extends ErrorName> (name: N) {
 
 /** 400: the body, parameters or input failed validation; `issues` lists each problem. */
 export class ValidationError extends FlowportError {
+  static readonly errorName = 'ValidationError' as const
   /** One issue per problem: a JSON-pointer `path` and a `message`. */
   readonly issues: Issue[]
   constructor (message: string, init: Init) {
@@ -114,45 +116,20 @@ export class PayloadStorageUnavailableError extends named('PayloadStorageUnavail
 /** The short name for WorkflowExecutionTimedOutError. */
 export { WorkflowExecutionTimedOutError as WorkflowTimeoutError }
 
-/** One class per API error name; the type makes a new name in the OpenAPI document a compile error here. */
-export const ERROR_CLASSES: { readonly [N in ErrorName]: new (message: string, init: Init) => FlowportError } = {
-  ValidationError,
-  UnauthorizedError,
-  WorkflowNotFoundError,
-  RouteNotFoundError,
-  SignalNotFoundError,
-  QueryNotFoundError,
-  UpdateNotFoundError,
-  MethodNotAllowedError,
-  NotAcceptableError,
-  WorkflowExecutionTimedOutError,
-  RequestTimeoutError,
-  WorkflowAlreadyStartedError,
-  WorkflowAlreadyClosedError,
-  PayloadTooLargeError,
-  UnsupportedMediaTypeError,
-  UpdateRejectedError,
-  UpdateFailedError,
-  QueryFailedError,
-  WorkflowNotCompletedError,
-  RequestHeaderFieldsTooLargeError,
-  InternalServerError,
-  CatalogNotAvailableError,
-  EngineUnavailableError,
-  TraceNotFoundError,
-  TraceStorageUnavailableError,
-  IdempotencyKeyReusedError,
-  ForbiddenError,
-  RateLimitedError,
-  ScheduleNotFoundError,
-  ScheduleAlreadyExistsError,
-  PreconditionFailedError,
-  ResetNotPossibleError,
-  BatchNotFoundError,
-  PayloadNotFoundError,
-  PayloadStorageNotConfiguredError,
-  PayloadStorageUnavailableError
-}
+/** Every error class of an API error name, found by its name (errorFromBody). */
+const CLASSES = [
+  ValidationError, UnauthorizedError, WorkflowNotFoundError, RouteNotFoundError, SignalNotFoundError, QueryNotFoundError,
+  UpdateNotFoundError, MethodNotAllowedError, NotAcceptableError, WorkflowExecutionTimedOutError, RequestTimeoutError,
+  WorkflowAlreadyStartedError, WorkflowAlreadyClosedError, PayloadTooLargeError, UnsupportedMediaTypeError, UpdateRejectedError,
+  UpdateFailedError, QueryFailedError, WorkflowNotCompletedError, RequestHeaderFieldsTooLargeError, InternalServerError,
+  CatalogNotAvailableError, EngineUnavailableError, TraceNotFoundError, TraceStorageUnavailableError, IdempotencyKeyReusedError,
+  ForbiddenError, RateLimitedError, ScheduleNotFoundError, ScheduleAlreadyExistsError, PreconditionFailedError, ResetNotPossibleError,
+  BatchNotFoundError, PayloadNotFoundError, PayloadStorageNotConfiguredError, PayloadStorageUnavailableError
+]
+const byName = Object.fromEntries(CLASSES.map((Class) => [Class.errorName, Class])) as Record<typeof CLASSES[number]['errorName'], typeof CLASSES[number]>
+
+/** One class per API error name; a new name in the OpenAPI document without its class in CLASSES is a compile error here. */
+export const ERROR_CLASSES: { readonly [N in ErrorName]: new (message: string, init: Init) => FlowportError } = byName
 
 export function isFlowportError (e: unknown): e is FlowportError {
   return e instanceof FlowportError

@@ -36,24 +36,16 @@ export const NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]{0,99}$'
 const JsonSchema = Type.Record(Type.String(), Type.Unknown(), { description: 'A JSON Schema' })
 const NullableJsonSchema = Type.Union([JsonSchema, Type.Null()])
 
-export const CatalogStepSchema = Type.Object({
-  name: Type.String(),
-  description: Type.Union([Type.String(), Type.Null()]),
-  inputSchema: JsonSchema,
-  outputSchema: JsonSchema,
-  local: Type.Optional(Type.Boolean({ description: 'Runs as a local activity, inside the workflow task (absent from catalogs that older workers published)' }))
-}, { $id: 'CatalogStep', additionalProperties: false })
+/** What every entry of a catalog workflow has: its name and description. */
+const Named = { name: Type.String(), description: Type.Union([Type.String(), Type.Null()]) }
+const Local = Type.Optional(Type.Boolean({ description: 'Runs as a local activity, inside the workflow task (absent from catalogs that older workers published)' }))
 
-export const CatalogEvaluatorSchema = Type.Object({
-  name: Type.String(),
-  description: Type.Union([Type.String(), Type.Null()]),
-  inputSchema: JsonSchema,
-  local: Type.Optional(Type.Boolean({ description: 'Runs as a local activity, inside the workflow task (absent from catalogs that older workers published)' }))
-}, { $id: 'CatalogEvaluator', additionalProperties: false })
+export const CatalogStepSchema = Type.Object({ ...Named, inputSchema: JsonSchema, outputSchema: JsonSchema, local: Local }, { $id: 'CatalogStep', additionalProperties: false })
+
+export const CatalogEvaluatorSchema = Type.Object({ ...Named, inputSchema: JsonSchema, local: Local }, { $id: 'CatalogEvaluator', additionalProperties: false })
 
 export const CatalogHandlerSchema = Type.Object({
-  name: Type.String(),
-  description: Type.Union([Type.String(), Type.Null()]),
+  ...Named,
   /** JSON Schema of the payload; null when the handler takes no argument. */
   payloadSchema: NullableJsonSchema,
   /** JSON Schema of the result; null for signals. */

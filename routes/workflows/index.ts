@@ -7,14 +7,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import start from './start.js'
 import runReads from './run-reads.js'
 import runs from './runs.js'
-import runsStream from './runs-stream.js'
 import handlers from './handlers.js'
 import control from './control.js'
 import batch from './batch.js'
 import traceLog from './trace-log.js'
 
 const workflows: FastifyPluginAsyncTypebox = async (fastify) => {
-  for (const group of [start, runReads, runs, runsStream, handlers, control, batch, traceLog]) await fastify.register(group)
+  for (const group of [start, runReads, runs, handlers, control, batch, traceLog]) await fastify.register(group)
 }
 
 export default workflows

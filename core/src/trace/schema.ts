@@ -14,6 +14,8 @@ const Value = (description: string) => Type.Unknown({
   description: `${description}. A value whose JSON is larger than SERVICE_TRACE_MAX_VALUE_BYTES is replaced by a TraceTruncatedValue`
 })
 const FailureCause = Type.Unsafe<Record<string, unknown>>(Type.Ref('FailureCause'))
+/** A `$ref` to a named schema of this file that keeps its static type (Type.Ref alone loses it). */
+const ref = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T>>(Type.Ref(String(schema.$id)))
 
 export const TraceTruncatedValueSchema = Type.Object({
   $truncated: Type.Object({
@@ -39,7 +41,7 @@ export const TraceAttemptSchema = Type.Object({
   }),
   startTime: Time('When the attempt started'),
   endTime: Time('When it ended; null while running or unknown'),
-  error: Nullable(Type.Ref('TraceError'))
+  error: Nullable(ref(TraceErrorSchema))
 }, { $id: 'TraceAttempt', additionalProperties: false, description: 'One try of a step or evaluator. Every attempt gets the node\'s input; only the last can have an output' })
 
 export const TraceEvaluationSchema = Type.Object({
@@ -65,10 +67,10 @@ export const TraceNodeSchema = Type.Object({
   endTime: Time('When it ended'),
   input: Value('What it was called with'),
   output: Value('What it returned; null unless completed'),
-  error: Nullable(Type.Ref('TraceError')),
-  attempts: Type.Array(Type.Ref('TraceAttempt'), { description: 'Every attempt in order (steps and evaluators; empty for a child)' }),
-  evaluation: Type.Union([Type.Ref('TraceEvaluation'), Type.Null()], { description: 'An evaluator\'s score once it completed' }),
-  child: Nullable(Type.Ref('TraceChildLink'))
+  error: Nullable(ref(TraceErrorSchema)),
+  attempts: Type.Array(ref(TraceAttemptSchema), { description: 'Every attempt in order (steps and evaluators; empty for a child)' }),
+  evaluation: Type.Union([ref(TraceEvaluationSchema), Type.Null()], { description: 'An evaluator\'s score once it completed' }),
+  child: Nullable(ref(TraceChildLinkSchema))
 }, { $id: 'TraceNode', additionalProperties: false, description: 'A step, evaluator or child workflow call' })
 
 export const TraceRunLinkSchema = Type.Object({
@@ -82,7 +84,7 @@ export const TraceWorkflowSchema = Type.Object({
   workflowId: Type.String(),
   runId: Type.String(),
   catalog: Type.String(),
-  parent: Type.Union([Type.Ref('TraceRunLink'), Type.Null()], { description: 'The parent run of a child workflow' }),
+  parent: Type.Union([ref(TraceRunLinkSchema), Type.Null()], { description: 'The parent run of a child workflow' }),
   previousRunId: Nullable(Type.String({ description: 'The run this one continues (continue-as-new)' })),
   startedBy: Type.Optional(Nullable(Type.String({
     description: 'The id of the API key that started the run (as in its status); null when auth was off or the run was started ' +
@@ -112,13 +114,13 @@ export const TraceWorkflowSchema = Type.Object({
   }))),
   input: Value('The start input'),
   output: Value('What the run returned; null unless completed'),
-  error: Nullable(Type.Ref('TraceError'))
+  error: Nullable(ref(TraceErrorSchema))
 }, { $id: 'TraceWorkflow', additionalProperties: false })
 
 export const TraceSchema = Type.Object({
   version: Type.Literal(TRACE_VERSION),
-  workflow: Type.Ref('TraceWorkflow'),
-  nodes: Type.Array(Type.Ref('TraceNode'), { description: 'Steps, evaluators and child workflows in the order workflow code called them' }),
+  workflow: ref(TraceWorkflowSchema),
+  nodes: Type.Array(ref(TraceNodeSchema), { description: 'Steps, evaluators and child workflows in the order workflow code called them' }),
   evaluations: Type.Array(Type.Object({
     nodeId: Type.String(),
     evaluator: Type.String(),
@@ -134,54 +136,14 @@ export const traceSchemas = [
 ]
 
 export type TraceOutcome = Static<typeof Outcome>
-export type TraceError = Static<typeof TraceErrorSchema> & { cause: Record<string, unknown> | null }
-export interface TraceAttempt { attempt: number, status: TraceOutcome | 'unknown', startTime: string | null, endTime: string | null, error: TraceError | null }
-export interface TraceEvaluation { score: number, reasoning?: string }
+export type TraceError = Static<typeof TraceErrorSchema>
+export type TraceAttempt = Static<typeof TraceAttemptSchema>
+export type TraceEvaluation = Static<typeof TraceEvaluationSchema>
 export type TraceChildLink = Static<typeof TraceChildLinkSchema>
 export type TraceRunLink = Static<typeof TraceRunLinkSchema>
-export interface TraceNode {
-  id: string
-  kind: 'step' | 'evaluator' | 'child'
-  name: string
-  type: string
-  phase: 'run' | 'cleanup'
-  status: TraceOutcome
-  scheduledTime: string | null
-  startTime: string | null
-  endTime: string | null
-  input: unknown
-  output: unknown
-  error: TraceError | null
-  attempts: TraceAttempt[]
-  evaluation: TraceEvaluation | null
-  child: TraceChildLink | null
-}
-export interface TraceWorkflow {
-  id: string
-  name: string
-  workflowId: string
-  runId: string
-  catalog: string
-  parent: TraceRunLink | null
-  previousRunId: string | null
-  startedBy?: string | null
-  nextRunId: string | null
-  status: TraceOutcome | 'continued_as_new'
-  startTime: string | null
-  closeTime: string | null
-  stopRequestedTime: string | null
-  resetFrom?: { runId: string, eventId: number, time: string | null } | null
-  workflowTaskFailure?: { message: string, time: string | null } | null
-  input: unknown
-  output: unknown
-  error: TraceError | null
-}
-export interface Trace {
-  version: typeof TRACE_VERSION
-  workflow: TraceWorkflow
-  nodes: TraceNode[]
-  evaluations: Array<{ nodeId: string, evaluator: string, score: number, reasoning: string | null }>
-}
+export type TraceNode = Static<typeof TraceNodeSchema>
+export type TraceWorkflow = Static<typeof TraceWorkflowSchema>
+export type Trace = Static<typeof TraceSchema>
 
 /** What the worker records of a failed attempt (the engine keeps only the last one). */
 export interface AttemptRecord {

@@ -5,9 +5,7 @@ import fp from 'fastify-plugin'
 import { createBatch, type Batches } from './batch.js'
 
 declare module 'fastify' {
-  interface FastifyInstance {
-    batch: Batches
-  }
+  interface FastifyInstance { batch: Batches }
 }
 
 export default fp(async (fastify) => {

@@ -4,24 +4,13 @@
  * service names first, and the answer names that run.
  */
 import { stopRun, terminateRun } from './stop.js'
-import { runQuery, runUpdate, sendSignal, startUpdate, updateFailure } from './handlers.js'
-import { readUpdate } from './update-state.js'
+import { readUpdate, runQuery, runUpdate, sendSignal, startUpdate, updateFailure } from './handlers.js'
 import { resetRun } from './reset.js'
 import type { ControlDeps } from './deps.js'
+import { bindParts } from '../../../lib/bind-parts.js'
 
 export type Control = ReturnType<typeof createControl>
 
 export function createControl (deps: ControlDeps) {
-  // Each method is a part of the concept with the service's dependencies given.
-  return {
-    stopRun: stopRun.bind(undefined, deps),
-    terminateRun: terminateRun.bind(undefined, deps),
-    resetRun: resetRun.bind(undefined, deps),
-    sendSignal: sendSignal.bind(undefined, deps),
-    runQuery: runQuery.bind(undefined, deps),
-    runUpdate: runUpdate.bind(undefined, deps),
-    startUpdate: startUpdate.bind(undefined, deps),
-    updateFailure: updateFailure.bind(undefined, deps),
-    readUpdate: readUpdate.bind(undefined, deps)
-  }
+  return bindParts(deps, { stopRun, terminateRun, resetRun, sendSignal, runQuery, runUpdate, startUpdate, updateFailure, readUpdate })
 }

@@ -1,13 +1,13 @@
 /**
- * Signals, queries and updates. The run's catalog (= its task queue) says which handlers its
- * workflow declares and what payload each takes, so unknown names and bad payloads are answered
- * by the API before anything reaches the engine. Every engine call is pinned to the run that was
- * checked, and the response names that run.
+ * Signals, queries and updates, and where an accepted update stands. The run's catalog (= its task
+ * queue) says which handlers its workflow declares and what payload each takes, so unknown names
+ * and bad payloads are answered by the API before anything reaches the engine. Every engine call
+ * is pinned to the run that was checked, and the response names that run.
  */
 import { randomUUID } from 'node:crypto'
 import { QueryNotRegisteredError, QueryRejectedError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client'
 import protoRoot from '@temporalio/proto'
-import { encodeToPayloads } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js'
+import { decodeFromPayloadsAtIndex, encodeToPayloads } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js'
 import type { CatalogHandler, CatalogWorkflow } from '@flowport/core/contract'
 import { ApiError, engineUnavailable, validationError, type ErrorName } from '../../../lib/api-error.js'
 import { alreadyClosed, closedMeanwhile } from '../runs/execution.js'
@@ -15,6 +15,7 @@ import { assertMatches } from '../../../lib/json-schema.js'
 import { assertRunMatches } from '../../../lib/http/conditional.js'
 import { isTerminal, statusFromEngine } from '../runs/status.js'
 import type { RunRef } from '../runs/types.js'
+import type { UpdateState } from '../../../schemas/workflow.js'
 import type { ControlDeps } from './deps.js'
 import type { ControlCall } from './stop.js'
 
@@ -101,7 +102,7 @@ export async function runUpdate (deps: Deps, call: HandlerCall) {
 
 /**
  * `Prefer: respond-async`: returns once the workflow accepted the update (its validator passed);
- * the handler runs on, and ./update-state.ts reads how it ended. A rejection is the same 422.
+ * the handler runs on, and `readUpdate` (below) reads how it ended. A rejection is the same 422.
  */
 export async function startUpdate (deps: Deps, call: HandlerCall) {
   const { execution, run, args } = await prepare(deps, call)
@@ -164,4 +165,34 @@ async function updateWasAccepted ({ engine }: Pick<ControlDeps, 'engine'>, run: 
     nextPageToken = res.nextPageToken?.length ? res.nextPageToken : undefined
   } while (nextPageToken)
   return false
+}
+
+export interface UpdateRef { workflowId: string, updateId: string, signal?: AbortSignal }
+
+/**
+ * GET /workflow/{id}/updates/{updateId}: where an update stands, from the engine's update record
+ * (PollWorkflowExecutionUpdate, asked for the accepted stage so it answers at once): accepted and
+ * running, completed with its result, or failed with the handler's error.
+ */
+export async function readUpdate ({ engine }: Pick<ControlDeps, 'engine'>, ref: UpdateRef): Promise<UpdateState> {
+  const { namespace, loadedDataConverter } = engine.client.options
+  const ctx = { workflowId: ref.workflowId }
+  const res = await engine.call(() => engine.client.workflowService.pollWorkflowExecutionUpdate({
+    namespace,
+    updateRef: { workflowExecution: { workflowId: ref.workflowId }, updateId: ref.updateId },
+    waitPolicy: { lifecycleStage: UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ACCEPTED }
+  }), { signal: ref.signal, ...ctx }).catch((err: unknown) => {
+    if (err instanceof ApiError && err.statusCode === 404) {
+      throw new ApiError(404, 'UpdateNotFoundError', `Workflow ${ref.workflowId} has no accepted update ${ref.updateId} in its latest run`, ctx)
+    }
+    throw err
+  })
+  const run = { workflowId: ref.workflowId, runId: res.updateRef?.workflowExecution?.runId ?? '', updateId: ref.updateId }
+  const outcome = res.outcome
+  if (outcome?.failure) return { ...run, state: 'failed', result: null, error: outcome.failure.message ?? 'the update handler failed' }
+  if (outcome?.success) {
+    const result = await decodeFromPayloadsAtIndex(loadedDataConverter, 0, outcome.success.payloads ?? [])
+    return { ...run, state: 'completed', result: result ?? null, error: null }
+  }
+  return { ...run, state: 'accepted', result: null, error: null }
 }

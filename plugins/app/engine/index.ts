@@ -7,9 +7,7 @@ import fp from 'fastify-plugin'
 import { createEngine, type Engine } from './engine.js'
 
 declare module 'fastify' {
-  interface FastifyInstance {
-    engine: Engine
-  }
+  interface FastifyInstance { engine: Engine }
 }
 
 export default fp(async (fastify) => {

@@ -1,6 +1,6 @@
 /**
  * The history service: pages of a run's events, the live stream, and the per-run hubs that share
- * one long-poll between all streams of a run (hub.ts). `hubs.metrics` counts every upstream
+ * one long-poll between all streams of a run (hubs.ts). `hubs.metrics` counts every upstream
  * history call, for tests and the benchmark.
  */
 import type { HistoryPage } from '../../../schemas/history.js'

@@ -7,9 +7,7 @@ import { createHistory, type History } from './history.js'
 import type { HubObserver } from './hubs.js'
 
 declare module 'fastify' {
-  interface FastifyInstance {
-    history: History
-  }
+  interface FastifyInstance { history: History }
 }
 
 /** `observer`: the benchmark's seam (hubs.ts); absent in production. */

@@ -1,5 +1,5 @@
 /**
- * One stream's view of a run's hub (hub.ts): it follows the hub live, or catches up
+ * One stream's view of a run's hub (hubs.ts): it follows the hub live, or catches up
  * from the hub's buffer or, when that does not reach back far enough, from the engine.
  *
  * Push, not pull: items go straight to the subscriber's sink as the hub hands them out, so an idle

@@ -5,9 +5,7 @@ import fp from 'fastify-plugin'
 import { createRunsFeed, type RunsFeedService } from './runs-feed.js'
 
 declare module 'fastify' {
-  interface FastifyInstance {
-    runsFeed: RunsFeedService
-  }
+  interface FastifyInstance { runsFeed: RunsFeedService }
 }
 
 export default fp(async (fastify) => {

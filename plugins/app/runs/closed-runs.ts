@@ -20,8 +20,7 @@
  */
 import { LRUCache } from 'lru-cache'
 import type { TraceLog } from '../../../schemas/trace.js'
-import type { Execution } from './types.js'
-import type { Outcome } from './types.js'
+import type { Execution, Outcome } from './types.js'
 
 export interface ClosedRun {
   workflowId: string

@@ -14,6 +14,7 @@ import { readResult, resultOf, outcomeOf } from './workflow-result.js'
 import { readTraceLog } from './trace-log.js'
 import { readCloseEventIfClosed, readRunInput, waitForCloseEvent } from './run-history.js'
 import type { RunsContext, RunsDeps } from './deps.js'
+import { bindParts } from '../../../lib/bind-parts.js'
 
 export type Runs = ReturnType<typeof createRuns>
 
@@ -25,22 +26,11 @@ export function createRuns ({ config, ...deps }: RunsDeps) {
   })
   const longHistories = new LongHistories()
   const ctx: RunsContext = { ...deps, closedRuns, longHistories }
-  // Each method is a part of the concept with the service's dependencies given.
   return {
     closedRuns,
-    describeRun: describeRun.bind(undefined, ctx),
-    readStatus: readStatus.bind(undefined, ctx),
-    statusWithWorkers: statusWithWorkers.bind(undefined, ctx),
-    readResult: readResult.bind(undefined, ctx),
-    readInput: readInput.bind(undefined, ctx),
-    listRuns: listRuns.bind(undefined, ctx),
-    readTraceLog: readTraceLog.bind(undefined, ctx),
-    readAttention: readAttention.bind(undefined, ctx),
-    readRunInput: readRunInput.bind(undefined, ctx),
-    readCloseEventIfClosed: readCloseEventIfClosed.bind(undefined, ctx),
-    waitForCloseEvent: waitForCloseEvent.bind(undefined, ctx),
-    outcomeOf: outcomeOf.bind(undefined, ctx),
-    resultOf: resultOf.bind(undefined, ctx),
+    // What routes read of a run, then the history reads other concepts build on.
+    ...bindParts(ctx, { describeRun, readStatus, statusWithWorkers, readResult, readInput, listRuns, readTraceLog, readAttention }),
+    ...bindParts(ctx, { readRunInput, readCloseEventIfClosed, waitForCloseEvent, outcomeOf, resultOf }),
     close () {
       closedRuns.clear()
       longHistories.clear()

@@ -9,10 +9,9 @@
 import { assembleTrace, evaluatorTypes, readWholeHistory, TraceStorageError, type Trace, type TraceStore } from '@flowport/core/trace'
 import { ApiError, RETRY_AFTER_SECONDS, type ApiErrorExtras } from '../../../lib/api-error.js'
 import { describeForRead, isClosed } from './execution.js'
-import type { DescribeOptions, Execution } from './types.js'
+import type { DescribeOptions, Execution, RunRef } from './types.js'
 import { readAttention } from './attention.js'
 import type { TraceLog } from '../../../schemas/trace.js'
-import type { RunRef } from './types.js'
 import type { RunsContext } from './deps.js'
 
 type Reads = Pick<RunsContext, 'engine' | 'closedRuns' | 'longHistories' | 'catalogs' | 'traces'>

@@ -5,9 +5,7 @@ import fp from 'fastify-plugin'
 import { createSchedules, type Schedules } from './schedules.js'
 
 declare module 'fastify' {
-  interface FastifyInstance {
-    schedules: Schedules
-  }
+  interface FastifyInstance { schedules: Schedules }
 }
 
 export default fp(async (fastify) => {

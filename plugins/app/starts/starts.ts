@@ -6,16 +6,10 @@ import { catalogOf, checkedWorkflow, startWorkflow } from './start-workflow.js'
 import { updateWithStart } from './update-with-start.js'
 import { runWorkflow, waitForResult } from './run-workflow.js'
 import type { StartDeps } from './deps.js'
+import { bindParts } from '../../../lib/bind-parts.js'
 
 export type Starts = ReturnType<typeof createStarts>
 
 export function createStarts (deps: StartDeps) {
-  return {
-    catalogOf: catalogOf.bind(null, deps),
-    checkedWorkflow: checkedWorkflow.bind(null, deps),
-    startWorkflow: startWorkflow.bind(null, deps),
-    updateWithStart: updateWithStart.bind(null, deps),
-    runWorkflow: runWorkflow.bind(null, deps),
-    waitForResult: waitForResult.bind(null, deps)
-  }
+  return bindParts(deps, { catalogOf, checkedWorkflow, startWorkflow, updateWithStart, runWorkflow, waitForResult })
 }

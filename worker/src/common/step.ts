@@ -31,18 +31,6 @@ export interface StepContext {
  */
 export type DirectCallContext = Partial<StepContext>
 
-export interface StepDefinition<I extends TSchema = TSchema, O extends TSchema = TSchema> {
-  /** Calls the step outside a workflow (unit tests): input and output are validated as in a run. */
-  (input: Static<I>, ctx?: DirectCallContext): Promise<Static<O>>
-  readonly kind: 'flowport.step'
-  readonly name: string
-  readonly description: string | null
-  readonly inputSchema: I
-  readonly outputSchema: O
-  readonly options: StepOptions | undefined
-  readonly run: (input: Static<I>, ctx: StepContext) => Promise<Static<O>> | Static<O>
-}
-
 export interface StepSpec<I extends TSchema, O extends TSchema> {
   name: string
   description?: string
@@ -77,6 +65,15 @@ function callable<D extends { name: string, inputSchema: TSchema, run: (input: n
   return Object.freeze(call) as unknown as D
 }
 
+/** A defined step: its spec, frozen, with the description and options it was given (null, undefined when none). */
+export interface StepDefinition<I extends TSchema = TSchema, O extends TSchema = TSchema> extends Readonly<Omit<StepSpec<I, O>, 'description' | 'options'>> {
+  /** Calls the step outside a workflow (unit tests): input and output are validated as in a run. */
+  (input: Static<I>, ctx?: DirectCallContext): Promise<Static<O>>
+  readonly kind: 'flowport.step'
+  readonly description: string | null
+  readonly options: StepOptions | undefined
+}
+
 export function defineStep<I extends TSchema, O extends TSchema> (spec: StepSpec<I, O>): StepDefinition<I, O> {
   const fields = {
     kind: 'flowport.step' as const,
@@ -104,23 +101,21 @@ export const EvaluationSchema = Type.Object({
 
 export type Evaluation = Static<typeof EvaluationSchema>
 
-export interface EvaluatorDefinition<I extends TSchema = TSchema> {
-  /** Calls the evaluator outside a workflow (unit tests): input and result are validated as in a run. */
-  (input: Static<I>, ctx?: DirectCallContext): Promise<Evaluation>
-  readonly kind: 'flowport.evaluator'
-  readonly name: string
-  readonly description: string | null
-  readonly inputSchema: I
-  readonly options: StepOptions | undefined
-  readonly run: (input: Static<I>, ctx: StepContext) => Promise<Evaluation> | Evaluation
-}
-
 export interface EvaluatorSpec<I extends TSchema> {
   name: string
   description?: string
   inputSchema: I
   options?: StepOptions
   run: (input: Static<I>, ctx: StepContext) => Promise<Evaluation> | Evaluation
+}
+
+/** A defined evaluator: its spec, frozen, as for steps. */
+export interface EvaluatorDefinition<I extends TSchema = TSchema> extends Readonly<Omit<EvaluatorSpec<I>, 'description' | 'options'>> {
+  /** Calls the evaluator outside a workflow (unit tests): input and result are validated as in a run. */
+  (input: Static<I>, ctx?: DirectCallContext): Promise<Evaluation>
+  readonly kind: 'flowport.evaluator'
+  readonly description: string | null
+  readonly options: StepOptions | undefined
 }
 
 export function defineEvaluator<I extends TSchema> (spec: EvaluatorSpec<I>): EvaluatorDefinition<I> {
