@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { dirname, resolve } from 'node:path'
 import { Connection } from '@temporalio/client'
+import { ownServer } from './supervise.js'
 import { findTemporalBinary } from './temporal-binary.js'
 
 /** The embedded engine of `flowport dev` and `flowport engine`: Temporal's own ports, data under FLOWPORT_DATA_DIR. */
@@ -80,15 +81,6 @@ async function waitUntilServing (address: string, child: ChildProcess, timeoutMs
   throw new Error(`temporal did not answer on ${address} within ${timeoutMs} ms:\n${output()}`)
 }
 
-function stopProcess (child: ChildProcess, graceMs = 10_000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
-  return new Promise((resolve) => {
-    const force = setTimeout(() => child.kill('SIGKILL'), graceMs)
-    child.once('exit', () => { clearTimeout(force); resolve() })
-    child.kill('SIGTERM')
-  })
-}
-
 /**
  * What the launcher sets on every dev server it starts. The last two take the waiting out of a
  * run (docs/performance.md): the dev server has a single history shard, so its limit of 20
@@ -154,21 +146,14 @@ async function startEngineOnce (opts: EngineOptions, binary: Awaited<ReturnType<
     args.push('--db-filename', opts.dbFile, ...(opts.sqlitePragmas ?? SQLITE_PRAGMAS).flatMap((pragma) => ['--sqlite-pragma', pragma]))
   }
 
-  let output = ''
   const child = spawn(binary.path, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: opts.detached })
-  const keep = (chunk: Buffer) => { output = (output + chunk.toString()).slice(-4000) }
-  child.stdout?.on('data', keep)
-  child.stderr?.on('data', keep)
-  // If this process dies without stopping the engine, take the engine down with it.
-  const killOnExit = () => { child.kill('SIGKILL') }
-  process.once('exit', killOnExit)
-  child.once('exit', () => { process.removeListener('exit', killOnExit) })
-
+  // If this process dies without stopping the engine, the engine goes down with it.
+  const owned = ownServer(child)
   const address = `127.0.0.1:${port}`
   try {
-    await waitUntilServing(address, child, opts.startTimeoutMs ?? 60_000, () => output)
+    await waitUntilServing(address, child, opts.startTimeoutMs ?? 60_000, owned.output)
   } catch (err) {
-    await stopProcess(child, 2000)
+    await owned.stop()
     throw err
   }
   return {
@@ -180,9 +165,6 @@ async function startEngineOnce (opts: EngineOptions, binary: Awaited<ReturnType<
     metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     binary: binary.path,
     process: child,
-    stop: async () => {
-      await stopProcess(child)
-      process.removeListener('exit', killOnExit)
-    }
+    stop: owned.stop
   }
 }

@@ -6,21 +6,13 @@
  * binaries in the cache.
  */
 import { execFile } from 'node:child_process'
-import { accessSync, constants, renameSync, rmSync } from 'node:fs'
+import { renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { formatSeconds } from '@flowport/core/duration'
+import { isExecutable } from './temporal-binary.js'
 
 const run = promisify(execFile)
-
-export function isExecutable (path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK)
-    return true
-  } catch {
-    return false
-  }
-}
 
 export interface GoBuild {
   /** What is built, for the log and the errors ("Temporal server 1.32.0 and its SQL tool"). */

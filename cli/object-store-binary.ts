@@ -7,8 +7,8 @@
  * (e.g. from the project's release page).
  */
 import { join } from 'node:path'
-import { cacheDir } from './temporal-binary.js'
-import { goInstallCached, isExecutable } from './go-install.js'
+import { cacheDir, isExecutable } from './temporal-binary.js'
+import { goInstallCached } from './go-install.js'
 
 /** The release deploy/docker-compose.yml and deploy/kubernetes/flowport.yaml pin as the `versity/versitygw` image. */
 export const VERSITYGW_VERSION = '1.8.0'

@@ -21,7 +21,7 @@ export function cacheDir (): string {
   return process.env.FLOWPORT_CACHE_DIR ?? join(homedir(), '.cache', 'flowport')
 }
 
-function isExecutable (path: string): boolean {
+export function isExecutable (path: string): boolean {
   try {
     accessSync(path, constants.X_OK)
     return true

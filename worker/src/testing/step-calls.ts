@@ -4,10 +4,9 @@
  * recorder would write them (worker/src/trace/recorder.ts).
  */
 import type { ActivityInterceptorsFactory } from '@temporalio/worker'
-import { CancelledFailure } from '@temporalio/common'
-import { failureDetails } from '@flowport/core/failure'
 import { parseActivityType } from '@flowport/core/steps'
 import type { AttemptRecord } from '@flowport/core/trace'
+import { failedAttemptRecord } from '../trace/recorder.js'
 
 export interface StepCall {
   /** The step's (or evaluator's) name, as the workflow calls it. */
@@ -57,19 +56,9 @@ export function stepCallLog (isMocked: (activityType: string) => boolean): StepC
           call.outcome = 'completed'
           return result
         } catch (err) {
-          const details = failureDetails(err instanceof Error ? err : new Error(String(err)))
-          const error = { name: details.name ?? 'Error', message: details.message ?? '' }
+          const record = failedAttemptRecord(info, startTime, err, call.input)
           call.outcome = 'failed'
-          call.error = error
-          const record: AttemptRecord = {
-            activityId: info.activityId,
-            attempt: info.attempt,
-            status: err instanceof CancelledFailure ? 'canceled' : 'failed',
-            startTime,
-            endTime: new Date().toISOString(),
-            error: { ...error, retryable: details.retryable, cause: details.cause },
-            ...(info.isLocal ? { input: call.input } : {})
-          }
+          call.error = { name: record.error.name, message: record.error.message }
           attempts.set(run.runId, [...(attempts.get(run.runId) ?? []), record])
           throw err
         }
