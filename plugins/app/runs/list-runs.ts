@@ -7,6 +7,7 @@ import { status as GrpcStatus } from '@grpc/grpc-js'
 import { isGrpcServiceError } from '@temporalio/client'
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers.js'
 import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '@flowport/core/contract'
+import { EVAL_WORKFLOW_TYPE } from '@flowport/core/eval'
 import type { RunsQuery, WorkflowStatus } from '../../../schemas/workflow.js'
 import { validationError } from '../../../lib/api-error.js'
 import { statusWithWorkers } from './execution.js'
@@ -21,8 +22,9 @@ export function quote (value: string): string {
 }
 
 export function visibilityQuery (q: Omit<RunsQuery, 'pageSize' | 'pageToken'>): string {
-  // Internal runs (the published catalogs, webhook deliveries) are never listed.
-  const clauses = [`WorkflowType != ${quote(CATALOG_WORKFLOW_TYPE)}`, `WorkflowType != ${quote(WEBHOOK_WORKFLOW_TYPE)}`]
+  // Internal runs (the published catalogs, webhook deliveries) are never listed; eval runs have a
+  // listing of their own (GET /evals), and the runs of their cases are listed here as any run.
+  const clauses = [CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE, EVAL_WORKFLOW_TYPE].map((type) => `WorkflowType != ${quote(type)}`)
   if (q.workflowName !== undefined) clauses.push(`WorkflowType = ${quote(q.workflowName)}`)
   if (q.status !== undefined) clauses.push(`ExecutionStatus = ${quote(visibilityName[q.status as Exclude<Status, 'unknown'>])}`)
   if (q.catalog !== undefined) clauses.push(`TaskQueue = ${quote(q.catalog)}`)
