@@ -5,6 +5,7 @@
  */
 import t, { type Test } from 'tap'
 import { randomUUID } from 'node:crypto'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Client } from '@temporalio/client'
 import { startWorker, type ErrorEvent } from '../src/index.js'
@@ -15,6 +16,7 @@ import { recordingLogger } from './helpers/logger.js'
 const catalogId = uniqueCatalog('hooks')
 const logger = recordingLogger()
 let client: Client
+let traceDir: string
 
 const events = (): ErrorEvent[] => (globalThis as { hookEvents?: ErrorEvent[] }).hookEvents ?? []
 
@@ -35,9 +37,9 @@ t.before(async () => {
         'hooks-hang': t.fixture('symlink', fixture('packages/hooks-hang'))
       }
     },
-    // A file where the trace directory should be: every trace write fails (a runtime error).
-    'not-a-dir': 'x'
+    traces: {}
   })
+  traceDir = join(project, 'traces')
   const handle = await startWorker({
     address: TEMPORAL_ADDRESS,
     namespace: TEMPORAL_NAMESPACE,
@@ -47,7 +49,7 @@ t.before(async () => {
     shutdownGraceTime: '1s',
     logger,
     errorHookTimeoutMs: 200,
-    trace: { dir: join(project, 'not-a-dir'), s3: null, maxValueBytes: 65_536, sweepMs: 60_000, lookbackMs: 60_000, localRetentionMs: 0, writeQueueMax: 1000 }
+    trace: { dir: traceDir, s3: null, maxValueBytes: 65_536, sweepMs: 60_000, lookbackMs: 60_000, localRetentionMs: 0, writeQueueMax: 1000 }
   })
   t.teardown(async () => {
     await handle.shutdown()
@@ -89,6 +91,10 @@ t.test('a workflow error under an alias is named by its canonical name', async (
 })
 
 t.test("the worker's own error (a trace it cannot write) reaches the hook with the run's ids", async (t) => {
+  // The trace directory turns into a file after the worker checked it at start (a disk that fails
+  // later; one unwritable at start is left out with a warning): every trace write fails from now on.
+  rmSync(traceDir, { recursive: true, force: true })
+  writeFileSync(traceDir, 'x')
   const { handle } = await run('hello', { name: 'Ada' })
   await until(t, 'the failed trace write reported', () => events().some((e) => e.source === 'runtime' && e.runId === handle.firstExecutionRunId))
   const event = events().find((e) => e.source === 'runtime' && e.runId === handle.firstExecutionRunId)
