@@ -61,7 +61,7 @@ program.command('engine')
 program.command('replay')
   .description('replay recent runs of the catalog (SERVICE_CATALOG_ID) from the engine, or history files, against the local workflow code; exit 1 when one diverges')
   .option('--since <duration>', 'closed runs count when they closed within this window (open runs always count), e.g. 30m, 24h, 7d', '24h')
-  .option('--limit <n>', 'runs per workflow, newest first', (v) => positive(v, '--limit'), 20)
+  .option('--limit <n>', 'runs per workflow (the engine lists open runs first, then the most recently closed)', (v) => positive(v, '--limit'), 20)
   .option('--workflow <name>', 'only this workflow (repeatable)', (v: string, all: string[]) => [...all, v], [] as string[])
   .option('--history <file...>', 'replay these history files (Temporal\'s JSON format) instead of asking the engine')
   .action(async (opts: { since: string, limit: number, workflow: string[], history?: string[] }) => {

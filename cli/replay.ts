@@ -22,7 +22,7 @@ import type { Duration } from '../schemas/schedules.js'
 export interface ReplayOptions {
   /** Closed runs count when they closed within this many ms (open runs always count). */
   sinceMs: number
-  /** Runs per workflow, newest first. */
+  /** Runs per workflow, in the engine's order (open runs, then the most recently closed). */
   limit: number
   /** Only these workflows (names or aliases of the catalog); empty: all. */
   workflows: string[]
@@ -43,7 +43,7 @@ export function windowMs (value: string): number | null {
 
 type Print = (line: string) => void
 
-/** Open runs and those closed since `since`, of these workflow types on the catalog's task queue (the engine lists the newest first). */
+/** Open runs and those closed since `since`, of these workflow types on the catalog's task queue. */
 export function replayQuery (catalogId: string, types: string[], since: Date): string {
   return `TaskQueue = ${quote(catalogId)} AND WorkflowType IN (${types.map(quote).join(', ')}) AND (ExecutionStatus = "Running" OR CloseTime >= ${quote(since.toISOString())})`
 }
