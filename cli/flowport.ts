@@ -2,7 +2,7 @@
 /**
  * The `flowport` command. Servers: `dev` (engine + worker + API), `cluster` (PostgreSQL + Temporal
  * server + object store + API replicas + workers), `api`, `worker`, `engine`, `bucket`,
- * `credentials`, `keys`. Client commands (cli/client/, on @flowport/client): `run`, `start`, `tail`,
+ * `credentials`, `keys`, `replay` (the determinism check before a deploy). Client commands (cli/client/, on @flowport/client): `run`, `start`, `tail`,
  * `status`, `result`, `input`, `trace`, `signal`, `query`, `update`, `stop`, `terminate`, `runs`,
  * `catalog`, `eval`. Exit codes: README, "Command line".
  */
@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url'
 import { Command, CommanderError, InvalidArgumentError } from 'commander'
 import { DEFAULT_PORT } from '@flowport/core/settings'
 
-const SERVER_COMMANDS = ['dev', 'cluster', 'api', 'worker', 'engine', 'bucket', 'credentials', 'keys']
+const SERVER_COMMANDS = ['dev', 'cluster', 'api', 'worker', 'engine', 'replay', 'bucket', 'credentials', 'keys']
 
 function positive (value: string, name: string): number {
   const n = Number(value)
@@ -56,6 +56,23 @@ program.command('engine')
     const stop = () => { void engine.stop().then(() => process.exit(0)) }
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
+  })
+
+program.command('replay')
+  .description('replay recent runs of the catalog (SERVICE_CATALOG_ID) from the engine, or history files, against the local workflow code; exit 1 when one diverges')
+  .option('--since <duration>', 'closed runs count when they closed within this window (open runs always count), e.g. 30m, 24h, 7d', '24h')
+  .option('--limit <n>', 'runs per workflow (the engine lists open runs first, then the most recently closed)', (v) => positive(v, '--limit'), 20)
+  .option('--workflow <name>', 'only this workflow (repeatable)', (v: string, all: string[]) => [...all, v], [] as string[])
+  .option('--history <file...>', 'replay these history files (Temporal\'s JSON format) instead of asking the engine')
+  .action(async (opts: { since: string, limit: number, workflow: string[], history?: string[] }) => {
+    const { replayCommand, windowMs } = await import('./replay.js')
+    const sinceMs = windowMs(opts.since)
+    if (sinceMs === null) {
+      console.error(`error: option '--since <duration>' takes a duration such as 30m, 24h or 7d (got ${opts.since})`)
+      process.exitCode = 2
+      return
+    }
+    process.exitCode = await replayCommand({ sinceMs, limit: opts.limit, workflows: opts.workflow, historyFiles: opts.history ?? [] }, process.env, console.log, console.error)
   })
 
 program.command('cluster')

@@ -11,4 +11,4 @@ export type {
   UpdateDeclaration, UpdateOptions, Updates, WorkflowContext, WorkflowDefinition, WorkflowMeta, WorkflowSpec
 } from './types.js'
 // Deterministic building blocks workflow code commonly needs, so one import line is enough.
-export { CancellationScope, condition, isCancellation, log, sleep, uuid4, workflowInfo } from '@temporalio/workflow'
+export { CancellationScope, condition, deprecatePatch, isCancellation, log, patched, sleep, uuid4, workflowInfo } from '@temporalio/workflow'
