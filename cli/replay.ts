@@ -16,7 +16,7 @@ import { readWorkerEnv, workerLogger, WorkerConfigError, type WorkerEnv } from '
 import { ClaimCheckCodec, payloadSettingsFrom, PayloadStore } from '@flowport/core/payloads'
 import { tlsFromSettings } from '@flowport/core/tls'
 import { durationMs } from '../lib/duration.js'
-import { quote } from '../plugins/app/runs/list-runs.js'
+import { quote } from '../lib/visibility-query.js'
 import type { Duration } from '../schemas/schedules.js'
 
 export interface ReplayOptions {

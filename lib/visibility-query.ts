@@ -4,8 +4,14 @@
  * rules) so that a parenthesis inside a string literal or a backtick identifier is not mistaken
  * for one that closes the group, and anything that could end the group early (an unmatched `)`,
  * an unterminated literal, a comment swallowing the text after it, a `;`) is refused. What is
- * left is for the engine to parse; it rejects what it cannot (a 400 too). docs/batch.md.
+ * left is for the engine to parse; it rejects what it cannot (a 400 too). docs/batch.md. `quote`
+ * writes a value as a literal for the API's own clauses.
  */
+
+/** A visibility-query string literal: backslashes and double quotes escaped, so a value can never end the literal. */
+export function quote (value: string): string {
+  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`
+}
 
 interface Token { kind: 'open' | 'close' | 'literal' | 'comment' | 'end-of-statement' | 'unterminated' | 'other', at: number }
 

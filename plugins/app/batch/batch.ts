@@ -13,7 +13,8 @@ import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '@flowport/core/con
 import type { BatchBody, BatchFilter, BatchStarted, BatchStatus } from '../../../schemas/batch.js'
 import { ApiError, validationError } from '../../../lib/api-error.js'
 import { reapplyOptions } from '../control/reset.js'
-import { quote, visibilityQuery } from '../runs/list-runs.js'
+import { visibilityQuery } from '../runs/list-runs.js'
+import { quote } from '../../../lib/visibility-query.js'
 import { ungroupableReason } from '../../../lib/visibility-query.js'
 import type { Engine } from '../engine/engine.js'
 

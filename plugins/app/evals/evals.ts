@@ -15,7 +15,7 @@ import type { EvalRun, EvalRunSummary, EvalRuns, EvalsQuery, StartEvalBody } fro
 import { notFound } from '../../../lib/api-error.js'
 import type { Catalogs } from '../catalogs/catalogs.js'
 import type { Engine } from '../engine/engine.js'
-import { quote } from '../runs/list-runs.js'
+import { quote } from '../../../lib/visibility-query.js'
 import { isTerminal, statusFromEngine } from '../runs/status.js'
 
 export type Evals = ReturnType<typeof createEvals>

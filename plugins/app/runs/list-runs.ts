@@ -12,14 +12,10 @@ import type { RunsQuery, WorkflowStatus } from '../../../schemas/workflow.js'
 import { validationError } from '../../../lib/api-error.js'
 import { statusWithWorkers } from './execution.js'
 import { decodePageToken, encodePageToken } from '../../../lib/page-token.js'
+import { quote } from '../../../lib/visibility-query.js'
 import { visibilityName } from './status.js'
 import type { Status } from '../../../schemas/status.js'
 import type { RunsContext } from './deps.js'
-
-/** A visibility-query string literal: backslashes and double quotes escaped, so a value can never end the literal. */
-export function quote (value: string): string {
-  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`
-}
 
 export function visibilityQuery (q: Omit<RunsQuery, 'pageSize' | 'pageToken'>): string {
   // Internal runs (the published catalogs, webhook deliveries) are never listed; eval runs have a
