@@ -9,6 +9,8 @@ import { greet } from '../src/hello/steps.js'
 import { unstable } from '../src/flaky/steps.js'
 import { detonate } from '../src/explode/steps.js'
 import { lengthScore } from '../src/scored/evaluators.js'
+import { classify } from '../src/triage/steps.js'
+import { categoryMatches } from '../src/triage/evaluators.js'
 
 t.test('a step is called with its input and returns its output', async (t) => {
   t.same(await greet({ name: 'Ada' }), { greeting: 'Hello, Ada!' })
@@ -48,4 +50,17 @@ t.test('an evaluator returns its evaluation, checked against EvaluationSchema', 
   t.equal(evaluation.score, 1 - 24 / text.length)
   t.equal(evaluation.reasoning, `summary has 24 of ${text.length} characters`)
   await t.rejects(lengthScore({ text } as never), { name: 'ValidationError', message: /^Invalid input of evaluator lengthScore: \/summary: Expected required property/ })
+})
+
+// triage has all three kinds of test: these unit tests, a workflow test (workflow.test.ts) and an
+// eval over its datasets (src/triage/eval.ts, run by `flowport eval triage`).
+t.test('triage: the classify step sorts a ticket by its keywords', async (t) => {
+  t.same(await classify({ text: 'I was charged twice, please refund me ASAP' }), { category: 'billing', urgency: 'high' })
+  t.same(await classify({ text: 'Please add CSV export' }), { category: 'other', urgency: 'normal' })
+})
+
+t.test("triage: the categoryMatches evaluator compares with the case's ground truth", async (t) => {
+  const output = { category: 'bug', urgency: 'normal', reply: 'Sorry about that!' }
+  t.match(await categoryMatches({ input: {}, output, groundTruth: { category: 'bug' } }), { score: 1, value: true })
+  t.match(await categoryMatches({ input: {}, output, groundTruth: { category: 'feature' } }), { score: 0, value: false, reasoning: 'expected feature, got bug' })
 })

@@ -10,6 +10,7 @@ import { approval } from '../src/approval/workflow.js'
 import { flaky } from '../src/flaky/workflow.js'
 import { hello } from '../src/hello/workflow.js'
 import { sleepy } from '../src/sleepy/workflow.js'
+import { triage } from '../src/triage/workflow.js'
 import { quietLogger, REPOSITORY_ROOT } from './paths.js'
 
 // The test workers' start and stop lines, and the test server's notices, are noise here.
@@ -47,6 +48,13 @@ t.test('a mocked step that fails twice is retried by the engine and succeeds on 
   t.equal(node?.name, 'unstable')
   t.equal(node?.status, 'completed')
   t.same(node?.attempts.map((a) => [a.attempt, a.status]), [[1, 'failed'], [2, 'failed'], [3, 'completed']], 'the trace has every attempt')
+})
+
+t.test('triage with its classifier mocked: the reply follows the category the step gave', async (t) => {
+  const result = await tester.run(triage, { text: 'Where is my invoice?' }, { steps: { classify: () => ({ category: 'bug', urgency: 'high' }) } })
+  t.equal(result.status, 'completed')
+  t.same(result.output, { category: 'bug', urgency: 'high', reply: 'Sorry about that! Engineering has the report.' })
+  t.same(result.calls.map((c) => [c.step, c.mocked, c.input]), [['classify', true, { text: 'Where is my invoice?' }], ['draftReply', false, { category: 'bug' }]])
 })
 
 t.test('a step not mocked runs for real', async (t) => {
