@@ -35,6 +35,12 @@ export const WorkerEnvSchema = Type.Object({
   SERVICE_WORKER_METRICS_PORT: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
   /** How long a package's onError hook may run before it is logged and no longer waited for (worker/README.md, "Error hooks"). */
   SERVICE_WORKER_ERROR_HOOK_TIMEOUT_MS: Count(10_000, 1),
+  /** Run under Temporal's worker deployment versioning (README, "Changing workflows safely"); off: an unversioned worker. */
+  SERVICE_WORKER_VERSIONING: Type.Boolean({ default: false }),
+  /** The worker deployment's name; default: the catalog id. */
+  SERVICE_WORKER_DEPLOYMENT_NAME: OptionalString,
+  /** This worker's build id; default: derived from the workflow bundle's content, so identical code gives the same id. */
+  SERVICE_WORKER_BUILD_ID: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   ...TraceEnvProperties,
   // Large payloads by reference, in the trace bucket (core/src/payloads/settings.ts).
   ...PayloadEnvProperties,
@@ -80,6 +86,9 @@ export function workerOptionsFromEnv (config: WorkerEnv): WorkerOptions {
     payloads: payloadSettingsFrom(config),
     metrics: config.SERVICE_WORKER_METRICS_PORT !== undefined,
     errorHookTimeoutMs: config.SERVICE_WORKER_ERROR_HOOK_TIMEOUT_MS,
+    versioning: config.SERVICE_WORKER_VERSIONING
+      ? { deploymentName: config.SERVICE_WORKER_DEPLOYMENT_NAME, buildId: config.SERVICE_WORKER_BUILD_ID }
+      : null,
     engine: {
       maxConcurrentActivityTaskExecutions: config.ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_EXECUTIONS,
       maxConcurrentWorkflowTaskExecutions: config.ENGINE_MAX_CONCURRENT_WORKFLOW_TASK_EXECUTIONS,

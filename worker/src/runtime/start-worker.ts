@@ -3,7 +3,7 @@
  * catalog. Resolves once the worker runs and the catalog is published.
  */
 import { Client } from '@temporalio/client'
-import type { Duration } from '@temporalio/common'
+import type { Duration, WorkerDeploymentVersion } from '@temporalio/common'
 import { NativeConnection, Runtime, Worker, type ActivityInterceptorsFactory, type NativeConnectionOptions } from '@temporalio/worker'
 import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry/lib/worker/index.js'
 import type { Catalog } from '@flowport/core/contract'
@@ -14,6 +14,7 @@ import { stepLogs } from './step-logs.js'
 import { loadProject, type Project } from './project.js'
 import { entryHash, readPrebuiltBundle } from './prebuilt-bundle.js'
 import { publishCatalog } from './publish.js'
+import { deploymentVersion } from './deployment-version.js'
 import { stepMetrics } from './step-metrics.js'
 import type { Tracing } from '@flowport/core/tracing'
 import { evaluatorTypes, type TraceSettings, TraceStore } from '@flowport/core/trace'
@@ -61,6 +62,8 @@ export interface WorkerOptions {
   metrics?: boolean
   /** How long a package's `onError` hook may run before it is logged and no longer waited for, in ms (default 10000). */
   errorHookTimeoutMs?: number
+  /** Worker deployment versioning (deployment-version.ts); absent or null: an unversioned worker. */
+  versioning?: { deploymentName?: string, buildId?: string } | null
 }
 
 export interface WorkerHandle {
@@ -72,6 +75,8 @@ export interface WorkerHandle {
   catalog: Catalog
   /** Whether both pollers run and the engine answers its health check now. */
   isPolling: () => Promise<boolean>
+  /** The worker deployment version this worker polls as; null when it is unversioned. */
+  version: WorkerDeploymentVersion | null
 }
 
 /** What `startWorker` needs before it connects: loaded workflows and their bundle. */
@@ -117,6 +122,7 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
     ? null
     : new TraceKeeper({ client, taskQueue: options.catalogId, store, attemptWrites, isEvaluator: (type) => evaluators.has(type), logger: traceLogger })
   const tracing = options.tracing ?? null
+  const version = deploymentVersion(options, workflowBundle)
   let worker: Worker
   try {
     worker = await Worker.create({
@@ -129,6 +135,7 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
       activities: { ...project.activities, ...webhookActivities({ client, store }), ...evalActivities({ client, registry: project.registry }) },
       shutdownGraceTime: options.shutdownGraceTime ?? '10s',
       ...(options.identity === undefined ? {} : { identity: options.identity }),
+      ...(version === null ? {} : { workerDeploymentOptions: { useWorkerVersioning: true, version, defaultVersioningBehavior: 'PINNED' } }),
       interceptors: {
         activity: [
           ...(tracing === null ? [] : [tracingInterceptors]),
@@ -183,7 +190,8 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
     catalog = publication.catalog
     logger.info(`Worker polling catalog ${options.catalogId}; catalog ${publication.outcome}`, {
       workflows: project.catalog.workflows.map((w) => w.name),
-      hash: project.hash
+      hash: project.hash,
+      ...(version === null ? {} : { deploymentName: version.deploymentName, buildId: version.buildId })
     })
   } catch (err) {
     await shutdown().catch(() => {})
@@ -205,7 +213,7 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
       clearTimeout(timer)
     }
   }
-  return { shutdown, done, catalog, isPolling }
+  return { shutdown, done, catalog, isPolling, version }
 }
 
 /** A step's span (`RunActivity:<workflow>#<step>`), a child of the workflow's `StartActivity` span. */
