@@ -22,8 +22,8 @@ export interface Round {
   latency: Percentiles
   /** CPU ms per start during the round, by process, and the rest of the machine (other work on the shared host). */
   cpu: Cpu
-  /** Same, from the round's start until the worker closed the started runs (with a worker only). */
-  cpuToDrained?: Cpu
+  /** Same, from the round's start until the worker closed the started runs. */
+  cpuToDrained: Cpu
   /** Share of the machine's CPU capacity in use during the round, all processes. */
   machineBusy: number
   /** Share of it other work took (not the engine, worker, API or benchmark). */
@@ -33,8 +33,6 @@ export interface Round {
 }
 
 export interface Throughput {
-  /** `worker`: the worker runs the started workflows (the figure of record); `startsOnly`: nobody polls the task queue. */
-  variant: 'worker' | 'startsOnly'
   taskQueue: string
   starts: number
   concurrency: number
@@ -51,7 +49,7 @@ export interface Throughput {
   /** Ratios of the pairs used, to show the spread. */
   pairRatios: number[]
   cpu: Record<Side, Cpu>
-  cpuToDrained?: Record<Side, Cpu>
+  cpuToDrained: Record<Side, Cpu>
   machineBusy: Record<Side, number>
   othersShare: Record<Side, number>
   /** Catalog describes the API made over the API rounds of `catalogStarts` starts (all rounds). */
@@ -62,10 +60,10 @@ export interface Throughput {
 /**
  * Start throughput: pairs of rounds (A B, then B A, …) of starts on `catalog` until `opts.rounds` pairs ran while
  * the machine was quiet (other work ≤ `opts.quietShare` of it during both rounds) or the time
- * budget is spent; a noisy pair is measured again. With `drainAfter`, each round is followed by
- * waiting until the worker closed its runs, so the next round meets the same engine state.
+ * budget is spent; a noisy pair is measured again. Each round is followed by waiting until the
+ * worker closed its runs, so the next round meets the same engine state.
  */
-export async function measureThroughput (session: StartSession, variant: Throughput['variant'], catalog: string, drainAfter: boolean): Promise<Throughput> {
+export async function measureThroughput (session: StartSession, catalog: string): Promise<Throughput> {
   const { api, opts, pids, raw, input, rawOptions, post, drain, othersShareNow } = session
   const body = JSON.stringify({ workflowName: 'hello', catalog, input })
   const apiOp = async () => { await post('/workflow/start', body) }
@@ -83,7 +81,8 @@ export async function measureThroughput (session: StartSession, variant: Through
     const after = cpuSnapshot(pids)
     const trace = await api.call<ApiTrace>('trace')
     // The engine and the worker keep working on the started runs after the round.
-    const cpuToDrained = drainAfter ? (await drain(), cpuPerOp(before, cpuSnapshot(pids), perRound)) : undefined
+    await drain()
+    const cpuToDrained = cpuPerOp(before, cpuSnapshot(pids), perRound)
     return {
       side,
       pair,
@@ -110,7 +109,7 @@ export async function measureThroughput (session: StartSession, variant: Through
     for (const r of measured) r.accepted = quiet
     if (quiet) accepted++
     rounds.push(...measured)
-    console.log(`${variant} pair ${pair + 1} (${accepted}/${opts.rounds} quiet): ` + measured.map((r) =>
+    console.log(`pair ${pair + 1} (${accepted}/${opts.rounds} quiet): ` + measured.map((r) =>
       `${r.side} ${r.perSecond.toFixed(0)} starts/s (p50 ${r.latency.p50.toFixed(0)} ms, busy ${(r.machineBusy * 100).toFixed(0)}%, other work ${(r.othersShare * 100).toFixed(0)}%)`).join(', ') +
       (quiet ? '' : ' — noisy, measured again'))
     pair++
@@ -132,7 +131,6 @@ export async function measureThroughput (session: StartSession, variant: Through
   const rawTotal = total('raw')
   const mean = (xs: Round[], f: (r: Round) => number) => xs.reduce((a, r) => a + f(r), 0) / Math.max(1, xs.length)
   return {
-    variant,
     taskQueue: catalog,
     starts: apiTotal.starts,
     concurrency: opts.concurrency,
@@ -145,7 +143,7 @@ export async function measureThroughput (session: StartSession, variant: Through
     ratioAllPairs: total('api', rounds).perSecond / total('raw', rounds).perSecond,
     pairRatios,
     cpu: { api: meanCpu(of('api'), (r) => r.cpu), raw: meanCpu(of('raw'), (r) => r.cpu) },
-    cpuToDrained: drainAfter ? { api: meanCpu(of('api'), (r) => r.cpuToDrained), raw: meanCpu(of('raw'), (r) => r.cpuToDrained) } : undefined,
+    cpuToDrained: { api: meanCpu(of('api'), (r) => r.cpuToDrained), raw: meanCpu(of('raw'), (r) => r.cpuToDrained) },
     machineBusy: { api: mean(of('api'), (r) => r.machineBusy), raw: mean(of('raw'), (r) => r.machineBusy) },
     othersShare: { api: mean(of('api'), (r) => r.othersShare), raw: mean(of('raw'), (r) => r.othersShare) },
     catalogDescribes: rounds.reduce((a, r) => a + (r.apiEngineCalls.describeWorkflowExecution ?? 0), 0),
@@ -154,35 +152,32 @@ export async function measureThroughput (session: StartSession, variant: Through
 }
 
 /** The rounds and CPU sections of the report; `oneStartMs` is a lone start's engine time (bench/run-overhead.ts). */
-export function throughputReport (t: Throughput, q: Throughput, quietShare: number, budgetMs: number, oneStartMs: number): string {
+export function throughputReport (t: Throughput, quietShare: number, budgetMs: number, oneStartMs: number): string {
   const cores = cpus().length
   const ours = (c: Cpu) => PROCESSES.reduce((a, p) => a + c[p], 0)
-  const roundRows = [t, q].flatMap((x) => x.rounds.map((y) => `| ${x.variant === 'worker' ? 'worker running' : 'starts only'} | ${y.pair + 1}${y.accepted ? '' : ' (noisy)'} | ${y.side === 'api' ? 'API' : 'raw client'} | ${y.perSecond.toFixed(0)} | ${f1(y.latency.p50)} / ${f1(y.latency.p99)} ms | ${(y.machineBusy * 100).toFixed(0)}% | ${(y.othersShare * 100).toFixed(0)}% | ${y.side === 'api' ? Object.entries(y.apiEngineCalls).map(([k, v]) => `${k} ${v}`).join(', ') : '—'} |`))
+  const roundRows = t.rounds.map((y) => `| ${y.pair + 1}${y.accepted ? '' : ' (noisy)'} | ${y.side === 'api' ? 'API' : 'raw client'} | ${y.perSecond.toFixed(0)} | ${f1(y.latency.p50)} / ${f1(y.latency.p99)} ms | ${(y.machineBusy * 100).toFixed(0)}% | ${(y.othersShare * 100).toFixed(0)}% | ${y.side === 'api' ? Object.entries(y.apiEngineCalls).map(([k, v]) => `${k} ${v}`).join(', ') : '—'} |`)
   const cpuRow = (label: string, pick: (c: Cpu) => number, bold = false) => {
     const b = (v: string) => (bold ? `**${v}**` : v)
-    return `| ${b(label)} | ${[t.cpu.api, t.cpu.raw, q.cpu.api, q.cpu.raw].map((c) => b(f2(pick(c)))).join(' | ')} |`
+    return `| ${b(label)} | ${[t.cpu.api, t.cpu.raw].map((c) => b(f2(pick(c)))).join(' | ')} |`
   }
-  // The API path's extra CPU per start: its own process plus the HTTP client, minus the raw client.
-  const pathExtra = (x: Throughput) => x.cpu.api.api + x.cpu.api.bench - x.cpu.raw.bench
-  const apiBeyondClient = (x: Throughput) => x.cpu.api.api - x.cpu.raw.bench
-  const of = (x: Throughput, side: Side) => x.rounds.filter((y) => y.side === side && (y.accepted || x.pairsQuiet === 0))
+  const of = (side: Side) => t.rounds.filter((y) => y.side === side && (y.accepted || t.pairsQuiet === 0))
   const drained = t.cpuToDrained
   return `### Start throughput, round by round
 
 Pairs of rounds of ${t.rounds[0]?.starts ?? 0} starts, A B then B A …, ${t.concurrency} starts in flight. A pair counts if other work on the shared
-machine took at most ${(quietShare * 100).toFixed(0)}% of it during both rounds; a noisy pair is measured again (budget ${(budgetMs / 1000).toFixed(0)} s per variant). With the
-worker running, each round begins once the previous round's runs are closed.
+machine took at most ${(quietShare * 100).toFixed(0)}% of it during both rounds; a noisy pair is measured again (budget ${(budgetMs / 1000).toFixed(0)} s). Each round
+begins once the previous round's runs are closed.
 
-| Variant | Pair | Side | Starts/s | Start latency p50 / p99 | Machine busy (${cores} cores) | Of it, other work | API's engine calls |
-|---|---|---|---|---|---|---|---|
+| Pair | Side | Starts/s | Start latency p50 / p99 | Machine busy (${cores} cores) | Of it, other work | API's engine calls |
+|---|---|---|---|---|---|---|
 ${roundRows.join('\n')}
 
 ### Where the CPU goes, per start
 
 CPU ms per start during the rounds (mean of the rounds counted; /proc utime + stime of each process, /proc/stat for the machine):
 
-| Process | Worker running: API | Worker running: raw | Starts only: API | Starts only: raw |
-|---|---|---|---|---|
+| Process | API | raw client |
+|---|---|---|
 ${cpuRow('Temporal dev server', (c) => c.engine)}
 ${cpuRow('Worker', (c) => c.worker)}
 ${cpuRow('API process', (c) => c.api)}
@@ -190,22 +185,19 @@ ${cpuRow('Benchmark process (undici HTTP client, or the raw Temporal client)', (
 ${cpuRow('Our processes', ours, true)}
 ${cpuRow('Other work on the shared machine', (c) => c.others)}
 
-- The API path's own CPU per start, the API process plus the HTTP client minus the raw Temporal client, is ${f2(pathExtra(t))} ms with
-  the worker running (${f2(t.cpu.api.api)} + ${f2(t.cpu.api.bench)} − ${f2(t.cpu.raw.bench)}) and ${f2(pathExtra(q))} ms with starts only (${f2(q.cpu.api.api)} + ${f2(q.cpu.api.bench)} − ${f2(q.cpu.raw.bench)}).
-  The API process spends ${f2(apiBeyondClient(t))} / ${f2(apiBeyondClient(q))} ms of it beyond what the raw client spends (HTTP server, routing,
-  validation, catalog, reply); the rest is the HTTP client, which a real caller pays on its own machine. Our processes
-  together: ${f2(ours(t.cpu.api))} vs ${f2(ours(t.cpu.raw))} ms per start with the worker (raw/API ${f2(ours(t.cpu.raw) / ours(t.cpu.api))}), ${f2(ours(q.cpu.api))} vs ${f2(ours(q.cpu.raw))} ms starts only
-  (${f2(ours(q.cpu.raw) / ours(q.cpu.api))}); the engine's share moves by up to a millisecond between rounds on its own.
-- The machine was ${(t.machineBusy.api * 100).toFixed(0)}% / ${(t.machineBusy.raw * 100).toFixed(0)}% busy in the API / raw rounds with the worker running and ${(q.machineBusy.api * 100).toFixed(0)}% / ${(q.machineBusy.raw * 100).toFixed(0)}% with
-  starts only (other work in the rounds counted: ${(t.othersShare.api * 100).toFixed(0)}% / ${(t.othersShare.raw * 100).toFixed(0)}% and ${(q.othersShare.api * 100).toFixed(0)}% / ${(q.othersShare.raw * 100).toFixed(0)}%). Where the ${cores} cores are nearly full, the
-  API path's extra CPU is taken from the engine and the worker and the throughput ratio follows the CPU ratio; with
-  headroom, both sides are bounded by the engine's own start latency under ${t.concurrency} in flight (start p50 ${f1(median(of(q, 'api').map((x) => x.latency.p50)))} ms through the
-  API, ${f1(median(of(q, 'raw').map((x) => x.latency.p50)))} ms raw, against ${f1(oneStartMs)} ms for one start alone).${drained
-? `
+- The API path's own CPU per start, the API process plus the HTTP client minus the raw Temporal client, is
+  ${f2(t.cpu.api.api + t.cpu.api.bench - t.cpu.raw.bench)} ms (${f2(t.cpu.api.api)} + ${f2(t.cpu.api.bench)} − ${f2(t.cpu.raw.bench)}). The API process spends ${f2(t.cpu.api.api - t.cpu.raw.bench)} ms of it beyond what
+  the raw client spends (HTTP server, routing, validation, catalog, reply); the rest is the HTTP client, which a real
+  caller pays on its own machine. Our processes together: ${f2(ours(t.cpu.api))} vs ${f2(ours(t.cpu.raw))} ms per start (raw/API ${f2(ours(t.cpu.raw) / ours(t.cpu.api))}); the
+  engine's share moves by up to a millisecond between rounds on its own.
+- The machine was ${(t.machineBusy.api * 100).toFixed(0)}% / ${(t.machineBusy.raw * 100).toFixed(0)}% busy in the API / raw rounds (other work in the rounds counted:
+  ${(t.othersShare.api * 100).toFixed(0)}% / ${(t.othersShare.raw * 100).toFixed(0)}%). Where the ${cores} cores are nearly full, the API path's extra CPU is taken from the engine
+  and the worker and the throughput ratio follows the CPU ratio; with headroom, both sides are bounded by the engine's
+  own start latency under ${t.concurrency} in flight (start p50 ${f1(median(of('api').map((x) => x.latency.p50)))} ms through the API, ${f1(median(of('raw').map((x) => x.latency.p50)))} ms raw, against
+  ${f1(oneStartMs)} ms for one start alone).
 - Until the started runs were closed, the engine spent ${f2(drained.api.engine)} (API rounds) and ${f2(drained.raw.engine)} (raw rounds) ms per start and the worker
-  ${f2(drained.api.worker)} and ${f2(drained.raw.worker)} ms: the same work on both sides, most of it running the workflows rather than starting them.`
-: ''}
-- The API described the catalog ${t.catalogDescribes + q.catalogDescribes} times in ${t.catalogStarts + q.catalogStarts} starts (its 2 s cache): a start costs it one engine call, like
+  ${f2(drained.api.worker)} and ${f2(drained.raw.worker)} ms: the same work on both sides, most of it running the workflows rather than starting them.
+- The API described the catalog ${t.catalogDescribes} times in ${t.catalogStarts} starts (its 2 s cache): a start costs it one engine call, like
   the raw client.
 `
 }
