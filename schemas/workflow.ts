@@ -110,7 +110,7 @@ const IdempotencyKeySchema = Type.String({
   pattern: '^(?:[!#-~][!-~]{0,254}|"[!#-\\[\\]-~]{1,255}")$',
   description: 'Makes the start safe to retry: a request with a key already used in this catalog (and the same body) answers ' +
     'the run the first request started and starts nothing. 1–255 visible ASCII characters, bare or as a quoted string. ' +
-    'The same key with another body (workflow name, input, catalog, webhook URL) is a 422 IdempotencyKeyReusedError. ' +
+    'The same key with another body (workflow name, input, catalog, webhook URL, version) is a 422 IdempotencyKeyReusedError. ' +
     'Kept as long as the engine keeps the run (the namespace retention period after it closed).',
   examples: ['"8e03978e-40d5-43e8-bc93-6894a57f9324"']
 })
