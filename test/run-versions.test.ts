@@ -72,33 +72,40 @@ t.test('versions of runs: status, list, feed, a pinning start, a refused version
   t.same({ version: overridden.version, versioning: overridden.versioning }, { version: { deploymentName: catalog, buildId: 'v2' }, versioning: 'pinned' },
     'a start with `version` runs on that version, though another is current')
 
+  // The fixture's runs are pinned (the worker's default); the engine's own override makes one auto-upgrade.
+  const upgrading = await app.engine.client.workflow.start('waiting', { taskQueue: catalog, workflowId: newId('upgrading'), args: [{}], versioningOverride: 'AUTO_UPGRADE' })
+  const autoUpgrade = { workflowId: upgrading.workflowId, runId: upgrading.firstExecutionRunId }
+  const moving = await versionOf(autoUpgrade)
+  t.same({ version: moving.version, versioning: moving.versioning }, { version: { deploymentName: catalog, buildId: 'v1' }, versioning: 'autoUpgrade' },
+    'an auto-upgrading run says so')
+
   const unversioned = await start(t, app, 'hello', { name: 'Ada' })
   t.equal(await waitClosed(app, unversioned.workflowId, unversioned.runId), 'COMPLETED')
   const shared = await statusOf(t, app, unversioned)
   t.same({ version: shared.version, versioning: shared.versioning }, { version: null, versioning: null }, 'a run of an unversioned worker has no version')
 
-  for (const run of [plain, onV2]) await finish(app, run)
-  for (const run of [plain, onV2]) t.equal(await waitClosed(app, run.workflowId, run.runId), 'COMPLETED')
+  for (const run of [plain, onV2, autoUpgrade]) await finish(app, run)
+  for (const run of [plain, onV2, autoUpgrade]) t.equal(await waitClosed(app, run.workflowId, run.runId), 'COMPLETED')
   const closed = await statusOf(t, app, plain)
   t.same(closed.version, { deploymentName: catalog, buildId: 'v1' }, 'a closed run keeps its version')
   t.same((await statusOf(t, app, plain)).version, closed.version, 'also when answered from the closed-run cache')
 
   // The list reads the visibility store, which follows runs eventually.
   const listed = await eventually(async () => (await call(t, app, { method: 'GET', url: `/workflow/runs?catalog=${encodeURIComponent(catalog)}&status=completed`, route: '/workflow/runs' })).body.runs as WorkflowStatus[],
-    (runs) => runs.length === 2)
-  const listedVersion = (workflowId: string) => listed.find((r) => r.workflowId === workflowId)?.version?.buildId
-  t.equal(listedVersion(plain.workflowId), 'v1', 'the runs list shows the version of each run')
-  t.equal(listedVersion(onV2.workflowId), 'v2', 'and of the pinned one')
-  t.ok(listed.every((r) => r.versioning === 'pinned'), 'with its mode')
+    (runs) => runs.length === 3)
+  const listedOf = (workflowId: string) => listed.find((r) => r.workflowId === workflowId)
+  t.equal(listedOf(plain.workflowId)?.version?.buildId, 'v1', 'the runs list shows the version of each run')
+  t.equal(listedOf(onV2.workflowId)?.version?.buildId, 'v2', 'and of the pinned one')
+  t.same([plain, onV2, autoUpgrade].map((r) => listedOf(r.workflowId)?.versioning), ['pinned', 'pinned', 'autoUpgrade'], 'with its mode')
   const sharedListed = await eventually(async () => (await call(t, app, { method: 'GET', url: `/workflow/runs?workflowName=hello&startedAfter=${encodeURIComponent(shared.startTime!)}&pageSize=100`, route: '/workflow/runs' })).body.runs as WorkflowStatus[],
     (runs) => runs.some((r) => r.runId === unversioned.runId))
   t.same(sharedListed.find((r) => r.runId === unversioned.runId)?.version, null, 'an unversioned run is listed with version null')
 
-  const frames = await feed.until((f) => closedChanges(f).length === 2)
-  const fed = closedChanges(frames)
-  t.equal(fed.find((c) => c.run.workflowId === plain.workflowId)?.run.version?.buildId, 'v1', 'the change feed shows each run\'s version')
-  t.equal(fed.find((c) => c.run.workflowId === onV2.workflowId)?.run.version?.buildId, 'v2')
-  t.ok(fed.every((c) => c.run.versioning === 'pinned'))
+  const frames = await feed.until((f) => closedChanges(f).length === 3)
+  const fed = (workflowId: string) => closedChanges(frames).find((c) => c.run.workflowId === workflowId)?.run
+  t.equal(fed(plain.workflowId)?.version?.buildId, 'v1', 'the change feed shows each run\'s version')
+  t.equal(fed(onV2.workflowId)?.version?.buildId, 'v2')
+  t.same([plain, onV2, autoUpgrade].map((r) => fed(r.workflowId)?.versioning), ['pinned', 'pinned', 'autoUpgrade'], 'and its mode')
 
   await t.test('a version the engine does not know is a 400 naming /version', async (t) => {
     for (const [route, extra] of [['/workflow/start', {}], ['/workflow/run', {}], ['/workflow/start', { update: { name: 'ping', payload: {} } }]] as const) {
@@ -130,10 +137,10 @@ t.test('versions of runs: status, list, feed, a pinning start, a refused version
     t.equal((await tab.locator('.run-version .version').textContent())?.trim(), 'unversioned', 'an unversioned run says so')
 
     await tab.goto(`${base}/ui/#/runs?catalog=${encodeURIComponent(catalog)}`)
-    for (const [run, buildId] of [[plain, 'v1'], [onV2, 'v2']] as const) {
+    for (const [run, buildId, mode] of [[plain, 'v1', 'pinned'], [onV2, 'v2', 'pinned'], [autoUpgrade, 'v1', 'auto-upgrade']] as const) {
       const cell = tab.locator(`tr[data-run-id="${run.runId}"] .version[data-build-id="${buildId}"]`)
       await cell.waitFor()
-      t.match(await cell.textContent(), new RegExp(`${buildId}\\s+pinned`), `the runs list shows ${buildId}`)
+      t.match(await cell.textContent(), new RegExp(`${buildId}\\s+${mode}`), `the runs list shows ${buildId}, ${mode}`)
       t.equal(await cell.getAttribute('title'), `Deployment ${catalog}, build ${buildId}`)
     }
   })
