@@ -107,6 +107,21 @@ t.test('versions of runs: status, list, feed, a pinning start, a refused version
   t.equal(fed(onV2.workflowId)?.version?.buildId, 'v2')
   t.same([plain, onV2, autoUpgrade].map((r) => fed(r.workflowId)?.versioning), ['pinned', 'pinned', 'autoUpgrade'], 'and its mode')
 
+  await t.test('an Idempotency-Key counts the version as part of the request', async (t) => {
+    const key = `versions-${randomUUID()}`
+    const keyed = async (body: Record<string, unknown>) => await call(t, app, {
+      method: 'POST', url: '/workflow/start', route: '/workflow/start', headers: { 'idempotency-key': key }, payload: { workflowName: 'waiting', catalog, input: {}, ...body }
+    })
+    const first = await keyed({ version: { deploymentName: catalog, buildId: 'v2' } })
+    t.equal(first.status, 200)
+    t.teardown(async () => { await app.engine.client.workflow.getHandle(first.body.workflowId).terminate('test over') })
+    const again = await keyed({ version: { deploymentName: catalog, buildId: 'v2' } })
+    t.same(again.body, first.body, 'the same request again answers the same run')
+    const other = await keyed({})
+    t.equal(other.status, 422, 'without the version it is another request')
+    t.equal(other.body.error, 'IdempotencyKeyReusedError')
+  })
+
   await t.test('a version the engine does not know is a 400 naming /version', async (t) => {
     for (const [route, extra] of [['/workflow/start', {}], ['/workflow/run', {}], ['/workflow/start', { update: { name: 'ping', payload: {} } }]] as const) {
       const res = await call(t, app, { method: 'POST', url: route, route, payload: { workflowName: 'waiting', catalog, input: {}, version: { deploymentName: catalog, buildId: 'v9' }, ...extra } })
