@@ -30,6 +30,7 @@ import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultS
 import { runsFeedSchemas } from './runs-feed.js'
 import { PayloadLinkSchema, PayloadUploadSchema } from './payloads.js'
 import { evalRouteSchemas, evalSchemas } from './evals.js'
+import { WorkerDeploymentVersionSchema } from './deployment-version.js'
 
 export const schemas = [
   ResetStepSchema, ResetFromSchema, ResetBodySchema, ResetPointSchema, ResetResultSchema, AttentionSchema,
@@ -37,7 +38,7 @@ export const schemas = [
   CatalogStepSchema, CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogWorkflowSourceSchema, CatalogWorkflowSchema,
   CatalogWorkersSchema, CatalogSchema, CatalogParamsSchema, OpenApiDocumentSchema, ConditionalReadHeadersSchema, RunPreconditionHeadersSchema,
   HealthSchema, CatalogReadinessSchema, ReadinessSchema, RunStatusSchema, TerminalRunStatusSchema,
-  PayloadLinkSchema, PayloadUploadSchema, WebhookRequestSchema, UpdateWithStartSchema, StartWorkflowBodySchema, RunWorkflowBodySchema, StartWorkflowHeadersSchema, RunWorkflowHeadersSchema, WorkflowStartedSchema, TraceDestinationsSchema, TraceInfoSchema, FailureCauseSchema,
+  PayloadLinkSchema, PayloadUploadSchema, WorkerDeploymentVersionSchema, WebhookRequestSchema, UpdateWithStartSchema, StartWorkflowBodySchema, RunWorkflowBodySchema, StartWorkflowHeadersSchema, RunWorkflowHeadersSchema, WorkflowStartedSchema, TraceDestinationsSchema, TraceInfoSchema, FailureCauseSchema,
   ErrorDetailsSchema, WorkflowResultSchema, WebhookDeliverySchema, WorkflowStatusSchema, WorkflowInputSchema, RunsQuerySchema, WorkflowRunsSchema,
   SignalBodySchema, QueryBodySchema, UpdateBodySchema,
   SignalParamsSchema, QueryParamsSchema, RunQueryParamsSchema, UpdateParamsSchema, SignalResultSchema, QueryResultSchema, UpdateResultSchema,

@@ -12,6 +12,7 @@ import { DurationSchema } from './schedules.js'
 import { IfMatchSchema } from './conditional.js'
 import { AttentionSchema, ResetPointSchema } from './reset.js'
 import { InputRefSchema, PayloadLinkSchema } from './payloads.js'
+import { WorkerDeploymentVersionSchema } from './deployment-version.js'
 
 const Json = (description: string) => Type.Unknown({ description })
 const IsoTime = (description: string) => Nullable(Type.String({ format: 'date-time', description }))
@@ -69,7 +70,12 @@ const startFields = {
   catalog: Type.Optional({ ...CatalogIdSchema, description: 'Catalog (= Temporal task queue) to run on; default SERVICE_CATALOG_ID' }),
   taskQueue: Type.Optional({ ...CatalogIdSchema, deprecated: true, description: 'Deprecated alias of `catalog`; ignored when `catalog` is sent' }),
   webhook: Type.Optional(ref(WebhookRequestSchema)),
-  update: Type.Optional(ref(UpdateWithStartSchema))
+  update: Type.Optional(ref(UpdateWithStartSchema)),
+  version: Type.Optional(response(WorkerDeploymentVersionSchema, 'Run on this worker deployment version, pinned to it for its ' +
+    'whole life (the engine\'s versioning override), whatever version is current: to try a new version before making it current, ' +
+    'or to keep starting on an old one. The version must have polled the catalog\'s task queue (a versioned worker of it has run): ' +
+    'a version the engine does not know there is a 400 ValidationError at `/version`. Absent: the engine routes the run to the ' +
+    'deployment\'s current (or ramping) version, or to an unversioned worker'))
 }
 
 export const StartWorkflowBodySchema = Type.Object({
@@ -104,7 +110,7 @@ const IdempotencyKeySchema = Type.String({
   pattern: '^(?:[!#-~][!-~]{0,254}|"[!#-\\[\\]-~]{1,255}")$',
   description: 'Makes the start safe to retry: a request with a key already used in this catalog (and the same body) answers ' +
     'the run the first request started and starts nothing. 1–255 visible ASCII characters, bare or as a quoted string. ' +
-    'The same key with another body (workflow name, input, catalog, webhook URL) is a 422 IdempotencyKeyReusedError. ' +
+    'The same key with another body (workflow name, input, catalog, webhook URL, version) is a 422 IdempotencyKeyReusedError. ' +
     'Kept as long as the engine keeps the run (the namespace retention period after it closed).',
   examples: ['"8e03978e-40d5-43e8-bc93-6894a57f9324"']
 })
@@ -186,6 +192,11 @@ export const WebhookDeliverySchema = Type.Object({
   deliveredAt: Nullable(Type.String({ format: 'date-time' }))
 }, { $id: 'WebhookDelivery', additionalProperties: false, description: 'Where the run\'s completion webhook stands' })
 
+/** How a versioned run follows new versions: the workflow definition's choice, or a start's pinning `version`. */
+export const VERSIONING_MODES = ['pinned', 'autoUpgrade'] as const
+
+export type Versioning = typeof VERSIONING_MODES[number]
+
 export const WorkflowStatusSchema = Type.Object({
   workflowId: Type.String(),
   runId: Type.String(),
@@ -221,6 +232,15 @@ export const WorkflowStatusSchema = Type.Object({
     description: 'Set while the engine keeps retrying the open run\'s failing workflow task: the run does not move until someone ' +
       'fixes the workflow code (or resets the run). null otherwise. Absent in run listings.'
   })),
+  version: Type.Union([ref(WorkerDeploymentVersionSchema), Type.Null()], {
+    description: 'The worker deployment version the run is on: the one that completed its last workflow task, or the one a start\'s ' +
+      '`version` pinned it to. null for an unversioned run (run by a worker without SERVICE_WORKER_VERSIONING), and until a ' +
+      'versioned worker has completed its first workflow task'
+  }),
+  versioning: Type.Union([Literals(VERSIONING_MODES), Type.Null()], {
+    description: '`pinned`: the run stays on its version until it closes; `autoUpgrade`: it moves to the deployment\'s current ' +
+      'version at its next workflow task. null when `version` is null'
+  }),
   webhook: Type.Optional(ref(WebhookDeliverySchema))
 }, { $id: 'WorkflowStatus', additionalProperties: false, description: 'Status of one run' })
 

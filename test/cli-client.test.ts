@@ -174,7 +174,7 @@ t.test('start, status, input, result, trace, runs', async (t) => {
   t.equal(listed.length, 1, '--limit')
   t.match(listed[0], { workflowName: 'hello', status: 'completed' })
   const runsTable = await flowport(['runs', '--workflow', 'hello', '--limit', '3', ...catalogArgs()], { env })
-  t.match(runsTable.stdout, /^workflow id\s+workflow\s+status\s+started\s+closed\n/, 'aligned columns')
+  t.match(runsTable.stdout, /^workflow id\s+workflow\s+status\s+version\s+started\s+closed\n/, 'aligned columns')
   t.equal(runsTable.stdout.trim().split('\n').length, 4, 'a header and 3 rows')
 })
 

@@ -8,6 +8,15 @@ export const Json = ({ value, label }) => html`<pre class="json" aria-label=${la
 
 export const Status = ({ status }) => html`<span class=${`status status-${status}`} data-status=${status}>${status}</span>`
 
+/**
+ * A run's worker deployment version (its status' `version` and `versioning`): the build id, the
+ * deployment in the title, and whether the run stays on it (`pinned`) or follows the current
+ * version (`auto-upgrade`). Null: an unversioned run, or one no versioned worker has taken yet.
+ */
+export const Version = ({ version, versioning }) => (version
+  ? html`<span class="version" data-build-id=${version.buildId} data-versioning=${versioning} title=${`Deployment ${version.deploymentName}, build ${version.buildId}`}><code>${version.buildId}</code> <span class="versioning">${versioning === 'autoUpgrade' ? 'auto-upgrade' : 'pinned'}</span></span>`
+  : html`<span class="version muted" data-build-id="" title="Run by an unversioned worker, or not taken by a versioned one yet">unversioned</span>`)
+
 export const time = (iso) => (iso ? new Date(iso).toLocaleString() : '—')
 
 /** From one ISO time to another, for people (core/src/duration.ts); empty while either is missing. */

@@ -7,7 +7,7 @@ import { live } from './live.js'
 import { foldSteps, isTerminalStatus } from './vendor/core.mjs'
 import { Timeline } from './timeline.js'
 import { Handlers } from './handlers.js'
-import { Json, Problem, Status, duration, go, runHref, streamState, time } from './common.js'
+import { Json, Problem, Status, Version, duration, go, runHref, streamState, time } from './common.js'
 
 /** The live step list's reading of history (core/src/steps.ts): activity and child calls, no local step markers. */
 const NO_LOCAL_STEPS = { localStep: () => null }
@@ -167,6 +167,7 @@ export class RunView extends Component {
         <dt>Workflow id</dt><dd><code>${workflowId}</code></dd>
         <dt>Run id</dt><dd><code>${status.runId}</code></dd>
         <dt>Catalog</dt><dd><a href=${`#/catalog?catalog=${encodeURIComponent(status.catalog)}&workflow=${encodeURIComponent(status.workflowName)}`}>${status.catalog}</a></dd>
+        <dt>Version</dt><dd class="run-version"><${Version} version=${status.version} versioning=${status.versioning} /></dd>
         <dt>Started</dt><dd>${time(status.startTime)}${status.startedBy ? ` by ${status.startedBy}` : ''}</dd>
         <dt>Closed</dt><dd>${time(status.closeTime)}${status.closeTime ? ` (after ${duration(status.startTime, status.closeTime)})` : ''}</dd>
         ${!status.closeTime && html`<dt>Workers polling</dt><dd class="workers-polling" data-polling=${String(status.workersPolling)}>${pollingText(status.workersPolling)}</dd>`}

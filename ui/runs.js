@@ -3,7 +3,7 @@
 import { html, Component } from './html.js'
 import { client } from './session.js'
 import { live } from './live.js'
-import { Problem, Status, go, runHref, streamState, time } from './common.js'
+import { Problem, Status, Version, go, runHref, streamState, time } from './common.js'
 import { Progressive } from './progressive.js'
 
 const FILTERS = ['workflowName', 'status', 'catalog', 'startedAfter', 'startedBefore']
@@ -55,6 +55,7 @@ export class RunsView extends Component {
     <td role="cell"><a href=${runHref(r.workflowId, r.runId)}>${r.workflowId}</a></td>
     <td role="cell">${r.workflowName}</td>
     <td role="cell"><${Status} status=${r.status} /></td>
+    <td role="cell"><${Version} version=${r.version} versioning=${r.versioning} /></td>
     <td role="cell">${time(r.startTime)}</td>
     <td role="cell">${time(r.closeTime)}</td>
   </tr>`
@@ -91,7 +92,7 @@ export class RunsView extends Component {
       </p>
       <${Problem} error=${error ?? (live === 'failed' ? feedError : null)} />
       <table class="runs-table" role="table">
-        <thead role="rowgroup"><tr role="row"><th role="columnheader">Workflow id</th><th role="columnheader">Workflow</th><th role="columnheader">Status</th><th role="columnheader">Started</th><th role="columnheader">Closed</th></tr></thead>
+        <thead role="rowgroup"><tr role="row"><th role="columnheader">Workflow id</th><th role="columnheader">Workflow</th><th role="columnheader">Status</th><th role="columnheader">Version</th><th role="columnheader">Started</th><th role="columnheader">Closed</th></tr></thead>
         <tbody role="rowgroup">
           <${Progressive} items=${runs} chunk=${100} row=${this.row} />
         </tbody>

@@ -15,7 +15,8 @@ export function registerInspect (program: Command): void {
     .action(action(async (id: string, options: CommonOptions) => {
       const status = await clientOf(options).status(id, { runId: options.run })
       if (options.json) printJson(status)
-      else printTable(['field', 'value'], Object.entries(status).map(([k, v]) => [k, v === null ? '-' : String(v)]))
+      // Nested values (version, resetFrom, attention, webhook) as compact JSON, not "[object Object]".
+      else printTable(['field', 'value'], Object.entries(status).map(([k, v]) => [k, v === null ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v)]))
       return EXIT.ok
     }))
 

@@ -52,7 +52,7 @@ export function registerList (program: Command): void {
         if (runs.length >= options.limit) break
       }
       if (options.json) printJson(runs)
-      else printTable(['workflow id', 'workflow', 'status', 'started', 'closed'], runs.map((r) => [r.workflowId, r.workflowName, r.status, r.startTime ?? '-', r.closeTime ?? '-']))
+      else printTable(['workflow id', 'workflow', 'status', 'version', 'started', 'closed'], runs.map((r) => [r.workflowId, r.workflowName, r.status, r.version?.buildId ?? '-', r.startTime ?? '-', r.closeTime ?? '-']))
       return EXIT.ok
     }))
 

@@ -1288,6 +1288,19 @@ export interface components {
              */
             expiresAt: string;
         };
+        /** @description A worker deployment version: the deployment name and build id a versioned worker polls as */
+        WorkerDeploymentVersion: {
+            /**
+             * @description The worker deployment (SERVICE_WORKER_DEPLOYMENT_NAME; default: the catalog id)
+             * @example default
+             */
+            deploymentName: string;
+            /**
+             * @description The build id within it (SERVICE_WORKER_BUILD_ID; default: a hash of the workflow bundle)
+             * @example 3f2a9c01d4e7
+             */
+            buildId: string;
+        };
         /** @description A completion webhook: once the run (and any run it continues as) closes, whatever the final status, its WorkflowResult is delivered to `url` once, signed per Standard Webhooks, retried with exponential backoff for SERVICE_WEBHOOK_RETRY_FOR_MS. Delivery runs on the engine and survives API and worker restarts. */
         WebhookRequest: {
             /**
@@ -1348,6 +1361,7 @@ export interface components {
             taskQueue?: string;
             webhook?: components["schemas"]["WebhookRequest"];
             update?: components["schemas"]["UpdateWithStart"];
+            version?: components["schemas"]["WorkerDeploymentVersion"];
             startDelay?: components["schemas"]["Duration"];
         };
         /** @example {
@@ -1389,12 +1403,13 @@ export interface components {
             taskQueue?: string;
             webhook?: components["schemas"]["WebhookRequest"];
             update?: components["schemas"]["UpdateWithStart"];
+            version?: components["schemas"]["WorkerDeploymentVersion"];
             /** @description How long to wait for the result, in milliseconds (default SERVICE_RUN_TIMEOUT_MS; values above SERVICE_RUN_MAX_TIMEOUT_MS are lowered to it). When it elapses the answer is 408 and the workflow keeps running. */
             timeout?: number;
         };
         StartWorkflowHeaders: {
             /**
-             * @description Makes the start safe to retry: a request with a key already used in this catalog (and the same body) answers the run the first request started and starts nothing. 1–255 visible ASCII characters, bare or as a quoted string. The same key with another body (workflow name, input, catalog, webhook URL) is a 422 IdempotencyKeyReusedError. Kept as long as the engine keeps the run (the namespace retention period after it closed).
+             * @description Makes the start safe to retry: a request with a key already used in this catalog (and the same body) answers the run the first request started and starts nothing. 1–255 visible ASCII characters, bare or as a quoted string. The same key with another body (workflow name, input, catalog, webhook URL, version) is a 422 IdempotencyKeyReusedError. Kept as long as the engine keeps the run (the namespace retention period after it closed).
              * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
              */
             "idempotency-key"?: string;
@@ -1406,7 +1421,7 @@ export interface components {
         };
         RunWorkflowHeaders: {
             /**
-             * @description Makes the start safe to retry: a request with a key already used in this catalog (and the same body) answers the run the first request started and starts nothing. 1–255 visible ASCII characters, bare or as a quoted string. The same key with another body (workflow name, input, catalog, webhook URL) is a 422 IdempotencyKeyReusedError. Kept as long as the engine keeps the run (the namespace retention period after it closed).
+             * @description Makes the start safe to retry: a request with a key already used in this catalog (and the same body) answers the run the first request started and starts nothing. 1–255 visible ASCII characters, bare or as a quoted string. The same key with another body (workflow name, input, catalog, webhook URL, version) is a 422 IdempotencyKeyReusedError. Kept as long as the engine keeps the run (the namespace retention period after it closed).
              * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
              */
             "idempotency-key"?: string;
@@ -1495,6 +1510,10 @@ export interface components {
             resetFrom?: components["schemas"]["ResetPoint"] | null;
             /** @description Set while the engine keeps retrying the open run's failing workflow task: the run does not move until someone fixes the workflow code (or resets the run). null otherwise. Absent in run listings. */
             attention?: components["schemas"]["Attention"] | null;
+            /** @description The worker deployment version the run is on: the one that completed its last workflow task, or the one a start's `version` pinned it to. null for an unversioned run (run by a worker without SERVICE_WORKER_VERSIONING), and until a versioned worker has completed its first workflow task */
+            version: components["schemas"]["WorkerDeploymentVersion"] | null;
+            /** @description `pinned`: the run stays on its version until it closes; `autoUpgrade`: it moves to the deployment's current version at its next workflow task. null when `version` is null */
+            versioning: ("pinned" | "autoUpgrade") | null;
             webhook?: components["schemas"]["WebhookDelivery"];
         };
         /** @description The input a run was started with */
@@ -3695,7 +3714,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the start safe to retry: a request with a key already used in this catalog (and the same body) answers the run the first request started and starts nothing. 1–255 visible ASCII characters, bare or as a quoted string. The same key with another body (workflow name, input, catalog, webhook URL) is a 422 IdempotencyKeyReusedError. Kept as long as the engine keeps the run (the namespace retention period after it closed).
+                 * @description Makes the start safe to retry: a request with a key already used in this catalog (and the same body) answers the run the first request started and starts nothing. 1–255 visible ASCII characters, bare or as a quoted string. The same key with another body (workflow name, input, catalog, webhook URL, version) is a 422 IdempotencyKeyReusedError. Kept as long as the engine keeps the run (the namespace retention period after it closed).
                  * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
                  */
                 "idempotency-key"?: string;
@@ -3842,7 +3861,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the start safe to retry: a request with a key already used in this catalog (and the same body) answers the run the first request started and starts nothing. 1–255 visible ASCII characters, bare or as a quoted string. The same key with another body (workflow name, input, catalog, webhook URL) is a 422 IdempotencyKeyReusedError. Kept as long as the engine keeps the run (the namespace retention period after it closed).
+                 * @description Makes the start safe to retry: a request with a key already used in this catalog (and the same body) answers the run the first request started and starts nothing. 1–255 visible ASCII characters, bare or as a quoted string. The same key with another body (workflow name, input, catalog, webhook URL, version) is a 422 IdempotencyKeyReusedError. Kept as long as the engine keeps the run (the namespace retention period after it closed).
                  * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
                  */
                 "idempotency-key"?: string;

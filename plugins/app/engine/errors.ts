@@ -10,7 +10,8 @@ import { EngineBreakerOpenError } from './breaker.js'
 
 interface Context { workflowId?: string, runId?: string }
 
-function grpcCode (err: unknown): number | undefined {
+/** The gRPC status of an engine failure, also when the SDK wraps it (a start's WorkflowStartError-like ServiceError). */
+export function grpcCode (err: unknown): number | undefined {
   if (isGrpcServiceError(err)) return err.code
   if (err instanceof ServiceError && err.cause) return grpcCode(err.cause)
   return undefined

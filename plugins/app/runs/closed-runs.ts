@@ -5,7 +5,7 @@
  * Only facts that are final are kept, which is why any number of API replicas can each keep
  * their own copy: nothing here can become wrong, only be missing.
  * - `execution`: the describe of a closed run (status, times, history length, type, task queue,
- *   parent, and the run its reset made, `resetTo`). Nothing is appended to a closed run's history;
+ *   parent, worker deployment version, and the run its reset made, `resetTo`). Nothing is appended to a closed run's history;
  *   a reset or a continue-as-new makes a new run with a new id. A reset through this API drops the
  *   reset run's entry (`forget`); other replicas answer a stale `resetTo: null` until their entry
  *   expires. What else changes after close (search attributes, the current run of the workflow

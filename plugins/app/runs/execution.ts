@@ -11,6 +11,7 @@ import { ApiError, notFound } from '../../../lib/api-error.js'
 import { isoOrNull, isTerminal, statusFromEngine } from './status.js'
 import { readResetFrom } from './reset-origin.js'
 import { readAttention } from './attention.js'
+import { runVersionOfAttributes, runVersionOfInfo } from './run-version.js'
 import { SHORT_HISTORY_EVENTS } from './run-history.js'
 import type { RunsContext } from './deps.js'
 import type { DescribeOptions, Execution } from './types.js'
@@ -36,7 +37,8 @@ export async function describeRun ({ engine }: Pick<RunsContext, 'engine'>, { wo
     ...execution,
     resetTo: extended?.resetRunId || null,
     wasReset: Boolean(extended?.lastResetTime),
-    workflowTaskAttempt: execution.raw.pendingWorkflowTask?.attempt ?? null
+    workflowTaskAttempt: execution.raw.pendingWorkflowTask?.attempt ?? null,
+    runVersion: runVersionOfInfo(execution.raw.workflowExecutionInfo?.versioningInfo)
   }
 }
 
@@ -67,7 +69,7 @@ export async function describeForRead (deps: Pick<RunsContext, 'engine' | 'close
 const READ_MEMO_KEYS = [WEBHOOK_RUN_MEMO_KEY, STARTED_BY_MEMO_KEY]
 
 /** Only the fields the API answers with: the SDK's describe also carries search attributes, the raw response and memo fields it does not read. */
-function pickExecution ({ type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution, memo, executionTime, typedSearchAttributes, resetTo, wasReset, resetFrom }: Execution): Execution {
+function pickExecution ({ type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution, memo, executionTime, typedSearchAttributes, resetTo, wasReset, resetFrom, runVersion }: Execution): Execution {
   const parent = parentExecution && { workflowId: parentExecution.workflowId, runId: parentExecution.runId }
   const scheduledBy = typedSearchAttributes?.get(SCHEDULED_BY)
   const scheduledAt = typedSearchAttributes?.get(SCHEDULED_AT)
@@ -77,7 +79,7 @@ function pickExecution ({ type, workflowId, runId, taskQueue, status, historyLen
   ]
   const attributes = pairs.length ? new TypedSearchAttributes(pairs) : undefined
   const kept = Object.fromEntries(READ_MEMO_KEYS.filter((key) => memo?.[key] !== undefined).map((key) => [key, memo![key]]))
-  return { type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution: parent, executionTime, typedSearchAttributes: attributes, memo: Object.keys(kept).length === 0 ? undefined : kept, resetTo, wasReset, resetFrom }
+  return { type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution: parent, executionTime, typedSearchAttributes: attributes, memo: Object.keys(kept).length === 0 ? undefined : kept, resetTo, wasReset, resetFrom, runVersion }
 }
 
 /** The key id a run's memo names as its starter; null for a run started outside the API or with auth off. */
@@ -124,7 +126,8 @@ export function statusOf (execution: Execution, workersPolling: boolean | null =
     scheduleId: execution.typedSearchAttributes?.get(SCHEDULED_BY) ?? null,
     scheduledAt: isoOrNull(execution.typedSearchAttributes?.get(SCHEDULED_AT)),
     // The engine's execution time is the start time plus the start delay.
-    delayedUntil: execution.executionTime && execution.startTime && execution.executionTime > execution.startTime ? execution.executionTime.toISOString() : null
+    delayedUntil: execution.executionTime && execution.startTime && execution.executionTime > execution.startTime ? execution.executionTime.toISOString() : null,
+    ...(execution.runVersion ?? runVersionOfAttributes(execution.typedSearchAttributes))
   }
 }
 

@@ -6,6 +6,7 @@ import type { WorkflowExecutionInfo } from '@temporalio/client'
 import type { Outcome as CloseOutcome } from '@flowport/core/outcome'
 import type { ResetPoint } from '../../../schemas/reset.js'
 import type { TerminalStatus } from '@flowport/core/run-status'
+import type { RunVersion } from './run-version.js'
 
 export interface RunRef { workflowId: string, runId: string }
 
@@ -26,6 +27,8 @@ export type Execution = Pick<WorkflowExecutionInfo, 'type' | 'workflowId' | 'run
     workflowTaskAttempt?: number | null
     /** Kept once read for a closed run (a run's origin never changes); undefined = not read yet. */
     resetFrom?: ResetPoint | null
+    /** From a describe's versioning info; undefined for a listed run (then read from its search attributes). */
+    runVersion?: RunVersion
   }
 
 /** What a close event records, for a run that closed (core/src/outcome.ts). */

@@ -13,6 +13,7 @@
  *   differs is a 422. The answer is always the first run of the id's chain: the run the first
  *   request started, also after it continued as new.
  */
+import type { WorkerDeploymentVersion } from '../../../schemas/deployment-version.js'
 import { createHash } from 'node:crypto'
 import { WorkflowIdReusePolicy } from '@temporalio/common'
 import { ApiError } from '../../../lib/api-error.js'
@@ -50,6 +51,8 @@ export interface Fingerprinted {
   input: unknown
   /** Where the completion webhook goes; its secret is left out (it must not reach the memo). */
   webhookUrl: string | null
+  /** The version a start pins its run to; absent when it names none. */
+  version?: WorkerDeploymentVersion
 }
 
 export function fingerprintOf (request: Fingerprinted): string {

@@ -14,6 +14,7 @@ import { durationMs } from '../../../lib/duration.js'
 import { deliveryWorkflowId, webhookRunMemo } from '../webhooks/webhooks.js'
 import { IDEMPOTENCY_MEMO_KEY, callersKey, fingerprintOf, keyedWorkflowId, startWithKey } from './idempotency.js'
 import type { StartDeps } from './deps.js'
+import { versionRefused, versioningOverrideOf } from './pinned-version.js'
 
 export interface Started {
   workflowId: string
@@ -91,8 +92,10 @@ export async function startWorkflow (deps: StartDeps, body: StartWorkflowBody, o
   const input = await startInput(deps, body, signal)
   const workflow = await checkedWorkflow(deps, catalog, body.workflowName, input, signal)
   const startDelay = body.startDelay === undefined ? undefined : durationMs(body.startDelay)
-  const begin = (workflowId: string, policies: Pick<WorkflowStartOptions, 'workflowIdReusePolicy' | 'workflowIdConflictPolicy' | 'memo'>) =>
-    deps.engine.call(() => deps.engine.as(identity).workflow.start(workflow.name, { workflowId, taskQueue: catalog, args: [input], startDelay, ...policies }), { signal, workflowId })
+  const begin = async (workflowId: string, policies: Pick<WorkflowStartOptions, 'workflowIdReusePolicy' | 'workflowIdConflictPolicy' | 'memo'>) =>
+    await deps.engine.call(() => deps.engine.as(identity).workflow.start(workflow.name, {
+      workflowId, taskQueue: catalog, args: [input], startDelay, ...versioningOverrideOf(body.version), ...policies
+    }), { signal, workflowId }).catch((err: unknown) => { throw versionRefused(err, body.version, catalog) })
   // The delivery first, then the run whose memo names it: a run with a webhook never exists
   // without its delivery, whatever happens to this process between the two starts.
   const withDelivery = async (workflowId: string): Promise<{ deliveryId?: string, runMemo: Record<string, unknown> }> => {
@@ -105,7 +108,8 @@ export async function startWorkflow (deps: StartDeps, body: StartWorkflowBody, o
     ({ workflowId, runId, workflowName: workflow.name, catalog, input: body.inputRef === undefined ? input : undefined })
   if (idempotencyKey !== undefined) {
     const workflowId = body.workflowId ?? keyedWorkflowId(catalog, idempotencyKey)
-    const fingerprint = fingerprintOf({ catalog, workflowName: workflow.name, input, webhookUrl: webhook?.url ?? null })
+    // `version` only when sent, so that the keys of runs started without one keep their fingerprints.
+    const fingerprint = fingerprintOf({ catalog, workflowName: workflow.name, input, webhookUrl: webhook?.url ?? null, ...(body.version && { version: body.version }) })
     // Shared by every request with this key; one whose run was never started fails, so a later retry starts it again.
     const { runMemo } = await withDelivery(workflowId)
     const runId = await startWithKey(deps.engine, {

@@ -11,6 +11,7 @@ import { ApiError, validationError, type Issue } from '../../../lib/api-error.js
 import { handlerArgs } from '../control/handlers.js'
 import { isTerminal, statusFromEngine } from '../runs/status.js'
 import type { StartDeps } from './deps.js'
+import { versionRefused, versioningOverrideOf } from './pinned-version.js'
 import { assertUsableId, catalogOf, checkedWorkflow, startInput, starterMemo, type StartOptions, type Started } from './start-workflow.js'
 
 export interface UpdatedWithStart {
@@ -66,13 +67,14 @@ export async function updateWithStart (deps: StartDeps, body: StartWorkflowBody 
     // An open run takes the update; a closed run's id may be used again, as for a plain start.
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-    memo: starterMemo(startedBy)
+    memo: starterMemo(startedBy),
+    ...versioningOverrideOf(body.version)
   })
   const updateId = randomUUID()
   const client = deps.engine.as(identity)
   const handle = await deps.engine.call(() => client.workflow.startUpdateWithStart(call.name, {
     args: args as [], updateId, startWorkflowOperation, waitForStage: WorkflowUpdateStage.ACCEPTED
-  }), { signal, workflowId })
+  }), { signal, workflowId }).catch((err: unknown) => { throw versionRefused(err, body.version, catalog) })
   // The engine names the run that took the update (the one started, or the open one that held the id).
   const runId = handle.workflowRunId ?? (await deps.runs.describeRun({ workflowId, signal })).runId
   try {

@@ -1,0 +1,58 @@
+/**
+ * Which worker deployment version a run is on and how it follows new versions (`version` and
+ * `versioning` of a run's status; README, "Changing workflows safely"). A describe carries the
+ * engine's versioning info; a visibility list does not (its executionInfo.versioningInfo is
+ * empty), so listed runs are read from the search attributes the engine keeps for them.
+ */
+import { SearchAttributeType, decodeVersioningBehavior, defineSearchAttributeKey, type TypedSearchAttributes } from '@temporalio/common'
+import type { temporal } from '@temporalio/proto'
+import type { WorkerDeploymentVersion } from '../../../schemas/deployment-version.js'
+import type { Versioning } from '../../../schemas/workflow.js'
+
+export interface RunVersion {
+  version: WorkerDeploymentVersion | null
+  versioning: Versioning | null
+}
+
+export const UNVERSIONED: RunVersion = { version: null, versioning: null }
+
+const versioningOf: Record<'PINNED' | 'AUTO_UPGRADE', Versioning> = { PINNED: 'pinned', AUTO_UPGRADE: 'autoUpgrade' }
+
+function versionOf (version: temporal.api.deployment.v1.IWorkerDeploymentVersion | null | undefined): WorkerDeploymentVersion | null {
+  return version?.deploymentName && version.buildId ? { deploymentName: version.deploymentName, buildId: version.buildId } : null
+}
+
+/**
+ * From a describe's versioning info. An override set at the start (a `version` in the start body)
+ * wins over what the worker reported, as it does for the engine's routing. Both fields are null
+ * until a versioned worker completed the run's first workflow task (the engine knows no behavior
+ * before), and for a run of an unversioned worker, even one that sends a build id.
+ */
+export function runVersionOfInfo (info: temporal.api.workflow.v1.IWorkflowExecutionVersioningInfo | null | undefined): RunVersion {
+  if (!info) return UNVERSIONED
+  const override = info.versioningOverride
+  const pinnedTo = versionOf(override?.pinned?.version)
+  if (pinnedTo) return { version: pinnedTo, versioning: 'pinned' }
+  const behavior = override?.autoUpgrade === true ? 'AUTO_UPGRADE' : decodeVersioningBehavior(info.behavior)
+  const version = versionOf(info.deploymentVersion)
+  return behavior === undefined || version === null ? UNVERSIONED : { version, versioning: versioningOf[behavior] }
+}
+
+/** The engine's search attributes of a versioned run (Temporal's built-in ones). */
+const DEPLOYMENT = defineSearchAttributeKey('TemporalWorkerDeployment', SearchAttributeType.KEYWORD)
+/** `<deploymentName>:<buildId>` */
+const DEPLOYMENT_VERSION = defineSearchAttributeKey('TemporalWorkerDeploymentVersion', SearchAttributeType.KEYWORD)
+const BEHAVIOR = defineSearchAttributeKey('TemporalWorkflowVersioningBehavior', SearchAttributeType.KEYWORD)
+
+const versioningOfAttribute: Record<string, Versioning> = { Pinned: 'pinned', AutoUpgrade: 'autoUpgrade' }
+
+/** From a listed run's search attributes; the deployment name is read on its own, as it may hold a `:` too. */
+export function runVersionOfAttributes (attributes: TypedSearchAttributes | undefined): RunVersion {
+  const deploymentName = attributes?.get(DEPLOYMENT)
+  const canonical = attributes?.get(DEPLOYMENT_VERSION)
+  const behavior = attributes?.get(BEHAVIOR) ?? ''
+  const versioning = Object.hasOwn(versioningOfAttribute, behavior) ? versioningOfAttribute[behavior] : undefined
+  if (!deploymentName || !canonical?.startsWith(`${deploymentName}:`) || versioning === undefined) return UNVERSIONED
+  const buildId = canonical.slice(deploymentName.length + 1)
+  return buildId ? { version: { deploymentName, buildId }, versioning } : UNVERSIONED
+}
