@@ -217,6 +217,10 @@ t.test('list → current v1 → ramp v2 30% → current v2 → v1 drained → ro
     t.equal(rolled.code, 0, rolled.stderr)
     t.match(rolled.stderr, `Rolled back: version v1 of ${catalog} is current.`)
 
+    const help = await flowport(['deploy', '--help'])
+    for (const command of ['list', 'current', 'ramp', 'stop-ramp', 'rollback']) t.match(help.stdout, new RegExp(`\\n {2}${command} `), `deploy ${command} in the help`)
+    t.match((await flowport(['help'])).stdout, /\n {2}deploy /, 'flowport help lists deploy')
+
     const badPercent = await flowport(['deploy', 'ramp', 'v2', '0'], { env })
     t.equal(badPercent.code, 2, 'a percentage out of range is a usage error')
     const unknown = await flowport(['deploy', 'current', 'v9'], { env })
