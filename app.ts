@@ -37,6 +37,7 @@ import control from './plugins/app/control/index.js'
 import schedules from './plugins/app/schedules/index.js'
 import batch from './plugins/app/batch/index.js'
 import evals from './plugins/app/evals/index.js'
+import deployments from './plugins/app/deployments/index.js'
 import type { HubObserver } from './plugins/app/history/hubs.js'
 import health from './routes/health.js'
 import catalogRoutes from './routes/catalog.js'
@@ -47,6 +48,7 @@ import scheduleRoutes from './routes/schedules/index.js'
 import ui from './plugins/external/ui.js'
 import payloadRoutes from './routes/payloads.js'
 import evalRoutes from './routes/evals.js'
+import deploymentRoutes from './routes/deployments/index.js'
 
 export interface BuildOptions {
   config: Config
@@ -123,7 +125,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   // The concepts, each after those its factory takes (plugins/README.md).
   for (const plugin of [payloads, traces, engine, catalogs, webhooks, runs, control, starts]) await app.register(plugin)
   await app.register(history, { observer: historyObserver })
-  for (const plugin of [runsFeed, schedules, batch, evals]) await app.register(plugin)
+  for (const plugin of [runsFeed, schedules, batch, evals, deployments]) await app.register(plugin)
   // Access checks a limited key's targets by asking the concepts above; its hooks still run
   // after those of the plugins registered earlier (metrics, tracing, CORS) and before every route.
   await app.register(access, { redactor })
@@ -132,7 +134,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   // After access, so its description routes are in the access table too (test/access-routes.test.ts).
   await app.register(swagger)
 
-  for (const routes of [health, catalogRoutes, historyRoutes, workflowRoutes, tokenRoutes, scheduleRoutes, ui, payloadRoutes, evalRoutes]) await app.register(routes)
+  for (const routes of [health, catalogRoutes, historyRoutes, workflowRoutes, tokenRoutes, scheduleRoutes, ui, payloadRoutes, evalRoutes, deploymentRoutes]) await app.register(routes)
   return app
 }
 

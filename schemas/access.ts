@@ -9,7 +9,8 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   read: 'catalog, status, result, input, history, stream, trace, runs listing, reading schedules',
   run: 'start and run workflows, upload payloads',
   interact: 'signal, query and update runs',
-  control: 'stop, terminate and reset runs; batch operations; schedules (create, replace, pause, unpause, trigger, backfill, delete)',
+  control: 'stop, terminate and reset runs; batch operations; schedules (create, replace, pause, unpause, trigger, backfill, delete); ' +
+    'worker deployments (list, show, make a version current, ramp, roll back)',
   admin: 'issue run tokens (POST /tokens)'
 }
 

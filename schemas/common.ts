@@ -30,7 +30,8 @@ export const ERROR_NAMES = [
   'RequestHeaderFieldsTooLargeError', 'InternalServerError', 'CatalogNotAvailableError', 'EngineUnavailableError',
   'TraceNotFoundError', 'TraceStorageUnavailableError', 'IdempotencyKeyReusedError', 'ForbiddenError', 'RateLimitedError',
   'ScheduleNotFoundError', 'ScheduleAlreadyExistsError', 'PreconditionFailedError', 'ResetNotPossibleError', 'BatchNotFoundError',
-  'PayloadNotFoundError', 'PayloadStorageNotConfiguredError', 'PayloadStorageUnavailableError'
+  'PayloadNotFoundError', 'PayloadStorageNotConfiguredError', 'PayloadStorageUnavailableError', 'DeploymentNotFoundError',
+  'DeploymentVersionNotFoundError', 'DeploymentConflictError'
 ] as const
 
 export type ErrorName = typeof ERROR_NAMES[number]
@@ -86,10 +87,13 @@ export const ERROR_DESCRIPTIONS = {
     'UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run\'s ' +
     'trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: ' +
     '`inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the ' +
-    'bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md)',
+    'bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md); ' +
+    'DeploymentNotFoundError: the engine knows no worker deployment of this name; DeploymentVersionNotFoundError: the deployment has no version of this build id',
   408: 'WorkflowExecutionTimedOutError: `timeout` elapsed before the run closed; the workflow keeps running',
   409: 'WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ' +
-    'ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open',
+    'ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; ' +
+    'DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, ' +
+    'another change came first) or a rollback has no version to go back to',
   412: 'PreconditionFailedError: `If-Match` does not hold: not the current ETag of a schedule (read it again and retry with the new one), ' +
     'or another run than the one the request would act on (the latest run of the workflow id, or the pinned run); nothing was changed',
   413: 'PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES (or the upload `inputRef` names is larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES)',

@@ -31,6 +31,7 @@ import { runsFeedSchemas } from './runs-feed.js'
 import { PayloadLinkSchema, PayloadUploadSchema } from './payloads.js'
 import { evalRouteSchemas, evalSchemas } from './evals.js'
 import { WorkerDeploymentVersionSchema } from './deployment-version.js'
+import { deploymentSchemas } from './deployments.js'
 
 export const schemas = [
   ResetStepSchema, ResetFromSchema, ResetBodySchema, ResetPointSchema, ResetResultSchema, AttentionSchema,
@@ -47,5 +48,6 @@ export const schemas = [
   HistoryEventSchema, HistoryWorkflowSchema, HistoryQuerySchema, HistoryPageSchema, HistoryStreamQuerySchema,
   HistoryStreamHeadersSchema, HistoryStreamDoneSchema, HistoryStreamServerErrorSchema, ...runsFeedSchemas,
   BatchFilterSchema, BatchBodySchema, BatchParamsSchema, BatchStartedSchema, BatchStatusSchema,
-  ...traceSchemas, TraceLogSchema, RunTokenRequestSchema, RunTokenSchema, ...scheduleSchemas, ...evalRouteSchemas
+  ...traceSchemas, TraceLogSchema, RunTokenRequestSchema, RunTokenSchema, ...scheduleSchemas, ...evalRouteSchemas,
+  ...deploymentSchemas
 ]

@@ -3,6 +3,7 @@
  */
 import type { Command } from 'commander'
 import { registerControl } from './control.js'
+import { registerDeploy } from './deploy.js'
 import { registerEval } from './eval.js'
 import { registerHandlers } from './handlers.js'
 import { registerInspect } from './inspect.js'
@@ -22,4 +23,5 @@ export function registerClientCommands (program: Command): void {
   registerSchedule(program)
   registerReset(program)
   registerEval(program)
+  registerDeploy(program)
 }

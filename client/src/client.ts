@@ -13,7 +13,7 @@ import type {
   TerminateOptions, UpdateWithStartOptions
 } from './options.js'
 import type {
-  BatchBody, BatchStarted, BatchStatus, Catalog, EvalRun, EvalRuns, EvalStarted, StartEvalBody, CreateScheduleBody, OpenApiDocument, paths, QueryResult, Readiness, ResetResult, RunsFeedEvent,
+  BatchBody, BatchStarted, BatchStatus, Catalog, Deployment, DeploymentSummary, EvalRun, EvalRuns, EvalStarted, StartEvalBody, CreateScheduleBody, OpenApiDocument, paths, QueryResult, Readiness, ResetResult, RunsFeedEvent,
   Schedule, ScheduleSummary, SignalResult, StopResult, StreamEvent, TerminateResult, TraceLog, UpdateAccepted, UpdateResult, UpdateScheduleBody,
   UpdateState, UpdateWithStart, PayloadUpload, WorkflowInput, WorkflowResult, WorkflowRuns, WorkflowStarted, WorkflowStatus
 } from './types.js'
@@ -358,6 +358,36 @@ export class FlowportClient {
   /** Deletes a schedule; the runs it started are left alone. */
   async deleteSchedule (scheduleId: string, { signal }: CallOptions = {}): Promise<void> {
     await this.#call(signal, () => this.#api.DELETE('/schedules/{scheduleId}', { params: { path: { scheduleId } }, signal }))
+  }
+
+  /** The worker deployments the engine knows, with their current and ramping versions (docs/deploys.md). */
+  async deployments ({ signal }: CallOptions = {}): Promise<DeploymentSummary[]> {
+    return (await this.#call(signal, () => this.#api.GET('/deployments', { signal }))).deployments
+  }
+
+  /** A worker deployment with each version's state and open runs. */
+  async getDeployment (deploymentName: string, { signal }: CallOptions = {}): Promise<Deployment> {
+    return await this.#call(signal, () => this.#api.GET('/deployments/{deploymentName}', { params: { path: { deploymentName } }, signal }))
+  }
+
+  /** Makes a version current: new runs go to it. Resolves with the deployment after the change. */
+  async setCurrentVersion (deploymentName: string, buildId: string, { signal }: CallOptions = {}): Promise<Deployment> {
+    return await this.#call(signal, () => this.#api.PUT('/deployments/{deploymentName}/current', { params: { path: { deploymentName } }, body: { buildId }, signal }))
+  }
+
+  /** Sends `percentage` (0 < p ≤ 100) of new runs to a version. */
+  async rampVersion (deploymentName: string, buildId: string, percentage: number, { signal }: CallOptions = {}): Promise<Deployment> {
+    return await this.#call(signal, () => this.#api.PUT('/deployments/{deploymentName}/ramp', { params: { path: { deploymentName } }, body: { buildId, percentage }, signal }))
+  }
+
+  /** Stops a ramp: every new run goes to the current version. */
+  async stopRamp (deploymentName: string, { signal }: CallOptions = {}): Promise<Deployment> {
+    return await this.#call(signal, () => this.#api.DELETE('/deployments/{deploymentName}/ramp', { params: { path: { deploymentName } }, signal }))
+  }
+
+  /** Makes the version that was current before current again (or the one `buildId` names). */
+  async rollback (deploymentName: string, { signal, buildId }: CallOptions & { buildId?: string } = {}): Promise<Deployment> {
+    return await this.#call(signal, () => this.#api.POST('/deployments/{deploymentName}/rollback', { params: { path: { deploymentName } }, body: defined({ buildId }), signal }))
   }
 
   /**

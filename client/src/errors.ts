@@ -112,6 +112,12 @@ export class PayloadNotFoundError extends named('PayloadNotFoundError') {}
 export class PayloadStorageNotConfiguredError extends named('PayloadStorageNotConfiguredError') {}
 /** 503: the payload bucket did not answer; `retryAfter` says when to try again. */
 export class PayloadStorageUnavailableError extends named('PayloadStorageUnavailableError') {}
+/** 404: the engine knows no worker deployment of that name. */
+export class DeploymentNotFoundError extends named('DeploymentNotFoundError') {}
+/** 404: the worker deployment has no version of that build id. */
+export class DeploymentVersionNotFoundError extends named('DeploymentVersionNotFoundError') {}
+/** 409: the engine refused a change of a worker deployment (the message says why), or a rollback has no version to go back to. */
+export class DeploymentConflictError extends named('DeploymentConflictError') {}
 
 /** The short name for WorkflowExecutionTimedOutError. */
 export { WorkflowExecutionTimedOutError as WorkflowTimeoutError }
@@ -124,7 +130,8 @@ const CLASSES = [
   UpdateFailedError, QueryFailedError, WorkflowNotCompletedError, RequestHeaderFieldsTooLargeError, InternalServerError,
   CatalogNotAvailableError, EngineUnavailableError, TraceNotFoundError, TraceStorageUnavailableError, IdempotencyKeyReusedError,
   ForbiddenError, RateLimitedError, ScheduleNotFoundError, ScheduleAlreadyExistsError, PreconditionFailedError, ResetNotPossibleError,
-  BatchNotFoundError, PayloadNotFoundError, PayloadStorageNotConfiguredError, PayloadStorageUnavailableError
+  BatchNotFoundError, PayloadNotFoundError, PayloadStorageNotConfiguredError, PayloadStorageUnavailableError, DeploymentNotFoundError,
+  DeploymentVersionNotFoundError, DeploymentConflictError
 ]
 const byName = Object.fromEntries(CLASSES.map((Class) => [Class.errorName, Class])) as Record<typeof CLASSES[number]['errorName'], typeof CLASSES[number]>
 

@@ -66,6 +66,11 @@ export type SchedulePolicies = Schemas['SchedulePolicies']
 export type OverlapPolicy = Schemas['OverlapPolicy']
 export type Schedule = Schemas['Schedule']
 export type ScheduleSummary = Schemas['ScheduleSummary']
+export type WorkerDeploymentVersion = Schemas['WorkerDeploymentVersion']
+export type Deployment = Schemas['Deployment']
+export type DeploymentSummary = Schemas['DeploymentSummary']
+export type DeploymentVersionState = Schemas['DeploymentVersionState']
+export type Ramp = Schemas['Ramp']
 /** Every `error` name the API can answer with. */
 export type ErrorName = ErrorResponse['error'] | ValidationErrorResponse['error']
 

@@ -16,9 +16,10 @@ import type { Scope } from '../../schemas/access.js'
  * - `schedule`: the catalog and workflow of the schedule named by `scheduleId`, and of a replacing body;
  * - `batch`: runs a visibility query picks (batch operations): refused to a limited key;
  * - `eval`: the eval run named by `evalId`: its catalog, and the workflow its id names;
+ * - `deployment`: a worker deployment, whose versions serve every workflow of their task queues: refused to a limited key;
  * - `none`: nothing a limit applies to.
  */
-export type Target = 'workflow' | 'catalog' | 'start' | 'runs' | 'schedule' | 'batch' | 'eval' | 'none'
+export type Target = 'workflow' | 'catalog' | 'start' | 'runs' | 'schedule' | 'batch' | 'eval' | 'deployment' | 'none'
 
 declare module 'fastify' {
   interface FastifyContextConfig {

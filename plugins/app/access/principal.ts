@@ -115,6 +115,9 @@ export async function assertTarget (lookup: TargetLookup, defaultCatalog: string
   } else if (target === 'batch') {
     // A batch acts on whatever a visibility query matches, possibly beyond the key's catalogs and workflows.
     throw forbidden(`Key ${p.keyId} is limited to catalogs or workflows; batch operations need a key without limits`)
+  } else if (target === 'deployment') {
+    // Which version new runs go to holds for every workflow on the deployment's task queues, whatever its name says.
+    throw forbidden(`Key ${p.keyId} is limited to catalogs or workflows; worker deployments need a key without limits`)
   } else if (target === 'runs') {
     const { catalog, workflowName } = request.query as { catalog?: string, workflowName?: string }
     if (p.key.catalogs && catalog === undefined) throw forbidden(`Key ${p.keyId} may only list runs of its catalogs: filter with ?catalog=`)

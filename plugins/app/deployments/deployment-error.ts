@@ -1,0 +1,39 @@
+/**
+ * The engine's answers to the worker deployment APIs as API errors. The engine's generic mapping
+ * (../engine/errors.ts) would call a NOT_FOUND a missing workflow; here it is a deployment or a
+ * version, and every refusal of a change is a 409 carrying the engine's own reason (already
+ * current, no pollers, a concurrent change), never a 500.
+ */
+import { status as GrpcStatus } from '@grpc/grpc-js'
+import { ServiceError, isGrpcServiceError } from '@temporalio/client'
+import { ApiError } from '../../../lib/api-error.js'
+
+export const deploymentNotFound = (deploymentName: string) =>
+  new ApiError(404, 'DeploymentNotFoundError', `Worker deployment ${deploymentName} not found: no worker of it has polled the engine`)
+
+export const versionNotFound = (deploymentName: string, buildId: string) =>
+  new ApiError(404, 'DeploymentVersionNotFoundError', `Worker deployment ${deploymentName} has no version ${buildId}: no worker with this build id has polled the engine`)
+
+export const deploymentConflict = (message: string) => new ApiError(409, 'DeploymentConflictError', message)
+
+function grpcError (err: unknown): { code: number, details: string } | undefined {
+  if (isGrpcServiceError(err)) return { code: err.code, details: err.details }
+  if (err instanceof ServiceError && err.cause) return grpcError(err.cause)
+  return undefined
+}
+
+/** An ApiError for the engine's refusal of a deployment call; anything else is rethrown for the engine's own mapping. */
+export function deploymentError (err: unknown, target: { deploymentName: string, buildId?: string }): never {
+  const grpc = grpcError(err)
+  switch (grpc?.code) {
+    case GrpcStatus.NOT_FOUND:
+      // Changes describe the deployment first, so a NOT_FOUND naming a build id is about the version.
+      throw target.buildId === undefined ? deploymentNotFound(target.deploymentName) : versionNotFound(target.deploymentName, target.buildId)
+    case GrpcStatus.FAILED_PRECONDITION:
+    case GrpcStatus.INVALID_ARGUMENT:
+    case GrpcStatus.ALREADY_EXISTS:
+    case GrpcStatus.ABORTED:
+      throw deploymentConflict(`The engine refused the change of worker deployment ${target.deploymentName}: ${grpc.details}`)
+  }
+  throw err
+}

@@ -1,0 +1,123 @@
+/**
+ * The rollout service: the engine's worker deployments, read and changed through its worker
+ * deployment APIs, which are the only record of them (nothing is stored elsewhere). Every change is
+ * made with the caller's engine identity, which the engine keeps as the deployment's last modifier.
+ * docs/deploys.md.
+ */
+import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '@flowport/core/contract'
+import type { Client } from '@temporalio/client'
+import { tsToDate } from '@temporalio/common/lib/time.js'
+import { quote } from '../../../lib/visibility-query.js'
+import type { Deployment, DeploymentList } from '../../../schemas/deployments.js'
+import type { Engine } from '../engine/engine.js'
+import { deploymentConflict, deploymentError, versionNotFound } from './deployment-error.js'
+import { deploymentOf, summaryOf, versionOf, type VersionSummary } from './deployment-view.js'
+
+export interface DeploymentsDeps {
+  engine: Pick<Engine, 'call' | 'as' | 'client' | 'namespace'>
+}
+
+export interface ChangeOptions {
+  /** The caller's engine identity (lib/http/access.ts); undefined: the API's own. */
+  identity?: string
+  signal?: AbortSignal
+}
+
+export type Deployments = ReturnType<typeof createDeployments>
+
+/** The engine's value of the `TemporalWorkerDeploymentVersion` search attribute: `<deployment>:<build id>`. */
+const versionValue = (v: { deploymentName: string, buildId: string }) => `${v.deploymentName}:${v.buildId}`
+
+/** Deployments per page of the engine's listing. */
+const LIST_PAGE_SIZE = 1000
+
+export function createDeployments ({ engine }: DeploymentsDeps) {
+  const { namespace } = engine
+  const service = engine.client.workflowService
+
+  async function describe (deploymentName: string, signal?: AbortSignal) {
+    return await engine.call(async () => await service.describeWorkerDeployment({ namespace, deploymentName })
+      .catch((err: unknown) => deploymentError(err, { deploymentName })), { signal })
+  }
+
+  /** Open runs on a version, Flowport's internal runs excepted (visibility: eventually consistent). */
+  async function openRuns (v: VersionSummary, signal?: AbortSignal): Promise<number> {
+    const version = versionOf(v.deploymentVersion)
+    if (version === null) return 0
+    const query = `TemporalWorkerDeploymentVersion = ${quote(versionValue(version))} AND ExecutionStatus = "Running" AND ` +
+      `WorkflowType != ${quote(CATALOG_WORKFLOW_TYPE)} AND WorkflowType != ${quote(WEBHOOK_WORKFLOW_TYPE)}`
+    return (await engine.call(async () => await engine.client.workflow.count(query), { signal })).count
+  }
+
+  async function show (deploymentName: string, signal?: AbortSignal): Promise<Deployment> {
+    const info = (await describe(deploymentName, signal)).workerDeploymentInfo ?? {}
+    const summaries = info.versionSummaries ?? []
+    const counts = new Map(await Promise.all(summaries.map(async (v) => [v, await openRuns(v, signal)] as const)))
+    return deploymentOf({ ...info, name: info.name ?? deploymentName }, (v) => counts.get(v) ?? 0)
+  }
+
+  /** Describes first, so an unknown deployment or build id is a 404 of its own, not the engine's wording. */
+  async function assertVersion (deploymentName: string, buildId: string, signal?: AbortSignal): Promise<void> {
+    const summaries = (await describe(deploymentName, signal)).workerDeploymentInfo?.versionSummaries ?? []
+    if (!summaries.some((v) => v.deploymentVersion?.buildId === buildId)) throw versionNotFound(deploymentName, buildId)
+  }
+
+  /** The engine's client carrying the caller's identity, and that identity (the client's default when none). */
+  function as (identity: string | undefined): { client: Client, identity: string } {
+    const client = engine.as(identity)
+    return { client, identity: client.options.identity }
+  }
+
+  async function setCurrent (deploymentName: string, buildId: string, opts: ChangeOptions = {}): Promise<Deployment> {
+    await assertVersion(deploymentName, buildId, opts.signal)
+    const { client, identity } = as(opts.identity)
+    await engine.call(async () => await client.workflowService.setWorkerDeploymentCurrentVersion({ namespace, deploymentName, buildId, identity })
+      .catch((err: unknown) => deploymentError(err, { deploymentName, buildId })), { signal: opts.signal })
+    return await show(deploymentName, opts.signal)
+  }
+
+  /** `buildId` undefined: stops the ramp (new runs all go to the current version). */
+  async function setRamp (deploymentName: string, ramp: { buildId: string, percentage: number } | undefined, opts: ChangeOptions = {}): Promise<Deployment> {
+    if (ramp === undefined) await describe(deploymentName, opts.signal)
+    else await assertVersion(deploymentName, ramp.buildId, opts.signal)
+    const { client, identity } = as(opts.identity)
+    const request = { namespace, deploymentName, buildId: ramp?.buildId ?? '', percentage: ramp?.percentage ?? 0, identity }
+    await engine.call(async () => await client.workflowService.setWorkerDeploymentRampingVersion(request)
+      .catch((err: unknown) => deploymentError(err, { deploymentName, buildId: ramp?.buildId })), { signal: opts.signal })
+    return await show(deploymentName, opts.signal)
+  }
+
+  /**
+   * Makes the version that was current before the current one current again: of the versions not
+   * current now, the one that most recently became current (the engine's `lastCurrentTime`), or
+   * the one `buildId` names. A ramp is left as it is.
+   */
+  async function rollback (deploymentName: string, buildId: string | undefined, opts: ChangeOptions = {}): Promise<Deployment> {
+    if (buildId !== undefined) return await setCurrent(deploymentName, buildId, opts)
+    const info = (await describe(deploymentName, opts.signal)).workerDeploymentInfo
+    const current = info?.routingConfig?.currentDeploymentVersion?.buildId ?? ''
+    const lastCurrent = (v: VersionSummary) => v.lastCurrentTime ? tsToDate(v.lastCurrentTime).getTime() : -1
+    const previous = (info?.versionSummaries ?? [])
+      .filter((v) => v.deploymentVersion?.buildId && v.deploymentVersion.buildId !== current && lastCurrent(v) >= 0)
+      .sort((a, b) => lastCurrent(b) - lastCurrent(a))[0]
+    if (previous === undefined) throw deploymentConflict(`Worker deployment ${deploymentName} has no version that was current before ${current === '' ? 'now' : current}: name one with buildId`)
+    return await setCurrent(deploymentName, previous.deploymentVersion!.buildId!, opts)
+  }
+
+  return {
+    async list (signal?: AbortSignal): Promise<DeploymentList> {
+      const deployments: DeploymentList['deployments'] = []
+      let nextPageToken: Uint8Array | undefined
+      do {
+        const page = await engine.call(async () => await service.listWorkerDeployments({ namespace, pageSize: LIST_PAGE_SIZE, nextPageToken }), { signal })
+        deployments.push(...(page.workerDeployments ?? []).map(summaryOf))
+        nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined
+      } while (nextPageToken !== undefined)
+      return { deployments }
+    },
+    show,
+    setCurrent,
+    setRamp,
+    rollback
+  }
+}

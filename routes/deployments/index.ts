@@ -1,0 +1,112 @@
+/**
+ * Rollout under /deployments (docs/deploys.md): the engine's worker deployments and their versions,
+ * and which version new runs go to: make one current, ramp a share of new runs to one, stop a ramp,
+ * roll back. Scope `control` (a change decides which code runs every new run); a key limited to
+ * catalogs or workflows is refused. Each change is made with the key's engine identity, which the
+ * engine records as the deployment's last modifier (`lastModifiedBy`).
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { errorsFor, ref, response } from '../../schemas/common.js'
+import {
+  DeploymentListSchema, DeploymentParamsSchema, DeploymentSchema, RampBodySchema, RollbackBodySchema, SetCurrentBodySchema
+} from '../../schemas/deployments.js'
+import { clientGone } from '../../lib/abort.js'
+import { access, engineIdentity } from '../../lib/http/access.js'
+import { optionalBody, optionalBodySchema } from '../../lib/http/optional-body.js'
+
+const tags = ['deployments']
+const changed = 'Answers the deployment as the engine holds it after the change.'
+
+const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
+  const config = access('control', 'deployment')
+  const params = ref(DeploymentParamsSchema)
+  const deployment = response(DeploymentSchema, 'The deployment and its versions, as the engine holds them')
+
+  fastify.get('/deployments', {
+    config,
+    schema: {
+      tags,
+      operationId: 'listDeployments',
+      summary: 'List the worker deployments',
+      description: 'Every worker deployment the engine knows (a deployment appears once a versioned worker polled), with its current and ramping version.',
+      response: { 200: response(DeploymentListSchema, 'The worker deployments the engine knows'), ...errorsFor(401, 403, 500, 503) }
+    }
+  }, async (_request, reply) => await fastify.deployments.list(clientGone(reply)))
+
+  fastify.get('/deployments/:deploymentName', {
+    config,
+    schema: {
+      tags,
+      operationId: 'getDeployment',
+      summary: 'A worker deployment and its versions',
+      description: 'Each version with its state (current, ramping with its percentage, draining, drained, inactive), when it entered it, ' +
+        'and how many runs are open on it. A version is drained once no run pinned to it is open: its workers can then be stopped.',
+      params,
+      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 500, 503) }
+    }
+  }, async (request, reply) => await fastify.deployments.show(request.params.deploymentName, clientGone(reply)))
+
+  fastify.put('/deployments/:deploymentName/current', {
+    config,
+    schema: {
+      tags,
+      operationId: 'setCurrentDeploymentVersion',
+      summary: 'Make a version current: new runs go to it',
+      description: 'Runs started from now on go to this version (a ramp to it ends). Open runs pinned to the previous version stay ' +
+        'on it, which drains; `autoUpgrade` runs move. 409 DeploymentConflictError when the engine refuses (e.g. no worker of the ' +
+        'version polls every task queue of the current one). ' + changed,
+      params,
+      body: ref(SetCurrentBodySchema),
+      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 413, 415, 500, 503) }
+    }
+  }, async (request, reply) =>
+    await fastify.deployments.setCurrent(request.params.deploymentName, request.body.buildId, { identity: engineIdentity(request), signal: clientGone(reply) }))
+
+  fastify.put('/deployments/:deploymentName/ramp', {
+    config,
+    schema: {
+      tags,
+      operationId: 'rampDeploymentVersion',
+      summary: 'Send a share of new runs to a version',
+      description: 'From now on `percentage` of new runs go to this version and the rest to the current one; a new call changes the ' +
+        'share or the version. 409 DeploymentConflictError when the engine refuses (e.g. the version is the current one). ' + changed,
+      params,
+      body: ref(RampBodySchema),
+      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 413, 415, 500, 503) }
+    }
+  }, async (request, reply) =>
+    await fastify.deployments.setRamp(request.params.deploymentName, request.body, { identity: engineIdentity(request), signal: clientGone(reply) }))
+
+  fastify.delete('/deployments/:deploymentName/ramp', {
+    config,
+    schema: {
+      tags,
+      operationId: 'stopDeploymentRamp',
+      summary: 'Stop a ramp: every new run goes to the current version',
+      description: 'Runs already started on the ramping version stay on it. ' + changed,
+      params,
+      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 500, 503) }
+    }
+  }, async (request, reply) =>
+    await fastify.deployments.setRamp(request.params.deploymentName, undefined, { identity: engineIdentity(request), signal: clientGone(reply) }))
+
+  fastify.post('/deployments/:deploymentName/rollback', {
+    config,
+    ...optionalBody,
+    schema: {
+      ...optionalBodySchema,
+      tags,
+      operationId: 'rollbackDeployment',
+      summary: 'Make the previous version current again',
+      description: 'Without `buildId`, the version to go back to is, of the versions not current now, the one that most recently ' +
+        'became current (the engine\'s record of each version); with it, that version. A ramp is left as it is. 409 ' +
+        'DeploymentConflictError when no version was current before, or the engine refuses. ' + changed,
+      params,
+      body: ref(RollbackBodySchema),
+      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 413, 415, 500, 503) }
+    }
+  }, async (request, reply) =>
+    await fastify.deployments.rollback(request.params.deploymentName, request.body?.buildId, { identity: engineIdentity(request), signal: clientGone(reply) }))
+}
+
+export default deployments

@@ -1,0 +1,233 @@
+/**
+ * Rollout through the API and `flowport deploy` (docs/deploys.md), against a real engine with two
+ * versioned workers of one workflow (test/fixtures/rollout/{v1,v2}): v1 current → v2 ramped to 30%
+ * (about 30% of new runs go to it) → v2 current, v1 draining while a run pinned to it is open, drained
+ * once it closed → rollback makes v1 current again. Each change carries the key's identity; the
+ * routes need scope `control`.
+ *
+ * The test runs an engine of its own: the engine refreshes a draining version's status every
+ * `matching.wv.VersionDrainageStatusRefreshInterval` (3 min by default), after a grace period
+ * `matching.wv.VersionDrainageStatusVisibilityGracePeriod` (3 min) for visibility to catch up;
+ * both are set to 1 s here so that `drained` comes within the test, and the shared engine of the
+ * other tests keeps the engine's defaults.
+ */
+import t, { type Test } from 'tap'
+import { randomUUID } from 'node:crypto'
+import { resolve } from 'node:path'
+import { catalogWorkflowId } from '@flowport/core/contract'
+import { startEngine } from '../cli/engine.js'
+import type { App } from '../app.js'
+import type { Deployment, DeploymentList } from '../schemas/deployments.js'
+import { build } from './helpers/app.js'
+import { bearer, keysFile } from './helpers/keys.js'
+import { call, eventually, firstTaskCompleted, waitClosed } from './helpers/workflows.js'
+import { spawnWorker } from './helpers/worker-process.js'
+import { flowport } from './helpers/flowport-cli.js'
+
+const DRAINAGE = { 'matching.wv.VersionDrainageStatusRefreshInterval': '1s', 'matching.wv.VersionDrainageStatusVisibilityGracePeriod': '1s' }
+const RUNS = 100
+
+const engine = await startEngine({ dynamicConfig: DRAINAGE })
+t.teardown(async () => { await engine.stop() })
+const catalog = `rollout-${randomUUID()}`
+const route = '/deployments/{deploymentName}'
+const url = `/deployments/${catalog}`
+const { keys, file } = keysFile(t, [
+  { id: 'operator', scopes: ['read', 'run', 'interact', 'control'] },
+  { id: 'viewer', scopes: ['read', 'run'] }
+])
+const operator = bearer(keys.operator!)
+
+const versioned = (buildId: string) => spawnWorker(t, {
+  TEMPORAL_ADDRESS: engine.address,
+  SERVICE_CATALOG_ID: catalog,
+  SERVICE_WORKFLOWS_DIR: resolve(`test/fixtures/rollout/${buildId}`),
+  SERVICE_WORKER_VERSIONING: 'true',
+  SERVICE_WORKER_BUILD_ID: buildId
+}, process.cwd())
+
+async function show (t: Test, app: App): Promise<Deployment> {
+  const res = await call(t, app, { method: 'GET', url, route, headers: operator })
+  t.equal(res.status, 200)
+  return res.body as Deployment
+}
+
+const stateOf = (d: Deployment, buildId: string) => d.versions.find((v) => v.version.buildId === buildId)
+
+/** Starts a run of `rollout` through the API as the operator. */
+async function startRun (t: Test, app: App, input: { hold?: boolean } = {}) {
+  const res = await call(t, app, { method: 'POST', url: '/workflow/start', route: '/workflow/start', headers: operator, payload: { workflowName: 'rollout', input } })
+  t.equal(res.status, 200, 'started')
+  return res.body as { workflowId: string, runId: string }
+}
+
+/** The build id of the version the engine records a run on (null: unversioned). */
+async function versionOfRun (app: App, workflowId: string, runId: string): Promise<string | null> {
+  const { raw } = await app.engine.client.workflow.getHandle(workflowId, runId).describe()
+  return raw.workflowExecutionInfo?.versioningInfo?.deploymentVersion?.buildId ?? null
+}
+
+t.test('list → current v1 → ramp v2 30% → current v2 → v1 drained → rollback, with the key\'s identity', async (t) => {
+  const app = await build(t, { TEMPORAL_ADDRESS: engine.address, SERVICE_CATALOG_ID: catalog, SERVICE_API_KEYS_FILE: file })
+  const v1 = versioned('v1')
+  const v2 = versioned('v2')
+  await v1.waitFor('Worker polling')
+  await v2.waitFor('Worker polling')
+  t.match(v1.output(), /"deploymentName":"rollout-[^"]+","buildId":"v1"/, 'the worker polls as version v1')
+
+  // The catalog workflow runs on the deployment's task queue too; pinned (the worker's default), it
+  // would keep v1 from ever draining. It moves with the current version instead (autoUpgrade):
+  // set here as an override until the catalog workflow declares it itself (issue 41, item 1).
+  await app.engine.client.workflowService.updateWorkflowExecutionOptions({
+    namespace: app.engine.namespace,
+    workflowExecution: { workflowId: catalogWorkflowId(catalog) },
+    workflowExecutionOptions: { versioningOverride: { autoUpgrade: true } },
+    updateMask: { paths: ['versioning_override'] }
+  })
+
+  // The engine registers a version with its first poll, a moment after the worker says it polls.
+  const initial = await eventually(async () => await show(t, app), (d) => d.versions.length === 2)
+  t.same(initial.versions.map((v) => [v.version, v.state]).sort((a, b) => (a[0] as { buildId: string }).buildId.localeCompare((b[0] as { buildId: string }).buildId)), [
+    [{ deploymentName: catalog, buildId: 'v1' }, 'inactive'], [{ deploymentName: catalog, buildId: 'v2' }, 'inactive']
+  ], 'both versions, neither given runs yet')
+  t.equal(initial.current, null, 'new runs go to unversioned workers')
+  t.equal(initial.ramping, null)
+
+  const list = await call(t, app, { method: 'GET', url: '/deployments', route: '/deployments', headers: operator })
+  t.equal(list.status, 200)
+  t.match((list.body as DeploymentList).deployments.find((d) => d.deploymentName === catalog), { current: null, ramping: null, latest: { deploymentName: catalog } }, 'listed')
+
+  await t.test('clear errors', async (t) => {
+    const unknown = await call(t, app, { method: 'GET', url: '/deployments/no-such-deployment', route, headers: operator })
+    t.equal(unknown.status, 404)
+    t.match(unknown.body, { error: 'DeploymentNotFoundError', message: /no-such-deployment/ })
+    const noVersion = await call(t, app, { method: 'PUT', url: `${url}/current`, route: `${route}/current`, headers: operator, payload: { buildId: 'v9' } })
+    t.equal(noVersion.status, 404)
+    t.match(noVersion.body, { error: 'DeploymentVersionNotFoundError', message: /has no version v9/ })
+    for (const percentage of [0, -5, 101]) {
+      const bad = await call(t, app, { method: 'PUT', url: `${url}/ramp`, route: `${route}/ramp`, headers: operator, payload: { buildId: 'v2', percentage } })
+      t.equal(bad.status, 400, `ramp ${percentage}%: 400`)
+      t.match(bad.body, { error: 'ValidationError', issues: [{ path: '/percentage', in: 'body' }] })
+    }
+    const nothingBefore = await call(t, app, { method: 'POST', url: `${url}/rollback`, route: `${route}/rollback`, headers: operator })
+    t.equal(nothingBefore.status, 409, 'no version was current before: nothing to roll back to')
+    t.match(nothingBefore.body, { error: 'DeploymentConflictError', message: /no version that was current before/ })
+  })
+
+  await t.test('scope control', async (t) => {
+    const viewer = bearer(keys.viewer!)
+    for (const [method, path, payload] of [['GET', '/deployments', undefined], ['GET', url, undefined], ['PUT', `${url}/current`, { buildId: 'v1' }],
+      ['PUT', `${url}/ramp`, { buildId: 'v2', percentage: 30 }], ['DELETE', `${url}/ramp`, undefined], ['POST', `${url}/rollback`, undefined]] as const) {
+      const res = await app.inject({ method, url: path, headers: viewer, ...(payload === undefined ? {} : { payload }) })
+      t.equal(res.statusCode, 403, `${method} ${path}: 403 without control`)
+      t.same(res.json(), { error: 'ForbiddenError', message: 'Key viewer lacks scope control' })
+    }
+    t.equal((await show(t, app)).current, null, 'nothing changed')
+  })
+
+  const current1 = await call(t, app, { method: 'PUT', url: `${url}/current`, route: `${route}/current`, headers: operator, payload: { buildId: 'v1' } })
+  t.equal(current1.status, 200)
+  const afterCurrent1 = current1.body as Deployment
+  t.same(afterCurrent1.current, { deploymentName: catalog, buildId: 'v1' }, 'v1 is current')
+  t.equal(afterCurrent1.lastModifiedBy, 'flowport:operator', 'the engine records the key\'s identity')
+  t.match(stateOf(afterCurrent1, 'v1'), { state: 'current', since: String, lastCurrentAt: String })
+
+  // A run that stays open on v1 (pinned: the version that started it).
+  const held = await startRun(t, app, { hold: true })
+  t.ok(await firstTaskCompleted(app, held.workflowId, held.runId))
+  t.equal(await versionOfRun(app, held.workflowId, held.runId), 'v1', 'a new run goes to the current version')
+
+  const rampCurrent = await call(t, app, { method: 'PUT', url: `${url}/ramp`, route: `${route}/ramp`, headers: operator, payload: { buildId: 'v1', percentage: 30 } })
+  t.equal(rampCurrent.status, 409, 'ramping the current version: the engine\'s refusal is a 409')
+  t.match(rampCurrent.body, { error: 'DeploymentConflictError', message: /already current/ })
+
+  const ramp = await call(t, app, { method: 'PUT', url: `${url}/ramp`, route: `${route}/ramp`, headers: operator, payload: { buildId: 'v2', percentage: 30 } })
+  t.equal(ramp.status, 200)
+  const ramping = ramp.body as Deployment
+  t.match(ramping.ramping, { version: { deploymentName: catalog, buildId: 'v2' }, percentage: 30, since: String })
+  t.match(stateOf(ramping, 'v2'), { state: 'ramping', rampPercentage: 30, since: String })
+  t.match(stateOf(ramping, 'v1'), { state: 'current', rampPercentage: null })
+
+  // About 30% of new runs go to v2: the engine picks by workflow id, so a wide band, never timing.
+  const runs = []
+  for (let i = 0; i < RUNS; i += 10) runs.push(...await Promise.all(Array.from({ length: 10 }, async () => await startRun(t, app))))
+  const versions = await Promise.all(runs.map(async ({ workflowId, runId }) => {
+    t.equal(await waitClosed(app, workflowId, runId), 'COMPLETED')
+    const output = await app.engine.client.workflow.getHandle(workflowId, runId).result() as { code: string }
+    const version = await versionOfRun(app, workflowId, runId)
+    t.equal(output.code, version, 'the run ran the code of the version the engine records')
+    return version
+  }))
+  const toV2 = versions.filter((v) => v === 'v2').length
+  t.equal(versions.filter((v) => v === 'v1').length + toV2, RUNS, 'every run went to v1 or v2')
+  t.ok(toV2 >= 15 && toV2 <= 45, `${toV2} of ${RUNS} runs went to v2 (ramped to 30%)`)
+
+  const stopRamp = await call(t, app, { method: 'DELETE', url: `${url}/ramp`, route: `${route}/ramp`, headers: operator })
+  t.equal(stopRamp.status, 200)
+  t.equal((stopRamp.body as Deployment).ramping, null, 'the ramp stopped')
+
+  const current2 = await call(t, app, { method: 'PUT', url: `${url}/current`, route: `${route}/current`, headers: operator, payload: { buildId: 'v2' } })
+  t.equal(current2.status, 200)
+  t.same((current2.body as Deployment).current, { deploymentName: catalog, buildId: 'v2' }, 'v2 is current')
+  const draining = await eventually(async () => await show(t, app), (d) => stateOf(d, 'v1')?.state === 'draining' && stateOf(d, 'v1')?.openRuns === 1)
+  t.match(stateOf(draining, 'v1'), { state: 'draining', since: String, openRuns: 1 }, 'v1 drains: its held run is open and counted')
+  const next = await startRun(t, app)
+  t.equal(await waitClosed(app, next.workflowId, next.runId), 'COMPLETED')
+  t.equal(await versionOfRun(app, next.workflowId, next.runId), 'v2', 'new runs go to v2')
+
+  await app.engine.client.workflow.getHandle(held.workflowId, held.runId).signal('finish', {})
+  t.equal(await waitClosed(app, held.workflowId, held.runId), 'COMPLETED')
+  t.same(await app.engine.client.workflow.getHandle(held.workflowId, held.runId).result(), { code: 'v1' }, 'the pinned run finished on v1')
+  const drained = await eventually(async () => await show(t, app), (d) => stateOf(d, 'v1')?.state === 'drained', 120)
+  t.match(stateOf(drained, 'v1'), { state: 'drained', since: String, drainageCheckedAt: String, openRuns: 0 }, 'v1 is drained once its runs closed: its workers can stop')
+
+  const rollback = await call(t, app, { method: 'POST', url: `${url}/rollback`, route: `${route}/rollback`, headers: operator })
+  t.equal(rollback.status, 200)
+  const rolledBack = rollback.body as Deployment
+  t.same(rolledBack.current, { deploymentName: catalog, buildId: 'v1' }, 'rollback: the version current before v2 is current again')
+  t.equal(rolledBack.lastModifiedBy, 'flowport:operator')
+  t.not(stateOf(rolledBack, 'v2')?.state, 'current')
+
+  await t.test('flowport deploy', async (t) => {
+    const address = await app.listen({ port: 0, host: '127.0.0.1' })
+    const env = { FLOWPORT_URL: address, FLOWPORT_TOKEN: keys.operator!, SERVICE_CATALOG_ID: catalog }
+    const listed = await flowport(['deploy', 'list'], { env })
+    t.equal(listed.code, 0, listed.stderr)
+    t.match(listed.stdout, new RegExp(`${catalog}\\s+v1\\s+-\\s+v[12]`), 'the deployment with its current, ramping and latest version')
+
+    const current = await flowport(['deploy', 'current', 'v2'], { env })
+    t.equal(current.code, 0, current.stderr)
+    t.match(current.stderr, `Version v2 of ${catalog} is current.`)
+    t.match(current.stdout, /v2\s+current\s+\S+\s+\d+/)
+
+    const ramped = await flowport(['deploy', 'ramp', 'v1', '50', '--deployment', catalog, '--json'], { env: { ...env, SERVICE_CATALOG_ID: 'elsewhere' } })
+    t.equal(ramped.code, 0, ramped.stderr)
+    t.match(JSON.parse(ramped.stdout), { deploymentName: catalog, ramping: { version: { buildId: 'v1' }, percentage: 50 }, lastModifiedBy: 'flowport:operator' }, '--deployment names it; --json prints the deployment')
+
+    const shown = await flowport(['deploy', 'list', catalog], { env })
+    t.equal(shown.code, 0, shown.stderr)
+    t.match(shown.stderr, `Deployment ${catalog}: current v2; ramping v1 50%; last changed by flowport:operator`)
+    t.match(shown.stdout, /v1\s+ramping 50%/)
+
+    const stopped = await flowport(['deploy', 'stop-ramp'], { env })
+    t.equal(stopped.code, 0, stopped.stderr)
+    t.match(stopped.stderr, `No version of ${catalog} is ramping.`)
+
+    const rolled = await flowport(['deploy', 'rollback'], { env })
+    t.equal(rolled.code, 0, rolled.stderr)
+    t.match(rolled.stderr, `Rolled back: version v1 of ${catalog} is current.`)
+
+    const help = await flowport(['deploy', '--help'])
+    for (const command of ['list', 'current', 'ramp', 'stop-ramp', 'rollback']) t.match(help.stdout, new RegExp(`\\n {2}${command} `), `deploy ${command} in the help`)
+    t.match((await flowport(['help'])).stdout, /\n {2}deploy /, 'flowport help lists deploy')
+
+    const badPercent = await flowport(['deploy', 'ramp', 'v2', '0'], { env })
+    t.equal(badPercent.code, 2, 'a percentage out of range is a usage error')
+    const unknown = await flowport(['deploy', 'current', 'v9'], { env })
+    t.equal(unknown.code, 2, 'an unknown version: exit 2')
+    t.match(unknown.stderr, /DeploymentVersionNotFoundError: Worker deployment \S+ has no version v9/)
+    const refused = await flowport(['deploy', 'list'], { env: { ...env, FLOWPORT_TOKEN: keys.viewer! } })
+    t.equal(refused.code, 3, 'a key without control: exit 3')
+    t.match(refused.stderr, 'ForbiddenError: Key viewer lacks scope control')
+  })
+})
