@@ -96,6 +96,6 @@ export type SetCurrentBody = Static<typeof SetCurrentBodySchema>
 export type RollbackBody = Static<typeof RollbackBodySchema>
 
 export const deploymentSchemas = [
-  WorkerDeploymentVersionSchema, DeploymentParamsSchema, RampSchema, DeploymentVersionStateSchema, DeploymentSchema,
+  DeploymentParamsSchema, RampSchema, DeploymentVersionStateSchema, DeploymentSchema,
   DeploymentSummarySchema, DeploymentListSchema, SetCurrentBodySchema, RampBodySchema, RollbackBodySchema
 ]

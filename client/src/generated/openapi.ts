@@ -2649,13 +2649,6 @@ export interface components {
             report: components["schemas"]["EvalReport"] | null;
             error: string | null;
         };
-        /** @description A worker deployment version: deployment name and build id */
-        WorkerDeploymentVersion: {
-            /** @description The worker deployment (default: the catalog id) */
-            deploymentName: string;
-            /** @description The build id (default: derived from the workflow bundle's content) */
-            buildId: string;
-        };
         DeploymentParams: {
             /** @description The worker deployment (a worker's SERVICE_WORKER_DEPLOYMENT_NAME, by default its catalog id) */
             deploymentName: string;
