@@ -63,22 +63,15 @@ export async function freePort (preferred = 0, strict = false): Promise<number> 
   })
 }
 
-async function waitUntilServing (address: string, child: ChildProcess, timeoutMs: number, output: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`temporal exited with code ${child.exitCode}:\n${output()}`)
-    try {
-      const connection = await Connection.connect({ address, connectTimeout: '1s' })
-      try {
-        const health = await connection.withDeadline(Date.now() + 1000, () => connection.healthService.check({}))
-        if (health.status === 1) return // SERVING
-      } finally {
-        await connection.close()
-      }
-    } catch { /* not up yet */ }
-    await new Promise((resolve) => setTimeout(resolve, 200))
+/** Whether the engine's gRPC health service answers SERVING. */
+async function serving (address: string): Promise<boolean> {
+  const connection = await Connection.connect({ address, connectTimeout: '1s' })
+  try {
+    const health = await connection.withDeadline(Date.now() + 1000, () => connection.healthService.check({}))
+    return health.status === 1 // SERVING
+  } finally {
+    await connection.close()
   }
-  throw new Error(`temporal did not answer on ${address} within ${timeoutMs} ms:\n${output()}`)
 }
 
 /**
@@ -148,14 +141,9 @@ async function startEngineOnce (opts: EngineOptions, binary: Awaited<ReturnType<
 
   const child = spawn(binary.path, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: opts.detached })
   // If this process dies without stopping the engine, the engine goes down with it.
-  const owned = ownServer(child)
+  const owned = ownServer(child, 'temporal')
   const address = `127.0.0.1:${port}`
-  try {
-    await waitUntilServing(address, child, opts.startTimeoutMs ?? 60_000, owned.output)
-  } catch (err) {
-    await owned.stop()
-    throw err
-  }
+  await owned.untilServing(async () => await serving(address), opts.startTimeoutMs ?? 60_000)
   return {
     address,
     port,

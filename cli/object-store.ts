@@ -65,16 +65,6 @@ export function storeSettings (endpoint: string, credentials: StoreCredentials):
 /** The settings that name a bucket of the user's own: then no store is started for them. */
 export const hasOwnBucket = (env: NodeJS.ProcessEnv): boolean => (env.SERVICE_TRACE_S3_BUCKET ?? '') !== ''
 
-async function waitUntilServing (endpoint: string, child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`versitygw exited (${child.exitCode ?? child.signalCode}):\n${output()}`)
-    if (await fetch(`${endpoint}/health`, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false)) return
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-  throw new Error(`versitygw did not answer on ${endpoint} within ${timeoutMs} ms:\n${output()}`)
-}
-
 export async function startObjectStore (opts: ObjectStoreOptions): Promise<ObjectStore> {
   const log = opts.log ?? (() => {})
   const binary = await findObjectStoreBinary(log)
@@ -87,10 +77,10 @@ export async function startObjectStore (opts: ObjectStoreOptions): Promise<Objec
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true
   })
-  const server = ownServer(child)
+  const server = ownServer(child, 'versitygw')
   const endpoint = `http://127.0.0.1:${port}`
+  await server.untilServing(async () => (await fetch(`${endpoint}/health`, { signal: AbortSignal.timeout(2000) })).ok, 30_000)
   try {
-    await waitUntilServing(endpoint, child, server.output, 30_000)
     await ensureBucket({ bucket: STORE_BUCKET, endpoint, region: REGION, ...credentials })
   } catch (err) {
     await server.stop()

@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { freePort } from '../engine.js'
 import { ownServer } from '../supervise.js'
+import { aptInstall } from './apt-install.js'
 
 const run = promisify(execFile)
 
@@ -38,11 +39,7 @@ function debianBinDir (): string | undefined {
 async function postgresBinDir (log: (m: string) => void): Promise<string> {
   const found = debianBinDir()
   if (found) return found
-  if (process.getuid?.() !== 0) throw new Error('PostgreSQL is not installed: `apt-get install -y postgresql` (as root), then run this again')
-  log('PostgreSQL is missing: apt-get install -y postgresql …')
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
-  await run('apt-get', ['update', '-qq'], { env, timeout: 600_000 })
-  await run('apt-get', ['install', '-y', '-qq', 'postgresql'], { env, timeout: 1_200_000, maxBuffer: 64 * 1024 * 1024 })
+  await aptInstall('postgresql', log)
   const installed = debianBinDir()
   if (!installed) throw new Error('apt-get installed postgresql, but no /usr/lib/postgresql/<version>/bin/initdb appeared')
   return installed
@@ -54,19 +51,6 @@ async function asPostgresUser (): Promise<{ prefix: string[], uid: number, gid: 
   const uid = Number((await run('id', ['-u', 'postgres'])).stdout.trim())
   const gid = Number((await run('id', ['-g', 'postgres'])).stdout.trim())
   return { prefix: ['setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--init-groups', '--'], uid, gid }
-}
-
-async function waitUntilAccepting (bin: string, port: number, child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`postgres exited (${child.exitCode ?? child.signalCode}):\n${output()}`)
-    try {
-      await run(join(bin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-U', POSTGRES_USER, '-q'])
-      return
-    } catch { /* not yet */ }
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-  throw new Error(`postgres did not accept connections on 127.0.0.1:${port} within ${timeoutMs} ms:\n${output()}`)
 }
 
 export async function startPostgres (opts: { port?: number, log?: (m: string) => void } = {}): Promise<Postgres> {
@@ -85,13 +69,17 @@ export async function startPostgres (opts: { port?: number, log?: (m: string) =>
     // Two history-shard owners, matching and visibility keep about 60 connections open.
     '-c', 'max_connections=200']), { stdio: ['ignore', 'pipe', 'pipe'], detached: true })
   // SIGINT is PostgreSQL's fast shutdown: open sessions are ended, not waited for.
-  const server = ownServer(child, { signal: 'SIGINT' })
+  const server = ownServer(child, 'postgres', { signal: 'SIGINT' })
   const stop = async (): Promise<void> => {
     await server.stop()
     rmSync(root, { recursive: true, force: true })
   }
+  const accepting = async (): Promise<boolean> => {
+    await run(join(bin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-U', POSTGRES_USER, '-q'])
+    return true
+  }
   try {
-    await waitUntilAccepting(bin, port, child, server.output, 60_000)
+    await server.untilServing(accepting, 60_000)
   } catch (err) {
     await stop()
     throw err
