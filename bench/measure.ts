@@ -43,7 +43,7 @@ export function processCpuMs (pid: number): number {
 }
 
 /** Busy and total CPU ms of the whole machine so far (all cores). */
-function machineCpuMs (): { busy: number, total: number } {
+export function machineCpuMs (): { busy: number, total: number } {
   const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]
   const v = line.trim().split(/\s+/).slice(1).map(Number)
   // user nice system idle iowait irq softirq steal (guest fields are included in user/nice)
