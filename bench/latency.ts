@@ -197,7 +197,7 @@ try {
     for (const { name } of servers) sse[name].set(clients, { latency: [], raw: [], exact: true })
     for (let round = 0; round < SSE_ROUNDS; round++) {
       for (const { name, api, client } of round % 2 === 0 ? servers : [...servers].reverse()) {
-        const live = await livePhase({ base: api.base, call: api.call }, client, CATALOG, clients, steps)
+        const live = await livePhase(api, client, CATALOG, clients, steps)
         const figure = sse[name].get(clients)!
         figure.latency.push(...live.samples.latency)
         figure.raw.push(...live.samples.raw)

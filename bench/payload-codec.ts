@@ -16,7 +16,7 @@ import { startEngine } from '../cli/engine.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
 import { createBucket, S3_TEST_CREDENTIALS, startS3Server } from '../test/helpers/s3-server.js'
 import { machineNote, writeSection } from './results.js'
-import { percentiles } from './measure.js'
+import { f2, percentiles } from './measure.js'
 import { startApi, stopAll, type Api } from './stack.js'
 import { waitForCatalog } from '../test/helpers/wait-for-catalog.js'
 
@@ -98,7 +98,6 @@ try {
       console.log(`round ${r + 1} codec ${v}: p50 ${percentiles(latencies).p50.toFixed(2)} ms`)
     }
   }
-  const f2 = (n: number) => n.toFixed(2)
   const off = percentiles(samples.off)
   const row = (v: Variant) => {
     const p = percentiles(samples[v])
