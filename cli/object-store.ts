@@ -48,20 +48,6 @@ export interface ObjectStore {
 export const storeServerArgs = (listen: string, dataDir: string): string[] =>
   ['--port', listen, '--health', '/health', '--region', REGION, 'posix', '--sidecar', `${dataDir}/meta`, `${dataDir}/buckets`]
 
-export const randomStoreCredentials = (): StoreCredentials =>
-  ({ accessKeyId: `flowport-${randomBytes(6).toString('hex')}`, secretAccessKey: randomBytes(24).toString('base64url') })
-
-/** The settings that point the API and the worker at a store. */
-export function storeSettings (endpoint: string, credentials: StoreCredentials): Record<string, string> {
-  return {
-    SERVICE_TRACE_S3_BUCKET: STORE_BUCKET,
-    SERVICE_CLOUD_ENDPOINT: endpoint,
-    SERVICE_CLOUD_REGION: REGION,
-    SERVICE_CLOUD_ACCESS_KEY_ID: credentials.accessKeyId,
-    SERVICE_CLOUD_SECRET_ACCESS_KEY: credentials.secretAccessKey
-  }
-}
-
 /** The settings that name a bucket of the user's own: then no store is started for them. */
 export const hasOwnBucket = (env: NodeJS.ProcessEnv): boolean => (env.SERVICE_TRACE_S3_BUCKET ?? '') !== ''
 
@@ -70,7 +56,7 @@ export async function startObjectStore (opts: ObjectStoreOptions): Promise<Objec
   const binary = await findObjectStoreBinary(log)
   for (const dir of ['buckets', 'meta']) mkdirSync(join(opts.dataDir, dir), { recursive: true })
   const port = await freePort(opts.port ?? 0, opts.strictPort)
-  const credentials = opts.credentials ?? randomStoreCredentials()
+  const credentials = opts.credentials ?? { accessKeyId: `flowport-${randomBytes(6).toString('hex')}`, secretAccessKey: randomBytes(24).toString('base64url') }
   // Keys through the environment, not the command line, where `ps` would show them.
   const child = spawn(binary.path, storeServerArgs(`127.0.0.1:${port}`, opts.dataDir), {
     env: { ...process.env, ROOT_ACCESS_KEY: credentials.accessKeyId, ROOT_SECRET_KEY: credentials.secretAccessKey },
@@ -86,5 +72,12 @@ export async function startObjectStore (opts: ObjectStoreOptions): Promise<Objec
     await server.stop()
     throw err
   }
-  return { endpoint, port, dataDir: opts.dataDir, credentials, settings: storeSettings(endpoint, credentials), process: child, stop: server.stop }
+  const settings = {
+    SERVICE_TRACE_S3_BUCKET: STORE_BUCKET,
+    SERVICE_CLOUD_ENDPOINT: endpoint,
+    SERVICE_CLOUD_REGION: REGION,
+    SERVICE_CLOUD_ACCESS_KEY_ID: credentials.accessKeyId,
+    SERVICE_CLOUD_SECRET_ACCESS_KEY: credentials.secretAccessKey
+  }
+  return { endpoint, port, dataDir: opts.dataDir, credentials, settings, process: child, stop: server.stop }
 }
