@@ -96,6 +96,16 @@ export function traceEngineCalls (connection: Connection, sink: EngineCall[]): v
   }
 }
 
+/**
+ * `rounds` rounds of `measure` on every variant, the order flipping each round, so that no variant
+ * always runs first on a cooled machine and drift of the machine hits all alike.
+ */
+export async function interleaved<V> (rounds: number, variants: readonly V[], measure: (variant: V, round: number) => Promise<void>): Promise<void> {
+  for (let r = 0; r < rounds; r++) {
+    for (const variant of r % 2 === 0 ? variants : [...variants].reverse()) await measure(variant, r)
+  }
+}
+
 /** `n` operations, `concurrency` in flight at any time (closed loop); latency of each. */
 export async function closedLoop (n: number, concurrency: number, op: () => Promise<void>): Promise<{ ms: number, latencies: number[] }> {
   const latencies: number[] = []

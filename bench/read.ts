@@ -12,7 +12,7 @@ import { cpus, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Client } from '@temporalio/client'
 import { Pool } from 'undici'
-import { closedLoop, cpuPerOp, cpuSnapshot, f1, f2, median, percentiles, processCpuMs, verdict, type ApiTrace, type Cpu, type Percentiles, type ProcessName } from './measure.js'
+import { closedLoop, cpuPerOp, cpuSnapshot, f1, f2, interleaved, median, percentiles, processCpuMs, verdict, type ApiTrace, type Cpu, type Percentiles, type ProcessName } from './measure.js'
 import { measureIdleStreams, type IdleStreams } from './sse.js'
 import type { Api } from './stack.js'
 import { imageApiCommand } from '../scripts/dockerfile.js'
@@ -132,15 +132,13 @@ async function sideBySide (label: string, opts: ReadOptions, n: number, sides: S
   const parts: Partial<Record<Side, Part[]>> = {}
   const names = (['api', 'raw', 'bare'] as const).filter((side) => sides[side] !== undefined)
   const per = Math.ceil(n / opts.rounds)
-  for (let r = 0; r < opts.rounds; r++) {
-    for (const side of r % 2 === 0 ? names : [...names].reverse()) {
-      const [next, read] = sides[side]!
-      const before = pids && cpuSnapshot(pids[side])
-      const part: Part = await drive(per, opts.concurrency, next, read)
-      if (pids && before) part.cpu = cpuPerOp(before, cpuSnapshot(pids[side]), part.latencies.length)
-      ;(parts[side] ??= []).push(part)
-    }
-  }
+  await interleaved(opts.rounds, names, async (side) => {
+    const [next, read] = sides[side]!
+    const before = pids && cpuSnapshot(pids[side])
+    const part: Part = await drive(per, opts.concurrency, next, read)
+    if (pids && before) part.cpu = cpuPerOp(before, cpuSnapshot(pids[side]), part.latencies.length)
+    ;(parts[side] ??= []).push(part)
+  })
   const perRound = (side: Side) => parts[side]!.map((p, r) => (p.latencies.length / p.ms) / (parts.raw![r].latencies.length / parts.raw![r].ms))
   const result: Measured = {
     label,
@@ -247,9 +245,7 @@ async function compareFlags (a: BuiltApi, b: BuiltApi, run: RunRef, opts: ReadOp
   try {
     for (const side of [0, 1]) await closedLoop(200, opts.concurrency, reads[side]) // warm-up
     const per = Math.ceil(n / opts.rounds)
-    for (let r = 0; r < opts.rounds; r++) {
-      for (const side of r % 2 === 0 ? [0, 1] : [1, 0]) parts[side].push(await closedLoop(per, opts.concurrency, reads[side]))
-    }
+    await interleaved(opts.rounds, [0, 1], async (side) => { parts[side].push(await closedLoop(per, opts.concurrency, reads[side])) })
   } finally {
     await Promise.all(getters.map(async (g) => { await g.close() }))
   }

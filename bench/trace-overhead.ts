@@ -19,7 +19,7 @@ import { startEngine } from '../cli/engine.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
 import { createBucket, S3_TEST_CREDENTIALS, startS3Server } from '../test/helpers/s3-server.js'
 import { machineNote, writeSection } from './results.js'
-import { closedLoop, percentiles } from './measure.js'
+import { closedLoop, interleaved, percentiles } from './measure.js'
 import { stopAll } from './stack.js'
 import { waitForCatalog } from '../test/helpers/wait-for-catalog.js'
 
@@ -75,15 +75,12 @@ try {
   await Promise.all(VARIANTS.map(async (v) => { await waitForCatalog(client, catalogOf(v)) }))
   for (const v of VARIANTS) await round(v) // warm-up: bundles, caches, JIT
   const results = Object.fromEntries(VARIANTS.map((v) => [v, { rates: [] as number[], latencies: [] as number[] }])) as Record<Variant, { rates: number[], latencies: number[] }>
-  for (let r = 0; r < ROUNDS; r++) {
-    // A different order each round, so no variant always runs first on a cooled machine.
-    for (const v of r % 2 === 0 ? VARIANTS : [...VARIANTS].reverse()) {
-      const { stepsPerSecond, latencies } = await round(v)
-      results[v].rates.push(stepsPerSecond)
-      results[v].latencies.push(...latencies)
-      console.log(`round ${r + 1} ${v}: ${stepsPerSecond.toFixed(0)} steps/s, step p50 ${median(latencies)} ms`)
-    }
-  }
+  await interleaved(ROUNDS, VARIANTS, async (v, r) => {
+    const { stepsPerSecond, latencies } = await round(v)
+    results[v].rates.push(stepsPerSecond)
+    results[v].latencies.push(...latencies)
+    console.log(`round ${r + 1} ${v}: ${stepsPerSecond.toFixed(0)} steps/s, step p50 ${median(latencies)} ms`)
+  })
 
   // The trace of a 100-step run, as the keeper stores it.
   const big = await client.workflow.start('sleepy', { taskQueue: catalogOf('local'), workflowId: `bench-size-${randomUUID()}`, args: [{ steps: 100, delayMs: 0 }] })
