@@ -5,7 +5,7 @@
  * from the file system), with the bucket created. Its `settings` are what the API and every worker
  * need to keep traces and large payloads there (README, "Traces" and "Large payloads").
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -30,16 +30,7 @@ export interface ObjectStoreOptions {
   log?: (message: string) => void
 }
 
-export interface ObjectStore {
-  endpoint: string
-  port: number
-  dataDir: string
-  credentials: StoreCredentials
-  /** SERVICE_TRACE_S3_BUCKET and SERVICE_CLOUD_*: the bucket for traces and large payloads. */
-  settings: Record<string, string>
-  process: ChildProcess
-  stop: () => Promise<void>
-}
+export type ObjectStore = Awaited<ReturnType<typeof startObjectStore>>
 
 /**
  * versitygw's arguments: S3 on `listen`, a health route, and the posix backend on `dataDir`.
@@ -51,7 +42,7 @@ export const storeServerArgs = (listen: string, dataDir: string): string[] =>
 /** The settings that name a bucket of the user's own: then no store is started for them. */
 export const hasOwnBucket = (env: NodeJS.ProcessEnv): boolean => (env.SERVICE_TRACE_S3_BUCKET ?? '') !== ''
 
-export async function startObjectStore (opts: ObjectStoreOptions): Promise<ObjectStore> {
+export async function startObjectStore (opts: ObjectStoreOptions) {
   const log = opts.log ?? (() => {})
   const binary = await findObjectStoreBinary(log)
   for (const dir of ['buckets', 'meta']) mkdirSync(join(opts.dataDir, dir), { recursive: true })
@@ -72,7 +63,8 @@ export async function startObjectStore (opts: ObjectStoreOptions): Promise<Objec
     await server.stop()
     throw err
   }
-  const settings = {
+  /** SERVICE_TRACE_S3_BUCKET and SERVICE_CLOUD_*: the bucket for traces and large payloads. */
+  const settings: Record<string, string> = {
     SERVICE_TRACE_S3_BUCKET: STORE_BUCKET,
     SERVICE_CLOUD_ENDPOINT: endpoint,
     SERVICE_CLOUD_REGION: REGION,

@@ -5,7 +5,7 @@
  * PostgreSQL refuses to run as root: as root, every PostgreSQL command runs as the `postgres`
  * user the Debian package creates (setpriv, which execs in place: the child is the postmaster).
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -16,15 +16,7 @@ import { aptInstall } from './apt-install.js'
 
 const run = promisify(execFile)
 
-export interface Postgres {
-  host: string
-  port: number
-  /** The superuser `initdb` created; local connections need no password (trust). */
-  user: string
-  dataDir: string
-  process: ChildProcess
-  stop: () => Promise<void>
-}
+export type Postgres = Awaited<ReturnType<typeof startPostgres>>
 
 export const POSTGRES_USER = 'temporal'
 
@@ -53,7 +45,7 @@ async function asPostgresUser (): Promise<{ prefix: string[], uid: number, gid: 
   return { prefix: ['setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--init-groups', '--'], uid, gid }
 }
 
-export async function startPostgres (opts: { port?: number, log?: (m: string) => void } = {}): Promise<Postgres> {
+export async function startPostgres (opts: { port?: number, log?: (m: string) => void } = {}) {
   const log = opts.log ?? (() => {})
   const bin = await postgresBinDir(log)
   const user = await asPostgresUser()
@@ -85,5 +77,6 @@ export async function startPostgres (opts: { port?: number, log?: (m: string) =>
     throw err
   }
   log(`PostgreSQL ${bin.split('/').at(-2) ?? ''} on 127.0.0.1:${port} (data in ${dataDir})`)
+  // `user`: the superuser `initdb` created; local connections need no password (trust).
   return { host: '127.0.0.1', port, user: POSTGRES_USER, dataDir, process: child, stop }
 }

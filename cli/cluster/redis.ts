@@ -4,7 +4,7 @@
  * ./postgres.ts does for PostgreSQL) as a child of this process on a free loopback port, with no
  * persistence, so that stopping this process leaves nothing behind.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { connect } from 'node:net'
 import { freePort } from '../engine.js'
@@ -13,12 +13,7 @@ import { aptInstall } from './apt-install.js'
 
 const REDIS_SERVER = '/usr/bin/redis-server'
 
-export interface RedisServer {
-  url: string
-  port: number
-  process: ChildProcess
-  stop: () => Promise<void>
-}
+export type RedisServer = Awaited<ReturnType<typeof startRedisServer>>
 
 async function redisServerBinary (log: (m: string) => void): Promise<string> {
   if (existsSync(REDIS_SERVER)) return REDIS_SERVER
@@ -43,7 +38,7 @@ async function answersPing (port: number): Promise<boolean> {
 }
 
 /** `port`: a given one (to bring a stopped server back where its clients look), else a free one. */
-export async function startRedisServer ({ port, log = () => {} }: { port?: number, log?: (m: string) => void } = {}): Promise<RedisServer> {
+export async function startRedisServer ({ port, log = () => {} }: { port?: number, log?: (m: string) => void } = {}) {
   const binary = await redisServerBinary(log)
   port ??= await freePort()
   const child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],

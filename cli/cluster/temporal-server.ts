@@ -4,7 +4,7 @@
  * all four services (frontend, history, matching, worker) in one process on free loopback ports,
  * and the namespace registered once the frontend serves.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -47,13 +47,7 @@ export const CLUSTER_DYNAMIC_CONFIG: Record<string, string | number | boolean> =
   'system.namespaceCacheRefreshInterval': '1s'
 }
 
-export interface TemporalServer {
-  address: string
-  namespace: string
-  metricsUrl: string
-  process: ChildProcess
-  stop: () => Promise<void>
-}
+export type TemporalServer = Awaited<ReturnType<typeof startTemporalServer>>
 
 export async function setupSchema (binaries: ServerBinaries, pg: Postgres): Promise<void> {
   const env = { ...process.env, SQL_HOST: pg.host, SQL_PORT: String(pg.port), SQL_USER: pg.user, SQL_PASSWORD: '', SQL_PLUGIN }
@@ -154,7 +148,7 @@ async function servesNamespace (address: string, namespace: string): Promise<boo
   }
 }
 
-export async function startTemporalServer (binaries: ServerBinaries, pg: Postgres, opts: { namespace?: string, startTimeoutMs?: number } = {}): Promise<TemporalServer> {
+export async function startTemporalServer (binaries: ServerBinaries, pg: Postgres, opts: { namespace?: string, startTimeoutMs?: number } = {}) {
   const namespace = opts.namespace ?? 'default'
   const dir = mkdtempSync(join(tmpdir(), 'flowport-temporal-'))
   const dynamicConfigFile = join(dir, 'dynamic-config.yaml')
