@@ -2,7 +2,7 @@
  * Starts and stops an embedded Temporal dev server (`temporal server start-dev`) on free ports.
  * Used by `npm start` (persistent SQLite file, UI on) and by the test runner (headless).
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { dirname, resolve } from 'node:path'
@@ -36,18 +36,7 @@ export interface EngineOptions {
   log?: (message: string) => void
 }
 
-export interface Engine {
-  address: string
-  port: number
-  uiPort: number | null
-  namespace: string
-  uiUrl: string | null
-  /** The engine's Prometheus metrics: `http://127.0.0.1:<port>/metrics`. */
-  metricsUrl: string
-  binary: string
-  process: ChildProcess
-  stop: () => Promise<void>
-}
+export type Engine = Awaited<ReturnType<typeof startEngineOnce>>
 
 export async function freePort (preferred = 0, strict = false): Promise<number> {
   return await new Promise((resolve, reject) => {
@@ -117,7 +106,7 @@ export async function startEngine (opts: EngineOptions = {}): Promise<Engine> {
   }
 }
 
-async function startEngineOnce (opts: EngineOptions, binary: Awaited<ReturnType<typeof findTemporalBinary>>): Promise<Engine> {
+async function startEngineOnce (opts: EngineOptions, binary: Awaited<ReturnType<typeof findTemporalBinary>>) {
   const port = await freePort(opts.port ?? 0, opts.strictPorts)
   const httpPort = await freePort(0)
   const metricsPort = await freePort(0)
@@ -150,6 +139,7 @@ async function startEngineOnce (opts: EngineOptions, binary: Awaited<ReturnType<
     uiPort,
     namespace,
     uiUrl,
+    // The engine's Prometheus metrics.
     metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     binary: binary.path,
     process: child,
