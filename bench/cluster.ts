@@ -5,12 +5,11 @@
  * robin), and step throughput with one worker versus two, each with the CPU share of every
  * process. Writes the `cluster` section of bench/RESULTS.md.
  */
-import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { Client, Connection } from '@temporalio/client'
 import { startCluster, type Cluster, type ClusterState } from '../cli/cluster/topology.js'
-import { closedLoop, f1, percentiles, processCpuMs } from './measure.js'
+import { closedLoop, f1, machineCpuMs, percentiles, processCpuMs } from './measure.js'
+import { descendants } from '../test/helpers/processes.js'
 import { machineNote, writeSection } from './results.js'
 import { bottleneckAnalysis, type ClusterResults, type RunFigure, type StartFigure, type StepFigure } from './cluster-analysis.js'
 
@@ -29,23 +28,12 @@ const log = (m: string): void => { console.log(`[bench cluster] ${m}`) }
 
 /** Every process of the topology: members, the Temporal server, PostgreSQL with all its backends. */
 function processes (state: ClusterState): Record<string, number[]> {
-  const children = (pid: number): number[] => {
-    try {
-      return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number)
-    } catch { return [] }
-  }
   return {
     ...Object.fromEntries(state.members.map((m) => [m.name, [m.pid]])),
     temporal: [state.temporal.pid],
-    postgres: [state.postgres.pid, ...children(state.postgres.pid)],
+    postgres: [state.postgres.pid, ...descendants(state.postgres.pid)],
     bench: [process.pid]
   }
-}
-
-function machineBusyMs (): { busy: number, total: number } {
-  const v = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number)
-  const total = v.slice(0, 8).reduce((a, b) => a + b, 0)
-  return { busy: (total - v[3] - v[4]) * 10, total: total * 10 }
 }
 
 /** CPU time per process group and the machine's, between `measure` start and end, as shares of the whole machine. */
@@ -53,10 +41,10 @@ async function withCpu<T> (state: ClusterState, work: () => Promise<T>): Promise
   const groups = processes(state)
   const cpu = () => Object.fromEntries(Object.entries(groups).map(([name, pids]) => [name, pids.reduce((s, pid) => s + (processCpuMs(pid) || 0), 0)]))
   const a = cpu()
-  const ma = machineBusyMs()
+  const ma = machineCpuMs()
   const result = await work()
   const b = cpu()
-  const mb = machineBusyMs()
+  const mb = machineCpuMs()
   const capacity = Math.max(1, mb.total - ma.total)
   const share: Record<string, number> = {}
   let ours = 0

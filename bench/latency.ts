@@ -27,7 +27,7 @@ import { Client, Connection } from '@temporalio/client'
 import { tsToMs } from '@temporalio/common/lib/time.js'
 import { ENGINE_SERVER_DEFAULTS, startEngine, type Engine } from '../cli/engine.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
-import { closedLoop, f1, now, percentiles, verdict, type Percentiles } from './measure.js'
+import { closedLoop, f1, interleaved, now, percentiles, verdict, type Percentiles } from './measure.js'
 import { machineNote, writeSection } from './results.js'
 import { livePhase } from './sse.js'
 import { startApi, stopAll, type Api } from './stack.js'
@@ -147,46 +147,41 @@ try {
   await waitForBare(stacks.after.client)
   for (let i = 0; i < 5; i++) await bare(stacks.after.client, 'barePipeline', [2, i % 2 === 0])
 
-  for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 === 0 ? SETTINGS : [...SETTINGS].reverse()
-    for (const setting of order) {
-      const { api, client } = stacks[setting]
-      const withFloor = setting === 'after'
-      for (let i = 0; i < RUNS; i++) {
-        const t = now()
-        await post(api, '/workflow/run', { workflowName: 'hello', input: { name: 'bench' } })
-        samples.hello[setting].push(now() - t)
-        if (withFloor) floor.hello.push((await bare(client, 'bareHello', ['bench'])).ms)
-      }
-      for (let i = 0; i < PIPELINES; i++) {
-        for (const local of [true, false]) {
-          const run = await post(api, '/workflow/run', { workflowName: 'pipeline', input: { stages: 10, local } })
-          samples[local ? 'local' : 'regular'][setting].push(await stepOverhead(client, run.workflowId, run.runId, 10))
-          if (withFloor && local) floor.fp10.push(await runMs(client, run.workflowId, run.runId))
-        }
-        if (!withFloor) continue
-        const bare10 = await bare(client, 'barePipeline', [10, true])
-        floor.local.push(await stepOverhead(client, bare10.workflowId, bare10.runId, 10))
-        floor.bare10.push(await runMs(client, bare10.workflowId, bare10.runId))
-        const fp1 = await post(api, '/workflow/run', { workflowName: 'pipeline', input: { stages: 1, local: true } })
-        floor.fp1.push(await runMs(client, fp1.workflowId, fp1.runId))
-        const bare1 = await bare(client, 'barePipeline', [1, true])
-        floor.bare1.push(await runMs(client, bare1.workflowId, bare1.runId))
-      }
-      console.log(`round ${round + 1}/${ROUNDS} ${setting}: hello p50 ${f1(percentiles(samples.hello[setting]).p50)} ms`)
+  await interleaved(ROUNDS, SETTINGS, async (setting, round) => {
+    const { api, client } = stacks[setting]
+    const withFloor = setting === 'after'
+    for (let i = 0; i < RUNS; i++) {
+      const t = now()
+      await post(api, '/workflow/run', { workflowName: 'hello', input: { name: 'bench' } })
+      samples.hello[setting].push(now() - t)
+      if (withFloor) floor.hello.push((await bare(client, 'bareHello', ['bench'])).ms)
     }
-  }
+    for (let i = 0; i < PIPELINES; i++) {
+      for (const local of [true, false]) {
+        const run = await post(api, '/workflow/run', { workflowName: 'pipeline', input: { stages: 10, local } })
+        samples[local ? 'local' : 'regular'][setting].push(await stepOverhead(client, run.workflowId, run.runId, 10))
+        if (withFloor && local) floor.fp10.push(await runMs(client, run.workflowId, run.runId))
+      }
+      if (!withFloor) continue
+      const bare10 = await bare(client, 'barePipeline', [10, true])
+      floor.local.push(await stepOverhead(client, bare10.workflowId, bare10.runId, 10))
+      floor.bare10.push(await runMs(client, bare10.workflowId, bare10.runId))
+      const fp1 = await post(api, '/workflow/run', { workflowName: 'pipeline', input: { stages: 1, local: true } })
+      floor.fp1.push(await runMs(client, fp1.workflowId, fp1.runId))
+      const bare1 = await bare(client, 'barePipeline', [1, true])
+      floor.bare1.push(await runMs(client, bare1.workflowId, bare1.runId))
+    }
+    console.log(`round ${round + 1}/${ROUNDS} ${setting}: hello p50 ${f1(percentiles(samples.hello[setting]).p50)} ms`)
+  })
   // Throughput last: its runs would otherwise still be running while the latency is measured.
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const setting of round % 2 === 0 ? SETTINGS : [...SETTINGS].reverse()) {
-      const { api, client } = stacks[setting]
-      const started: string[] = []
-      const loop = await closedLoop(STARTS, 32, async () => { started.push((await post(api, '/workflow/start', { workflowName: 'hello', input: { name: 'load' } })).workflowId) })
-      samples.starts[setting].push(STARTS / (loop.ms / 1000))
-      // The next round, on either stack, begins once these runs are done.
-      await Promise.all(started.map(async (id) => await client.workflow.getHandle(id).result()))
-    }
-  }
+  await interleaved(ROUNDS, SETTINGS, async (setting) => {
+    const { api, client } = stacks[setting]
+    const started: string[] = []
+    const loop = await closedLoop(STARTS, 32, async () => { started.push((await post(api, '/workflow/start', { workflowName: 'hello', input: { name: 'load' } })).workflowId) })
+    samples.starts[setting].push(STARTS / (loop.ms / 1000))
+    // The next round, on either stack, begins once these runs are done.
+    await Promise.all(started.map(async (id) => await client.workflow.getHandle(id).result()))
+  })
   for (const clients of [1, SSE_CLIENTS]) {
     const steps = clients === 1 ? 20 : 10
     // The bare fan-out server next to Flowport's "after" API in every round, on the same stack and engine.
@@ -195,16 +190,14 @@ try {
       { name: 'bare' as const, api: stacks.after.fanout!.api, client: stacks.after.client }
     ]
     for (const { name } of servers) sse[name].set(clients, { latency: [], raw: [], exact: true })
-    for (let round = 0; round < SSE_ROUNDS; round++) {
-      for (const { name, api, client } of round % 2 === 0 ? servers : [...servers].reverse()) {
-        const live = await livePhase({ base: api.base, call: api.call }, client, CATALOG, clients, steps)
-        const figure = sse[name].get(clients)!
-        figure.latency.push(...live.samples.latency)
-        figure.raw.push(...live.samples.raw)
-        figure.exact &&= live.exact
-        console.log(`SSE ${clients} client(s), round ${round + 1}/${SSE_ROUNDS}, ${name}: p50 ${f1(live.latency.p50)} ms, raw long-poll ${f1(live.raw.p50)} ms${live.exact ? '' : ', events lost'}`)
-      }
-    }
+    await interleaved(SSE_ROUNDS, servers, async ({ name, api, client }, round) => {
+      const live = await livePhase(api, client, CATALOG, clients, steps)
+      const figure = sse[name].get(clients)!
+      figure.latency.push(...live.samples.latency)
+      figure.raw.push(...live.samples.raw)
+      figure.exact &&= live.exact
+      console.log(`SSE ${clients} client(s), round ${round + 1}/${SSE_ROUNDS}, ${name}: p50 ${f1(live.latency.p50)} ms, raw long-poll ${f1(live.raw.p50)} ms${live.exact ? '' : ', events lost'}`)
+    })
   }
 } finally {
   for (const setting of SETTINGS) if (stacks[setting]) await stopStack(stacks[setting])

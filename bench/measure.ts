@@ -43,7 +43,7 @@ export function processCpuMs (pid: number): number {
 }
 
 /** Busy and total CPU ms of the whole machine so far (all cores). */
-function machineCpuMs (): { busy: number, total: number } {
+export function machineCpuMs (): { busy: number, total: number } {
   const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]
   const v = line.trim().split(/\s+/).slice(1).map(Number)
   // user nice system idle iowait irq softirq steal (guest fields are included in user/nice)
@@ -93,6 +93,16 @@ export function traceEngineCalls (connection: Connection, sink: EngineCall[]): v
       const at = now()
       try { return await fn(...args) } finally { sink.push({ name, at, ms: now() - at }) }
     }
+  }
+}
+
+/**
+ * `rounds` rounds of `measure` on every variant, the order flipping each round, so that no variant
+ * always runs first on a cooled machine and drift of the machine hits all alike.
+ */
+export async function interleaved<V> (rounds: number, variants: readonly V[], measure: (variant: V, round: number) => Promise<void>): Promise<void> {
+  for (let r = 0; r < rounds; r++) {
+    for (const variant of r % 2 === 0 ? variants : [...variants].reverse()) await measure(variant, r)
   }
 }
 

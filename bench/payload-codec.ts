@@ -16,7 +16,7 @@ import { startEngine } from '../cli/engine.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
 import { createBucket, S3_TEST_CREDENTIALS, startS3Server } from '../test/helpers/s3-server.js'
 import { machineNote, writeSection } from './results.js'
-import { percentiles } from './measure.js'
+import { f2, interleaved, percentiles } from './measure.js'
 import { startApi, stopAll, type Api } from './stack.js'
 import { waitForCatalog } from '../test/helpers/wait-for-catalog.js'
 
@@ -89,16 +89,12 @@ try {
   for (const v of VARIANTS) await round(apiOf(v)) // warm-up: bundles, caches, JIT
   const samples: Record<Variant, number[]> = { off: [], on: [] }
   const medians: Record<Variant, number[]> = { off: [], on: [] }
-  for (let r = 0; r < ROUNDS; r++) {
-    // A different order each round, so no variant always runs first on a cooled machine.
-    for (const v of r % 2 === 0 ? VARIANTS : [...VARIANTS].reverse()) {
-      const latencies = await round(apiOf(v))
-      samples[v].push(...latencies)
-      medians[v].push(percentiles(latencies).p50)
-      console.log(`round ${r + 1} codec ${v}: p50 ${percentiles(latencies).p50.toFixed(2)} ms`)
-    }
-  }
-  const f2 = (n: number) => n.toFixed(2)
+  await interleaved(ROUNDS, VARIANTS, async (v, r) => {
+    const latencies = await round(apiOf(v))
+    samples[v].push(...latencies)
+    medians[v].push(percentiles(latencies).p50)
+    console.log(`round ${r + 1} codec ${v}: p50 ${percentiles(latencies).p50.toFixed(2)} ms`)
+  })
   const off = percentiles(samples.off)
   const row = (v: Variant) => {
     const p = percentiles(samples[v])

@@ -12,7 +12,7 @@ import { cpus, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Client } from '@temporalio/client'
 import { Pool } from 'undici'
-import { closedLoop, cpuPerOp, cpuSnapshot, f1, f2, median, percentiles, processCpuMs, verdict, type ApiTrace, type Cpu, type Percentiles, type ProcessName } from './measure.js'
+import { closedLoop, cpuPerOp, cpuSnapshot, f1, f2, interleaved, median, percentiles, processCpuMs, verdict, type ApiTrace, type Cpu, type Percentiles, type ProcessName } from './measure.js'
 import { measureIdleStreams, type IdleStreams } from './sse.js'
 import type { Api } from './stack.js'
 import { imageApiCommand } from '../scripts/dockerfile.js'
@@ -132,15 +132,13 @@ async function sideBySide (label: string, opts: ReadOptions, n: number, sides: S
   const parts: Partial<Record<Side, Part[]>> = {}
   const names = (['api', 'raw', 'bare'] as const).filter((side) => sides[side] !== undefined)
   const per = Math.ceil(n / opts.rounds)
-  for (let r = 0; r < opts.rounds; r++) {
-    for (const side of r % 2 === 0 ? names : [...names].reverse()) {
-      const [next, read] = sides[side]!
-      const before = pids && cpuSnapshot(pids[side])
-      const part: Part = await drive(per, opts.concurrency, next, read)
-      if (pids && before) part.cpu = cpuPerOp(before, cpuSnapshot(pids[side]), part.latencies.length)
-      ;(parts[side] ??= []).push(part)
-    }
-  }
+  await interleaved(opts.rounds, names, async (side) => {
+    const [next, read] = sides[side]!
+    const before = pids && cpuSnapshot(pids[side])
+    const part: Part = await drive(per, opts.concurrency, next, read)
+    if (pids && before) part.cpu = cpuPerOp(before, cpuSnapshot(pids[side]), part.latencies.length)
+    ;(parts[side] ??= []).push(part)
+  })
   const perRound = (side: Side) => parts[side]!.map((p, r) => (p.latencies.length / p.ms) / (parts.raw![r].latencies.length / parts.raw![r].ms))
   const result: Measured = {
     label,
@@ -166,6 +164,17 @@ async function startBareFront (address: string, namespace: string): Promise<{ ba
 
 /** Production refuses tokens under 16 characters. */
 const TOKEN = 'bench-token-0123456789'
+
+/** GETs through a keep-alive pool of `connections`; an answer other than 200 fails. */
+function getter (base: string, connections: number, headers: Record<string, string> = {}) {
+  const pool = new Pool(base, { connections, pipelining: 1, keepAliveTimeout: 120_000 })
+  const get = async (path: string): Promise<void> => {
+    const res = await pool.request({ method: 'GET', path, headers })
+    const body = await res.body.text()
+    if (res.statusCode !== 200) throw new Error(`GET ${base}${path}: ${res.statusCode} ${body}`)
+  }
+  return { get, close: async () => { await pool.close() } }
+}
 
 interface BuiltApi { base: string, memory: () => Promise<Memory>, stop: () => void }
 
@@ -227,25 +236,18 @@ async function measureStartMemory (label: string, api: BuiltApi, settleMs: numbe
 async function compareFlags (a: BuiltApi, b: BuiltApi, run: RunRef, opts: ReadOptions, n: number): Promise<{ a: Throughput, b: Throughput }> {
   const enc = encodeURIComponent
   const paths = [`/workflow/${enc(run.workflowId)}/status`, `/workflow/${enc(run.workflowId)}/input`]
-  const pools = [a, b].map((api) => new Pool(api.base, { connections: opts.concurrency, pipelining: 1, keepAliveTimeout: 120_000 }))
-  const reader = (pool: Pool) => {
+  const getters = [a, b].map((api) => getter(api.base, opts.concurrency, { authorization: `Bearer ${TOKEN}` }))
+  const reads = getters.map(({ get }) => {
     let i = 0
-    return async () => {
-      const res = await pool.request({ method: 'GET', path: paths[i++ % 2], headers: { authorization: `Bearer ${TOKEN}` } })
-      await res.body.text()
-      if (res.statusCode !== 200) throw new Error(`${res.statusCode}`)
-    }
-  }
-  const reads = pools.map(reader)
+    return async () => { await get(paths[i++ % 2]) }
+  })
   const parts: Array<Array<{ ms: number, latencies: number[] }>> = [[], []]
   try {
     for (const side of [0, 1]) await closedLoop(200, opts.concurrency, reads[side]) // warm-up
     const per = Math.ceil(n / opts.rounds)
-    for (let r = 0; r < opts.rounds; r++) {
-      for (const side of r % 2 === 0 ? [0, 1] : [1, 0]) parts[side].push(await closedLoop(per, opts.concurrency, reads[side]))
-    }
+    await interleaved(opts.rounds, [0, 1], async (side) => { parts[side].push(await closedLoop(per, opts.concurrency, reads[side])) })
   } finally {
-    await Promise.all(pools.map(async (p) => await p.close()))
+    await Promise.all(getters.map(async (g) => { await g.close() }))
   }
   return { a: throughput(parts[0]), b: throughput(parts[1]) }
 }
@@ -265,12 +267,7 @@ function pin (cpuList: string, pids: number[]): void {
 }
 
 export async function runReadBenchmark (apiHandle: Api, temporal: Client, opts: ReadOptions): Promise<ReadResults> {
-  const pool = new Pool(apiHandle.base, { connections: opts.concurrency, pipelining: 1, keepAliveTimeout: 120_000 })
-  const get = async (path: string) => {
-    const res = await pool.request({ method: 'GET', path })
-    const body = await res.body.text()
-    if (res.statusCode !== 200) throw new Error(`GET ${path}: ${res.statusCode} ${body}`)
-  }
+  const { get, close } = getter(apiHandle.base, opts.concurrency)
   const enc = encodeURIComponent
   const api = {
     status: async (r: RunRef) => { await get(`/workflow/${enc(r.workflowId)}/status`) },
@@ -283,12 +280,7 @@ export async function runReadBenchmark (apiHandle: Api, temporal: Client, opts: 
     result: async (r: RunRef) => { await temporal.workflow.getHandle(r.workflowId).result() }
   }
   const front = await startBareFront(opts.address, opts.namespace)
-  const barePool = new Pool(front.base, { connections: opts.concurrency, pipelining: 1, keepAliveTimeout: 120_000 })
-  const bareGet = async (path: string) => {
-    const res = await barePool.request({ method: 'GET', path })
-    const body = await res.body.text()
-    if (res.statusCode !== 200) throw new Error(`bare front GET ${path}: ${res.statusCode} ${body}`)
-  }
+  const { get: bareGet, close: closeBare } = getter(front.base, opts.concurrency)
   const bare = {
     describe: async (r: RunRef) => { await bareGet(`/describe/${enc(r.workflowId)}`) },
     result: async (r: RunRef) => { await bareGet(`/result/${enc(r.workflowId)}`) }
@@ -408,8 +400,8 @@ export async function runReadBenchmark (apiHandle: Api, temporal: Client, opts: 
     }
     return { options: opts, firstRead, settled, repeated, engineCalls, idle, startMemory, youngGeneration }
   } finally {
-    await pool.close()
-    await barePool.close()
+    await close()
+    await closeBare()
     front.stop()
   }
 }

@@ -10,11 +10,10 @@ import net from 'node:net'
 import type { Client } from '@temporalio/client'
 import { percentiles, type Percentiles } from './measure.js'
 import { until } from '../test/helpers/processes.js'
+import type { Api } from './stack.js'
 
-export interface ApiHandle {
-  base: string
-  call: <T>(cmd: 'memory' | 'metrics' | 'trackLags' | 'lags' | 'close') => Promise<T>
-}
+/** The API process (stack.ts), as far as these benchmarks reach it. */
+export type ApiHandle = Pick<Api, 'base' | 'call'>
 
 interface Memory { rss: number, heapUsed: number, external: number, arrayBuffers: number }
 interface Metrics { upstreamCalls: number, longPolls: number, replayCalls: number, inFlight: number, hubs: number, subscribers: number, openStreams: number }

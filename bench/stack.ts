@@ -6,14 +6,10 @@ import { fork, type ChildProcess } from 'node:child_process'
 import { resolve } from 'node:path'
 import { stopProcess } from '../cli/supervise.js'
 
-export interface Api {
-  base: string
-  pid: number
-  call: <T>(cmd: string) => Promise<T>
-}
+export type Api = Awaited<ReturnType<typeof startApi>>['api']
 
 /** Forks `script` (the API by default); resolves once it announces the base URL it listens on. */
-export async function startApi (env: NodeJS.ProcessEnv, script = 'bench/api-process.ts'): Promise<{ api: Api, child: ChildProcess }> {
+export async function startApi (env: NodeJS.ProcessEnv, script = 'bench/api-process.ts') {
   const child = fork(resolve(script), [], {
     env,
     execArgv: ['--import', 'tsx', '--conditions=flowport-source', '--expose-gc',

@@ -28,30 +28,13 @@ export interface StartBenchOptions {
   pids: { engine: number, worker: number }
 }
 
-export interface StartSession {
-  api: Api
-  opts: StartBenchOptions
-  pids: Record<ProcessName, number>
-  raw: Client
-  /** Engine calls of the raw client, timed (cleared by whoever reads them). */
-  rawCalls: EngineCall[]
-  input: { name: string }
-  rawOptions: () => { taskQueue: string, workflowId: string, args: unknown[], workflowIdReusePolicy: WorkflowIdReusePolicy, workflowIdConflictPolicy: WorkflowIdConflictPolicy }
-  post: (path: string, body: string) => Promise<unknown>
-  /** One `hello` through `POST /workflow/run`; its workflow id. */
-  apiRun: () => Promise<string>
-  /** One `hello` through `client.workflow.execute`; its workflow id. */
-  rawRun: () => Promise<string>
-  drain: () => Promise<number>
-  /** Share of the machine other work took over `ms` (our processes excluded), sampled now. */
-  othersShareNow: (ms: number) => Promise<number>
-  close: () => Promise<void>
-}
+export type StartSession = Awaited<ReturnType<typeof openStartSession>>
 
-export async function openStartSession (api: Api, opts: StartBenchOptions): Promise<StartSession> {
+export async function openStartSession (api: Api, opts: StartBenchOptions) {
   const pids: Record<ProcessName, number> = { engine: opts.pids.engine, worker: opts.pids.worker, api: api.pid, bench: process.pid }
   // A connection of its own, like the API's, so nothing else of the benchmark shares it.
   const connection = await Connection.connect({ address: opts.address })
+  /** Engine calls of the raw client, timed (cleared by whoever reads them). */
   const rawCalls: EngineCall[] = []
   traceEngineCalls(connection, rawCalls)
   const raw = new Client({ connection, namespace: opts.namespace })
@@ -74,11 +57,13 @@ export async function openStartSession (api: Api, opts: StartBenchOptions): Prom
     if (res.statusCode !== 200) throw new Error(`${path} answered ${res.statusCode}: ${JSON.stringify(json)}`)
     return json
   }
+  /** One `hello` through `POST /workflow/run`; its workflow id. */
   const apiRun = async (): Promise<string> => {
     const result = await post('/workflow/run', runBody) as { status: string, workflowId: string }
     if (result.status !== 'completed') throw new Error(`/workflow/run: ${JSON.stringify(result)}`)
     return result.workflowId
   }
+  /** One `hello` through `client.workflow.execute`; its workflow id. */
   const rawRun = async (): Promise<string> => {
     const options = rawOptions()
     await raw.workflow.execute('hello', options)
@@ -95,6 +80,7 @@ export async function openStartSession (api: Api, opts: StartBenchOptions): Prom
     throw new Error('hello runs did not drain within 300 s')
   }
 
+  /** Share of the machine other work took over `ms` (our processes excluded), sampled now. */
   async function othersShareNow (ms: number): Promise<number> {
     const a = cpuSnapshot(pids)
     await new Promise((resolve) => setTimeout(resolve, ms))

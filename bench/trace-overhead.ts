@@ -19,7 +19,7 @@ import { startEngine } from '../cli/engine.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
 import { createBucket, S3_TEST_CREDENTIALS, startS3Server } from '../test/helpers/s3-server.js'
 import { machineNote, writeSection } from './results.js'
-import { percentiles } from './measure.js'
+import { closedLoop, interleaved, percentiles } from './measure.js'
 import { stopAll } from './stack.js'
 import { waitForCatalog } from '../test/helpers/wait-for-catalog.js'
 
@@ -53,17 +53,11 @@ const client = new Client({ connection, namespace: engine.namespace })
 /** Runs RUNS sleepy runs, CONCURRENCY at once; returns steps per second and every step's engine-side latency. */
 async function round (variant: Variant): Promise<{ stepsPerSecond: number, latencies: number[] }> {
   const ids: string[] = []
-  const began = performance.now()
-  let next = 0
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < RUNS) {
-      next++
-      const workflowId = `bench-${variant}-${randomUUID()}`
-      ids.push(workflowId)
-      await client.workflow.execute('sleepy', { taskQueue: catalogOf(variant), workflowId, args: [{ steps: STEPS, delayMs: 0 }] })
-    }
-  }))
-  const seconds = (performance.now() - began) / 1000
+  const { ms } = await closedLoop(RUNS, CONCURRENCY, async () => {
+    const workflowId = `bench-${variant}-${randomUUID()}`
+    ids.push(workflowId)
+    await client.workflow.execute('sleepy', { taskQueue: catalogOf(variant), workflowId, args: [{ steps: STEPS, delayMs: 0 }] })
+  })
   const latencies: number[] = []
   for (const id of ids) {
     const events = (await client.workflow.getHandle(id).fetchHistory()).events ?? []
@@ -74,22 +68,19 @@ async function round (variant: Variant): Promise<{ stepsPerSecond: number, laten
       if (done) latencies.push(tsToMs(e.eventTime) - scheduled.get(String(done.scheduledEventId))!)
     }
   }
-  return { stepsPerSecond: (RUNS * STEPS) / seconds, latencies }
+  return { stepsPerSecond: (RUNS * STEPS) / (ms / 1000), latencies }
 }
 
 try {
   await Promise.all(VARIANTS.map(async (v) => { await waitForCatalog(client, catalogOf(v)) }))
   for (const v of VARIANTS) await round(v) // warm-up: bundles, caches, JIT
   const results = Object.fromEntries(VARIANTS.map((v) => [v, { rates: [] as number[], latencies: [] as number[] }])) as Record<Variant, { rates: number[], latencies: number[] }>
-  for (let r = 0; r < ROUNDS; r++) {
-    // A different order each round, so no variant always runs first on a cooled machine.
-    for (const v of r % 2 === 0 ? VARIANTS : [...VARIANTS].reverse()) {
-      const { stepsPerSecond, latencies } = await round(v)
-      results[v].rates.push(stepsPerSecond)
-      results[v].latencies.push(...latencies)
-      console.log(`round ${r + 1} ${v}: ${stepsPerSecond.toFixed(0)} steps/s, step p50 ${median(latencies)} ms`)
-    }
-  }
+  await interleaved(ROUNDS, VARIANTS, async (v, r) => {
+    const { stepsPerSecond, latencies } = await round(v)
+    results[v].rates.push(stepsPerSecond)
+    results[v].latencies.push(...latencies)
+    console.log(`round ${r + 1} ${v}: ${stepsPerSecond.toFixed(0)} steps/s, step p50 ${median(latencies)} ms`)
+  })
 
   // The trace of a 100-step run, as the keeper stores it.
   const big = await client.workflow.start('sleepy', { taskQueue: catalogOf('local'), workflowId: `bench-size-${randomUUID()}`, args: [{ steps: 100, delayMs: 0 }] })

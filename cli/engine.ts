@@ -2,7 +2,7 @@
  * Starts and stops an embedded Temporal dev server (`temporal server start-dev`) on free ports.
  * Used by `npm start` (persistent SQLite file, UI on) and by the test runner (headless).
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { dirname, resolve } from 'node:path'
@@ -36,18 +36,7 @@ export interface EngineOptions {
   log?: (message: string) => void
 }
 
-export interface Engine {
-  address: string
-  port: number
-  uiPort: number | null
-  namespace: string
-  uiUrl: string | null
-  /** The engine's Prometheus metrics: `http://127.0.0.1:<port>/metrics`. */
-  metricsUrl: string
-  binary: string
-  process: ChildProcess
-  stop: () => Promise<void>
-}
+export type Engine = Awaited<ReturnType<typeof startEngineOnce>>
 
 export async function freePort (preferred = 0, strict = false): Promise<number> {
   return await new Promise((resolve, reject) => {
@@ -63,22 +52,15 @@ export async function freePort (preferred = 0, strict = false): Promise<number> 
   })
 }
 
-async function waitUntilServing (address: string, child: ChildProcess, timeoutMs: number, output: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`temporal exited with code ${child.exitCode}:\n${output()}`)
-    try {
-      const connection = await Connection.connect({ address, connectTimeout: '1s' })
-      try {
-        const health = await connection.withDeadline(Date.now() + 1000, () => connection.healthService.check({}))
-        if (health.status === 1) return // SERVING
-      } finally {
-        await connection.close()
-      }
-    } catch { /* not up yet */ }
-    await new Promise((resolve) => setTimeout(resolve, 200))
+/** Whether the engine's gRPC health service answers SERVING. */
+async function serving (address: string): Promise<boolean> {
+  const connection = await Connection.connect({ address, connectTimeout: '1s' })
+  try {
+    const health = await connection.withDeadline(Date.now() + 1000, () => connection.healthService.check({}))
+    return health.status === 1 // SERVING
+  } finally {
+    await connection.close()
   }
-  throw new Error(`temporal did not answer on ${address} within ${timeoutMs} ms:\n${output()}`)
 }
 
 /**
@@ -124,7 +106,7 @@ export async function startEngine (opts: EngineOptions = {}): Promise<Engine> {
   }
 }
 
-async function startEngineOnce (opts: EngineOptions, binary: Awaited<ReturnType<typeof findTemporalBinary>>): Promise<Engine> {
+async function startEngineOnce (opts: EngineOptions, binary: Awaited<ReturnType<typeof findTemporalBinary>>) {
   const port = await freePort(opts.port ?? 0, opts.strictPorts)
   const httpPort = await freePort(0)
   const metricsPort = await freePort(0)
@@ -148,20 +130,16 @@ async function startEngineOnce (opts: EngineOptions, binary: Awaited<ReturnType<
 
   const child = spawn(binary.path, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: opts.detached })
   // If this process dies without stopping the engine, the engine goes down with it.
-  const owned = ownServer(child)
+  const owned = ownServer(child, 'temporal')
   const address = `127.0.0.1:${port}`
-  try {
-    await waitUntilServing(address, child, opts.startTimeoutMs ?? 60_000, owned.output)
-  } catch (err) {
-    await owned.stop()
-    throw err
-  }
+  await owned.untilServing(async () => await serving(address), opts.startTimeoutMs ?? 60_000)
   return {
     address,
     port,
     uiPort,
     namespace,
     uiUrl,
+    // The engine's Prometheus metrics.
     metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     binary: binary.path,
     process: child,

@@ -5,7 +5,7 @@
  * from the file system), with the bucket created. Its `settings` are what the API and every worker
  * need to keep traces and large payloads there (README, "Traces" and "Large payloads").
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -30,16 +30,7 @@ export interface ObjectStoreOptions {
   log?: (message: string) => void
 }
 
-export interface ObjectStore {
-  endpoint: string
-  port: number
-  dataDir: string
-  credentials: StoreCredentials
-  /** SERVICE_TRACE_S3_BUCKET and SERVICE_CLOUD_*: the bucket for traces and large payloads. */
-  settings: Record<string, string>
-  process: ChildProcess
-  stop: () => Promise<void>
-}
+export type ObjectStore = Awaited<ReturnType<typeof startObjectStore>>
 
 /**
  * versitygw's arguments: S3 on `listen`, a health route, and the posix backend on `dataDir`.
@@ -48,53 +39,37 @@ export interface ObjectStore {
 export const storeServerArgs = (listen: string, dataDir: string): string[] =>
   ['--port', listen, '--health', '/health', '--region', REGION, 'posix', '--sidecar', `${dataDir}/meta`, `${dataDir}/buckets`]
 
-export const randomStoreCredentials = (): StoreCredentials =>
-  ({ accessKeyId: `flowport-${randomBytes(6).toString('hex')}`, secretAccessKey: randomBytes(24).toString('base64url') })
-
-/** The settings that point the API and the worker at a store. */
-export function storeSettings (endpoint: string, credentials: StoreCredentials): Record<string, string> {
-  return {
-    SERVICE_TRACE_S3_BUCKET: STORE_BUCKET,
-    SERVICE_CLOUD_ENDPOINT: endpoint,
-    SERVICE_CLOUD_REGION: REGION,
-    SERVICE_CLOUD_ACCESS_KEY_ID: credentials.accessKeyId,
-    SERVICE_CLOUD_SECRET_ACCESS_KEY: credentials.secretAccessKey
-  }
-}
-
 /** The settings that name a bucket of the user's own: then no store is started for them. */
 export const hasOwnBucket = (env: NodeJS.ProcessEnv): boolean => (env.SERVICE_TRACE_S3_BUCKET ?? '') !== ''
 
-async function waitUntilServing (endpoint: string, child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`versitygw exited (${child.exitCode ?? child.signalCode}):\n${output()}`)
-    if (await fetch(`${endpoint}/health`, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false)) return
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-  throw new Error(`versitygw did not answer on ${endpoint} within ${timeoutMs} ms:\n${output()}`)
-}
-
-export async function startObjectStore (opts: ObjectStoreOptions): Promise<ObjectStore> {
+export async function startObjectStore (opts: ObjectStoreOptions) {
   const log = opts.log ?? (() => {})
   const binary = await findObjectStoreBinary(log)
   for (const dir of ['buckets', 'meta']) mkdirSync(join(opts.dataDir, dir), { recursive: true })
   const port = await freePort(opts.port ?? 0, opts.strictPort)
-  const credentials = opts.credentials ?? randomStoreCredentials()
+  const credentials = opts.credentials ?? { accessKeyId: `flowport-${randomBytes(6).toString('hex')}`, secretAccessKey: randomBytes(24).toString('base64url') }
   // Keys through the environment, not the command line, where `ps` would show them.
   const child = spawn(binary.path, storeServerArgs(`127.0.0.1:${port}`, opts.dataDir), {
     env: { ...process.env, ROOT_ACCESS_KEY: credentials.accessKeyId, ROOT_SECRET_KEY: credentials.secretAccessKey },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true
   })
-  const server = ownServer(child)
+  const server = ownServer(child, 'versitygw')
   const endpoint = `http://127.0.0.1:${port}`
+  await server.untilServing(async () => (await fetch(`${endpoint}/health`, { signal: AbortSignal.timeout(2000) })).ok, 30_000)
   try {
-    await waitUntilServing(endpoint, child, server.output, 30_000)
     await ensureBucket({ bucket: STORE_BUCKET, endpoint, region: REGION, ...credentials })
   } catch (err) {
     await server.stop()
     throw err
   }
-  return { endpoint, port, dataDir: opts.dataDir, credentials, settings: storeSettings(endpoint, credentials), process: child, stop: server.stop }
+  /** SERVICE_TRACE_S3_BUCKET and SERVICE_CLOUD_*: the bucket for traces and large payloads. */
+  const settings: Record<string, string> = {
+    SERVICE_TRACE_S3_BUCKET: STORE_BUCKET,
+    SERVICE_CLOUD_ENDPOINT: endpoint,
+    SERVICE_CLOUD_REGION: REGION,
+    SERVICE_CLOUD_ACCESS_KEY_ID: credentials.accessKeyId,
+    SERVICE_CLOUD_SECRET_ACCESS_KEY: credentials.secretAccessKey
+  }
+  return { endpoint, port, dataDir: opts.dataDir, credentials, settings, process: child, stop: server.stop }
 }

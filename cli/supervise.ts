@@ -85,32 +85,42 @@ export function stopProcess (child: ChildProcess, graceMs: number, signal: NodeJ
   })
 }
 
-export interface OwnedServer {
-  /** The end of what it wrote to stdout and stderr, for the error when it does not come up. */
-  output: () => string
-  /** Stops it (see `ownServer`); the exit guard goes with it. */
-  stop: () => Promise<void>
-}
-
 /**
- * A server process this one started and owns (PostgreSQL, the Temporal server, redis-server):
- * the last `keepChars` of its output are kept, it is killed if this process exits first, and
- * `stop` asks it with `signal` (its own fast shutdown) before SIGKILL after `graceMs`.
+ * A server process this one started and owns (`name`: PostgreSQL, the Temporal server,
+ * redis-server …): the last `keepChars` of its output are kept for the error when it does not come
+ * up, it is killed if this process exits first, and `stop` asks it with `signal` (its own fast
+ * shutdown) before SIGKILL after `graceMs`.
  */
-export function ownServer (child: ChildProcess, { keepChars = 4000, signal = 'SIGTERM', graceMs = 10_000 }: { keepChars?: number, signal?: NodeJS.Signals, graceMs?: number } = {}): OwnedServer {
+export function ownServer (child: ChildProcess, name: string, { keepChars = 4000, signal = 'SIGTERM', graceMs = 10_000 }: { keepChars?: number, signal?: NodeJS.Signals, graceMs?: number } = {}) {
   let output = ''
   const keep = (chunk: Buffer): void => { output = (output + chunk.toString()).slice(-keepChars) }
   child.stdout?.on('data', keep)
   child.stderr?.on('data', keep)
   const killOnExit = (): void => { child.kill('SIGKILL') }
   process.once('exit', killOnExit)
-  return {
-    output: () => output,
-    stop: async () => {
-      await stopProcess(child, graceMs, signal)
-      process.removeListener('exit', killOnExit)
+  /** The exit guard goes with it. */
+  const stop = async (): Promise<void> => {
+    await stopProcess(child, graceMs, signal)
+    process.removeListener('exit', killOnExit)
+  }
+  /**
+   * Polls `probe` every `everyMs` (a throw counts as not yet) until it holds; when the server exits
+   * first or `timeoutMs` passes, stops it and fails with the end of its output.
+   */
+  const untilServing = async (probe: () => Promise<boolean>, timeoutMs: number, everyMs = 200): Promise<void> => {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const exited = child.exitCode ?? child.signalCode
+      const failure = exited !== null ? `exited (${exited})` : Date.now() >= deadline ? `did not answer within ${timeoutMs} ms` : undefined
+      if (failure !== undefined) {
+        await stop()
+        throw new Error(`${name} ${failure}:\n${output}`)
+      }
+      if (await probe().catch(() => false)) return
+      await new Promise((resolve) => setTimeout(resolve, everyMs))
     }
   }
+  return { stop, untilServing }
 }
 
 /**

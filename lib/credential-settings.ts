@@ -19,18 +19,15 @@ type Env = Record<string, string | undefined>
  */
 export function resolveSettingCredentials (schema: TObject, env: Env): { env: Env, hide: (message: string) => string } {
   const settings: Env = Object.fromEntries(Object.keys(schema.properties).map((name) => [name, env[name]]))
-  const resolved = credentialsOrConfigError(() => resolveCredentialReferences(settings, env))
-  const hide = (message: string): string =>
-    resolved.reduce((text, name) => text.replaceAll(JSON.stringify(settings[name]), JSON.stringify(env[name])), message)
-  return { env: { ...env, ...Object.fromEntries(resolved.map((name) => [name, settings[name]])) }, hide }
-}
-
-/** Runs a resolution; its CredentialsError becomes a ConfigError (server.ts prints its one line). */
-export function credentialsOrConfigError<T> (resolve: () => T): T {
+  let resolved: string[]
   try {
-    return resolve()
+    resolved = resolveCredentialReferences(settings, env)
   } catch (err) {
+    // server.ts prints a ConfigError's one line.
     if (err instanceof CredentialsError) throw new ConfigError(`${err.name}: ${err.message}`)
     throw err
   }
+  const hide = (message: string): string =>
+    resolved.reduce((text, name) => text.replaceAll(JSON.stringify(settings[name]), JSON.stringify(env[name])), message)
+  return { env: { ...env, ...Object.fromEntries(resolved.map((name) => [name, settings[name]])) }, hide }
 }

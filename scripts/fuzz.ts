@@ -19,6 +19,7 @@ import { existsSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync } f
 import { homedir, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { freePort } from '../cli/engine.js'
+import { until } from '../test/helpers/processes.js'
 
 const SCHEMATHESIS_VERSION = '4.32.5'
 /** Above SERVICE_RUN_MAX_TIMEOUT_MS below, so a waiting /workflow/run is answered (408) before this. */
@@ -105,11 +106,7 @@ async function seed (base: string, token: string): Promise<void> {
   }
   // They must have closed before the fuzzer meets them (their streams then end).
   for (const [workflowId] of runs) {
-    for (let i = 0; ; i++) {
-      if ((await api('GET', `/workflow/${workflowId}/result`)).status === 200) break
-      if (i === 100) throw new Error(`seeded run ${workflowId} did not close`)
-      await new Promise((done) => setTimeout(done, 100))
-    }
+    if (!await until(async () => (await api('GET', `/workflow/${workflowId}/result`)).status === 200, 100, 100)) throw new Error(`seeded run ${workflowId} did not close`)
   }
 }
 

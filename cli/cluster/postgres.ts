@@ -5,25 +5,18 @@
  * PostgreSQL refuses to run as root: as root, every PostgreSQL command runs as the `postgres`
  * user the Debian package creates (setpriv, which execs in place: the child is the postmaster).
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { freePort } from '../engine.js'
 import { ownServer } from '../supervise.js'
+import { aptInstall } from './apt-install.js'
 
 const run = promisify(execFile)
 
-export interface Postgres {
-  host: string
-  port: number
-  /** The superuser `initdb` created; local connections need no password (trust). */
-  user: string
-  dataDir: string
-  process: ChildProcess
-  stop: () => Promise<void>
-}
+export type Postgres = Awaited<ReturnType<typeof startPostgres>>
 
 export const POSTGRES_USER = 'temporal'
 
@@ -38,11 +31,7 @@ function debianBinDir (): string | undefined {
 async function postgresBinDir (log: (m: string) => void): Promise<string> {
   const found = debianBinDir()
   if (found) return found
-  if (process.getuid?.() !== 0) throw new Error('PostgreSQL is not installed: `apt-get install -y postgresql` (as root), then run this again')
-  log('PostgreSQL is missing: apt-get install -y postgresql …')
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
-  await run('apt-get', ['update', '-qq'], { env, timeout: 600_000 })
-  await run('apt-get', ['install', '-y', '-qq', 'postgresql'], { env, timeout: 1_200_000, maxBuffer: 64 * 1024 * 1024 })
+  await aptInstall('postgresql', log)
   const installed = debianBinDir()
   if (!installed) throw new Error('apt-get installed postgresql, but no /usr/lib/postgresql/<version>/bin/initdb appeared')
   return installed
@@ -56,20 +45,7 @@ async function asPostgresUser (): Promise<{ prefix: string[], uid: number, gid: 
   return { prefix: ['setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--init-groups', '--'], uid, gid }
 }
 
-async function waitUntilAccepting (bin: string, port: number, child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`postgres exited (${child.exitCode ?? child.signalCode}):\n${output()}`)
-    try {
-      await run(join(bin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-U', POSTGRES_USER, '-q'])
-      return
-    } catch { /* not yet */ }
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-  throw new Error(`postgres did not accept connections on 127.0.0.1:${port} within ${timeoutMs} ms:\n${output()}`)
-}
-
-export async function startPostgres (opts: { port?: number, log?: (m: string) => void } = {}): Promise<Postgres> {
+export async function startPostgres (opts: { port?: number, log?: (m: string) => void } = {}) {
   const log = opts.log ?? (() => {})
   const bin = await postgresBinDir(log)
   const user = await asPostgresUser()
@@ -85,17 +61,22 @@ export async function startPostgres (opts: { port?: number, log?: (m: string) =>
     // Two history-shard owners, matching and visibility keep about 60 connections open.
     '-c', 'max_connections=200']), { stdio: ['ignore', 'pipe', 'pipe'], detached: true })
   // SIGINT is PostgreSQL's fast shutdown: open sessions are ended, not waited for.
-  const server = ownServer(child, { signal: 'SIGINT' })
+  const server = ownServer(child, 'postgres', { signal: 'SIGINT' })
   const stop = async (): Promise<void> => {
     await server.stop()
     rmSync(root, { recursive: true, force: true })
   }
+  const accepting = async (): Promise<boolean> => {
+    await run(join(bin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-U', POSTGRES_USER, '-q'])
+    return true
+  }
   try {
-    await waitUntilAccepting(bin, port, child, server.output, 60_000)
+    await server.untilServing(accepting, 60_000)
   } catch (err) {
     await stop()
     throw err
   }
   log(`PostgreSQL ${bin.split('/').at(-2) ?? ''} on 127.0.0.1:${port} (data in ${dataDir})`)
+  // `user`: the superuser `initdb` created; local connections need no password (trust).
   return { host: '127.0.0.1', port, user: POSTGRES_USER, dataDir, process: child, stop }
 }

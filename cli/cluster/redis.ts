@@ -4,30 +4,20 @@
  * ./postgres.ts does for PostgreSQL) as a child of this process on a free loopback port, with no
  * persistence, so that stopping this process leaves nothing behind.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { connect } from 'node:net'
-import { promisify } from 'node:util'
 import { freePort } from '../engine.js'
 import { ownServer } from '../supervise.js'
+import { aptInstall } from './apt-install.js'
 
-const run = promisify(execFile)
 const REDIS_SERVER = '/usr/bin/redis-server'
 
-export interface RedisServer {
-  url: string
-  port: number
-  process: ChildProcess
-  stop: () => Promise<void>
-}
+export type RedisServer = Awaited<ReturnType<typeof startRedisServer>>
 
 async function redisServerBinary (log: (m: string) => void): Promise<string> {
   if (existsSync(REDIS_SERVER)) return REDIS_SERVER
-  if (process.getuid?.() !== 0) throw new Error('redis-server is not installed: `apt-get install -y redis-server` (as root), then run this again')
-  log('Installing redis-server (apt-get)')
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
-  await run('apt-get', ['update', '-qq'], { env, timeout: 600_000 })
-  await run('apt-get', ['install', '-y', '-qq', 'redis-server'], { env, timeout: 1_200_000, maxBuffer: 64 * 1024 * 1024 })
+  await aptInstall('redis-server', log)
   if (!existsSync(REDIS_SERVER)) throw new Error(`apt-get installed redis-server, but no ${REDIS_SERVER} appeared`)
   return REDIS_SERVER
 }
@@ -48,18 +38,12 @@ async function answersPing (port: number): Promise<boolean> {
 }
 
 /** `port`: a given one (to bring a stopped server back where its clients look), else a free one. */
-export async function startRedisServer ({ port, log = () => {} }: { port?: number, log?: (m: string) => void } = {}): Promise<RedisServer> {
+export async function startRedisServer ({ port, log = () => {} }: { port?: number, log?: (m: string) => void } = {}) {
   const binary = await redisServerBinary(log)
   port ??= await freePort()
   const child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
     { stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-  const { output, stop } = ownServer(child)
-  for (let attempt = 0; !(await answersPing(port)); attempt++) {
-    if (child.exitCode !== null || attempt >= 100) {
-      await stop()
-      throw new Error(`redis-server did not answer on 127.0.0.1:${port}:\n${output()}`)
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  const { stop, untilServing } = ownServer(child, 'redis-server')
+  await untilServing(async () => await answersPing(port), 10_000, 100)
   return { url: `redis://127.0.0.1:${port}`, port, process: child, stop }
 }

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path'
 import { cacheDir, isExecutable } from '../temporal-binary.js'
-import { goInstallCached, type GoBuild } from '../go-install.js'
+import { goInstallCached } from '../go-install.js'
 
 /**
  * The server version: the newest release whose go.mod the machine's toolchain (Go 1.26.8)
@@ -22,17 +22,6 @@ export interface ServerBinaries {
   source: 'environment' | 'cache' | 'built'
 }
 
-const serverBinDir = (): string => join(cacheDir(), `temporal-server-${TEMPORAL_SERVER_VERSION}`)
-
-/** `go install` names each binary after its package folder: `server` and `sql`. */
-export const serverBuild = (): GoBuild => ({
-  what: `Temporal server ${TEMPORAL_SERVER_VERSION} and its SQL tool`,
-  dir: serverBinDir(),
-  packages: [`${MODULE}/cmd/server@v${TEMPORAL_SERVER_VERSION}`, `${MODULE}/cmd/tools/sql@v${TEMPORAL_SERVER_VERSION}`],
-  binaries: ['server', 'sql'],
-  instead: 'TEMPORAL_SERVER_PATH and TEMPORAL_SQL_TOOL_PATH'
-})
-
 export async function findServerBinaries (log: (m: string) => void = () => {}): Promise<ServerBinaries> {
   const server = process.env.TEMPORAL_SERVER_PATH
   const sqlTool = process.env.TEMPORAL_SQL_TOOL_PATH
@@ -41,6 +30,13 @@ export async function findServerBinaries (log: (m: string) => void = () => {}): 
     if (!sqlTool || !isExecutable(sqlTool)) throw new Error(`TEMPORAL_SQL_TOOL_PATH=${sqlTool ?? ''} is not an executable file (set it with TEMPORAL_SERVER_PATH)`)
     return { server, sqlTool, source: 'environment' }
   }
-  const { paths: [built, sql], source } = await goInstallCached(serverBuild(), log)
+  const { paths: [built, sql], source } = await goInstallCached({
+    what: `Temporal server ${TEMPORAL_SERVER_VERSION} and its SQL tool`,
+    dir: join(cacheDir(), `temporal-server-${TEMPORAL_SERVER_VERSION}`),
+    packages: [`${MODULE}/cmd/server@v${TEMPORAL_SERVER_VERSION}`, `${MODULE}/cmd/tools/sql@v${TEMPORAL_SERVER_VERSION}`],
+    // `go install` names each binary after its package folder.
+    binaries: ['server', 'sql'],
+    instead: 'TEMPORAL_SERVER_PATH and TEMPORAL_SQL_TOOL_PATH'
+  }, log)
   return { server: built, sqlTool: sql, source }
 }

@@ -4,7 +4,7 @@
  * all four services (frontend, history, matching, worker) in one process on free loopback ports,
  * and the namespace registered once the frontend serves.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -47,13 +47,7 @@ export const CLUSTER_DYNAMIC_CONFIG: Record<string, string | number | boolean> =
   'system.namespaceCacheRefreshInterval': '1s'
 }
 
-export interface TemporalServer {
-  address: string
-  namespace: string
-  metricsUrl: string
-  process: ChildProcess
-  stop: () => Promise<void>
-}
+export type TemporalServer = Awaited<ReturnType<typeof startTemporalServer>>
 
 export async function setupSchema (binaries: ServerBinaries, pg: Postgres): Promise<void> {
   const env = { ...process.env, SQL_HOST: pg.host, SQL_PORT: String(pg.port), SQL_USER: pg.user, SQL_PASSWORD: '', SQL_PLUGIN }
@@ -141,30 +135,20 @@ async function serverConfig (pg: Postgres, dynamicConfigFile: string) {
   }
 }
 
-/** Registers `namespace` and waits until the frontend serves it (the namespace cache refreshes). */
-async function registerNamespace (address: string, namespace: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  let last: unknown
-  while (Date.now() < deadline) {
-    try {
-      const connection = await Connection.connect({ address, connectTimeout: '2s' })
-      try {
-        await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: { seconds: Long.fromNumber(3 * 24 * 3600) } })
-          .catch((err: { code?: number }) => { if (err.code !== 6) throw err }) // 6: ALREADY_EXISTS
-        await connection.workflowService.countWorkflowExecutions({ namespace, query: '' })
-        return
-      } finally {
-        await connection.close()
-      }
-    } catch (err) {
-      last = err
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500))
+/** Registers `namespace` (again, harmlessly) and tells whether the frontend serves it yet (the namespace cache refreshes). */
+async function servesNamespace (address: string, namespace: string): Promise<boolean> {
+  const connection = await Connection.connect({ address, connectTimeout: '2s' })
+  try {
+    await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: { seconds: Long.fromNumber(3 * 24 * 3600) } })
+      .catch((err: { code?: number }) => { if (err.code !== 6) throw err }) // 6: ALREADY_EXISTS
+    await connection.workflowService.countWorkflowExecutions({ namespace, query: '' })
+    return true
+  } finally {
+    await connection.close()
   }
-  throw new Error(`namespace ${namespace} was not served within ${timeoutMs} ms: ${String(last)}`)
 }
 
-export async function startTemporalServer (binaries: ServerBinaries, pg: Postgres, opts: { namespace?: string, startTimeoutMs?: number } = {}): Promise<TemporalServer> {
+export async function startTemporalServer (binaries: ServerBinaries, pg: Postgres, opts: { namespace?: string, startTimeoutMs?: number } = {}) {
   const namespace = opts.namespace ?? 'default'
   const dir = mkdtempSync(join(tmpdir(), 'flowport-temporal-'))
   const dynamicConfigFile = join(dir, 'dynamic-config.yaml')
@@ -174,21 +158,17 @@ export async function startTemporalServer (binaries: ServerBinaries, pg: Postgre
   writeFileSync(configFile, stringify(config))
 
   const child = spawn(binaries.server, ['--config-file', configFile, '--allow-no-auth', 'start'], { stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-  const server = ownServer(child, { keepChars: 8000, graceMs: 15_000 })
+  const server = ownServer(child, 'the Temporal server', { keepChars: 8000, graceMs: 15_000 })
   const stop = async (): Promise<void> => {
     await server.stop()
     rmSync(dir, { recursive: true, force: true })
   }
   const address = `127.0.0.1:${frontendPort}`
   try {
-    const exited = new Promise<never>((_resolve, reject) => {
-      child.once('exit', (code, signal) => { reject(new Error(`the Temporal server exited (${signal ?? `code ${code}`}):\n${server.output()}`)) })
-    })
-    exited.catch(() => {})
-    await Promise.race([registerNamespace(address, namespace, opts.startTimeoutMs ?? 120_000), exited])
+    await server.untilServing(async () => await servesNamespace(address, namespace), opts.startTimeoutMs ?? 120_000, 500)
   } catch (err) {
     await stop()
-    throw new Error(`${(err as Error).message}\n${server.output().slice(-2000)}`)
+    throw err
   }
   return { address, namespace, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, process: child, stop }
 }

@@ -187,10 +187,7 @@ export function totalsOf (verdicts: readonly Verdict[]): { verdict: Verdict, tot
 const RANK: Record<Verdict, number> = { fail: 0, partial: 1, pass: 2 }
 
 /** Which cases got better or worse than in the previous run (matched by name). */
-export function compare (
-  cases: ReadonlyArray<Pick<EvalCaseReport, 'name' | 'verdict'>>,
-  previous: { workflowId: string, runId: string, cases: ReadonlyArray<Pick<EvalCaseReport, 'name' | 'verdict'>> }
-): EvalComparison {
+export function compare (cases: ReadonlyArray<Pick<EvalCaseReport, 'name' | 'verdict'>>, previous: NonNullable<PreviousEval>): EvalComparison {
   const before = new Map(previous.cases.map((c) => [c.name, c.verdict]))
   const comparison: EvalComparison = { workflowId: previous.workflowId, runId: previous.runId, better: [], worse: [], unchanged: [], new: [] }
   for (const { name, verdict } of cases) {

@@ -7,7 +7,7 @@
  */
 import type { temporal } from '@temporalio/proto'
 import { defaultPayloadConverter } from '@temporalio/common'
-import { LOCAL_ACTIVITY_MARKER } from './steps.js'
+import { LOCAL_ACTIVITY_MARKER, type LocalStepMarker } from './steps.js'
 
 /** What a local step's activity returns to the workflow (and what its marker records). */
 export interface LocalStepResult {
@@ -17,27 +17,18 @@ export interface LocalStepResult {
   endTime: string
 }
 
-/** The JSON the SDK keeps in the marker's `data` detail (Temporal Core's LocalActivityMarkerData). */
-export interface LocalActivityMarkerData {
-  seq: number
-  attempt: number
-  activity_id: string
-  activity_type: string
-  /** Set when the step failed and the SDK retries it after a timer (a later marker finishes it). */
-  backoff: unknown
-}
-
 /**
- * The SDK's data of a local step's marker, decoded from the engine's payload; null for any other
- * marker, or one whose data this reader does not understand. The trace and the reset point (the
- * API's plugins/app/runs/step-calls.ts) both place local steps by it (steps.ts, `localStep` option).
+ * The SDK's data of a local step's marker (the JSON of its `data` detail, Temporal Core's
+ * LocalActivityMarkerData), decoded from the engine's payload; null for any other marker, or one
+ * whose data this reader does not understand. The trace and the reset point (the API's
+ * plugins/app/runs/step-calls.ts) both place local steps by it (steps.ts, `localStep` option).
  */
-export function localStepMarkerData (marker: { markerName?: string | null, details?: unknown } | null | undefined): LocalActivityMarkerData | null {
+export function localStepMarkerData (marker: { markerName?: string | null, details?: unknown } | null | undefined): LocalStepMarker | null {
   const details = marker?.details as temporal.api.history.v1.IMarkerRecordedEventAttributes['details']
   const payload = marker?.markerName === LOCAL_ACTIVITY_MARKER ? details?.data?.payloads?.[0] : undefined
   if (!payload) return null
   try {
-    const data = defaultPayloadConverter.fromPayload(payload as never) as LocalActivityMarkerData | null
+    const data = defaultPayloadConverter.fromPayload(payload as never) as LocalStepMarker | null
     return data !== null && typeof data === 'object' && typeof data.activity_type === 'string' ? data : null
   } catch {
     return null

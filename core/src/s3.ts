@@ -58,3 +58,76 @@ export function s3Client ({ S3Client }: S3Sdk, s3: S3Settings, forPresigning = f
     ...(forPresigning ? { requestChecksumCalculation: 'WHEN_REQUIRED' as const } : {})
   })
 }
+
+/**
+ * The objects under one bucket and prefix, as trace and payload storage use them: each call bounded
+ * by `timeoutMs` (and the caller's signal); an absent object is null, and any other failure becomes
+ * the store's own error, made by `failure` from what went wrong.
+ */
+export class S3Objects {
+  #client: S3Client | undefined
+
+  constructor (readonly s3: S3Settings, private readonly timeoutMs: number, private readonly failure: (what: string, cause: unknown) => Error) {}
+
+  async put (key: string, body: Uint8Array | string, contentType = 'application/json'): Promise<void> {
+    await this.call(async (client, { PutObjectCommand }, abortSignal) => await client.send(new PutObjectCommand({
+      Bucket: this.s3.bucket, Key: this.s3.prefix + key, Body: body, ContentType: contentType
+    }), { abortSignal }))
+  }
+
+  async get (key: string, signal?: AbortSignal): Promise<Uint8Array | null> {
+    return await this.call(async (client, { GetObjectCommand, NoSuchKey }, abortSignal) => {
+      try {
+        const res = await client.send(new GetObjectCommand({ Bucket: this.s3.bucket, Key: this.s3.prefix + key }), { abortSignal })
+        return await res.Body!.transformToByteArray()
+      } catch (err) {
+        if (err instanceof NoSuchKey) return null
+        throw err
+      }
+    }, signal)
+  }
+
+  /** Size and age of the object. */
+  async head (key: string, signal?: AbortSignal): Promise<{ bytes: number, lastModified: Date | null } | null> {
+    return await this.call(async (client, { HeadObjectCommand, NotFound }, abortSignal) => {
+      try {
+        const res = await client.send(new HeadObjectCommand({ Bucket: this.s3.bucket, Key: this.s3.prefix + key }), { abortSignal })
+        return { bytes: res.ContentLength ?? 0, lastModified: res.LastModified ?? null }
+      } catch (err) {
+        if (err instanceof NotFound || (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return null
+        throw err
+      }
+    }, signal)
+  }
+
+  /** The keys (without the prefix) that begin with `keyPrefix`. */
+  async list (keyPrefix: string, signal?: AbortSignal): Promise<string[]> {
+    const { bucket, prefix } = this.s3
+    const keys: string[] = []
+    let token: string | undefined
+    do {
+      const res = await this.call(async (client, { ListObjectsV2Command }, abortSignal) => await client.send(new ListObjectsV2Command({
+        Bucket: bucket, Prefix: prefix + keyPrefix, ContinuationToken: token
+      }), { abortSignal }), signal)
+      for (const { Key } of res.Contents ?? []) if (Key !== undefined) keys.push(Key.slice(prefix.length))
+      token = res.IsTruncated === true ? res.NextContinuationToken : undefined
+    } while (token !== undefined)
+    return keys
+  }
+
+  close (): void {
+    this.#client?.destroy()
+  }
+
+  private async call<T> (call: (client: S3Client, sdk: S3Sdk, signal: AbortSignal) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const sdk = await loadS3Sdk()
+    this.#client ??= s3Client(sdk, this.s3)
+    const timeout = AbortSignal.timeout(this.timeoutMs)
+    try {
+      return await call(this.#client, sdk, signal === undefined ? timeout : AbortSignal.any([signal, timeout]))
+    } catch (err) {
+      if (signal?.aborted === true) throw err
+      throw this.failure(err instanceof sdk.S3ServiceException ? `${err.name} (HTTP ${err.$metadata.httpStatusCode ?? '?'})` : (err as Error).message, err)
+    }
+  }
+}

@@ -4,16 +4,12 @@
  * certificate; certificate files are read once, at start.
  */
 import { readFileSync } from 'node:fs'
+import type { Static, TObject } from '@sinclair/typebox'
 import type { TLSConfig } from '@temporalio/common/lib/internal-non-workflow/tls-config.js'
+import type { EngineEnvProperties } from './settings.js'
 
-export interface TlsSettings {
-  TEMPORAL_TLS: boolean
-  TEMPORAL_API_KEY?: string
-  TEMPORAL_TLS_SERVER_NAME?: string
-  TEMPORAL_TLS_CA_PATH?: string
-  TEMPORAL_TLS_CERT_PATH?: string
-  TEMPORAL_TLS_KEY_PATH?: string
-}
+/** The engine settings (settings.ts) this reads: TEMPORAL_TLS, TEMPORAL_TLS_* and TEMPORAL_API_KEY. */
+export type TlsSettings = Partial<Static<TObject<typeof EngineEnvProperties>>> & { TEMPORAL_TLS: boolean }
 
 export function tlsFromSettings (settings: TlsSettings): TLSConfig | undefined {
   const wanted = settings.TEMPORAL_TLS || settings.TEMPORAL_API_KEY !== undefined || settings.TEMPORAL_TLS_CERT_PATH !== undefined

@@ -8,9 +8,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 import { context, propagation, trace } from '@opentelemetry/api'
-import type { Resource } from '@opentelemetry/resources'
-import type { Sampler, SpanProcessor } from '@opentelemetry/sdk-trace-base'
-import type { NodeTracerProvider } from '@opentelemetry/sdk-trace-node'
+import type { Sampler } from '@opentelemetry/sdk-trace-base'
 
 const OptionalString = Type.Optional(Type.String({ minLength: 1 }))
 const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const
@@ -28,14 +26,7 @@ export const OtelEnvProperties = {
 }
 export type OtelSettings = Static<ReturnType<typeof Type.Object<typeof OtelEnvProperties>>>
 
-export interface Tracing {
-  provider: NodeTracerProvider
-  /** What the worker hands the workflow sandbox's span sink (spans made in workflow code). */
-  processor: SpanProcessor
-  resource: Resource
-  /** Flushes the spans not yet sent and unregisters the globals. */
-  shutdown: () => Promise<void>
-}
+export type Tracing = NonNullable<Awaited<ReturnType<typeof startTracing>>>
 
 type SdkTraceBase = typeof import('@opentelemetry/sdk-trace-base')
 
@@ -62,7 +53,7 @@ function tracesUrl (settings: OtelSettings): string | undefined {
  * Starts tracing when the settings ask for it; null (and nothing done) otherwise. The SDK is
  * imported only then: off, it costs the process nothing (about 6 MiB of memory; docs/performance.md).
  */
-export async function startTracing (settings: OtelSettings, defaultServiceName: string): Promise<Tracing | null> {
+export async function startTracing (settings: OtelSettings, defaultServiceName: string) {
   const url = tracesUrl(settings)
   if (url === undefined || settings.OTEL_SDK_DISABLED) return null
   const protocol = settings.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? settings.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf'
@@ -82,8 +73,10 @@ export async function startTracing (settings: OtelSettings, defaultServiceName: 
   provider.register()
   return {
     provider,
+    // What the worker hands the workflow sandbox's span sink (spans made in workflow code).
     processor,
     resource,
+    // Flushes the spans not yet sent and unregisters the globals.
     shutdown: async () => {
       await provider.shutdown()
       trace.disable()

@@ -4,7 +4,7 @@
  * client uploads through a presigned URL). The S3 client is the one of s3.ts.
  */
 import type { S3Client } from '@aws-sdk/client-s3'
-import { loadS3Sdk, s3Client, type S3Sdk } from '../s3.js'
+import { loadS3Sdk, S3Objects, s3Client } from '../s3.js'
 import type { PayloadSettings } from './settings.js'
 
 /** Storage answered with an error or not at all (not: the object does not exist). */
@@ -29,46 +29,33 @@ export interface StoredObject {
 }
 
 export class PayloadStore {
-  private s3: S3Client | null = null
+  private readonly objects: S3Objects
   private presigner: S3Client | null = null
 
-  constructor (readonly settings: PayloadSettings) {}
+  constructor (readonly settings: PayloadSettings) {
+    this.objects = new S3Objects(settings.s3, S3_TIMEOUT_MS, (what, cause) =>
+      new PayloadStorageError(`Payload storage s3://${settings.s3.bucket} failed: ${what}`, { cause }))
+  }
 
   /** `s3://bucket/key` of a reference: for messages and logs. */
   location (payloadRef: string): string {
-    return `s3://${this.settings.s3.bucket}/${this.key(payloadRef)}`
+    return `s3://${this.settings.s3.bucket}/${this.settings.s3.prefix}${payloadRef}`
   }
 
   async put (payloadRef: string, data: Uint8Array, contentType = 'application/json'): Promise<void> {
-    await this.call(async (client, { PutObjectCommand }, abortSignal) => await client.send(new PutObjectCommand({
-      Bucket: this.settings.s3.bucket, Key: this.key(payloadRef), Body: data, ContentType: contentType
-    }), { abortSignal }))
+    await this.objects.put(payloadRef, data, contentType)
   }
 
   /** The object's bytes; PayloadMissingError when there is none. */
   async get (payloadRef: string, signal?: AbortSignal): Promise<Uint8Array> {
-    return await this.call(async (client, { GetObjectCommand, NoSuchKey }, abortSignal) => {
-      try {
-        const res = await client.send(new GetObjectCommand({ Bucket: this.settings.s3.bucket, Key: this.key(payloadRef) }), { abortSignal })
-        return await res.Body!.transformToByteArray()
-      } catch (err) {
-        if (err instanceof NoSuchKey) throw new PayloadMissingError(payloadRef)
-        throw err
-      }
-    }, signal)
+    const bytes = await this.objects.get(payloadRef, signal)
+    if (bytes === null) throw new PayloadMissingError(payloadRef)
+    return bytes
   }
 
   /** Size and age of the object, or null when there is none. */
   async stat (payloadRef: string, signal?: AbortSignal): Promise<StoredObject | null> {
-    return await this.call(async (client, { HeadObjectCommand, NotFound }, abortSignal) => {
-      try {
-        const res = await client.send(new HeadObjectCommand({ Bucket: this.settings.s3.bucket, Key: this.key(payloadRef) }), { abortSignal })
-        return { bytes: res.ContentLength ?? 0, lastModified: res.LastModified ?? null }
-      } catch (err) {
-        if (err instanceof NotFound || (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return null
-        throw err
-      }
-    }, signal)
+    return await this.objects.head(payloadRef, signal)
   }
 
   /**
@@ -78,31 +65,13 @@ export class PayloadStore {
   async presign (method: 'GET' | 'PUT', payloadRef: string, expiresIn: number, signedAt: Date): Promise<string> {
     const [sdk, { getSignedUrl }] = await Promise.all([loadS3Sdk(), import('@aws-sdk/s3-request-presigner')])
     this.presigner ??= s3Client(sdk, this.settings.s3, true)
-    const target = { Bucket: this.settings.s3.bucket, Key: this.key(payloadRef) }
+    const target = { Bucket: this.settings.s3.bucket, Key: this.settings.s3.prefix + payloadRef }
     const command = method === 'GET' ? new sdk.GetObjectCommand(target) : new sdk.PutObjectCommand(target)
     return await getSignedUrl(this.presigner, command, { expiresIn, signingDate: signedAt })
   }
 
   close (): void {
-    this.s3?.destroy()
+    this.objects.close()
     this.presigner?.destroy()
-  }
-
-  private key (payloadRef: string): string {
-    return this.settings.s3.prefix + payloadRef
-  }
-
-  /** One bounded storage call; every failure of it other than PayloadMissingError becomes a PayloadStorageError. */
-  private async call<T> (call: (client: S3Client, sdk: S3Sdk, signal: AbortSignal) => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const sdk = await loadS3Sdk()
-    this.s3 ??= s3Client(sdk, this.settings.s3)
-    const timeout = AbortSignal.timeout(S3_TIMEOUT_MS)
-    try {
-      return await call(this.s3, sdk, signal === undefined ? timeout : AbortSignal.any([signal, timeout]))
-    } catch (err) {
-      if (signal?.aborted === true || err instanceof PayloadMissingError) throw err
-      const what = err instanceof sdk.S3ServiceException ? `${err.name} (HTTP ${err.$metadata.httpStatusCode ?? '?'})` : (err as Error).message
-      throw new PayloadStorageError(`Payload storage s3://${this.settings.s3.bucket} failed: ${what}`, { cause: err })
-    }
   }
 }

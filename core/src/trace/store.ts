@@ -6,8 +6,7 @@
 import { access, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { randomUUID } from 'node:crypto'
-import type { S3Client } from '@aws-sdk/client-s3'
-import { loadS3Sdk, s3Client, type S3Sdk } from '../s3.js'
+import { S3Objects } from '../s3.js'
 import { attemptKey, attemptsKey, pendingKey, traceKey } from './layout.js'
 import type { AttemptRecord, Trace } from './schema.js'
 import type { TraceSettings } from './settings.js'
@@ -23,11 +22,15 @@ const S3_TIMEOUT_MS = 5000
 export interface Destinations { local: string | null, remote: string | null }
 
 export class TraceStore {
-  private s3: S3Client | null = null
+  /** The bucket's objects; null without a bucket. */
+  private readonly remote: S3Objects | null
   /** False once `checkLocalDir` found the directory unwritable: it is then neither named nor written nor read. */
   private localUsable = true
 
-  constructor (readonly settings: TraceSettings) {}
+  constructor (readonly settings: TraceSettings) {
+    const { s3 } = settings
+    this.remote = s3 && new S3Objects(s3, S3_TIMEOUT_MS, (what, cause) => new TraceStorageError(`Trace storage s3://${s3.bucket} failed: ${what}`, { cause }))
+  }
 
   /**
    * Whether this process can write the local directory (made when missing; a file written and
@@ -67,7 +70,7 @@ export class TraceStore {
     const where = this.destinations(workflowId, runId)
     const [local, remote] = await Promise.all([
       !this.localUsable ? null : this.writeLocal(key, body).then(() => where.local, (err) => { onError('local', err); return null }),
-      !this.hasRemote || to === 'local' ? null : this.put(key, body).then(() => where.remote, (err) => { onError('remote', err); return null })
+      this.remote === null || to === 'local' ? null : this.remote.put(key, body).then(() => where.remote, (err) => { onError('remote', err); return null })
     ])
     return { local, remote }
   }
@@ -81,7 +84,7 @@ export class TraceStore {
     const exists = async (key: string) => await access(join(this.settings.dir, key)).then(() => true, () => false)
     if (await exists(pendingKey(workflowId, runId))) return false
     if (await exists(traceKey(workflowId, runId))) return true
-    return this.hasRemote && await this.head(traceKey(workflowId, runId)).catch(() => false)
+    return this.remote !== null && await this.remote.head(traceKey(workflowId, runId)).then((found) => found !== null, () => false)
   }
 
   /**
@@ -104,24 +107,24 @@ export class TraceStore {
 
   /** The document from the bucket; null if it is not there; TraceStorageError if the bucket fails. */
   async readRemote (workflowId: string, runId: string, signal?: AbortSignal): Promise<Trace | null> {
-    const text = await this.get(traceKey(workflowId, runId), signal)
-    return text === null ? null : JSON.parse(text) as Trace
+    const body = await this.remote!.get(traceKey(workflowId, runId), signal)
+    return body === null ? null : JSON.parse(Buffer.from(body).toString('utf8')) as Trace
   }
 
-  get hasRemote (): boolean { return this.settings.s3 !== null }
+  get hasRemote (): boolean { return this.remote !== null }
 
   /** Records a failed attempt where every worker (and the API) reads them: the bucket if there is one, else the local directory. */
   async writeAttempt (workflowId: string, runId: string, record: AttemptRecord): Promise<void> {
     const key = attemptKey(workflowId, runId, record.activityId, record.attempt)
     const body = JSON.stringify(record)
-    await (this.hasRemote ? this.put(key, body) : this.writeLocal(key, body))
+    await (this.remote !== null ? this.remote.put(key, body) : this.writeLocal(key, body))
   }
 
   /** Every failed attempt recorded for a run. */
   async readAttempts (workflowId: string, runId: string, signal?: AbortSignal): Promise<AttemptRecord[]> {
     const prefix = attemptsKey(workflowId, runId)
-    const bodies: string[] = []
-    if (!this.hasRemote) {
+    const bodies: Array<string | Uint8Array> = []
+    if (this.remote === null) {
       if (!this.localUsable) return []
       const dir = join(this.settings.dir, prefix)
       const names = await readdir(dir).catch(notFoundAsNull) ?? []
@@ -130,16 +133,16 @@ export class TraceStore {
         if (text !== null) bodies.push(text)
       }
     } else {
-      for (const key of await this.list(prefix, signal)) {
-        const text = await this.get(key, signal)
-        if (text !== null) bodies.push(text)
+      for (const key of await this.remote.list(prefix, signal)) {
+        const body = await this.remote.get(key, signal)
+        if (body !== null) bodies.push(body)
       }
     }
-    return bodies.map((b) => JSON.parse(b) as AttemptRecord)
+    return bodies.map((b) => JSON.parse(Buffer.from(b).toString('utf8')) as AttemptRecord)
   }
 
   close (): void {
-    this.s3?.destroy()
+    this.remote?.close()
   }
 
   private async writeLocal (key: string, body: string): Promise<void> {
@@ -153,68 +156,6 @@ export class TraceStore {
       await writeFile(temp, body)
     })
     await rename(temp, path)
-  }
-
-  private async put (key: string, body: string): Promise<void> {
-    const { bucket, prefix } = this.settings.s3!
-    await this.s3call(async (client, { PutObjectCommand }, abortSignal) => await client.send(new PutObjectCommand({
-      Bucket: bucket, Key: prefix + key, Body: body, ContentType: 'application/json'
-    }), { abortSignal }))
-  }
-
-  /** Whether the object exists. */
-  private async head (key: string): Promise<boolean> {
-    const { bucket, prefix } = this.settings.s3!
-    return await this.s3call(async (client, { HeadObjectCommand, NotFound }, abortSignal) => {
-      try {
-        await client.send(new HeadObjectCommand({ Bucket: bucket, Key: prefix + key }), { abortSignal })
-        return true
-      } catch (err) {
-        if (err instanceof NotFound) return false
-        throw err
-      }
-    })
-  }
-
-  private async get (key: string, signal?: AbortSignal): Promise<string | null> {
-    const { bucket, prefix } = this.settings.s3!
-    return await this.s3call(async (client, { GetObjectCommand, NoSuchKey }, abortSignal) => {
-      try {
-        const res = await client.send(new GetObjectCommand({ Bucket: bucket, Key: prefix + key }), { abortSignal })
-        return await res.Body!.transformToString('utf8')
-      } catch (err) {
-        if (err instanceof NoSuchKey) return null
-        throw err
-      }
-    }, signal)
-  }
-
-  private async list (keyPrefix: string, signal?: AbortSignal): Promise<string[]> {
-    const { bucket, prefix } = this.settings.s3!
-    const keys: string[] = []
-    let token: string | undefined
-    do {
-      const res = await this.s3call(async (client, { ListObjectsV2Command }, abortSignal) => await client.send(new ListObjectsV2Command({
-        Bucket: bucket, Prefix: prefix + keyPrefix, ContinuationToken: token
-      }), { abortSignal }), signal)
-      for (const { Key } of res.Contents ?? []) if (Key !== undefined) keys.push(Key.slice(prefix.length))
-      token = res.IsTruncated === true ? res.NextContinuationToken : undefined
-    } while (token !== undefined)
-    return keys
-  }
-
-  /** One bounded storage call; every failure of it becomes a TraceStorageError. */
-  private async s3call<T> (call: (client: S3Client, sdk: S3Sdk, signal: AbortSignal) => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const s3 = await loadS3Sdk()
-    this.s3 ??= s3Client(s3, this.settings.s3!)
-    const timeout = AbortSignal.timeout(S3_TIMEOUT_MS)
-    try {
-      return await call(this.s3, s3, signal === undefined ? timeout : AbortSignal.any([signal, timeout]))
-    } catch (err) {
-      if (signal?.aborted === true) throw err
-      const what = err instanceof s3.S3ServiceException ? `${err.name} (HTTP ${err.$metadata.httpStatusCode ?? '?'})` : (err as Error).message
-      throw new TraceStorageError(`Trace storage s3://${this.settings.s3!.bucket} failed: ${what}`, { cause: err })
-    }
   }
 }
 

@@ -14,8 +14,7 @@ import type { BatchBody, BatchFilter, BatchStarted, BatchStatus } from '../../..
 import { ApiError, validationError } from '../../../lib/api-error.js'
 import { reapplyOptions } from '../control/reset.js'
 import { visibilityQuery } from '../runs/list-runs.js'
-import { quote } from '../../../lib/visibility-query.js'
-import { ungroupableReason } from '../../../lib/visibility-query.js'
+import { quote, ungroupableReason } from '../../../lib/visibility-query.js'
 import type { Engine } from '../engine/engine.js'
 
 const { BatchOperationType, BatchOperationState } = protoRoot.temporal.api.enums.v1

@@ -114,20 +114,13 @@ export interface HubObserver {
   onDelivery?: (batch: Batch) => void
 }
 
-export interface HubMetrics {
-  /** Every history call made to the engine (long-polls and replays). */
-  upstreamCalls: number
-  longPolls: number
-  replayCalls: number
-  /** Calls open right now. */
-  inFlight: number
-  /** Long-polls open right now (each shared by every stream of its run). */
-  longPollsInFlight: number
-}
-
 /** The registry of live hubs, one per run, and the counters of upstream calls. */
 export class HistoryHubs {
-  readonly metrics: HubMetrics = { upstreamCalls: 0, longPolls: 0, replayCalls: 0, inFlight: 0, longPollsInFlight: 0 }
+  /**
+   * Every history call made to the engine (`upstreamCalls`: the long-polls and the replays), and
+   * those open right now (`inFlight`; `longPollsInFlight`, each shared by every stream of its run).
+   */
+  readonly metrics = { upstreamCalls: 0, longPolls: 0, replayCalls: 0, inFlight: 0, longPollsInFlight: 0 }
   readonly #hubs = new SharedPolls<RunHub>(() => { this.#checkIdle() })
   readonly read: HistoryReader
 

@@ -27,20 +27,13 @@ function load (env: Env): Loaded {
   return { location, data: readCredentials(location, env).toJS() }
 }
 
-export interface ResolvedSettings {
-  location: CredentialsLocation
-  /** Whether the file was read. */
-  loaded: boolean
-  /** Names of the variables that were replaced (never their values). */
-  resolved: string[]
-}
-
 /**
- * Replaces each `credential:<path>` value of `env` by the credential at that path. All problems
- * are reported together, by variable name, in one error naming each variable and path: a
+ * Replaces each `credential:<path>` value of `env` by the credential at that path, and answers
+ * whether the file was read and the names of the variables replaced (never their values). All
+ * problems are reported together, by variable name, in one error naming each variable and path: a
  * MissingCredentialError, or a CredentialsError when a path is malformed or holds a mapping.
  */
-export function resolveCredentialSettings (env: Env = process.env): ResolvedSettings {
+export function resolveCredentialSettings (env: Env = process.env): { location: CredentialsLocation, loaded: boolean, resolved: string[] } {
   loaded = load(env)
   const resolved = resolveIn(env, loaded)
   return { location: loaded.location, loaded: loaded.missing === undefined, resolved }

@@ -6,8 +6,7 @@
  * delivery's looks at the run it waits for do not: they are no step, and each look at an open run
  * ends as a (benign) failure (docs/webhooks.md).
  */
-import type { ActivityInterceptorsFactory } from '@temporalio/worker'
-import { Runtime } from '@temporalio/worker'
+import { Runtime, type ActivityInterceptorsFactory } from '@temporalio/worker'
 import { CancelledFailure } from '@temporalio/common'
 import { WEBHOOK_AWAIT_ACTIVITY } from '@flowport/core/contract'
 

@@ -24,15 +24,9 @@ export interface StepCall {
   error: { name: string, message: string } | null
 }
 
-export interface StepCallLog {
-  calls: StepCall[]
-  /** Failed attempts by run id (the engine's history keeps only each step's last attempt). */
-  attempts: Map<string, AttemptRecord[]>
-  interceptor: ActivityInterceptorsFactory
-}
-
-export function stepCallLog (isMocked: (activityType: string) => boolean): StepCallLog {
+export function stepCallLog (isMocked: (activityType: string) => boolean) {
   const calls: StepCall[] = []
+  /** Failed attempts by run id (the engine's history keeps only each step's last attempt). */
   const attempts = new Map<string, AttemptRecord[]>()
   const interceptor: ActivityInterceptorsFactory = (ctx) => ({
     inbound: {

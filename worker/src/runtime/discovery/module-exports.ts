@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { extname } from 'node:path'
-import { parseSync, type Declaration, type ModuleExportName, type ModuleItem } from '@swc/core'
+import { parseSync, type Declaration, type ModuleItem } from '@swc/core'
 
 export interface ModuleExports {
   /** Names whose value is created in this module. */
@@ -21,10 +21,6 @@ export interface ModuleExports {
 }
 
 const TS_EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.tsx'])
-
-function exportName (name: ModuleExportName): string {
-  return name.type === 'Identifier' ? name.value : name.value
-}
 
 function declaredNames (declaration: Declaration): string[] {
   switch (declaration.type) {
@@ -81,7 +77,7 @@ export function readModuleExports (file: string): ModuleExports {
     for (const s of item.specifiers) {
       if (s.type === 'ImportNamespaceSpecifier') namespaces.add(s.local.value)
       else if (s.type === 'ImportDefaultSpecifier') imported.set(s.local.value, { specifier: item.source.value, name: 'default' })
-      else if (!s.isTypeOnly) imported.set(s.local.value, { specifier: item.source.value, name: s.imported ? exportName(s.imported) : s.local.value })
+      else if (!s.isTypeOnly) imported.set(s.local.value, { specifier: item.source.value, name: s.imported?.value ?? s.local.value })
     }
   }
 
@@ -110,12 +106,12 @@ export function readModuleExports (file: string): ModuleExports {
         if (item.typeOnly) break
         for (const s of item.specifiers) {
           if (s.type === 'ExportNamespaceSpecifier') {
-            result.unfollowed.push(`a namespace re-export (export * as ${exportName(s.name)})`)
+            result.unfollowed.push(`a namespace re-export (export * as ${s.name.value})`)
           } else if (s.type === 'ExportDefaultSpecifier') {
             if (item.source) result.reexports.set(s.exported.value, { specifier: item.source.value, name: 'default' })
           } else if (!s.isTypeOnly) {
-            const orig = exportName(s.orig)
-            const exported = s.exported ? exportName(s.exported) : orig
+            const orig = s.orig.value
+            const exported = s.exported?.value ?? orig
             if (item.source) result.reexports.set(exported, { specifier: item.source.value, name: orig })
             else if (namespaces.has(orig)) result.unfollowed.push(`a re-exported namespace import (${orig})`)
             else if (imported.has(orig)) result.reexports.set(exported, imported.get(orig)!)

@@ -40,19 +40,12 @@ type ExportsField = string | null | ExportsField[] | { [key: string]: ExportsFie
 /** Node's conditional-exports rule: the first key (in the object's order) that is an active condition. */
 function pickTarget (value: ExportsField | undefined, conditions: Set<string>): string | undefined {
   if (typeof value === 'string') return value
-  if (Array.isArray(value)) {
-    for (const v of value) {
-      const target = pickTarget(v, conditions)
-      if (target !== undefined) return target
-    }
-    return undefined
-  }
   if (value === null || value === undefined) return undefined
-  for (const [key, v] of Object.entries(value)) {
-    if (conditions.has(key)) {
-      const target = pickTarget(v, conditions)
-      if (target !== undefined) return target
-    }
+  // An array lists fallbacks in order; an object's active conditions are tried in its order.
+  const choices = Array.isArray(value) ? value : Object.entries(value).filter(([key]) => conditions.has(key)).map(([, v]) => v)
+  for (const choice of choices) {
+    const target = pickTarget(choice, conditions)
+    if (target !== undefined) return target
   }
   return undefined
 }
