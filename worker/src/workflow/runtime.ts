@@ -43,7 +43,8 @@ function reportFailure (err: unknown): void {
  */
 export function versioningOptions (mode: VersioningMode): () => WorkflowDefinitionOptions {
   const versioningBehavior = mode === 'autoUpgrade' ? 'AUTO_UPGRADE' : 'PINNED'
-  return () => (workflowInfo().currentDeploymentVersion === undefined ? {} : { versioningBehavior })
+  // An unversioned worker still reports a version for the task: its build id, with no deployment name.
+  return () => ((workflowInfo().currentDeploymentVersion?.deploymentName ?? '') === '' ? {} : { versioningBehavior })
 }
 
 export function workflowEntry (definition: WorkflowDefinition, manifest: Manifest): (input: unknown) => Promise<unknown> {
