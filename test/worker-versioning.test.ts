@@ -4,6 +4,7 @@
  * `moving` is autoUpgrade and replays on either). A pinned run started on v1 finishes on v1 after
  * v2 became current, new runs go to v2, the autoUpgrade run moves to v2, and the API's catalog
  * shows the current version's entries, the current version and the versions serving open runs.
+ * Flowport's own catalog and webhook workflows keep working once v1's workers are gone.
  */
 import t, { type Test } from 'tap'
 import { randomUUID } from 'node:crypto'
@@ -11,6 +12,8 @@ import { resolve } from 'node:path'
 import { build } from './helpers/app.js'
 import { call, eventually, firstTaskCompleted, start } from './helpers/workflows.js'
 import { spawnWorker } from './helpers/worker-process.js'
+import { newSecret, receiver, verified } from './helpers/webhooks.js'
+import { catalogWorkflowId, type Catalog } from '@flowport/core/contract'
 import type { App } from '../app.js'
 import type { CatalogResponse } from '../schemas/catalog.js'
 
@@ -53,7 +56,7 @@ const signalAndWait = async (app: App, workflowId: string) => {
 
 t.test('pinned runs finish on the version that started them, new runs go to the current one, autoUpgrade runs move', async (t) => {
   const app = await build(t, { SERVICE_CATALOG_ID: catalog })
-  await startVersion(t, 'v1')
+  const v1 = await startVersion(t, 'v1')
   t.ok(await makeCurrent(app, 'v1'), 'v1 is current')
 
   const v1Catalog = await eventually(async () => await readCatalog(t, app), (c) => c.versions?.current?.buildId === 'v1')
@@ -64,7 +67,13 @@ t.test('pinned runs finish on the version that started them, new runs go to the 
 
   const pinnedOld = await start(t, app, 'gated', {})
   const movingOld = await start(t, app, 'moving', {})
-  for (const run of [pinnedOld, movingOld]) t.ok(await firstTaskCompleted(app, run.workflowId), `${run.workflowId} ran its first task`)
+  // Flowport's own delivery workflow (autoUpgrade) for a run that outlives v1's workers.
+  const hooks = await receiver(t)
+  const secret = newSecret()
+  const started = await call(t, app, { method: 'POST', url: '/workflow/start', route: '/workflow/start', payload: { workflowName: 'moving', input: {}, webhook: { url: hooks.url('/moved'), secret } } })
+  t.equal(started.status, 200)
+  const delivered = started.body as { workflowId: string, runId: string }
+  for (const run of [pinnedOld, movingOld, delivered]) t.ok(await firstTaskCompleted(app, run.workflowId), `${run.workflowId} ran its first task`)
   t.same(await versioningOf(app, pinnedOld.workflowId), { buildId: 'v1', behavior: PINNED }, 'gated runs on v1, pinned')
   t.same(await versioningOf(app, movingOld.workflowId), { buildId: 'v1', behavior: AUTO_UPGRADE }, 'moving runs on v1, autoUpgrade')
 
@@ -93,7 +102,13 @@ t.test('pinned runs finish on the version that started them, new runs go to the 
 
   t.same(await signalAndWait(app, pinnedOld.workflowId), { version: 'v1', steps: ['first', 'second'] }, 'the pinned v1 run finished on v1\'s code')
   t.same(await signalAndWait(app, pinnedNew.workflowId), { version: 'v2', steps: ['second', 'first'] }, 'the new run ran v2\'s code')
-  t.same(await signalAndWait(app, movingOld.workflowId), { version: 'v2' }, 'the autoUpgrade run moved to v2 and finished there')
+  await v1.kill()
+  t.same(await signalAndWait(app, movingOld.workflowId), { version: 'v2' }, 'with v1\'s workers gone, the autoUpgrade run moved to v2 and finished there')
+  t.same(await signalAndWait(app, delivered.workflowId), { version: 'v2' })
+  const [delivery] = await hooks.until('/moved', 1)
+  t.match(verified(t, secret, delivery), { status: 'completed', output: { version: 'v2' } }, 'its webhook, whose delivery started on v1, was delivered by v2')
+  const published = await app.engine.client.workflow.getHandle(catalogWorkflowId(catalog)).query<Catalog>('get')
+  t.same(published.deployment, { deploymentName: catalog, buildId: 'v2' }, 'the catalog workflow answers on v2 with v1\'s workers gone')
   t.equal((await versioningOf(app, pinnedOld.workflowId)).buildId, 'v1', 'the engine records v1 for the pinned run')
   t.equal((await versioningOf(app, movingOld.workflowId)).buildId, 'v2', 'and v2 for the one that moved')
 })
