@@ -19,7 +19,8 @@ const catalog: FastifyPluginAsyncTypebox = async (fastify) => {
   async function read (catalogId: string, signal?: AbortSignal): Promise<CatalogResponse> {
     // One after the other: a call left running after the answer would outlive a closing app.
     const published = await fastify.catalogs.get(catalogId, signal)
-    return { ...published, workers: await fastify.catalogs.workers(catalogId, signal) }
+    const versions = await fastify.catalogs.versions(catalogId, signal)
+    return { ...published, deployment: published.deployment ?? null, versions, workers: await fastify.catalogs.workers(catalogId, signal) }
   }
 
   const readConfig = { ...access('read', 'catalog'), etag: true as const }

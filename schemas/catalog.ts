@@ -5,6 +5,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { CatalogSchema as PublishedCatalogSchema } from '@flowport/core/contract'
 import { Nullable, ref } from './common.js'
+import { WorkerDeploymentVersionSchema } from './deployment-version.js'
 
 export {
   CatalogWorkflowSchema, CatalogStepSchema, CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogWorkflowSourceSchema
@@ -29,12 +30,34 @@ export const CatalogWorkersSchema = Type.Object({
   description: 'The workers behind a catalog, from the engine\'s description of its task queue (cached for 2 s)'
 })
 
+export const CatalogVersionsSchema = Type.Object({
+  deploymentName: Type.String({ description: 'The worker deployment the catalog\'s versioned workers run under' }),
+  current: Type.Union([ref(WorkerDeploymentVersionSchema), Type.Null()], { description: 'The version new runs go to; null while none is current (new runs then go to unversioned workers)' }),
+  ramping: Type.Union([Type.Object({
+    version: ref(WorkerDeploymentVersionSchema),
+    percentage: Type.Number({ minimum: 0, maximum: 100, description: 'Share of new runs it receives, in percent' })
+  }, { additionalProperties: false }), Type.Null()], { description: 'The version receiving a share of new runs; null when none ramps' }),
+  serving: Type.Array(Type.Object({
+    version: ref(WorkerDeploymentVersionSchema),
+    openRuns: Type.Integer({ minimum: 1, description: 'Open runs of the catalog on this version (the engine\'s visibility count, eventually consistent)' })
+  }, { additionalProperties: false }), { description: 'Versions still serving open runs: their workers must keep running until the count is gone' })
+}, {
+  $id: 'CatalogVersions',
+  additionalProperties: false,
+  description: 'The catalog\'s worker deployment as the engine describes it (cached for 2 s); README, "Changing workflows safely"'
+})
+
 export const CatalogSchema = Type.Object({
   ...PublishedCatalogSchema.properties,
+  deployment: Type.Union([ref(WorkerDeploymentVersionSchema), Type.Null()], {
+    description: 'The version whose workers published the entries shown: the current version\'s while several are live; null from unversioned (or older) workers'
+  }),
+  versions: Type.Union([ref(CatalogVersionsSchema), Type.Null()], { description: 'Current, ramping and serving versions; null when the catalog\'s workers are unversioned' }),
   workers: ref(CatalogWorkersSchema)
 }, { $id: 'Catalog', additionalProperties: false, description: 'A published catalog: its workflows with their JSON Schemas, and whether a worker serves it' })
 
 export type CatalogWorkers = Static<typeof CatalogWorkersSchema>
+export type CatalogVersions = Static<typeof CatalogVersionsSchema>
 export type CatalogResponse = Static<typeof CatalogSchema>
 
 export const OpenApiDocumentSchema = Type.Object({

@@ -6,9 +6,10 @@ import { ErrorResponseSchema, IssueSchema, RunParamsSchema, ValidationErrorSchem
 import { CatalogReadinessSchema, HealthSchema, ReadinessSchema } from './health.js'
 import { RunStatusSchema, TerminalRunStatusSchema } from './status.js'
 import {
-  CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogParamsSchema, CatalogSchema, CatalogStepSchema, CatalogWorkersSchema,
+  CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogParamsSchema, CatalogSchema, CatalogStepSchema, CatalogVersionsSchema, CatalogWorkersSchema,
   CatalogWorkflowSchema, CatalogWorkflowSourceSchema, OpenApiDocumentSchema
 } from './catalog.js'
+import { WorkerDeploymentVersionSchema } from './deployment-version.js'
 import { ConditionalReadHeadersSchema, RunPreconditionHeadersSchema } from './conditional.js'
 import {
   HistoryEventSchema, HistoryPageSchema, HistoryQuerySchema, HistoryStreamDoneSchema, HistoryStreamHeadersSchema, HistoryStreamQuerySchema,
@@ -30,16 +31,15 @@ import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultS
 import { runsFeedSchemas } from './runs-feed.js'
 import { PayloadLinkSchema, PayloadUploadSchema } from './payloads.js'
 import { evalRouteSchemas, evalSchemas } from './evals.js'
-import { WorkerDeploymentVersionSchema } from './deployment-version.js'
 import { deploymentSchemas } from './deployments.js'
 
 export const schemas = [
   ResetStepSchema, ResetFromSchema, ResetBodySchema, ResetPointSchema, ResetResultSchema, AttentionSchema,
   IssueSchema, ErrorResponseSchema, ValidationErrorSchema, WorkflowParamsSchema, RunParamsSchema, ...evalSchemas,
   CatalogStepSchema, CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogWorkflowSourceSchema, CatalogWorkflowSchema,
-  CatalogWorkersSchema, CatalogSchema, CatalogParamsSchema, OpenApiDocumentSchema, ConditionalReadHeadersSchema, RunPreconditionHeadersSchema,
+  WorkerDeploymentVersionSchema, CatalogVersionsSchema, CatalogWorkersSchema, CatalogSchema, CatalogParamsSchema, OpenApiDocumentSchema, ConditionalReadHeadersSchema, RunPreconditionHeadersSchema,
   HealthSchema, CatalogReadinessSchema, ReadinessSchema, RunStatusSchema, TerminalRunStatusSchema,
-  PayloadLinkSchema, PayloadUploadSchema, WorkerDeploymentVersionSchema, WebhookRequestSchema, UpdateWithStartSchema, StartWorkflowBodySchema, RunWorkflowBodySchema, StartWorkflowHeadersSchema, RunWorkflowHeadersSchema, WorkflowStartedSchema, TraceDestinationsSchema, TraceInfoSchema, FailureCauseSchema,
+  PayloadLinkSchema, PayloadUploadSchema, WebhookRequestSchema, UpdateWithStartSchema, StartWorkflowBodySchema, RunWorkflowBodySchema, StartWorkflowHeadersSchema, RunWorkflowHeadersSchema, WorkflowStartedSchema, TraceDestinationsSchema, TraceInfoSchema, FailureCauseSchema,
   ErrorDetailsSchema, WorkflowResultSchema, WebhookDeliverySchema, WorkflowStatusSchema, WorkflowInputSchema, RunsQuerySchema, WorkflowRunsSchema,
   SignalBodySchema, QueryBodySchema, UpdateBodySchema,
   SignalParamsSchema, QueryParamsSchema, RunQueryParamsSchema, UpdateParamsSchema, SignalResultSchema, QueryResultSchema, UpdateResultSchema,

@@ -5,6 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 import type { FailureCause } from '@flowport/core/failure'
+import { VERSIONING_MODES } from '@flowport/core/contract'
 import { BASE64URL_PATTERN, Nullable, NameSchema, RunIdSchema, WorkflowIdSchema, ref, response } from './common.js'
 import { Literals, RunStatusSchema, STATUSES, TerminalRunStatusSchema } from './status.js'
 import { CatalogIdSchema } from './catalog.js'
@@ -191,11 +192,6 @@ export const WebhookDeliverySchema = Type.Object({
   lastError: Nullable(Type.String({ description: 'Why the last attempt failed; null after a delivery or before the first attempt' })),
   deliveredAt: Nullable(Type.String({ format: 'date-time' }))
 }, { $id: 'WebhookDelivery', additionalProperties: false, description: 'Where the run\'s completion webhook stands' })
-
-/** How a versioned run follows new versions: the workflow definition's choice, or a start's pinning `version`. */
-export const VERSIONING_MODES = ['pinned', 'autoUpgrade'] as const
-
-export type Versioning = typeof VERSIONING_MODES[number]
 
 export const WorkflowStatusSchema = Type.Object({
   workflowId: Type.String(),

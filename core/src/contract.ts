@@ -57,6 +57,18 @@ export const CatalogWorkflowSourceSchema = Type.Object({
   version: Type.Union([Type.String(), Type.Null()], { description: 'Its version; null when the package has none' })
 }, { $id: 'CatalogWorkflowSource', additionalProperties: false })
 
+/**
+ * A worker deployment version (README, "Changing workflows safely"). The API's wire schema of it is
+ * schemas/deployment-version.ts (`$id` WorkerDeploymentVersion); this inline copy keeps the
+ * contract checkable without the API's schemas.
+ */
+export const DeploymentVersionSchema = Type.Object({ deploymentName: Type.String(), buildId: Type.String() }, { additionalProperties: false })
+export type DeploymentVersion = Static<typeof DeploymentVersionSchema>
+
+/** How a workflow's open runs meet a new current version: they stay on theirs, or move to it. */
+export const VERSIONING_MODES = ['pinned', 'autoUpgrade'] as const
+export type VersioningMode = typeof VERSIONING_MODES[number]
+
 export const CatalogWorkflowSchema = Type.Object({
   name: Type.String(),
   description: Type.String(),
@@ -70,14 +82,33 @@ export const CatalogWorkflowSchema = Type.Object({
   updates: Type.Array(Type.Unsafe<Static<typeof CatalogHandlerSchema>>(Type.Ref('CatalogHandler'))),
   source: Type.Unsafe<Static<typeof CatalogWorkflowSourceSchema>>(Type.Ref('CatalogWorkflowSource')),
   /** The workflow's eval (an `eval` module beside it, README "Testing and evals"); absent when it has none. */
-  eval: Type.Optional(Type.Unsafe<CatalogEval>(Type.Ref('CatalogEval')))
+  eval: Type.Optional(Type.Unsafe<CatalogEval>(Type.Ref('CatalogEval'))),
+  versioning: Type.Optional(Type.Union(VERSIONING_MODES.map((m) => Type.Literal(m)), {
+    description: 'Under worker versioning, whether an open run stays on the version that started it (`pinned`) or moves to the current ' +
+      'version (`autoUpgrade`); absent from catalogs that older workers published'
+  }))
 }, { $id: 'CatalogWorkflow', additionalProperties: false })
 
 export const CatalogSchema = Type.Object({
   catalog: Type.String({ description: 'Catalog id = Temporal task queue' }),
   publishedAt: Type.String({ format: 'date-time' }),
+  /** The version whose workers published these entries; null from an unversioned worker, absent from older workers. */
+  deployment: Type.Optional(Type.Union([DeploymentVersionSchema, Type.Null()])),
   workflows: Type.Array(Type.Unsafe<Static<typeof CatalogWorkflowSchema>>(Type.Ref('CatalogWorkflow')))
 }, { $id: 'Catalog', additionalProperties: false })
+
+/**
+ * The catalog workflow's input, which is its current run's first event: the latest published
+ * catalog and, from versioned workers, the catalog of each version the deployment still has (by
+ * build id), so that while two versions are live the API shows the current version's entries
+ * without any worker publishing again when the current version changes.
+ */
+export interface CatalogWorkflowInput {
+  catalog: Catalog
+  hash: string
+  /** Absent from runs that unversioned or older workers published. */
+  versions?: Record<string, { catalog: Catalog, hash: string }>
+}
 
 export type CatalogStep = Static<typeof CatalogStepSchema>
 export type CatalogEvaluator = Static<typeof CatalogEvaluatorSchema>

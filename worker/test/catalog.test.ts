@@ -14,7 +14,7 @@ import {
   CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogSchema, CatalogStepSchema, CatalogWorkflowSchema,
   CatalogWorkflowSourceSchema, catalogMemo, catalogWorkflowId, type Catalog
 } from '@flowport/core/contract'
-import { getCatalogQuery, replaceCatalogUpdate, type PublishedCatalog } from '../src/workflow/catalog.js'
+import { getCatalogQuery, publish, replaceCatalogUpdate, type PublishedCatalog } from '../src/workflow/catalog.js'
 import { connectClient, endCatalog, eventsOf, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, uniqueCatalog } from './helpers/engine.js'
 import { fixture } from './helpers/fixtures.js'
 import { recordingLogger } from './helpers/logger.js'
@@ -95,8 +95,10 @@ t.test('the catalog is the start input of a long-running catalog workflow; its m
       { name: 'bump', description: null, payloadSchema: { type: 'integer' }, resultSchema: { type: 'integer' } },
       { name: 'reset', description: null, payloadSchema: null, resultSchema: null }
     ],
-    source: { package: '@flowport/worker', version: '1.0.0' }
+    source: { package: '@flowport/worker', version: '1.0.0' },
+    versioning: 'pinned'
   }])
+  t.equal(catalog.deployment, null, 'an unversioned worker names no version')
 })
 
 t.test('a worker with changed workflows continues the catalog workflow as new with its catalog; the same ones change nothing', async (t) => {
@@ -197,4 +199,18 @@ t.test('a run of the older format (catalog in the memo) is replaced by a run of 
   t.not(now.runId, old.firstExecutionRunId)
   t.equal(now.memo[CATALOG_FORMAT_MEMO_KEY], CATALOG_FORMAT)
   t.same(now.catalog, worker.catalog, 'the new run holds the catalog')
+})
+
+t.test('versioned workers keep one catalog per live version', async (t) => {
+  const of = (buildId: string | null, description = 'same'): Catalog => ({
+    catalog: 'c', publishedAt: '2026-11-28T00:00:00.000Z', deployment: buildId === null ? null : { deploymentName: 'c', buildId }, workflows: [{ description } as never]
+  })
+  const v1 = { catalog: of('v1'), hash: 'h1' }
+  const first: PublishedCatalog = { ...v1, versions: { v1 } }
+  const v2 = { catalog: of('v2'), hash: 'h2' }
+  const both = publish(first, { ...v2, liveBuildIds: ['v1', 'v2'] })
+  t.same(both, { ...v2, versions: { v1, v2 } }, 'v2 beside v1: both kept, v2 the latest')
+  t.equal(publish(both!, { ...v1, liveBuildIds: ['v1', 'v2'] }), null, 'v1 again (a restart) changes nothing')
+  t.same(publish(both!, { catalog: of('v3'), hash: 'h3', liveBuildIds: ['v2', 'v3'] })?.versions, { v2, v3: { catalog: of('v3'), hash: 'h3' } }, 'a version the deployment no longer lists is dropped')
+  t.same(publish(both!, { catalog: of(null), hash: 'h0' }), { catalog: of(null), hash: 'h0', versions: { v1, v2 } }, 'an unversioned worker replaces the latest only')
 })

@@ -1253,6 +1253,34 @@ export interface components {
             updates: components["schemas"]["CatalogHandler"][];
             source: components["schemas"]["CatalogWorkflowSource"];
             eval?: components["schemas"]["CatalogEval"];
+            /** @description Under worker versioning, whether an open run stays on the version that started it (`pinned`) or moves to the current version (`autoUpgrade`); absent from catalogs that older workers published */
+            versioning?: "pinned" | "autoUpgrade";
+        };
+        /** @description A worker deployment version: deployment name and build id */
+        WorkerDeploymentVersion: {
+            /** @description The worker deployment (default: the catalog id) */
+            deploymentName: string;
+            /** @description The build id (default: derived from the workflow bundle's content) */
+            buildId: string;
+        };
+        /** @description The catalog's worker deployment as the engine describes it (cached for 2 s); README, "Changing workflows safely" */
+        CatalogVersions: {
+            /** @description The worker deployment the catalog's versioned workers run under */
+            deploymentName: string;
+            /** @description The version new runs go to; null while none is current (new runs then go to unversioned workers) */
+            current: components["schemas"]["WorkerDeploymentVersion"] | null;
+            /** @description The version receiving a share of new runs; null when none ramps */
+            ramping: {
+                version: components["schemas"]["WorkerDeploymentVersion"];
+                /** @description Share of new runs it receives, in percent */
+                percentage: number;
+            } | null;
+            /** @description Versions still serving open runs: their workers must keep running until the count is gone */
+            serving: {
+                version: components["schemas"]["WorkerDeploymentVersion"];
+                /** @description Open runs of the catalog on this version (the engine's visibility count, eventually consistent) */
+                openRuns: number;
+            }[];
         };
         /** @description The workers behind a catalog, from the engine's description of its task queue (cached for 2 s) */
         CatalogWorkers: {
@@ -1268,7 +1296,11 @@ export interface components {
             catalog: string;
             /** Format: date-time */
             publishedAt: string;
+            /** @description The version whose workers published the entries shown: the current version's while several are live; null from unversioned (or older) workers */
+            deployment: components["schemas"]["WorkerDeploymentVersion"] | null;
             workflows: components["schemas"]["CatalogWorkflow"][];
+            /** @description Current, ramping and serving versions; null when the catalog's workers are unversioned */
+            versions: components["schemas"]["CatalogVersions"] | null;
             workers: components["schemas"]["CatalogWorkers"];
         };
         CatalogParams: {

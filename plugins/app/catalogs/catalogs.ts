@@ -1,6 +1,7 @@
 /**
  * Reads published catalogs from Temporal (`describe` of the catalog workflow for its current run,
- * then, once per run, that run's start input, which is the catalog; no worker round trip) and
+ * then, once per run, that run's start input, which is the catalog; no worker round trip; with
+ * versioned workers, the current version's entries, ./deployment.ts) and
  * whether any worker polls a catalog's task queue (the engine's DescribeTaskQueue). Short caches
  * keep a start at one engine call (the start itself) and let clients poll /status or /ready
  * without adding engine load.
@@ -14,16 +15,17 @@ import type { FastifyBaseLogger } from 'fastify'
 // @temporalio/proto is CommonJS: its named exports are not visible to ESM.
 import protoRoot from '@temporalio/proto'
 import {
-  CATALOG_FORMAT, CATALOG_FORMAT_MEMO_KEY, CATALOG_WORKFLOW_TYPE, catalogWorkflowId, type Catalog, type CatalogWorkflow
+  CATALOG_FORMAT, CATALOG_FORMAT_MEMO_KEY, CATALOG_WORKFLOW_TYPE, catalogWorkflowId, type Catalog, type CatalogWorkflow, type CatalogWorkflowInput
 } from '@flowport/core/contract'
 import { untilAborted } from '../../../lib/abort.js'
 import { ApiError, RETRY_AFTER_SECONDS } from '../../../lib/api-error.js'
 import type { RunRef } from '../runs/types.js'
 import { isoOrNull } from '../runs/status.js'
-import type { CatalogWorkers } from '../../../schemas/catalog.js'
+import type { CatalogVersions, CatalogWorkers } from '../../../schemas/catalog.js'
 import type { Config } from '../../../schemas/config.js'
 import type { Engine } from '../engine/engine.js'
 import { catalogDocuments } from './catalog-openapi.js'
+import { catalogVersions, describeRouting } from './deployment.js'
 
 const { TaskQueueKind, TaskQueueType } = protoRoot.temporal.api.enums.v1
 
@@ -76,22 +78,41 @@ function cached<T> (stats: { hits: number, misses: number }, load: (key: string)
 export function createCatalogs ({ engine, config, log, readRunInput, apiDocument }: CatalogsDeps) {
   const defaultCatalog = config.SERVICE_CATALOG_ID
   /** Hits and misses of each cache since start (plugins/external/metrics.ts exports them). */
-  const cacheStats = { catalog: { hits: 0, misses: 0 }, catalog_workers: { hits: 0, misses: 0 }, catalog_list: { hits: 0, misses: 0 } }
-
-  /** The catalog of each catalog workflow's current run: a new catalog comes with a new run. */
-  const ofRun = new Map<string, { runId: string, catalog: Promise<Catalog | null> }>()
-  async function catalogOfRun (workflowId: string, runId: string): Promise<Catalog | null> {
-    const known = ofRun.get(workflowId)
-    if (known?.runId === runId) return await known.catalog
-    const catalog = readRunInput({ workflowId, runId })
-      .then((input) => (input as { catalog?: Catalog } | null)?.catalog ?? null)
-    ofRun.set(workflowId, { runId, catalog })
-    catalog.catch(() => { if (ofRun.get(workflowId)?.catalog === catalog) ofRun.delete(workflowId) })
-    return await catalog
+  const cacheStats = {
+    catalog: { hits: 0, misses: 0 }, catalog_workers: { hits: 0, misses: 0 }, catalog_list: { hits: 0, misses: 0 }, catalog_deployment: { hits: 0, misses: 0 }
   }
 
-  /** The published catalog, or WorkflowNotFoundError (404) / CatalogNotAvailableError (503). */
-  const get = cached(cacheStats.catalog, async (catalogId): Promise<Catalog> => {
+  /** The input of each catalog workflow's current run (the published catalogs): a new catalog comes with a new run. */
+  const ofRun = new Map<string, { runId: string, input: Promise<CatalogWorkflowInput | null> }>()
+  async function inputOfRun (workflowId: string, runId: string): Promise<CatalogWorkflowInput | null> {
+    const known = ofRun.get(workflowId)
+    if (known?.runId === runId) return await known.input
+    const input = readRunInput({ workflowId, runId })
+      .then((value) => ((value as Partial<CatalogWorkflowInput> | null)?.catalog === undefined ? null : value as CatalogWorkflowInput))
+    ofRun.set(workflowId, { runId, input })
+    input.catch(() => { if (ofRun.get(workflowId)?.input === input) ofRun.delete(workflowId) })
+    return await input
+  }
+
+  /** A worker deployment's current and ramping version (./deployment.ts). */
+  const routing = cached(cacheStats.catalog_deployment, async (deploymentName) => await describeRouting(engine, deploymentName))
+
+  /**
+   * The entries to show: while versioned workers have published, the current version's (new runs
+   * go to it, so starts are checked against its schemas), else the latest published. Catalogs
+   * published by older workers have no `deployment`: null.
+   */
+  async function shown (input: CatalogWorkflowInput): Promise<{ catalog: Catalog, deploymentName: string | null }> {
+    const versions = Object.values(input.versions ?? {})
+    const deploymentName = input.catalog.deployment?.deploymentName ?? versions[0]?.catalog.deployment?.deploymentName ?? null
+    if (versions.length === 0 || deploymentName === null) return { catalog: { ...input.catalog, deployment: input.catalog.deployment ?? null }, deploymentName }
+    const { current } = await routing(deploymentName)
+    const catalog = (current === null ? undefined : input.versions?.[current.buildId]?.catalog) ?? input.catalog
+    return { catalog: { ...catalog, deployment: catalog.deployment ?? null }, deploymentName }
+  }
+
+  /** The published catalog and its deployment's name, or WorkflowNotFoundError (404) / CatalogNotAvailableError (503). */
+  const publication = cached(cacheStats.catalog, async (catalogId): Promise<{ catalog: Catalog, deploymentName: string | null }> => {
     const workflowId = catalogWorkflowId(catalogId)
     const description = await engine.call(() => engine.client.workflow.getHandle(workflowId).describe()).catch((err: unknown) => {
       if (!(err instanceof ApiError && err.statusCode === 404)) throw err
@@ -101,10 +122,19 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
     const gone = () => notAvailable(catalogId, `it is no longer published; ${howToPublish(catalogId)}`)
     // A run of another format (an older worker's) is replaced as soon as a current worker publishes.
     if (description.status.name !== 'RUNNING' || description.memo?.[CATALOG_FORMAT_MEMO_KEY] !== CATALOG_FORMAT) throw gone()
-    const catalog = await catalogOfRun(workflowId, description.runId)
-    if (catalog === null) throw gone()
-    return catalog
+    const input = await inputOfRun(workflowId, description.runId)
+    if (input === null) throw gone()
+    return await shown(input)
   })
+  /** The published catalog (the current version's entries while several versions are live). */
+  const get = async (catalogId: string, signal?: AbortSignal): Promise<Catalog> => (await publication(catalogId, signal)).catalog
+
+  /** The catalog's deployment as the engine describes it; null when its workers are unversioned. */
+  async function versions (catalogId: string, signal?: AbortSignal): Promise<CatalogVersions | null> {
+    const { deploymentName } = await publication(catalogId, signal)
+    if (deploymentName === null) return null
+    return await catalogVersions(engine, catalogId, deploymentName, await routing(deploymentName, signal), signal)
+  }
 
   /** Workers polling the catalog's task queue (= the catalog id) for workflow tasks. */
   const workers = cached(cacheStats.catalog_workers, async (catalogId): Promise<CatalogWorkers> => {
@@ -164,5 +194,5 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
 
   /** The API's OpenAPI document typed for the catalog (./catalog-openapi.ts). */
   const document = catalogDocuments(get, apiDocument, defaultCatalog)
-  return { get, workflow, workers, workersPolling, published, document, cacheStats }
+  return { get, versions, workflow, workers, workersPolling, published, document, cacheStats }
 }

@@ -7,16 +7,16 @@
 import { SearchAttributeType, decodeVersioningBehavior, defineSearchAttributeKey, type TypedSearchAttributes } from '@temporalio/common'
 import type { temporal } from '@temporalio/proto'
 import type { WorkerDeploymentVersion } from '../../../schemas/deployment-version.js'
-import type { Versioning } from '../../../schemas/workflow.js'
+import type { VersioningMode } from '@flowport/core/contract'
 
 export interface RunVersion {
   version: WorkerDeploymentVersion | null
-  versioning: Versioning | null
+  versioning: VersioningMode | null
 }
 
 export const UNVERSIONED: RunVersion = { version: null, versioning: null }
 
-const versioningOf: Record<'PINNED' | 'AUTO_UPGRADE', Versioning> = { PINNED: 'pinned', AUTO_UPGRADE: 'autoUpgrade' }
+const versioningOf: Record<'PINNED' | 'AUTO_UPGRADE', VersioningMode> = { PINNED: 'pinned', AUTO_UPGRADE: 'autoUpgrade' }
 
 function versionOf (version: temporal.api.deployment.v1.IWorkerDeploymentVersion | null | undefined): WorkerDeploymentVersion | null {
   return version?.deploymentName && version.buildId ? { deploymentName: version.deploymentName, buildId: version.buildId } : null
@@ -44,7 +44,7 @@ const DEPLOYMENT = defineSearchAttributeKey('TemporalWorkerDeployment', SearchAt
 const DEPLOYMENT_VERSION = defineSearchAttributeKey('TemporalWorkerDeploymentVersion', SearchAttributeType.KEYWORD)
 const BEHAVIOR = defineSearchAttributeKey('TemporalWorkflowVersioningBehavior', SearchAttributeType.KEYWORD)
 
-const versioningOfAttribute: Record<string, Versioning> = { Pinned: 'pinned', AutoUpgrade: 'autoUpgrade' }
+const versioningOfAttribute: Record<string, VersioningMode> = { Pinned: 'pinned', AutoUpgrade: 'autoUpgrade' }
 
 /** From a listed run's search attributes; the deployment name is read on its own, as it may hold a `:` too. */
 export function runVersionOfAttributes (attributes: TypedSearchAttributes | undefined): RunVersion {

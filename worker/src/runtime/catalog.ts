@@ -1,10 +1,11 @@
 /**
  * The catalog a worker publishes (contract.ts: CatalogSchema) and its hash. The hash covers
- * everything but `publishedAt`, so a worker restarted with the same workflows changes nothing.
+ * everything but `publishedAt`, so a worker restarted with the same workflows changes nothing; a
+ * versioned worker's catalog names its deployment version, which the hash covers too.
  */
 import { createHash } from 'node:crypto'
 import type { TSchema } from '@sinclair/typebox'
-import type { Catalog, CatalogHandler, CatalogWorkflow } from '@flowport/core/contract'
+import type { Catalog, CatalogHandler, CatalogWorkflow, DeploymentVersion } from '@flowport/core/contract'
 import type { Registry, RegisteredWorkflow } from './registry.js'
 import { toJsonSchema } from './schemas.js'
 
@@ -37,6 +38,7 @@ function catalogWorkflow ({ meta, own, origin, eval: evalModule }: RegisteredWor
     queries: handlers(meta.queries),
     updates: handlers(meta.updates),
     source: { package: origin.package, version: origin.version },
+    versioning: meta.versioning ?? 'pinned',
     // Absent without an eval, so the catalogs (and hashes) of workflows without one stay as they were.
     ...(evalModule === undefined
       ? {}
@@ -54,8 +56,9 @@ function canonical (value: unknown): string {
   return JSON.stringify(value)
 }
 
-export function buildCatalog (catalogId: string, registry: Registry): { catalog: Catalog, hash: string } {
+export function buildCatalog (catalogId: string, registry: Registry, deployment: DeploymentVersion | null = null): { catalog: Catalog, hash: string } {
   const workflows = registry.workflows.map(catalogWorkflow)
-  const hash = createHash('sha256').update(canonical({ catalog: catalogId, workflows })).digest('hex')
-  return { catalog: { catalog: catalogId, publishedAt: new Date().toISOString(), workflows }, hash }
+  // Left out when unversioned, so an unversioned worker's hash stays what it was.
+  const hash = createHash('sha256').update(canonical({ catalog: catalogId, workflows, ...(deployment === null ? {} : { deployment }) })).digest('hex')
+  return { catalog: { catalog: catalogId, publishedAt: new Date().toISOString(), deployment, workflows }, hash }
 }

@@ -1,14 +1,16 @@
 /**
  * Publishes the catalog: start the catalog workflow or join the running one (USE_EXISTING, so
  * workers starting together never fight), then hand it a different catalog through the `replace`
- * update (the run continues as new with it).
+ * update (the run continues as new with it). A versioned worker's catalog is kept beside the other
+ * versions' (worker/src/workflow/catalog.ts), with the build ids its deployment still has, so that
+ * versions the engine no longer knows are dropped.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client'
 import {
   CATALOG_FORMAT, CATALOG_FORMAT_MEMO_KEY, CATALOG_HASH_MEMO_KEY, CATALOG_PUBLISHED_AT_MEMO_KEY, CATALOG_WORKFLOW_TYPE,
   catalogMemo, catalogWorkflowId, type Catalog
 } from '@flowport/core/contract'
-import { replaceCatalogUpdate, type PublishedCatalog } from '../workflow/catalog.js'
+import { replaceCatalogUpdate, type CatalogPublication, type PublishedCatalog } from '../workflow/catalog.js'
 
 export interface Publication {
   /** `current`: the same catalog was already published (and is kept, publishedAt included). */
@@ -17,8 +19,20 @@ export interface Publication {
   catalog: Catalog
 }
 
+/** Build ids the worker deployment lists (every version not deleted), or none when it does not exist yet. */
+async function liveBuildIds (client: Client, deploymentName: string): Promise<string[]> {
+  try {
+    const { workerDeploymentInfo } = await client.workflowService.describeWorkerDeployment({ namespace: client.options.namespace, deploymentName })
+    return (workerDeploymentInfo?.versionSummaries ?? []).flatMap((v) => v.deploymentVersion?.buildId ?? [])
+  } catch (err) {
+    if ((err as { code?: number }).code === 5) return [] // NOT_FOUND: this worker's version is the first
+    throw err
+  }
+}
+
 export async function publishCatalog (client: Client, catalogId: string, catalog: Catalog, hash: string): Promise<Publication> {
-  const published: PublishedCatalog = { catalog, hash }
+  const version = catalog.deployment ?? null
+  const published: PublishedCatalog = version === null ? { catalog, hash } : { catalog, hash, versions: { [version.buildId]: { catalog, hash } } }
   const workflowId = catalogWorkflowId(catalogId)
   const start = async () => await client.workflow.start(CATALOG_WORKFLOW_TYPE, {
     workflowId,
@@ -40,6 +54,7 @@ export async function publishCatalog (client: Client, catalogId: string, catalog
   }
   const { memo } = description
   if (memo?.[CATALOG_HASH_MEMO_KEY] === hash) return { outcome: 'current', catalog: { ...catalog, publishedAt: String(memo[CATALOG_PUBLISHED_AT_MEMO_KEY]) } }
-  await handle.executeUpdate(replaceCatalogUpdate, { args: [published] })
-  return { outcome: 'replaced', catalog }
+  const publication: CatalogPublication = version === null ? { catalog, hash } : { catalog, hash, liveBuildIds: await liveBuildIds(client, version.deploymentName) }
+  const { replaced } = await handle.executeUpdate(replaceCatalogUpdate, { args: [publication] })
+  return { outcome: replaced ? 'replaced' : 'current', catalog }
 }

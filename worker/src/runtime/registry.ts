@@ -5,7 +5,7 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { CATALOG_WORKFLOW_TYPE, NAME_PATTERN } from '@flowport/core/contract'
+import { CATALOG_WORKFLOW_TYPE, NAME_PATTERN, VERSIONING_MODES } from '@flowport/core/contract'
 import { StepOptionsSchema } from '../common/step-options.js'
 import type { WorkflowMeta } from '../workflow/types.js'
 import { DefinitionError } from './definition-error.js'
@@ -69,6 +69,9 @@ function checkWorkflow (file: string, meta: WorkflowMeta): void {
   for (const alias of meta.aliases) checkName(file, `workflow ${meta.name}: alias`, alias)
   if (typeof meta.description !== 'string') throw new DefinitionError(`${file}: workflow ${meta.name}: description must be a string`)
   if (typeof meta.run !== 'function') throw new DefinitionError(`${file}: workflow ${meta.name}: run must be a function`)
+  if (meta.versioning !== undefined && !(VERSIONING_MODES as readonly unknown[]).includes(meta.versioning)) {
+    throw new DefinitionError(`${file}: workflow ${meta.name}: versioning must be ${VERSIONING_MODES.join(' or ')}, not ${JSON.stringify(meta.versioning)}`)
+  }
   if (meta.cleanup !== undefined && typeof meta.cleanup !== 'function') throw new DefinitionError(`${file}: workflow ${meta.name}: cleanup must be a function`)
   checkSchema(file, `workflow ${meta.name}: inputSchema`, meta.inputSchema)
   checkSchema(file, `workflow ${meta.name}: outputSchema`, meta.outputSchema)

@@ -14,6 +14,7 @@ import { stepLogs } from './step-logs.js'
 import { loadProject, type Project } from './project.js'
 import { entryHash, readPrebuiltBundle } from './prebuilt-bundle.js'
 import { publishCatalog } from './publish.js'
+import { buildCatalog } from './catalog.js'
 import { deploymentVersion } from './deployment-version.js'
 import { stepMetrics } from './step-metrics.js'
 import type { Tracing } from '@flowport/core/tracing'
@@ -186,11 +187,13 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
     // if it stops meanwhile, give up instead of waiting forever.
     const stopped = running.then(() => { throw new Error('Worker stopped before the catalog was published') })
     stopped.catch(() => {}) // only raced below; a later stop is reported through `done`
-    const publication = await Promise.race([publishCatalog(client, options.catalogId, project.catalog, project.hash), stopped])
+    // A versioned worker's catalog names its version, so the API can show the current version's entries.
+    const own = version === null ? { catalog: project.catalog, hash: project.hash } : buildCatalog(options.catalogId, project.registry, version)
+    const publication = await Promise.race([publishCatalog(client, options.catalogId, own.catalog, own.hash), stopped])
     catalog = publication.catalog
     logger.info(`Worker polling catalog ${options.catalogId}; catalog ${publication.outcome}`, {
       workflows: project.catalog.workflows.map((w) => w.name),
-      hash: project.hash,
+      hash: own.hash,
       ...(version === null ? {} : { deploymentName: version.deploymentName, buildId: version.buildId })
     })
   } catch (err) {

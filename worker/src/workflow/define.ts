@@ -21,6 +21,7 @@ export function defineWorkflow<I extends TSchema, O extends TSchema, S extends S
     signals: spec.signals ?? ({} as S),
     queries: spec.queries ?? ({} as Q),
     updates: spec.updates ?? ({} as U),
+    versioning: spec.versioning ?? 'pinned',
     run: spec.run,
     cleanup: spec.cleanup
   })

@@ -8,7 +8,7 @@ export { FatalError, ValidationError } from '../common/errors.js'
 export type { Evaluation, StepDefinition, EvaluatorDefinition } from '../common/step.js'
 export type {
   ChildOptions, PayloadOf, QueryDeclaration, Queries, ResultOf, RunInfo, SignalDeclaration, Signals,
-  UpdateDeclaration, UpdateOptions, Updates, WorkflowContext, WorkflowDefinition, WorkflowMeta, WorkflowSpec
+  UpdateDeclaration, UpdateOptions, Updates, VersioningMode, WorkflowContext, WorkflowDefinition, WorkflowMeta, WorkflowSpec
 } from './types.js'
 // Deterministic building blocks workflow code commonly needs, so one import line is enough.
 export { CancellationScope, condition, deprecatePatch, isCancellation, log, patched, sleep, uuid4, workflowInfo } from '@temporalio/workflow'

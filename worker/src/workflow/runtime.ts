@@ -2,7 +2,9 @@
  * Runs a definition as a Temporal workflow. The generated bundle entry wraps every registered
  * workflow with `workflowEntry`, so definitions stay plain data and user source is never rewritten.
  */
-import { CancellationScope, ContinueAsNew, isCancellation, proxySinks, type Sinks } from '@temporalio/workflow'
+import { CancellationScope, ContinueAsNew, isCancellation, proxySinks, workflowInfo, type Sinks } from '@temporalio/workflow'
+import type { WorkflowDefinitionOptions } from '@temporalio/common'
+import type { VersioningMode } from '@flowport/core/contract'
 import { failureDetails } from '@flowport/core/failure'
 import type { ErrorInfo } from '../common/error-hook.js'
 import { explain } from '../common/validate.js'
@@ -31,6 +33,18 @@ function reportFailure (err: unknown): void {
   const details = failureDetails(err)
   // Sinks are called by the worker after the workflow task, never on replay: no effect on the run.
   flowportErrors.failed({ name: details.name ?? err.name, message: details.message ?? '', cause: details.cause, stack: err.stack ?? null })
+}
+
+/**
+ * A workflow's versioning behaviour (README, "Changing workflows safely"), for the generated
+ * entry's `setWorkflowOptions`. Given only on a versioned worker: the engine refuses a workflow
+ * task completed with a behaviour by an unversioned worker, and one bundle serves both (the
+ * setting is the worker's, not the bundle's). The SDK asks once, before the run's code starts.
+ */
+export function versioningOptions (mode: VersioningMode): () => WorkflowDefinitionOptions {
+  const versioningBehavior = mode === 'autoUpgrade' ? 'AUTO_UPGRADE' : 'PINNED'
+  // An unversioned worker still reports a version for the task: its build id, with no deployment name.
+  return () => ((workflowInfo().currentDeploymentVersion?.deploymentName ?? '') === '' ? {} : { versioningBehavior })
 }
 
 export function workflowEntry (definition: WorkflowDefinition, manifest: Manifest): (input: unknown) => Promise<unknown> {

@@ -4,6 +4,7 @@
  * close over the run's state).
  */
 import type { Static, TSchema } from '@sinclair/typebox'
+import type { VersioningMode } from '@flowport/core/contract'
 
 export interface SignalDeclaration {
   description?: string
@@ -40,6 +41,8 @@ export interface RunInfo {
   readonly workflowType: string
 }
 
+export type { VersioningMode }
+
 export interface UpdateOptions<P> {
   /** Runs before the update is accepted; throw to reject it (the message reaches the caller). */
   validator?: (payload: P) => void
@@ -73,6 +76,12 @@ export interface WorkflowSpec<I extends TSchema, O extends TSchema, S extends Si
   updates?: U
   run: (input: Static<I>, ctx: WorkflowContext<I, S, Q, U>) => Promise<Static<O>> | Static<O>
   /**
+   * Under worker versioning (README, "Changing workflows safely"): `pinned` (the default) keeps an
+   * open run on the version that started it; `autoUpgrade` moves it to the current version, whose
+   * code must replay its history (guard changes with `patched()`). No effect on an unversioned worker.
+   */
+  versioning?: VersioningMode
+  /**
    * Graceful stop: runs when the run is cancelled, in a scope that cannot be cancelled, so it may
    * call steps. The run then ends `canceled`.
    */
@@ -81,9 +90,11 @@ export interface WorkflowSpec<I extends TSchema, O extends TSchema, S extends Si
 
 /** The data the worker and the runtime read; `kind` tells definitions apart without `instanceof`. */
 export interface WorkflowMeta<I extends TSchema = TSchema, O extends TSchema = TSchema, S extends Signals = Signals, Q extends Queries = Queries, U extends Updates = Updates>
-  extends Required<Omit<WorkflowSpec<I, O, S, Q, U>, 'cleanup'>> {
+  extends Required<Omit<WorkflowSpec<I, O, S, Q, U>, 'cleanup' | 'versioning'>> {
   readonly kind: 'flowport.workflow'
   readonly cleanup: WorkflowSpec<I, O, S, Q, U>['cleanup']
+  /** Absent from definitions made by an older copy of this SDK (a package bundling its own): `pinned`. */
+  readonly versioning?: VersioningMode
 }
 
 export interface ChildOptions {
