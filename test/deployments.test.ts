@@ -14,7 +14,6 @@
 import t, { type Test } from 'tap'
 import { randomUUID } from 'node:crypto'
 import { resolve } from 'node:path'
-import { catalogWorkflowId } from '@flowport/core/contract'
 import { startEngine } from '../cli/engine.js'
 import type { App } from '../app.js'
 import type { Deployment, DeploymentList } from '../schemas/deployments.js'
@@ -69,21 +68,13 @@ async function versionOfRun (app: App, workflowId: string, runId: string): Promi
 
 t.test('list → current v1 → ramp v2 30% → current v2 → v1 drained → rollback, with the key\'s identity', async (t) => {
   const app = await build(t, { TEMPORAL_ADDRESS: engine.address, SERVICE_CATALOG_ID: catalog, SERVICE_API_KEYS_FILE: file })
+  // v1 first: a worker's start publishes its catalog through the catalog workflow, which follows the
+  // current version (autoUpgrade), so a second version's worker finishes starting only once some
+  // version is current (worker/README.md). Its pollers, and so the engine's record of v2, come before.
   const v1 = versioned('v1')
-  const v2 = versioned('v2')
   await v1.waitFor('Worker polling')
-  await v2.waitFor('Worker polling')
+  const v2 = versioned('v2')
   t.match(v1.output(), /"deploymentName":"rollout-[^"]+","buildId":"v1"/, 'the worker polls as version v1')
-
-  // The catalog workflow runs on the deployment's task queue too; pinned (the worker's default), it
-  // would keep v1 from ever draining. It moves with the current version instead (autoUpgrade):
-  // set here as an override until the catalog workflow declares it itself (issue 41, item 1).
-  await app.engine.client.workflowService.updateWorkflowExecutionOptions({
-    namespace: app.engine.namespace,
-    workflowExecution: { workflowId: catalogWorkflowId(catalog) },
-    workflowExecutionOptions: { versioningOverride: { autoUpgrade: true } },
-    updateMask: { paths: ['versioning_override'] }
-  })
 
   // The engine registers a version with its first poll, a moment after the worker says it polls.
   const initial = await eventually(async () => await show(t, app), (d) => d.versions.length === 2)
@@ -131,6 +122,7 @@ t.test('list → current v1 → ramp v2 30% → current v2 → v1 drained → ro
   t.same(afterCurrent1.current, { deploymentName: catalog, buildId: 'v1' }, 'v1 is current')
   t.equal(afterCurrent1.lastModifiedBy, 'flowport:operator', 'the engine records the key\'s identity')
   t.match(stateOf(afterCurrent1, 'v1'), { state: 'current', since: String, lastCurrentAt: String })
+  await v2.waitFor('Worker polling')
 
   // A run that stays open on v1 (pinned: the version that started it).
   const held = await startRun(t, app, { hold: true })

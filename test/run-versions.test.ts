@@ -49,10 +49,13 @@ const closedChanges = (frames: Frame[]) => frames.filter((f) => f.event === 'run
 t.test('versions of runs: status, list, feed, a pinning start, a refused version, the inspector', async (t) => {
   const app = await build(t, { SERVICE_RUNS_FEED_POLL_MS: '200', SERVICE_RUNS_FEED_DELAY_MS: '500' })
   const base = (await app.listen({ port: 0, host: '127.0.0.1' })).replace(/\/$/, '')
+  // v1 current before v2 starts: a second version's worker finishes starting (publishing its catalog
+  // through the catalog workflow, which follows the current version) only once some version is current.
   const v1 = versionedWorker(t, 'v1')
-  const v2 = versionedWorker(t, 'v2')
-  await Promise.all([v1.waitFor(`Worker polling catalog ${catalog}`), v2.waitFor(`Worker polling catalog ${catalog}`)])
+  await v1.waitFor(`Worker polling catalog ${catalog}`)
   await makeCurrent(app, 'v1')
+  const v2 = versionedWorker(t, 'v2')
+  await v2.waitFor(`Worker polling catalog ${catalog}`)
   const feed = await openSse(`${base}/workflow/runs/stream?catalog=${encodeURIComponent(catalog)}`)
   t.equal(feed.statusCode, 200)
   t.teardown(() => { feed.close() })

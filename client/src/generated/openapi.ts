@@ -1256,11 +1256,17 @@ export interface components {
             /** @description Under worker versioning, whether an open run stays on the version that started it (`pinned`) or moves to the current version (`autoUpgrade`); absent from catalogs that older workers published */
             versioning?: "pinned" | "autoUpgrade";
         };
-        /** @description A worker deployment version: deployment name and build id */
+        /** @description A worker deployment version: the deployment name and build id a versioned worker polls as */
         WorkerDeploymentVersion: {
-            /** @description The worker deployment (default: the catalog id) */
+            /**
+             * @description The worker deployment (SERVICE_WORKER_DEPLOYMENT_NAME; default: the catalog id)
+             * @example default
+             */
             deploymentName: string;
-            /** @description The build id (default: derived from the workflow bundle's content) */
+            /**
+             * @description The build id within it (SERVICE_WORKER_BUILD_ID; default: a hash of the workflow bundle)
+             * @example 3f2a9c01d4e7
+             */
             buildId: string;
         };
         /** @description The catalog's worker deployment as the engine describes it (cached for 2 s); README, "Changing workflows safely" */
@@ -1423,19 +1429,6 @@ export interface components {
              * @description When `uploadUrl` stops working (SERVICE_PAYLOAD_URL_TTL_S)
              */
             expiresAt: string;
-        };
-        /** @description A worker deployment version: the deployment name and build id a versioned worker polls as */
-        WorkerDeploymentVersion: {
-            /**
-             * @description The worker deployment (SERVICE_WORKER_DEPLOYMENT_NAME; default: the catalog id)
-             * @example default
-             */
-            deploymentName: string;
-            /**
-             * @description The build id within it (SERVICE_WORKER_BUILD_ID; default: a hash of the workflow bundle)
-             * @example 3f2a9c01d4e7
-             */
-            buildId: string;
         };
         /** @description A completion webhook: once the run (and any run it continues as) closes, whatever the final status, its WorkflowResult is delivered to `url` once, signed per Standard Webhooks, retried with exponential backoff for SERVICE_WEBHOOK_RETRY_FOR_MS. Delivery runs on the engine and survives API and worker restarts. */
         WebhookRequest: {
