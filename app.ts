@@ -123,9 +123,9 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   await app.register(sse, { heartbeatMs: config.SERVICE_SSE_HEARTBEAT_MS })
 
   // The concepts, each after those its factory takes (plugins/README.md).
-  for (const plugin of [payloads, traces, engine, catalogs, webhooks, runs, control, starts]) await app.register(plugin)
+  for (const plugin of [payloads, traces, engine, deployments, catalogs, webhooks, runs, control, starts]) await app.register(plugin)
   await app.register(history, { observer: historyObserver })
-  for (const plugin of [runsFeed, schedules, batch, evals, deployments]) await app.register(plugin)
+  for (const plugin of [runsFeed, schedules, batch, evals]) await app.register(plugin)
   // Access checks a limited key's targets by asking the concepts above; its hooks still run
   // after those of the plugins registered earlier (metrics, tracing, CORS) and before every route.
   await app.register(access, { redactor })

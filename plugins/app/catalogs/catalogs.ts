@@ -25,7 +25,7 @@ import type { CatalogVersions, CatalogWorkers } from '../../../schemas/catalog.j
 import type { Config } from '../../../schemas/config.js'
 import type { Engine } from '../engine/engine.js'
 import { catalogDocuments } from './catalog-openapi.js'
-import { catalogVersions, describeRouting } from './deployment.js'
+import type { Deployments } from '../deployments/deployments.js'
 
 const { TaskQueueKind, TaskQueueType } = protoRoot.temporal.api.enums.v1
 
@@ -47,6 +47,8 @@ export interface CatalogsDeps {
   readRunInput: (run: RunRef) => Promise<unknown>
   /** The API's own OpenAPI document, which a catalog's document fills in. */
   apiDocument: () => unknown
+  /** The engine's worker deployments: which version's catalog to show, and the versions serving open runs. */
+  deployments: Pick<Deployments, 'routing' | 'openRuns'>
 }
 
 const howToPublish = (catalogId: string) => `start a worker with SERVICE_CATALOG_ID=${catalogId} to publish it`
@@ -75,7 +77,7 @@ function cached<T> (stats: { hits: number, misses: number }, load: (key: string)
   }
 }
 
-export function createCatalogs ({ engine, config, log, readRunInput, apiDocument }: CatalogsDeps) {
+export function createCatalogs ({ engine, config, log, readRunInput, apiDocument, deployments }: CatalogsDeps) {
   const defaultCatalog = config.SERVICE_CATALOG_ID
   /** Hits and misses of each cache since start (plugins/external/metrics.ts exports them). */
   const cacheStats = {
@@ -94,8 +96,8 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
     return await input
   }
 
-  /** A worker deployment's current and ramping version (./deployment.ts). */
-  const routing = cached(cacheStats.catalog_deployment, async (deploymentName) => await describeRouting(engine, deploymentName))
+  /** A worker deployment's current and ramping version and its versions. */
+  const routing = cached(cacheStats.catalog_deployment, async (deploymentName) => await deployments.routing(deploymentName))
 
   /**
    * The entries to show: while versioned workers have published, the current version's (new runs
@@ -129,11 +131,16 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
   /** The published catalog (the current version's entries while several versions are live). */
   const get = async (catalogId: string, signal?: AbortSignal): Promise<Catalog> => (await publication(catalogId, signal)).catalog
 
-  /** The catalog's deployment as the engine describes it; null when its workers are unversioned. */
+  /**
+   * The catalog's deployment as the engine describes it (current, ramping, and the versions with
+   * open runs: a drained one has none and is not counted); null when its workers are unversioned.
+   */
   async function versions (catalogId: string, signal?: AbortSignal): Promise<CatalogVersions | null> {
     const { deploymentName } = await publication(catalogId, signal)
     if (deploymentName === null) return null
-    return await catalogVersions(engine, catalogId, deploymentName, await routing(deploymentName, signal), signal)
+    const { current, ramping, versions } = await routing(deploymentName, signal)
+    const counted = await Promise.all(versions.filter((v) => !v.drained).map(async ({ version }) => ({ version, openRuns: await deployments.openRuns(version, signal) })))
+    return { deploymentName, current, ramping, serving: counted.filter((v) => v.openRuns > 0) }
   }
 
   /** Workers polling the catalog's task queue (= the catalog id) for workflow tasks. */

@@ -17,6 +17,7 @@ export default fp(async (fastify) => {
     // The catalog is the input of its workflow's run: read from the history, as any run's start input.
     readRunInput: async (run) => await readRunInput({ engine: fastify.engine, payloads: fastify.payloads }, run),
     // The API's own document exists once every route is registered: asked for at request time.
-    apiDocument: () => fastify.swagger()
+    apiDocument: () => fastify.swagger(),
+    deployments: fastify.deployments
   }))
-}, { name: 'catalogs', dependencies: ['config', 'engine', 'payloads'] })
+}, { name: 'catalogs', dependencies: ['config', 'engine', 'payloads', 'deployments'] })

@@ -27,6 +27,10 @@ export function rampOf (routing: RoutingConfig | null | undefined): Ramp | null 
   return { version, percentage: routing?.rampingVersionPercentage ?? 0, since: iso(routing?.rampingVersionChangedTime) }
 }
 
+/** Whether no run needs the version any more (its status, or its drainage check). */
+export const isDrained = (v: VersionSummary) => v.status === Status.WORKER_DEPLOYMENT_VERSION_STATUS_DRAINED ||
+  v.drainageInfo?.status === protoRoot.temporal.api.enums.v1.VersionDrainageStatus.VERSION_DRAINAGE_STATUS_DRAINED
+
 /** The engine's status and when the version entered it. */
 function stateOf (v: VersionSummary): Pick<DeploymentVersionState, 'state' | 'since'> {
   switch (v.status) {

@@ -7,11 +7,13 @@
 import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '@flowport/core/contract'
 import type { Client } from '@temporalio/client'
 import { tsToDate } from '@temporalio/common/lib/time.js'
+import { ApiError } from '../../../lib/api-error.js'
 import { quote } from '../../../lib/visibility-query.js'
 import type { Deployment, DeploymentList } from '../../../schemas/deployments.js'
 import type { Engine } from '../engine/engine.js'
+import type { WorkerDeploymentVersion } from '../../../schemas/deployment-version.js'
 import { deploymentConflict, deploymentError, versionNotFound } from './deployment-error.js'
-import { deploymentOf, summaryOf, versionOf, type VersionSummary } from './deployment-view.js'
+import { deploymentOf, isDrained, summaryOf, versionOf, type VersionSummary } from './deployment-view.js'
 
 export interface DeploymentsDeps {
   engine: Pick<Engine, 'call' | 'as' | 'client' | 'namespace'>
@@ -24,6 +26,14 @@ export interface ChangeOptions {
 }
 
 export type Deployments = ReturnType<typeof createDeployments>
+
+/** Where a deployment sends new runs, and its versions: what the catalogs concept needs to pick and show a catalog. */
+export interface Routing {
+  current: WorkerDeploymentVersion | null
+  ramping: { version: WorkerDeploymentVersion, percentage: number } | null
+  /** Every version the deployment still lists, drained ones too. */
+  versions: Array<{ version: WorkerDeploymentVersion, drained: boolean }>
+}
 
 /** The engine's value of the `TemporalWorkerDeploymentVersion` search attribute: `<deployment>:<build id>`. */
 const versionValue = (v: { deploymentName: string, buildId: string }) => `${v.deploymentName}:${v.buildId}`
@@ -41,9 +51,7 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
   }
 
   /** Open runs on a version, Flowport's internal runs excepted (visibility: eventually consistent). */
-  async function openRuns (v: VersionSummary, signal?: AbortSignal): Promise<number> {
-    const version = versionOf(v.deploymentVersion)
-    if (version === null) return 0
+  async function openRuns (version: WorkerDeploymentVersion, signal?: AbortSignal): Promise<number> {
     const query = `TemporalWorkerDeploymentVersion = ${quote(versionValue(version))} AND ExecutionStatus = "Running" AND ` +
       `WorkflowType != ${quote(CATALOG_WORKFLOW_TYPE)} AND WorkflowType != ${quote(WEBHOOK_WORKFLOW_TYPE)}`
     return (await engine.call(async () => await engine.client.workflow.count(query), { signal })).count
@@ -52,7 +60,10 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
   async function show (deploymentName: string, signal?: AbortSignal): Promise<Deployment> {
     const info = (await describe(deploymentName, signal)).workerDeploymentInfo ?? {}
     const summaries = info.versionSummaries ?? []
-    const counts = new Map(await Promise.all(summaries.map(async (v) => [v, await openRuns(v, signal)] as const)))
+    const counts = new Map(await Promise.all(summaries.map(async (v) => {
+      const version = versionOf(v.deploymentVersion)
+      return [v, version === null ? 0 : await openRuns(version, signal)] as const
+    })))
     return deploymentOf({ ...info, name: info.name ?? deploymentName }, (v) => counts.get(v) ?? 0)
   }
 
@@ -104,6 +115,23 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
     return await setCurrent(deploymentName, previous.deploymentVersion!.buildId!, opts)
   }
 
+  /** The deployment's routing without counting runs; a deployment no worker has registered yet routes nothing. */
+  async function routing (deploymentName: string, signal?: AbortSignal): Promise<Routing> {
+    const info = await describe(deploymentName, signal).then((d) => d.workerDeploymentInfo, (err: unknown) => {
+      if (err instanceof ApiError && err.statusCode === 404) return null
+      throw err
+    })
+    const ramping = versionOf(info?.routingConfig?.rampingDeploymentVersion)
+    return {
+      current: versionOf(info?.routingConfig?.currentDeploymentVersion),
+      ramping: ramping === null ? null : { version: ramping, percentage: info?.routingConfig?.rampingVersionPercentage ?? 0 },
+      versions: (info?.versionSummaries ?? []).flatMap((v) => {
+        const version = versionOf(v.deploymentVersion)
+        return version === null ? [] : [{ version, drained: isDrained(v) }]
+      })
+    }
+  }
+
   return {
     async list (signal?: AbortSignal): Promise<DeploymentList> {
       const deployments: DeploymentList['deployments'] = []
@@ -116,6 +144,8 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
       return { deployments }
     },
     show,
+    routing,
+    openRuns,
     setCurrent,
     setRamp,
     rollback
