@@ -1,10 +1,11 @@
 /**
  * Handlers that accept their input and then fail (test/fixtures/workflows/faulty): the API answers
- * 422 with distinct names, and the run goes on.
+ * 422 with distinct names, and the run goes on. A query no worker can answer, because none took
+ * the run's first workflow task, is a 409 that says why.
  */
 import t from 'tap'
 import { build } from './helpers/app.js'
-import { call, start, waitClosed } from './helpers/workflows.js'
+import { call, newId, start, waitClosed } from './helpers/workflows.js'
 
 t.test('a query whose handler throws is 422 QueryFailedError', async (t) => {
   const app = await build(t)
@@ -38,4 +39,24 @@ t.test('the update payload is still checked against its schema first (400, nothi
   t.equal(res.status, 400)
   t.match(res.body, { error: 'ValidationError', issues: [{ in: 'payload', path: '/reason' }] })
   await app.engine.client.workflow.getHandle(workflowId).terminate('test done')
+})
+
+t.test('a query before any worker took the first workflow task is a 409: not started yet (startDelay), or closed before it', async (t) => {
+  const app = await build(t)
+  const workflowId = newId('faulty')
+  const started = await call(t, app, {
+    method: 'POST', url: '/workflow/start', route: '/workflow/start', payload: { workflowName: 'faulty', input: {}, workflowId, startDelay: '1h' }
+  })
+  t.equal(started.status, 200)
+  const { runId } = started.body as { runId: string }
+  const query = async () => await call(t, app, { method: 'POST', url: `/workflow/${workflowId}/query/broken`, route: '/workflow/{id}/query/{query}', payload: {} })
+
+  const delayed = await query()
+  t.equal(delayed.status, 409)
+  t.match(delayed.body, { error: 'WorkflowNotStartedError', message: /has not started yet \(a startDelay holds it\)/, workflowId, runId })
+
+  await app.engine.client.workflow.getHandle(workflowId, runId).terminate('never started')
+  const closed = await query()
+  t.equal(closed.status, 409)
+  t.match(closed.body, { error: 'WorkflowAlreadyClosedError', message: /terminated before a worker took its first workflow task/, workflowId, runId })
 })

@@ -78,6 +78,8 @@ export class WorkflowExecutionTimedOutError extends named('WorkflowExecutionTime
 export class RequestTimeoutError extends named('RequestTimeoutError') {}
 export class WorkflowAlreadyStartedError extends named('WorkflowAlreadyStartedError') {}
 export class WorkflowAlreadyClosedError extends named('WorkflowAlreadyClosedError') {}
+/** 409 from a query: no worker has started the run yet (a startDelay holds it). */
+export class WorkflowNotStartedError extends named('WorkflowNotStartedError') {}
 export class PayloadTooLargeError extends named('PayloadTooLargeError') {}
 export class UnsupportedMediaTypeError extends named('UnsupportedMediaTypeError') {}
 export class UpdateRejectedError extends named('UpdateRejectedError') {}
@@ -131,7 +133,7 @@ const CLASSES = [
   CatalogNotAvailableError, EngineUnavailableError, TraceNotFoundError, TraceStorageUnavailableError, IdempotencyKeyReusedError,
   ForbiddenError, RateLimitedError, ScheduleNotFoundError, ScheduleAlreadyExistsError, PreconditionFailedError, ResetNotPossibleError,
   BatchNotFoundError, PayloadNotFoundError, PayloadStorageNotConfiguredError, PayloadStorageUnavailableError, DeploymentNotFoundError,
-  DeploymentVersionNotFoundError, DeploymentConflictError
+  DeploymentVersionNotFoundError, DeploymentConflictError, WorkflowNotStartedError
 ]
 const byName = Object.fromEntries(CLASSES.map((Class) => [Class.errorName, Class])) as Record<typeof CLASSES[number]['errorName'], typeof CLASSES[number]>
 

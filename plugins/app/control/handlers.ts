@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto'
 import { QueryNotRegisteredError, QueryRejectedError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client'
 import protoRoot from '@temporalio/proto'
+import { status as GrpcStatus } from '@grpc/grpc-js'
 import { decodeFromPayloadsAtIndex, encodeToPayloads } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js'
 import type { CatalogHandler, CatalogWorkflow } from '@flowport/core/contract'
 import { ApiError, engineUnavailable, validationError, type ErrorName } from '../../../lib/api-error.js'
@@ -14,8 +15,10 @@ import { alreadyClosed, closedMeanwhile } from '../runs/execution.js'
 import { assertMatches } from '../../../lib/json-schema.js'
 import { assertRunMatches } from '../../../lib/http/conditional.js'
 import { isTerminal, statusFromEngine } from '../runs/status.js'
+import { grpcCode } from '../engine/errors.js'
 import type { RunRef } from '../runs/types.js'
 import type { UpdateState } from '../../../schemas/workflow.js'
+import type { Status } from '../../../schemas/status.js'
 import type { ControlDeps } from './deps.js'
 import type { ControlCall } from './stop.js'
 
@@ -74,7 +77,7 @@ export async function sendSignal (deps: Deps, call: HandlerCall) {
 }
 
 export async function runQuery (deps: Deps, call: HandlerCall) {
-  const { run, args, handle } = await prepare(deps, call)
+  const { execution, run, args, handle } = await prepare(deps, call)
   try {
     const result = await deps.engine.call(() => handle.query(call.name, ...args), { signal: call.signal, ...run })
     return { ...run, result: result ?? null }
@@ -85,8 +88,16 @@ export async function runQuery (deps: Deps, call: HandlerCall) {
       throw new ApiError(422, 'QueryFailedError', `Query ${call.name} failed: ${err.message}`, run)
     }
     if (err instanceof QueryRejectedError) throw alreadyClosed(run, 'the run rejects queries in its state')
+    // A query needs a worker to have taken the run's first workflow task; the engine refuses one before.
+    if (grpcCode(err) === GrpcStatus.FAILED_PRECONDITION) throw noFirstTask(run, statusFromEngine(execution.status.name))
     throw err
   }
+}
+
+function noFirstTask (run: RunRef, status: Status): ApiError {
+  if (isTerminal(status)) return alreadyClosed(run, `${status} before a worker took its first workflow task: no worker can answer a query`)
+  return new ApiError(409, 'WorkflowNotStartedError',
+    `Workflow ${run.workflowId} run ${run.runId} has not started yet (a startDelay holds it): a worker answers queries once it took the run's first workflow task, and a signal or an update starts the run at once`, run)
 }
 
 export async function runUpdate (deps: Deps, call: HandlerCall) {

@@ -5,8 +5,8 @@
  * current, no pollers, a concurrent change), never a 500.
  */
 import { status as GrpcStatus } from '@grpc/grpc-js'
-import { ServiceError, isGrpcServiceError } from '@temporalio/client'
 import { ApiError } from '../../../lib/api-error.js'
+import { grpcFailure } from '../engine/errors.js'
 
 export const deploymentNotFound = (deploymentName: string) =>
   new ApiError(404, 'DeploymentNotFoundError', `Worker deployment ${deploymentName} not found: no worker of it has polled the engine`)
@@ -16,15 +16,9 @@ export const versionNotFound = (deploymentName: string, buildId: string) =>
 
 export const deploymentConflict = (message: string) => new ApiError(409, 'DeploymentConflictError', message)
 
-function grpcError (err: unknown): { code: number, details: string } | undefined {
-  if (isGrpcServiceError(err)) return { code: err.code, details: err.details }
-  if (err instanceof ServiceError && err.cause) return grpcError(err.cause)
-  return undefined
-}
-
 /** An ApiError for the engine's refusal of a deployment call; anything else is rethrown for the engine's own mapping. */
 export function deploymentError (err: unknown, target: { deploymentName: string, buildId?: string }): never {
-  const grpc = grpcError(err)
+  const grpc = grpcFailure(err)
   switch (grpc?.code) {
     case GrpcStatus.NOT_FOUND:
       // Changes describe the deployment first, so a NOT_FOUND naming a build id is about the version.

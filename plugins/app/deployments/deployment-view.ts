@@ -4,7 +4,7 @@
  */
 import protoRoot, { type temporal } from '@temporalio/proto'
 import { tsToDate } from '@temporalio/common/lib/time.js'
-import type { WorkerDeploymentVersion } from '../../../schemas/deployment-version.js'
+import { versionOf } from '../engine/deployment-version.js'
 import type { Deployment, DeploymentSummary, DeploymentVersionState, Ramp } from '../../../schemas/deployments.js'
 
 type Info = temporal.api.deployment.v1.IWorkerDeploymentInfo
@@ -15,11 +15,6 @@ type Timestamp = Parameters<typeof tsToDate>[0]
 const { WorkerDeploymentVersionStatus: Status } = protoRoot.temporal.api.enums.v1
 
 export const iso = (ts: Timestamp | null | undefined) => ts ? tsToDate(ts).toISOString() : null
-
-/** A version as the wire names it; null for the engine's "unversioned" (no version, or an empty build id). */
-export function versionOf (v: temporal.api.deployment.v1.IWorkerDeploymentVersion | null | undefined): WorkerDeploymentVersion | null {
-  return v?.buildId ? { deploymentName: v.deploymentName ?? '', buildId: v.buildId } : null
-}
 
 export function rampOf (routing: RoutingConfig | null | undefined): Ramp | null {
   const version = versionOf(routing?.rampingDeploymentVersion)

@@ -13,7 +13,8 @@ import type { Deployment, DeploymentList } from '../../../schemas/deployments.js
 import type { Engine } from '../engine/engine.js'
 import type { WorkerDeploymentVersion } from '../../../schemas/deployment-version.js'
 import { deploymentConflict, deploymentError, versionNotFound } from './deployment-error.js'
-import { deploymentOf, isDrained, summaryOf, versionOf, type VersionSummary } from './deployment-view.js'
+import { deploymentOf, isDrained, summaryOf, type VersionSummary } from './deployment-view.js'
+import { versionOf, versionValue } from '../engine/deployment-version.js'
 
 export interface DeploymentsDeps {
   engine: Pick<Engine, 'call' | 'as' | 'client' | 'namespace'>
@@ -34,9 +35,6 @@ export interface Routing {
   /** Every version the deployment still lists, drained ones too. */
   versions: Array<{ version: WorkerDeploymentVersion, drained: boolean }>
 }
-
-/** The engine's value of the `TemporalWorkerDeploymentVersion` search attribute: `<deployment>:<build id>`. */
-const versionValue = (v: { deploymentName: string, buildId: string }) => `${v.deploymentName}:${v.buildId}`
 
 /** Deployments per page of the engine's listing. */
 const LIST_PAGE_SIZE = 1000

@@ -10,12 +10,14 @@ import { EngineBreakerOpenError } from './breaker.js'
 
 interface Context { workflowId?: string, runId?: string }
 
-/** The gRPC status of an engine failure, also when the SDK wraps it (a start's WorkflowStartError-like ServiceError). */
-export function grpcCode (err: unknown): number | undefined {
-  if (isGrpcServiceError(err)) return err.code
-  if (err instanceof ServiceError && err.cause) return grpcCode(err.cause)
+/** The gRPC status and details of an engine failure, also when the SDK wraps it (a start's WorkflowStartError-like ServiceError). */
+export function grpcFailure (err: unknown): { code: number, details: string } | undefined {
+  if (isGrpcServiceError(err)) return { code: err.code, details: err.details }
+  if (err instanceof ServiceError && err.cause) return grpcFailure(err.cause)
   return undefined
 }
+
+export const grpcCode = (err: unknown) => grpcFailure(err)?.code
 
 /** Returns an ApiError for a known engine failure, or undefined for a real internal error. */
 export function fromEngineError (err: unknown, ctx: Context = {}): ApiError | undefined {

@@ -8,6 +8,7 @@ import { SearchAttributeType, decodeVersioningBehavior, defineSearchAttributeKey
 import type { temporal } from '@temporalio/proto'
 import type { WorkerDeploymentVersion } from '../../../schemas/deployment-version.js'
 import type { VersioningMode } from '@flowport/core/contract'
+import { versionOf, versionOfValue } from '../engine/deployment-version.js'
 
 export interface RunVersion {
   version: WorkerDeploymentVersion | null
@@ -17,10 +18,6 @@ export interface RunVersion {
 export const UNVERSIONED: RunVersion = { version: null, versioning: null }
 
 const versioningOf: Record<'PINNED' | 'AUTO_UPGRADE', VersioningMode> = { PINNED: 'pinned', AUTO_UPGRADE: 'autoUpgrade' }
-
-function versionOf (version: temporal.api.deployment.v1.IWorkerDeploymentVersion | null | undefined): WorkerDeploymentVersion | null {
-  return version?.deploymentName && version.buildId ? { deploymentName: version.deploymentName, buildId: version.buildId } : null
-}
 
 /**
  * From a describe's versioning info. An override set at the start (a `version` in the start body)
@@ -46,13 +43,10 @@ const BEHAVIOR = defineSearchAttributeKey('TemporalWorkflowVersioningBehavior', 
 
 const versioningOfAttribute: Record<string, VersioningMode> = { Pinned: 'pinned', AutoUpgrade: 'autoUpgrade' }
 
-/** From a listed run's search attributes; the deployment name is read on its own, as it may hold a `:` too. */
+/** From a listed run's search attributes. */
 export function runVersionOfAttributes (attributes: TypedSearchAttributes | undefined): RunVersion {
-  const deploymentName = attributes?.get(DEPLOYMENT)
-  const canonical = attributes?.get(DEPLOYMENT_VERSION)
+  const version = versionOfValue(attributes?.get(DEPLOYMENT), attributes?.get(DEPLOYMENT_VERSION))
   const behavior = attributes?.get(BEHAVIOR) ?? ''
   const versioning = Object.hasOwn(versioningOfAttribute, behavior) ? versioningOfAttribute[behavior] : undefined
-  if (!deploymentName || !canonical?.startsWith(`${deploymentName}:`) || versioning === undefined) return UNVERSIONED
-  const buildId = canonical.slice(deploymentName.length + 1)
-  return buildId ? { version: { deploymentName, buildId }, versioning } : UNVERSIONED
+  return version === null || versioning === undefined ? UNVERSIONED : { version, versioning }
 }
