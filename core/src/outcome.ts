@@ -5,7 +5,8 @@
  */
 import type { LoadedDataConverter } from '@temporalio/common'
 import { decodeFromPayloadsAtIndex, decodeOptionalFailureToOptionalError } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js'
-import type { temporal } from '@temporalio/proto'
+// @temporalio/proto is CommonJS: its named exports are not visible to ESM.
+import protoRoot, { type temporal } from '@temporalio/proto'
 import { closeDetails, failureDetails, type ErrorDetails } from './failure-chain.js'
 import type { TerminalStatus } from './run-status.js'
 
@@ -18,6 +19,22 @@ export interface Outcome {
   errorDetails: ErrorDetails | null
 }
 
+const { EventType } = protoRoot.temporal.api.enums.v1
+
+/** The status each event that closes a run leaves it in. */
+const CLOSE_STATUS = new Map<number, TerminalStatus>([
+  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, 'completed'],
+  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED, 'failed'],
+  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT, 'timed_out'],
+  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED, 'canceled'],
+  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED, 'terminated'],
+  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW, 'continued_as_new']
+])
+
+/** What `event` closes the run as; undefined for an event that does not close it. */
+export const closeStatusOf = (event: HistoryEvent): TerminalStatus | undefined =>
+  event.eventType == null ? undefined : CLOSE_STATUS.get(event.eventType)
+
 const closedWith = (status: TerminalStatus, details: ErrorDetails): Outcome =>
   ({ status, output: null, error: details.message, errorDetails: details })
 
@@ -26,8 +43,9 @@ export async function decodeFirstPayload (converter: LoadedDataConverter, payloa
   return (await decodeFromPayloadsAtIndex(converter, 0, payloads?.payloads)) ?? null
 }
 
-/** The outcome of a close event whose kind (`status`) the caller has read from its type; throws for an event that closes nothing. */
-export async function closeOutcome (converter: LoadedDataConverter, status: TerminalStatus | undefined, event: HistoryEvent): Promise<Outcome> {
+/** The outcome of a close event; throws for an event that closes nothing. */
+export async function closeOutcome (converter: LoadedDataConverter, event: HistoryEvent): Promise<Outcome> {
+  const status = closeStatusOf(event)
   switch (status) {
     case 'completed':
       return { status: 'completed', output: await decodeFirstPayload(converter, event.workflowExecutionCompletedEventAttributes?.result), error: null, errorDetails: null }

@@ -2,15 +2,12 @@
  * The events that close a run: for each, the status it leaves the run in and the reason a
  * stream's `done` names. Results, waits and streams all read a close event through this table.
  */
-// @temporalio/proto is CommonJS: its named exports are not visible to ESM.
-import protoRoot from '@temporalio/proto'
 import type { temporal } from '@temporalio/proto'
 import type { TerminalReason } from '../../../schemas/history.js'
 import type { TerminalStatus } from '@flowport/core/run-status'
+import { closeStatusOf } from '@flowport/core/outcome'
 
 export type HistoryEvent = temporal.api.history.v1.IHistoryEvent
-
-const { EventType } = protoRoot.temporal.api.enums.v1
 
 export interface CloseKind {
   status: TerminalStatus
@@ -19,18 +16,19 @@ export interface CloseKind {
   attributes: keyof HistoryEvent
 }
 
-const CLOSE_EVENTS = new Map<number, CloseKind>([
-  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, { status: 'completed', reason: 'WORKFLOW_EXECUTION_COMPLETED', attributes: 'workflowExecutionCompletedEventAttributes' }],
-  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED, { status: 'failed', reason: 'WORKFLOW_EXECUTION_FAILED', attributes: 'workflowExecutionFailedEventAttributes' }],
-  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT, { status: 'timed_out', reason: 'WORKFLOW_EXECUTION_TIMED_OUT', attributes: 'workflowExecutionTimedOutEventAttributes' }],
-  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED, { status: 'canceled', reason: 'WORKFLOW_EXECUTION_CANCELED', attributes: 'workflowExecutionCanceledEventAttributes' }],
-  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED, { status: 'terminated', reason: 'WORKFLOW_EXECUTION_TERMINATED', attributes: 'workflowExecutionTerminatedEventAttributes' }],
-  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW, { status: 'continued_as_new', reason: 'WORKFLOW_EXECUTION_CONTINUED_AS_NEW', attributes: 'workflowExecutionContinuedAsNewEventAttributes' }]
-])
+const CLOSE_KINDS: Record<TerminalStatus, Omit<CloseKind, 'status'>> = {
+  completed: { reason: 'WORKFLOW_EXECUTION_COMPLETED', attributes: 'workflowExecutionCompletedEventAttributes' },
+  failed: { reason: 'WORKFLOW_EXECUTION_FAILED', attributes: 'workflowExecutionFailedEventAttributes' },
+  timed_out: { reason: 'WORKFLOW_EXECUTION_TIMED_OUT', attributes: 'workflowExecutionTimedOutEventAttributes' },
+  canceled: { reason: 'WORKFLOW_EXECUTION_CANCELED', attributes: 'workflowExecutionCanceledEventAttributes' },
+  terminated: { reason: 'WORKFLOW_EXECUTION_TERMINATED', attributes: 'workflowExecutionTerminatedEventAttributes' },
+  continued_as_new: { reason: 'WORKFLOW_EXECUTION_CONTINUED_AS_NEW', attributes: 'workflowExecutionContinuedAsNewEventAttributes' }
+}
 
-/** What `event` closes the run as; undefined for an event that does not close it. */
+/** What `event` closes the run as (core/src/outcome.ts reads the status from its type); undefined for an event that does not close it. */
 export function closeKindOf (event: HistoryEvent): CloseKind | undefined {
-  return event.eventType == null ? undefined : CLOSE_EVENTS.get(event.eventType)
+  const status = closeStatusOf(event)
+  return status === undefined ? undefined : { status, ...CLOSE_KINDS[status] }
 }
 
 export function isCloseEvent (event: HistoryEvent): boolean {

@@ -4,10 +4,10 @@
  */
 import type { WorkflowResult } from '../../../schemas/workflow.js'
 import { ApiError, notFound } from '../../../lib/api-error.js'
-import { closeKindOf, type HistoryEvent } from './close-events.js'
+import type { HistoryEvent } from './close-events.js'
 import { CATALOG_WORKFLOW_TYPE } from '@flowport/core/contract'
 import { describeForRead, isReservedWorkflowId, runNotFound } from './execution.js'
-import { closeOutcome } from '@flowport/core/outcome'
+import { closeOutcome, closeStatusOf } from '@flowport/core/outcome'
 import { readCloseEvent, readCloseEventIfClosed, readLatestPage, readRunInput, type LatestPage, readStartAndClose, SHORT_HISTORY_EVENTS } from './run-history.js'
 import type { DescribeOptions, Outcome, RunRef } from './types.js'
 import { isTerminal, statusFromEngine } from './status.js'
@@ -19,14 +19,14 @@ type Reads = Results & Pick<RunsContext, 'closedRuns' | 'longHistories'>
 
 /** The outcome a close event records (core/src/outcome.ts, shared with the completion webhook); throws for an event that does not close a run. */
 export async function outcomeOf ({ engine, payloads }: Pick<RunsContext, 'engine' | 'payloads'>, event: HistoryEvent): Promise<Outcome> {
-  const status = closeKindOf(event)?.status
+  const status = closeStatusOf(event)
   // A large output held by reference is not fetched: the answer links to it (plugins/app/payloads/payloads.ts).
   if (status === 'completed') {
     const output = await payloads.decodeFirstValue(event.workflowExecutionCompletedEventAttributes?.result)
     return { status, output, error: null, errorDetails: null }
   }
   // The engine's codec answers a payload store's failure as an ApiError itself (plugins/app/payloads/).
-  return await closeOutcome(engine.client.options.loadedDataConverter, status, event)
+  return await closeOutcome(engine.client.options.loadedDataConverter, event)
 }
 
 export async function resultOf (deps: Results, run: RunRef, input: unknown, closeEvent: HistoryEvent): Promise<WorkflowResult> {

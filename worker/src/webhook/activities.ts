@@ -16,23 +16,13 @@ import protoRoot from '@temporalio/proto'
 import { Webhook } from 'standardwebhooks'
 import { WEBHOOK_AWAIT_ACTIVITY, WEBHOOK_DELIVER_ACTIVITY, WEBHOOK_RUN_MEMO_KEY, type WebhookRunMemo } from '@flowport/core/contract'
 import { closeOutcome, decodeFirstPayload } from '@flowport/core/outcome'
-import type { TerminalStatus } from '@flowport/core/run-status'
 import type { TraceStore } from '@flowport/core/trace'
 import { RUN_NEVER_STARTED, type AwaitRequest, type DeliverRequest, type WatchNext } from '../workflow/webhook.js'
 import { refusalOf, type AddressPolicy } from '@flowport/core/webhook-address'
 
-const { EventType, HistoryEventFilterType, WorkflowExecutionStatus } = protoRoot.temporal.api.enums.v1
+const { HistoryEventFilterType, WorkflowExecutionStatus } = protoRoot.temporal.api.enums.v1
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent
-
-const CLOSE_STATUS = new Map<number, TerminalStatus>([
-  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, 'completed'],
-  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED, 'failed'],
-  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT, 'timed_out'],
-  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED, 'canceled'],
-  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED, 'terminated'],
-  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW, 'continued_as_new']
-])
 
 /** The statuses of a run that has not closed (a paused run is open too). */
 const OPEN = new Set<number>([WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING, WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_PAUSED])
@@ -76,7 +66,7 @@ async function lookForClose (client: Client, store: TraceStore | null, request: 
   const converter = client.options.loadedDataConverter
   const [start] = (await history(client, { workflowId, runId: end.runId }, { maximumPageSize: 1 })).history?.events ?? []
   const input = await decodeFirstPayload(converter, start?.workflowExecutionStartedEventAttributes?.input)
-  const outcome = await closeOutcome(converter, end.close.eventType == null ? undefined : CLOSE_STATUS.get(end.close.eventType), end.close)
+  const outcome = await closeOutcome(converter, end.close)
   const trace = store === null ? null : { destinations: store.destinations(workflowId, end.runId) }
   return { workflowId, runId: end.runId, input, trace, ...outcome }
 }
