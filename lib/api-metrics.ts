@@ -14,15 +14,8 @@ const ENGINE_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
 
 const STATUS_NAMES = new Map(Object.entries(grpcStatus).map(([name, code]) => [code, name]))
 
-/** What the gauges read at scrape time: owned by other plugins, counted where they live. */
-export interface MetricSources {
-  openStreams: () => number
-  liveHubs: () => number
-  longPollsInFlight: () => number
-  liveRunsFeeds: () => number
-  /** Hits and misses per cache, since start. */
-  cacheStats: () => Record<string, { hits: number, misses: number }>
-}
+/** Hits and misses per cache, since start. */
+export type CacheStats = Record<string, { hits: number, misses: number }>
 
 let processMetrics = false
 
@@ -33,31 +26,38 @@ export class ApiMetrics {
   readonly #engineDuration = new Histogram({ name: 'flowport_engine_call_duration_seconds', help: 'Temporal gRPC calls made by the API, retries included, by method and gRPC status', labelNames: ['method', 'code'] as const, buckets: ENGINE_BUCKETS, registers: [this.registry] })
   readonly #engineErrors = new Counter({ name: 'flowport_engine_call_errors_total', help: 'Temporal gRPC calls that ended with a status other than OK, by method and gRPC status', labelNames: ['method', 'code'] as const, registers: [this.registry] })
 
-  constructor (sources: MetricSources) {
+  /** The caches' counts, read at scrape time (cacheStats). */
+  readonly #cacheSources: Array<() => CacheStats> = []
+
+  constructor () {
     if (!processMetrics) {
       processMetrics = true
       collectDefaultMetrics({ register: processRegistry })
     }
-    const registers = [this.registry]
-    const gauge = (name: string, help: string, read: () => number) =>
-      new Gauge({ name, help, registers, collect () { this.set(read()) } })
-    gauge('flowport_sse_streams_open', 'SSE streams (run histories and the runs feed) open now', sources.openStreams)
-    gauge('flowport_runs_feeds_live', 'Runs feeds polling now: one per filter set with a client (one shared visibility query per poll each)', sources.liveRunsFeeds)
-    gauge('flowport_history_hubs_live', 'Runs followed by at least one stream now (one shared upstream long-poll each)', sources.liveHubs)
-    gauge('flowport_history_long_polls_in_flight', 'Upstream history long-polls open now, each shared by every stream of its run', sources.longPollsInFlight)
+    const sources = this.#cacheSources
     new Counter({ // eslint-disable-line no-new
       name: 'flowport_cache_requests_total',
       help: 'Cache lookups by cache and result (hit or miss)',
       labelNames: ['cache', 'result'] as const,
-      registers,
+      registers: [this.registry],
       collect () {
         this.reset()
-        for (const [cache, { hits, misses }] of Object.entries(sources.cacheStats())) {
+        for (const [cache, { hits, misses }] of sources.flatMap((read) => Object.entries(read()))) {
           this.inc({ cache, result: 'hit' }, hits)
           this.inc({ cache, result: 'miss' }, misses)
         }
       }
     })
+  }
+
+  /** A gauge of what a concept counts, read at scrape time: the concept registers it, so metrics know no concept. */
+  gauge (name: string, help: string, read: () => number): void {
+    new Gauge({ name, help, registers: [this.registry], collect () { this.set(read()) } }) // eslint-disable-line no-new
+  }
+
+  /** A concept's caches, counted in `flowport_cache_requests_total` at scrape time. */
+  cacheStats (read: () => CacheStats): void {
+    this.#cacheSources.push(read)
   }
 
   /** Label children per method, route and status: bounded, and made once rather than on every request (prom-client still hashes the labels on each call). */

@@ -32,14 +32,8 @@ export default fp(async (fastify) => {
     fastify.decorate('metrics', null)
     return
   }
-  // The sources belong to plugins registered later; they are read at scrape time only.
-  const metrics = new ApiMetrics({
-    openStreams: () => fastify.openStreams.size,
-    liveHubs: () => fastify.history.hubs.size,
-    longPollsInFlight: () => fastify.history.hubs.metrics.longPollsInFlight,
-    liveRunsFeeds: () => fastify.runsFeed.size,
-    cacheStats: () => fastify.catalogs.cacheStats
-  })
+  // Each concept registers the gauges of what it counts (metrics.gauge, metrics.cacheStats).
+  const metrics = new ApiMetrics()
   fastify.decorate('metrics', metrics)
 
   // On the socket's `close`, not onResponse: that hook never runs for a response the client left

@@ -79,7 +79,10 @@ export default fp(async (fastify, opts: { heartbeatMs: number }) => {
     // Strings are JSON the route serialized already, once for every client of a run.
     serializer: (data: unknown) => (typeof data === 'string' ? data : JSON.stringify(data))
   })
-  fastify.decorate('openStreams', new OpenStreams(opts.heartbeatMs))
+  const openStreams = new OpenStreams(opts.heartbeatMs)
+  fastify.decorate('openStreams', openStreams)
+  // metrics registers first in the app (app.ts); a bare SSE plugin (its own test) has none.
+  fastify.metrics?.gauge('flowport_sse_streams_open', 'SSE streams (run histories and the runs feed) open now', () => openStreams.size)
 
   // Answer 406 in our error shape before the plugin's own (differently shaped) 406 can run.
   fastify.addHook('onRoute', (route) => {

@@ -10,7 +10,7 @@ declare module 'fastify' {
 }
 
 export default fp(async (fastify) => {
-  fastify.decorate('catalogs', createCatalogs({
+  const catalogs = createCatalogs({
     engine: fastify.engine,
     config: fastify.config,
     log: fastify.log,
@@ -19,5 +19,7 @@ export default fp(async (fastify) => {
     // The API's own document exists once every route is registered: asked for at request time.
     apiDocument: () => fastify.swagger(),
     deployments: fastify.deployments
-  }))
-}, { name: 'catalogs', dependencies: ['config', 'engine', 'payloads', 'deployments'] })
+  })
+  fastify.decorate('catalogs', catalogs)
+  fastify.metrics?.cacheStats(() => catalogs.cacheStats)
+}, { name: 'catalogs', dependencies: ['config', 'metrics', 'engine', 'payloads', 'deployments'] })

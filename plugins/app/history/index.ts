@@ -19,6 +19,9 @@ export default fp<{ observer?: HubObserver }>(async (fastify, opts) => {
     observer: opts.observer
   })
   fastify.decorate('history', history)
+  fastify.metrics?.gauge('flowport_history_hubs_live', 'Runs followed by at least one stream now (one shared upstream long-poll each)', () => history.hubs.size)
+  fastify.metrics?.gauge('flowport_history_long_polls_in_flight', 'Upstream history long-polls open now, each shared by every stream of its run',
+    () => history.hubs.metrics.longPollsInFlight)
   // After the SSE plugin's preClose has ended the streams; this catches anything left.
   fastify.addHook('onClose', async () => { history.close() })
-}, { name: 'history', dependencies: ['engine', 'sse', 'runs'] })
+}, { name: 'history', dependencies: ['metrics', 'engine', 'sse', 'runs'] })

@@ -18,6 +18,8 @@ export default fp(async (fastify) => {
     log: fastify.log
   })
   fastify.decorate('runsFeed', runsFeed)
+  fastify.metrics?.gauge('flowport_runs_feeds_live', 'Runs feeds polling now: one per filter set with a client (one shared visibility query per poll each)',
+    () => runsFeed.size)
   // After the SSE plugin's preClose has ended the streams; this stops any feed left.
   fastify.addHook('onClose', async () => { runsFeed.close() })
-}, { name: 'runs-feed', dependencies: ['engine', 'runs', 'sse'] })
+}, { name: 'runs-feed', dependencies: ['metrics', 'engine', 'runs', 'sse'] })
