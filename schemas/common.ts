@@ -106,7 +106,7 @@ export const ERROR_DESCRIPTIONS = {
     'or the key\'s own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills',
   431: 'RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit',
   500: 'InternalServerError: an unexpected failure; the message names the request id, the server log has the details',
-  503: 'EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, ' +
+  503: 'EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers\' deployment is current), ' +
     'or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; ' +
     'PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says ' +
     'when to try again'

@@ -88,10 +88,26 @@ t.test('list → current v1 → ramp v2 30% → current v2 → v1 drained → ro
   t.equal(list.status, 200)
   t.match((list.body as DeploymentList).deployments.find((d) => d.deploymentName === catalog), { current: null, ramping: null, latest: { deploymentName: catalog } }, 'listed')
 
+  // With no version current, the engine would hold a new run for unversioned workers, and none polls.
+  const start = async (body: Record<string, unknown> = {}) =>
+    await call(t, app, { method: 'POST', url: '/workflow/start', route: '/workflow/start', headers: operator, payload: { workflowName: 'rollout', input: {}, ...body } })
+  const unroutable = await start()
+  t.equal(unroutable.status, 503, 'a start with no version current is refused')
+  t.match(unroutable.body, { error: 'CatalogNotAvailableError', message: new RegExp(`no version of worker deployment ${catalog} is current.*flowport deploy current <buildId>`) })
+  const pinned = await start({ version: { deploymentName: catalog, buildId: 'v1' } })
+  t.equal(pinned.status, 200, 'a start that names its version goes to it')
+  t.equal(await waitClosed(app, (pinned.body as { workflowId: string }).workflowId), 'COMPLETED')
+
   await t.test('clear errors', async (t) => {
     const unknown = await call(t, app, { method: 'GET', url: '/deployments/no-such-deployment', route, headers: operator })
     t.equal(unknown.status, 404)
     t.match(unknown.body, { error: 'DeploymentNotFoundError', message: /no-such-deployment/ })
+    // Names the engine refuses (its rules: a `.` or `:`, a leading `__`, too long) are the client's 400, not a 409 or a 500.
+    for (const [name, reason] of [['a.b', /cannot contain '\.'/], ['__flowport', /cannot start with '__'/], ['x'.repeat(999), /larger than the maximum/]] as const) {
+      const refused = await call(t, app, { method: 'GET', url: `/deployments/${name}`, route, headers: operator })
+      t.equal(refused.status, 400, `${name.slice(0, 12)}: 400`)
+      t.match(refused.body, { error: 'ValidationError', issues: [{ in: 'params', path: '/deploymentName', message: reason }] })
+    }
     const noVersion = await call(t, app, { method: 'PUT', url: `${url}/current`, route: `${route}/current`, headers: operator, payload: { buildId: 'v9' } })
     t.equal(noVersion.status, 404)
     t.match(noVersion.body, { error: 'DeploymentVersionNotFoundError', message: /has no version v9/ })

@@ -3461,7 +3461,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3597,7 +3597,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4063,7 +4063,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4232,7 +4232,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4356,7 +4356,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4485,7 +4485,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4618,7 +4618,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4756,7 +4756,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4880,7 +4880,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5009,7 +5009,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5121,7 +5121,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5433,7 +5433,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5585,7 +5585,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5742,7 +5742,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5925,7 +5925,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6051,7 +6051,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6204,7 +6204,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6362,7 +6362,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6515,7 +6515,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6673,7 +6673,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6826,7 +6826,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6984,7 +6984,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7098,7 +7098,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7202,7 +7202,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7306,7 +7306,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7413,7 +7413,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7525,7 +7525,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7648,7 +7648,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7752,7 +7752,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7884,7 +7884,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7991,7 +7991,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8135,7 +8135,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8240,7 +8240,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8367,7 +8367,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8494,7 +8494,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8621,7 +8621,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8748,7 +8748,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8840,7 +8840,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8938,7 +8938,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9063,7 +9063,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9167,7 +9167,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9250,7 +9250,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9354,7 +9354,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9489,7 +9489,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9624,7 +9624,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9737,7 +9737,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9872,7 +9872,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it, or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -132,5 +132,5 @@ async function assertStartable (lookup: TargetLookup, p: Principal, body: StartW
   const catalog = lookup.starts.catalogOf(body)
   assertCatalog(p, catalog)
   // The canonical name is what runs: an alias must not open a workflow the patterns exclude.
-  if (p.key.workflows) assertWorkflowName(p, (await lookup.catalogs.workflow(catalog, body.workflowName)).name)
+  if (p.key.workflows) assertWorkflowName(p, (await lookup.catalogs.workflow(catalog, body.workflowName, undefined, { pinned: body.version !== undefined })).name)
 }

@@ -1,7 +1,7 @@
 /**
  * Reads published catalogs from Temporal (`describe` of the catalog workflow for its current run,
  * then, once per run, that run's start input, which is the catalog; no worker round trip; with
- * versioned workers, the current version's entries, ./deployment.ts) and
+ * versioned workers, the current version's entries, asked of the deployments service) and
  * whether any worker polls a catalog's task queue (the engine's DescribeTaskQueue). Short caches
  * keep a start at one engine call (the start itself) and let clients poll /status or /ready
  * without adding engine load.
@@ -27,7 +27,7 @@ import type { Engine } from '../engine/engine.js'
 import { catalogDocuments } from './catalog-openapi.js'
 import type { Deployments } from '../deployments/deployments.js'
 
-const { TaskQueueKind, TaskQueueType } = protoRoot.temporal.api.enums.v1
+const { TaskQueueKind, TaskQueueType, WorkerVersioningMode } = protoRoot.temporal.api.enums.v1
 
 const CACHE_TTL_MS = 2000
 /**
@@ -143,19 +143,29 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
     return { deploymentName, current, ramping, serving: counted.filter((v) => v.openRuns > 0) }
   }
 
-  /** Workers polling the catalog's task queue (= the catalog id) for workflow tasks. */
-  const workers = cached(cacheStats.catalog_workers, async (catalogId): Promise<CatalogWorkers> => {
+  /**
+   * Workers polling the catalog's task queue (= the catalog id) for workflow tasks, and how many of
+   * them are unversioned (they take the new runs of a deployment with no current version).
+   */
+  const taskQueue = cached(cacheStats.catalog_workers, async (catalogId): Promise<{ workers: CatalogWorkers, unversioned: number }> => {
     const { namespace } = engine.client.options
     const { pollers } = await engine.call(() => engine.client.workflowService.describeTaskQueue({
       namespace,
       taskQueue: { name: catalogId, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
       taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW
     }))
-    const seen = (pollers ?? []).map((p) => Number(p.lastAccessTime?.seconds ?? 0) * 1000 + Math.floor((p.lastAccessTime?.nanos ?? 0) / 1e6))
-    const recent = seen.filter((at) => Date.now() - at < POLLER_RECENT_MS)
-    const last = seen.length > 0 ? new Date(Math.max(...seen)) : null
-    return { polling: recent.length > 0, pollers: recent.length, lastPollTime: isoOrNull(last) }
+    const recent = (pollers ?? []).map((p) => ({
+      at: Number(p.lastAccessTime?.seconds ?? 0) * 1000 + Math.floor((p.lastAccessTime?.nanos ?? 0) / 1e6),
+      versioned: p.deploymentOptions?.workerVersioningMode === WorkerVersioningMode.WORKER_VERSIONING_MODE_VERSIONED
+    }))
+    const alive = recent.filter(({ at }) => Date.now() - at < POLLER_RECENT_MS)
+    const last = recent.length > 0 ? new Date(Math.max(...recent.map(({ at }) => at))) : null
+    return {
+      workers: { polling: alive.length > 0, pollers: alive.length, lastPollTime: isoOrNull(last) },
+      unversioned: alive.filter(({ versioned }) => !versioned).length
+    }
   })
+  const workers = async (catalogId: string, signal?: AbortSignal) => (await taskQueue(catalogId, signal)).workers
 
   const listed = cached(cacheStats.catalog_list, async (): Promise<string[]> => {
     const { namespace } = engine.client.options
@@ -187,14 +197,29 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
     }
   }
 
-  /** A workflow of the catalog by name or alias, or WorkflowNotFoundError (404); 503 when no worker would run it. */
-  async function workflow (catalogId: string, name: string, signal?: AbortSignal): Promise<CatalogWorkflow> {
+  /**
+   * A workflow of the catalog by name or alias, or WorkflowNotFoundError (404); 503 when no worker
+   * would run a new run of it. `pinned`: the start names the version its run goes to, so where the
+   * deployment sends new runs does not matter.
+   */
+  async function workflow (catalogId: string, name: string, signal?: AbortSignal, { pinned = false } = {}): Promise<CatalogWorkflow> {
     const catalog = await get(catalogId, signal)
     const found = catalog.workflows.find((w) => w.name === name || w.aliases.includes(name))
     if (!found) throw new ApiError(404, 'WorkflowNotFoundError', `Workflow ${name} is not in catalog ${catalogId}`)
     // The engine would accept the start and keep the run waiting, unseen, until a worker comes.
-    if (!(await workers(catalogId, signal)).polling) {
+    const { workers: { polling }, unversioned } = await taskQueue(catalogId, signal)
+    if (!polling) {
       throw notAvailable(catalogId, `no worker polls its task queue (none for ${POLLER_RECENT_MS / 1000} s); start a worker with SERVICE_CATALOG_ID=${catalogId}`)
+    }
+    // While no version of a deployment is current (or ramping), the engine gives its new runs to
+    // unversioned workers. A refusal asks the engine again, uncached: a version may have just become current.
+    const deploymentName = pinned || unversioned > 0 ? null : (await publication(catalogId, signal)).deploymentName
+    const routes = (r: { current: unknown, ramping: unknown }) => r.current !== null || r.ramping !== null
+    if (deploymentName !== null && !routes(await routing(deploymentName, signal))) {
+      if (!routes(await deployments.routing(deploymentName, signal))) {
+        throw notAvailable(catalogId, `no version of worker deployment ${deploymentName} is current, and the engine gives new runs to ` +
+          `unversioned workers, of which none polls; make a version current: flowport deploy current <buildId> (flowport deploy list ${deploymentName} lists them)`)
+      }
     }
     return found
   }

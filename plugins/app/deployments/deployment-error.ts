@@ -5,7 +5,7 @@
  * current, no pollers, a concurrent change), never a 500.
  */
 import { status as GrpcStatus } from '@grpc/grpc-js'
-import { ApiError } from '../../../lib/api-error.js'
+import { ApiError, validationError } from '../../../lib/api-error.js'
 import { grpcFailure } from '../engine/errors.js'
 
 export const deploymentNotFound = (deploymentName: string) =>
@@ -30,4 +30,15 @@ export function deploymentError (err: unknown, target: { deploymentName: string,
       throw deploymentConflict(`The engine refused the change of worker deployment ${target.deploymentName}: ${grpc.details}`)
   }
   throw err
+}
+
+/**
+ * The same for the describe every route starts with: there, an INVALID_ARGUMENT can only be about
+ * the name (too long, a `.` or `:` in it, a leading `__`: the engine's rules), so it is the client's
+ * 400 at the path parameter, with the engine's reason.
+ */
+export function describeError (err: unknown, deploymentName: string): never {
+  const grpc = grpcFailure(err)
+  if (grpc?.code === GrpcStatus.INVALID_ARGUMENT) throw validationError([{ path: '/deploymentName', in: 'params', message: `is not a worker deployment name the engine accepts: ${grpc.details}` }])
+  return deploymentError(err, { deploymentName })
 }

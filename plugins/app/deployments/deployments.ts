@@ -12,7 +12,7 @@ import { quote } from '../../../lib/visibility-query.js'
 import type { Deployment, DeploymentList } from '../../../schemas/deployments.js'
 import type { Engine } from '../engine/engine.js'
 import type { WorkerDeploymentVersion } from '../../../schemas/deployment-version.js'
-import { deploymentConflict, deploymentError, versionNotFound } from './deployment-error.js'
+import { deploymentConflict, deploymentError, describeError, versionNotFound } from './deployment-error.js'
 import { deploymentOf, isDrained, summaryOf, type VersionSummary } from './deployment-view.js'
 import { versionOf, versionValue } from '../engine/deployment-version.js'
 
@@ -45,7 +45,7 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
 
   async function describe (deploymentName: string, signal?: AbortSignal) {
     return await engine.call(async () => await service.describeWorkerDeployment({ namespace, deploymentName })
-      .catch((err: unknown) => deploymentError(err, { deploymentName })), { signal })
+      .catch((err: unknown) => describeError(err, deploymentName)), { signal })
   }
 
   /** Open runs on a version, Flowport's internal runs excepted (visibility: eventually consistent). */

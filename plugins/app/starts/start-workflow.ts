@@ -51,8 +51,9 @@ export function assertUsableId (workflowId: string | undefined): void {
  * unknown workflow or catalog, 400 with one issue per problem. Starts and schedules (plugins/app/schedules/)
  * both check here, so a schedule stores nothing a start would refuse.
  */
-export async function checkedWorkflow (deps: Pick<StartDeps, 'catalogs'>, catalog: string, workflowName: string, input: unknown, signal?: AbortSignal): Promise<CatalogWorkflow> {
-  const workflow = await deps.catalogs.workflow(catalog, workflowName, signal)
+export async function checkedWorkflow (deps: Pick<StartDeps, 'catalogs'>, catalog: string, workflowName: string, input: unknown, signal?: AbortSignal,
+  { pinned = false } = {}): Promise<CatalogWorkflow> {
+  const workflow = await deps.catalogs.workflow(catalog, workflowName, signal, { pinned })
   assertMatches(workflow.inputSchema, input, 'input')
   return workflow
 }
@@ -90,7 +91,7 @@ export async function startWorkflow (deps: StartDeps, body: StartWorkflowBody, o
   const webhook = deps.webhooks.target(body.webhook)
   const catalog = catalogOf(deps, body)
   const input = await startInput(deps, body, signal)
-  const workflow = await checkedWorkflow(deps, catalog, body.workflowName, input, signal)
+  const workflow = await checkedWorkflow(deps, catalog, body.workflowName, input, signal, { pinned: body.version !== undefined })
   const startDelay = body.startDelay === undefined ? undefined : durationMs(body.startDelay)
   const begin = async (workflowId: string, policies: Pick<WorkflowStartOptions, 'workflowIdReusePolicy' | 'workflowIdConflictPolicy' | 'memo'>) =>
     await deps.engine.call(() => deps.engine.as(identity).workflow.start(workflow.name, {

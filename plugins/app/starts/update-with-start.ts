@@ -54,7 +54,7 @@ export async function updateWithStart (deps: StartDeps, body: StartWorkflowBody 
   assertUsableId(body.workflowId)
   const catalog = catalogOf(deps, body)
   const input = await startInput(deps, body, signal)
-  const workflow = await checkedWorkflow(deps, catalog, body.workflowName, input, signal)
+  const workflow = await checkedWorkflow(deps, catalog, body.workflowName, input, signal, { pinned: body.version !== undefined })
   const call = { kind: 'update' as const, name: body.update.name, payload: body.update.payload }
   const args = handlerArgs(workflow, { type: workflow.name, catalog }, call)
   const workflowId = body.workflowId ?? randomUUID()
