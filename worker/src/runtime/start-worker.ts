@@ -191,7 +191,9 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
     const own = version === null ? { catalog: project.catalog, hash: project.hash } : buildCatalog(options.catalogId, project.registry, version)
     const publication = await Promise.race([publishCatalog(client, options.catalogId, own.catalog, own.hash), stopped])
     catalog = publication.catalog
-    logger.info(`Worker polling catalog ${options.catalogId}; catalog ${publication.outcome}`, {
+    // A versioned worker's catalog is kept beside the other versions' ("current" would read as the deployment's current version).
+    const outcome = version === null ? publication.outcome : `of build ${version.buildId} ${publication.outcome === 'replaced' ? 'published' : 'already published'}`
+    logger.info(`Worker polling catalog ${options.catalogId}; catalog ${outcome}`, {
       workflows: project.catalog.workflows.map((w) => w.name),
       hash: own.hash,
       ...(version === null ? {} : { deploymentName: version.deploymentName, buildId: version.buildId })
