@@ -91,7 +91,7 @@ export const ERROR_DESCRIPTIONS = {
     'DeploymentNotFoundError: the engine knows no worker deployment of this name; DeploymentVersionNotFoundError: the deployment has no version of this build id',
   408: 'WorkflowExecutionTimedOutError: `timeout` elapsed before the run closed; the workflow keeps running',
   409: 'WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; ' +
-    'WorkflowNotStartedError: a query reached a run no worker has started yet (its startDelay holds it); ' +
+    'WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry\'s backoff holds it); ' +
     'ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; ' +
     'DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, ' +
     'another change came first) or a rollback has no version to go back to',

@@ -53,7 +53,7 @@ t.test('a query before any worker took the first workflow task is a 409: not sta
 
   const delayed = await query()
   t.equal(delayed.status, 409)
-  t.match(delayed.body, { error: 'WorkflowNotStartedError', message: /has not started yet \(a startDelay holds it\)/, workflowId, runId })
+  t.match(delayed.body, { error: 'WorkflowNotStartedError', message: /has not started yet \(a startDelay or a retry's backoff holds its first workflow task\)/, workflowId, runId })
 
   await app.engine.client.workflow.getHandle(workflowId, runId).terminate('never started')
   const closed = await query()

@@ -78,7 +78,7 @@ export class WorkflowExecutionTimedOutError extends named('WorkflowExecutionTime
 export class RequestTimeoutError extends named('RequestTimeoutError') {}
 export class WorkflowAlreadyStartedError extends named('WorkflowAlreadyStartedError') {}
 export class WorkflowAlreadyClosedError extends named('WorkflowAlreadyClosedError') {}
-/** 409 from a query: no worker has started the run yet (a startDelay holds it). */
+/** 409 from a query: no worker has started the run yet (a startDelay or a retry's backoff holds it). */
 export class WorkflowNotStartedError extends named('WorkflowNotStartedError') {}
 export class PayloadTooLargeError extends named('PayloadTooLargeError') {}
 export class UnsupportedMediaTypeError extends named('UnsupportedMediaTypeError') {}

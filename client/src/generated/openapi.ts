@@ -4000,7 +4000,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (its startDelay holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4169,7 +4169,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (its startDelay holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5370,7 +5370,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (its startDelay holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5522,7 +5522,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (its startDelay holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5679,7 +5679,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (its startDelay holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5853,7 +5853,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (its startDelay holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6141,7 +6141,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (its startDelay holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6299,7 +6299,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (its startDelay holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6452,7 +6452,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (its startDelay holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6610,7 +6610,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (its startDelay holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6763,7 +6763,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (its startDelay holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6921,7 +6921,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (its startDelay holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7830,7 +7830,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (its startDelay holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9435,7 +9435,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (its startDelay holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9570,7 +9570,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (its startDelay holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9701,7 +9701,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (its startDelay holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9818,7 +9818,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (its startDelay holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
             409: {
                 headers: {
                     [name: string]: unknown;

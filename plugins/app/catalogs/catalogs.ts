@@ -79,7 +79,7 @@ function cached<T> (stats: { hits: number, misses: number }, load: (key: string)
 
 export function createCatalogs ({ engine, config, log, readRunInput, apiDocument, deployments }: CatalogsDeps) {
   const defaultCatalog = config.SERVICE_CATALOG_ID
-  /** Hits and misses of each cache since start (plugins/external/metrics.ts exports them). */
+  /** Hits and misses of each cache since start (./index.ts gives them to the metrics). */
   const cacheStats = {
     catalog: { hits: 0, misses: 0 }, catalog_workers: { hits: 0, misses: 0 }, catalog_list: { hits: 0, misses: 0 }, catalog_deployment: { hits: 0, misses: 0 }
   }

@@ -97,7 +97,7 @@ export async function runQuery (deps: Deps, call: HandlerCall) {
 function noFirstTask (run: RunRef, status: Status): ApiError {
   if (isTerminal(status)) return alreadyClosed(run, `${status} before a worker took its first workflow task: no worker can answer a query`)
   return new ApiError(409, 'WorkflowNotStartedError',
-    `Workflow ${run.workflowId} run ${run.runId} has not started yet (a startDelay holds it): a worker answers queries once it took the run's first workflow task, and a signal or an update starts the run at once`, run)
+    `Workflow ${run.workflowId} run ${run.runId} has not started yet (a startDelay or a retry's backoff holds its first workflow task): a worker answers queries once it took that task`, run)
 }
 
 export async function runUpdate (deps: Deps, call: HandlerCall) {
