@@ -5,8 +5,20 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 
+/**
+ * The engine's rules for a deployment name, so that a name the schema accepts is one the engine
+ * accepts: no `.` or `:` (it joins name and build id with them), no leading `__` (its own), and at
+ * most 480 bytes in UTF-8, which 120 characters always fit. The pattern has no lookahead, so that
+ * every tool that generates or checks strings from it reads it (the fuzzer's too).
+ */
+export const DEPLOYMENT_NAME = { minLength: 1, maxLength: 120, pattern: '^(?:[^_.:]|_[^_.:]|_$)[^.:]*$' }
+
 export const WorkerDeploymentVersionSchema = Type.Object({
-  deploymentName: Type.String({ minLength: 1, maxLength: 255, description: 'The worker deployment (SERVICE_WORKER_DEPLOYMENT_NAME; default: the catalog id)', examples: ['default'] }),
+  deploymentName: Type.String({
+    ...DEPLOYMENT_NAME,
+    description: 'The worker deployment (SERVICE_WORKER_DEPLOYMENT_NAME; default: the catalog id): no `.` or `:`, not starting with `__`',
+    examples: ['default']
+  }),
   buildId: Type.String({ minLength: 1, maxLength: 255, description: 'The build id within it (SERVICE_WORKER_BUILD_ID; default: a hash of the workflow bundle)', examples: ['3f2a9c01d4e7'] })
 }, {
   $id: 'WorkerDeploymentVersion',

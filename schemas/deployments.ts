@@ -5,18 +5,17 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Nullable, ref } from './common.js'
 import { Literals } from './status.js'
-import { WorkerDeploymentVersionSchema } from './deployment-version.js'
+import { DEPLOYMENT_NAME, WorkerDeploymentVersionSchema } from './deployment-version.js'
 
-const NAME = { minLength: 1, maxLength: 1000 }
 /** A nullable field with its description on the union (where OpenAPI readers look for it). */
 const NullableOf = <T extends TSchema>(schema: T, description: string) => Type.Union([schema, Type.Null()], { description })
 const NullableDateTime = (description: string) => Nullable(Type.String({ format: 'date-time', description }))
 
 export const DeploymentParamsSchema = Type.Object({
-  deploymentName: Type.String({ ...NAME, description: 'The worker deployment (a worker\'s SERVICE_WORKER_DEPLOYMENT_NAME, by default its catalog id)' })
+  deploymentName: Type.String({ ...DEPLOYMENT_NAME, description: 'The worker deployment (a worker\'s SERVICE_WORKER_DEPLOYMENT_NAME, by default its catalog id): no `.` or `:`, not starting with `__`' })
 }, { $id: 'DeploymentParams' })
 
-export const BuildIdSchema = Type.String({ ...NAME, description: 'A build id of the deployment (a worker\'s SERVICE_WORKER_BUILD_ID, by default derived from its workflow bundle)', examples: ['4f0c2a9e1b7d'] })
+export const BuildIdSchema = Type.String({ minLength: 1, maxLength: 1000, description: 'A build id of the deployment (a worker\'s SERVICE_WORKER_BUILD_ID, by default derived from its workflow bundle)', examples: ['4f0c2a9e1b7d'] })
 
 export const DEPLOYMENT_VERSION_STATES = ['current', 'ramping', 'draining', 'drained', 'inactive'] as const
 

@@ -1259,7 +1259,7 @@ export interface components {
         /** @description A worker deployment version: the deployment name and build id a versioned worker polls as */
         WorkerDeploymentVersion: {
             /**
-             * @description The worker deployment (SERVICE_WORKER_DEPLOYMENT_NAME; default: the catalog id)
+             * @description The worker deployment (SERVICE_WORKER_DEPLOYMENT_NAME; default: the catalog id): no `.` or `:`, not starting with `__`
              * @example default
              */
             deploymentName: string;
@@ -2675,7 +2675,7 @@ export interface components {
             error: string | null;
         };
         DeploymentParams: {
-            /** @description The worker deployment (a worker's SERVICE_WORKER_DEPLOYMENT_NAME, by default its catalog id) */
+            /** @description The worker deployment (a worker's SERVICE_WORKER_DEPLOYMENT_NAME, by default its catalog id): no `.` or `:`, not starting with `__` */
             deploymentName: string;
         };
         /** @description A version receiving a share of new runs besides the current one */
@@ -9266,7 +9266,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The worker deployment (a worker's SERVICE_WORKER_DEPLOYMENT_NAME, by default its catalog id) */
+                /** @description The worker deployment (a worker's SERVICE_WORKER_DEPLOYMENT_NAME, by default its catalog id): no `.` or `:`, not starting with `__` */
                 deploymentName: string;
             };
             cookie?: never;
@@ -9370,7 +9370,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The worker deployment (a worker's SERVICE_WORKER_DEPLOYMENT_NAME, by default its catalog id) */
+                /** @description The worker deployment (a worker's SERVICE_WORKER_DEPLOYMENT_NAME, by default its catalog id): no `.` or `:`, not starting with `__` */
                 deploymentName: string;
             };
             cookie?: never;
@@ -9505,7 +9505,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The worker deployment (a worker's SERVICE_WORKER_DEPLOYMENT_NAME, by default its catalog id) */
+                /** @description The worker deployment (a worker's SERVICE_WORKER_DEPLOYMENT_NAME, by default its catalog id): no `.` or `:`, not starting with `__` */
                 deploymentName: string;
             };
             cookie?: never;
@@ -9640,7 +9640,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The worker deployment (a worker's SERVICE_WORKER_DEPLOYMENT_NAME, by default its catalog id) */
+                /** @description The worker deployment (a worker's SERVICE_WORKER_DEPLOYMENT_NAME, by default its catalog id): no `.` or `:`, not starting with `__` */
                 deploymentName: string;
             };
             cookie?: never;
@@ -9753,7 +9753,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The worker deployment (a worker's SERVICE_WORKER_DEPLOYMENT_NAME, by default its catalog id) */
+                /** @description The worker deployment (a worker's SERVICE_WORKER_DEPLOYMENT_NAME, by default its catalog id): no `.` or `:`, not starting with `__` */
                 deploymentName: string;
             };
             cookie?: never;

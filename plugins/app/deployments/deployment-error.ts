@@ -34,8 +34,8 @@ export function deploymentError (err: unknown, target: { deploymentName: string,
 
 /**
  * The same for the describe every route starts with: there, an INVALID_ARGUMENT can only be about
- * the name (too long, a `.` or `:` in it, a leading `__`: the engine's rules), so it is the client's
- * 400 at the path parameter, with the engine's reason.
+ * the name. The route's schema holds the engine's rules (schemas/deployment-version.ts); an engine
+ * with other limits still answers the client's 400 at the path parameter, with its reason.
  */
 export function describeError (err: unknown, deploymentName: string): never {
   const grpc = grpcFailure(err)
