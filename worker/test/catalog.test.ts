@@ -5,6 +5,7 @@
  */
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
+import { join } from 'node:path'
 import { WorkflowContinuedAsNewError, type Client, type WorkflowHandle } from '@temporalio/client'
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js'
 import { Value } from '@sinclair/typebox/value'
@@ -128,6 +129,36 @@ t.test('a worker with changed workflows continues the catalog workflow as new wi
   t.same(again.catalog, after.catalog, 'the handle reports the catalog kept, publishedAt included')
   t.equal((await eventsOf(client.workflow.getHandle(catalogWorkflowId(catalogId), after.runId), 'workflowExecutionUpdateAccepted')).length, 0, 'no update')
   await again.shutdown()
+})
+
+t.test('a catalog rolls through five publications: each one after a continue-as-new replaces the catalog', async (t) => {
+  // Code that differs only in a description: each is a new catalog. The third publication is the
+  // first one sent while the catalog workflow's current run is not the first of its chain.
+  const catalogId = uniqueCatalog('five')
+  t.teardown(async () => { await endCatalog(client, catalogId) })
+  const project = (n: number) => ({
+    'index.ts': "export { listed } from './listed/workflow.js'\n",
+    listed: {
+      'workflow.ts': `import { Type } from '@sinclair/typebox'
+import { defineWorkflow } from '@flowport/worker/workflow'
+export const listed = defineWorkflow({ name: 'listed', description: 'publication ${n}', inputSchema: Type.Object({}), outputSchema: Type.Integer(), run: () => ${n} })
+`
+    }
+  })
+  const dir = t.testdir({ packages: {}, ...Object.fromEntries([1, 2, 3, 4, 5].map((n) => [`v${n}`, project(n)])) })
+  const runIds: string[] = []
+  for (let n = 1; n <= 5; n++) {
+    const logger = recordingLogger()
+    const worker = await startWorker({ address: TEMPORAL_ADDRESS, namespace: TEMPORAL_NAMESPACE, catalogId, workflowsDir: join(dir, `v${n}`), packagesFrom: join(dir, 'packages'), logger })
+    await worker.shutdown()
+    t.match(logger.infos, [n === 1 ? /catalog published$/ : /catalog replaced$/], `publication ${n} logged as such`)
+    t.same(logger.warnings, [], `publication ${n} without a retry`)
+    const now = await published(catalogId)
+    t.equal(now.catalog.workflows[0]?.description, `publication ${n}`, `publication ${n} is the catalog`)
+    t.same(now.catalog, worker.catalog, `worker ${n} reports what it published`)
+    runIds.push(now.runId)
+  }
+  t.equal(new Set(runIds).size, 5, 'each publication continued the chain as new')
 })
 
 t.test('two workers of one catalog starting together do not fight', async (t) => {

@@ -107,7 +107,7 @@ t.test('publishing a large catalog, then replacing it, logs no memo-size warning
   // the 2 KiB at which the SDK warns about a memo.
   const examples = run(env, fileURLToPath(new URL('../..', import.meta.url)))
   t.teardown(() => { examples.kill('SIGKILL') })
-  await examples.waitFor(`Worker polling catalog ${catalogId}; catalog current`)
+  await examples.waitFor(`Worker polling catalog ${catalogId}; catalog published`)
   const large = await client.workflow.getHandle(catalogWorkflowId(catalogId)).query<Catalog>('get')
   t.ok(JSON.stringify(large).length > 4096, 'the catalog is large')
   examples.kill('SIGTERM')

@@ -5,6 +5,7 @@
  * resolves to 1 so that a supervisor (the dev stack, Kubernetes, systemd) restarts the process.
  * Workflow definition errors are not retried: they are the same on every attempt.
  */
+import { isGrpcServiceError, ServiceError, WorkflowNotFoundError } from '@temporalio/client'
 import { formatMs, formatSeconds } from '@flowport/core/duration'
 import { consoleLogger, type Logger } from '../common/logger.js'
 import { prepareWorker, startPreparedWorker, type WorkerHandle, type WorkerOptions } from './start-worker.js'
@@ -62,12 +63,14 @@ export function keepPolling (options: WorkerOptions, { retryWindowMs, minBackoff
         if (state === 'polling') outSince = Date.now()
         state = 'retrying'
         const outFor = Date.now() - outSince
+        // An engine that answers with an error is not away: say what failed instead.
+        const away = !engineAnswered(err)
         if (outFor >= retryWindowMs) {
-          logger.error(`Engine out of reach for ${formatSeconds(outFor)}, giving up: ${describe(err)}`)
+          logger.error(away ? `Engine out of reach for ${formatSeconds(outFor)}, giving up: ${describe(err)}` : `Starting the worker failed for ${formatSeconds(outFor)}, giving up: ${describe(err)}`)
           return 1
         }
         const wait = Math.min(backoff, retryWindowMs - outFor)
-        logger.warn(`Engine unavailable (${describe(err)}); retrying in ${formatMs(wait)}`)
+        logger.warn(away ? `Engine unavailable (${describe(err)}); retrying in ${formatMs(wait)}` : `Starting the worker failed although the engine answers (${describe(err)}); retrying in ${formatMs(wait)}`)
         await pause(wait)
         backoff = Math.min(backoff * 2, maxBackoffMs)
       }
@@ -87,6 +90,16 @@ export function keepPolling (options: WorkerOptions, { retryWindowMs, minBackoff
     },
     done
   }
+}
+
+/** gRPC codes of a call the engine did not answer: CANCELLED, UNKNOWN, DEADLINE_EXCEEDED, UNAVAILABLE. */
+const UNANSWERED = new Set([1, 2, 4, 14])
+
+/** Whether the engine itself answered the failed call (with an error), as opposed to being out of reach. */
+function engineAnswered (err: unknown): boolean {
+  if (err instanceof WorkflowNotFoundError) return true
+  const cause = err instanceof ServiceError && err.cause !== undefined ? err.cause : err
+  return isGrpcServiceError(cause) && !UNANSWERED.has(cause.code)
 }
 
 function describe (err: unknown): string {

@@ -13,8 +13,12 @@ import {
 import { replaceCatalogUpdate, type CatalogPublication, type PublishedCatalog } from '../workflow/catalog.js'
 
 export interface Publication {
-  /** `current`: the same catalog was already published (and is kept, publishedAt included). */
-  outcome: 'current' | 'replaced'
+  /**
+   * `published`: this worker started the catalog workflow with its catalog; `current`: the same
+   * catalog was already published (and is kept, publishedAt included); `replaced`: this worker's
+   * catalog took the place of another one.
+   */
+  outcome: 'published' | 'current' | 'replaced'
   /** The catalog now published. */
   catalog: Catalog
 }
@@ -53,8 +57,15 @@ export async function publishCatalog (client: Client, catalogId: string, catalog
     description = await handle.describe()
   }
   const { memo } = description
-  if (memo?.[CATALOG_HASH_MEMO_KEY] === hash) return { outcome: 'current', catalog: { ...catalog, publishedAt: String(memo[CATALOG_PUBLISHED_AT_MEMO_KEY]) } }
+  if (memo?.[CATALOG_HASH_MEMO_KEY] === hash) {
+    // The run's publishedAt is this catalog's own when this worker's start made the run.
+    const publishedAt = String(memo[CATALOG_PUBLISHED_AT_MEMO_KEY])
+    return { outcome: publishedAt === catalog.publishedAt ? 'published' : 'current', catalog: { ...catalog, publishedAt } }
+  }
   const publication: CatalogPublication = version === null ? { catalog, hash } : { catalog, hash, liveBuildIds: await liveBuildIds(client, version.deploymentName) }
-  const { replaced } = await handle.executeUpdate(replaceCatalogUpdate, { args: [publication] })
+  // By workflow id alone: the handle `start` returned names the run it joined as the chain's first
+  // run, and once the catalog workflow has continued as new that is no longer true, so the engine
+  // would answer "workflow execution not found" to every later publication.
+  const { replaced } = await client.workflow.getHandle(workflowId).executeUpdate(replaceCatalogUpdate, { args: [publication] })
   return { outcome: replaced ? 'replaced' : 'current', catalog }
 }

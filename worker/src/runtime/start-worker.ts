@@ -192,7 +192,7 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
     const publication = await Promise.race([publishCatalog(client, options.catalogId, own.catalog, own.hash), stopped])
     catalog = publication.catalog
     // A versioned worker's catalog is kept beside the other versions' ("current" would read as the deployment's current version).
-    const outcome = version === null ? publication.outcome : `of build ${version.buildId} ${publication.outcome === 'replaced' ? 'published' : 'already published'}`
+    const outcome = version === null ? publication.outcome : `of build ${version.buildId} ${publication.outcome === 'current' ? 'already published' : 'published'}`
     logger.info(`Worker polling catalog ${options.catalogId}; catalog ${outcome}`, {
       workflows: project.catalog.workflows.map((w) => w.name),
       hash: own.hash,
