@@ -1,9 +1,11 @@
 /**
  * The default build id (worker/src/runtime/deployment-version.ts): the same code gives the same
- * id however often it is bundled (each bundle's text differs); changed code gives another. (Two
- * checkouts at different paths giving one id was checked by hand: see the commit adding this.)
+ * id however often it is bundled (each bundle's text differs), from whatever folder the worker
+ * starts, and wherever the project is; changed code gives another.
  */
 import t from 'tap'
+import { cpSync } from 'node:fs'
+import { join } from 'node:path'
 import { buildWorkflowBundle } from '../src/index.js'
 import { defaultBuildId, deploymentVersion } from '../src/runtime/deployment-version.js'
 import { fixture } from './helpers/fixtures.js'
@@ -20,6 +22,27 @@ t.test('same code, same id; changed code, another id', async (t) => {
   t.match(defaultBuildId(v1.code), /^[0-9a-f]{12}$/)
 
   t.not(defaultBuildId((await bundle(fixture('catalog-v2'))).code), defaultBuildId(v1.code), 'changed workflow code has another id')
+})
+
+t.test('the same code from two folders and in two places, one id', async (t) => {
+  const cwd = process.cwd()
+  t.teardown(() => { process.chdir(cwd) })
+  // From the repository's root, from the workflows' own folder and from an unrelated one.
+  const fromRoot = defaultBuildId((await bundle(fixture('catalog-v1'))).code)
+  for (const dir of [fixture('catalog-v1'), t.testdir({})]) {
+    process.chdir(dir)
+    t.equal(defaultBuildId((await bundle(fixture('catalog-v1'))).code), fromRoot, `started from ${dir}`)
+  }
+  process.chdir(cwd)
+
+  // One project at two paths (two checkouts, two image layouts): its package.json names it.
+  const places = t.testdir({ one: { app: { 'package.json': '{"name":"app","version":"1.0.0","type":"module"}' } }, two: { deeper: { app: { 'package.json': '{"name":"app","version":"1.0.0","type":"module"}' } } } })
+  const one = join(places, 'one/app')
+  const two = join(places, 'two/deeper/app')
+  for (const app of [one, two]) cpSync(fixture('catalog-v1'), join(app, 'workflows'), { recursive: true })
+  const atOne = defaultBuildId((await bundle(join(one, 'workflows'))).code)
+  t.equal(defaultBuildId((await bundle(join(two, 'workflows'))).code), atOne, 'the project at another path')
+  t.not(atOne, fromRoot, 'the package and its version are part of the id')
 })
 
 t.test('the version a worker polls as', async (t) => {

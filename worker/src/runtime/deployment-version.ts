@@ -5,7 +5,8 @@
  * workflow code is a new one.
  */
 import { createHash } from 'node:crypto'
-import { realpathSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, isAbsolute, join } from 'node:path'
 import type { WorkerDeploymentVersion } from '@temporalio/common'
 import { ENTRY_DIR_PREFIX } from './bundle.js'
 
@@ -22,23 +23,40 @@ export function deploymentVersion (
 
 /**
  * The first 12 hex digits of the SHA-256 of what identifies the code: the source of every module
- * in the bundle, by path. The bundle's own text cannot be hashed as it is: webpack writes the
- * checkout's absolute path (into import variable names, in the inline source map) and the fresh
- * temp dir the entry is written to (`flowport-bundle-XXXXXX`) into it, so it differs on every
- * build and in every checkout. The inline source map lists each module's path and source; the
- * paths are taken relative to the project root (`<root>/…`) and to the entry's temp dir
- * (`<entry>/…`), and so are the paths the generated entry names. Identical code in two checkouts
- * gets the same id; a change to any module, the SDK's and Flowport's own included, is a new id.
+ * in the bundle, by path. The bundle's own text cannot be hashed as it is: webpack writes absolute
+ * paths (into import variable names, in the inline source map) and the fresh temp dir the entry is
+ * written to (`flowport-bundle-XXXXXX`) into it, so it differs on every build and in every folder.
+ * The inline source map lists each module's path and source; in both, each package's folder is
+ * replaced by the package's `name@version` (the nearest package.json) and the entry's temp dir by
+ * `<entry>`. So the id depends on the code and the packages' versions only: not on the folder the
+ * worker starts from, nor on where the project is checked out; a change to any module, the SDK's
+ * and Flowport's own included, is a new id.
  */
-export function defaultBuildId (code: string, root = process.cwd()): string {
+export function defaultBuildId (code: string): string {
   const hash = createHash('sha256')
   const modules = sourcesOf(code)
   if (modules === null) return hash.update(code).digest('hex').slice(0, 12)
   const entryDir = modules.map(([path]) => entryDirOf(path)).find((dir) => dir !== null) ?? null
-  const rootDir = realpathSync(root)
-  const relative = (text: string) => (entryDir === null ? text : text.replaceAll(entryDir, '<entry>')).replaceAll(rootDir, '<root>')
+  // Longest first, so that a package inside another's folder (node_modules) is named as itself.
+  const packages = [...new Map(modules.flatMap(([path]) => packageOf(path) ?? []).map((p) => [p.root, p.label])).entries()]
+    .sort(([a], [b]) => b.length - a.length)
+  const relative = (text: string) => packages.reduce((out, [root, label]) => out.replaceAll(`${root}/`, `${label}/`),
+    entryDir === null ? text : text.replaceAll(entryDir, '<entry>'))
   const identity = modules.map(([path, source]) => [relative(path), relative(source)]).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   return hash.update(JSON.stringify(identity)).digest('hex').slice(0, 12)
+}
+
+/** The folder of the package a module file belongs to and its `name@version`; none for a path that is not a file's. */
+function packageOf (path: string): { root: string, label: string } | null {
+  if (!isAbsolute(path)) return null
+  for (let dir = dirname(path); dir !== dirname(dir); dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json')
+    if (!existsSync(manifest)) continue
+    const { name, version } = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string, version?: string }
+    // A package.json without a name marks a folder's module format only (e.g. "type": "module").
+    if (name !== undefined) return { root: dir, label: `${name}@${version ?? ''}` }
+  }
+  return null
 }
 
 const SOURCE_MAP = '//# sourceMappingURL=data:application/json;charset=utf-8;base64,'
