@@ -239,3 +239,60 @@ t.test('list → current v1 → ramp v2 30% → current v2 → v1 drained → ro
     t.match(refused.stderr, 'ForbiddenError: Key viewer lacks scope control')
   })
 })
+
+t.test('three versions with derived build ids: each worker publishes; ramp, current, drain and rollback through all three', async (t) => {
+  // Every code change is a new version and a new catalog: the third one's worker used to exit
+  // (the catalog workflow had continued as new, worker/src/runtime/publish.ts).
+  const catalog = `three-${randomUUID()}`
+  const url = `/deployments/${catalog}`
+  const app = await build(t, { TEMPORAL_ADDRESS: engine.address, SERVICE_CATALOG_ID: catalog, SERVICE_API_KEYS_FILE: file })
+  const change = async (method: 'PUT' | 'POST', path: string, payload?: object): Promise<Deployment> => {
+    const res = await call(t, app, { method, url: `${url}${path}`, route: `${route}${path}`, headers: operator, ...(payload === undefined ? {} : { payload }) })
+    t.equal(res.status, 200, `${method} ${path} ${JSON.stringify(payload ?? {})}`)
+    return res.body as Deployment
+  }
+  const read = async () => (await call(t, app, { method: 'GET', url, route, headers: operator })).body as Deployment
+  const state = (d: Deployment, buildId: string) => d.versions.find((v) => v.version.buildId === buildId)?.state
+  /** Starts a worker of fixture `code` with no build id set, and reads the id it derived from its log. */
+  const worker = async (code: string): Promise<string> => {
+    const proc = spawnWorker(t, { TEMPORAL_ADDRESS: engine.address, SERVICE_CATALOG_ID: catalog, SERVICE_WORKFLOWS_DIR: resolve(`test/fixtures/rollout/${code}`), SERVICE_WORKER_VERSIONING: 'true' }, process.cwd())
+    await proc.waitFor('Worker polling')
+    const [, buildId] = /"buildId":"([0-9a-f]{12})"/.exec(proc.output()) ?? []
+    t.ok(buildId, `the ${code} worker derived its build id`)
+    t.match(proc.output(), `catalog of build ${buildId} published`, `the ${code} worker published its catalog`)
+    return buildId!
+  }
+  /** A new run's code and the version the engine recorded it on. */
+  const newRun = async () => {
+    const res = await call(t, app, { method: 'POST', url: '/workflow/run', route: '/workflow/run', headers: operator, payload: { workflowName: 'rollout', input: {} } })
+    t.equal(res.status, 200)
+    const { workflowId, runId, output } = res.body as { workflowId: string, runId: string, output: { code: string } }
+    return { code: output.code, buildId: await versionOfRun(app, workflowId, runId) }
+  }
+
+  const v1 = await worker('v1')
+  await eventually(read, (d) => d.versions.length === 1)
+  await change('PUT', '/current', { buildId: v1 })
+  const v2 = await worker('v2')
+  t.not(v2, v1, 'changed code, another build id')
+  await eventually(read, (d) => d.versions.length === 2)
+  t.match((await change('PUT', '/ramp', { buildId: v2, percentage: 50 })).ramping, { version: { buildId: v2 }, percentage: 50 })
+  t.same((await change('PUT', '/current', { buildId: v2 })).current, { deploymentName: catalog, buildId: v2 })
+  t.same(await newRun(), { code: 'v2', buildId: v2 }, 'v2 runs the new runs')
+  t.equal(state(await eventually(read, (d) => state(d, v1) === 'drained', 120), v1), 'drained', 'v1 drained')
+
+  const v3 = await worker('v3')
+  t.equal(new Set([v1, v2, v3]).size, 3, 'three build ids')
+  await eventually(read, (d) => d.versions.length === 3)
+  t.match((await change('PUT', '/ramp', { buildId: v3, percentage: 20 })).ramping, { version: { buildId: v3 }, percentage: 20 })
+  t.same((await change('PUT', '/current', { buildId: v3 })).current, { deploymentName: catalog, buildId: v3 })
+  t.same(await newRun(), { code: 'v3', buildId: v3 }, 'v3 runs the new runs')
+  t.equal(state(await eventually(read, (d) => state(d, v2) === 'drained', 120), v2), 'drained', 'v2 drained')
+
+  t.same((await change('POST', '/rollback')).current, { deploymentName: catalog, buildId: v2 }, 'rollback: v2 is current again')
+  t.same(await newRun(), { code: 'v2', buildId: v2 }, 'v2 runs the new runs again')
+
+  const catalogs = await call(t, app, { method: 'GET', url: `/workflow/catalog/${catalog}`, route: '/workflow/catalog/{catalogId}', headers: operator })
+  t.equal(catalogs.status, 200)
+  t.match(catalogs.body, { deployment: { buildId: v2 } }, 'the catalog shown is the current version\'s')
+})
