@@ -214,6 +214,9 @@ t.test('list → current v1 → ramp v2 30% → current v2 → v1 drained → ro
 
     const shown = await flowport(['deploy', 'list', catalog], { env })
     t.equal(shown.code, 0, shown.stderr)
+    const byOption = await flowport(['deploy', 'list', '--deployment', catalog], { env: { ...env, SERVICE_CATALOG_ID: 'elsewhere' } })
+    t.equal(byOption.code, 0, byOption.stderr)
+    t.equal(byOption.stdout, shown.stdout, 'list takes --deployment as the change commands do')
     t.match(shown.stderr, `Deployment ${catalog}: current v2; ramping v1 50%; last changed by flowport:operator`)
     t.match(shown.stdout, /v1\s+ramping 50%/)
 

@@ -63,8 +63,10 @@ export function registerDeploy (program: Command): void {
   const deploy = program.command('deploy').description('worker deployments: list versions, make one current, ramp, roll back (docs/deploys.md)')
 
   clientCommand(deploy, 'list [deployment]', 'the worker deployments; with a name, its versions: state, since when, open runs')
-    .action(action(async (deploymentName: string | undefined, options: CommonOptions) => {
+    .option('--deployment <name>', 'the same as naming the deployment (as the other deploy commands take it)')
+    .action(action(async (named: string | undefined, options: DeployOptions) => {
       const client = clientOf(options)
+      const deploymentName = named ?? options.deployment
       if (deploymentName === undefined) {
         const list = await client.deployments()
         if (options.json) printJson(list)
