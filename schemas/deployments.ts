@@ -38,6 +38,11 @@ export const DeploymentVersionStateSchema = Type.Object({
   createdAt: NullableDateTime('When the engine first saw a worker of this version poll'),
   lastCurrentAt: NullableDateTime('When it last became current; null if it never was'),
   drainageCheckedAt: NullableDateTime('While `draining` or `drained`: when the engine last counted its open pinned runs'),
+  pollers: Type.Integer({
+    minimum: 0,
+    description: 'Workers of this version polling for workflow tasks now (seen within 70 s; the fewest over its workflow task queues). ' +
+      '0: its runs wait unseen until one of its workers polls again; making it current or ramping it is then refused unless `allowNoPollers`'
+  }),
   openRuns: Type.Integer({
     minimum: 0,
     description: 'Open runs the engine\'s visibility store records on this version (search attribute `TemporalWorkerDeploymentVersion`), ' +
@@ -68,16 +73,19 @@ export const DeploymentListSchema = Type.Object({
 }, { $id: 'DeploymentList', additionalProperties: false })
 
 export const SetCurrentBodySchema = Type.Object({
-  buildId: BuildIdSchema
+  buildId: BuildIdSchema,
+  allowNoPollers: Type.Optional(Type.Boolean({ description: 'Route new runs to the version even though none of its workers polls now (they would wait until one does)' }))
 }, { $id: 'SetCurrentBody', additionalProperties: false, examples: [{ buildId: '4f0c2a9e1b7d' }] })
 
 export const RampBodySchema = Type.Object({
   buildId: BuildIdSchema,
-  percentage: Type.Number({ exclusiveMinimum: 0, maximum: 100, description: 'The share of new runs to send to the version (0 < p ≤ 100); stop a ramp with DELETE' })
+  percentage: Type.Number({ exclusiveMinimum: 0, maximum: 100, description: 'The share of new runs to send to the version (0 < p ≤ 100); stop a ramp with DELETE' }),
+  allowNoPollers: Type.Optional(Type.Boolean({ description: 'Route new runs to the version even though none of its workers polls now (they would wait until one does)' }))
 }, { $id: 'RampBody', additionalProperties: false, examples: [{ buildId: '4f0c2a9e1b7d', percentage: 30 }] })
 
 export const RollbackBodySchema = Type.Object({
-  buildId: Type.Optional(BuildIdSchema)
+  buildId: Type.Optional(BuildIdSchema),
+  allowNoPollers: Type.Optional(Type.Boolean({ description: 'Route new runs to the version even though none of its workers polls now (they would wait until one does)' }))
 }, {
   $id: 'RollbackBody',
   additionalProperties: false,

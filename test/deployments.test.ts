@@ -257,14 +257,15 @@ t.test('three versions with derived build ids: each worker publishes; ramp, curr
   const read = async () => (await call(t, app, { method: 'GET', url, route, headers: operator })).body as Deployment
   const state = (d: Deployment, buildId: string) => d.versions.find((v) => v.version.buildId === buildId)?.state
   /** Starts a worker of fixture `code` with no build id set, and reads the id it derived from its log. */
-  const worker = async (code: string): Promise<string> => {
+  const worker = async (code: string): Promise<{ buildId: string, proc: ReturnType<typeof spawnWorker> }> => {
     const proc = spawnWorker(t, { TEMPORAL_ADDRESS: engine.address, SERVICE_CATALOG_ID: catalog, SERVICE_WORKFLOWS_DIR: resolve(`test/fixtures/rollout/${code}`), SERVICE_WORKER_VERSIONING: 'true' }, process.cwd())
     await proc.waitFor('Worker polling')
     const [, buildId] = /"buildId":"([0-9a-f]{12})"/.exec(proc.output()) ?? []
     t.ok(buildId, `the ${code} worker derived its build id`)
     t.match(proc.output(), `catalog of build ${buildId} published`, `the ${code} worker published its catalog`)
-    return buildId!
+    return { buildId: buildId!, proc }
   }
+  const pollersOf = (d: Deployment, buildId: string) => d.versions.find((v) => v.version.buildId === buildId)?.pollers
   /** A new run's code and the version the engine recorded it on. */
   const newRun = async () => {
     const res = await call(t, app, { method: 'POST', url: '/workflow/run', route: '/workflow/run', headers: operator, payload: { workflowName: 'rollout', input: {} } })
@@ -273,18 +274,19 @@ t.test('three versions with derived build ids: each worker publishes; ramp, curr
     return { code: output.code, buildId: await versionOfRun(app, workflowId, runId) }
   }
 
-  const v1 = await worker('v1')
-  await eventually(read, (d) => d.versions.length === 1)
+  const { buildId: v1, proc: v1Worker } = await worker('v1')
+  t.equal(pollersOf(await eventually(read, (d) => d.versions.length === 1), v1), 1, 'one worker of v1 polls')
   await change('PUT', '/current', { buildId: v1 })
-  const v2 = await worker('v2')
+  const { buildId: v2 } = await worker('v2')
   t.not(v2, v1, 'changed code, another build id')
   await eventually(read, (d) => d.versions.length === 2)
   t.match((await change('PUT', '/ramp', { buildId: v2, percentage: 50 })).ramping, { version: { buildId: v2 }, percentage: 50 })
   t.same((await change('PUT', '/current', { buildId: v2 })).current, { deploymentName: catalog, buildId: v2 })
   t.same(await newRun(), { code: 'v2', buildId: v2 }, 'v2 runs the new runs')
   t.equal(state(await eventually(read, (d) => state(d, v1) === 'drained', 120), v1), 'drained', 'v1 drained')
+  await v1Worker.kill('SIGTERM') // drained: its workers can stop
 
-  const v3 = await worker('v3')
+  const { buildId: v3 } = await worker('v3')
   t.equal(new Set([v1, v2, v3]).size, 3, 'three build ids')
   await eventually(read, (d) => d.versions.length === 3)
   t.match((await change('PUT', '/ramp', { buildId: v3, percentage: 20 })).ramping, { version: { buildId: v3 }, percentage: 20 })
@@ -294,6 +296,19 @@ t.test('three versions with derived build ids: each worker publishes; ramp, curr
 
   t.same((await change('POST', '/rollback')).current, { deploymentName: catalog, buildId: v2 }, 'rollback: v2 is current again')
   t.same(await newRun(), { code: 'v2', buildId: v2 }, 'v2 runs the new runs again')
+
+  // v1's worker has stopped: once the engine no longer counts its poller, new runs sent to v1 would wait unseen.
+  t.equal(pollersOf(await eventually(read, (d) => pollersOf(d, v1) === 0, 400), v1), 0, 'v1 has no pollers')
+  for (const [method, path, payload] of [['PUT', '/current', { buildId: v1 }], ['PUT', '/ramp', { buildId: v1, percentage: 10 }], ['POST', '/rollback', { buildId: v1 }]] as const) {
+    const refused = await call(t, app, { method, url: `${url}${path}`, route: `${route}${path}`, headers: operator, payload })
+    t.equal(refused.status, 409, `${method} ${path} to a version with no pollers: 409`)
+    t.match(refused.body, { error: 'DeploymentConflictError', message: /No worker of version \S+ of \S+ polls now.*allowNoPollers: true/ })
+  }
+  t.same((await read()).current, { deploymentName: catalog, buildId: v2 }, 'nothing changed')
+  t.match((await change('PUT', '/ramp', { buildId: v1, percentage: 10, allowNoPollers: true })).ramping, { version: { buildId: v1 }, percentage: 10 }, 'allowNoPollers: the operator says so')
+  const listed = await flowport(['deploy', 'list', catalog], { env: { FLOWPORT_URL: await app.listen({ port: 0, host: '127.0.0.1' }), FLOWPORT_TOKEN: keys.operator! } })
+  t.match(listed.stdout, /build id\s+state\s+since\s+pollers\s+open runs/, 'flowport deploy list shows pollers')
+  t.match(listed.stdout, new RegExp(`${v1}\\s+ramping 10%\\s+\\S+\\s+0\\s`), 'v1: no pollers')
 
   const catalogs = await call(t, app, { method: 'GET', url: `/workflow/catalog/${catalog}`, route: '/workflow/catalog/{catalogId}', headers: operator })
   t.equal(catalogs.status, 200)

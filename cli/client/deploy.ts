@@ -11,7 +11,7 @@ import { action, clientCommand, clientOf, type CommonOptions } from './command.j
 import { CliError, EXIT } from './exit-codes.js'
 import { info, printJson, printTable } from './output.js'
 
-type DeployOptions = CommonOptions & { deployment?: string }
+type DeployOptions = CommonOptions & { deployment?: string, allowNoPollers?: boolean }
 
 const deploymentOf = (options: DeployOptions) => options.deployment ?? process.env.SERVICE_CATALOG_ID ?? DEFAULT_CATALOG_ID
 
@@ -26,10 +26,11 @@ function percent (value: string): number {
 function printDeployment (d: Deployment): void {
   const ramp = d.ramping === null ? '' : `; ramping ${d.ramping.version.buildId} ${d.ramping.percentage}%`
   info(`Deployment ${d.deploymentName}: current ${nameOf(d.current)}${ramp}; last changed by ${d.lastModifiedBy ?? '-'}`)
-  printTable(['build id', 'state', 'since', 'open runs', 'created'], d.versions.map((v) => [
+  printTable(['build id', 'state', 'since', 'pollers', 'open runs', 'created'], d.versions.map((v) => [
     v.version.buildId,
     v.state === 'ramping' ? `ramping ${v.rampPercentage ?? 0}%` : v.state,
     v.since ?? '-',
+    String(v.pollers),
     String(v.openRuns),
     v.createdAt ?? '-'
   ]))
@@ -44,7 +45,7 @@ function printDeployments (list: DeploymentSummary[]): void {
   ]))
 }
 
-/** --deployment on a change command, and how the answer is printed. */
+/** --deployment on a change command (and --allow-no-pollers on one that routes new runs), and how the answer is printed. */
 function change (deploy: Command, spec: string, description: string) {
   return clientCommand(deploy, spec, description)
     .option('--deployment <name>', `the worker deployment (default: SERVICE_CATALOG_ID, else ${DEFAULT_CATALOG_ID})`)
@@ -80,14 +81,16 @@ export function registerDeploy (program: Command): void {
     }))
 
   change(deploy, 'current <buildId>', 'make a version current: new runs go to it; runs pinned to the old one finish there')
+    .option('--allow-no-pollers', 'even when none of the version\'s workers polls now (new runs wait until one does)')
     .action(action(async (buildId: string, options: DeployOptions) => {
-      const d = await clientOf(options).setCurrentVersion(deploymentOf(options), buildId)
+      const d = await clientOf(options).setCurrentVersion(deploymentOf(options), buildId, { allowNoPollers: options.allowNoPollers })
       return done(d, options, `Version ${buildId} of ${d.deploymentName} is current.`)
     }))
 
   change(deploy, 'ramp <buildId> <percent>', 'send <percent> (0 < p ≤ 100) of new runs to a version, the rest to the current one')
+    .option('--allow-no-pollers', 'even when none of the version\'s workers polls now (new runs wait until one does)')
     .action(action(async (buildId: string, percentArg: string, options: DeployOptions) => {
-      const d = await clientOf(options).rampVersion(deploymentOf(options), buildId, percent(percentArg))
+      const d = await clientOf(options).rampVersion(deploymentOf(options), buildId, percent(percentArg), { allowNoPollers: options.allowNoPollers })
       return done(d, options, `Version ${buildId} of ${d.deploymentName} receives ${d.ramping?.percentage ?? 0}% of new runs.`)
     }))
 
@@ -99,8 +102,9 @@ export function registerDeploy (program: Command): void {
 
   change(deploy, 'rollback', 'make the version that was current before the current one current again')
     .option('--to <buildId>', 'this version instead')
+    .option('--allow-no-pollers', 'even when none of the version\'s workers polls now (new runs wait until one does)')
     .action(action(async (options: DeployOptions & { to?: string }) => {
-      const d = await clientOf(options).rollback(deploymentOf(options), { buildId: options.to })
+      const d = await clientOf(options).rollback(deploymentOf(options), { buildId: options.to, allowNoPollers: options.allowNoPollers })
       return done(d, options, `Rolled back: version ${nameOf(d.current)} of ${d.deploymentName} is current.`)
     }))
 }

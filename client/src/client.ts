@@ -9,7 +9,7 @@ import { follow, type FollowOptions } from './follow.js'
 import { watchRuns, type WatchRunsOptions } from './watch-runs.js'
 import { defined, iso } from './values.js'
 import type {
-  BackfillOptions, CallOptions, PreconditionOptions, ResetOptions, RunIdOptions, RunOptions, RunsFilters, SchedulesFilters, StartOptions, StopOptions,
+  BackfillOptions, CallOptions, PreconditionOptions, ResetOptions, RoutingOptions, RunIdOptions, RunOptions, RunsFilters, SchedulesFilters, StartOptions, StopOptions,
   TerminateOptions, UpdateWithStartOptions
 } from './options.js'
 import type {
@@ -371,13 +371,13 @@ export class FlowportClient {
   }
 
   /** Makes a version current: new runs go to it. Resolves with the deployment after the change. */
-  async setCurrentVersion (deploymentName: string, buildId: string, { signal }: CallOptions = {}): Promise<Deployment> {
-    return await this.#call(signal, () => this.#api.PUT('/deployments/{deploymentName}/current', { params: { path: { deploymentName } }, body: { buildId }, signal }))
+  async setCurrentVersion (deploymentName: string, buildId: string, { signal, allowNoPollers }: CallOptions & RoutingOptions = {}): Promise<Deployment> {
+    return await this.#call(signal, () => this.#api.PUT('/deployments/{deploymentName}/current', { params: { path: { deploymentName } }, body: { buildId, ...defined({ allowNoPollers }) }, signal }))
   }
 
   /** Sends `percentage` (0 < p ≤ 100) of new runs to a version. */
-  async rampVersion (deploymentName: string, buildId: string, percentage: number, { signal }: CallOptions = {}): Promise<Deployment> {
-    return await this.#call(signal, () => this.#api.PUT('/deployments/{deploymentName}/ramp', { params: { path: { deploymentName } }, body: { buildId, percentage }, signal }))
+  async rampVersion (deploymentName: string, buildId: string, percentage: number, { signal, allowNoPollers }: CallOptions & RoutingOptions = {}): Promise<Deployment> {
+    return await this.#call(signal, () => this.#api.PUT('/deployments/{deploymentName}/ramp', { params: { path: { deploymentName } }, body: { buildId, percentage, ...defined({ allowNoPollers }) }, signal }))
   }
 
   /** Stops a ramp: every new run goes to the current version. */
@@ -386,8 +386,8 @@ export class FlowportClient {
   }
 
   /** Makes the version that was current before current again (or the one `buildId` names). */
-  async rollback (deploymentName: string, { signal, buildId }: CallOptions & { buildId?: string } = {}): Promise<Deployment> {
-    return await this.#call(signal, () => this.#api.POST('/deployments/{deploymentName}/rollback', { params: { path: { deploymentName } }, body: defined({ buildId }), signal }))
+  async rollback (deploymentName: string, { signal, buildId, allowNoPollers }: CallOptions & RoutingOptions & { buildId?: string } = {}): Promise<Deployment> {
+    return await this.#call(signal, () => this.#api.POST('/deployments/{deploymentName}/rollback', { params: { path: { deploymentName } }, body: defined({ buildId, allowNoPollers }), signal }))
   }
 
   /**

@@ -5,6 +5,8 @@
 import type { OverlapPolicy, ResetFrom, RunsQuery } from './types.js'
 
 export interface CallOptions { signal?: AbortSignal }
+/** A change of where new runs go: `allowNoPollers` sends them to a version none of whose workers polls now. */
+export interface RoutingOptions { allowNoPollers?: boolean }
 export interface RunOptions extends CallOptions {
   workflowId?: string
   catalog?: string

@@ -53,14 +53,14 @@ const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'setCurrentDeploymentVersion',
       summary: 'Make a version current: new runs go to it',
       description: 'Runs started from now on go to this version (a ramp to it ends). Open runs pinned to the previous version stay ' +
-        'on it, which drains; `autoUpgrade` runs move. 409 DeploymentConflictError when the engine refuses (e.g. no worker of the ' +
-        'version polls every task queue of the current one). ' + changed,
+        'on it, which drains; `autoUpgrade` runs move. 409 DeploymentConflictError when no worker of the version ' +
+        'polls now (unless `allowNoPollers`), or when the engine refuses (e.g. no worker of the version polls every task queue of the current one). ' + changed,
       params,
       body: ref(SetCurrentBodySchema),
       response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 413, 415, 500, 503) }
     }
   }, async (request, reply) =>
-    await fastify.deployments.setCurrent(request.params.deploymentName, request.body.buildId, { identity: engineIdentity(request), signal: clientGone(reply) }))
+    await fastify.deployments.setCurrent(request.params.deploymentName, request.body.buildId, { identity: engineIdentity(request), signal: clientGone(reply), allowNoPollers: request.body.allowNoPollers }))
 
   fastify.put('/deployments/:deploymentName/ramp', {
     config,
@@ -69,13 +69,14 @@ const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'rampDeploymentVersion',
       summary: 'Send a share of new runs to a version',
       description: 'From now on `percentage` of new runs go to this version and the rest to the current one; a new call changes the ' +
-        'share or the version. 409 DeploymentConflictError when the engine refuses (e.g. the version is the current one). ' + changed,
+        'share or the version. 409 DeploymentConflictError when no worker of the version polls now (unless `allowNoPollers`), or when ' +
+        'the engine refuses (e.g. the version is the current one). ' + changed,
       params,
       body: ref(RampBodySchema),
       response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 413, 415, 500, 503) }
     }
   }, async (request, reply) =>
-    await fastify.deployments.setRamp(request.params.deploymentName, request.body, { identity: engineIdentity(request), signal: clientGone(reply) }))
+    await fastify.deployments.setRamp(request.params.deploymentName, request.body, { identity: engineIdentity(request), signal: clientGone(reply), allowNoPollers: request.body.allowNoPollers }))
 
   fastify.delete('/deployments/:deploymentName/ramp', {
     config,
@@ -100,13 +101,14 @@ const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Make the previous version current again',
       description: 'Without `buildId`, the version to go back to is, of the versions not current now, the one that most recently ' +
         'became current (the engine\'s record of each version); with it, that version. A ramp is left as it is. 409 ' +
-        'DeploymentConflictError when no version was current before, or the engine refuses. ' + changed,
+        'DeploymentConflictError when no version was current before, when no worker of that version polls now (unless ' +
+        '`allowNoPollers`: start its workers first), or when the engine refuses. ' + changed,
       params,
       body: ref(RollbackBodySchema),
       response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 413, 415, 500, 503) }
     }
   }, async (request, reply) =>
-    await fastify.deployments.rollback(request.params.deploymentName, request.body?.buildId, { identity: engineIdentity(request), signal: clientGone(reply) }))
+    await fastify.deployments.rollback(request.params.deploymentName, request.body?.buildId, { identity: engineIdentity(request), signal: clientGone(reply), allowNoPollers: request.body?.allowNoPollers }))
 }
 
 export default deployments

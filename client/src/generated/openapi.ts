@@ -934,7 +934,7 @@ export interface paths {
         get?: never;
         /**
          * Make a version current: new runs go to it
-         * @description Runs started from now on go to this version (a ramp to it ends). Open runs pinned to the previous version stay on it, which drains; `autoUpgrade` runs move. 409 DeploymentConflictError when the engine refuses (e.g. no worker of the version polls every task queue of the current one). Answers the deployment as the engine holds it after the change.
+         * @description Runs started from now on go to this version (a ramp to it ends). Open runs pinned to the previous version stay on it, which drains; `autoUpgrade` runs move. 409 DeploymentConflictError when no worker of the version polls now (unless `allowNoPollers`), or when the engine refuses (e.g. no worker of the version polls every task queue of the current one). Answers the deployment as the engine holds it after the change.
          */
         put: operations["setCurrentDeploymentVersion"];
         post?: never;
@@ -954,7 +954,7 @@ export interface paths {
         get?: never;
         /**
          * Send a share of new runs to a version
-         * @description From now on `percentage` of new runs go to this version and the rest to the current one; a new call changes the share or the version. 409 DeploymentConflictError when the engine refuses (e.g. the version is the current one). Answers the deployment as the engine holds it after the change.
+         * @description From now on `percentage` of new runs go to this version and the rest to the current one; a new call changes the share or the version. 409 DeploymentConflictError when no worker of the version polls now (unless `allowNoPollers`), or when the engine refuses (e.g. the version is the current one). Answers the deployment as the engine holds it after the change.
          */
         put: operations["rampDeploymentVersion"];
         post?: never;
@@ -979,7 +979,7 @@ export interface paths {
         put?: never;
         /**
          * Make the previous version current again
-         * @description Without `buildId`, the version to go back to is, of the versions not current now, the one that most recently became current (the engine's record of each version); with it, that version. A ramp is left as it is. 409 DeploymentConflictError when no version was current before, or the engine refuses. Answers the deployment as the engine holds it after the change.
+         * @description Without `buildId`, the version to go back to is, of the versions not current now, the one that most recently became current (the engine's record of each version); with it, that version. A ramp is left as it is. 409 DeploymentConflictError when no version was current before, when no worker of that version polls now (unless `allowNoPollers`: start its workers first), or when the engine refuses. Answers the deployment as the engine holds it after the change.
          */
         post: operations["rollbackDeployment"];
         delete?: never;
@@ -2697,6 +2697,8 @@ export interface components {
             createdAt: string | null;
             lastCurrentAt: string | null;
             drainageCheckedAt: string | null;
+            /** @description Workers of this version polling for workflow tasks now (seen within 70 s; the fewest over its workflow task queues). 0: its runs wait unseen until one of its workers polls again; making it current or ramping it is then refused unless `allowNoPollers` */
+            pollers: number;
             /** @description Open runs the engine's visibility store records on this version (search attribute `TemporalWorkerDeploymentVersion`), Flowport's internal runs excepted; eventually consistent */
             openRuns: number;
         };
@@ -2735,6 +2737,8 @@ export interface components {
              * @example 4f0c2a9e1b7d
              */
             buildId: string;
+            /** @description Route new runs to the version even though none of its workers polls now (they would wait until one does) */
+            allowNoPollers?: boolean;
         };
         /** @example {
          *       "buildId": "4f0c2a9e1b7d",
@@ -2748,6 +2752,8 @@ export interface components {
             buildId: string;
             /** @description The share of new runs to send to the version (0 < p ≤ 100); stop a ramp with DELETE */
             percentage: number;
+            /** @description Route new runs to the version even though none of its workers polls now (they would wait until one does) */
+            allowNoPollers?: boolean;
         };
         /**
          * @description Without `buildId`: the version that was current before the current one (of the versions not current now, the one that most recently became current)
@@ -2762,6 +2768,8 @@ export interface components {
              * @example 4f0c2a9e1b7d
              */
             buildId?: string;
+            /** @description Route new runs to the version even though none of its workers polls now (they would wait until one does) */
+            allowNoPollers?: boolean;
         };
     };
     responses: never;

@@ -24,18 +24,13 @@ import { isoOrNull } from '../runs/status.js'
 import type { CatalogVersions, CatalogWorkers } from '../../../schemas/catalog.js'
 import type { Config } from '../../../schemas/config.js'
 import type { Engine } from '../engine/engine.js'
+import { isAlive, lastPollMs, POLLER_RECENT_MS } from '../engine/pollers.js'
 import { catalogDocuments } from './catalog-openapi.js'
 import type { Deployments } from '../deployments/deployments.js'
 
 const { TaskQueueKind, TaskQueueType, WorkerVersioningMode } = protoRoot.temporal.api.enums.v1
 
 const CACHE_TTL_MS = 2000
-/**
- * A worker holds a long poll on its task queue and renews it at least every minute (the engine
- * answers an idle poll after 60 s), so a poller seen within 70 s is alive; one that was killed
- * drops out of the count within 70 s.
- */
-export const POLLER_RECENT_MS = 70_000
 
 export type Catalogs = ReturnType<typeof createCatalogs>
 
@@ -154,15 +149,11 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
       taskQueue: { name: catalogId, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
       taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW
     }))
-    const recent = (pollers ?? []).map((p) => ({
-      at: Number(p.lastAccessTime?.seconds ?? 0) * 1000 + Math.floor((p.lastAccessTime?.nanos ?? 0) / 1e6),
-      versioned: p.deploymentOptions?.workerVersioningMode === WorkerVersioningMode.WORKER_VERSIONING_MODE_VERSIONED
-    }))
-    const alive = recent.filter(({ at }) => Date.now() - at < POLLER_RECENT_MS)
-    const last = recent.length > 0 ? new Date(Math.max(...recent.map(({ at }) => at))) : null
+    const alive = (pollers ?? []).filter((p) => isAlive(p))
+    const last = pollers?.length ? new Date(Math.max(...pollers.map(lastPollMs))) : null
     return {
       workers: { polling: alive.length > 0, pollers: alive.length, lastPollTime: isoOrNull(last) },
-      unversioned: alive.filter(({ versioned }) => !versioned).length
+      unversioned: alive.filter((p) => p.deploymentOptions?.workerVersioningMode !== WorkerVersioningMode.WORKER_VERSIONING_MODE_VERSIONED).length
     }
   })
   const workers = async (catalogId: string, signal?: AbortSignal) => (await taskQueue(catalogId, signal)).workers

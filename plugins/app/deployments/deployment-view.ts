@@ -38,7 +38,7 @@ function stateOf (v: VersionSummary): Pick<DeploymentVersionState, 'state' | 'si
   }
 }
 
-export function versionState (v: VersionSummary, routing: RoutingConfig | null | undefined, openRuns: number): DeploymentVersionState {
+export function versionState (v: VersionSummary, routing: RoutingConfig | null | undefined, { openRuns, pollers }: Workers): DeploymentVersionState {
   const { state, since } = stateOf(v)
   const draining = state === 'draining' || state === 'drained'
   return {
@@ -49,6 +49,7 @@ export function versionState (v: VersionSummary, routing: RoutingConfig | null |
     createdAt: iso(v.createTime),
     lastCurrentAt: iso(v.lastCurrentTime),
     drainageCheckedAt: draining ? iso(v.drainageInfo?.lastCheckedTime) : null,
+    pollers,
     openRuns
   }
 }
@@ -58,7 +59,10 @@ const createdMs = (v: VersionSummary) => v.createTime ? tsToDate(v.createTime).g
 /** The versions the engine lists, most recently created first. */
 export const byCreation = (versions: VersionSummary[]) => [...versions].sort((a, b) => createdMs(b) - createdMs(a))
 
-export function deploymentOf (info: Info, openRuns: (v: VersionSummary) => number): Deployment {
+/** What is counted per version besides the engine's summary: its open runs and live pollers. */
+export interface Workers { openRuns: number, pollers: number }
+
+export function deploymentOf (info: Info, counted: (v: VersionSummary) => Workers): Deployment {
   const routing = info.routingConfig
   return {
     deploymentName: info.name ?? '',
@@ -68,7 +72,7 @@ export function deploymentOf (info: Info, openRuns: (v: VersionSummary) => numbe
     ramping: rampOf(routing),
     lastModifiedBy: info.lastModifierIdentity || null,
     versions: byCreation((info.versionSummaries ?? []).filter((v) => versionOf(v.deploymentVersion) !== null))
-      .map((v) => versionState(v, routing, openRuns(v)))
+      .map((v) => versionState(v, routing, counted(v)))
   }
 }
 

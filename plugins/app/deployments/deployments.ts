@@ -6,6 +6,7 @@
  */
 import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '@flowport/core/contract'
 import type { Client } from '@temporalio/client'
+import protoRoot from '@temporalio/proto'
 import { tsToDate } from '@temporalio/common/lib/time.js'
 import { ApiError } from '../../../lib/api-error.js'
 import { quote } from '../../../lib/visibility-query.js'
@@ -15,6 +16,9 @@ import type { WorkerDeploymentVersion } from '../../../schemas/deployment-versio
 import { deploymentConflict, deploymentError, describeError, versionNotFound } from './deployment-error.js'
 import { deploymentOf, isDrained, summaryOf, type VersionSummary } from './deployment-view.js'
 import { versionOf, versionValue } from '../engine/deployment-version.js'
+import { isAlive, POLLER_RECENT_MS } from '../engine/pollers.js'
+
+const { TaskQueueKind, TaskQueueType } = protoRoot.temporal.api.enums.v1
 
 export interface DeploymentsDeps {
   engine: Pick<Engine, 'call' | 'as' | 'client' | 'namespace'>
@@ -23,6 +27,8 @@ export interface DeploymentsDeps {
 export interface ChangeOptions {
   /** The caller's engine identity (lib/http/access.ts); undefined: the API's own. */
   identity?: string
+  /** Route new runs to a version none of whose workers polls now. */
+  allowNoPollers?: boolean
   signal?: AbortSignal
 }
 
@@ -55,14 +61,42 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
     return (await engine.call(async () => await engine.client.workflow.count(query), { signal })).count
   }
 
+  /**
+   * Live workers of a version: its pollers on each of its workflow task queues, the fewest of them
+   * (a queue nobody of the version polls holds its runs there). Temporal's describe-version names
+   * the queues; the pollers come from each queue's description.
+   */
+  async function pollers (version: WorkerDeploymentVersion, signal?: AbortSignal): Promise<number> {
+    const { workerDeploymentVersionInfo: info } = await engine.call(async () => await service.describeWorkerDeploymentVersion({ namespace, deploymentVersion: version }), { signal })
+    const queues = (info?.taskQueueInfos ?? []).filter((q) => q.type === TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW && q.name)
+    const counts = await Promise.all(queues.map(async ({ name }) => {
+      const described = await engine.call(async () => await service.describeTaskQueue({
+        namespace, taskQueue: { name, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL }, taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW
+      }), { signal })
+      const own = (p: { deploymentOptions?: { deploymentName?: string | null, buildId?: string | null } | null }) =>
+        p.deploymentOptions?.deploymentName === version.deploymentName && p.deploymentOptions.buildId === version.buildId
+      return (described.pollers ?? []).filter((p) => own(p) && isAlive(p)).length
+    }))
+    return counts.length === 0 ? 0 : Math.min(...counts)
+  }
+
   async function show (deploymentName: string, signal?: AbortSignal): Promise<Deployment> {
     const info = (await describe(deploymentName, signal)).workerDeploymentInfo ?? {}
     const summaries = info.versionSummaries ?? []
     const counts = new Map(await Promise.all(summaries.map(async (v) => {
       const version = versionOf(v.deploymentVersion)
-      return [v, version === null ? 0 : await openRuns(version, signal)] as const
+      if (version === null) return [v, { openRuns: 0, pollers: 0 }] as const
+      const [runs, polling] = await Promise.all([openRuns(version, signal), pollers(version, signal)])
+      return [v, { openRuns: runs, pollers: polling }] as const
     })))
-    return deploymentOf({ ...info, name: info.name ?? deploymentName }, (v) => counts.get(v) ?? 0)
+    return deploymentOf({ ...info, name: info.name ?? deploymentName }, (v) => counts.get(v) ?? { openRuns: 0, pollers: 0 })
+  }
+
+  /** Refuses to route new runs to a version none of whose workers polls, unless the caller says so. */
+  async function assertPolled (deploymentName: string, buildId: string, opts: ChangeOptions): Promise<void> {
+    if (opts.allowNoPollers === true || await pollers({ deploymentName, buildId }, opts.signal) > 0) return
+    throw deploymentConflict(`No worker of version ${buildId} of ${deploymentName} polls now (none within ${POLLER_RECENT_MS / 1000} s): ` +
+      'new runs sent to it would wait unseen. Start its workers first, or send allowNoPollers: true (flowport deploy --allow-no-pollers)')
   }
 
   /** Describes first, so an unknown deployment or build id is a 404 of its own, not the engine's wording. */
@@ -79,8 +113,10 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
 
   async function setCurrent (deploymentName: string, buildId: string, opts: ChangeOptions = {}): Promise<Deployment> {
     await assertVersion(deploymentName, buildId, opts.signal)
+    await assertPolled(deploymentName, buildId, opts)
     const { client, identity } = as(opts.identity)
-    await engine.call(async () => await client.workflowService.setWorkerDeploymentCurrentVersion({ namespace, deploymentName, buildId, identity })
+    const allowNoPollers = opts.allowNoPollers === true
+    await engine.call(async () => await client.workflowService.setWorkerDeploymentCurrentVersion({ namespace, deploymentName, buildId, identity, allowNoPollers })
       .catch((err: unknown) => deploymentError(err, { deploymentName, buildId })), { signal: opts.signal })
     return await show(deploymentName, opts.signal)
   }
@@ -88,9 +124,12 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
   /** `buildId` undefined: stops the ramp (new runs all go to the current version). */
   async function setRamp (deploymentName: string, ramp: { buildId: string, percentage: number } | undefined, opts: ChangeOptions = {}): Promise<Deployment> {
     if (ramp === undefined) await describe(deploymentName, opts.signal)
-    else await assertVersion(deploymentName, ramp.buildId, opts.signal)
+    else {
+      await assertVersion(deploymentName, ramp.buildId, opts.signal)
+      await assertPolled(deploymentName, ramp.buildId, opts)
+    }
     const { client, identity } = as(opts.identity)
-    const request = { namespace, deploymentName, buildId: ramp?.buildId ?? '', percentage: ramp?.percentage ?? 0, identity }
+    const request = { namespace, deploymentName, buildId: ramp?.buildId ?? '', percentage: ramp?.percentage ?? 0, identity, allowNoPollers: opts.allowNoPollers === true }
     await engine.call(async () => await client.workflowService.setWorkerDeploymentRampingVersion(request)
       .catch((err: unknown) => deploymentError(err, { deploymentName, buildId: ramp?.buildId })), { signal: opts.signal })
     return await show(deploymentName, opts.signal)
