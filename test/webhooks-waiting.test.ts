@@ -4,23 +4,14 @@
  * leave the steps of other runs free to run, and a delivery waits through the worker's restart.
  */
 import t, { type Test } from 'tap'
-import { resolve } from 'node:path'
 import { request } from 'undici'
 import { WEBHOOK_AWAIT_ACTIVITY, WEBHOOK_DELIVER_ACTIVITY } from '@flowport/core/contract'
 import type { App } from '../app.js'
 import { build } from './helpers/app.js'
-import { call, eventually, newId, waitClosed } from './helpers/workflows.js'
-import { spawnWorker } from './helpers/worker-process.js'
+import { call, eventually, newId } from './helpers/workflows.js'
 import { freePort } from './helpers/processes.js'
 import { parseMetrics, total } from './helpers/prometheus.js'
-import { deliveryDone, deliveryIdOf, newSecret, receiver, verified } from './helpers/webhooks.js'
-
-/** A worker of the test's own serving the examples on `catalog`; resolves once it polls. */
-async function worker (t: Test, catalog: string, env: Record<string, string> = {}) {
-  const started = spawnWorker(t, { SERVICE_CATALOG_ID: catalog, SERVICE_WORKFLOWS_DIR: resolve('test/fixtures/workflows'), ...env }, process.cwd())
-  await started.waitFor(`Worker polling catalog ${catalog}`)
-  return started
-}
+import { catalogWorker, closedWithin, deliveryDone, deliveryIdOf, newSecret, receiver, verified } from './helpers/webhooks.js'
 
 /** Starts `count` approval runs (open until signalled), each with a webhook to `/<prefix>-<i>`. */
 async function openRuns (t: Test, app: App, hooks: Awaited<ReturnType<typeof receiver>>, secret: string, prefix: string, count: number) {
@@ -41,17 +32,6 @@ async function allWaiting (app: App, runs: Array<{ workflowId: string, runId: st
   return await eventually(async () => (await Promise.all(ids.map(waiting))).every(Boolean), (all) => all, 240)
 }
 
-/** The run's final status, or 'still open' once `ms` have passed: a guard against a hang, not a measure of speed. */
-async function closedWithin (app: App, workflowId: string, ms: number): Promise<string> {
-  let timer: NodeJS.Timeout | undefined
-  const guard = new Promise<string>((resolve) => { timer = setTimeout(() => { resolve('still open') }, ms) })
-  try {
-    return await Promise.race([waitClosed(app, workflowId), guard])
-  } finally {
-    clearTimeout(timer)
-  }
-}
-
 /** Approves every run, then checks each delivery: signed, the run's completed result, sent once. */
 async function closeAndCheckDeliveries (t: Test, app: App, hooks: Awaited<ReturnType<typeof receiver>>, secret: string, runs: Array<{ path: string, workflowId: string, runId: string }>) {
   await Promise.all(runs.map(async (run) => { await app.engine.client.workflow.getHandle(run.workflowId).signal('approve', { by: 'test' }) }))
@@ -66,7 +46,7 @@ async function closeAndCheckDeliveries (t: Test, app: App, hooks: Awaited<Return
 t.test('50 open runs with webhooks on a worker with 10 activity slots: a step of another run still runs, and all 50 deliver once closed', async (t) => {
   const catalog = newId('webhook-slots')
   const metricsPort = await freePort()
-  const slotted = await worker(t, catalog, { ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_EXECUTIONS: '10', LOG_LEVEL: 'info', SERVICE_WORKER_METRICS_PORT: String(metricsPort) })
+  const slotted = await catalogWorker(t, catalog, { ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_EXECUTIONS: '10', LOG_LEVEL: 'info', SERVICE_WORKER_METRICS_PORT: String(metricsPort) })
   const app = await build(t, { SERVICE_CATALOG_ID: catalog })
   const hooks = await receiver(t)
   const secret = newSecret()
@@ -95,7 +75,7 @@ t.test('50 open runs with webhooks on a worker with 10 activity slots: a step of
 
 t.test('a delivery waits through a restart of the worker: killed while its run is open, a new worker delivers once the run closes', async (t) => {
   const catalog = newId('webhook-restart')
-  const first = await worker(t, catalog)
+  const first = await catalogWorker(t, catalog)
   const app = await build(t, { SERVICE_CATALOG_ID: catalog })
   const hooks = await receiver(t)
   const secret = newSecret()
@@ -103,6 +83,6 @@ t.test('a delivery waits through a restart of the worker: killed while its run i
   t.ok(await allWaiting(app, runs), 'every delivery waits for its run')
 
   await first.kill()
-  await worker(t, catalog)
+  await catalogWorker(t, catalog)
   await closeAndCheckDeliveries(t, app, hooks, secret, runs)
 })

@@ -27,8 +27,24 @@ type HistoryEvent = temporal.api.history.v1.IHistoryEvent
 /** The statuses of a run that has not closed (a paused run is open too). */
 const OPEN = new Set<number>([WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING, WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_PAUSED])
 
-/** One attempt's limit for connecting, sending and reading the answer. */
+/**
+ * One attempt's deadline for the whole exchange: resolving and connecting, sending, and reading the
+ * status, headers and body. A hard deadline, not an idle timeout, so a receiver that trickles its
+ * answer cannot stretch it; well below the deliver activity's 30 s start-to-close timeout
+ * (worker/src/workflow/webhook.ts), so an attempt has ended before the engine could give up on it
+ * and the workflow schedule the next one: one delivery holds at most one slot, for at most this long.
+ */
 const ATTEMPT_TIMEOUT_MS = 10_000
+
+/** The most of an answer's body read: a longer body ends the attempt as failed (the answer was never complete). */
+const MAX_ANSWER_BYTES = 64 * 1024
+
+/** An answer whose body passed MAX_ANSWER_BYTES; the rest is never read. */
+class AnswerTooLong extends Error {
+  constructor (readonly status: number) {
+    super(`The receiver answered ${status} with a body longer than ${MAX_ANSWER_BYTES} bytes`)
+  }
+}
 
 export interface WebhookActivityOptions {
   client: Client
@@ -136,10 +152,16 @@ async function deliver (request: DeliverRequest): Promise<{ status: number }> {
     'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
     'webhook-signature': new Webhook(request.secret).sign(request.messageId, timestamp, request.body)
   }
+  // The activity's cancellation (the worker shutting down, the workflow canceled) ends the attempt at once too.
+  const cancellation = Context.current().cancellationSignal
+  const deadline = AbortSignal.timeout(ATTEMPT_TIMEOUT_MS)
   let status: number
   try {
-    status = await post(url, headers, request.body, guardedLookup(policy))
+    status = await post(url, headers, request.body, guardedLookup(policy), AbortSignal.any([cancellation, deadline]))
   } catch (err) {
+    if (cancellation.aborted) throw cancellation.reason
+    if (deadline.aborted) throw failure(`No complete answer from the receiver within ${ATTEMPT_TIMEOUT_MS} ms`)
+    if (err instanceof AnswerTooLong) throw failure(err.message, err.status)
     throw failure(`No answer from the receiver: ${(err as Error).message}`)
   }
   if (status >= 200 && status < 300) return { status }
@@ -159,17 +181,23 @@ function guardedLookup (policy: AddressPolicy): LookupFunction {
   }
 }
 
-/** One POST; resolves with the status code once the answer has been read. */
-async function post (url: URL, headers: Record<string, string>, body: string, lookup: LookupFunction): Promise<number> {
-  const options: RequestOptions = { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup, timeout: ATTEMPT_TIMEOUT_MS }
+/**
+ * One POST; resolves with the status code once the whole answer has been read, rejects once
+ * `signal` aborts, wherever the exchange is, or once the body passes MAX_ANSWER_BYTES.
+ */
+async function post (url: URL, headers: Record<string, string>, body: string, lookup: LookupFunction, signal: AbortSignal): Promise<number> {
+  const options: RequestOptions = { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup, signal }
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest
   return await new Promise<number>((resolve, reject) => {
     const req = send(url, options, (res) => {
-      res.resume()
+      let read = 0
+      res.on('data', (chunk: Buffer) => {
+        read += chunk.length
+        if (read > MAX_ANSWER_BYTES) res.destroy(new AnswerTooLong(res.statusCode ?? 0))
+      })
       res.on('end', () => { resolve(res.statusCode ?? 0) })
       res.on('error', reject)
     })
-    req.on('timeout', () => { req.destroy(new Error(`timed out after ${ATTEMPT_TIMEOUT_MS} ms`)) })
     req.on('error', reject)
     req.end(body)
   })
