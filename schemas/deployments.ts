@@ -15,6 +15,16 @@ export const DeploymentParamsSchema = Type.Object({
   deploymentName: Type.String({ ...DEPLOYMENT_NAME, description: 'The worker deployment (a worker\'s SERVICE_WORKER_DEPLOYMENT_NAME, by default its catalog id): no `.` or `:`, not starting with `__`' })
 }, { $id: 'DeploymentParams' })
 
+export const DeploymentChangeHeadersSchema = Type.Object({
+  'if-match': Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: 8192,
+    description: 'The `ETag` of the deployment as last read (GET, or the answer of a change): when its routing (current or ramping ' +
+      'version) changed since, the answer is 412 PreconditionFailedError and nothing changes. `*`: whatever it is now.',
+    examples: ['*']
+  }))
+}, { $id: 'DeploymentChangeHeaders' })
+
 export const BuildIdSchema = Type.String({ minLength: 1, maxLength: 1000, description: 'A build id of the deployment (a worker\'s SERVICE_WORKER_BUILD_ID, by default derived from its workflow bundle)', examples: ['4f0c2a9e1b7d'] })
 
 export const DEPLOYMENT_VERSION_STATES = ['current', 'ramping', 'draining', 'drained', 'inactive'] as const
@@ -103,6 +113,6 @@ export type SetCurrentBody = Static<typeof SetCurrentBodySchema>
 export type RollbackBody = Static<typeof RollbackBodySchema>
 
 export const deploymentSchemas = [
-  DeploymentParamsSchema, RampSchema, DeploymentVersionStateSchema, DeploymentSchema,
+  DeploymentParamsSchema, DeploymentChangeHeadersSchema, RampSchema, DeploymentVersionStateSchema, DeploymentSchema,
   DeploymentSummarySchema, DeploymentListSchema, SetCurrentBodySchema, RampBodySchema, RollbackBodySchema
 ]

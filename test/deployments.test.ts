@@ -248,7 +248,8 @@ t.test('three versions with derived build ids: each worker publishes; ramp, curr
   // (the catalog workflow had continued as new, worker/src/runtime/publish.ts).
   const catalog = `three-${randomUUID()}`
   const url = `/deployments/${catalog}`
-  const app = await build(t, { TEMPORAL_ADDRESS: engine.address, SERVICE_CATALOG_ID: catalog, SERVICE_API_KEYS_FILE: file })
+  const logs: string[] = []
+  const app = await build(t, { TEMPORAL_ADDRESS: engine.address, SERVICE_CATALOG_ID: catalog, SERVICE_API_KEYS_FILE: file }, logs)
   const change = async (method: 'PUT' | 'POST', path: string, payload?: object): Promise<Deployment> => {
     const res = await call(t, app, { method, url: `${url}${path}`, route: `${route}${path}`, headers: operator, ...(payload === undefined ? {} : { payload }) })
     t.equal(res.status, 200, `${method} ${path} ${JSON.stringify(payload ?? {})}`)
@@ -289,12 +290,35 @@ t.test('three versions with derived build ids: each worker publishes; ramp, curr
   const { buildId: v3 } = await worker('v3')
   t.equal(new Set([v1, v2, v3]).size, 3, 'three build ids')
   await eventually(read, (d) => d.versions.length === 3)
-  t.match((await change('PUT', '/ramp', { buildId: v3, percentage: 20 })).ramping, { version: { buildId: v3 }, percentage: 20 })
+  // Three operators ramp at once from the same read: one change lands, the others are told (412), none is lost silently.
+  const seen = await call(t, app, { method: 'GET', url, route, headers: operator })
+  const etag = seen.headers.etag as string
+  t.match(etag, /^"[A-Za-z0-9_-]+"$/, 'GET names the deployment\'s conflict token as its ETag')
+  const ramps = await Promise.all([50, 20, 30].map(async (percentage) =>
+    await call(t, app, { method: 'PUT', url: `${url}/ramp`, route: `${route}/ramp`, headers: { ...operator, 'if-match': etag }, payload: { buildId: v3, percentage } })))
+  t.same(ramps.map((r) => r.status).sort(), [200, 412, 412], 'one of three guarded ramps lands')
+  const landed = ramps.find((r) => r.status === 200)!
+  t.not(landed.headers.etag, etag, 'the change answers the new ETag')
+  t.equal((await read()).ramping?.percentage, (landed.body as Deployment).ramping?.percentage, 'the one that landed is the ramp')
+  for (const lost of ramps.filter((r) => r.status === 412)) t.match(lost.body, { error: 'PreconditionFailedError', message: /was changed since that ETag was served/ })
+  const stale = await call(t, app, { method: 'PUT', url: `${url}/ramp`, route: `${route}/ramp`, headers: { ...operator, 'if-match': etag }, payload: { buildId: v3, percentage: 20 } })
+  t.equal(stale.status, 412, 'a stale ETag: 412, nothing sent')
+  const guarded = await call(t, app, { method: 'PUT', url: `${url}/ramp`, route: `${route}/ramp`, headers: { ...operator, 'if-match': landed.headers.etag as string }, payload: { buildId: v3, percentage: 20 } })
+  t.equal(guarded.status, 200, 'the current ETag: the change lands')
+  t.match((guarded.body as Deployment).ramping, { version: { buildId: v3 }, percentage: 20 })
   t.same((await change('PUT', '/current', { buildId: v3 })).current, { deploymentName: catalog, buildId: v3 })
   t.same(await newRun(), { code: 'v3', buildId: v3 }, 'v3 runs the new runs')
   t.equal(state(await eventually(read, (d) => state(d, v2) === 'drained', 120), v2), 'drained', 'v2 drained')
 
   t.same((await change('POST', '/rollback')).current, { deploymentName: catalog, buildId: v2 }, 'rollback: v2 is current again')
+  // The audit line is written once the answer has gone out. (Reads need scope control too, and are audited as such.)
+  const auditLines = async () => logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((l) => l.audit === true && l.deploymentName === catalog && l.action !== 'getDeployment')
+  const audit = await eventually(auditLines, (lines) => lines.some((l) => l.action === 'rollbackDeployment'))
+  t.match(audit[0], { action: 'setCurrentDeploymentVersion', deploymentName: catalog, buildId: v1, percentage: null, keyId: 'operator', outcome: '200' },
+    'each change is one audit line naming the deployment, the build id and the percentage')
+  t.ok(audit.some((l) => l.action === 'rampDeploymentVersion' && l.buildId === v3 && l.percentage === 20 && l.outcome === '200'), 'the ramp that landed')
+  t.equal(audit.filter((l) => l.outcome === '412 PreconditionFailedError').length, 3, 'the refused ones too')
+  t.match(audit.at(-1), { action: 'rollbackDeployment', buildId: v2, percentage: null }, 'a rollback names the version it made current')
   t.same(await newRun(), { code: 'v2', buildId: v2 }, 'v2 runs the new runs again')
 
   // v1's worker has stopped: once the engine no longer counts its poller, new runs sent to v1 would wait unseen.

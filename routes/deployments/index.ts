@@ -8,19 +8,34 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref, response } from '../../schemas/common.js'
 import {
-  DeploymentListSchema, DeploymentParamsSchema, DeploymentSchema, RampBodySchema, RollbackBodySchema, SetCurrentBodySchema
+  DeploymentChangeHeadersSchema, DeploymentListSchema, DeploymentParamsSchema, DeploymentSchema, RampBodySchema, RollbackBodySchema, SetCurrentBodySchema
 } from '../../schemas/deployments.js'
+import { withEtag } from '../../schemas/conditional.js'
+import type { ChangeOptions, TaggedDeployment } from '../../plugins/app/deployments/deployments.js'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { clientGone } from '../../lib/abort.js'
 import { access, engineIdentity } from '../../lib/http/access.js'
 import { optionalBody, optionalBodySchema } from '../../lib/http/optional-body.js'
 
 const tags = ['deployments']
-const changed = 'Answers the deployment as the engine holds it after the change.'
+const changed = 'Answers the deployment as the engine holds it after the change, with its new `ETag`. With `If-Match`: 412 ' +
+  'PreconditionFailedError when the deployment was changed since that ETag was served (nothing changes).'
+
+/** What every change carries from its request: the key's engine identity, the client's going, its If-Match. */
+const change = (request: FastifyRequest, reply: FastifyReply): ChangeOptions =>
+  ({ identity: engineIdentity(request), signal: clientGone(reply), ifMatch: request.headers['if-match'] })
 
 const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
   const config = access('control', 'deployment')
   const params = ref(DeploymentParamsSchema)
-  const deployment = response(DeploymentSchema, 'The deployment and its versions, as the engine holds them')
+  const deployment = withEtag(DeploymentSchema, 'The deployment and its versions, as the engine holds them; `ETag` is its conflict token: send it as `If-Match` with a change')
+  const headers = ref(DeploymentChangeHeadersSchema)
+  /** The deployment as the answer's body, its ETag as the header. */
+  const answer = async (reply: FastifyReply, tagged: Promise<TaggedDeployment>) => {
+    const { etag, deployment } = await tagged
+    reply.header('etag', etag)
+    return deployment
+  }
 
   fastify.get('/deployments', {
     config,
@@ -44,7 +59,7 @@ const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
       params,
       response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 500, 503) }
     }
-  }, async (request, reply) => await fastify.deployments.show(request.params.deploymentName, clientGone(reply)))
+  }, async (request, reply) => await answer(reply, fastify.deployments.show(request.params.deploymentName, clientGone(reply))))
 
   fastify.put('/deployments/:deploymentName/current', {
     config,
@@ -57,10 +72,11 @@ const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
         'polls now (unless `allowNoPollers`), or when the engine refuses (e.g. no worker of the version polls every task queue of the current one). ' + changed,
       params,
       body: ref(SetCurrentBodySchema),
-      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 413, 415, 500, 503) }
+      headers,
+      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 412, 413, 415, 500, 503) }
     }
   }, async (request, reply) =>
-    await fastify.deployments.setCurrent(request.params.deploymentName, request.body.buildId, { identity: engineIdentity(request), signal: clientGone(reply), allowNoPollers: request.body.allowNoPollers }))
+    await answer(reply, fastify.deployments.setCurrent(request.params.deploymentName, request.body.buildId, { ...change(request, reply), allowNoPollers: request.body.allowNoPollers })))
 
   fastify.put('/deployments/:deploymentName/ramp', {
     config,
@@ -73,10 +89,11 @@ const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
         'the engine refuses (e.g. the version is the current one). ' + changed,
       params,
       body: ref(RampBodySchema),
-      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 413, 415, 500, 503) }
+      headers,
+      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 412, 413, 415, 500, 503) }
     }
   }, async (request, reply) =>
-    await fastify.deployments.setRamp(request.params.deploymentName, request.body, { identity: engineIdentity(request), signal: clientGone(reply), allowNoPollers: request.body.allowNoPollers }))
+    await answer(reply, fastify.deployments.setRamp(request.params.deploymentName, request.body, { ...change(request, reply), allowNoPollers: request.body.allowNoPollers })))
 
   fastify.delete('/deployments/:deploymentName/ramp', {
     config,
@@ -86,10 +103,11 @@ const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Stop a ramp: every new run goes to the current version',
       description: 'Runs already started on the ramping version stay on it. ' + changed,
       params,
-      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 500, 503) }
+      headers,
+      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 412, 500, 503) }
     }
   }, async (request, reply) =>
-    await fastify.deployments.setRamp(request.params.deploymentName, undefined, { identity: engineIdentity(request), signal: clientGone(reply) }))
+    await answer(reply, fastify.deployments.setRamp(request.params.deploymentName, undefined, change(request, reply))))
 
   fastify.post('/deployments/:deploymentName/rollback', {
     config,
@@ -105,10 +123,11 @@ const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
         '`allowNoPollers`: start its workers first), or when the engine refuses. ' + changed,
       params,
       body: ref(RollbackBodySchema),
-      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 413, 415, 500, 503) }
+      headers,
+      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 412, 413, 415, 500, 503) }
     }
   }, async (request, reply) =>
-    await fastify.deployments.rollback(request.params.deploymentName, request.body?.buildId, { identity: engineIdentity(request), signal: clientGone(reply), allowNoPollers: request.body?.allowNoPollers }))
+    await answer(reply, fastify.deployments.rollback(request.params.deploymentName, request.body?.buildId, { ...change(request, reply), allowNoPollers: request.body?.allowNoPollers })))
 }
 
 export default deployments

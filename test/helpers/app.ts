@@ -12,16 +12,17 @@ export function traceEnv (): Record<string, string> {
     /^SERVICE_(TRACE|CLOUD|PAYLOAD)_/.test(e[0]) && e[1] !== undefined))
 }
 
-export async function build (t: Test, env: Record<string, string> = {}): Promise<App> {
+/** An app of the test engine with `env` on top of the tests' settings; `logs` receives its log lines (LOG_LEVEL info unless set). */
+export async function build (t: Test, env: Record<string, string> = {}, logs?: string[]): Promise<App> {
   const config = loadConfig({
     ...traceEnv(),
     TEMPORAL_ADDRESS: engineAddress(),
     TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default',
     SERVICE_CATALOG_ID: testCatalog(),
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: logs === undefined ? 'silent' : 'info',
     ...env
   })
-  const app = await buildApp({ config })
+  const app = await buildApp(logs === undefined ? { config } : { config, logger: { level: config.LOG_LEVEL, stream: { write: (line: string) => { logs.push(line) } } } })
   t.teardown(() => app.close())
   return app
 }

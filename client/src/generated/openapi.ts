@@ -934,7 +934,7 @@ export interface paths {
         get?: never;
         /**
          * Make a version current: new runs go to it
-         * @description Runs started from now on go to this version (a ramp to it ends). Open runs pinned to the previous version stay on it, which drains; `autoUpgrade` runs move. 409 DeploymentConflictError when no worker of the version polls now (unless `allowNoPollers`), or when the engine refuses (e.g. no worker of the version polls every task queue of the current one). Answers the deployment as the engine holds it after the change.
+         * @description Runs started from now on go to this version (a ramp to it ends). Open runs pinned to the previous version stay on it, which drains; `autoUpgrade` runs move. 409 DeploymentConflictError when no worker of the version polls now (unless `allowNoPollers`), or when the engine refuses (e.g. no worker of the version polls every task queue of the current one). Answers the deployment as the engine holds it after the change, with its new `ETag`. With `If-Match`: 412 PreconditionFailedError when the deployment was changed since that ETag was served (nothing changes).
          */
         put: operations["setCurrentDeploymentVersion"];
         post?: never;
@@ -954,13 +954,13 @@ export interface paths {
         get?: never;
         /**
          * Send a share of new runs to a version
-         * @description From now on `percentage` of new runs go to this version and the rest to the current one; a new call changes the share or the version. 409 DeploymentConflictError when no worker of the version polls now (unless `allowNoPollers`), or when the engine refuses (e.g. the version is the current one). Answers the deployment as the engine holds it after the change.
+         * @description From now on `percentage` of new runs go to this version and the rest to the current one; a new call changes the share or the version. 409 DeploymentConflictError when no worker of the version polls now (unless `allowNoPollers`), or when the engine refuses (e.g. the version is the current one). Answers the deployment as the engine holds it after the change, with its new `ETag`. With `If-Match`: 412 PreconditionFailedError when the deployment was changed since that ETag was served (nothing changes).
          */
         put: operations["rampDeploymentVersion"];
         post?: never;
         /**
          * Stop a ramp: every new run goes to the current version
-         * @description Runs already started on the ramping version stay on it. Answers the deployment as the engine holds it after the change.
+         * @description Runs already started on the ramping version stay on it. Answers the deployment as the engine holds it after the change, with its new `ETag`. With `If-Match`: 412 PreconditionFailedError when the deployment was changed since that ETag was served (nothing changes).
          */
         delete: operations["stopDeploymentRamp"];
         options?: never;
@@ -979,7 +979,7 @@ export interface paths {
         put?: never;
         /**
          * Make the previous version current again
-         * @description Without `buildId`, the version to go back to is, of the versions not current now, the one that most recently became current (the engine's record of each version); with it, that version. A ramp is left as it is. 409 DeploymentConflictError when no version was current before, when no worker of that version polls now (unless `allowNoPollers`: start its workers first), or when the engine refuses. Answers the deployment as the engine holds it after the change.
+         * @description Without `buildId`, the version to go back to is, of the versions not current now, the one that most recently became current (the engine's record of each version); with it, that version. A ramp is left as it is. 409 DeploymentConflictError when no version was current before, when no worker of that version polls now (unless `allowNoPollers`: start its workers first), or when the engine refuses. Answers the deployment as the engine holds it after the change, with its new `ETag`. With `If-Match`: 412 PreconditionFailedError when the deployment was changed since that ETag was served (nothing changes).
          */
         post: operations["rollbackDeployment"];
         delete?: never;
@@ -2677,6 +2677,13 @@ export interface components {
         DeploymentParams: {
             /** @description The worker deployment (a worker's SERVICE_WORKER_DEPLOYMENT_NAME, by default its catalog id): no `.` or `:`, not starting with `__` */
             deploymentName: string;
+        };
+        DeploymentChangeHeaders: {
+            /**
+             * @description The `ETag` of the deployment as last read (GET, or the answer of a change): when its routing (current or ramping version) changed since, the answer is 412 PreconditionFailedError and nothing changes. `*`: whatever it is now.
+             * @example *
+             */
+            "if-match"?: string;
         };
         /** @description A version receiving a share of new runs besides the current one */
         Ramp: {
@@ -9281,9 +9288,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The deployment and its versions, as the engine holds them */
+            /** @description The deployment and its versions, as the engine holds them; `ETag` is its conflict token: send it as `If-Match` with a change */
             200: {
                 headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9376,7 +9385,13 @@ export interface operations {
     setCurrentDeploymentVersion: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of the deployment as last read (GET, or the answer of a change): when its routing (current or ramping version) changed since, the answer is 412 PreconditionFailedError and nothing changes. `*`: whatever it is now.
+                 * @example *
+                 */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The worker deployment (a worker's SERVICE_WORKER_DEPLOYMENT_NAME, by default its catalog id): no `.` or `:`, not starting with `__` */
                 deploymentName: string;
@@ -9389,9 +9404,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The deployment and its versions, as the engine holds them */
+            /** @description The deployment and its versions, as the engine holds them; `ETag` is its conflict token: send it as `If-Match` with a change */
             200: {
                 headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9445,6 +9462,15 @@ export interface operations {
             };
             /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PreconditionFailedError: `If-Match` does not hold: not the current ETag of a schedule (read it again and retry with the new one), or another run than the one the request would act on (the latest run of the workflow id, or the pinned run); nothing was changed */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9511,7 +9537,13 @@ export interface operations {
     rampDeploymentVersion: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of the deployment as last read (GET, or the answer of a change): when its routing (current or ramping version) changed since, the answer is 412 PreconditionFailedError and nothing changes. `*`: whatever it is now.
+                 * @example *
+                 */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The worker deployment (a worker's SERVICE_WORKER_DEPLOYMENT_NAME, by default its catalog id): no `.` or `:`, not starting with `__` */
                 deploymentName: string;
@@ -9524,9 +9556,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The deployment and its versions, as the engine holds them */
+            /** @description The deployment and its versions, as the engine holds them; `ETag` is its conflict token: send it as `If-Match` with a change */
             200: {
                 headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9580,6 +9614,15 @@ export interface operations {
             };
             /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PreconditionFailedError: `If-Match` does not hold: not the current ETag of a schedule (read it again and retry with the new one), or another run than the one the request would act on (the latest run of the workflow id, or the pinned run); nothing was changed */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9646,7 +9689,13 @@ export interface operations {
     stopDeploymentRamp: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of the deployment as last read (GET, or the answer of a change): when its routing (current or ramping version) changed since, the answer is 412 PreconditionFailedError and nothing changes. `*`: whatever it is now.
+                 * @example *
+                 */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The worker deployment (a worker's SERVICE_WORKER_DEPLOYMENT_NAME, by default its catalog id): no `.` or `:`, not starting with `__` */
                 deploymentName: string;
@@ -9655,9 +9704,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The deployment and its versions, as the engine holds them */
+            /** @description The deployment and its versions, as the engine holds them; `ETag` is its conflict token: send it as `If-Match` with a change */
             200: {
                 headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9711,6 +9762,15 @@ export interface operations {
             };
             /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PreconditionFailedError: `If-Match` does not hold: not the current ETag of a schedule (read it again and retry with the new one), or another run than the one the request would act on (the latest run of the workflow id, or the pinned run); nothing was changed */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9759,7 +9819,13 @@ export interface operations {
     rollbackDeployment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of the deployment as last read (GET, or the answer of a change): when its routing (current or ramping version) changed since, the answer is 412 PreconditionFailedError and nothing changes. `*`: whatever it is now.
+                 * @example *
+                 */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The worker deployment (a worker's SERVICE_WORKER_DEPLOYMENT_NAME, by default its catalog id): no `.` or `:`, not starting with `__` */
                 deploymentName: string;
@@ -9772,9 +9838,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The deployment and its versions, as the engine holds them */
+            /** @description The deployment and its versions, as the engine holds them; `ETag` is its conflict token: send it as `If-Match` with a change */
             200: {
                 headers: {
+                    /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9828,6 +9896,15 @@ export interface operations {
             };
             /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PreconditionFailedError: `If-Match` does not hold: not the current ETag of a schedule (read it again and retry with the new one), or another run than the one the request would act on (the latest run of the workflow id, or the pinned run); nothing was changed */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,14 +1,16 @@
 /**
  * Who did what: one log line per call that acts on runs (every route whose scope is not `read`):
  * `{audit: true, keyId, action, workflowId, runId, outcome}`. `action` is the route's operationId,
- * `outcome` the status code and, for a failure, the error name. The engine records the same key as
- * the call's `identity` (`engine.as`, plugins/app/engine/engine.ts).
+ * `outcome` the status code and, for a failure, the error name. A change of a worker deployment
+ * names the deployment, the build id it asked for (or, for a rollback, the one made current) and
+ * the percentage instead of a run. The engine records the same key as the call's `identity`
+ * (`engine.as`, plugins/app/engine/engine.ts).
  */
 import fp from 'fastify-plugin'
 import type { onResponseHookHandler, onSendHookHandler, RouteOptions } from 'fastify'
 import { addRouteHook } from '../../../lib/http/route-hooks.js'
 
-interface Acted { workflowId?: string, runId?: string, error?: string }
+interface Acted { workflowId?: string, runId?: string, error?: string, current?: { buildId?: string } | null }
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -25,22 +27,28 @@ const noteActed: onSendHookHandler<unknown> = (request, _reply, payload, done) =
   if (typeof payload === 'string') {
     try {
       const body = JSON.parse(payload) as Acted
-      request.acted = { workflowId: body.workflowId, runId: body.runId, error: body.error }
+      request.acted = { workflowId: body.workflowId, runId: body.runId, error: body.error, current: body.current }
     } catch {}
   }
   done(null, payload)
 }
 
+/** What a change of a worker deployment (routes/deployments/) acted on. */
+function deploymentActed (deploymentName: string, body: { buildId?: string, percentage?: number } | null | undefined, acted: Acted | null) {
+  return { deploymentName, buildId: body?.buildId ?? acted?.current?.buildId ?? null, percentage: body?.percentage ?? null }
+}
+
 const logAudit: onResponseHookHandler = (request, reply, done) => {
-  const params = request.params as { id?: string, rid?: string }
+  const params = request.params as { id?: string, rid?: string, deploymentName?: string }
   const acted = request.acted
   request.log.info({
     audit: true,
     keyId: request.principal?.keyId ?? null,
     via: request.principal?.kind ?? null,
     action: request.routeOptions.schema?.operationId ?? request.routeOptions.url,
-    workflowId: acted?.workflowId ?? params.id ?? null,
-    runId: acted?.runId ?? params.rid ?? null,
+    ...(params.deploymentName === undefined
+      ? { workflowId: acted?.workflowId ?? params.id ?? null, runId: acted?.runId ?? params.rid ?? null }
+      : deploymentActed(params.deploymentName, request.body as { buildId?: string, percentage?: number } | null | undefined, acted)),
     outcome: acted?.error ? `${reply.statusCode} ${acted.error}` : String(reply.statusCode)
   }, 'audit')
   done()

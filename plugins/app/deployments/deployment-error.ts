@@ -16,6 +16,9 @@ export const versionNotFound = (deploymentName: string, buildId: string) =>
 
 export const deploymentConflict = (message: string) => new ApiError(409, 'DeploymentConflictError', message)
 
+export const deploymentChanged = (deploymentName: string) => new ApiError(412, 'PreconditionFailedError',
+  `Worker deployment ${deploymentName} was changed since that ETag was served: nothing was changed now; read it again (GET /deployments/${deploymentName}) and decide`)
+
 /** An ApiError for the engine's refusal of a deployment call; anything else is rethrown for the engine's own mapping. */
 export function deploymentError (err: unknown, target: { deploymentName: string, buildId?: string }): never {
   const grpc = grpcFailure(err)

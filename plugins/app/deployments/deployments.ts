@@ -9,13 +9,15 @@ import type { Client } from '@temporalio/client'
 import protoRoot from '@temporalio/proto'
 import { tsToDate } from '@temporalio/common/lib/time.js'
 import { ApiError } from '../../../lib/api-error.js'
+import { entityTags } from '../../../lib/http/conditional.js'
 import { quote } from '../../../lib/visibility-query.js'
 import type { Deployment, DeploymentList } from '../../../schemas/deployments.js'
 import type { Engine } from '../engine/engine.js'
 import type { WorkerDeploymentVersion } from '../../../schemas/deployment-version.js'
-import { deploymentConflict, deploymentError, describeError, versionNotFound } from './deployment-error.js'
+import { deploymentChanged, deploymentConflict, deploymentError, describeError, versionNotFound } from './deployment-error.js'
 import { deploymentOf, isDrained, summaryOf, type VersionSummary } from './deployment-view.js'
 import { versionOf, versionValue } from '../engine/deployment-version.js'
+import { grpcFailure } from '../engine/errors.js'
 import { isAlive, POLLER_RECENT_MS } from '../engine/pollers.js'
 
 const { TaskQueueKind, TaskQueueType } = protoRoot.temporal.api.enums.v1
@@ -29,10 +31,17 @@ export interface ChangeOptions {
   identity?: string
   /** Route new runs to a version none of whose workers polls now. */
   allowNoPollers?: boolean
+  /** The request's `If-Match`: the deployment's ETag as the caller last read it. */
+  ifMatch?: string
   signal?: AbortSignal
 }
 
 export type Deployments = ReturnType<typeof createDeployments>
+
+/** A deployment with its `ETag`: the engine's conflict token, which changes with every change of its routing. */
+export interface TaggedDeployment { etag: string, deployment: Deployment }
+
+const etagOf = (token: Uint8Array | null | undefined): string => `"${Buffer.from(token ?? []).toString('base64url')}"`
 
 /** Where a deployment sends new runs, and its versions: what the catalogs concept needs to pick and show a catalog. */
 export interface Routing {
@@ -80,8 +89,9 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
     return counts.length === 0 ? 0 : Math.min(...counts)
   }
 
-  async function show (deploymentName: string, signal?: AbortSignal): Promise<Deployment> {
-    const info = (await describe(deploymentName, signal)).workerDeploymentInfo ?? {}
+  async function show (deploymentName: string, signal?: AbortSignal): Promise<TaggedDeployment> {
+    const described = await describe(deploymentName, signal)
+    const info = described.workerDeploymentInfo ?? {}
     const summaries = info.versionSummaries ?? []
     const counts = new Map(await Promise.all(summaries.map(async (v) => {
       const version = versionOf(v.deploymentVersion)
@@ -89,7 +99,8 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
       const [runs, polling] = await Promise.all([openRuns(version, signal), pollers(version, signal)])
       return [v, { openRuns: runs, pollers: polling }] as const
     })))
-    return deploymentOf({ ...info, name: info.name ?? deploymentName }, (v) => counts.get(v) ?? { openRuns: 0, pollers: 0 })
+    const deployment = deploymentOf({ ...info, name: info.name ?? deploymentName }, (v) => counts.get(v) ?? { openRuns: 0, pollers: 0 })
+    return { etag: etagOf(described.conflictToken), deployment }
   }
 
   /** Refuses to route new runs to a version none of whose workers polls, unless the caller says so. */
@@ -99,10 +110,29 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
       'new runs sent to it would wait unseen. Start its workers first, or send allowNoPollers: true (flowport deploy --allow-no-pollers)')
   }
 
-  /** Describes first, so an unknown deployment or build id is a 404 of its own, not the engine's wording. */
-  async function assertVersion (deploymentName: string, buildId: string, signal?: AbortSignal): Promise<void> {
-    const summaries = (await describe(deploymentName, signal)).workerDeploymentInfo?.versionSummaries ?? []
-    if (!summaries.some((v) => v.deploymentVersion?.buildId === buildId)) throw versionNotFound(deploymentName, buildId)
+  /**
+   * What a change starts from: the deployment as described now (so an unknown deployment or build
+   * id is a 404 of its own, not the engine's wording), checked against the caller's `If-Match`. Its
+   * conflict token goes with the change, so that the engine refuses it if another change came in
+   * between (a read-then-write such as rollback cannot undo a change it never saw).
+   */
+  async function base (deploymentName: string, buildId: string | undefined, opts: ChangeOptions) {
+    const described = await describe(deploymentName, opts.signal)
+    const summaries = described.workerDeploymentInfo?.versionSummaries ?? []
+    if (buildId !== undefined && !summaries.some((v) => v.deploymentVersion?.buildId === buildId)) throw versionNotFound(deploymentName, buildId)
+    const token = described.conflictToken ?? new Uint8Array()
+    if (opts.ifMatch !== undefined && !entityTags(opts.ifMatch).some((tag) => tag === '*' || tag === etagOf(token))) throw deploymentChanged(deploymentName)
+    return { info: described.workerDeploymentInfo, conflictToken: token }
+  }
+
+  /** The engine's refusal of a change; one that names the conflict token is a change that came in between. */
+  function refused (err: unknown, target: { deploymentName: string, buildId?: string }, opts: ChangeOptions): never {
+    const details = grpcFailure(err)?.details ?? ''
+    if (/conflict.?token/i.test(details)) {
+      if (opts.ifMatch !== undefined) throw deploymentChanged(target.deploymentName)
+      throw deploymentConflict(`Worker deployment ${target.deploymentName} was changed by another request at the same moment: nothing was changed by this one; read it again and decide`)
+    }
+    return deploymentError(err, target)
   }
 
   /** The engine's client carrying the caller's identity, and that identity (the client's default when none). */
@@ -111,27 +141,28 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
     return { client, identity: client.options.identity }
   }
 
-  async function setCurrent (deploymentName: string, buildId: string, opts: ChangeOptions = {}): Promise<Deployment> {
-    await assertVersion(deploymentName, buildId, opts.signal)
+  async function makeCurrent (deploymentName: string, buildId: string, conflictToken: Uint8Array, opts: ChangeOptions): Promise<TaggedDeployment> {
     await assertPolled(deploymentName, buildId, opts)
     const { client, identity } = as(opts.identity)
     const allowNoPollers = opts.allowNoPollers === true
-    await engine.call(async () => await client.workflowService.setWorkerDeploymentCurrentVersion({ namespace, deploymentName, buildId, identity, allowNoPollers })
-      .catch((err: unknown) => deploymentError(err, { deploymentName, buildId })), { signal: opts.signal })
+    await engine.call(async () => await client.workflowService.setWorkerDeploymentCurrentVersion({ namespace, deploymentName, buildId, identity, allowNoPollers, conflictToken })
+      .catch((err: unknown) => refused(err, { deploymentName, buildId }, opts)), { signal: opts.signal })
     return await show(deploymentName, opts.signal)
   }
 
+  async function setCurrent (deploymentName: string, buildId: string, opts: ChangeOptions = {}): Promise<TaggedDeployment> {
+    const { conflictToken } = await base(deploymentName, buildId, opts)
+    return await makeCurrent(deploymentName, buildId, conflictToken, opts)
+  }
+
   /** `buildId` undefined: stops the ramp (new runs all go to the current version). */
-  async function setRamp (deploymentName: string, ramp: { buildId: string, percentage: number } | undefined, opts: ChangeOptions = {}): Promise<Deployment> {
-    if (ramp === undefined) await describe(deploymentName, opts.signal)
-    else {
-      await assertVersion(deploymentName, ramp.buildId, opts.signal)
-      await assertPolled(deploymentName, ramp.buildId, opts)
-    }
+  async function setRamp (deploymentName: string, ramp: { buildId: string, percentage: number } | undefined, opts: ChangeOptions = {}): Promise<TaggedDeployment> {
+    const { conflictToken } = await base(deploymentName, ramp?.buildId, opts)
+    if (ramp !== undefined) await assertPolled(deploymentName, ramp.buildId, opts)
     const { client, identity } = as(opts.identity)
-    const request = { namespace, deploymentName, buildId: ramp?.buildId ?? '', percentage: ramp?.percentage ?? 0, identity, allowNoPollers: opts.allowNoPollers === true }
+    const request = { namespace, deploymentName, buildId: ramp?.buildId ?? '', percentage: ramp?.percentage ?? 0, identity, allowNoPollers: opts.allowNoPollers === true, conflictToken }
     await engine.call(async () => await client.workflowService.setWorkerDeploymentRampingVersion(request)
-      .catch((err: unknown) => deploymentError(err, { deploymentName, buildId: ramp?.buildId })), { signal: opts.signal })
+      .catch((err: unknown) => refused(err, { deploymentName, buildId: ramp?.buildId }, opts)), { signal: opts.signal })
     return await show(deploymentName, opts.signal)
   }
 
@@ -140,16 +171,16 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
    * current now, the one that most recently became current (the engine's `lastCurrentTime`), or
    * the one `buildId` names. A ramp is left as it is.
    */
-  async function rollback (deploymentName: string, buildId: string | undefined, opts: ChangeOptions = {}): Promise<Deployment> {
-    if (buildId !== undefined) return await setCurrent(deploymentName, buildId, opts)
-    const info = (await describe(deploymentName, opts.signal)).workerDeploymentInfo
+  async function rollback (deploymentName: string, buildId: string | undefined, opts: ChangeOptions = {}): Promise<TaggedDeployment> {
+    const { info, conflictToken } = await base(deploymentName, buildId, opts)
+    if (buildId !== undefined) return await makeCurrent(deploymentName, buildId, conflictToken, opts)
     const current = info?.routingConfig?.currentDeploymentVersion?.buildId ?? ''
     const lastCurrent = (v: VersionSummary) => v.lastCurrentTime ? tsToDate(v.lastCurrentTime).getTime() : -1
     const previous = (info?.versionSummaries ?? [])
       .filter((v) => v.deploymentVersion?.buildId && v.deploymentVersion.buildId !== current && lastCurrent(v) >= 0)
       .sort((a, b) => lastCurrent(b) - lastCurrent(a))[0]
     if (previous === undefined) throw deploymentConflict(`Worker deployment ${deploymentName} has no version that was current before ${current === '' ? 'now' : current}: name one with buildId`)
-    return await setCurrent(deploymentName, previous.deploymentVersion!.buildId!, opts)
+    return await makeCurrent(deploymentName, previous.deploymentVersion!.buildId!, conflictToken, opts)
   }
 
   /** The deployment's routing without counting runs; a deployment no worker has registered yet routes nothing. */
