@@ -56,12 +56,13 @@ export const ResetResultSchema = Type.Object({
 }, { $id: 'ResetResult', additionalProperties: false, description: 'The reset created a new run' })
 
 export const AttentionSchema = Type.Object({
-  kind: Type.Literal('workflowTaskFailing', {
+  kind: Literals(['workflowTaskFailing', 'versionNotPolled'], {
     description: '`workflowTaskFailing`: the engine keeps retrying the run\'s workflow task and it keeps failing (e.g. the ' +
-      'workflow code no longer replays its history after a deploy or a reset); the run does not move until the code is fixed'
+      'workflow code no longer replays its history after a deploy or a reset); the run does not move until the code is fixed. ' +
+      '`versionNotPolled`: the run is pinned to a worker deployment version none of whose workers polls; it does not move until one does'
   }),
-  message: Type.String({ description: 'The last failure the worker reported for the task' }),
-  attempts: Type.Integer({ minimum: 1, description: 'The attempt of the pending workflow task' })
+  message: Type.String({ description: 'What holds the run: the last failure the worker reported for the task, or the version it waits for' }),
+  attempts: Nullable(Type.Integer({ minimum: 1, description: 'For `workflowTaskFailing`: the attempt of the pending workflow task; null otherwise' }))
 }, { $id: 'Attention', additionalProperties: false, description: 'Why an open run needs someone to look at it' })
 
 export type ResetFrom = Static<typeof ResetFromSchema>

@@ -210,7 +210,8 @@ export const WorkflowStatusSchema = Type.Object({
   })),
   workersPolling: Nullable(Type.Boolean({
     description: 'For an open run: whether any worker polls its catalog\'s task queue (polled within the last 70 s; the engine\'s ' +
-      'answer is cached for 2 s). `false` = the run makes no progress until a worker with SERVICE_CATALOG_ID=<catalog> starts. ' +
+      'answer is cached for 2 s); for a run pinned to a worker deployment version, a worker of that version (no other can take its ' +
+      'tasks: `attention` then says so). `false` = the run makes no progress until such a worker (SERVICE_CATALOG_ID=<catalog>) starts. ' +
       '`null` for a closed run (not checked), or when the engine could not describe the task queue (the rest of the answer ' +
       'stands; the API logs the failure).'
   })),

@@ -330,6 +330,17 @@ t.test('three versions with derived build ids: each worker publishes; ramp, curr
   }
   t.same((await read()).current, { deploymentName: catalog, buildId: v2 }, 'nothing changed')
   t.match((await change('PUT', '/ramp', { buildId: v1, percentage: 10, allowNoPollers: true })).ramping, { version: { buildId: v1 }, percentage: 10 }, 'allowNoPollers: the operator says so')
+  // A run pinned to v1 (a start may name its version) has no worker to take its tasks: status says so and why.
+  const stuck = await call(t, app, { method: 'POST', url: '/workflow/start', route: '/workflow/start', headers: operator, payload: { workflowName: 'rollout', input: {}, version: { deploymentName: catalog, buildId: v1 } } })
+  t.equal(stuck.status, 200)
+  const { workflowId: stuckId } = stuck.body as { workflowId: string }
+  const status = await call(t, app, { method: 'GET', url: `/workflow/${stuckId}/status`, route: '/workflow/{id}/status', headers: operator })
+  t.match(status.body, { status: 'running', version: { buildId: v1 }, versioning: 'pinned', workersPolling: false }, 'pinned to v1, whose workers are gone: workersPolling false')
+  t.match(status.body, { attention: { kind: 'versionNotPolled', message: new RegExp(`pinned to version ${v1} .*none of its workers polls`), attempts: null } })
+  const elsewhere = await startRun(t, app)
+  t.match((await call(t, app, { method: 'GET', url: `/workflow/${elsewhere.workflowId}/status`, route: '/workflow/{id}/status', headers: operator })).body,
+    { workersPolling: true, attention: null }, 'a run on a version whose workers poll: no attention')
+
   const listed = await flowport(['deploy', 'list', catalog], { env: { FLOWPORT_URL: await app.listen({ port: 0, host: '127.0.0.1' }), FLOWPORT_TOKEN: keys.operator! } })
   t.match(listed.stdout, /build id\s+state\s+since\s+pollers\s+open runs/, 'flowport deploy list shows pollers')
   t.match(listed.stdout, new RegExp(`${v1}\\s+ramping 10%\\s+\\S+\\s+0\\s`), 'v1: no pollers')

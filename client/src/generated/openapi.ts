@@ -1054,14 +1054,13 @@ export interface components {
         /** @description Why an open run needs someone to look at it */
         Attention: {
             /**
-             * @description `workflowTaskFailing`: the engine keeps retrying the run's workflow task and it keeps failing (e.g. the workflow code no longer replays its history after a deploy or a reset); the run does not move until the code is fixed
+             * @description `workflowTaskFailing`: the engine keeps retrying the run's workflow task and it keeps failing (e.g. the workflow code no longer replays its history after a deploy or a reset); the run does not move until the code is fixed. `versionNotPolled`: the run is pinned to a worker deployment version none of whose workers polls; it does not move until one does
              * @enum {string}
              */
-            kind: "workflowTaskFailing";
-            /** @description The last failure the worker reported for the task */
+            kind: "workflowTaskFailing" | "versionNotPolled";
+            /** @description What holds the run: the last failure the worker reported for the task, or the version it waits for */
             message: string;
-            /** @description The attempt of the pending workflow task */
-            attempts: number;
+            attempts: number | null;
         };
         Issue: {
             /** @description JSON pointer to the offending value within `in` */

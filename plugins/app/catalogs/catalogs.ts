@@ -25,6 +25,8 @@ import type { CatalogVersions, CatalogWorkers } from '../../../schemas/catalog.j
 import type { Config } from '../../../schemas/config.js'
 import type { Engine } from '../engine/engine.js'
 import { isAlive, lastPollMs, POLLER_RECENT_MS } from '../engine/pollers.js'
+import { versionOf, versionValue } from '../engine/deployment-version.js'
+import type { WorkerDeploymentVersion } from '../../../schemas/deployment-version.js'
 import { catalogDocuments } from './catalog-openapi.js'
 import type { Deployments } from '../deployments/deployments.js'
 
@@ -142,7 +144,7 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
    * Workers polling the catalog's task queue (= the catalog id) for workflow tasks, and how many of
    * them are unversioned (they take the new runs of a deployment with no current version).
    */
-  const taskQueue = cached(cacheStats.catalog_workers, async (catalogId): Promise<{ workers: CatalogWorkers, unversioned: number }> => {
+  const taskQueue = cached(cacheStats.catalog_workers, async (catalogId): Promise<{ workers: CatalogWorkers, unversioned: number, versions: Set<string> }> => {
     const { namespace } = engine.client.options
     const { pollers } = await engine.call(() => engine.client.workflowService.describeTaskQueue({
       namespace,
@@ -153,7 +155,12 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
     const last = pollers?.length ? new Date(Math.max(...pollers.map(lastPollMs))) : null
     return {
       workers: { polling: alive.length > 0, pollers: alive.length, lastPollTime: isoOrNull(last) },
-      unversioned: alive.filter((p) => p.deploymentOptions?.workerVersioningMode !== WorkerVersioningMode.WORKER_VERSIONING_MODE_VERSIONED).length
+      unversioned: alive.filter((p) => p.deploymentOptions?.workerVersioningMode !== WorkerVersioningMode.WORKER_VERSIONING_MODE_VERSIONED).length,
+      // The versions whose workers poll, to tell whether a run pinned to one can move.
+      versions: new Set(alive.flatMap((p) => {
+        const version = versionOf(p.deploymentOptions)
+        return version === null ? [] : [versionValue(version)]
+      }))
     }
   })
   const workers = async (catalogId: string, signal?: AbortSignal) => (await taskQueue(catalogId, signal)).workers
@@ -172,10 +179,14 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
   // come in episodes (an engine call that fails keeps failing for a while): logged when one starts
   // and when it ends, not once per request.
   const undescribed = new Set<string>()
-  /** Whether a worker polls the task queue, as a run's `workersPolling`: null when the engine cannot say. */
-  async function workersPolling (catalogId: string, signal?: AbortSignal): Promise<boolean | null> {
+  /**
+   * Whether a worker polls the task queue, as a run's `workersPolling`: for a run pinned to a
+   * version, a worker of that version (no other can take its tasks); null when the engine cannot say.
+   */
+  async function workersPolling (catalogId: string, signal?: AbortSignal, pinnedTo?: WorkerDeploymentVersion | null): Promise<boolean | null> {
     try {
-      const { polling } = await workers(catalogId, signal)
+      const described = await taskQueue(catalogId, signal)
+      const polling = pinnedTo == null ? described.workers.polling : described.versions.has(versionValue(pinnedTo))
       if (undescribed.delete(catalogId)) log.info({ catalog: catalogId }, 'task queue described again: workersPolling is known again')
       return polling
     } catch (err) {

@@ -1,13 +1,16 @@
 /**
- * A run whose workflow task keeps failing is open but does not move (typically: its workflow code
- * changed so that its history no longer replays, after a deploy or a reset). The engine retries
- * the task forever and says so only through the pending task's attempt; the failure itself is
- * the last workflow task failure in the history (the engine records the first of a series).
+ * Why an open run does not move. A run whose workflow task keeps failing (typically: its workflow
+ * code changed so that its history no longer replays, after a deploy or a reset): the engine
+ * retries the task forever and says so only through the pending task's attempt; the failure itself
+ * is the last workflow task failure in the history (the engine records the first of a series). A
+ * run pinned to a version none of whose workers polls: only that version's workers can take its
+ * tasks, however many others poll.
  */
 import protoRoot from '@temporalio/proto'
 import type { Attention } from '../../../schemas/reset.js'
 import type { RunRef } from './types.js'
 import type { RunsContext } from './deps.js'
+import type { WorkflowStatus } from '../../../schemas/workflow.js'
 
 const { WorkflowTaskFailedCause } = protoRoot.temporal.api.enums.v1
 
@@ -30,4 +33,15 @@ export async function readAttention ({ engine }: Pick<RunsContext, 'engine'>, ru
     if (event.workflowTaskTimedOutEventAttributes) { message = 'the workflow task keeps timing out (is a worker polling its catalog?)'; break }
   }
   return { kind: 'workflowTaskFailing', message, attempts: attempt }
+}
+
+/** The attention of an open run pinned to a version whose workers are gone (`workersPolling` false), or null. */
+export function versionNotPolled ({ versioning, version, workersPolling }: Pick<WorkflowStatus, 'versioning' | 'version' | 'workersPolling'>): Attention | null {
+  if (versioning !== 'pinned' || version === null || workersPolling !== false) return null
+  return {
+    kind: 'versionNotPolled',
+    message: `The run is pinned to version ${version.buildId} of worker deployment ${version.deploymentName}, and none of its workers polls: ` +
+      'it moves again once one does (start a worker of that build), whatever other versions run',
+    attempts: null
+  }
 }

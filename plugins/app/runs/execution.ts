@@ -10,7 +10,7 @@ import type { WorkflowStatus } from '../../../schemas/workflow.js'
 import { ApiError, notFound } from '../../../lib/api-error.js'
 import { isoOrNull, isTerminal, statusFromEngine } from './status.js'
 import { readResetFrom } from './reset-origin.js'
-import { readAttention } from './attention.js'
+import { readAttention, versionNotPolled } from './attention.js'
 import { runVersionOfAttributes, runVersionOfInfo } from './run-version.js'
 import { SHORT_HISTORY_EVENTS } from './run-history.js'
 import type { RunsContext } from './deps.js'
@@ -105,7 +105,7 @@ export async function readStatus (deps: RunsContext, options: DescribeOptions): 
   // The origin is final: the kept describe (describeForRead kept it) gets it, so it is read once.
   const kept = deps.closedRuns.get(run.workflowId, run.runId)?.execution
   if (kept && kept.resetFrom === undefined) kept.resetFrom = resetFrom
-  const links = { ...status, resetTo: execution.resetTo ?? null, resetFrom, attention }
+  const links = { ...status, resetTo: execution.resetTo ?? null, resetFrom, attention: attention ?? versionNotPolled(status) }
   return delivery === undefined ? links : { ...links, webhook: delivery }
 }
 
@@ -142,8 +142,9 @@ export function historyWorkflowOf (execution: Execution): HistoryWorkflow {
  * moves); null when the engine cannot say: the rest of the answer does not depend on it.
  */
 export async function statusWithWorkers ({ catalogs }: Pick<RunsContext, 'catalogs'>, execution: Execution, signal?: AbortSignal): Promise<WorkflowStatus> {
-  if (execution.closeTime) return statusOf(execution)
-  return statusOf(execution, await catalogs.workersPolling(execution.taskQueue, signal))
+  const status = statusOf(execution)
+  if (execution.closeTime) return status
+  return { ...status, workersPolling: await catalogs.workersPolling(execution.taskQueue, signal, status.versioning === 'pinned' ? status.version : null) }
 }
 
 export function alreadyClosed (run: { workflowId: string, runId: string }, status: string): ApiError {
