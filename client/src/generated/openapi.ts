@@ -2614,7 +2614,10 @@ export interface components {
         StartEvalBody: {
             /** @description The workflow (or an alias) whose eval runs */
             workflowName: string;
-            /** @description Its catalog; default SERVICE_CATALOG_ID */
+            /**
+             * @description Its catalog; default SERVICE_CATALOG_ID
+             * @example main
+             */
             catalog?: string;
             /** @description The cases (dataset names) to run; default all of them */
             datasets?: string[];
@@ -2633,7 +2636,10 @@ export interface components {
         EvalsQuery: {
             /** @description The workflow whose eval runs are listed (its canonical name) */
             workflowName: string;
-            /** @description Only eval runs on this catalog */
+            /**
+             * @description Only eval runs on this catalog
+             * @example main
+             */
             catalog?: string;
             /** @default 20 */
             pageSize: number;
@@ -8856,7 +8862,10 @@ export interface operations {
             query: {
                 /** @description The workflow whose eval runs are listed (its canonical name) */
                 workflowName: string;
-                /** @description Only eval runs on this catalog */
+                /**
+                 * @description Only eval runs on this catalog
+                 * @example main
+                 */
                 catalog?: string;
                 pageSize?: number;
             };
