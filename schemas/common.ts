@@ -127,6 +127,8 @@ export const ERROR_DESCRIPTIONS = {
     'or the key\'s own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills',
   431: 'RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit',
   500: 'InternalServerError: an unexpected failure; the message names the request id, the server log has the details',
+  502: 'EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); ' +
+    'the API stays available, and a retry may succeed',
   503: 'EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers\' deployment is current), ' +
     'or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; ' +
     'PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says ' +

@@ -29,7 +29,7 @@ const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'listDeployments',
       summary: 'List the worker deployments',
       description: 'Every worker deployment the engine knows (a deployment appears once a versioned worker polled), with its current and ramping version.',
-      response: { 200: response(DeploymentListSchema, 'The worker deployments the engine knows'), ...errorsFor(401, 403, 500, 503) }
+      response: { 200: response(DeploymentListSchema, 'The worker deployments the engine knows'), ...errorsFor(401, 403, 500, 502, 503) }
     }
   }, async (_request, reply) => await fastify.deployments.list(clientGone(reply)))
 
@@ -42,7 +42,7 @@ const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Each version with its state (current, ramping with its percentage, draining, drained, inactive), when it entered it, ' +
         'and how many runs are open on it. A version is drained once no run pinned to it is open: its workers can then be stopped.',
       params,
-      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 500, 503) }
+      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 500, 502, 503) }
     }
   }, async (request, reply) => await fastify.deployments.show(request.params.deploymentName, clientGone(reply)))
 
@@ -57,7 +57,7 @@ const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
         'version polls every task queue of the current one). ' + changed,
       params,
       body: ref(SetCurrentBodySchema),
-      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 413, 415, 500, 503) }
+      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 413, 415, 500, 502, 503) }
     }
   }, async (request, reply) =>
     await fastify.deployments.setCurrent(request.params.deploymentName, request.body.buildId, { identity: engineIdentity(request), signal: clientGone(reply) }))
@@ -72,7 +72,7 @@ const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
         'share or the version. 409 DeploymentConflictError when the engine refuses (e.g. the version is the current one). ' + changed,
       params,
       body: ref(RampBodySchema),
-      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 413, 415, 500, 503) }
+      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 413, 415, 500, 502, 503) }
     }
   }, async (request, reply) =>
     await fastify.deployments.setRamp(request.params.deploymentName, request.body, { identity: engineIdentity(request), signal: clientGone(reply) }))
@@ -85,7 +85,7 @@ const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Stop a ramp: every new run goes to the current version',
       description: 'Runs already started on the ramping version stay on it. ' + changed,
       params,
-      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 500, 503) }
+      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 500, 502, 503) }
     }
   }, async (request, reply) =>
     await fastify.deployments.setRamp(request.params.deploymentName, undefined, { identity: engineIdentity(request), signal: clientGone(reply) }))
@@ -103,7 +103,7 @@ const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
         'DeploymentConflictError when no version was current before, or the engine refuses. ' + changed,
       params,
       body: ref(RollbackBodySchema),
-      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 413, 415, 500, 503) }
+      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 413, 415, 500, 502, 503) }
     }
   }, async (request, reply) =>
     await fastify.deployments.rollback(request.params.deploymentName, request.body?.buildId, { identity: engineIdentity(request), signal: clientGone(reply) }))

@@ -2979,6 +2979,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description CatalogNotAvailableError: the default catalog is not published yet (its worker has not started) or no longer published; EngineUnavailableError: Temporal is unreachable. `Retry-After` is set. A catalog that is published but has no worker answers 200 with `workers.polling: false`. */
             503: {
                 headers: {
@@ -3081,6 +3090,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3212,6 +3230,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description CatalogNotAvailableError: the default catalog is not published yet (its worker has not started) or no longer published; EngineUnavailableError: Temporal is unreachable. `Retry-After` is set. A catalog that is published but has no worker answers 200 with `workers.polling: false`. */
             503: {
                 headers: {
@@ -3329,6 +3356,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3467,6 +3503,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -3596,6 +3641,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3753,6 +3807,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure before the stream started */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3922,6 +3985,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: the engine is unreachable (`Retry-After` is set) */
             503: {
                 headers: {
@@ -4062,6 +4134,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4238,6 +4319,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -4355,6 +4445,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4491,6 +4590,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -4617,6 +4725,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4762,6 +4879,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -4879,6 +5005,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5015,6 +5150,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -5120,6 +5264,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5274,6 +5427,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure before the stream started */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5439,6 +5601,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -5584,6 +5755,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5741,6 +5921,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5931,6 +6120,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -6050,6 +6248,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6203,6 +6410,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6368,6 +6584,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -6514,6 +6739,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6679,6 +6913,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -6825,6 +7068,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6990,6 +7242,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -7104,6 +7365,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -7208,6 +7478,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -7305,6 +7584,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7419,6 +7707,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -7524,6 +7821,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7654,6 +7960,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -7751,6 +8066,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7890,6 +8214,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -7990,6 +8323,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8141,6 +8483,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -8239,6 +8590,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8373,6 +8733,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -8493,6 +8862,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8627,6 +9005,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -8747,6 +9134,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8947,6 +9343,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -9072,6 +9477,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -9176,6 +9590,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -9252,6 +9675,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9356,6 +9788,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9498,6 +9939,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -9633,6 +10083,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -9739,6 +10198,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9874,6 +10342,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
