@@ -11,6 +11,7 @@ import { InterceptingCall, Metadata, status, type Interceptor, type InterceptorO
 /** What an interceptor's next call is (grpc-js does not export the interface by name). */
 type NextCall = ReturnType<Parameters<Interceptor>[1]>
 import { EngineBreaker, EngineBreakerOpenError } from '../plugins/app/engine/breaker.js'
+import { fromEngineError } from '../plugins/app/engine/errors.js'
 
 const SERVICE = '/temporal.api.workflowservice.v1.WorkflowService'
 
@@ -94,4 +95,12 @@ t.test('any other answer of the engine never opens the breaker, and closes an op
   breaker.open('test')
   await callAnswered(breaker, 'DescribeWorkflowExecution', status.NOT_FOUND, 'not found')
   t.notOk(breaker.isOpen, 'an answer closes it')
+})
+
+t.test('an engine failure a request gets alone is its own answer, never the 503 of an engine away', async (t) => {
+  const failure = (code: status, details: string) => Object.assign(new Error(details), { code, details, metadata: new Metadata() })
+  t.match(fromEngineError(failure(status.UNAVAILABLE, 'CountWorkflowExecutions operation failed.: SQL logic error: unrecognized token: "\'a" (1)')),
+    { statusCode: 400, error: 'ValidationError' }, 'a query the store cannot run: the client\'s mistake')
+  t.match(fromEngineError(failure(status.UNAVAILABLE, 'the store failed')), { statusCode: 502, error: 'EngineUnavailableError' }, 'another UNAVAILABLE: a 502 for this request')
+  t.match(fromEngineError(new EngineBreakerOpenError()), { statusCode: 503, error: 'EngineUnavailableError' }, 'the open breaker: the 503')
 })
