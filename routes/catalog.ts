@@ -38,7 +38,7 @@ const catalog: FastifyPluginAsyncTypebox = async (fastify) => {
       headers: ref(ConditionalReadHeadersSchema),
       operationId: 'getDefaultCatalog',
       summary: 'Workflows of the default catalog (SERVICE_CATALOG_ID) with their JSON Schemas',
-      response: { 200: ok, 304: notModified, ...errorsFor(400, 401, 500), 503: unavailable }
+      response: { 200: ok, 304: notModified, ...errorsFor(400, 401, 500, 502), 503: unavailable }
     }
   }, async () => await read(fastify.config.SERVICE_CATALOG_ID))
 
@@ -51,7 +51,7 @@ const catalog: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'The OpenAPI document typed for the default catalog (SERVICE_CATALOG_ID)',
       description: documentDescription,
       headers: ref(ConditionalReadHeadersSchema),
-      response: { 200: documentOk, 304: notModified, ...errorsFor(400, 401, 500), 503: unavailable }
+      response: { 200: documentOk, 304: notModified, ...errorsFor(400, 401, 500, 502), 503: unavailable }
     }
   }, async () => await fastify.catalogs.document(fastify.config.SERVICE_CATALOG_ID))
 
@@ -64,7 +64,7 @@ const catalog: FastifyPluginAsyncTypebox = async (fastify) => {
       description: documentDescription,
       params: ref(CatalogParamsSchema),
       headers: ref(ConditionalReadHeadersSchema),
-      response: { 200: documentOk, 304: notModified, ...errorsFor(400, 401, 500), 404: neverPublished, 503: unavailable }
+      response: { 200: documentOk, 304: notModified, ...errorsFor(400, 401, 500, 502), 404: neverPublished, 503: unavailable }
     }
   }, async (request) => await fastify.catalogs.document(request.params.catalogId))
 
@@ -76,7 +76,7 @@ const catalog: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Workflows of a named catalog with their JSON Schemas',
       params: ref(CatalogParamsSchema),
       headers: ref(ConditionalReadHeadersSchema),
-      response: { 200: ok, 304: notModified, ...errorsFor(400, 401, 500), 404: neverPublished, 503: unavailable }
+      response: { 200: ok, 304: notModified, ...errorsFor(400, 401, 500, 502), 404: neverPublished, 503: unavailable }
     }
   }, async (request) => await read(request.params.catalogId))
 }

@@ -25,7 +25,7 @@ const evals: FastifyPluginAsyncTypebox = async (fastify) => {
       body: ref(StartEvalBodySchema),
       response: {
         202: response(EvalStartedSchema, 'The eval run started', { location: { type: 'string', description: 'The eval run: `/evals/{evalId}`' } }),
-        ...errorsFor(400, 401, 403, 404, 413, 415, 500, 503)
+        ...errorsFor(400, 401, 403, 404, 413, 415, 500, 502, 503)
       }
     }
   }, async (request, reply) => {
@@ -41,7 +41,7 @@ const evals: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'List the eval runs of a workflow, most recent first',
       description: 'From the engine\'s visibility store: a run started a moment ago may be missing. `verdict` and `totals` are null until a run completed.',
       querystring: ref(EvalsQuerySchema),
-      response: { 200: response(EvalRunsSchema, 'The workflow\'s eval runs, most recent first'), ...errorsFor(400, 401, 403, 500, 503) }
+      response: { 200: response(EvalRunsSchema, 'The workflow\'s eval runs, most recent first'), ...errorsFor(400, 401, 403, 500, 502, 503) }
     }
   }, async (request, reply) => await fastify.evals.list(request.query, clientGone(reply)))
 
@@ -55,7 +55,7 @@ const evals: FastifyPluginAsyncTypebox = async (fastify) => {
         'reasoning; the totals; and which cases got better or worse than in the previous eval run. `report` is null while the eval ' +
         'runs, and with `error` when it failed. 404 WorkflowNotFoundError: no eval run has this id.',
       params: ref(EvalParamsSchema),
-      response: { 200: ref(EvalRunSchema), ...errorsFor(400, 401, 403, 404, 500, 503) }
+      response: { 200: ref(EvalRunSchema), ...errorsFor(400, 401, 403, 404, 500, 502, 503) }
     }
   }, async (request, reply) => {
     const { evalId } = request.params

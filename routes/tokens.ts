@@ -21,7 +21,7 @@ const tokens: FastifyPluginAsyncTypebox = async (fastify) => {
         '404: the key is limited to catalogs or workflow names and the workflow does not exist. With auth off a token is ' +
         'issued all the same (every route is open, so a page written for tokens works unchanged).',
       body: ref(RunTokenRequestSchema),
-      response: { 200: response(RunTokenSchema, 'The run token and when it expires'), ...errorsFor(400, 401, 404, 413, 415, 500, 503) }
+      response: { 200: response(RunTokenSchema, 'The run token and when it expires'), ...errorsFor(400, 401, 404, 413, 415, 500, 502, 503) }
     }
   }, async (request) => {
     const { token, expiresAt } = await fastify.access.issueRunToken(request.principal, request.body)

@@ -3,7 +3,7 @@
  * matches, carried out by the engine's batcher (Temporal batch operations). docs/batch.md.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { Nullable, ref } from './common.js'
+import { Nullable, VISIBILITY_QUERY_PATTERN, ref } from './common.js'
 import { Literals } from './status.js'
 import { RunsQuerySchema } from './workflow.js'
 import { RESET_REAPPLY } from './reset.js'
@@ -13,7 +13,7 @@ const { pageSize: _pageSize, pageToken: _pageToken, ...runFilters } = RunsQueryS
 export const BatchFilterSchema = Type.Union([
   Type.Object(runFilters, { additionalProperties: false, description: 'The filters of GET /workflow/runs (all optional; none = every run)' }),
   Type.Object({
-    query: Type.String({ minLength: 1, maxLength: 10_000, description: 'A Temporal visibility query, e.g. `ExecutionStatus = "Running" AND WorkflowType = "approval"`' })
+    query: Type.String({ minLength: 1, maxLength: 10_000, pattern: VISIBILITY_QUERY_PATTERN, description: 'A Temporal visibility query, e.g. `ExecutionStatus = "Running" AND WorkflowType = "approval"`' })
   }, { additionalProperties: false })
 ], { $id: 'BatchFilter', description: 'Which runs: the run-list filters, or a visibility query. Internal runs are never included.' })
 

@@ -4,14 +4,15 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 import { CatalogSchema as PublishedCatalogSchema } from '@flowport/core/contract'
-import { Nullable, ref } from './common.js'
+import { Nullable, QueryTextSchema, ref } from './common.js'
 import { WorkerDeploymentVersionSchema } from './deployment-version.js'
 
 export {
   CatalogWorkflowSchema, CatalogStepSchema, CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogWorkflowSourceSchema
 } from '@flowport/core/contract'
 
-export const CatalogIdSchema = Type.String({ minLength: 1, maxLength: 200, description: 'Catalog id (= Temporal task queue)', examples: ['main'] })
+/** A catalog's runs are listed by it (`TaskQueue = …`): a visibility query value. */
+export const CatalogIdSchema = Type.String({ ...QueryTextSchema, maxLength: 200, description: 'Catalog id (= Temporal task queue)', examples: ['main'] })
 
 export const CatalogParamsSchema = Type.Object({
   catalogId: CatalogIdSchema

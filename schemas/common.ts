@@ -63,6 +63,27 @@ export const BASE64URL_PATTERN = '^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2}[AEIM
 /** A stream cursor: 24 bytes as base64url, 32 characters; every such string is one (plugins/app/history/cursor.ts). */
 export const CURSOR_PATTERN = '^[A-Za-z0-9_-]{32}$'
 
+/**
+ * What a value may not hold when it enters a visibility query of the engine (a catalog id, a
+ * workflow name, a schedule id, a deployment name or build id): a control character or a lone
+ * surrogate. The engine's SQL store fails the whole query on a NUL (an UNAVAILABLE, as if the
+ * engine were away) and refuses a lone surrogate as invalid UTF-8; no name the API or a worker
+ * issues holds either. Ranges of a negated character class, for patterns with rules of their own
+ * (schemas/deployment-version.ts).
+ */
+export const NOT_IN_QUERY_TEXT = '\\x00-\\x1f\\x7f-\\x9f\\ud800-\\udfff'
+export const QUERY_TEXT_PATTERN = `^[^${NOT_IN_QUERY_TEXT}]*$`
+
+/**
+ * The one schema of a value that enters a visibility query; a route narrows it with its own
+ * `maxLength` and description (`{ ...QueryTextSchema, maxLength: 200 }`). Bounded, so that no
+ * value makes a query longer than the engine takes.
+ */
+export const QueryTextSchema = Type.String({ minLength: 1, maxLength: 1000, pattern: QUERY_TEXT_PATTERN })
+
+/** A whole visibility query (a batch's filter): the same, except tabs and line breaks, whitespace between its clauses. */
+export const VISIBILITY_QUERY_PATTERN = '^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\ud800-\\udfff]*$'
+
 export const WorkflowIdSchema = Type.String({ minLength: 1, maxLength: 1000, description: 'Workflow id', examples: ['expense-42'] })
 export const RunIdSchema = Type.String({ format: 'uuid', description: 'Run id (a UUID)', examples: ['0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60'] })
 export const NameSchema = Type.String({ minLength: 1, maxLength: 1000 })
@@ -106,6 +127,8 @@ export const ERROR_DESCRIPTIONS = {
     'or the key\'s own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills',
   431: 'RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit',
   500: 'InternalServerError: an unexpected failure; the message names the request id, the server log has the details',
+  502: 'EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); ' +
+    'the API stays available, and a retry may succeed',
   503: 'EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers\' deployment is current), ' +
     'or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; ' +
     'PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says ' +

@@ -4,14 +4,17 @@
  * unversioned.
  */
 import { Type, type Static } from '@sinclair/typebox'
+import { NOT_IN_QUERY_TEXT, QueryTextSchema } from './common.js'
 
 /**
  * The engine's rules for a deployment name, so that a name the schema accepts is one the engine
  * accepts: no `.` or `:` (it joins name and build id with them), no leading `__` (its own), and at
  * most 480 bytes in UTF-8, which 120 characters always fit. The pattern has no lookahead, so that
- * every tool that generates or checks strings from it reads it (the fuzzer's too).
+ * every tool that generates or checks strings from it reads it (the fuzzer's too). Runs are counted
+ * by it in visibility queries: no character a query value may not hold (schemas/common.ts).
  */
-export const DEPLOYMENT_NAME = { minLength: 1, maxLength: 120, pattern: '^(?:[^_.:]|_[^_.:]|_$)[^.:]*$' }
+const N = NOT_IN_QUERY_TEXT
+export const DEPLOYMENT_NAME = { minLength: 1, maxLength: 120, pattern: `^(?:[^_.:${N}]|_[^_.:${N}]|_$)[^.:${N}]*$` }
 
 export const WorkerDeploymentVersionSchema = Type.Object({
   deploymentName: Type.String({
@@ -19,7 +22,7 @@ export const WorkerDeploymentVersionSchema = Type.Object({
     description: 'The worker deployment (SERVICE_WORKER_DEPLOYMENT_NAME; default: the catalog id): no `.` or `:`, not starting with `__`',
     examples: ['default']
   }),
-  buildId: Type.String({ minLength: 1, maxLength: 255, description: 'The build id within it (SERVICE_WORKER_BUILD_ID; default: a hash of the workflow bundle)', examples: ['3f2a9c01d4e7'] })
+  buildId: Type.String({ ...QueryTextSchema, maxLength: 255, description: 'The build id within it (SERVICE_WORKER_BUILD_ID; default: a hash of the workflow bundle)', examples: ['3f2a9c01d4e7'] })
 }, {
   $id: 'WorkerDeploymentVersion',
   additionalProperties: false,

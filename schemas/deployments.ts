@@ -3,7 +3,7 @@
  * deployments, their versions with each one's state, and the changes of which version new runs go to.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import { Nullable, ref } from './common.js'
+import { Nullable, QueryTextSchema, ref } from './common.js'
 import { Literals } from './status.js'
 import { DEPLOYMENT_NAME, WorkerDeploymentVersionSchema } from './deployment-version.js'
 
@@ -25,7 +25,7 @@ export const DeploymentChangeHeadersSchema = Type.Object({
   }))
 }, { $id: 'DeploymentChangeHeaders' })
 
-export const BuildIdSchema = Type.String({ minLength: 1, maxLength: 1000, description: 'A build id of the deployment (a worker\'s SERVICE_WORKER_BUILD_ID, by default derived from its workflow bundle)', examples: ['4f0c2a9e1b7d'] })
+export const BuildIdSchema = Type.String({ ...QueryTextSchema, description: 'A build id of the deployment (a worker\'s SERVICE_WORKER_BUILD_ID, by default derived from its workflow bundle)', examples: ['4f0c2a9e1b7d'] })
 
 export const DEPLOYMENT_VERSION_STATES = ['current', 'ramping', 'draining', 'drained', 'inactive'] as const
 

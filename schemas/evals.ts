@@ -7,13 +7,14 @@ import { Type, type Static } from '@sinclair/typebox'
 import { EVAL_ID_PATTERN, evalSchemas, EvalReportSchema, EvalTotalsSchema, VerdictSchema } from '@flowport/core/eval'
 import { NAME_PATTERN } from '@flowport/core/contract'
 import { Nullable, ref } from './common.js'
+import { CatalogIdSchema } from './catalog.js'
 import { RunStatusSchema } from './status.js'
 
 export { evalSchemas }
 
 export const StartEvalBodySchema = Type.Object({
   workflowName: Type.String({ pattern: NAME_PATTERN, description: 'The workflow (or an alias) whose eval runs' }),
-  catalog: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Its catalog; default SERVICE_CATALOG_ID' })),
+  catalog: Type.Optional({ ...CatalogIdSchema, description: 'Its catalog; default SERVICE_CATALOG_ID' }),
   datasets: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
     minItems: 1, maxItems: 1000, uniqueItems: true, description: 'The cases (dataset names) to run; default all of them'
   })),
@@ -36,7 +37,7 @@ export const EvalParamsSchema = Type.Object({
 
 export const EvalsQuerySchema = Type.Object({
   workflowName: Type.String({ pattern: NAME_PATTERN, description: 'The workflow whose eval runs are listed (its canonical name)' }),
-  catalog: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only eval runs on this catalog' })),
+  catalog: Type.Optional({ ...CatalogIdSchema, description: 'Only eval runs on this catalog' }),
   pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 }))
 }, { $id: 'EvalsQuery', additionalProperties: false })
 export type EvalsQuery = Static<typeof EvalsQuerySchema>

@@ -18,6 +18,7 @@ const STREAM_ERRORS = {
   401: 'UnauthorizedError: the token is missing or wrong',
   406: 'NotAcceptableError: the client does not accept text/event-stream',
   500: 'InternalServerError: an unexpected failure before the stream started',
+  502: 'EngineUnavailableError: the engine failed this request although it answers others',
   503: 'EngineUnavailableError: the engine is unreachable (`Retry-After` is set)'
 }
 
@@ -26,7 +27,7 @@ export function streamErrors (own: { 400: string, 404?: string }) {
   const described: Record<string, string> = { ...STREAM_ERRORS, ...own }
   return Object.fromEntries(Object.entries(described).map(([status, description]) => [status, {
     description,
-    content: { 'application/json': { schema: status === '406' ? ref(ErrorResponseSchema) : errors[Number(status) as 400 | 401 | 404 | 500 | 503] } }
+    content: { 'application/json': { schema: status === '406' ? ref(ErrorResponseSchema) : errors[Number(status) as 400 | 401 | 404 | 500 | 502 | 503] } }
   }]))
 }
 

@@ -4,7 +4,7 @@
  * examples name the `hello` example workflow, so Swagger UI's "Try it out" works unedited.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { BASE64URL_PATTERN, Nullable, ref } from './common.js'
+import { BASE64URL_PATTERN, NOT_IN_QUERY_TEXT, Nullable, QueryTextSchema, ref } from './common.js'
 import { Literals, RunStatusSchema } from './status.js'
 import { CatalogIdSchema } from './catalog.js'
 
@@ -100,8 +100,8 @@ const scheduleFields = {
   note: Type.Optional(Type.String({ maxLength: 1000, description: 'Free text kept with the paused state, e.g. why it is paused' }))
 }
 
-/** The engine's limit on ids, as for workflow ids; `/` would not survive a path segment in every proxy. */
-export const ScheduleIdSchema = Type.String({ minLength: 1, maxLength: 200, pattern: '^[^/\\x00]+$', description: 'Schedule id', examples: ['nightly-report'] })
+/** The engine's limit on ids, as for workflow ids; `/` would not survive a path segment in every proxy; runs are listed by it (a query value). */
+export const ScheduleIdSchema = Type.String({ minLength: 1, maxLength: 200, pattern: `^[^/${NOT_IN_QUERY_TEXT}]+$`, description: 'Schedule id', examples: ['nightly-report'] })
 
 export const CreateScheduleBodySchema = Type.Object({
   scheduleId: Type.Optional({ ...ScheduleIdSchema, description: 'Schedule id (default: a random UUID); an id in use is a 409' }),
@@ -202,7 +202,7 @@ export const ScheduleSummarySchema = Type.Object({
 }, { $id: 'ScheduleSummary', additionalProperties: false })
 
 export const SchedulesQuerySchema = Type.Object({
-  workflowName: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Only schedules of this workflow (canonical name)' })),
+  workflowName: Type.Optional(Type.String({ ...QueryTextSchema, description: 'Only schedules of this workflow (canonical name)' })),
   catalog: Type.Optional(CatalogIdSchema),
   pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Maximum schedules per page' })),
   pageToken: Type.Optional(Type.String({

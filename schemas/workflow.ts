@@ -6,7 +6,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FailureCause } from '@flowport/core/failure'
 import { VERSIONING_MODES } from '@flowport/core/contract'
-import { BASE64URL_PATTERN, Nullable, NameSchema, RunIdSchema, WorkflowIdSchema, ref, response } from './common.js'
+import { BASE64URL_PATTERN, Nullable, NameSchema, QueryTextSchema, RunIdSchema, WorkflowIdSchema, ref, response } from './common.js'
 import { Literals, RunStatusSchema, STATUSES, TerminalRunStatusSchema } from './status.js'
 import { CatalogIdSchema } from './catalog.js'
 import { DurationSchema } from './schedules.js'
@@ -249,14 +249,11 @@ export const WorkflowInputSchema = Type.Object({
     '(and kept by reference: docs/large-payloads.md): where to download it; `input` is then null'))
 }, { $id: 'WorkflowInput', additionalProperties: false, description: 'The input a run was started with' })
 
-/** The engine's visibility store cannot search for a NUL character (the query hangs until its deadline). */
-const NO_NUL = '^[^\\x00]*$'
-
 export const RunsQuerySchema = Type.Object({
-  workflowName: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, pattern: NO_NUL, description: 'Only runs of this workflow type' })),
+  workflowName: Type.Optional(Type.String({ ...QueryTextSchema, description: 'Only runs of this workflow type' })),
   status: Type.Optional(Literals(STATUSES.filter((s) => s !== 'unknown'), { description: 'Only runs in this status' })),
-  catalog: Type.Optional({ ...CatalogIdSchema, pattern: NO_NUL }),
-  scheduleId: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: NO_NUL, description: 'Only runs started by this schedule' })),
+  catalog: Type.Optional(CatalogIdSchema),
+  scheduleId: Type.Optional(Type.String({ ...QueryTextSchema, maxLength: 200, description: 'Only runs started by this schedule' })),
   startedAfter: Type.Optional(Type.String({ format: 'date-time', description: 'Only runs started at or after this time' })),
   startedBefore: Type.Optional(Type.String({ format: 'date-time', description: 'Only runs started before this time' })),
   pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50, description: 'Maximum runs per page' })),

@@ -3,6 +3,8 @@
  * requests and readiness answer 503 EngineUnavailableError with Retry-After (the breaker, not a
  * deadline per request), open streams end with `server_error`; once it is back, the same API
  * process serves again and an EventSource that kept reconnecting resumes with every event exactly once.
+ * The breaker opens only then: a request the engine fails alone (a query its store cannot run)
+ * leaves every other request served, whereas a stopped engine and a frozen one (SIGSTOP) open it.
  */
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
@@ -65,6 +67,13 @@ function follow (url: string) {
   }
 }
 
+/** A count whose query holds a NUL, sent past the schemas as a query built from one would be: the store answers UNAVAILABLE. */
+async function queryError (app: Awaited<ReturnType<typeof build>>): Promise<void> {
+  const { engine } = app
+  await engine.call(() => engine.client.workflowService.countWorkflowExecutions({ namespace: engine.namespace, query: 'TaskQueue = "a\u0000b"' }))
+    .catch(() => undefined)
+}
+
 const historyIds = (received: Received[]) => received.filter((r) => r.event === 'history').flatMap((r) => (r.data as Array<{ eventId: string }>).map((e) => Number(e.eventId)))
 
 t.test('engine down: 503 with Retry-After and streams end; engine back: the same API serves and a reconnecting EventSource resumes exactly', async (t) => {
@@ -84,6 +93,10 @@ t.test('engine down: 503 with Retry-After and streams end; engine back: the same
   const workflowId = `outage-${randomUUID()}`
   const handle = await before.workflow.start('nobody-runs-this', { taskQueue: `no-worker-${randomUUID()}`, workflowId, args: [] })
   await handle.signal('poke', 1)
+
+  // One request the engine fails alone, as its store does a query with a NUL: not the engine away.
+  await queryError(app)
+  t.equal((await app.inject({ method: 'GET', url: '/ready' })).statusCode, 200, 'a query the store cannot run does not open the breaker')
 
   const follower = follow(`${base}/workflow/${workflowId}/history/stream`)
   t.teardown(() => follower.close())
@@ -134,4 +147,16 @@ t.test('engine down: 503 with Retry-After and streams end; engine back: the same
   t.same(ids, full.json().events.map((e: { eventId: string }) => Number(e.eventId)), 'every event of the run, each exactly once, in order')
   t.match(follower.received.at(-1), { event: 'done', data: { reason: 'WORKFLOW_EXECUTION_TERMINATED' } })
   t.ok(follower.stats.connects >= 2, `the stream resumed on a new connection (${follower.stats.connects} connects, ${follower.stats.refused} refused while down)`)
+
+  // Frozen: the connection stays up and nothing answers. A listing (never cached, unlike a closed
+  // run's status) passes its deadline, the breaker's probe goes unanswered too, and it opens;
+  // thawed, the engine answers again.
+  engine.freeze()
+  const frozen = await app.inject({ method: 'GET', url: '/workflow/runs' })
+  t.match({ status: frozen.statusCode, body: frozen.json() }, { status: 503, body: { error: 'EngineUnavailableError' } }, 'a listing while the engine is frozen')
+  const frozenReady = await app.inject({ method: 'GET', url: '/ready' })
+  t.match({ status: frozenReady.statusCode, body: frozenReady.json() }, { status: 503, body: { engine: false } }, 'not ready while frozen')
+  engine.thaw()
+  t.ok(await until(ready), 'ready again once thawed')
+  t.equal((await app.inject({ method: 'GET', url: '/workflow/runs' })).statusCode, 200, 'and serving')
 })

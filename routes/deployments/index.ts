@@ -44,7 +44,7 @@ const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'listDeployments',
       summary: 'List the worker deployments',
       description: 'Every worker deployment the engine knows (a deployment appears once a versioned worker polled), with its current and ramping version.',
-      response: { 200: response(DeploymentListSchema, 'The worker deployments the engine knows'), ...errorsFor(401, 403, 500, 503) }
+      response: { 200: response(DeploymentListSchema, 'The worker deployments the engine knows'), ...errorsFor(401, 403, 500, 502, 503) }
     }
   }, async (_request, reply) => await fastify.deployments.list(clientGone(reply)))
 
@@ -57,7 +57,7 @@ const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Each version with its state (current, ramping with its percentage, draining, drained, inactive), when it entered it, ' +
         'and how many runs are open on it. A version is drained once no run pinned to it is open: its workers can then be stopped.',
       params,
-      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 500, 503) }
+      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 500, 502, 503) }
     }
   }, async (request, reply) => await answer(reply, fastify.deployments.show(request.params.deploymentName, clientGone(reply))))
 
@@ -73,7 +73,7 @@ const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
       params,
       body: ref(SetCurrentBodySchema),
       headers,
-      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 412, 413, 415, 500, 503) }
+      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 412, 413, 415, 500, 502, 503) }
     }
   }, async (request, reply) =>
     await answer(reply, fastify.deployments.setCurrent(request.params.deploymentName, request.body.buildId, { ...change(request, reply), allowNoPollers: request.body.allowNoPollers })))
@@ -90,7 +90,7 @@ const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
       params,
       body: ref(RampBodySchema),
       headers,
-      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 412, 413, 415, 500, 503) }
+      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 412, 413, 415, 500, 502, 503) }
     }
   }, async (request, reply) =>
     await answer(reply, fastify.deployments.setRamp(request.params.deploymentName, request.body, { ...change(request, reply), allowNoPollers: request.body.allowNoPollers })))
@@ -104,7 +104,7 @@ const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Runs already started on the ramping version stay on it. ' + changed,
       params,
       headers,
-      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 412, 500, 503) }
+      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 412, 500, 502, 503) }
     }
   }, async (request, reply) =>
     await answer(reply, fastify.deployments.setRamp(request.params.deploymentName, undefined, change(request, reply))))
@@ -124,7 +124,7 @@ const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
       params,
       body: ref(RollbackBodySchema),
       headers,
-      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 412, 413, 415, 500, 503) }
+      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 412, 413, 415, 500, 502, 503) }
     }
   }, async (request, reply) =>
     await answer(reply, fastify.deployments.rollback(request.params.deploymentName, request.body?.buildId, { ...change(request, reply), allowNoPollers: request.body?.allowNoPollers })))

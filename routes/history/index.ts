@@ -31,7 +31,7 @@ const history: FastifyPluginAsyncTypebox = async (fastify) => {
     schema: {
       querystring: ref(HistoryQuerySchema),
       headers: ref(ConditionalReadHeadersSchema),
-      response: { 200: withEtag(HistoryPageSchema, 'One page of events, with an `ETag` (a page of an open run changes as events arrive)'), 304: notModified, ...errorsFor(400, 401, 404, 500, 503) }
+      response: { 200: withEtag(HistoryPageSchema, 'One page of events, with an `ETag` (a page of an open run changes as events arrive)'), 304: notModified, ...errorsFor(400, 401, 404, 500, 502, 503) }
     }
   }, async (request) => await page(request.params.id, request.params.rid, request.query))
 

@@ -31,7 +31,7 @@ const schedules: FastifyPluginAsyncTypebox = async (fastify) => {
       body: ref(CreateScheduleBodySchema),
       response: {
         201: response(ScheduleCreatedSchema, 'The schedule is stored; `Location` names it'),
-        ...errorsFor(400, 401, 404, 409, 413, 415, 500, 503)
+        ...errorsFor(400, 401, 404, 409, 413, 415, 500, 502, 503)
       }
     }
   }, async (request, reply) => {
@@ -49,7 +49,7 @@ const schedules: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Pass `nextPageToken` as `pageToken` with the same filters for the next page. The filters apply to each page ' +
         'of the engine\'s list, so a page may hold fewer than `pageSize` schedules (even none) while more follow.',
       querystring: ref(SchedulesQuerySchema),
-      response: { 200: ref(SchedulesSchema), ...errorsFor(400, 401, 500, 503) }
+      response: { 200: ref(SchedulesSchema), ...errorsFor(400, 401, 500, 502, 503) }
     }
   }, async (request, reply) => await fastify.schedules.list(request.query, clientGone(reply)))
 
@@ -62,7 +62,7 @@ const schedules: FastifyPluginAsyncTypebox = async (fastify) => {
       description: '`ETag` is the schedule\'s conflict token: send it as `If-Match` to replace the schedule (PUT). `warnings` say what ' +
         'would make its runs fail today (the workflow left its catalog, its inputSchema no longer accepts the stored input).',
       params: ref(ScheduleParamsSchema),
-      response: { 200: ref(ScheduleSchema), ...errorsFor(400, 401, 404, 500, 503) }
+      response: { 200: ref(ScheduleSchema), ...errorsFor(400, 401, 404, 500, 502, 503) }
     }
   }, async (request, reply) => {
     const { etag, schedule } = await fastify.schedules.read(request.params.scheduleId, clientGone(reply))
@@ -86,7 +86,7 @@ const schedules: FastifyPluginAsyncTypebox = async (fastify) => {
       body: ref(UpdateScheduleBodySchema),
       response: {
         200: response(ScheduleSchema, 'The schedule as replaced; `ETag` is its new conflict token'),
-        ...errorsFor(400, 401, 404, 412, 413, 415, 500, 503)
+        ...errorsFor(400, 401, 404, 412, 413, 415, 500, 502, 503)
       }
     }
   }, async (request, reply) => {
@@ -97,7 +97,7 @@ const schedules: FastifyPluginAsyncTypebox = async (fastify) => {
 
   // POST /schedules/{scheduleId}/pause | unpause | trigger | backfill: the engine's schedule
   // operations, each answered 204 once the engine has taken it.
-  const responses = { 204: Type.Null({ description: 'Done: the engine has taken it' }), ...errorsFor(400, 401, 404, 413, 415, 500, 503) }
+  const responses = { 204: Type.Null({ description: 'Done: the engine has taken it' }), ...errorsFor(400, 401, 404, 413, 415, 500, 502, 503) }
 
   for (const [verb, summary] of [['pause', 'Pause a schedule: no run is started until it is unpaused'], ['unpause', 'Unpause a schedule']] as const) {
     fastify.post(`/schedules/:scheduleId/${verb}`, {
@@ -167,7 +167,7 @@ const schedules: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'No run is started by it any more. Runs it started (open or closed) are not stopped or removed: stop them with ' +
         'POST /workflow/{id}/stop. Their status keeps `scheduleId`, so `GET /workflow/runs?scheduleId=` still finds them.',
       params: ref(ScheduleParamsSchema),
-      response: { 204: Type.Null({ description: 'Deleted; the runs it started are left alone' }), ...errorsFor(400, 401, 404, 500, 503) }
+      response: { 204: Type.Null({ description: 'Deleted; the runs it started are left alone' }), ...errorsFor(400, 401, 404, 500, 502, 503) }
     }
   }, async (request, reply) => {
     await fastify.schedules.remove(request.params.scheduleId, engineIdentity(request), clientGone(reply))

@@ -20,7 +20,7 @@ const batch: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Terminates, stops, signals or resets every run the filter matches, through the engine\'s batch operations. The run ' +
         'list is eventually consistent: a run started a moment before may be missed. `matched` says how many runs matched at the start.',
       body: ref(BatchBodySchema),
-      response: { 202: ref(BatchStartedSchema), ...errorsFor(400, 401, 413, 415, 500, 503) }
+      response: { 202: ref(BatchStartedSchema), ...errorsFor(400, 401, 413, 415, 500, 502, 503) }
     }
   }, async (request, reply) => {
     const started = await fastify.batch.start(request.body, engineIdentity(request), clientGone(reply))
@@ -29,12 +29,12 @@ const batch: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.get('/workflow/batch/:batchId', {
     config: access('control', 'batch'),
-    schema: { tags: ['batch'], operationId: 'getBatch', summary: 'Progress of a batch operation', params: ref(BatchParamsSchema), response: { 200: ref(BatchStatusSchema), ...errorsFor(400, 401, 404, 500, 503) } }
+    schema: { tags: ['batch'], operationId: 'getBatch', summary: 'Progress of a batch operation', params: ref(BatchParamsSchema), response: { 200: ref(BatchStatusSchema), ...errorsFor(400, 401, 404, 500, 502, 503) } }
   }, async (request, reply) => await fastify.batch.read(request.params.batchId, clientGone(reply)))
 
   fastify.delete('/workflow/batch/:batchId', {
     config: access('control', 'batch'),
-    schema: { tags: ['batch'], operationId: 'stopBatch', summary: 'Stop a batch operation', description: 'Runs already acted on stay as they are; a stopped batch reads `failed`, a finished one is answered as it stands.', params: ref(BatchParamsSchema), response: { 200: ref(BatchStatusSchema), ...errorsFor(400, 401, 404, 500, 503) } }
+    schema: { tags: ['batch'], operationId: 'stopBatch', summary: 'Stop a batch operation', description: 'Runs already acted on stay as they are; a stopped batch reads `failed`, a finished one is answered as it stands.', params: ref(BatchParamsSchema), response: { 200: ref(BatchStatusSchema), ...errorsFor(400, 401, 404, 500, 502, 503) } }
   }, async (request, reply) => await fastify.batch.stop(request.params.batchId, engineIdentity(request), clientGone(reply)))
 }
 

@@ -36,7 +36,7 @@ const control: FastifyPluginAsyncTypebox = async (fastify) => {
     description: stopDescription,
     latest: { operationId: 'stopWorkflow', summary: 'Gracefully stop the latest run' },
     pinned: { operationId: 'stopRun', summary: 'Gracefully stop one run' },
-    schema: { headers, body: ref(StopBodySchema), response: { 200: ref(StopResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 503) } }
+    schema: { headers, body: ref(StopBodySchema), response: { 200: ref(StopResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 502, 503) } }
   }, async (request, reply) =>
     await fastify.control.stopRun({ ...runCall(request, reply), terminateAfterMs: request.body?.terminateAfterMs, reason: request.body?.reason }))
 
@@ -47,7 +47,7 @@ const control: FastifyPluginAsyncTypebox = async (fastify) => {
     description: terminateDescription,
     latest: { operationId: 'terminateWorkflow', summary: 'Terminate the latest run' },
     pinned: { operationId: 'terminateRun', summary: 'Terminate one run' },
-    schema: { headers, body: ref(TerminateBodySchema), response: { 200: ref(TerminateResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 503) } }
+    schema: { headers, body: ref(TerminateBodySchema), response: { 200: ref(TerminateResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 502, 503) } }
   }, async (request, reply) => await fastify.control.terminateRun({ ...runCall(request, reply), reason: request.body?.reason }))
 
   latestAndPinned<{ Body?: ResetBody, Headers: { 'if-match'?: string } }>(fastify, '/reset', {
@@ -57,7 +57,7 @@ const control: FastifyPluginAsyncTypebox = async (fastify) => {
     description: resetDescription,
     latest: { operationId: 'resetWorkflow', summary: 'Retry the latest run from a step' },
     pinned: { operationId: 'resetRun', summary: 'Retry one run from a step' },
-    schema: { headers, body: ref(ResetBodySchema), response: { 200: ref(ResetResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 503) } }
+    schema: { headers, body: ref(ResetBodySchema), response: { 200: ref(ResetResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 502, 503) } }
   }, async (request, reply) =>
     await fastify.control.resetRun({ ...runCall(request, reply), from: request.body?.from, reason: request.body?.reason, reapply: request.body?.reapply }))
 }

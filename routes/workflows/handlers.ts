@@ -41,7 +41,7 @@ const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
       params: ref(SignalParamsSchema),
       headers: ref(RunPreconditionHeadersSchema),
       body: ref(SignalBodySchema),
-      response: { 200: ref(SignalResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 503) }
+      response: { 200: ref(SignalResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 502, 503) }
     }
   }, async (request, reply) => await fastify.control.sendSignal(handlerCall(request, reply, 'signal', request.params.name)))
 
@@ -64,7 +64,7 @@ const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
         `422 QueryFailedError when the query handler throws. ${common}`,
       params: ref(RunQueryParamsSchema)
     },
-    schema: { body: ref(QueryBodySchema), response: { 200: ref(QueryResultSchema), ...errorsFor(400, 401, 404, 409, 413, 415, 422, 500, 503) } }
+    schema: { body: ref(QueryBodySchema), response: { 200: ref(QueryResultSchema), ...errorsFor(400, 401, 404, 409, 413, 415, 422, 500, 502, 503) } }
   }, async (request, reply) => await fastify.control.runQuery(handlerCall(request, reply, 'query', request.params.query)))
 
   fastify.post('/workflow/:id/update/:name', {
@@ -89,7 +89,7 @@ const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
           description: '`Prefer: respond-async` was sent and the workflow accepted the update; its handler runs on',
           headers: { location: { type: 'string', description: 'GET /workflow/{id}/updates/{updateId}: the update\'s state, and its result once done' } }
         })),
-        ...errorsFor(400, 401, 404, 409, 412, 413, 415, 422, 500, 503)
+        ...errorsFor(400, 401, 404, 409, 412, 413, 415, 422, 500, 502, 503)
       }
     }
   }, async (request, reply) => {
@@ -111,7 +111,7 @@ const handlers: FastifyPluginAsyncTypebox = async (fastify) => {
         'latest run of the workflow id has no accepted update of that id (a rejected update is never recorded).',
       params: ref(UpdateStateParamsSchema),
       headers: ref(ConditionalReadHeadersSchema),
-      response: { 200: withEtag(UpdateStateSchema, 'The update\'s state, with an `ETag`'), 304: notModified, ...errorsFor(400, 401, 404, 500, 503) }
+      response: { 200: withEtag(UpdateStateSchema, 'The update\'s state, with an `ETag`'), 304: notModified, ...errorsFor(400, 401, 404, 500, 502, 503) }
     }
   }, async (request, reply) => await fastify.control.readUpdate({ workflowId: request.params.id, updateId: request.params.updateId, signal: clientGone(reply) }))
 }

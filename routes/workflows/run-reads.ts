@@ -28,7 +28,7 @@ const runReads: FastifyPluginAsyncTypebox = async (fastify) => {
     pinned: { operationId: 'getRunStatus', summary: 'Status of one run' },
     schema: {
       headers,
-      response: { 200: withEtag(WorkflowStatusSchema, 'The run\'s status; its `ETag` (`"<runId>.<hash>"`) changes whenever anything in it changes, and names the run for `If-Match`'), 304: notModified, ...errorsFor(400, 401, 404, 500, 503) }
+      response: { 200: withEtag(WorkflowStatusSchema, 'The run\'s status; its `ETag` (`"<runId>.<hash>"`) changes whenever anything in it changes, and names the run for `If-Match`'), 304: notModified, ...errorsFor(400, 401, 404, 500, 502, 503) }
     }
   }, async (request) => await fastify.runs.readStatus(runOf(request)))
 
@@ -40,7 +40,7 @@ const runReads: FastifyPluginAsyncTypebox = async (fastify) => {
     pinned: { operationId: 'getRunResult', summary: 'Result of one run (never follows continue-as-new)' },
     schema: {
       headers,
-      response: { 200: withEtag(WorkflowResultSchema, 'The closed run\'s WorkflowResult, with an `ETag`'), 304: notModified, ...errorsFor(400, 401, 404, 424, 500, 503) }
+      response: { 200: withEtag(WorkflowResultSchema, 'The closed run\'s WorkflowResult, with an `ETag`'), 304: notModified, ...errorsFor(400, 401, 404, 424, 500, 502, 503) }
     }
   }, async (request) => await fastify.runs.readResult(runOf(request)))
 
@@ -52,7 +52,7 @@ const runReads: FastifyPluginAsyncTypebox = async (fastify) => {
     pinned: { operationId: 'getRunInput', summary: 'Start input of one run' },
     schema: {
       headers,
-      response: { 200: withEtag(WorkflowInputSchema, 'The run\'s start input, with an `ETag`'), 304: notModified, ...errorsFor(400, 401, 404, 500, 503) }
+      response: { 200: withEtag(WorkflowInputSchema, 'The run\'s start input, with an `ETag`'), 304: notModified, ...errorsFor(400, 401, 404, 500, 502, 503) }
     }
   }, async (request) => await fastify.runs.readInput(runOf(request)))
 }

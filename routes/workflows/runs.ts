@@ -25,7 +25,7 @@ const runs: FastifyPluginAsyncTypebox = async (fastify) => {
         'store sorts: open runs first (latest start first), then closed runs by close time, latest first. The last page ' +
         'may be empty.',
       querystring: ref(RunsQuerySchema),
-      response: { 200: ref(WorkflowRunsSchema), ...errorsFor(400, 401, 500, 503) }
+      response: { 200: ref(WorkflowRunsSchema), ...errorsFor(400, 401, 500, 502, 503) }
     }
   }, async (request) => await fastify.runs.listRuns(request.query))
 

@@ -45,7 +45,7 @@ const start: FastifyPluginAsyncTypebox = async (fastify) => {
         'answer is the result of the run that took it; a rejected or failed update is a 422 naming the run.',
       headers: ref(RunWorkflowHeadersSchema),
       body: ref(RunWorkflowBodySchema),
-      response: { 200: ref(WorkflowResultSchema), ...errorsFor(400, 401, 404, 408, 409, 413, 415, 422, 500, 503) }
+      response: { 200: ref(WorkflowResultSchema), ...errorsFor(400, 401, 404, 408, 409, 413, 415, 422, 500, 502, 503) }
     }
   }, async (request, reply) => {
     const signal = clientGone(reply)
@@ -83,7 +83,7 @@ const start: FastifyPluginAsyncTypebox = async (fastify) => {
           headers: preferenceApplied
         }),
         202: response(WorkflowStartedSchema, '`Prefer: wait` was sent and the run is still open: `Location` names its status resource, `Retry-After` when to look', stillOpenHeaders),
-        ...errorsFor(400, 401, 404, 409, 413, 415, 422, 500, 503)
+        ...errorsFor(400, 401, 404, 409, 413, 415, 422, 500, 502, 503)
       }
     }
   }, async (request, reply) => {

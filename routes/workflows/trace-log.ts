@@ -20,7 +20,7 @@ const traceLog: FastifyPluginAsyncTypebox = async (fastify) => {
     description,
     latest: { operationId: 'getWorkflowTrace', summary: 'Execution trace of the latest run of a workflow id' },
     pinned: { operationId: 'getRunTrace', summary: 'Execution trace of one run' },
-    schema: { response: { 200: ref(TraceLogSchema), ...errorsFor(400, 401, 404, 500, 503) } }
+    schema: { response: { 200: ref(TraceLogSchema), ...errorsFor(400, 401, 404, 500, 502, 503) } }
   }, async (request) => await fastify.runs.readTraceLog(runOf(request)))
 }
 

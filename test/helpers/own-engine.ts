@@ -19,6 +19,10 @@ export interface OwnEngine {
   kill: () => Promise<void>
   /** Starts it again on the same port and data. */
   restart: () => Promise<void>
+  /** SIGSTOPs the engine: its connections stay open and nothing answers (a hung engine). */
+  freeze: () => void
+  /** SIGCONTs it: it answers again. */
+  thaw: () => void
 }
 
 function startWorker (address: string, catalog: string): ChildProcess {
@@ -41,11 +45,14 @@ export async function ownEngine (t: Test): Promise<OwnEngine> {
   const port = Number(address.split(':')[1])
   const catalog = `own-${randomUUID()}`
   const worker = startWorker(address, catalog)
-  t.teardown(async () => { await killProcess(worker); await engine.stop() })
+  // A frozen engine would not stop: thawed first.
+  t.teardown(async () => { engine.process.kill('SIGCONT'); await killProcess(worker); await engine.stop() })
   return {
     address,
     catalog,
     kill: async () => { await killProcess(engine.process) },
-    restart: async () => { engine = await startEngine({ dbFile, port }) }
+    restart: async () => { engine = await startEngine({ dbFile, port }) },
+    freeze: () => { engine.process.kill('SIGSTOP') },
+    thaw: () => { engine.process.kill('SIGCONT') }
   }
 }

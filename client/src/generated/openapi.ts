@@ -2613,7 +2613,10 @@ export interface components {
         StartEvalBody: {
             /** @description The workflow (or an alias) whose eval runs */
             workflowName: string;
-            /** @description Its catalog; default SERVICE_CATALOG_ID */
+            /**
+             * @description Its catalog; default SERVICE_CATALOG_ID
+             * @example main
+             */
             catalog?: string;
             /** @description The cases (dataset names) to run; default all of them */
             datasets?: string[];
@@ -2632,7 +2635,10 @@ export interface components {
         EvalsQuery: {
             /** @description The workflow whose eval runs are listed (its canonical name) */
             workflowName: string;
-            /** @description Only eval runs on this catalog */
+            /**
+             * @description Only eval runs on this catalog
+             * @example main
+             */
             catalog?: string;
             /** @default 20 */
             pageSize: number;
@@ -2987,6 +2993,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description CatalogNotAvailableError: the default catalog is not published yet (its worker has not started) or no longer published; EngineUnavailableError: Temporal is unreachable. `Retry-After` is set. A catalog that is published but has no worker answers 200 with `workers.polling: false`. */
             503: {
                 headers: {
@@ -3089,6 +3104,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3220,6 +3244,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description CatalogNotAvailableError: the default catalog is not published yet (its worker has not started) or no longer published; EngineUnavailableError: Temporal is unreachable. `Retry-After` is set. A catalog that is published but has no worker answers 200 with `workers.polling: false`. */
             503: {
                 headers: {
@@ -3337,6 +3370,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3475,6 +3517,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -3604,6 +3655,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3761,6 +3821,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure before the stream started */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3930,6 +3999,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: the engine is unreachable (`Retry-After` is set) */
             503: {
                 headers: {
@@ -4070,6 +4148,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4246,6 +4333,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -4363,6 +4459,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4499,6 +4604,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -4625,6 +4739,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4770,6 +4893,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -4887,6 +5019,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5023,6 +5164,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -5128,6 +5278,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5282,6 +5441,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure before the stream started */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5447,6 +5615,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -5592,6 +5769,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5749,6 +5935,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5939,6 +6134,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -6058,6 +6262,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6211,6 +6424,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6376,6 +6598,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -6522,6 +6753,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6687,6 +6927,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -6833,6 +7082,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6998,6 +7256,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -7112,6 +7379,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -7216,6 +7492,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -7313,6 +7598,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7427,6 +7721,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -7532,6 +7835,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7662,6 +7974,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -7759,6 +8080,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7898,6 +8228,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -7998,6 +8337,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8149,6 +8497,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -8247,6 +8604,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8381,6 +8747,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -8501,6 +8876,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8635,6 +9019,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -8762,6 +9155,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -8870,7 +9272,10 @@ export interface operations {
             query: {
                 /** @description The workflow whose eval runs are listed (its canonical name) */
                 workflowName: string;
-                /** @description Only eval runs on this catalog */
+                /**
+                 * @description Only eval runs on this catalog
+                 * @example main
+                 */
                 catalog?: string;
                 pageSize?: number;
             };
@@ -8945,6 +9350,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9077,6 +9491,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -9181,6 +9604,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -9257,6 +9689,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9363,6 +9804,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9522,6 +9972,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -9674,6 +10133,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
@@ -9797,6 +10265,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9949,6 +10426,15 @@ export interface operations {
             };
             /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -53,11 +53,18 @@ const orNotFound = (batchId: string) => (err: unknown): never => {
   throw err instanceof ApiError && err.statusCode === 404 ? new ApiError(404, 'BatchNotFoundError', `Batch ${batchId} not found`) : err
 }
 
-/** A raw visibility query the engine cannot parse is the client's mistake: a 400, not a 500. */
+/**
+ * A raw visibility query the engine cannot parse is the client's mistake: a 400, not a 500. So is
+ * one its store cannot run (the engine's 400, plugins/app/engine/errors.ts), here named as the field.
+ */
 function badQuery (err: unknown, filter: BatchFilter): unknown {
+  if (!('query' in filter)) return err
   const code = (err as { code?: unknown, cause?: { code?: unknown } }).code ?? (err as { cause?: { code?: unknown } }).cause?.code
-  if ('query' in filter && code === 3) {
+  if (code === 3) {
     return validationError([{ path: '/filter/query', in: 'body', message: `is not a visibility query the engine accepts: ${(err as Error).message}` }])
+  }
+  if (err instanceof ApiError && err.error === 'ValidationError') {
+    return validationError([{ path: '/filter/query', in: 'body', message: 'is not a visibility query the engine\'s store can run' }])
   }
   return err
 }

@@ -6,14 +6,22 @@
  * States: `closed` (calls go through), `open` (calls refused; a probe call runs every
  * PROBE_INTERVAL_MS: the half-open trial), back to `closed` on the first answer of the engine.
  *
+ * What opens it: only the engine being away, never one request's failure. The probe itself
+ * (GetSystemInfo, the cheapest call, with a short deadline) failing opens it. Any other call's
+ * UNAVAILABLE or passed deadline is only a suspicion: the engine also answers UNAVAILABLE for
+ * one request whose visibility query its store cannot run (a NUL once did, and closed the API to
+ * every client), and a long call may pass its deadline on an engine that answers everything else;
+ * so the breaker asks the probe first and opens only if it fails. That costs a real outage one
+ * probe's round trip (connection refused: at once; frozen engine: the probe's deadline).
+ *
  * Why not a library such as opossum: its breaker opens on the share of failed calls in a rolling
  * window and takes the next real request as the half-open trial. Here the signal is the transport
  * itself, seen on every gRPC attempt by an interceptor placed under the Temporal client's retry
  * interceptor (which otherwise hides it for the whole deadline), and recovery must not wait for
  * traffic, nor take a long poll of 70 s as its trial. That is the few lines below.
  *
- * Cost of a false alarm: a lone UNAVAILABLE from an engine that is in fact there (a dropped
- * connection the channel re-establishes at once) means 503s for about one probe interval.
+ * Cost of a false alarm: a probe that fails although the engine is there (a dropped connection
+ * the channel re-establishes at once) means 503s for about one probe interval.
  */
 import { InterceptingCall, status, type Interceptor } from '@grpc/grpc-js'
 
@@ -49,7 +57,7 @@ export class EngineBreakerOpenError extends Error {
 /** How often the open breaker asks the engine; with gRPC's reconnect backoff capped at 1 s, recovery follows within ~2 s. */
 const PROBE_INTERVAL_MS = 500
 
-/** gRPC method whose deadline passing means the engine is unresponsive: the cheapest call, used by readiness and the probe. */
+/** gRPC method whose failure means the engine is away: the cheapest call, used by readiness and the probe. */
 const SYSTEM_INFO = '/temporal.api.workflowservice.v1.WorkflowService/GetSystemInfo'
 
 /** gRPC channel arguments that keep reconnect attempts at most ~1 s apart (default backoff grows to 120 s). */
@@ -68,6 +76,7 @@ export class EngineBreaker {
   #openedAt = 0
   #timer: NodeJS.Timeout | undefined
   #probing = false
+  #confirming = false
   #stopped = false
   readonly #listeners = new Set<() => void>()
 
@@ -78,9 +87,9 @@ export class EngineBreaker {
 
   /**
    * The gRPC interceptors of the connection around the client's `retry` interceptor: the outer one
-   * marks a cancelled call; the inner one sees every attempt: no connection (UNAVAILABLE) or an
-   * unanswered GetSystemInfo opens the breaker, any answer of the engine closes it, and attempts of
-   * a cancelled call, or after shutdown, are not made.
+   * marks a cancelled call; the inner one sees every attempt: a failed GetSystemInfo opens the
+   * breaker, another call's UNAVAILABLE or deadline has the probe confirm first (`suspect`), any
+   * answer of the engine closes it, and attempts of a cancelled call, or after shutdown, are not made.
    */
   interceptors (retry: Interceptor): Interceptor[] {
     const markCancel: Interceptor = (options, nextCall) => {
@@ -98,9 +107,11 @@ export class EngineBreaker {
         start: (metadata, listener, next) => {
           next(metadata, {
             onReceiveStatus: (received, nextStatus) => {
-              if (received.code === status.UNAVAILABLE) this.open(received.details)
-              else if (received.code === status.DEADLINE_EXCEEDED && method === SYSTEM_INFO) this.open('the engine did not answer in time')
-              else if (received.code !== status.CANCELLED && received.code !== status.DEADLINE_EXCEEDED) this.close()
+              const unanswered = received.code === status.UNAVAILABLE || received.code === status.DEADLINE_EXCEEDED
+              const reason = received.code === status.UNAVAILABLE ? received.details : 'the engine did not answer in time'
+              if (unanswered && method === SYSTEM_INFO) this.open(reason)
+              else if (unanswered) this.suspect(reason)
+              else if (received.code !== status.CANCELLED) this.close()
               nextStatus(received)
             }
           })
@@ -126,6 +137,16 @@ export class EngineBreaker {
     } finally {
       if (onOpen) this.#listeners.delete(onOpen)
     }
+  }
+
+  /**
+   * A call went unanswered: the engine may be away, or may have failed that call alone. Opens only
+   * when the probe fails too; one probe at a time answers for every suspicion meanwhile.
+   */
+  suspect (reason: string): void {
+    if (this.#state === 'open' || this.#confirming || this.#stopped) return
+    this.#confirming = true
+    this.probe().then(() => { this.close() }, () => { this.open(reason) }).finally(() => { this.#confirming = false })
   }
 
   open (reason: string): void {

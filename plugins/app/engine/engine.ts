@@ -11,7 +11,7 @@ import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor, 
 import { tlsFromSettings, type TlsSettings } from '@flowport/core/tls'
 import type { Config } from '../../../schemas/config.js'
 import { EngineBreaker, RECONNECT_CHANNEL_ARGS } from './breaker.js'
-import { fromEngineError } from './errors.js'
+import { fromEngineError, isQueryError } from './errors.js'
 
 export interface EngineCallOptions {
   /** Aborts the call, e.g. when the client disconnects. */
@@ -43,7 +43,9 @@ export interface EngineDeps {
 const PROBE_DEADLINE_MS = 1000
 
 function connectionOptions (config: EngineConfig, breaker?: EngineBreaker, metrics?: Interceptor): ConnectionOptions {
-  const retry = makeGrpcRetryInterceptor(defaultGrpcRetryOptions())
+  const defaults = defaultGrpcRetryOptions()
+  // A query the store cannot run fails again on every retry: answered at once instead of at the deadline.
+  const retry = makeGrpcRetryInterceptor({ ...defaults, retryableDecider: (attempt, status) => !isQueryError(status) && defaults.retryableDecider(attempt, status) })
   const interceptors = breaker ? breaker.interceptors(retry) : [retry]
   return {
     address: config.TEMPORAL_ADDRESS,

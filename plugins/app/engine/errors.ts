@@ -5,7 +5,7 @@
 import { status as GrpcStatus } from '@grpc/grpc-js'
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ServiceError, WorkflowNotFoundError, isGrpcServiceError } from '@temporalio/client'
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common'
-import { ApiError, engineUnavailable, notFound } from '../../../lib/api-error.js'
+import { ApiError, engineUnavailable, notFound, validationError } from '../../../lib/api-error.js'
 import { EngineBreakerOpenError } from './breaker.js'
 
 interface Context { workflowId?: string, runId?: string }
@@ -19,6 +19,16 @@ export function grpcFailure (err: unknown): { code: number, details: string } | 
 
 export const grpcCode = (err: unknown) => grpcFailure(err)?.code
 
+/**
+ * The engine's visibility store failing one request's query: it answers UNAVAILABLE with its SQL
+ * error (SQLite "SQL logic error: unrecognized token" for a NUL, MySQL and PostgreSQL "syntax
+ * error", PostgreSQL "invalid byte sequence"), though it is there and answers every other call.
+ * Not worth a retry: the same query fails the same way.
+ */
+export function isQueryError (failure: { code: number, details: string }): boolean {
+  return failure.code === GrpcStatus.UNAVAILABLE && /SQL logic error|syntax|unrecognized token|invalid byte sequence|invalid query/i.test(failure.details)
+}
+
 /** Returns an ApiError for a known engine failure, or undefined for a real internal error. */
 export function fromEngineError (err: unknown, ctx: Context = {}): ApiError | undefined {
   if (err instanceof ApiError) return err
@@ -31,8 +41,16 @@ export function fromEngineError (err: unknown, ctx: Context = {}): ApiError | un
   if (err instanceof WorkflowExecutionAlreadyStartedError) {
     return new ApiError(409, 'WorkflowAlreadyStartedError', `Workflow ${err.workflowId} is already running`, { workflowId: err.workflowId, ...ctx })
   }
-  switch (grpcCode(err)) {
+  const failure = grpcFailure(err)
+  switch (failure?.code) {
     case GrpcStatus.UNAVAILABLE:
+      // The breaker releases every call with EngineBreakerOpenError (above) when the engine is
+      // away, so an UNAVAILABLE that gets here failed this request alone while the engine answers
+      // its probe: not the 503 that tells every client to wait.
+      if (isQueryError(failure)) {
+        return validationError([{ path: '', in: 'querystring', message: 'holds a value the engine\'s visibility store cannot search for' }])
+      }
+      return new ApiError(502, 'EngineUnavailableError', 'The workflow engine failed this request (it answers others); try again')
     case GrpcStatus.DEADLINE_EXCEEDED:
       return engineUnavailable()
     case GrpcStatus.NOT_FOUND:

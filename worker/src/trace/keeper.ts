@@ -47,6 +47,16 @@ export interface TraceKeeperOptions {
   logger: Logger
 }
 
+/**
+ * The sweep's visibility query: the closed runs of a catalog since an instant. The catalog id is
+ * a string literal: a backslash in it is escaped before the quotes, or `a\` would end as `'a\'`,
+ * an unterminated literal the engine refuses.
+ */
+export function sweepQuery (taskQueue: string, since: string): string {
+  const literal = `'${taskQueue.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`
+  return `TaskQueue = ${literal} AND ExecutionStatus != 'Running' AND CloseTime >= '${since}' AND WorkflowType != '${CATALOG_WORKFLOW_TYPE}' AND WorkflowType != '${WEBHOOK_WORKFLOW_TYPE}'`
+}
+
 export class TraceKeeper {
   private readonly inFlight = new Map<string, Promise<void>>()
   private readonly abort = new AbortController()
@@ -91,7 +101,7 @@ export class TraceKeeper {
   async sweep (): Promise<number> {
     const started = Date.now()
     const since = new Date(this.sweptUntil - SWEEP_OVERLAP_MS).toISOString()
-    const query = `TaskQueue = '${this.options.taskQueue.replaceAll("'", "\\'")}' AND ExecutionStatus != 'Running' AND CloseTime >= '${since}' AND WorkflowType != '${CATALOG_WORKFLOW_TYPE}' AND WorkflowType != '${WEBHOOK_WORKFLOW_TYPE}'`
+    const query = sweepQuery(this.options.taskQueue, since)
     let written = 0
     for (const [runId, workflowId] of this.retry) {
       await this.finalize(workflowId, runId)
