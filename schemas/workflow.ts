@@ -170,6 +170,7 @@ export const ErrorDetailsSchema = Type.Object({
 export const WorkflowResultSchema = Type.Object({
   workflowId: Type.String(),
   runId: Type.String({ description: 'The run this result belongs to' }),
+  workflowName: Type.String({ description: 'Workflow type (canonical name) of that run: which workflow\'s output `output` is' }),
   input: Json('The start input of this run; null if it had none'),
   output: Json('The value the workflow returned; null unless status is completed (and null when `outputRef` is there)'),
   inputRef: Type.Optional(response(PayloadLinkSchema, 'Only when the input is larger than SERVICE_PAYLOAD_INLINE_MAX_BYTES ' +

@@ -101,7 +101,7 @@ const start: FastifyPluginAsyncTypebox = async (fastify) => {
     if (wait === undefined) return ids
     const waited = Math.min(wait, Math.floor(fastify.config.SERVICE_RUN_MAX_TIMEOUT_MS / 1000))
     reply.header('preference-applied', `wait=${waited}`).header('vary', 'Prefer')
-    const result = await fastify.starts.waitForResult(started, started.input, { signal, deadline: Date.now() + waited * 1000 })
+    const result = await fastify.starts.waitForResult(started, { signal, deadline: Date.now() + waited * 1000 })
     if (!('open' in result)) return result
     const location = `/workflow/${encodeURIComponent(started.workflowId)}/runs/${started.runId}/status`
     return reply.code(202).header('location', location).header('retry-after', String(Math.max(1, Math.min(waited, RETRY_AFTER_MAX_SECONDS)))).send(ids)

@@ -1590,6 +1590,8 @@ export interface components {
             workflowId: string;
             /** @description The run this result belongs to */
             runId: string;
+            /** @description Workflow type (canonical name) of that run: which workflow's output `output` is */
+            workflowName: string;
             /** @description The start input of this run; null if it had none */
             input: unknown;
             /** @description The value the workflow returned; null unless status is completed (and null when `outputRef` is there) */
