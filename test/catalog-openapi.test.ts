@@ -56,6 +56,16 @@ export const relabel: NonNullable<Relabel['requestBody']>['content']['applicatio
 
 type StartBody = paths['/workflow/start']['post']['requestBody']['content']['application/json']
 export const session: StartBody = { workflowName: 'approval', workflowId: 'cart-7', input: { label: 'a' }, update: { name: 'relabel', payload: { label: 'b' } } }
+
+/** The operations that answer a WorkflowResult answer the workflow's own: \`workflowName\` narrows it, no cast. */
+type Ran = paths['/workflow/run']['post']['responses'][200]['content']['application/json']
+type Read = paths['/workflow/{id}/result']['get']['responses'][200]['content']['application/json']
+type ReadPinned = paths['/workflow/{id}/runs/{rid}/result']['get']['responses'][200]['content']['application/json']
+export function greetingOfRun (result: Ran | Read | ReadPinned): string | null {
+  if (result.workflowName !== 'hello' || result.output === null) return null
+  const greeting: string = result.output.greeting
+  return greeting
+}
 `
 
 const BAD = `import type { paths } from './catalog-api.js'
@@ -63,6 +73,13 @@ const BAD = `import type { paths } from './catalog-api.js'
 type RunBody = paths['/workflow/run']['post']['requestBody']['content']['application/json']
 
 export const body: RunBody = { workflowName: 'hello', input: { name: 42 } }
+
+type Ran = paths['/workflow/run']['post']['responses'][200]['content']['application/json']
+export function lengthOf (result: Ran): number {
+  if (result.workflowName !== 'hello' || result.output === null) return 0
+  const greeting: number = result.output.greeting
+  return greeting
+}
 `
 
 t.test('a client generated from the typed document compiles a correct call and refuses a wrong input', async (t) => {
@@ -105,6 +122,7 @@ t.test('a client generated from the typed document compiles a correct call and r
   const bad = await compile(dir, 'bad.ts')
   t.not(bad.code, 0, 'the wrong input does not compile')
   t.match(bad.output, /bad\.ts\(5,\d+\): error TS2322: Type 'number' is not assignable to type 'string'/)
+  t.match(bad.output, /bad\.ts\(10,\d+\): error TS2322: Type 'string' is not assignable to type 'number'/, 'a typed output: the greeting is no number')
 })
 
 t.test('the typed schemas are the catalog\'s, and a real run\'s result matches its typed result', async (t) => {
@@ -136,6 +154,17 @@ t.test('the typed schemas are the catalog\'s, and a real run\'s result matches i
   const result = await call(t, app, { method: 'POST', url: '/workflow/run', route: '/workflow/run', payload: { workflowName: 'hello', input: { name: 'Ada' }, workflowId: newId('hello') } })
   t.equal(result.status, 200)
   t.ok(valid('hello.WorkflowResult', result.body), 'the answer matches hello.WorkflowResult')
+  t.equal(result.body.workflowName, 'hello')
+  t.same(doc.components.schemas.WorkflowResult.discriminator, {
+    propertyName: 'workflowName',
+    mapping: Object.fromEntries(catalog.workflows.map((w: { name: string }) => [w.name, `#/components/schemas/${w.name}.WorkflowResult`]))
+  }, 'WorkflowResult is the union of the workflows\' results, by canonical name')
+  for (const [path, method] of [['/workflow/run', 'post'], ['/workflow/{id}/result', 'get'], ['/workflow/{id}/runs/{rid}/result', 'get']]) {
+    t.same(doc.paths[path][method].responses['200'].content['application/json'].schema, { $ref: '#/components/schemas/WorkflowResult' }, `${method} ${path} answers it`)
+  }
+  t.ok(valid('WorkflowResult', result.body), 'the answer matches the union')
+  t.notOk(valid('WorkflowResult', { ...result.body, output: { greeting: 5 } }), 'whose output is typed')
+  t.notOk(valid('WorkflowResult', { ...result.body, workflowName: 'hi' }), 'and named by the canonical name')
 })
 
 t.test('the document follows the live catalog: a republished catalog with a changed workflow changes its ETag and its schemas', async (t) => {

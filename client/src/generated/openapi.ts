@@ -3001,7 +3001,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The API's OpenAPI 3.1 document typed for the catalog: start/run bodies are a union discriminated by `workflowName`, each workflow's input, output and result are components (`<name>.Input`, `<name>.Output`, `<name>.WorkflowResult`), and each signal, query and update has a typed operation at its concrete path. It changes when a worker publishes another catalog; its `ETag` lets a generator skip an unchanged one (docs/catalog-openapi.md) */
+            /** @description The API's OpenAPI 3.1 document typed for the catalog: start/run bodies are a union discriminated by `workflowName`, each workflow's input, output and result are components (`<name>.Input`, `<name>.Output`, `<name>.WorkflowResult`), results are the union of those discriminated by `workflowName`, and each signal, query and update has a typed operation at its concrete path. It changes when a worker publishes another catalog; its `ETag` lets a generator skip an unchanged one (docs/catalog-openapi.md) */
             200: {
                 headers: {
                     /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
@@ -3116,7 +3116,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The API's OpenAPI 3.1 document typed for the catalog: start/run bodies are a union discriminated by `workflowName`, each workflow's input, output and result are components (`<name>.Input`, `<name>.Output`, `<name>.WorkflowResult`), and each signal, query and update has a typed operation at its concrete path. It changes when a worker publishes another catalog; its `ETag` lets a generator skip an unchanged one (docs/catalog-openapi.md) */
+            /** @description The API's OpenAPI 3.1 document typed for the catalog: start/run bodies are a union discriminated by `workflowName`, each workflow's input, output and result are components (`<name>.Input`, `<name>.Output`, `<name>.WorkflowResult`), results are the union of those discriminated by `workflowName`, and each signal, query and update has a typed operation at its concrete path. It changes when a worker publishes another catalog; its `ETag` lets a generator skip an unchanged one (docs/catalog-openapi.md) */
             200: {
                 headers: {
                     /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
