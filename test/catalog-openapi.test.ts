@@ -66,6 +66,14 @@ export function greetingOfRun (result: Ran | Read | ReadPinned): string | null {
   const greeting: string = result.output.greeting
   return greeting
 }
+
+/** A start's 200 is one of three answers; \`kind\` says which, then \`workflowName\` which result. */
+type StartAnswer = paths['/workflow/start']['post']['responses'][200]['content']['application/json']
+export function greetingOfStart (answer: StartAnswer): string | null {
+  if (answer.kind !== 'result' || answer.workflowName !== 'hello' || answer.output === null) return null
+  const greeting: string = answer.output.greeting
+  return greeting
+}
 `
 
 const BAD = `import type { paths } from './catalog-api.js'
@@ -165,6 +173,42 @@ t.test('the typed schemas are the catalog\'s, and a real run\'s result matches i
   t.ok(valid('WorkflowResult', result.body), 'the answer matches the union')
   t.notOk(valid('WorkflowResult', { ...result.body, output: { greeting: 5 } }), 'whose output is typed')
   t.notOk(valid('WorkflowResult', { ...result.body, workflowName: 'hi' }), 'and named by the canonical name')
+})
+
+t.test('a plain start, a start with Prefer: wait and an update-with-start each match exactly one member of the 200\'s union, the one `kind` names, in both documents', async (t) => {
+  const app = await build(t)
+  const generic = (await app.inject({ url: '/openapi.json' })).json()
+  const typed = (await call(t, app, { method: 'GET', url: '/workflow/catalog/openapi.json', route: '/workflow/catalog/openapi.json' })).body
+  const start = (payload: unknown, prefer?: string) => call(t, app, {
+    method: 'POST', url: '/workflow/start', route: '/workflow/start', payload, headers: prefer === undefined ? undefined : { prefer }
+  })
+  const plain = await start({ workflowName: 'hello', input: { name: 'Ada' } })
+  const waited = await start({ workflowName: 'hello', input: { name: 'Bo' } }, 'wait=30')
+  const workflowId = newId('approval')
+  const updated = await start({ workflowName: 'approval', workflowId, input: { label: 'a' }, update: { name: 'relabel', payload: { label: 'b' } } })
+  t.teardown(async () => { await app.engine.client.workflow.getHandle(workflowId).terminate('test finished').catch(() => undefined) })
+  const answers = { started: plain, result: waited, update: updated }
+  for (const [kind, res] of Object.entries(answers)) {
+    t.equal(res.status, 200, kind)
+    t.equal(res.body.kind, kind, `the ${kind} answer says so`)
+  }
+  for (const [name, doc] of Object.entries({ '/openapi.json': generic, 'the typed document': typed })) {
+    const ajv = new Ajv2020({ strict: false, validateSchema: false })
+    addFormats(ajv)
+    ajv.addSchema({ ...doc, $id: 'doc' })
+    const matches = (ref: string, value: unknown) => ajv.getSchema(`doc${ref}`)?.(value) === true
+    const union = doc.paths['/workflow/start'].post.responses['200'].content['application/json'].schema
+    t.equal(union.discriminator.propertyName, 'kind', `${name}: discriminated by kind`)
+    t.notOk(union.anyOf, `${name}: no anyOf`)
+    for (const [kind, res] of Object.entries(answers)) {
+      const members = union.oneOf.map((member: { $ref: string }) => member.$ref).filter((ref: string) => matches(ref, res.body))
+      t.same(members, [union.discriminator.mapping[kind]], `${name}: the ${kind} answer matches only the member kind names`)
+    }
+    // In the typed document the result member is itself the union of the workflows' results.
+    const results = doc.components.schemas.WorkflowResult.oneOf?.map((member: { $ref: string }) => member.$ref) ?? []
+    t.same(results.filter((ref: string) => matches(ref, waited.body)), doc === typed ? ['#/components/schemas/hello.WorkflowResult'] : [],
+      `${name}: the waited result matches ${doc === typed ? 'hello\'s result alone' : 'WorkflowResult, not a union'}`)
+  }
 })
 
 t.test('the document follows the live catalog: a republished catalog with a changed workflow changes its ETag and its schemas', async (t) => {

@@ -10,6 +10,7 @@ t.test('run waits and answers the WorkflowResult of a completed run', async (t) 
   const res = await call(t, app, run({ workflowName: 'hello', input: { name: 'Ada' }, workflowId }))
   t.equal(res.status, 200)
   t.same(res.body, {
+    kind: 'result',
     workflowId,
     runId: res.body.runId,
     workflowName: 'hello',

@@ -1557,6 +1557,11 @@ export interface components {
         };
         /** @description The run was started; poll its status or result with these ids */
         WorkflowStarted: {
+            /**
+             * @description Always `started`: the run was started and these are its ids (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "started";
             workflowId: string;
             /** @description Run id of the run this request started */
             runId: string;
@@ -1587,6 +1592,11 @@ export interface components {
         };
         /** @description The outcome of a closed run, whatever its final status */
         WorkflowResult: {
+            /**
+             * @description Always `result`: the outcome of a closed run (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "result";
             workflowId: string;
             /** @description The run this result belongs to */
             runId: string;
@@ -1786,6 +1796,11 @@ export interface components {
         };
         /** @description The update was accepted and its handler returned */
         UpdateResult: {
+            /**
+             * @description Always `update`: what an update's handler returned (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "update";
             workflowId: string;
             /** @description The run that accepted and ran the update */
             runId: string;
@@ -4100,7 +4115,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description WorkflowStarted: the run was started (no `Prefer: wait`). WorkflowResult: `Prefer: wait` was sent and the run closed in time. UpdateResult: the body had `update`, and the run (started now, or the open one) ran it */
+            /** @description `kind` says which. WorkflowStarted (`started`): the run was started (no `Prefer: wait`). WorkflowResult (`result`): `Prefer: wait` was sent and the run closed in time. UpdateResult (`update`): the body had `update`, and the run (started now, or the open one) ran it */
             200: {
                 headers: {
                     /** @description With `Prefer: wait` only: `wait=<seconds>`, the wait applied (the asked one, capped by SERVICE_RUN_MAX_TIMEOUT_MS) */

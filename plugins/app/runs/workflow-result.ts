@@ -47,6 +47,7 @@ async function resultFrom ({ traces, payloads }: Results, run: RunRef, start: Ru
   const trace = traces === null ? null : { destinations: traces.destinations(run.workflowId, run.runId) }
   const [inputField, outputField] = await Promise.all([payloads.inlineOrLink(start.input ?? null), payloads.inlineOrLink(outcome.output)])
   return {
+    kind: 'result',
     workflowId: run.workflowId,
     runId: run.runId,
     workflowName: start.type,

@@ -68,7 +68,7 @@ async function lookForClose (client: Client, store: TraceStore | null, request: 
   const input = await decodeFirstPayload(converter, start?.workflowExecutionStartedEventAttributes?.input)
   const outcome = await closeOutcome(converter, end.close)
   const trace = store === null ? null : { destinations: store.destinations(workflowId, end.runId) }
-  return { workflowId, runId: end.runId, workflowName: end.workflowName, input, trace, ...outcome }
+  return { kind: 'result', workflowId, runId: end.runId, workflowName: end.workflowName, input, trace, ...outcome }
 }
 
 const names = (memo: Record<string, unknown> | undefined, deliveryId: string) =>
