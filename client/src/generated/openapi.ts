@@ -1964,6 +1964,52 @@ export interface components {
             workflowId: string;
             runId: string;
         };
+        /** @description First event of every connection: the run being streamed */
+        HistorySseWorkflow: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "workflow";
+            data: string;
+            /** @description Opaque cursor; reconnect with it as Last-Event-ID */
+            id?: string;
+            /** @description Reconnect delay hint in milliseconds */
+            retry?: number;
+        };
+        /** @description A batch of events the client has not seen */
+        HistorySseHistory: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "history";
+            data: string;
+            /** @description Opaque cursor; reconnect with it as Last-Event-ID */
+            id: string;
+        };
+        /** @description The run closed; the stream ends */
+        HistorySseDone: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "done";
+            data: string;
+            /** @description Opaque cursor; reconnect with it as Last-Event-ID */
+            id: string;
+        };
+        /** @description The stream failed; it ends (reconnect to resume) */
+        HistorySseServerError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "server_error";
+            data: string;
+            /** @description Opaque cursor; reconnect with it as Last-Event-ID */
+            id?: string;
+        };
         /** @description The filters of GET /workflow/runs, without paging */
         RunsFeedQuery: {
             /** @description Only runs of this workflow type */
@@ -2037,6 +2083,63 @@ export interface components {
         RunsFeedError: {
             error: string;
             message: string;
+        };
+        /** @description First frame of every connection */
+        RunsFeedSseFeed: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "feed";
+            data: string;
+            /** @description Opaque cursor; reconnect with it as Last-Event-ID */
+            id: string;
+            /** @description Reconnect delay hint in milliseconds */
+            retry?: number;
+        };
+        /** @description The Last-Event-ID was too old; later changes follow */
+        RunsFeedSseExpired: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "expired";
+            data: string;
+            /** @description Opaque cursor; reconnect with it as Last-Event-ID */
+            id?: string;
+        };
+        /** @description A run started or closed */
+        RunsFeedSseRun: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "run";
+            data: string;
+            /** @description Opaque cursor; reconnect with it as Last-Event-ID */
+            id: string;
+        };
+        /** @description The heartbeat: where the feed stands */
+        RunsFeedSseProgress: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "progress";
+            data: string;
+            /** @description Opaque cursor; reconnect with it as Last-Event-ID */
+            id: string;
+        };
+        /** @description The feed failed for this client; it ends */
+        RunsFeedSseServerError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "server_error";
+            data: string;
+            /** @description Opaque cursor; reconnect with it as Last-Event-ID */
+            id?: string;
         };
         /** @description Which runs: the run-list filters, or a visibility query. Internal runs are never included. */
         BatchFilter: {
@@ -3654,33 +3757,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": {
-                        /** @enum {string} */
-                        event: "workflow";
-                        data: string;
-                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
-                        id?: string;
-                        /** @description Reconnect delay hint in milliseconds */
-                        retry?: number;
-                    } | {
-                        /** @enum {string} */
-                        event: "history";
-                        data: string;
-                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
-                        id: string;
-                    } | {
-                        /** @enum {string} */
-                        event: "done";
-                        data: string;
-                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
-                        id: string;
-                    } | {
-                        /** @enum {string} */
-                        event: "server_error";
-                        data: string;
-                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
-                        id?: string;
-                    };
+                    "text/event-stream": components["schemas"]["HistorySseWorkflow"] | components["schemas"]["HistorySseHistory"] | components["schemas"]["HistorySseDone"] | components["schemas"]["HistorySseServerError"];
                 };
             };
             /** @description The cursor is at `done`: nothing more will come (EventSource stops reconnecting) */
@@ -3816,33 +3893,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": {
-                        /** @enum {string} */
-                        event: "workflow";
-                        data: string;
-                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
-                        id?: string;
-                        /** @description Reconnect delay hint in milliseconds */
-                        retry?: number;
-                    } | {
-                        /** @enum {string} */
-                        event: "history";
-                        data: string;
-                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
-                        id: string;
-                    } | {
-                        /** @enum {string} */
-                        event: "done";
-                        data: string;
-                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
-                        id: string;
-                    } | {
-                        /** @enum {string} */
-                        event: "server_error";
-                        data: string;
-                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
-                        id?: string;
-                    };
+                    "text/event-stream": components["schemas"]["HistorySseWorkflow"] | components["schemas"]["HistorySseHistory"] | components["schemas"]["HistorySseDone"] | components["schemas"]["HistorySseServerError"];
                 };
             };
             /** @description The cursor is at `done`: nothing more will come (EventSource stops reconnecting) */
@@ -5185,39 +5236,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": {
-                        /** @enum {string} */
-                        event: "feed";
-                        data: string;
-                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
-                        id: string;
-                        /** @description Reconnect delay hint in milliseconds */
-                        retry?: number;
-                    } | {
-                        /** @enum {string} */
-                        event: "expired";
-                        data: string;
-                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
-                        id?: string;
-                    } | {
-                        /** @enum {string} */
-                        event: "run";
-                        data: string;
-                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
-                        id: string;
-                    } | {
-                        /** @enum {string} */
-                        event: "progress";
-                        data: string;
-                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
-                        id: string;
-                    } | {
-                        /** @enum {string} */
-                        event: "server_error";
-                        data: string;
-                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
-                        id?: string;
-                    };
+                    "text/event-stream": components["schemas"]["RunsFeedSseFeed"] | components["schemas"]["RunsFeedSseExpired"] | components["schemas"]["RunsFeedSseRun"] | components["schemas"]["RunsFeedSseProgress"] | components["schemas"]["RunsFeedSseServerError"];
                 };
             };
             /** @description ValidationError: an invalid filter, or an event id that is malformed or ahead of now */
