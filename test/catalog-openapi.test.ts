@@ -175,6 +175,40 @@ t.test('the typed schemas are the catalog\'s, and a real run\'s result matches i
   t.notOk(valid('WorkflowResult', { ...result.body, workflowName: 'hi' }), 'and named by the canonical name')
 })
 
+/**
+ * The unions of objects a document's answers hold (an `anyOf`/`oneOf` with more than one member that
+ * is an object, not a nullable value or a set of strings), each as where it is and whether it has a
+ * discriminator; and every one-branch `oneOf` in the document.
+ */
+function unionsOf (doc: any): { unions: Array<{ at: string, discriminated: boolean }>, oneBranch: string[] } {
+  const component = (ref: string) => doc.components.schemas[ref.split('/').pop() as string]
+  const isObject = (s: any): boolean => s?.$ref !== undefined ? isObject(component(s.$ref)) : s?.type === 'object' || s?.properties !== undefined || s?.oneOf !== undefined
+  const unions = new Map<string, boolean>()
+  const seen = new Set<unknown>()
+  const walk = (s: any, at: string): void => {
+    if (s === null || typeof s !== 'object' || seen.has(s)) return
+    seen.add(s)
+    if (typeof s.$ref === 'string' && s.$ref.startsWith('#/components/schemas/')) walk(component(s.$ref), s.$ref)
+    for (const key of ['anyOf', 'oneOf']) {
+      if (Array.isArray(s[key]) && s[key].filter(isObject).length > 1) unions.set(`${at} ${key}`, s.discriminator !== undefined && key === 'oneOf')
+    }
+    for (const [key, value] of Object.entries(s)) if (key !== 'discriminator') walk(value, `${at}/${key}`)
+  }
+  for (const [path, operations] of Object.entries<any>(doc.paths)) {
+    for (const [method, operation] of Object.entries<any>(operations)) {
+      for (const [status, answer] of Object.entries<any>(operation.responses ?? {})) walk(answer.content, `${method} ${path} ${status}`)
+    }
+  }
+  const oneBranch: string[] = []
+  const find = (s: any, at: string): void => {
+    if (s === null || typeof s !== 'object') return
+    if (Array.isArray(s.oneOf) && s.oneOf.length === 1) oneBranch.push(at)
+    for (const [key, value] of Object.entries(s)) find(value, `${at}/${key}`)
+  }
+  find(doc, '#')
+  return { unions: [...unions].map(([at, discriminated]) => ({ at, discriminated })), oneBranch }
+}
+
 t.test('a plain start, a start with Prefer: wait and an update-with-start each match exactly one member of the 200\'s union, the one `kind` names, in both documents', async (t) => {
   const app = await build(t)
   const generic = (await app.inject({ url: '/openapi.json' })).json()
@@ -198,6 +232,10 @@ t.test('a plain start, a start with Prefer: wait and an update-with-start each m
     ajv.addSchema({ ...doc, $id: 'doc' })
     const matches = (ref: string, value: unknown) => ajv.getSchema(`doc${ref}`)?.(value) === true
     const union = doc.paths['/workflow/start'].post.responses['200'].content['application/json'].schema
+    const { unions, oneBranch } = unionsOf(doc)
+    t.ok(unions.length >= 3, `${name}: the start's answer and the two streams' events are unions`)
+    t.same(unions.filter((u) => !u.discriminated), [], `${name}: every union of objects in an answer is a oneOf with a discriminator`)
+    t.same(oneBranch, [], `${name}: no one-branch oneOf`)
     t.equal(union.discriminator.propertyName, 'kind', `${name}: discriminated by kind`)
     t.notOk(union.anyOf, `${name}: no anyOf`)
     for (const [kind, res] of Object.entries(answers)) {

@@ -1111,23 +1111,39 @@ export interface components {
         };
         /** @description pass, partial or fail */
         EvalVerdict: "pass" | "partial" | "fail";
-        EvalInterpretation: {
-            /** @enum {string} */
+        EvalInterpretationBoolean: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "boolean";
-        } | {
-            /** @enum {string} */
+        };
+        EvalInterpretationVerdict: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "verdict";
-        } | {
-            /** @enum {string} */
+        };
+        EvalInterpretationNumber: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "number";
             pass: number;
             partial?: number;
-        } | {
-            /** @enum {string} */
+        };
+        EvalInterpretationString: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "string";
             pass: string[];
             partial?: string[];
         };
+        EvalInterpretation: components["schemas"]["EvalInterpretationBoolean"] | components["schemas"]["EvalInterpretationVerdict"] | components["schemas"]["EvalInterpretationNumber"] | components["schemas"]["EvalInterpretationString"];
         /** @description A required evaluator decides the case's verdict; an informational one is only shown */
         EvalCriticality: "required" | "informational";
         EvalEvaluator: {
