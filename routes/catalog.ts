@@ -26,7 +26,7 @@ const catalog: FastifyPluginAsyncTypebox = async (fastify) => {
   const readConfig = { ...access('read', 'catalog'), etag: true as const }
   const documentOk = withEtag(OpenApiDocumentSchema, 'The API\'s OpenAPI 3.1 document typed for the catalog: start/run bodies are a union ' +
     'discriminated by `workflowName`, each workflow\'s input, output and result are components (`<name>.Input`, `<name>.Output`, ' +
-    '`<name>.WorkflowResult`), and each signal, query and update has a typed operation at its concrete path. It changes when a ' +
+    '`<name>.WorkflowResult`), results are the union of those discriminated by `workflowName`, and each signal, query and update has a typed operation at its concrete path. It changes when a ' +
     'worker publishes another catalog; its `ETag` lets a generator skip an unchanged one (docs/catalog-openapi.md)')
   const documentDescription = 'Generated from the catalog as published now (the same document as /openapi.json, with the catalog\'s ' +
     'JSON Schemas filled in); feed it to an OpenAPI client generator. Send its `ETag` back in `If-None-Match` to learn (304) that it has not changed.'

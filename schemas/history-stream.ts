@@ -35,24 +35,36 @@ export function streamErrors (own: { 400: string, 404?: string }) {
  * One event of the stream as an SSE parser delivers it, `{event, data, id?, retry?}`, with `data`
  * the JSON text of the event's schema (`contentSchema`): the OpenAPI 3.2 reading of a
  * text/event-stream schema, which schemathesis and stream-aware client generators follow. A
- * parser carries the last `id:` over to later events, so `id` may appear on any event.
+ * parser carries the last `id:` over to later events, so `id` may appear on any event. `$id` names
+ * it as a component: the stream's union maps each `event` to one (`sseEvents`).
  */
-export function sseEvent (event: string, data: TSchema, description: string, fields: { id?: 'required', retry?: true, idPattern?: string } = {}) {
+export function sseEvent ($id: string, event: string, data: TSchema, description: string, fields: { id?: 'required', retry?: true, idPattern?: string } = {}) {
   const id = Type.String({ pattern: fields.idPattern ?? CURSOR_PATTERN, description: 'Opaque cursor; reconnect with it as Last-Event-ID' })
   return Type.Object({
     event: Type.Literal(event),
     data: Type.String({ contentMediaType: 'application/json', contentSchema: data }),
     id: fields.id ? id : Type.Optional(id),
     ...(fields.retry ? { retry: Type.Optional(Type.Integer({ minimum: 0, description: 'Reconnect delay hint in milliseconds' })) } : {})
-  }, { description, additionalProperties: false })
+  }, { $id, description, additionalProperties: false })
 }
 
-const streamEvent = Type.Union([
-  sseEvent('workflow', ref(HistoryWorkflowSchema), 'First event of every connection: the run being streamed', { retry: true }),
-  sseEvent('history', Type.Array(ref(HistoryEventSchema)), 'A batch of events the client has not seen', { id: 'required' }),
-  sseEvent('done', ref(HistoryStreamDoneSchema), 'The run closed; the stream ends', { id: 'required' }),
-  sseEvent('server_error', ref(HistoryStreamServerErrorSchema), 'The stream failed; it ends (reconnect to resume)')
-], { description: 'One event of the stream' })
+/**
+ * A stream's events as a `oneOf` with a `discriminator` on `event`: every event names its kind,
+ * and a generator builds the member that kind maps to (a mapping names components, hence `$id`s).
+ */
+export function sseEvents (events: Array<ReturnType<typeof sseEvent>>, description: string) {
+  const mapping = Object.fromEntries(events.map((e) => [String(e.properties.event.const), `#/components/schemas/${String(e.$id)}`]))
+  return Type.Unsafe({ oneOf: events.map((e) => ref(e)), discriminator: { propertyName: 'event', mapping }, description })
+}
+
+export const historySseSchemas = [
+  sseEvent('HistorySseWorkflow', 'workflow', ref(HistoryWorkflowSchema), 'First event of every connection: the run being streamed', { retry: true }),
+  sseEvent('HistorySseHistory', 'history', Type.Array(ref(HistoryEventSchema)), 'A batch of events the client has not seen', { id: 'required' }),
+  sseEvent('HistorySseDone', 'done', ref(HistoryStreamDoneSchema), 'The run closed; the stream ends', { id: 'required' }),
+  sseEvent('HistorySseServerError', 'server_error', ref(HistoryStreamServerErrorSchema), 'The stream failed; it ends (reconnect to resume)')
+]
+
+const streamEvent = sseEvents(historySseSchemas, 'One event of the stream')
 
 export const streamResponses = {
   200: {

@@ -29,6 +29,7 @@ import { AttentionSchema, ResetBodySchema, ResetFromSchema, ResetPointSchema, Re
 import { BatchBodySchema, BatchFilterSchema, BatchParamsSchema, BatchStartedSchema, BatchStatusSchema } from './batch.js'
 import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema } from './control.js'
 import { runsFeedSchemas } from './runs-feed.js'
+import { historySseSchemas } from './history-stream.js'
 import { PayloadLinkSchema, PayloadUploadSchema } from './payloads.js'
 import { evalRouteSchemas, evalSchemas } from './evals.js'
 import { deploymentSchemas } from './deployments.js'
@@ -46,7 +47,7 @@ export const schemas = [
   UpdateHeadersSchema, UpdateAcceptedSchema, UpdateStateParamsSchema, UpdateStateSchema,
   StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema,
   HistoryEventSchema, HistoryWorkflowSchema, HistoryQuerySchema, HistoryPageSchema, HistoryStreamQuerySchema,
-  HistoryStreamHeadersSchema, HistoryStreamDoneSchema, HistoryStreamServerErrorSchema, ...runsFeedSchemas,
+  HistoryStreamHeadersSchema, HistoryStreamDoneSchema, HistoryStreamServerErrorSchema, ...historySseSchemas, ...runsFeedSchemas,
   BatchFilterSchema, BatchBodySchema, BatchParamsSchema, BatchStartedSchema, BatchStatusSchema,
   ...traceSchemas, TraceLogSchema, RunTokenRequestSchema, RunTokenSchema, ...scheduleSchemas, ...evalRouteSchemas,
   ...deploymentSchemas

@@ -5,7 +5,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { ref } from './common.js'
 import { RunsQuerySchema, WorkflowStatusSchema } from './workflow.js'
-import { sseEvent, streamErrors } from './history-stream.js'
+import { sseEvent, sseEvents, streamErrors } from './history-stream.js'
 
 /** What a feed id looks like (plugins/app/runs-feed/position.ts): `<ms>`, or `<ms>.s.<runId>` / `<ms>.c.<runId>`. */
 export const POSITION_PATTERN = '^\\d{1,15}(?:\\.[sc]\\.[0-9A-Za-z-]{1,64})?$'
@@ -66,17 +66,19 @@ const description = [
   'Resume with `Last-Event-ID` (or `?lastEventId=`): exactly the changes after it follow, in order, none twice.'
 ].join(' ')
 
-const feedEvent = Type.Union([
-  sseEvent('feed', ref(RunsFeedOpenSchema), 'First frame of every connection', { id: 'required', retry: true, idPattern: POSITION_PATTERN }),
-  sseEvent('expired', ref(RunsFeedExpiredSchema), 'The Last-Event-ID was too old; later changes follow', { idPattern: POSITION_PATTERN }),
-  sseEvent('run', ref(RunChangeSchema), 'A run started or closed', { id: 'required', idPattern: POSITION_PATTERN }),
-  sseEvent('progress', ref(RunsFeedProgressSchema), 'The heartbeat: where the feed stands', { id: 'required', idPattern: POSITION_PATTERN }),
-  sseEvent('server_error', ref(RunsFeedErrorSchema), 'The feed failed for this client; it ends', { idPattern: POSITION_PATTERN })
-], { description: 'One frame of the feed' })
+const feedSseSchemas = [
+  sseEvent('RunsFeedSseFeed', 'feed', ref(RunsFeedOpenSchema), 'First frame of every connection', { id: 'required', retry: true, idPattern: POSITION_PATTERN }),
+  sseEvent('RunsFeedSseExpired', 'expired', ref(RunsFeedExpiredSchema), 'The Last-Event-ID was too old; later changes follow', { idPattern: POSITION_PATTERN }),
+  sseEvent('RunsFeedSseRun', 'run', ref(RunChangeSchema), 'A run started or closed', { id: 'required', idPattern: POSITION_PATTERN }),
+  sseEvent('RunsFeedSseProgress', 'progress', ref(RunsFeedProgressSchema), 'The heartbeat: where the feed stands', { id: 'required', idPattern: POSITION_PATTERN }),
+  sseEvent('RunsFeedSseServerError', 'server_error', ref(RunsFeedErrorSchema), 'The feed failed for this client; it ends', { idPattern: POSITION_PATTERN })
+]
+
+const feedEvent = sseEvents(feedSseSchemas, 'One frame of the feed')
 
 export const runsFeedResponses = {
   200: { description, content: { 'text/event-stream': { schema: feedEvent } } },
   ...streamErrors({ 400: 'ValidationError: an invalid filter, or an event id that is malformed or ahead of now' })
 }
 
-export const runsFeedSchemas = [RunsFeedQuerySchema, RunsFeedHeadersSchema, RunChangeSchema, RunsFeedOpenSchema, RunsFeedProgressSchema, RunsFeedExpiredSchema, RunsFeedErrorSchema]
+export const runsFeedSchemas = [RunsFeedQuerySchema, RunsFeedHeadersSchema, RunChangeSchema, RunsFeedOpenSchema, RunsFeedProgressSchema, RunsFeedExpiredSchema, RunsFeedErrorSchema, ...feedSseSchemas]

@@ -131,7 +131,14 @@ export const StartWorkflowHeadersSchema = Type.Object({
   }))
 }, { $id: 'StartWorkflowHeaders' })
 
+/**
+ * `kind` says which of the answers of POST /workflow/start a body is (its 200 is one of three):
+ * the `discriminator` of that union, so a generated client builds the member it names.
+ */
+const Kind = <T extends string>(kind: T, description: string) => Literals([kind] as const, { description })
+
 export const WorkflowStartedSchema = Type.Object({
+  kind: Kind('started', 'Always `started`: the run was started and these are its ids'),
   workflowId: Type.String(),
   runId: Type.String({ description: 'Run id of the run this request started' })
 }, { $id: 'WorkflowStarted', additionalProperties: false, description: 'The run was started; poll its status or result with these ids' })
@@ -168,8 +175,10 @@ export const ErrorDetailsSchema = Type.Object({
 }, { $id: 'ErrorDetails', additionalProperties: false })
 
 export const WorkflowResultSchema = Type.Object({
+  kind: Kind('result', 'Always `result`: the outcome of a closed run'),
   workflowId: Type.String(),
   runId: Type.String({ description: 'The run this result belongs to' }),
+  workflowName: Type.String({ description: 'Workflow type (canonical name) of that run: which workflow\'s output `output` is' }),
   input: Json('The start input of this run; null if it had none'),
   output: Json('The value the workflow returned; null unless status is completed (and null when `outputRef` is there)'),
   inputRef: Type.Optional(response(PayloadLinkSchema, 'Only when the input is larger than SERVICE_PAYLOAD_INLINE_MAX_BYTES ' +
@@ -297,6 +306,7 @@ export const QueryResultSchema = Type.Object({
 }, { $id: 'QueryResult', additionalProperties: false, description: 'What the query handler returned' })
 
 export const UpdateResultSchema = Type.Object({
+  kind: Kind('update', 'Always `update`: what an update\'s handler returned'),
   workflowId: Type.String(),
   runId: Type.String({ description: 'The run that accepted and ran the update' }),
   updateId: Type.String(),
@@ -339,6 +349,7 @@ export const UpdateStateSchema = Type.Object({
 export type StartWorkflowBody = Static<typeof StartWorkflowBodySchema>
 export type RunWorkflowBody = Static<typeof RunWorkflowBodySchema>
 export type WorkflowStarted = Static<typeof WorkflowStartedSchema>
+export type UpdateResult = Static<typeof UpdateResultSchema>
 export type WebhookRequest = Static<typeof WebhookRequestSchema>
 export type WebhookDelivery = Static<typeof WebhookDeliverySchema>
 export type WorkflowResult = Static<typeof WorkflowResultSchema>

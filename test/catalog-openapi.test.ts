@@ -56,6 +56,24 @@ export const relabel: NonNullable<Relabel['requestBody']>['content']['applicatio
 
 type StartBody = paths['/workflow/start']['post']['requestBody']['content']['application/json']
 export const session: StartBody = { workflowName: 'approval', workflowId: 'cart-7', input: { label: 'a' }, update: { name: 'relabel', payload: { label: 'b' } } }
+
+/** The operations that answer a WorkflowResult answer the workflow's own: \`workflowName\` narrows it, no cast. */
+type Ran = paths['/workflow/run']['post']['responses'][200]['content']['application/json']
+type Read = paths['/workflow/{id}/result']['get']['responses'][200]['content']['application/json']
+type ReadPinned = paths['/workflow/{id}/runs/{rid}/result']['get']['responses'][200]['content']['application/json']
+export function greetingOfRun (result: Ran | Read | ReadPinned): string | null {
+  if (result.workflowName !== 'hello' || result.output === null) return null
+  const greeting: string = result.output.greeting
+  return greeting
+}
+
+/** A start's 200 is one of three answers; \`kind\` says which, then \`workflowName\` which result. */
+type StartAnswer = paths['/workflow/start']['post']['responses'][200]['content']['application/json']
+export function greetingOfStart (answer: StartAnswer): string | null {
+  if (answer.kind !== 'result' || answer.workflowName !== 'hello' || answer.output === null) return null
+  const greeting: string = answer.output.greeting
+  return greeting
+}
 `
 
 const BAD = `import type { paths } from './catalog-api.js'
@@ -63,6 +81,13 @@ const BAD = `import type { paths } from './catalog-api.js'
 type RunBody = paths['/workflow/run']['post']['requestBody']['content']['application/json']
 
 export const body: RunBody = { workflowName: 'hello', input: { name: 42 } }
+
+type Ran = paths['/workflow/run']['post']['responses'][200]['content']['application/json']
+export function lengthOf (result: Ran): number {
+  if (result.workflowName !== 'hello' || result.output === null) return 0
+  const greeting: number = result.output.greeting
+  return greeting
+}
 `
 
 t.test('a client generated from the typed document compiles a correct call and refuses a wrong input', async (t) => {
@@ -105,6 +130,7 @@ t.test('a client generated from the typed document compiles a correct call and r
   const bad = await compile(dir, 'bad.ts')
   t.not(bad.code, 0, 'the wrong input does not compile')
   t.match(bad.output, /bad\.ts\(5,\d+\): error TS2322: Type 'number' is not assignable to type 'string'/)
+  t.match(bad.output, /bad\.ts\(10,\d+\): error TS2322: Type 'string' is not assignable to type 'number'/, 'a typed output: the greeting is no number')
 })
 
 t.test('the typed schemas are the catalog\'s, and a real run\'s result matches its typed result', async (t) => {
@@ -136,6 +162,91 @@ t.test('the typed schemas are the catalog\'s, and a real run\'s result matches i
   const result = await call(t, app, { method: 'POST', url: '/workflow/run', route: '/workflow/run', payload: { workflowName: 'hello', input: { name: 'Ada' }, workflowId: newId('hello') } })
   t.equal(result.status, 200)
   t.ok(valid('hello.WorkflowResult', result.body), 'the answer matches hello.WorkflowResult')
+  t.equal(result.body.workflowName, 'hello')
+  t.same(doc.components.schemas.WorkflowResult.discriminator, {
+    propertyName: 'workflowName',
+    mapping: Object.fromEntries(catalog.workflows.map((w: { name: string }) => [w.name, `#/components/schemas/${w.name}.WorkflowResult`]))
+  }, 'WorkflowResult is the union of the workflows\' results, by canonical name')
+  for (const [path, method] of [['/workflow/run', 'post'], ['/workflow/{id}/result', 'get'], ['/workflow/{id}/runs/{rid}/result', 'get']]) {
+    t.same(doc.paths[path][method].responses['200'].content['application/json'].schema, { $ref: '#/components/schemas/WorkflowResult' }, `${method} ${path} answers it`)
+  }
+  t.ok(valid('WorkflowResult', result.body), 'the answer matches the union')
+  t.notOk(valid('WorkflowResult', { ...result.body, output: { greeting: 5 } }), 'whose output is typed')
+  t.notOk(valid('WorkflowResult', { ...result.body, workflowName: 'hi' }), 'and named by the canonical name')
+})
+
+/**
+ * The unions of objects a document's answers hold (an `anyOf`/`oneOf` with more than one member that
+ * is an object, not a nullable value or a set of strings), each as where it is and whether it has a
+ * discriminator; and every one-branch `oneOf` in the document.
+ */
+function unionsOf (doc: any): { unions: Array<{ at: string, discriminated: boolean }>, oneBranch: string[] } {
+  const component = (ref: string) => doc.components.schemas[ref.split('/').pop() as string]
+  const isObject = (s: any): boolean => s?.$ref !== undefined ? isObject(component(s.$ref)) : s?.type === 'object' || s?.properties !== undefined || s?.oneOf !== undefined
+  const unions = new Map<string, boolean>()
+  const seen = new Set<unknown>()
+  const walk = (s: any, at: string): void => {
+    if (s === null || typeof s !== 'object' || seen.has(s)) return
+    seen.add(s)
+    if (typeof s.$ref === 'string' && s.$ref.startsWith('#/components/schemas/')) walk(component(s.$ref), s.$ref)
+    for (const key of ['anyOf', 'oneOf']) {
+      if (Array.isArray(s[key]) && s[key].filter(isObject).length > 1) unions.set(`${at} ${key}`, s.discriminator !== undefined && key === 'oneOf')
+    }
+    for (const [key, value] of Object.entries(s)) if (key !== 'discriminator') walk(value, `${at}/${key}`)
+  }
+  for (const [path, operations] of Object.entries<any>(doc.paths)) {
+    for (const [method, operation] of Object.entries<any>(operations)) {
+      for (const [status, answer] of Object.entries<any>(operation.responses ?? {})) walk(answer.content, `${method} ${path} ${status}`)
+    }
+  }
+  const oneBranch: string[] = []
+  const find = (s: any, at: string): void => {
+    if (s === null || typeof s !== 'object') return
+    if (Array.isArray(s.oneOf) && s.oneOf.length === 1) oneBranch.push(at)
+    for (const [key, value] of Object.entries(s)) find(value, `${at}/${key}`)
+  }
+  find(doc, '#')
+  return { unions: [...unions].map(([at, discriminated]) => ({ at, discriminated })), oneBranch }
+}
+
+t.test('a plain start, a start with Prefer: wait and an update-with-start each match exactly one member of the 200\'s union, the one `kind` names, in both documents', async (t) => {
+  const app = await build(t)
+  const generic = (await app.inject({ url: '/openapi.json' })).json()
+  const typed = (await call(t, app, { method: 'GET', url: '/workflow/catalog/openapi.json', route: '/workflow/catalog/openapi.json' })).body
+  const start = (payload: unknown, prefer?: string) => call(t, app, {
+    method: 'POST', url: '/workflow/start', route: '/workflow/start', payload, headers: prefer === undefined ? undefined : { prefer }
+  })
+  const plain = await start({ workflowName: 'hello', input: { name: 'Ada' } })
+  const waited = await start({ workflowName: 'hello', input: { name: 'Bo' } }, 'wait=30')
+  const workflowId = newId('approval')
+  const updated = await start({ workflowName: 'approval', workflowId, input: { label: 'a' }, update: { name: 'relabel', payload: { label: 'b' } } })
+  t.teardown(async () => { await app.engine.client.workflow.getHandle(workflowId).terminate('test finished').catch(() => undefined) })
+  const answers = { started: plain, result: waited, update: updated }
+  for (const [kind, res] of Object.entries(answers)) {
+    t.equal(res.status, 200, kind)
+    t.equal(res.body.kind, kind, `the ${kind} answer says so`)
+  }
+  for (const [name, doc] of Object.entries({ '/openapi.json': generic, 'the typed document': typed })) {
+    const ajv = new Ajv2020({ strict: false, validateSchema: false })
+    addFormats(ajv)
+    ajv.addSchema({ ...doc, $id: 'doc' })
+    const matches = (ref: string, value: unknown) => ajv.getSchema(`doc${ref}`)?.(value) === true
+    const union = doc.paths['/workflow/start'].post.responses['200'].content['application/json'].schema
+    const { unions, oneBranch } = unionsOf(doc)
+    t.ok(unions.length >= 3, `${name}: the start's answer and the two streams' events are unions`)
+    t.same(unions.filter((u) => !u.discriminated), [], `${name}: every union of objects in an answer is a oneOf with a discriminator`)
+    t.same(oneBranch, [], `${name}: no one-branch oneOf`)
+    t.equal(union.discriminator.propertyName, 'kind', `${name}: discriminated by kind`)
+    t.notOk(union.anyOf, `${name}: no anyOf`)
+    for (const [kind, res] of Object.entries(answers)) {
+      const members = union.oneOf.map((member: { $ref: string }) => member.$ref).filter((ref: string) => matches(ref, res.body))
+      t.same(members, [union.discriminator.mapping[kind]], `${name}: the ${kind} answer matches only the member kind names`)
+    }
+    // In the typed document the result member is itself the union of the workflows' results.
+    const results = doc.components.schemas.WorkflowResult.oneOf?.map((member: { $ref: string }) => member.$ref) ?? []
+    t.same(results.filter((ref: string) => matches(ref, waited.body)), doc === typed ? ['#/components/schemas/hello.WorkflowResult'] : [],
+      `${name}: the waited result matches ${doc === typed ? 'hello\'s result alone' : 'WorkflowResult, not a union'}`)
+  }
 })
 
 t.test('the document follows the live catalog: a republished catalog with a changed workflow changes its ETag and its schemas', async (t) => {

@@ -147,7 +147,7 @@ t.test('start, status, input, result, trace, runs', async (t) => {
   const started = await flowport(['start', 'hello', '{"name":"Cy"}', '--id', id, '--json', ...catalogArgs()], { env })
   t.equal(started.code, 0)
   const { runId } = JSON.parse(started.stdout) as { runId: string }
-  t.same(JSON.parse(started.stdout), { workflowId: id, runId })
+  t.same(JSON.parse(started.stdout), { kind: 'started', workflowId: id, runId })
   const plainStart = await flowport(['start', 'hello', '{"name":"Di"}', ...catalogArgs()], { env })
   t.match(plainStart.stdout, /^[0-9a-f-]{36}\n$/, 'start prints the workflow id alone on stdout')
   t.match(plainStart.stderr, /Follow it with: flowport tail /)

@@ -33,7 +33,7 @@ t.test('a run still open when the wait ends answers 202 with its ids, Location a
   const workflowId = newId('approval')
   const res = await call(t, app, startCall({ workflowName: 'approval', input: { label: 'wait' }, workflowId }, 'wait=1'))
   t.equal(res.status, 202)
-  t.same(Object.keys(res.body).sort(), ['runId', 'workflowId'])
+  t.same(Object.keys(res.body).sort(), ['kind', 'runId', 'workflowId'])
   t.equal(res.body.workflowId, workflowId)
   t.equal(res.headers.location, `/workflow/${workflowId}/runs/${res.body.runId as string}/status`)
   t.equal(res.headers['retry-after'], '1')
@@ -57,7 +57,7 @@ t.test('without a valid wait preference start answers as before', async (t) => {
   for (const prefer of [undefined, 'respond-async', 'wait=soon', 'wait=-1', 'handling=lenient']) {
     const res = await call(t, app, startCall({ workflowName: 'hello', input: { name: 'x' } }, prefer))
     t.equal(res.status, 200, String(prefer))
-    t.same(Object.keys(res.body).sort(), ['runId', 'workflowId'], String(prefer))
+    t.same(Object.keys(res.body).sort(), ['kind', 'runId', 'workflowId'], String(prefer))
     t.equal(res.headers['preference-applied'], undefined, String(prefer))
   }
 })

@@ -10,8 +10,10 @@ t.test('run waits and answers the WorkflowResult of a completed run', async (t) 
   const res = await call(t, app, run({ workflowName: 'hello', input: { name: 'Ada' }, workflowId }))
   t.equal(res.status, 200)
   t.same(res.body, {
+    kind: 'result',
     workflowId,
     runId: res.body.runId,
+    workflowName: 'hello',
     input: { name: 'Ada' },
     output: { greeting: 'Hello, Ada!' },
     trace: { destinations: app.traces!.destinations(workflowId, res.body.runId) },
@@ -27,6 +29,7 @@ t.test('an alias runs the canonical workflow', async (t) => {
   const res = await call(t, app, run({ workflowName: 'hi', input: { name: 'Bo' } }))
   t.equal(res.status, 200)
   t.same(res.body.output, { greeting: 'Hello, Bo!' })
+  t.equal(res.body.workflowName, 'hello', 'the result names the canonical workflow')
   const status = await call(t, app, { method: 'GET', url: `/workflow/${res.body.workflowId}/status`, route: '/workflow/{id}/status' })
   t.equal(status.body.workflowName, 'hello', 'the run is of the canonical type')
 })

@@ -9,7 +9,7 @@ t.test('start answers the ids at once, while the run is still open', async (t) =
   const workflowId = newId('approval')
   const res = await call(t, app, startCall({ workflowName: 'approval', input: { label: 'x' }, workflowId }))
   t.equal(res.status, 200)
-  t.same(Object.keys(res.body).sort(), ['runId', 'workflowId'])
+  t.same(Object.keys(res.body).sort(), ['kind', 'runId', 'workflowId'])
   t.equal(res.body.workflowId, workflowId)
   const described = await app.engine.client.workflow.getHandle(workflowId).describe()
   t.equal(described.status.name, 'RUNNING')

@@ -45,13 +45,24 @@ export type Verdict = Static<typeof VerdictSchema>
  * `boolean`: true passes; `verdict`: the value is the verdict; `number`: ≥ pass passes, ≥ partial
  * is partial, else fail; `string`: in `pass` passes, in `partial` is partial, else fail.
  */
-export const InterpretationSchema = Type.Union([
-  Type.Object({ type: Type.Literal('boolean') }, { additionalProperties: false }),
-  Type.Object({ type: Type.Literal('verdict') }, { additionalProperties: false }),
-  Type.Object({ type: Type.Literal('number'), pass: Type.Number(), partial: Type.Optional(Type.Number()) }, { additionalProperties: false }),
-  Type.Object({ type: Type.Literal('string'), pass: Type.Array(Type.String()), partial: Type.Optional(Type.Array(Type.String())) }, { additionalProperties: false })
-], { $id: 'EvalInterpretation' })
-export type Interpretation = Static<typeof InterpretationSchema>
+export const InterpretationMembers = [
+  Type.Object({ type: Type.Literal('boolean') }, { $id: 'EvalInterpretationBoolean', additionalProperties: false }),
+  Type.Object({ type: Type.Literal('verdict') }, { $id: 'EvalInterpretationVerdict', additionalProperties: false }),
+  Type.Object({ type: Type.Literal('number'), pass: Type.Number(), partial: Type.Optional(Type.Number()) }, { $id: 'EvalInterpretationNumber', additionalProperties: false }),
+  Type.Object({ type: Type.Literal('string'), pass: Type.Array(Type.String()), partial: Type.Optional(Type.Array(Type.String())) }, { $id: 'EvalInterpretationString', additionalProperties: false })
+] as const
+/** What a definition's `interpret` is checked against (Value.Check reads no `$ref`). */
+export const InterpretationUnion = Type.Union([...InterpretationMembers])
+export type Interpretation = Static<typeof InterpretationUnion>
+/**
+ * The API's schema of it: a `oneOf` of the members, each a component, discriminated by `type`, so
+ * that a generated client builds the member `type` names.
+ */
+export const InterpretationSchema = Type.Unsafe<Interpretation>({
+  $id: 'EvalInterpretation',
+  oneOf: InterpretationMembers.map((m) => Type.Ref(String(m.$id))),
+  discriminator: { propertyName: 'type', mapping: Object.fromEntries(InterpretationMembers.map((m) => [m.properties.type.const, `#/components/schemas/${m.$id}`])) }
+})
 
 export const CriticalitySchema = Type.Union([Type.Literal('required'), Type.Literal('informational')], {
   $id: 'EvalCriticality', description: 'A required evaluator decides the case\'s verdict; an informational one is only shown'
@@ -200,6 +211,6 @@ export function compare (cases: ReadonlyArray<Pick<EvalCaseReport, 'name' | 'ver
 
 /** Every named schema of evals, in dependency order (the API registers them). */
 export const evalSchemas = [
-  VerdictSchema, InterpretationSchema, CriticalitySchema, EvalEvaluatorSchema, CatalogEvalSchema, EvalResultSchema,
+  VerdictSchema, ...InterpretationMembers, InterpretationSchema, CriticalitySchema, EvalEvaluatorSchema, CatalogEvalSchema, EvalResultSchema,
   EvalCaseReportSchema, EvalTotalsSchema, EvalComparisonSchema, EvalReportSchema
 ]

@@ -7,12 +7,16 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { errorsFor, ref, response } from '../../schemas/common.js'
 import {
-  RunWorkflowBodySchema, RunWorkflowHeadersSchema, StartWorkflowBodySchema, StartWorkflowHeadersSchema, UpdateResultSchema, WorkflowResultSchema, WorkflowStartedSchema
+  RunWorkflowBodySchema, RunWorkflowHeadersSchema, StartWorkflowBodySchema, StartWorkflowHeadersSchema, UpdateResultSchema, WorkflowResultSchema, WorkflowStartedSchema,
+  type UpdateResult, type WorkflowResult, type WorkflowStarted
 } from '../../schemas/workflow.js'
 import { clientGone } from '../../lib/abort.js'
 import { idempotencyKeyOf } from '../../lib/http/idempotency-key.js'
 import { preferredWait } from '../../lib/http/prefer.js'
 import { access, starterOf } from '../../lib/http/access.js'
+
+/** The document's reference to a schema's component (a discriminator's mapping names components). */
+const component = (schema: { $id?: string }) => `#/components/schemas/${String(schema.$id)}`
 
 /** `Retry-After` of a 202: when a status read is worth trying; never longer than the client chose to wait. */
 const RETRY_AFTER_MAX_SECONDS = 5
@@ -77,9 +81,12 @@ const start: FastifyPluginAsyncTypebox = async (fastify) => {
       headers: ref(StartWorkflowHeadersSchema),
       body: ref(StartWorkflowBodySchema),
       response: {
-        200: Type.Union([ref(WorkflowStartedSchema), ref(WorkflowResultSchema), ref(UpdateResultSchema)], {
-          description: 'WorkflowStarted: the run was started (no `Prefer: wait`). WorkflowResult: `Prefer: wait` was sent and the run closed in time. ' +
-            'UpdateResult: the body had `update`, and the run (started now, or the open one) ran it',
+        200: Type.Unsafe<WorkflowStarted | WorkflowResult | UpdateResult>({
+          oneOf: [ref(WorkflowStartedSchema), ref(WorkflowResultSchema), ref(UpdateResultSchema)],
+          // Every member carries `kind`: a generated client builds the one it names, not the first that parses.
+          discriminator: { propertyName: 'kind', mapping: { started: component(WorkflowStartedSchema), result: component(WorkflowResultSchema), update: component(UpdateResultSchema) } },
+          description: '`kind` says which. WorkflowStarted (`started`): the run was started (no `Prefer: wait`). WorkflowResult (`result`): ' +
+            '`Prefer: wait` was sent and the run closed in time. UpdateResult (`update`): the body had `update`, and the run (started now, or the open one) ran it',
           headers: preferenceApplied
         }),
         202: response(WorkflowStartedSchema, '`Prefer: wait` was sent and the run is still open: `Location` names its status resource, `Retry-After` when to look', stillOpenHeaders),
@@ -93,15 +100,15 @@ const start: FastifyPluginAsyncTypebox = async (fastify) => {
     const { update } = request.body
     if (update !== undefined) {
       const updated = await fastify.starts.updateWithStart({ ...request.body, update }, { signal, idempotencyKey, ...starterOf(request) })
-      return { workflowId: updated.run.workflowId, runId: updated.run.runId, updateId: updated.updateId, result: updated.result }
+      return { kind: 'update' as const, workflowId: updated.run.workflowId, runId: updated.run.runId, updateId: updated.updateId, result: updated.result }
     }
     const started = await fastify.starts.startWorkflow(request.body, { signal, idempotencyKey, ...starterOf(request) })
-    const ids = { workflowId: started.workflowId, runId: started.runId }
+    const ids = { kind: 'started' as const, workflowId: started.workflowId, runId: started.runId }
     const wait = preferredWait(request.headers.prefer)
     if (wait === undefined) return ids
     const waited = Math.min(wait, Math.floor(fastify.config.SERVICE_RUN_MAX_TIMEOUT_MS / 1000))
     reply.header('preference-applied', `wait=${waited}`).header('vary', 'Prefer')
-    const result = await fastify.starts.waitForResult(started, started.input, { signal, deadline: Date.now() + waited * 1000 })
+    const result = await fastify.starts.waitForResult(started, { signal, deadline: Date.now() + waited * 1000 })
     if (!('open' in result)) return result
     const location = `/workflow/${encodeURIComponent(started.workflowId)}/runs/${started.runId}/status`
     return reply.code(202).header('location', location).header('retry-after', String(Math.max(1, Math.min(waited, RETRY_AFTER_MAX_SECONDS)))).send(ids)

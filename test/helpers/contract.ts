@@ -101,15 +101,19 @@ function assertEvents (t: Test, where: string, path: string[], body: string): vo
     t.fail(`${where}: no event schema at ${path.join('/')}`)
     return
   }
-  const branches: any[] = schema.anyOf ?? schema.oneOf ?? [schema]
+  // Each branch, inline or a component (a discriminated union's members are components), and where it is.
+  const members: any[] = schema.anyOf ?? schema.oneOf ?? [schema]
+  const branches = members.map((member, i) => member.$ref === undefined
+    ? { node: member, at: [...path, ...(schema.anyOf ? ['anyOf', i] : schema.oneOf ? ['oneOf', i] : [])] }
+    : { node: (member.$ref as string).slice(2).split('/').reduce((node: any, key: string) => node?.[key], doc), at: (member.$ref as string).slice(2).split('/') })
   const events = parseSse(body)
   t.ok(events.length > 0, `${where}: the stream has events`)
   for (const [i, event] of events.entries()) {
     const valid = validateEvent(event) as boolean
     if (!t.ok(valid, `${where}: event ${i} (${event.event}) matches the event schema`, valid ? {} : { errors: validateEvent.errors, event })) continue
-    const branch = branches.findIndex((b) => [b.properties?.event?.const, ...(b.properties?.event?.enum ?? [])].includes(event.event))
-    if (branch < 0 || !branches[branch].properties?.data?.contentSchema) continue
-    const contentPath = [...path, ...(schema.anyOf ? ['anyOf', branch] : schema.oneOf ? ['oneOf', branch] : []), 'properties', 'data', 'contentSchema']
+    const branch = branches.find(({ node }) => [node?.properties?.event?.const, ...(node?.properties?.event?.enum ?? [])].includes(event.event))
+    if (!branch?.node.properties?.data?.contentSchema) continue
+    const contentPath = [...branch.at, 'properties', 'data', 'contentSchema']
     const ref = pointer(contentPath)
     const validateData = contentValidators.get(ref) ?? ajv.compile({ $ref: ref })
     contentValidators.set(ref, validateData)

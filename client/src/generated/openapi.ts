@@ -1110,23 +1110,39 @@ export interface components {
         };
         /** @description pass, partial or fail */
         EvalVerdict: "pass" | "partial" | "fail";
-        EvalInterpretation: {
-            /** @enum {string} */
+        EvalInterpretationBoolean: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "boolean";
-        } | {
-            /** @enum {string} */
+        };
+        EvalInterpretationVerdict: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "verdict";
-        } | {
-            /** @enum {string} */
+        };
+        EvalInterpretationNumber: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "number";
             pass: number;
             partial?: number;
-        } | {
-            /** @enum {string} */
+        };
+        EvalInterpretationString: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "string";
             pass: string[];
             partial?: string[];
         };
+        EvalInterpretation: components["schemas"]["EvalInterpretationBoolean"] | components["schemas"]["EvalInterpretationVerdict"] | components["schemas"]["EvalInterpretationNumber"] | components["schemas"]["EvalInterpretationString"];
         /** @description A required evaluator decides the case's verdict; an informational one is only shown */
         EvalCriticality: "required" | "informational";
         EvalEvaluator: {
@@ -1556,6 +1572,11 @@ export interface components {
         };
         /** @description The run was started; poll its status or result with these ids */
         WorkflowStarted: {
+            /**
+             * @description Always `started`: the run was started and these are its ids (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "started";
             workflowId: string;
             /** @description Run id of the run this request started */
             runId: string;
@@ -1586,9 +1607,16 @@ export interface components {
         };
         /** @description The outcome of a closed run, whatever its final status */
         WorkflowResult: {
+            /**
+             * @description Always `result`: the outcome of a closed run (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "result";
             workflowId: string;
             /** @description The run this result belongs to */
             runId: string;
+            /** @description Workflow type (canonical name) of that run: which workflow's output `output` is */
+            workflowName: string;
             /** @description The start input of this run; null if it had none */
             input: unknown;
             /** @description The value the workflow returned; null unless status is completed (and null when `outputRef` is there) */
@@ -1783,6 +1811,11 @@ export interface components {
         };
         /** @description The update was accepted and its handler returned */
         UpdateResult: {
+            /**
+             * @description Always `update`: what an update's handler returned (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "update";
             workflowId: string;
             /** @description The run that accepted and ran the update */
             runId: string;
@@ -1946,6 +1979,52 @@ export interface components {
             workflowId: string;
             runId: string;
         };
+        /** @description First event of every connection: the run being streamed */
+        HistorySseWorkflow: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "workflow";
+            data: string;
+            /** @description Opaque cursor; reconnect with it as Last-Event-ID */
+            id?: string;
+            /** @description Reconnect delay hint in milliseconds */
+            retry?: number;
+        };
+        /** @description A batch of events the client has not seen */
+        HistorySseHistory: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "history";
+            data: string;
+            /** @description Opaque cursor; reconnect with it as Last-Event-ID */
+            id: string;
+        };
+        /** @description The run closed; the stream ends */
+        HistorySseDone: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "done";
+            data: string;
+            /** @description Opaque cursor; reconnect with it as Last-Event-ID */
+            id: string;
+        };
+        /** @description The stream failed; it ends (reconnect to resume) */
+        HistorySseServerError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "server_error";
+            data: string;
+            /** @description Opaque cursor; reconnect with it as Last-Event-ID */
+            id?: string;
+        };
         /** @description The filters of GET /workflow/runs, without paging */
         RunsFeedQuery: {
             /** @description Only runs of this workflow type */
@@ -2019,6 +2098,63 @@ export interface components {
         RunsFeedError: {
             error: string;
             message: string;
+        };
+        /** @description First frame of every connection */
+        RunsFeedSseFeed: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "feed";
+            data: string;
+            /** @description Opaque cursor; reconnect with it as Last-Event-ID */
+            id: string;
+            /** @description Reconnect delay hint in milliseconds */
+            retry?: number;
+        };
+        /** @description The Last-Event-ID was too old; later changes follow */
+        RunsFeedSseExpired: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "expired";
+            data: string;
+            /** @description Opaque cursor; reconnect with it as Last-Event-ID */
+            id?: string;
+        };
+        /** @description A run started or closed */
+        RunsFeedSseRun: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "run";
+            data: string;
+            /** @description Opaque cursor; reconnect with it as Last-Event-ID */
+            id: string;
+        };
+        /** @description The heartbeat: where the feed stands */
+        RunsFeedSseProgress: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "progress";
+            data: string;
+            /** @description Opaque cursor; reconnect with it as Last-Event-ID */
+            id: string;
+        };
+        /** @description The feed failed for this client; it ends */
+        RunsFeedSseServerError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "server_error";
+            data: string;
+            /** @description Opaque cursor; reconnect with it as Last-Event-ID */
+            id?: string;
         };
         /** @description Which runs: the run-list filters, or a visibility query. Internal runs are never included. */
         BatchFilter: {
@@ -3028,7 +3164,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The API's OpenAPI 3.1 document typed for the catalog: start/run bodies are a union discriminated by `workflowName`, each workflow's input, output and result are components (`<name>.Input`, `<name>.Output`, `<name>.WorkflowResult`), and each signal, query and update has a typed operation at its concrete path. It changes when a worker publishes another catalog; its `ETag` lets a generator skip an unchanged one (docs/catalog-openapi.md) */
+            /** @description The API's OpenAPI 3.1 document typed for the catalog: start/run bodies are a union discriminated by `workflowName`, each workflow's input, output and result are components (`<name>.Input`, `<name>.Output`, `<name>.WorkflowResult`), results are the union of those discriminated by `workflowName`, and each signal, query and update has a typed operation at its concrete path. It changes when a worker publishes another catalog; its `ETag` lets a generator skip an unchanged one (docs/catalog-openapi.md) */
             200: {
                 headers: {
                     /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
@@ -3152,7 +3288,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The API's OpenAPI 3.1 document typed for the catalog: start/run bodies are a union discriminated by `workflowName`, each workflow's input, output and result are components (`<name>.Input`, `<name>.Output`, `<name>.WorkflowResult`), and each signal, query and update has a typed operation at its concrete path. It changes when a worker publishes another catalog; its `ETag` lets a generator skip an unchanged one (docs/catalog-openapi.md) */
+            /** @description The API's OpenAPI 3.1 document typed for the catalog: start/run bodies are a union discriminated by `workflowName`, each workflow's input, output and result are components (`<name>.Input`, `<name>.Output`, `<name>.WorkflowResult`), results are the union of those discriminated by `workflowName`, and each signal, query and update has a typed operation at its concrete path. It changes when a worker publishes another catalog; its `ETag` lets a generator skip an unchanged one (docs/catalog-openapi.md) */
             200: {
                 headers: {
                     /** @description Strong validator of this representation; send it back in `If-None-Match` (304 when unchanged). A status ETag is `"<runId>.<hash>"` and also serves as `If-Match` of the calls that act on the run. */
@@ -3711,33 +3847,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": {
-                        /** @enum {string} */
-                        event: "workflow";
-                        data: string;
-                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
-                        id?: string;
-                        /** @description Reconnect delay hint in milliseconds */
-                        retry?: number;
-                    } | {
-                        /** @enum {string} */
-                        event: "history";
-                        data: string;
-                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
-                        id: string;
-                    } | {
-                        /** @enum {string} */
-                        event: "done";
-                        data: string;
-                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
-                        id: string;
-                    } | {
-                        /** @enum {string} */
-                        event: "server_error";
-                        data: string;
-                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
-                        id?: string;
-                    };
+                    "text/event-stream": components["schemas"]["HistorySseWorkflow"] | components["schemas"]["HistorySseHistory"] | components["schemas"]["HistorySseDone"] | components["schemas"]["HistorySseServerError"];
                 };
             };
             /** @description The cursor is at `done`: nothing more will come (EventSource stops reconnecting) */
@@ -3882,33 +3992,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": {
-                        /** @enum {string} */
-                        event: "workflow";
-                        data: string;
-                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
-                        id?: string;
-                        /** @description Reconnect delay hint in milliseconds */
-                        retry?: number;
-                    } | {
-                        /** @enum {string} */
-                        event: "history";
-                        data: string;
-                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
-                        id: string;
-                    } | {
-                        /** @enum {string} */
-                        event: "done";
-                        data: string;
-                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
-                        id: string;
-                    } | {
-                        /** @enum {string} */
-                        event: "server_error";
-                        data: string;
-                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
-                        id?: string;
-                    };
+                    "text/event-stream": components["schemas"]["HistorySseWorkflow"] | components["schemas"]["HistorySseHistory"] | components["schemas"]["HistorySseDone"] | components["schemas"]["HistorySseServerError"];
                 };
             };
             /** @description The cursor is at `done`: nothing more will come (EventSource stops reconnecting) */
@@ -4199,7 +4283,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description WorkflowStarted: the run was started (no `Prefer: wait`). WorkflowResult: `Prefer: wait` was sent and the run closed in time. UpdateResult: the body had `update`, and the run (started now, or the open one) ran it */
+            /** @description `kind` says which. WorkflowStarted (`started`): the run was started (no `Prefer: wait`). WorkflowResult (`result`): `Prefer: wait` was sent and the run closed in time. UpdateResult (`update`): the body had `update`, and the run (started now, or the open one) ran it */
             200: {
                 headers: {
                     /** @description With `Prefer: wait` only: `wait=<seconds>`, the wait applied (the asked one, capped by SERVICE_RUN_MAX_TIMEOUT_MS) */
@@ -5341,39 +5425,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": {
-                        /** @enum {string} */
-                        event: "feed";
-                        data: string;
-                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
-                        id: string;
-                        /** @description Reconnect delay hint in milliseconds */
-                        retry?: number;
-                    } | {
-                        /** @enum {string} */
-                        event: "expired";
-                        data: string;
-                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
-                        id?: string;
-                    } | {
-                        /** @enum {string} */
-                        event: "run";
-                        data: string;
-                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
-                        id: string;
-                    } | {
-                        /** @enum {string} */
-                        event: "progress";
-                        data: string;
-                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
-                        id: string;
-                    } | {
-                        /** @enum {string} */
-                        event: "server_error";
-                        data: string;
-                        /** @description Opaque cursor; reconnect with it as Last-Event-ID */
-                        id?: string;
-                    };
+                    "text/event-stream": components["schemas"]["RunsFeedSseFeed"] | components["schemas"]["RunsFeedSseExpired"] | components["schemas"]["RunsFeedSseRun"] | components["schemas"]["RunsFeedSseProgress"] | components["schemas"]["RunsFeedSseServerError"];
                 };
             };
             /** @description ValidationError: an invalid filter, or an event id that is malformed or ahead of now */

@@ -4,7 +4,9 @@
  * JSON Schemas filled in where the generic document says "any JSON value":
  * - `StartWorkflowBody` / `RunWorkflowBody` become unions discriminated by `workflowName`, one
  *   member per workflow (`<name>.StartBody`, `<name>.RunBody`) whose `input` is `<name>.Input`;
- * - each workflow's result is a component `<name>.WorkflowResult` (`input`/`output` typed);
+ * - each workflow's result is a component `<name>.WorkflowResult` (`workflowName` the workflow's
+ *   name, `input`/`output` typed), and `WorkflowResult` becomes their union discriminated by
+ *   `workflowName`, so every operation that answers a result answers the typed one;
  * - each signal, query and update name gets its own operation at its concrete path
  *   (`/workflow/{id}/update/relabel`), beside the generic templated one, with a typed `payload`
  *   and a typed `result`.
@@ -43,26 +45,32 @@ function bodyVariant (base: Json, workflow: CatalogWorkflow, catalogId: string, 
   // Update-with-start: one of the workflow's own updates, with its payload's schema; none declared, no `update`.
   if (workflow.updates.length === 0) delete body.properties.update
   else {
-    body.properties.update = {
-      description: 'Update-with-start (docs/update-with-start.md): one of this workflow\'s updates, typed',
-      oneOf: workflow.updates.map((u) => ({
-        type: 'object',
-        additionalProperties: false,
-        required: u.payloadSchema ? ['name', 'payload'] : ['name'],
-        properties: { name: { type: 'string', enum: [u.name] }, ...(u.payloadSchema ? { payload: schemaRef(handlerKey(workflow, 'update', u.name, 'Payload')) } : {}) }
-      }))
-    }
+    const updates = workflow.updates.map((u) => ({
+      type: 'object',
+      additionalProperties: false,
+      required: u.payloadSchema ? ['name', 'payload'] : ['name'],
+      properties: { name: { type: 'string', enum: [u.name] }, ...(u.payloadSchema ? { payload: schemaRef(handlerKey(workflow, 'update', u.name, 'Payload')) } : {}) }
+    }))
+    const description = 'Update-with-start (docs/update-with-start.md): one of this workflow\'s updates, typed'
+    // A single update is written plainly: linters refuse a one-branch `oneOf`.
+    body.properties.update = updates.length === 1 ? { ...updates[0], description } : { description, oneOf: updates }
   }
   // A run on another catalog than the default one must say so.
   if (catalogId !== defaultCatalog) body.required = [...new Set([...(body.required ?? []), 'catalog'])]
   return body
 }
 
-function union (variants: string[], workflows: CatalogWorkflow[], description: string): Json {
+/**
+ * One member per workflow, discriminated by `workflowName` (`names`: the values that pick the
+ * workflow's member); a single member is written plainly, as linters refuse a one-branch `oneOf`.
+ */
+function union (variants: string[], workflows: CatalogWorkflow[], names: (w: CatalogWorkflow) => string[], description: string): Json {
+  if (variants.length === 1) return { ...schemaRef(variants[0]), description }
   const mapping: Record<string, string> = {}
-  workflows.forEach((w, i) => { for (const name of [w.name, ...w.aliases]) mapping[name] = schemaRef(variants[i]).$ref })
+  workflows.forEach((w, i) => { for (const name of names(w)) mapping[name] = schemaRef(variants[i]).$ref })
   return { oneOf: variants.map(schemaRef), discriminator: { propertyName: 'workflowName', mapping }, description }
 }
+const withAliases = (w: CatalogWorkflow) => [w.name, ...w.aliases]
 
 /** The typed operation of one handler name: the workflows declaring it share the path, so their schemas are a union. */
 function handlerOperation (doc: Json, kind: Kind, name: string, declared: Array<{ workflow: CatalogWorkflow, handler: CatalogHandler }>): Json {
@@ -123,12 +131,16 @@ export function catalogDocument (base: Json, catalog: Catalog, defaultCatalog: s
     const result = structuredClone(schemas.WorkflowResult)
     delete result.$id
     result.description = `The outcome of a closed run of ${w.name}`
+    result.properties.workflowName = { type: 'string', enum: [w.name], description: `${w.name}: a result names the workflow's canonical name, never an alias` }
     result.properties.input = orNull(schemaRef(`${w.name}.Input`))
     result.properties.output = { ...orNull(schemaRef(`${w.name}.Output`)), description: 'What the workflow returned; null unless status is completed' }
     schemas[`${w.name}.WorkflowResult`] = result
   }
-  schemas.StartWorkflowBody = union(workflows.map((w) => `${w.name}.StartBody`), workflows, 'Start one of the catalog\'s workflows; `workflowName` says which')
-  schemas.RunWorkflowBody = union(workflows.map((w) => `${w.name}.RunBody`), workflows, 'Run one of the catalog\'s workflows; `workflowName` says which')
+  schemas.StartWorkflowBody = union(workflows.map((w) => `${w.name}.StartBody`), workflows, withAliases, 'Start one of the catalog\'s workflows; `workflowName` says which')
+  schemas.RunWorkflowBody = union(workflows.map((w) => `${w.name}.RunBody`), workflows, withAliases, 'Run one of the catalog\'s workflows; `workflowName` says which')
+  // Every answer that is a WorkflowResult (run, result, start with `Prefer: wait`, the webhook's body) is the typed one.
+  schemas.WorkflowResult = union(workflows.map((w) => `${w.name}.WorkflowResult`), workflows, (w) => [w.name],
+    'The outcome of a closed run of one of the catalog\'s workflows; `workflowName` says which, and so the type of `input` and `output`')
 
   for (const kind of ['signal', 'query', 'update'] as const) {
     const byName = new Map<string, Array<{ workflow: CatalogWorkflow, handler: CatalogHandler }>>()

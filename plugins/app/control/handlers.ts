@@ -105,7 +105,7 @@ export async function runUpdate (deps: Deps, call: HandlerCall) {
   const updateId = randomUUID()
   try {
     const result = await deps.engine.call(() => handle.executeUpdate(call.name, { args: args as [], updateId }), { signal: call.signal, ...run })
-    return { ...run, updateId, result: result ?? null }
+    return { kind: 'update' as const, ...run, updateId, result: result ?? null }
   } catch (err) {
     throw await updateFailure(deps, err, { call, run, updateId, lengthBefore: execution.historyLength })
   }

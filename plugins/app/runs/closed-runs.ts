@@ -10,8 +10,8 @@
  *   reset run's entry (`forget`); other replicas answer a stale `resetTo: null` until their entry
  *   expires. What else changes after close (search attributes, the current run of the workflow
  *   id) is not kept: the unpinned routes still ask the engine for the current run every time.
- * - `input`: the run's start input, from its first history event, which never changes (also
- *   while the run is open).
+ * - `input` and `workflowName`: the run's start input and workflow type, from its first history
+ *   event, which never changes (also while the run is open).
  * - `outcome`: what the close event records.
  * - `trace`: the stored trace, once the worker wrote it to the destination the API prefers.
  *
@@ -27,6 +27,8 @@ export interface ClosedRun {
   execution?: Execution
   /** Present once read; `null` is a run started without input. */
   input?: unknown
+  /** The workflow type the run was started as; kept with `input`. */
+  workflowName?: string
   outcome?: Outcome
   trace?: TraceLog
 }

@@ -12,7 +12,7 @@ import { listRuns } from './list-runs.js'
 import { readInput } from './run-input.js'
 import { readResult, resultOf, outcomeOf } from './workflow-result.js'
 import { readTraceLog } from './trace-log.js'
-import { readCloseEventIfClosed, readRunInput, waitForCloseEvent } from './run-history.js'
+import { readCloseEventIfClosed, readRunStart, waitForCloseEvent } from './run-history.js'
 import type { RunsContext, RunsDeps } from './deps.js'
 import { bindParts } from '../../../lib/bind-parts.js'
 
@@ -30,7 +30,7 @@ export function createRuns ({ config, ...deps }: RunsDeps) {
     closedRuns,
     // What routes read of a run, then the history reads other concepts build on.
     ...bindParts(ctx, { describeRun, readStatus, statusWithWorkers, readResult, readInput, listRuns, readTraceLog, readAttention }),
-    ...bindParts(ctx, { readRunInput, readCloseEventIfClosed, waitForCloseEvent, outcomeOf, resultOf }),
+    ...bindParts(ctx, { readRunStart, readCloseEventIfClosed, waitForCloseEvent, outcomeOf, resultOf }),
     close () {
       closedRuns.clear()
       longHistories.clear()

@@ -8,7 +8,8 @@ import type { HistoryEvent } from './close-events.js'
 import { CATALOG_WORKFLOW_TYPE } from '@flowport/core/contract'
 import { describeForRead, isReservedWorkflowId, runNotFound } from './execution.js'
 import { closeOutcome, closeStatusOf } from '@flowport/core/outcome'
-import { readCloseEvent, readCloseEventIfClosed, readLatestPage, readRunInput, type LatestPage, readStartAndClose, SHORT_HISTORY_EVENTS } from './run-history.js'
+import { readCloseEvent, readCloseEventIfClosed, readLatestPage, readRunInput, type LatestPage, type RunStart, readStartAndClose, SHORT_HISTORY_EVENTS } from './run-history.js'
+import type { ClosedRun } from './closed-runs.js'
 import type { DescribeOptions, Outcome, RunRef } from './types.js'
 import { isTerminal, statusFromEngine } from './status.js'
 import type { Status } from '../../../schemas/status.js'
@@ -29,17 +30,27 @@ export async function outcomeOf ({ engine, payloads }: Pick<RunsContext, 'engine
   return await closeOutcome(engine.client.options.loadedDataConverter, event)
 }
 
-export async function resultOf (deps: Results, run: RunRef, input: unknown, closeEvent: HistoryEvent): Promise<WorkflowResult> {
-  return await resultFrom(deps, run, input, await outcomeOf(deps, closeEvent))
+/** `start`: what the run was started as (its workflow type) and with (its input). */
+export async function resultOf (deps: Results, run: RunRef, start: RunStart, closeEvent: HistoryEvent): Promise<WorkflowResult> {
+  return await resultFrom(deps, run, start, await outcomeOf(deps, closeEvent))
 }
 
-async function resultFrom ({ traces, payloads }: Results, run: RunRef, input: unknown, outcome: Outcome): Promise<WorkflowResult> {
+/** The run's start as kept (./closed-runs.ts): its input and its workflow type, both or nothing. */
+function keptStart (known: ClosedRun | undefined): RunStart | undefined {
+  const type = known?.workflowName ?? known?.execution?.type
+  return known?.input === undefined || type === undefined ? undefined : { type, input: known.input }
+}
+
+async function resultFrom ({ traces, payloads }: Results, run: RunRef, start: RunStart, outcome: Outcome): Promise<WorkflowResult> {
+  if (start.type === undefined) throw new Error(`run ${run.runId} of ${run.workflowId} has no start event`)
   // Where the worker's trace keeper writes this run's trace (at its close; docs/traces.md).
   const trace = traces === null ? null : { destinations: traces.destinations(run.workflowId, run.runId) }
-  const [inputField, outputField] = await Promise.all([payloads.inlineOrLink(input ?? null), payloads.inlineOrLink(outcome.output)])
+  const [inputField, outputField] = await Promise.all([payloads.inlineOrLink(start.input ?? null), payloads.inlineOrLink(outcome.output)])
   return {
+    kind: 'result',
     workflowId: run.workflowId,
     runId: run.runId,
+    workflowName: start.type,
     input: inputField.value,
     trace,
     ...outcome,
@@ -68,20 +79,20 @@ export async function readResult (deps: Reads, { workflowId, runId, signal }: De
   if (runId === undefined) return await readLatest(deps, { workflowId, signal })
   const run = { workflowId, runId }
   const known = deps.closedRuns.get(workflowId, runId)
-  if (known?.outcome && known.input !== undefined) return await resultFrom(deps, run, known.input, known.outcome)
+  const kept = keptStart(known)
+  if (known?.outcome && kept) return await resultFrom(deps, run, kept, known.outcome)
   if (known?.execution) return await readDescribed(deps, { workflowId, runId, signal })
   if (isReservedWorkflowId(workflowId)) throw notFound(`Workflow ${workflowId} not found`, run)
-  const { start, closeEvent } = await (known?.input !== undefined
-    ? readCloseEventIfClosed(deps, run, signal).then((closeEvent) => ({ start: undefined, closeEvent }))
+  const { start, closeEvent } = await (kept
+    ? readCloseEventIfClosed(deps, run, signal).then((closeEvent) => ({ start: kept, closeEvent }))
     : readStartAndClose(deps, run, signal)
   ).catch((err: unknown) => { throw err instanceof ApiError && err.statusCode === 404 ? runNotFound(run) : err })
-  if (start?.type === CATALOG_WORKFLOW_TYPE) throw notFound(`Workflow ${workflowId} not found`, run)
+  if (start.type === CATALOG_WORKFLOW_TYPE) throw notFound(`Workflow ${workflowId} not found`, run)
   // Open (or closed since the read): the describe names its status for the 424.
   if (!closeEvent) return await readDescribed(deps, { workflowId, runId, signal })
-  const input = start ? start.input : known?.input
   const outcome = await outcomeOf(deps, closeEvent)
-  deps.closedRuns.remember(workflowId, runId, { input, outcome })
-  return await resultFrom(deps, run, input, outcome)
+  deps.closedRuns.remember(workflowId, runId, { input: start.input, workflowName: start.type, outcome })
+  return await resultFrom(deps, run, start, outcome)
 }
 
 /** The 424 of a run that is still open. */
@@ -97,8 +108,8 @@ async function readLatest (deps: Reads, { workflowId, signal }: DescribeOptions)
   if (page.openStatus !== undefined) throw notClosed(run, page.openStatus)
   if (page.closeEvent === null) return await readDescribed(deps, { workflowId, signal }, page)
   const outcome = deps.closedRuns.get(workflowId, run.runId)?.outcome ?? await outcomeOf(deps, page.closeEvent)
-  deps.closedRuns.remember(workflowId, run.runId, { input: page.start.input, outcome })
-  return await resultFrom(deps, run, page.start.input, outcome)
+  deps.closedRuns.remember(workflowId, run.runId, { input: page.start.input, workflowName: page.start.type, outcome })
+  return await resultFrom(deps, run, page.start, outcome)
 }
 
 /** The result once a describe (or the closed-run cache) has named the run and said it is closed; `page` may hold its input already. */
@@ -125,6 +136,7 @@ async function readDescribed (deps: Reads, { workflowId, runId, signal }: Descri
       known?.outcome ?? readCloseEvent(deps, run, signal).then(outcomeFrom)
     ])
   }
-  deps.closedRuns.remember(workflowId, run.runId, { input, outcome })
-  return await resultFrom(deps, run, input, outcome)
+  // The describe names the run's workflow type.
+  deps.closedRuns.remember(workflowId, run.runId, { input, workflowName: execution.type, outcome })
+  return await resultFrom(deps, run, { type: execution.type, input }, outcome)
 }

@@ -14,7 +14,7 @@ export interface StartDeps {
   catalogs: Pick<Catalogs, 'workflow'>
   payloads: Pick<Payloads, 'uploadedInput' | 'decodeFirstValue'>
   webhooks: Pick<Webhooks, 'target' | 'startDelivery' | 'abandonDelivery'>
-  runs: Pick<Runs, 'describeRun' | 'waitForCloseEvent' | 'readRunInput' | 'resultOf'>
+  runs: Pick<Runs, 'describeRun' | 'waitForCloseEvent' | 'readRunStart' | 'resultOf'>
   control: Pick<Control, 'updateFailure'>
   config: Pick<Config, 'SERVICE_CATALOG_ID' | 'SERVICE_RUN_TIMEOUT_MS' | 'SERVICE_RUN_MAX_TIMEOUT_MS'>
 }

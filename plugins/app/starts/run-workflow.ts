@@ -7,10 +7,10 @@
 import type { RunWorkflowBody, WorkflowResult } from '../../../schemas/workflow.js'
 import { ApiError } from '../../../lib/api-error.js'
 import { continuedAs } from '../runs/close-events.js'
-import { timedOut, type CloseWait } from '../runs/run-history.js'
+import { timedOut, type CloseWait, type RunStart } from '../runs/run-history.js'
 import type { RunRef } from '../runs/types.js'
 import type { StartDeps } from './deps.js'
-import { startWorkflow, type StartOptions } from './start-workflow.js'
+import { startWorkflow, type Started, type StartOptions } from './start-workflow.js'
 import { updateWithStart } from './update-with-start.js'
 
 export async function runWorkflow (deps: StartDeps, body: RunWorkflowBody, signal: AbortSignal, options: Omit<StartOptions, 'signal'> = {}): Promise<WorkflowResult> {
@@ -23,7 +23,7 @@ export async function runWorkflow (deps: StartDeps, body: RunWorkflowBody, signa
   const started = update === undefined
     ? await startWorkflow(deps, body, { ...options, signal })
     : (await updateWithStart(deps, { ...body, update }, { ...options, signal })).run
-  const result = await waitForResult(deps, started, started.input, { signal, deadline })
+  const result = await waitForResult(deps, started, { signal, deadline })
   if ('open' in result) {
     throw new ApiError(408, 'WorkflowExecutionTimedOutError',
       `Workflow ${started.workflowId} did not close within ${timeout} ms; it keeps running: read GET /workflow/${started.workflowId}/result later`, result.open)
@@ -35,18 +35,21 @@ export async function runWorkflow (deps: StartDeps, body: RunWorkflowBody, signa
 export interface StillOpen { open: RunRef }
 
 /**
- * The result of the last run of the chain that starts with `run` (started with `input`; undefined:
- * read from the run's history, as for an `inputRef` start), or the run open at the deadline.
+ * The result of the last run of the chain that starts with `run` (started as `workflowName` with
+ * `input`; an undefined input: both read from the run's history, as for an `inputRef` start or the
+ * open run an update-with-start found), or the run open at the deadline.
  */
-export async function waitForResult (deps: Pick<StartDeps, 'runs' | 'payloads'>, run: RunRef, input: unknown, wait: CloseWait): Promise<WorkflowResult | StillOpen> {
+export async function waitForResult (deps: Pick<StartDeps, 'runs' | 'payloads'>, run: Pick<Started, 'workflowId' | 'runId' | 'workflowName' | 'input'>, wait: CloseWait): Promise<WorkflowResult | StillOpen> {
   let current = { workflowId: run.workflowId, runId: run.runId }
+  let start: RunStart | undefined = run.input === undefined ? undefined : { type: run.workflowName, input: run.input }
   for (;;) {
     const event = await deps.runs.waitForCloseEvent(current, wait)
     if (event === timedOut) return { open: current }
     const next = continuedAs(event)
-    if (next === undefined) return await deps.runs.resultOf(current, input === undefined ? await deps.runs.readRunInput(current, wait.signal) : input, event)
-    // The continue-as-new event carries the next run's input: no extra read.
-    input = await deps.payloads.decodeFirstValue(event.workflowExecutionContinuedAsNewEventAttributes?.input)
+    if (next === undefined) return await deps.runs.resultOf(current, start ?? await deps.runs.readRunStart(current, wait.signal), event)
+    // The continue-as-new event carries the next run's workflow type and input: no extra read.
+    const continued = event.workflowExecutionContinuedAsNewEventAttributes
+    start = { type: continued?.workflowType?.name ?? undefined, input: await deps.payloads.decodeFirstValue(continued?.input) }
     current = { workflowId: current.workflowId, runId: next }
   }
 }

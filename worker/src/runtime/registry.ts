@@ -11,7 +11,7 @@ import type { WorkflowMeta } from '../workflow/types.js'
 import { DefinitionError } from './definition-error.js'
 import type { Component, Loaded, LoadedSource, Origin } from './discovery/load.js'
 import type { EvalDefinition } from '../common/eval.js'
-import { CriticalitySchema, InterpretationSchema } from '@flowport/core/eval'
+import { CriticalitySchema, InterpretationUnion } from '@flowport/core/eval'
 import { schemaProblem } from './schemas.js'
 
 export interface RegisteredWorkflow {
@@ -106,7 +106,7 @@ function checkEval (workflow: RegisteredWorkflow, shared: Map<string, Loaded<Com
       throw new DefinitionError(`${file}: the eval of ${workflow.meta.name} names "${entry.evaluator}", which is not an evaluator of that workflow (its evaluators module, or a shared one)`)
     }
     if (!Value.Check(CriticalitySchema, entry.criticality)) throw new DefinitionError(`${file}: evaluator ${entry.evaluator}: criticality must be required or informational`)
-    if (!Value.Check(InterpretationSchema, entry.interpret)) {
+    if (!Value.Check(InterpretationUnion, entry.interpret)) {
       throw new DefinitionError(`${file}: evaluator ${entry.evaluator}: interpret must be {type: 'boolean'}, {type: 'verdict'}, {type: 'number', pass, partial?} or {type: 'string', pass: [...], partial?: [...]}`)
     }
   }

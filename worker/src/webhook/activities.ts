@@ -84,7 +84,7 @@ async function lookForClose (client: Client, store: TraceStore | null, request: 
   const input = await decodeFirstPayload(converter, start?.workflowExecutionStartedEventAttributes?.input)
   const outcome = await closeOutcome(converter, end.close)
   const trace = store === null ? null : { destinations: store.destinations(workflowId, end.runId) }
-  return { workflowId, runId: end.runId, input, trace, ...outcome }
+  return { kind: 'result', workflowId, runId: end.runId, workflowName: end.workflowName, input, trace, ...outcome }
 }
 
 const names = (memo: Record<string, unknown> | undefined, deliveryId: string) =>
@@ -113,18 +113,20 @@ async function runNaming (client: Client, { workflowId, deliveryId, runStartDead
 
 /**
  * Where the chain that `runId` is part of stands, following every continue-as-new that has
- * happened: the run still open, or the last run with its close event.
+ * happened: the run still open, or the last run with its close event; with its workflow type (the
+ * describe's, which an existing run always has).
  */
-async function chainEnd (client: Client, workflowId: string, runId: string): Promise<{ runId: string, close?: HistoryEvent }> {
+async function chainEnd (client: Client, workflowId: string, runId: string): Promise<{ runId: string, workflowName: string, close?: HistoryEvent }> {
   const ctx = Context.current()
   for (;;) {
     // The status first: asked for the close event of an open run, the engine long-polls (about 20 s), which would hold the slot.
     const { workflowExecutionInfo } = await client.withAbortSignal(ctx.cancellationSignal, async () =>
       await client.workflowService.describeWorkflowExecution({ namespace: client.options.namespace, execution: { workflowId, runId } }))
-    if (OPEN.has(workflowExecutionInfo?.status ?? WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED)) return { runId }
+    const workflowName = workflowExecutionInfo?.type?.name ?? ''
+    if (OPEN.has(workflowExecutionInfo?.status ?? WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED)) return { runId, workflowName }
     const [close] = (await history(client, { workflowId, runId }, { historyEventFilterType: HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT })).history?.events ?? []
     const next = close?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId
-    if (!next) return { runId, close }
+    if (!next) return { runId, workflowName, close }
     runId = next
   }
 }
