@@ -6,13 +6,14 @@
  * States: `closed` (calls go through), `open` (calls refused; a probe call runs every
  * PROBE_INTERVAL_MS: the half-open trial), back to `closed` on the first answer of the engine.
  *
- * What opens it: only the engine being away, never one request's failure. The probe itself
- * (GetSystemInfo, the cheapest call, with a short deadline) failing opens it. Any other call's
- * UNAVAILABLE or passed deadline is only a suspicion: the engine also answers UNAVAILABLE for
- * one request whose visibility query its store cannot run (a NUL once did, and closed the API to
- * every client), and a long call may pass its deadline on an engine that answers everything else;
- * so the breaker asks the probe first and opens only if it fails. That costs a real outage one
- * probe's round trip (connection refused: at once; frozen engine: the probe's deadline).
+ * What opens it: only the engine being away, never one request's failure. GetSystemInfo (the
+ * cheapest call, used by the probe and /ready, with a short deadline) failing opens it. Any other
+ * call's UNAVAILABLE is only a suspicion: the engine also answers UNAVAILABLE for one request whose
+ * visibility query its store cannot run (a NUL once did, and closed the API to every client), so
+ * the breaker asks the probe first and opens only if it fails. That costs a real outage one probe's
+ * round trip (connection refused: at once). Another call passing its deadline says nothing: a long
+ * call may pass it on an engine that answers everything else (and a busy machine would turn each
+ * into a probe that can itself be late); a frozen engine is found by the next GetSystemInfo.
  *
  * Why not a library such as opossum: its breaker opens on the share of failed calls in a rolling
  * window and takes the next real request as the half-open trial. Here the signal is the transport
@@ -88,8 +89,8 @@ export class EngineBreaker {
   /**
    * The gRPC interceptors of the connection around the client's `retry` interceptor: the outer one
    * marks a cancelled call; the inner one sees every attempt: a failed GetSystemInfo opens the
-   * breaker, another call's UNAVAILABLE or deadline has the probe confirm first (`suspect`), any
-   * answer of the engine closes it, and attempts of a cancelled call, or after shutdown, are not made.
+   * breaker, another call's UNAVAILABLE has the probe confirm first (`suspect`), any answer of the
+   * engine closes it, and attempts of a cancelled call, or after shutdown, are not made.
    */
   interceptors (retry: Interceptor): Interceptor[] {
     const markCancel: Interceptor = (options, nextCall) => {
@@ -110,8 +111,8 @@ export class EngineBreaker {
               const unanswered = received.code === status.UNAVAILABLE || received.code === status.DEADLINE_EXCEEDED
               const reason = received.code === status.UNAVAILABLE ? received.details : 'the engine did not answer in time'
               if (unanswered && method === SYSTEM_INFO) this.open(reason)
-              else if (unanswered) this.suspect(reason)
-              else if (received.code !== status.CANCELLED) this.close()
+              else if (received.code === status.UNAVAILABLE) this.suspect(reason)
+              else if (received.code !== status.CANCELLED && received.code !== status.DEADLINE_EXCEEDED) this.close()
               nextStatus(received)
             }
           })
