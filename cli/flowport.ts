@@ -58,13 +58,32 @@ program.command('engine')
     process.once('SIGTERM', stop)
   })
 
+/** The settings the command reads, for `--help` (the worker's: worker/src/env.ts; cli/replay.ts). */
+const REPLAY_SETTINGS = `
+Settings (the worker's, from the environment):
+  TEMPORAL_ADDRESS (localhost:7233), TEMPORAL_NAMESPACE (default),
+  TEMPORAL_API_KEY, TEMPORAL_TLS, TEMPORAL_TLS_SERVER_NAME,
+  TEMPORAL_TLS_CA_PATH, TEMPORAL_TLS_CERT_PATH, TEMPORAL_TLS_KEY_PATH   the engine (not read with --history)
+  SERVICE_CATALOG_ID (main)                                            the catalog whose runs are replayed
+  SERVICE_WORKFLOWS_DIR (./workflows)                                  the new code
+  SERVICE_WORKER_DEPLOYMENT_NAME (the catalog id),
+  SERVICE_WORKER_BUILD_ID (derived from the code)                      the version the new code will poll as: runs pinned
+                                                                       to another one are skipped unless --all
+  SERVICE_TRACE_S3_BUCKET, SERVICE_PAYLOAD_*, SERVICE_CLOUD_*          large payloads stored by reference
+
+Exit codes: 0 every run replays, 1 a run diverged (or the workflows do not build),
+2 a usage error (an unknown workflow, a file that is not a history), 3 the engine cannot be reached.`
+
 program.command('replay')
-  .description('replay recent runs of the catalog (SERVICE_CATALOG_ID) from the engine, or history files, against the local workflow code; exit 1 when one diverges')
+  .description('replay recent runs of the catalog (SERVICE_CATALOG_ID) from the engine, or history files, against the local workflow code; exit 1 when one diverges. ' +
+    'From the engine, only the runs this code will run: runs pinned to another version are skipped (counted) unless --all')
   .option('--since <duration>', 'closed runs count when they closed within this window (open runs always count), e.g. 30m, 24h, 7d', '24h')
-  .option('--limit <n>', 'runs per workflow (the engine lists open runs first, then the most recently closed)', (v) => positive(v, '--limit'), 20)
+  .option('--limit <n>', 'runs replayed per workflow (the engine lists open runs first, then the most recently closed)', (v) => positive(v, '--limit'), 20)
   .option('--workflow <name>', 'only this workflow (repeatable)', (v: string, all: string[]) => [...all, v], [] as string[])
-  .option('--history <file...>', 'replay these history files (Temporal\'s JSON format) instead of asking the engine')
-  .action(async (opts: { since: string, limit: number, workflow: string[], history?: string[] }) => {
+  .option('--history <file...>', 'replay these history files (Temporal\'s JSON format, whatever their version) instead of asking the engine')
+  .option('--all', 'replay runs pinned to other versions too (runs this code never meets)')
+  .addHelpText('after', REPLAY_SETTINGS)
+  .action(async (opts: { since: string, limit: number, workflow: string[], history?: string[], all?: boolean }) => {
     const { replayCommand, windowMs } = await import('./replay.js')
     const sinceMs = windowMs(opts.since)
     if (sinceMs === null) {
@@ -72,7 +91,7 @@ program.command('replay')
       process.exitCode = 2
       return
     }
-    process.exitCode = await replayCommand({ sinceMs, limit: opts.limit, workflows: opts.workflow, historyFiles: opts.history ?? [] }, process.env, console.log, console.error)
+    process.exitCode = await replayCommand({ sinceMs, limit: opts.limit, workflows: opts.workflow, historyFiles: opts.history ?? [], all: opts.all === true }, process.env, console.log, console.error)
   })
 
 program.command('cluster')

@@ -2,38 +2,48 @@
  * `flowport replay`: the check before a deploy. Takes the recent histories of the catalog's
  * workflows from the engine (open runs, and runs closed within the window), or history files in
  * Temporal's JSON format, and replays them against the local workflow code; a run the code no
- * longer reproduces is printed with its first diverging event and the command exits 1, so CI can
- * gate the deploy (README, "Changing workflows safely").
- * Settings are the worker's (TEMPORAL_*, SERVICE_CATALOG_ID, SERVICE_WORKFLOWS_DIR, payloads).
+ * longer reproduces is printed with its version and first diverging event, and the command exits 1,
+ * so CI can gate the deploy (README, "Changing workflows safely"). From the engine it replays only
+ * the runs the new code will run: runs pinned to another version are counted, not replayed, unless
+ * `--all` (docs/deploys.md, "Which runs replay checks").
  */
-import { readFileSync } from 'node:fs'
-import { basename } from 'node:path'
 import { Client, Connection } from '@temporalio/client'
-import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js'
 import { DefaultLogger, Runtime } from '@temporalio/worker'
-import { buildWorkflowBundle, DefinitionError, replayRuns, type RecordedRun } from '@flowport/worker'
+import { buildWorkflowBundle, defaultBuildId, DefinitionError, replayRuns } from '@flowport/worker'
 import { readWorkerEnv, workerLogger, WorkerConfigError, type WorkerEnv } from '@flowport/worker/env'
 import { ClaimCheckCodec, payloadSettingsFrom, PayloadStore } from '@flowport/core/payloads'
 import { tlsFromSettings } from '@flowport/core/tls'
 import { durationMs } from '../lib/duration.js'
-import { quote } from '../lib/visibility-query.js'
 import type { Duration } from '../schemas/schedules.js'
+import type { WorkerDeploymentVersion } from '../schemas/deployment-version.js'
+import { versionValue } from '../plugins/app/engine/deployment-version.js'
+import { describeVersion, fromEngine, fromFile, pinnedElsewhere, type VersionedRun } from './replay-sources.js'
+
+export { replayQuery } from './replay-sources.js'
 
 export interface ReplayOptions {
   /** Closed runs count when they closed within this many ms (open runs always count). */
   sinceMs: number
-  /** Runs per workflow, in the engine's order (open runs, then the most recently closed). */
+  /** Runs replayed per workflow, in the engine's order (open runs, then the most recently closed). */
   limit: number
   /** Only these workflows (names or aliases of the catalog); empty: all. */
   workflows: string[]
   /** History files to replay instead of asking the engine. */
   historyFiles: string[]
+  /** Replay runs pinned to other versions too. */
+  all: boolean
 }
 
 /** Exit codes (README, "Changing workflows safely"): 0 every run replays, then these. */
 export const EXIT_DIVERGED = 1
 export const EXIT_USAGE = 2
 export const EXIT_ENGINE = 3
+
+/**
+ * How long the engine may take to answer before the command gives up. The SDK's default (10 s) is
+ * for a long-lived process; a check in CI against an engine that is not there should say so now.
+ */
+export const ENGINE_CONNECT_TIMEOUT_MS = 3_000
 
 /** `--since`: a duration as the API writes them (`30m`, `24h`, `7d`); null when it is not one. */
 export function windowMs (value: string): number | null {
@@ -43,33 +53,19 @@ export function windowMs (value: string): number | null {
 
 type Print = (line: string) => void
 
-/** Open runs and those closed since `since`, of these workflow types on the catalog's task queue. */
-export function replayQuery (catalogId: string, types: string[], since: Date): string {
-  return `TaskQueue = ${quote(catalogId)} AND WorkflowType IN (${types.map(quote).join(', ')}) AND (ExecutionStatus = "Running" OR CloseTime >= ${quote(since.toISOString())})`
-}
-
-function fromFile (file: string): RecordedRun {
-  const json = JSON.parse(readFileSync(file, 'utf8')) as { events?: Array<Record<string, any>> }
-  const started = json.events?.[0]?.workflowExecutionStartedEventAttributes
-  if (started === undefined) throw new Error(`${file}: not a Temporal history (its first event must be WorkflowExecutionStarted)`)
-  return {
-    workflowId: basename(file),
-    runId: String(started.originalExecutionRunId ?? '?'),
-    workflowType: String(started.workflowType?.name ?? '?'),
-    history: historyFromJSON(json)
+async function connect (config: WorkerEnv): Promise<Connection | string> {
+  try {
+    return await Connection.connect({
+      address: config.TEMPORAL_ADDRESS, tls: tlsFromSettings(config), apiKey: config.TEMPORAL_API_KEY, connectTimeout: ENGINE_CONNECT_TIMEOUT_MS
+    })
+  } catch (e) {
+    return `Cannot reach the engine at ${config.TEMPORAL_ADDRESS} (TEMPORAL_ADDRESS) within ${ENGINE_CONNECT_TIMEOUT_MS / 1000} s: ${(e as Error).message}`
   }
 }
 
-async function * fromEngine (client: Client, catalogId: string, names: Array<{ name: string, types: string[] }>, options: ReplayOptions): AsyncGenerator<RecordedRun> {
-  const since = new Date(Date.now() - options.sinceMs)
-  for (const { types } of names) {
-    let taken = 0
-    for await (const execution of client.workflow.list({ query: replayQuery(catalogId, types, since), pageSize: Math.min(options.limit, 1000) })) {
-      const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory()
-      yield { workflowId: execution.workflowId, runId: execution.runId, workflowType: execution.type, history }
-      if (++taken >= options.limit) break
-    }
-  }
+/** `- skipped: 3 run(s) pinned to main:4f0c2a9e1b7d`, one line per version. */
+function skippedLines (skipped: Map<string, number>): string[] {
+  return [...skipped].map(([version, n]) => `- skipped: ${n} run(s) pinned to ${version}, which this code never runs`)
 }
 
 export async function replayCommand (options: ReplayOptions, env: Record<string, string | undefined>, out: Print, err: Print): Promise<number> {
@@ -81,6 +77,21 @@ export async function replayCommand (options: ReplayOptions, env: Record<string,
     err(e.message)
     return EXIT_USAGE
   }
+  const fromHistoryFiles = options.historyFiles.length > 0
+  // Before the bundle is built (seconds): an engine that is not there is the first thing to tell.
+  const connection = fromHistoryFiles ? undefined : await connect(config)
+  if (typeof connection === 'string') {
+    err(connection)
+    return EXIT_ENGINE
+  }
+  try {
+    return await replayWith(connection, config, options, out, err)
+  } finally {
+    await connection?.close()
+  }
+}
+
+async function replayWith (connection: Connection | undefined, config: WorkerEnv, options: ReplayOptions, out: Print, err: Print): Promise<number> {
   const logger = workerLogger({ NODE_ENV: config.NODE_ENV, LOG_LEVEL: 'warn' })
   let built: Awaited<ReturnType<typeof buildWorkflowBundle>>
   try {
@@ -91,6 +102,13 @@ export async function replayCommand (options: ReplayOptions, env: Record<string,
     return EXIT_DIVERGED
   }
   const { bundle, catalog } = built
+  // The version the new code will poll as (worker/src/runtime/deployment-version.ts), read with
+  // versioning on or off: off, no pinned run meets the code, but one pinned to this very version
+  // would once it is on, so it is replayed.
+  const newCode: WorkerDeploymentVersion = {
+    deploymentName: config.SERVICE_WORKER_DEPLOYMENT_NAME ?? config.SERVICE_CATALOG_ID,
+    buildId: config.SERVICE_WORKER_BUILD_ID ?? defaultBuildId(bundle.code)
+  }
 
   const known = catalog.workflows.map((w) => ({ name: w.name, types: [w.name, ...w.aliases] }))
   const unknown = options.workflows.filter((name) => !known.some((w) => w.types.includes(name)))
@@ -100,9 +118,9 @@ export async function replayCommand (options: ReplayOptions, env: Record<string,
   }
   const chosen = options.workflows.length === 0 ? known : known.filter((w) => w.types.some((t) => options.workflows.includes(t)))
 
-  let runs: AsyncIterable<RecordedRun> | RecordedRun[]
-  let connection: Connection | undefined
-  if (options.historyFiles.length > 0) {
+  const skipped = new Map<string, number>()
+  let runs: AsyncIterable<VersionedRun> | VersionedRun[]
+  if (connection === undefined) {
     try {
       runs = options.historyFiles.map(fromFile)
     } catch (e) {
@@ -110,14 +128,14 @@ export async function replayCommand (options: ReplayOptions, env: Record<string,
       return EXIT_USAGE
     }
   } else {
-    try {
-      connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS, tls: tlsFromSettings(config), apiKey: config.TEMPORAL_API_KEY })
-    } catch (e) {
-      err(`Cannot reach the engine at ${config.TEMPORAL_ADDRESS}: ${(e as Error).message}`)
-      return EXIT_ENGINE
-    }
-    const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE })
-    runs = fromEngine(client, catalog.catalog, chosen, options)
+    runs = fromEngine(new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }), {
+      catalogId: catalog.catalog,
+      workflows: chosen,
+      since: new Date(Date.now() - options.sinceMs),
+      limit: options.limit,
+      skip: (run) => (options.all ? null : pinnedElsewhere(run, newCode)),
+      skipped: (version) => { skipped.set(versionValue(version), (skipped.get(versionValue(version)) ?? 0) + 1) }
+    })
   }
   // Histories hold what the worker's codec wrote: large payloads by reference, read back here.
   const payloads = payloadSettingsFrom(config)
@@ -128,19 +146,25 @@ export async function replayCommand (options: ReplayOptions, env: Record<string,
   Runtime.install({ logger: new DefaultLogger('ERROR', () => {}), telemetryOptions: { logging: { forward: {}, filter: { core: 'ERROR', other: 'ERROR' } } } })
   let replayed = 0
   let diverged = 0
-  try {
-    for await (const { run, divergence } of replayRuns(bundle, runs, dataConverter)) {
-      replayed++
-      if (divergence === null) continue
-      diverged++
-      const where = divergence.event === null ? '' : ` at event ${divergence.event.id} (${divergence.event.what})`
-      const what = divergence.kind === 'nondeterminism' ? 'diverges' : 'fails to replay'
-      out(`✗ ${run.workflowType} ${run.workflowId} run ${run.runId} ${what}${where}:\n  ${divergence.message.replaceAll('\n', '\n  ')}`)
-    }
-  } finally {
-    await connection?.close()
+  for await (const { run, divergence } of replayRuns(bundle, runs, dataConverter)) {
+    replayed++
+    if (divergence === null) continue
+    diverged++
+    const where = divergence.event === null ? '' : ` at event ${divergence.event.id} (${divergence.event.what})`
+    const what = divergence.kind === 'nondeterminism' ? 'diverges' : 'fails to replay'
+    out(`✗ ${run.workflowType} ${run.workflowId} run ${run.runId} ${describeVersion(run.versioning)} ${what}${where}:\n  ${divergence.message.replaceAll('\n', '\n  ')}`)
   }
-  const source = options.historyFiles.length > 0 ? `${options.historyFiles.length} history file(s)` : `catalog ${catalog.catalog} (${chosen.map((w) => w.name).join(', ') || 'no workflows'})`
-  out(`Replayed ${replayed} run(s) from ${source}: ${diverged === 0 ? 'all replay with this code' : `${diverged} diverged`}.`)
+  for (const line of skippedLines(skipped)) out(line)
+  const outcome = diverged === 0 ? 'all replay with this code' : `${diverged} diverged`
+  if (connection === undefined) {
+    out(`Replayed ${replayed} run(s) from ${options.historyFiles.length} history file(s): ${outcome}.`)
+  } else {
+    const source = `catalog ${catalog.catalog} (${chosen.map((w) => w.name).join(', ') || 'no workflows'})`
+    const count = [...skipped.values()].reduce((a, b) => a + b, 0)
+    const left = options.all
+      ? ' Runs pinned to other versions included (--all).'
+      : ` Skipped ${count} run(s) pinned to versions other than this code's (${versionValue(newCode)})${count > 0 ? ': flowport replay --all replays them too' : ''}.`
+    out(`Replayed ${replayed} run(s) from ${source}: ${outcome}.${left}`)
+  }
   return diverged === 0 ? 0 : EXIT_DIVERGED
 }

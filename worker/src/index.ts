@@ -18,3 +18,4 @@ export type { ErrorEvent, ErrorHook, ErrorInfo, RuntimeErrorEvent, StepErrorEven
 export type { WorkflowDefinition } from './workflow/types.js'
 export type { Catalog, CatalogWorkflow } from '@flowport/core/contract'
 export { replayRuns, type RecordedRun, type ReplayOutcome } from './runtime/replay.js'
+export { defaultBuildId } from './runtime/deployment-version.js'

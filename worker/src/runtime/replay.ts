@@ -14,8 +14,8 @@ export interface RecordedRun {
   history: History
 }
 
-export interface ReplayOutcome {
-  run: RecordedRun
+export interface ReplayOutcome<R extends RecordedRun = RecordedRun> {
+  run: R
   /** null: the code reproduced the history. */
   divergence: null | {
     /** A determinism violation (the code issues other commands), or another failure of the replay. */
@@ -52,14 +52,15 @@ export function divergingEvent (reason: string, events: HistoryEvent[]): { id: n
   return found === undefined ? null : { id: Number(found.eventId), what: `ActivityTaskScheduled ${activity[1]}` }
 }
 
-export async function * replayRuns (
+/** Each outcome carries the run as given, so what the caller knows of it (its version) comes back with it. */
+export async function * replayRuns<R extends RecordedRun> (
   workflowBundle: WorkflowBundleWithSourceMap,
-  runs: AsyncIterable<RecordedRun> | Iterable<RecordedRun>,
+  runs: AsyncIterable<R> | Iterable<R>,
   dataConverter?: DataConverter
-): AsyncGenerator<ReplayOutcome> {
+): AsyncGenerator<ReplayOutcome<R>> {
   // The replayer reports results by workflow id; runs are keyed by a unique id so two runs of one
   // workflow id (a reset, a continue-as-new) stay apart.
-  const byKey = new Map<string, RecordedRun>()
+  const byKey = new Map<string, R>()
   async function * histories (): AsyncGenerator<{ workflowId: string, history: History }> {
     for await (const run of runs) {
       const key = `${byKey.size}`
