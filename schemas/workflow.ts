@@ -6,7 +6,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FailureCause } from '@flowport/core/failure'
 import { VERSIONING_MODES } from '@flowport/core/contract'
-import { BASE64URL_PATTERN, Nullable, NameSchema, QueryTextSchema, RunIdSchema, WorkflowIdSchema, ref, response } from './common.js'
+import { BASE64URL_PATTERN, Nullable, NameSchema, NOT_IN_QUERY_TEXT, QueryTextSchema, RunIdSchema, WorkflowIdSchema, ref, response } from './common.js'
 import { Literals, RunStatusSchema, STATUSES, TerminalRunStatusSchema } from './status.js'
 import { CatalogIdSchema } from './catalog.js'
 import { DurationSchema } from './schedules.js'
@@ -263,6 +263,15 @@ export const RunsQuerySchema = Type.Object({
   status: Type.Optional(Literals(STATUSES.filter((s) => s !== 'unknown'), { description: 'Only runs in this status' })),
   catalog: Type.Optional(CatalogIdSchema),
   scheduleId: Type.Optional(Type.String({ ...QueryTextSchema, maxLength: 200, description: 'Only runs started by this schedule' })),
+  version: Type.Optional(Type.String({
+    ...QueryTextSchema,
+    maxLength: 400,
+    // A deployment name holds no `:`, so the first one separates it from the build id.
+    pattern: `^[^:${NOT_IN_QUERY_TEXT}]+:[^${NOT_IN_QUERY_TEXT}]+$`,
+    description: 'Only runs on this worker deployment version, `<deploymentName>:<buildId>` (a worker\'s deployment is its catalog id ' +
+      'unless SERVICE_WORKER_DEPLOYMENT_NAME says otherwise; `flowport deploy list` shows the build ids)',
+    examples: ['main:4f0c2a9e1b7d']
+  })),
   startedAfter: Type.Optional(Type.String({ format: 'date-time', description: 'Only runs started at or after this time' })),
   startedBefore: Type.Optional(Type.String({ format: 'date-time', description: 'Only runs started before this time' })),
   pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50, description: 'Maximum runs per page' })),

@@ -342,9 +342,22 @@ t.test('three versions with derived build ids: each worker publishes; ramp, curr
   t.equal(polled.attention, null, 'a run on a version whose workers poll: no attention')
   t.not(polled.workersPolling, false, 'and workersPolling is not false (null only when the engine cannot say)')
 
-  const listed = await flowport(['deploy', 'list', catalog], { env: { FLOWPORT_URL: await app.listen({ port: 0, host: '127.0.0.1' }), FLOWPORT_TOKEN: keys.operator! } })
+  const cliEnv = { FLOWPORT_URL: await app.listen({ port: 0, host: '127.0.0.1' }), FLOWPORT_TOKEN: keys.operator!, SERVICE_CATALOG_ID: catalog }
+  const listed = await flowport(['deploy', 'list', catalog], { env: cliEnv })
   t.match(listed.stdout, /build id\s+state\s+since\s+pollers\s+open runs/, 'flowport deploy list shows pollers')
   t.match(listed.stdout, new RegExp(`${v1}\\s+ramping 10%\\s+\\S+\\s+0\\s`), 'v1: no pollers')
+
+  // Runs by version: the API's filter, `flowport runs --version` (a build id alone: of the catalog's deployment) and the status's version as text.
+  const onV1 = await eventually(async () => (await call(t, app, { method: 'GET', url: `/workflow/runs?version=${encodeURIComponent(`${catalog}:${v1}`)}`, route: '/workflow/runs', headers: operator })).body as { runs: Array<{ workflowId: string, version: { buildId: string } | null }> },
+    (page) => page.runs.some((r) => r.workflowId === stuckId))
+  t.ok(onV1.runs.length > 0 && onV1.runs.every((r) => r.version?.buildId === v1), 'GET /workflow/runs?version= lists the runs on that version only')
+  const badVersion = await call(t, app, { method: 'GET', url: `/workflow/runs?version=${v1}`, route: '/workflow/runs', headers: operator })
+  t.equal(badVersion.status, 400, 'a version without its deployment is a 400 that says the form')
+  const byCli = await flowport(['runs', '--version', v1, '--json'], { env: cliEnv })
+  t.equal(byCli.code, 0, byCli.stderr)
+  t.same((JSON.parse(byCli.stdout) as Array<{ workflowId: string }>).map((r) => r.workflowId).sort(), onV1.runs.map((r) => r.workflowId).sort(), 'flowport runs --version <buildId>')
+  const shownStatus = await flowport(['status', stuckId], { env: cliEnv })
+  t.match(shownStatus.stdout, new RegExp(`version\\s+${catalog}:${v1}\\n`), 'flowport status prints the version as text')
 
   const catalogs = await call(t, app, { method: 'GET', url: `/workflow/catalog/${catalog}`, route: '/workflow/catalog/{catalogId}', headers: operator })
   t.equal(catalogs.status, 200)

@@ -15,8 +15,16 @@ export function registerInspect (program: Command): void {
     .action(action(async (id: string, options: CommonOptions) => {
       const status = await clientOf(options).status(id, { runId: options.run })
       if (options.json) printJson(status)
-      // Nested values (version, resetFrom, attention, webhook) as compact JSON, not "[object Object]".
-      else printTable(['field', 'value'], Object.entries(status).map(([k, v]) => [k, v === null ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v)]))
+      // The version as the engine writes it (`<deployment>:<buildId>`, what `flowport runs --version` takes); other nested
+      // values (resetFrom, attention, webhook) as compact JSON, not "[object Object]".
+      else {
+        const text = (k: string, v: unknown): string => {
+          if (v === null) return '-'
+          if (k === 'version') return `${status.version!.deploymentName}:${status.version!.buildId}`
+          return typeof v === 'object' ? JSON.stringify(v) : String(v)
+        }
+        printTable(['field', 'value'], Object.entries(status).map(([k, v]) => [k, text(k, v)]))
+      }
       return EXIT.ok
     }))
 

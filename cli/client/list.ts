@@ -4,6 +4,7 @@
  * OpenAPI document, docs/catalog-openapi.md).
  */
 import type { Command } from 'commander'
+import { DEFAULT_CATALOG_ID } from '@flowport/core/settings'
 import { TERMINAL_STATUSES } from '@flowport/core/run-status'
 import { action, clientCommand, clientOf, type CommonOptions } from './command.js'
 import { CliError, EXIT } from './exit-codes.js'
@@ -11,13 +12,18 @@ import { positiveInteger } from './input.js'
 import { onInterrupt } from './interrupt.js'
 import { info, printJson, printTable } from './output.js'
 
-type RunFilter = CommonOptions & { workflow?: string, status?: string, limit: number, watch?: boolean }
+type RunFilter = CommonOptions & { workflow?: string, status?: string, version?: string, limit: number, watch?: boolean }
+
+/** `--version <buildId>`: of the deployment named as the catalog (a worker's default), unless it names its own (`<deployment>:<buildId>`). */
+const versionOf = (options: RunFilter & { catalog?: string }) => options.version === undefined || options.version.includes(':')
+  ? options.version
+  : `${options.catalog ?? process.env.SERVICE_CATALOG_ID ?? DEFAULT_CATALOG_ID}:${options.version}`
 
 /** `--watch`: one line per change (a JSON object per line with --json) until Ctrl-C (exit 130). */
 async function watch (options: RunFilter): Promise<number> {
   const interrupt = onInterrupt()
   try {
-    const events = clientOf(options).watchRuns({ workflowName: options.workflow, status: options.status as never, catalog: options.catalog, signal: interrupt.signal })
+    const events = clientOf(options).watchRuns({ workflowName: options.workflow, status: options.status as never, catalog: options.catalog, version: versionOf(options), signal: interrupt.signal })
     for await (const event of events) {
       if (event.event === 'expired') info(event.data.message)
       if (event.event !== 'run') continue
@@ -36,6 +42,7 @@ export function registerList (program: Command): void {
     .option('--workflow <name>', 'only runs of this workflow')
     .option('--status <status>', `only runs in this status (${['running', ...TERMINAL_STATUSES].join(', ')})`)
     .option('--catalog <catalog>', 'only runs of this catalog')
+    .option('--version <buildId>', 'only runs on this worker deployment version (`<deployment>:<buildId>`; a build id alone: of the catalog\'s deployment)')
     .option('--limit <n>', 'at most this many runs', positiveInteger('--limit'), 20)
     .option('--watch', 'instead of listing, print every run that starts or closes from now on (Ctrl-C stops)')
     .action(action(async (options: RunFilter) => {
@@ -45,6 +52,7 @@ export function registerList (program: Command): void {
         workflowName: options.workflow,
         status: options.status as never,
         catalog: options.catalog,
+        version: versionOf(options),
         pageSize: Math.min(options.limit, 1000)
       })
       for await (const run of pages) {

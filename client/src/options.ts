@@ -50,6 +50,8 @@ export interface RunsFilters extends CallOptions {
   startedBefore?: string | Date
   /** Only runs started by this schedule. */
   scheduleId?: string
+  /** Only runs on this worker deployment version, `<deploymentName>:<buildId>`. */
+  version?: string
   pageSize?: number
 }
 export interface SchedulesFilters extends CallOptions { workflowName?: string, catalog?: string, pageSize?: number }

@@ -14,8 +14,8 @@ export interface WatchRunsOptions extends ReconnectOptions, Omit<RunsFilters, 'p
 const NAMES = new Set(['feed', 'expired', 'run', 'progress', 'server_error'])
 
 export async function * watchRuns (context: StreamContext, opts: WatchRunsOptions = {}): AsyncGenerator<RunsFeedEvent, void, undefined> {
-  const { workflowName, status, catalog, startedAfter, startedBefore } = opts
-  const query = new URLSearchParams(defined({ workflowName, status, catalog, startedAfter: iso(startedAfter), startedBefore: iso(startedBefore) }) as Record<string, string>)
+  const { workflowName, status, catalog, scheduleId, version, startedAfter, startedBefore } = opts
+  const query = new URLSearchParams(defined({ workflowName, status, catalog, scheduleId, version, startedAfter: iso(startedAfter), startedBefore: iso(startedBefore) }) as Record<string, string>)
   const url = `${context.baseUrl}/workflow/runs/stream${query.size > 0 ? `?${query.toString()}` : ''}`
   const messages = readEventStream(context, url, opts, () => false)
   for await (const message of messages) {

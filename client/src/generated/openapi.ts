@@ -1696,6 +1696,11 @@ export interface components {
             /** @description Only runs started by this schedule */
             scheduleId?: string;
             /**
+             * @description Only runs on this worker deployment version, `<deploymentName>:<buildId>` (a worker's deployment is its catalog id unless SERVICE_WORKER_DEPLOYMENT_NAME says otherwise; `flowport deploy list` shows the build ids)
+             * @example main:4f0c2a9e1b7d
+             */
+            version?: string;
+            /**
              * Format: date-time
              * @description Only runs started at or after this time
              */
@@ -2042,6 +2047,11 @@ export interface components {
             /** @description Only runs started by this schedule */
             scheduleId?: string;
             /**
+             * @description Only runs on this worker deployment version, `<deploymentName>:<buildId>` (a worker's deployment is its catalog id unless SERVICE_WORKER_DEPLOYMENT_NAME says otherwise; `flowport deploy list` shows the build ids)
+             * @example main:4f0c2a9e1b7d
+             */
+            version?: string;
+            /**
              * Format: date-time
              * @description Only runs started at or after this time
              */
@@ -2172,6 +2182,11 @@ export interface components {
             catalog?: string;
             /** @description Only runs started by this schedule */
             scheduleId?: string;
+            /**
+             * @description Only runs on this worker deployment version, `<deploymentName>:<buildId>` (a worker's deployment is its catalog id unless SERVICE_WORKER_DEPLOYMENT_NAME says otherwise; `flowport deploy list` shows the build ids)
+             * @example main:4f0c2a9e1b7d
+             */
+            version?: string;
             /**
              * Format: date-time
              * @description Only runs started at or after this time
@@ -5282,6 +5297,11 @@ export interface operations {
                 catalog?: string;
                 /** @description Only runs started by this schedule */
                 scheduleId?: string;
+                /**
+                 * @description Only runs on this worker deployment version, `<deploymentName>:<buildId>` (a worker's deployment is its catalog id unless SERVICE_WORKER_DEPLOYMENT_NAME says otherwise; `flowport deploy list` shows the build ids)
+                 * @example main:4f0c2a9e1b7d
+                 */
+                version?: string;
                 /** @description Only runs started at or after this time */
                 startedAfter?: string;
                 /** @description Only runs started before this time */
@@ -5403,6 +5423,11 @@ export interface operations {
                 catalog?: string;
                 /** @description Only runs started by this schedule */
                 scheduleId?: string;
+                /**
+                 * @description Only runs on this worker deployment version, `<deploymentName>:<buildId>` (a worker's deployment is its catalog id unless SERVICE_WORKER_DEPLOYMENT_NAME says otherwise; `flowport deploy list` shows the build ids)
+                 * @example main:4f0c2a9e1b7d
+                 */
+                version?: string;
                 /** @description Only runs started at or after this time */
                 startedAfter?: string;
                 /** @description Only runs started before this time */

@@ -25,6 +25,8 @@ export function visibilityQuery (q: Omit<RunsQuery, 'pageSize' | 'pageToken'>): 
   if (q.status !== undefined) clauses.push(`ExecutionStatus = ${quote(visibilityName[q.status as Exclude<Status, 'unknown'>])}`)
   if (q.catalog !== undefined) clauses.push(`TaskQueue = ${quote(q.catalog)}`)
   if (q.scheduleId !== undefined) clauses.push(`TemporalScheduledById = ${quote(q.scheduleId)}`)
+  // The search attribute's value is the version as the filter names it, `<deploymentName>:<buildId>`.
+  if (q.version !== undefined) clauses.push(`TemporalWorkerDeploymentVersion = ${quote(q.version)}`)
   if (q.startedAfter !== undefined) clauses.push(`StartTime >= ${quote(instant(q.startedAfter))}`)
   if (q.startedBefore !== undefined) clauses.push(`StartTime < ${quote(instant(q.startedBefore))}`)
   return clauses.join(' AND ')
