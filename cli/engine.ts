@@ -100,8 +100,12 @@ export async function startEngine (opts: EngineOptions = {}): Promise<Engine> {
     try {
       return await startEngineOnce(opts, binary)
     } catch (err) {
-      if (attempt >= BIND_ATTEMPTS || !String(err).includes('address already in use')) throw err
-      log('a port was taken before the engine bound it; starting again')
+      // The engine names the taken port, but a bind failure inside its dependency graph panics with
+      // a stack trace longer than the output kept, which then no longer holds the reason: an exit
+      // before serving is taken for the same race (a binary that cannot start fails every attempt).
+      const text = String(err)
+      if (attempt >= BIND_ATTEMPTS || !(text.includes('address already in use') || text.startsWith('Error: temporal exited'))) throw err
+      log(`the engine exited while starting (a port taken before it bound it?); starting again: ${text.split('\n')[0]}`)
     }
   }
 }
