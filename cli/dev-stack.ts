@@ -145,8 +145,8 @@ export async function runDevStack (): Promise<void> {
 }
 
 /** Why the store is not attached yet, and what to do: the message of the API's 503 (plugins/app/payloads/payloads.ts). */
-const startingMessage = (build: boolean): string =>
-  `The object store of \`npm start\` is starting${build ? ' (its first build takes minutes; later starts take a second)' : ''}: ` +
+const startingMessage = (first: boolean): string =>
+  `The object store of \`npm start\` is starting${first ? ' (the first start downloads or builds it: a build takes minutes; later starts take a second)' : ''}: ` +
   'large payloads work once the log prints its `Store` line; retry later'
 
 /**
@@ -179,7 +179,7 @@ async function planDevStore (env: NodeJS.ProcessEnv) {
   }
   const abort = new AbortController()
   const began = Date.now()
-  let starting: string | null = startingMessage(plan === 'build')
+  let starting: string | null = startingMessage(plan === 'fetch')
   let running: ObjectStore | undefined
   let supervisor: Supervised | undefined
   let banner = false
@@ -191,7 +191,7 @@ async function planDevStore (env: NodeJS.ProcessEnv) {
     settings: storeSettings(options.port!, options.credentials!),
     starting: () => starting,
     /** The banner's line: where the store is, or that it is starting. */
-    line: (): string => line() ?? `  Store        starting${plan === 'build' ? ' (first build of versitygw: minutes)' : ''}; until then POST /payloads and large results answer 503 and traces stay local`,
+    line: (): string => line() ?? `  Store        starting${plan === 'fetch' ? ' (first start: versitygw is downloaded, or built in minutes)' : ''}; until then POST /payloads and large results answer 503 and traces stay local`,
     bannerPrinted (): void { banner = true },
     /**
      * Gets the binary (building it the first time), then starts the store, retrying a start that
