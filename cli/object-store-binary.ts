@@ -109,7 +109,10 @@ export async function findObjectStoreBinary (log: (m: string) => void = () => {}
       return { path, source: 'downloaded' }
     } catch (err) {
       if (signal?.aborted === true) throw err
-      log(`Could not download it (${(err as Error).message.split('\n')[0]}); building it instead`)
+      // fetch says only `fetch failed`; the reason (ENOTFOUND github.com …) is its cause.
+      const cause = (err as Error).cause as { code?: string, message?: string } | undefined
+      const reason = [(err as Error).message, cause?.code ?? cause?.message].filter(Boolean).join(': ').split('\n')[0]
+      log(`Could not download it (${reason}); building it instead`)
     }
   }
   const { paths: [path], source } = await goInstallCached({
