@@ -1,8 +1,9 @@
 /**
- * `flowport dev` / `npm start`: embedded Temporal (unless TEMPORAL_ADDRESS is set) + the object
- * store for traces and large payloads (unless SERVICE_TRACE_S3_BUCKET names a bucket of one's own)
- * + worker + API. The API runs in this process and supervises the others: a worker, engine or
- * store that exits is restarted (the engine and the store on the same data and port), so only
+ * `flowport dev` / `npm start`: embedded Temporal (unless TEMPORAL_ADDRESS is set) + worker + API,
+ * and beside them, attached when it runs, the object store for traces and large payloads (unless
+ * SERVICE_TRACE_S3_BUCKET names a bucket of one's own; see `planDevStore`). The API runs in this
+ * process and supervises the others: a worker, engine or store that exits is restarted (the
+ * engine and the store on the same data and port), so only
  * SIGTERM/SIGINT, or the end of the process that started this one (npm), stop the stack, and then
  * all of it: API, worker, engine, store.
  * Children run in their own process groups so that a terminal's Ctrl-C reaches only this process
