@@ -25,13 +25,14 @@ export const VERSITYGW_VERSION = '1.8.0'
 const cachedDir = (): string => join(cacheDir(), `versitygw-${VERSITYGW_VERSION}`)
 
 /** The release's archive for this platform (goreleaser's names: `versitygw_v1.8.0_Linux_x86_64`), if it publishes one. */
-function releaseAsset (): string | undefined {
+export function releaseAsset (): string | undefined {
   const os = ({ linux: 'Linux', darwin: 'Darwin', freebsd: 'Freebsd' } as Partial<Record<NodeJS.Platform, string>>)[process.platform]
   const arch = ({ x64: 'x86_64', arm64: 'arm64' } as Partial<Record<string, string>>)[process.arch]
   return os !== undefined && arch !== undefined ? `versitygw_v${VERSITYGW_VERSION}_${os}_${arch}` : undefined
 }
 
-const RELEASE_URL = `https://github.com/versity/versitygw/releases/download/v${VERSITYGW_VERSION}`
+/** VERSITYGW_RELEASE_URL: a mirror of the release's files (the archive and checksums.txt). */
+const releaseUrl = (): string => process.env.VERSITYGW_RELEASE_URL || `https://github.com/versity/versitygw/releases/download/v${VERSITYGW_VERSION}`
 /** Offline, the first request fails at once (no name resolution); a reachable but stalled host gets this long. */
 const CHECKSUMS_TIMEOUT_MS = 15_000
 const ARCHIVE_TIMEOUT_MS = 300_000
@@ -55,16 +56,17 @@ export function objectStoreBinaryPlan (): 'ready' | 'fetch' | { missing: string 
  * checksums.txt; unpacked into a side folder of this process and renamed at the end, as a build.
  */
 async function downloadRelease (asset: string, dir: string, signal?: AbortSignal): Promise<string> {
+  const base = releaseUrl()
   const get = async (name: string, timeoutMs: number): Promise<Buffer> => {
     const bounded = AbortSignal.timeout(timeoutMs)
-    const res = await fetch(`${RELEASE_URL}/${name}`, { signal: signal === undefined ? bounded : AbortSignal.any([signal, bounded]) })
-    if (!res.ok) throw new Error(`${RELEASE_URL}/${name} answered ${res.status}`)
+    const res = await fetch(`${base}/${name}`, { signal: signal === undefined ? bounded : AbortSignal.any([signal, bounded]) })
+    if (!res.ok) throw new Error(`${base}/${name} answered ${res.status}`)
     return Buffer.from(await res.arrayBuffer())
   }
   const archive = `${asset}.tar.gz`
   const sums = (await get('checksums.txt', CHECKSUMS_TIMEOUT_MS)).toString('utf8')
   const expected = sums.split('\n').map((l) => l.trim().split(/\s+/)).find(([, name]) => name === archive)?.[0]
-  if (expected === undefined) throw new Error(`${RELEASE_URL}/checksums.txt lists no ${archive}`)
+  if (expected === undefined) throw new Error(`${base}/checksums.txt lists no ${archive}`)
   const bytes = await get(archive, ARCHIVE_TIMEOUT_MS)
   const actual = createHash('sha256').update(bytes).digest('hex')
   if (actual !== expected) throw new Error(`${archive} has SHA-256 ${actual}, checksums.txt says ${expected}`)
@@ -103,7 +105,7 @@ export async function findObjectStoreBinary (log: (m: string) => void = () => {}
   if (asset !== undefined) {
     const started = Date.now()
     try {
-      log(`Downloading versitygw ${VERSITYGW_VERSION} (the S3-compatible object store) from ${RELEASE_URL} into ${dir} …`)
+      log(`Downloading versitygw ${VERSITYGW_VERSION} (the S3-compatible object store) from ${releaseUrl()} into ${dir} …`)
       const path = await downloadRelease(asset, dir, signal)
       log(`Downloaded versitygw ${VERSITYGW_VERSION} in ${formatSeconds(Date.now() - started)}`)
       return { path, source: 'downloaded' }
