@@ -161,8 +161,8 @@ const startingMessage = (first: boolean): string =>
  * traces in its trace directory and writes their remote copies again later. This rather than
  * starting the API and the worker without a store and restarting them once it runs: the API runs
  * in this process and would drop its listener, and a restarted worker would cut runs' steps.
- * A machine that cannot get the binary (no Go toolchain) gets the rest of the stack without a
- * store, and one line that says what is missing.
+ * A machine that cannot get the binary (no published release for the platform and no Go
+ * toolchain) gets the rest of the stack without a store, and one line that says what is missing.
  */
 async function planDevStore (env: NodeJS.ProcessEnv) {
   const plan = objectStoreBinaryPlan()
@@ -172,7 +172,9 @@ async function planDevStore (env: NodeJS.ProcessEnv) {
   }
   const options: ObjectStoreOptions = {
     dataDir: resolve(env.FLOWPORT_DATA_DIR ?? '.flowport', 's3'),
-    // Chosen now, listened on later: nothing else of the stack asks for this port.
+    // Chosen now, listened on later (and not held meanwhile, so that calls to it are refused at
+    // once): the other ports of the stack are asked for by number or are ephemeral ones, which
+    // only a preferred port already taken could be (then a start fails and is retried).
     port: await freePort(enginePort(env, 'FLOWPORT_STORE_PORT', DEV_STORE_PORT)),
     strictPort: true,
     credentials: newStoreCredentials(),
