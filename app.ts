@@ -57,6 +57,8 @@ export interface BuildOptions {
   historyObserver?: HubObserver
   /** Destination of the default logger (default: stdout). */
   logStream?: NodeJS.WritableStream
+  /** `npm start`'s object store not yet attached: why (plugins/app/payloads/payloads.ts); production passes none. */
+  storeStarting?: () => string | null
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/
@@ -73,7 +75,7 @@ const MAX_HEADER_BYTES = 64 * 1024
 const PROBES = new Set(['/health', '/ready'])
 const logController = new LogController({ disableRequestLogging: (req) => PROBES.has(req.url.split('?')[0]) })
 
-export async function buildApp ({ config, logger, historyObserver, logStream }: BuildOptions) {
+export async function buildApp ({ config, logger, historyObserver, logStream, storeStarting }: BuildOptions) {
   // Whatever the caller's logger options, credentials never reach the log (lib/log-redaction.ts).
   // The settings' secrets are known now; the keys file's are added by the auth plugin, which reads it.
   const redactor = new Redactor([config.SERVICE_API_AUTH_TOKEN, config.TEMPORAL_API_KEY, ...runTokenSecrets(config), redisPassword(config.SERVICE_RATE_LIMIT_REDIS_URL)])
@@ -123,7 +125,8 @@ export async function buildApp ({ config, logger, historyObserver, logStream }: 
   await app.register(sse, { heartbeatMs: config.SERVICE_SSE_HEARTBEAT_MS })
 
   // The concepts, each after those its factory takes (plugins/README.md).
-  for (const plugin of [payloads, traces, engine, deployments, catalogs, webhooks, runs, control, starts]) await app.register(plugin)
+  await app.register(payloads, { storeStarting })
+  for (const plugin of [traces, engine, deployments, catalogs, webhooks, runs, control, starts]) await app.register(plugin)
   await app.register(history, { observer: historyObserver })
   for (const plugin of [runsFeed, schedules, batch, evals]) await app.register(plugin)
   // Access checks a limited key's targets by asking the concepts above; its hooks still run

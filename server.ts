@@ -7,9 +7,9 @@ import { loadConfig } from './plugins/external/config.js'
 import { ConfigError } from './lib/config-error.js'
 
 /** `logStream`: where the log lines go (default stdout, as JSON); the dev stack prettifies them. */
-export async function startApi (env: Record<string, string | undefined> = process.env, { logStream }: Pick<BuildOptions, 'logStream'> = {}) {
+export async function startApi (env: Record<string, string | undefined> = process.env, { logStream, storeStarting }: Pick<BuildOptions, 'logStream' | 'storeStarting'> = {}) {
   const config = loadConfig(env)
-  const app = await buildApp({ config, logStream })
+  const app = await buildApp({ config, logStream, storeStarting })
   await app.listen({ host: config.HOST, port: config.PORT })
   return app
 }

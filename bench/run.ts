@@ -3,8 +3,9 @@
  * each benchmark against a fresh API process (GC exposed) and writes its section of
  * bench/RESULTS.md. `npm run bench -- start` (or `BENCH=start`) runs only the start throughput and
  * /run overhead benchmark, `npm run bench -- sse` only the SSE one, `read` the read path (bench/read.ts),
- * `latency`, `trace`, `observability`, `engine-outage`, `payloads`, `inspector` (bench/inspector.ts) and `cluster`
- * (bench/cluster.ts, the PostgreSQL topology of docs/cluster.md) the benchmarks of those names (each with engines of its own);
+ * `latency`, `trace`, `observability`, `engine-outage`, `payloads`, `inspector` (bench/inspector.ts), `cluster`
+ * (bench/cluster.ts, the PostgreSQL topology of docs/cluster.md) and `first-start` (bench/first-start.ts: `npm start` on an
+ * empty Flowport cache) the benchmarks of those names (each with engines of its own);
  * the default is all of them.
  * Not a test: figures are measured and written down next to their targets, never asserted.
  */
@@ -164,8 +165,8 @@ async function runShared (): Promise<void> {
 if (selected.length > 0) await runShared()
 
 // The outage benchmark kills and restarts an engine of its own, so it runs alone, after the rest.
-const sectionOf = { 'engine-outage': 'engine-outage', 'trace-overhead': 'trace', latency: 'latency', observability: 'observability', 'payload-codec': 'payloads', inspector: 'inspector', cluster: 'cluster' } as const
-for (const name of ['engine-outage', 'trace-overhead', 'latency', 'observability', 'payload-codec', 'inspector', 'cluster'] as const) {
+const sectionOf = { 'engine-outage': 'engine-outage', 'trace-overhead': 'trace', latency: 'latency', observability: 'observability', 'payload-codec': 'payloads', inspector: 'inspector', cluster: 'cluster', 'first-start': 'first-start' } as const
+for (const name of ['engine-outage', 'trace-overhead', 'latency', 'observability', 'payload-codec', 'inspector', 'cluster', 'first-start'] as const) {
   if (asked.length > 0 && !asked.includes(sectionOf[name])) continue
   const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL(`./${name}.ts`, import.meta.url))], { stdio: 'inherit' })
   const code = await new Promise<number | null>((done) => child.once('exit', done))

@@ -1,8 +1,9 @@
 /**
- * `flowport dev` / `npm start`: embedded Temporal (unless TEMPORAL_ADDRESS is set) + the object
- * store for traces and large payloads (unless SERVICE_TRACE_S3_BUCKET names a bucket of one's own)
- * + worker + API. The API runs in this process and supervises the others: a worker, engine or
- * store that exits is restarted (the engine and the store on the same data and port), so only
+ * `flowport dev` / `npm start`: embedded Temporal (unless TEMPORAL_ADDRESS is set) + worker + API,
+ * and beside them, attached when it runs, the object store for traces and large payloads (unless
+ * SERVICE_TRACE_S3_BUCKET names a bucket of one's own; see `planDevStore`). The API runs in this
+ * process and supervises the others: a worker, engine or store that exits is restarted (the
+ * engine and the store on the same data and port), so only
  * SIGTERM/SIGINT, or the end of the process that started this one (npm), stop the stack, and then
  * all of it: API, worker, engine, store.
  * Children run in their own process groups so that a terminal's Ctrl-C reaches only this process
@@ -11,8 +12,10 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readWorkerEnv } from '@flowport/worker/env'
 import { resolve } from 'node:path'
-import { DEV_ENGINE_PORT, DEV_ENGINE_UI_PORT, devEngineDbFile, startEngine, type Engine, type EngineOptions } from './engine.js'
-import { hasOwnBucket, startObjectStore, type ObjectStore, type ObjectStoreOptions } from './object-store.js'
+import { formatMs } from '@flowport/core/duration'
+import { DEV_ENGINE_PORT, DEV_ENGINE_UI_PORT, devEngineDbFile, freePort, startEngine, type Engine, type EngineOptions } from './engine.js'
+import { STORE_BUCKET, hasOwnBucket, newStoreCredentials, startObjectStore, storeSettings, type ObjectStore, type ObjectStoreOptions } from './object-store.js'
+import { findObjectStoreBinary, objectStoreBinaryPlan } from './object-store-binary.js'
 import { onParentExit, supervise, type Supervised } from './supervise.js'
 import { startApi } from '../server.js'
 import { loadConfig } from '../plugins/external/config.js'
@@ -67,7 +70,9 @@ export async function runDevStack (): Promise<void> {
   let api: Api | undefined
   let engine: Engine | undefined
   // Filled in as they start; a signal may come before any exists.
-  const supervisors: { engine?: Supervised, worker?: Supervised, store?: Supervised } = {}
+  const supervisors: { engine?: Supervised, worker?: Supervised } = {}
+  // Its port and keys now, before the engine: the worker and the API start with its settings.
+  const store = hasOwnBucket(env) ? undefined : await planDevStore(env)
   const shutdown = async (code: number) => {
     if (stopping) return
     stopping = true
@@ -75,14 +80,15 @@ export async function runDevStack (): Promise<void> {
     await api?.close()
     await supervisors.worker?.stop(15_000)
     await supervisors.engine?.stop(10_000)
-    await supervisors.store?.stop(10_000)
+    await store?.stop()
     process.exit(code)
   }
   process.on('SIGINT', () => { void shutdown(0) })
   process.on('SIGTERM', () => { void shutdown(0) })
   onParentExit(() => { log('The parent process ended'); void shutdown(0) })
 
-  const storeStarted = hasOwnBucket(env) ? Promise.resolve(undefined) : startDevStore(env)
+  if (store) Object.assign(env, store.settings)
+  void store?.attach()
   if (!env.TEMPORAL_ADDRESS) {
     const options: EngineOptions = {
       dbFile: devEngineDbFile(env),
@@ -112,21 +118,11 @@ export async function runDevStack (): Promise<void> {
       log
     })
   }
-  const store = await storeStarted
-  if (store) {
-    Object.assign(env, store.settings)
-    const again: ObjectStoreOptions = { dataDir: store.dataDir, port: store.port, strictPort: true, credentials: store.credentials }
-    supervisors.store = supervise(store.process, {
-      name: 'store',
-      start: async () => (await startObjectStore(again)).process,
-      log
-    })
-  }
   if (stopping) return
   supervisors.worker = supervise(startWorkerProcess(env), { name: 'worker', start: async () => startWorkerProcess(env), log })
 
   try {
-    api = await startApi(env, { logStream: devLogStream() })
+    api = await startApi(env, { logStream: devLogStream(), storeStarting: () => store?.starting() ?? null })
   } catch (err) {
     console.error((err as Error).message)
     await shutdown(1)
@@ -143,25 +139,99 @@ export async function runDevStack (): Promise<void> {
     `  OpenAPI      ${base}/openapi.json`,
     `  Temporal     ${env.TEMPORAL_ADDRESS}${engine ? ' (embedded dev server)' : ''}`,
     engine?.uiUrl ? `  Temporal UI  ${engine.uiUrl}` : '',
-    store ? `  Store        ${store.endpoint} (S3, bucket ${env.SERVICE_TRACE_S3_BUCKET}: traces and large payloads; data in ${store.dataDir})` : '',
+    store?.line() ?? '',
     'Press Ctrl-C to stop.', ''
   ].filter((l) => l !== '').join('\n'))
+  store?.bannerPrinted()
 }
 
+/** Why the store is not attached yet, and what to do: the message of the API's 503 (plugins/app/payloads/payloads.ts). */
+const startingMessage = (first: boolean): string =>
+  `The object store of \`npm start\` is starting${first ? ' (the first start downloads or builds it: a build takes minutes; later starts take a second)' : ''}: ` +
+  'large payloads work once the log prints its `Store` line; retry later'
+
 /**
- * The store for traces and large payloads, so that both work on a fresh clone. A machine that
- * cannot get its binary (no Go toolchain) still gets the rest of the stack, and one line that says
- * what is missing.
+ * The store for traces and large payloads, so that both work on a fresh clone, attached beside
+ * the rest of the stack instead of before it: its first build takes minutes, and nothing else
+ * needs it. Its port and keys are chosen here and the API and the worker start at once with the
+ * settings of the store that will be (SERVICE_TRACE_S3_BUCKET, SERVICE_CLOUD_*). Until it answers
+ * they see what they see of a store that is down (README, production checklist): the API answers
+ * payload calls 503 PayloadStorageUnavailableError with Retry-After and a message that says the
+ * store is starting (`starting`, before any storage call, so nothing waits), and the worker keeps
+ * traces in its trace directory and writes their remote copies again later. This rather than
+ * starting the API and the worker without a store and restarting them once it runs: the API runs
+ * in this process and would drop its listener, and a restarted worker would cut runs' steps.
+ * A machine that cannot get the binary (no published release for the platform and no Go
+ * toolchain) gets the rest of the stack without a store, and one line that says what is missing.
  */
-async function startDevStore (env: NodeJS.ProcessEnv): Promise<ObjectStore | undefined> {
-  try {
-    return await startObjectStore({
-      dataDir: resolve(env.FLOWPORT_DATA_DIR ?? '.flowport', 's3'),
-      port: enginePort(env, 'FLOWPORT_STORE_PORT', DEV_STORE_PORT),
-      log: (m) => { log(`store: ${m}`) }
-    })
-  } catch (err) {
-    log(`store: not started, so POST /payloads answers 404 and traces stay in SERVICE_TRACE_DIR (set SERVICE_TRACE_S3_BUCKET for a bucket of your own): ${(err as Error).message.split('\n')[0]}`)
+async function planDevStore (env: NodeJS.ProcessEnv) {
+  const plan = objectStoreBinaryPlan()
+  if (typeof plan === 'object') {
+    log(`store: not started, so POST /payloads answers 404 and traces stay in SERVICE_TRACE_DIR (set SERVICE_TRACE_S3_BUCKET for a bucket of your own): ${plan.missing}`)
     return undefined
+  }
+  const options: ObjectStoreOptions = {
+    dataDir: resolve(env.FLOWPORT_DATA_DIR ?? '.flowport', 's3'),
+    // Chosen now, listened on later (and not held meanwhile, so that calls to it are refused at
+    // once): the other ports of the stack are asked for by number or are ephemeral ones, which
+    // only a preferred port already taken could be (then a start fails and is retried).
+    port: await freePort(enginePort(env, 'FLOWPORT_STORE_PORT', DEV_STORE_PORT)),
+    strictPort: true,
+    credentials: newStoreCredentials(),
+    log: (m) => { log(`store: ${m}`) }
+  }
+  const abort = new AbortController()
+  const began = Date.now()
+  let starting: string | null = startingMessage(plan === 'fetch')
+  let running: ObjectStore | undefined
+  let supervisor: Supervised | undefined
+  let banner = false
+  let stopped = false
+  const line = (): string | undefined => running &&
+    `  Store        ${running.endpoint} (S3, bucket ${STORE_BUCKET}: traces and large payloads; data in ${running.dataDir})`
+
+  return {
+    settings: storeSettings(options.port!, options.credentials!),
+    starting: () => starting,
+    /** The banner's line: where the store is, or that it is starting. */
+    line: (): string => line() ?? `  Store        starting${plan === 'fetch' ? ' (first start: versitygw is downloaded, or built in minutes)' : ''}; until then POST /payloads and large results answer 503 and traces stay local`,
+    bannerPrinted (): void { banner = true },
+    /**
+     * Gets the binary (building it the first time), then starts the store, retrying a start that
+     * fails (backoff 0.5 s doubling to 10 s, as restarts); a binary that cannot be had is not
+     * retried (a build is minutes of CPU) and the message says so.
+     */
+    async attach (): Promise<void> {
+      try {
+        await findObjectStoreBinary(options.log, abort.signal)
+      } catch (err) {
+        if (stopped) return
+        const reason = (err as Error).message.split('\n')[0]
+        starting = `The object store of \`npm start\` could not be started (${reason}): large payloads do not work until \`npm start\` is restarted`
+        log(`store: not started, so POST /payloads answers 503 and traces stay in SERVICE_TRACE_DIR: ${reason}`)
+        return
+      }
+      for (let backoff = 500; ; backoff = Math.min(backoff * 2, 10_000)) {
+        if (stopped) return
+        try {
+          running = await startObjectStore(options)
+          break
+        } catch (err) {
+          if (stopped) return
+          log(`store did not start (${(err as Error).message.split('\n')[0]}); retrying in ${formatMs(backoff)}`)
+          await new Promise((resolve) => setTimeout(resolve, backoff))
+        }
+      }
+      if (stopped) { await running.stop(); return }
+      const again = { ...options, log: undefined }
+      supervisor = supervise(running.process, { name: 'store', start: async () => (await startObjectStore(again)).process, log })
+      starting = null
+      if (banner) console.log(`[dev] store attached after ${formatMs(Date.now() - began)}:\n${line()}\n`)
+    },
+    async stop (): Promise<void> {
+      stopped = true
+      abort.abort()
+      await supervisor?.stop(10_000)
+    }
   }
 }

@@ -25,6 +25,8 @@ export interface GoBuild {
   binaries: string[]
   /** Where to get binaries of one's own instead, for the error when Go is missing. */
   instead: string
+  /** Ends the build (with SIGINT, which `go` passes on to its compilers). */
+  signal?: AbortSignal
 }
 
 /** The arguments of the build. */
@@ -49,6 +51,8 @@ export async function goInstallCached (build: GoBuild, log: (m: string) => void)
     await run('go', goInstallArgs(build), {
       timeout: 3_600_000,
       maxBuffer: 16 * 1024 * 1024,
+      signal: build.signal,
+      killSignal: 'SIGINT',
       env: { ...process.env, GOBIN: partial, GOTOOLCHAIN: 'local', CGO_ENABLED: '0', GOFLAGS: '-buildvcs=false' }
     })
   } catch (err) {

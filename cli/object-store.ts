@@ -28,6 +28,8 @@ export interface ObjectStoreOptions {
   /** The root user's keys; random ones by default (the data does not depend on them). */
   credentials?: StoreCredentials
   log?: (message: string) => void
+  /** Ends a first build of the binary (cli/go-install.ts) when the stack stops during it. */
+  signal?: AbortSignal
 }
 
 export type ObjectStore = Awaited<ReturnType<typeof startObjectStore>>
@@ -42,12 +44,30 @@ export const storeServerArgs = (listen: string, dataDir: string): string[] =>
 /** The settings that name a bucket of the user's own: then no store is started for them. */
 export const hasOwnBucket = (env: NodeJS.ProcessEnv): boolean => (env.SERVICE_TRACE_S3_BUCKET ?? '') !== ''
 
+/** Fresh root keys. */
+export const newStoreCredentials = (): StoreCredentials =>
+  ({ accessKeyId: `flowport-${randomBytes(6).toString('hex')}`, secretAccessKey: randomBytes(24).toString('base64url') })
+
+/**
+ * SERVICE_TRACE_S3_BUCKET and SERVICE_CLOUD_*: what the API and the workers need to keep traces and
+ * large payloads in the store on `port` with `credentials`; known before the store runs.
+ */
+export function storeSettings (port: number, credentials: StoreCredentials): Record<string, string> {
+  return {
+    SERVICE_TRACE_S3_BUCKET: STORE_BUCKET,
+    SERVICE_CLOUD_ENDPOINT: `http://127.0.0.1:${port}`,
+    SERVICE_CLOUD_REGION: REGION,
+    SERVICE_CLOUD_ACCESS_KEY_ID: credentials.accessKeyId,
+    SERVICE_CLOUD_SECRET_ACCESS_KEY: credentials.secretAccessKey
+  }
+}
+
 export async function startObjectStore (opts: ObjectStoreOptions) {
   const log = opts.log ?? (() => {})
-  const binary = await findObjectStoreBinary(log)
+  const binary = await findObjectStoreBinary(log, opts.signal)
   for (const dir of ['buckets', 'meta']) mkdirSync(join(opts.dataDir, dir), { recursive: true })
   const port = await freePort(opts.port ?? 0, opts.strictPort)
-  const credentials = opts.credentials ?? { accessKeyId: `flowport-${randomBytes(6).toString('hex')}`, secretAccessKey: randomBytes(24).toString('base64url') }
+  const credentials = opts.credentials ?? newStoreCredentials()
   // Keys through the environment, not the command line, where `ps` would show them.
   const child = spawn(binary.path, storeServerArgs(`127.0.0.1:${port}`, opts.dataDir), {
     env: { ...process.env, ROOT_ACCESS_KEY: credentials.accessKeyId, ROOT_SECRET_KEY: credentials.secretAccessKey },
@@ -63,13 +83,6 @@ export async function startObjectStore (opts: ObjectStoreOptions) {
     await server.stop()
     throw err
   }
-  /** SERVICE_TRACE_S3_BUCKET and SERVICE_CLOUD_*: the bucket for traces and large payloads. */
-  const settings: Record<string, string> = {
-    SERVICE_TRACE_S3_BUCKET: STORE_BUCKET,
-    SERVICE_CLOUD_ENDPOINT: endpoint,
-    SERVICE_CLOUD_REGION: REGION,
-    SERVICE_CLOUD_ACCESS_KEY_ID: credentials.accessKeyId,
-    SERVICE_CLOUD_SECRET_ACCESS_KEY: credentials.secretAccessKey
-  }
+  const settings = storeSettings(port, credentials)
   return { endpoint, port, dataDir: opts.dataDir, credentials, settings, process: child, stop: server.stop }
 }

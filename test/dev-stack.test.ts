@@ -1,22 +1,27 @@
 /**
  * `npm start`'s promise: one command brings up engine, object store, worker and API on 127.0.0.1,
- * large payloads and traces work with no setting, and SIGTERM, sent to the npm process, to the
- * `flowport` process or to the process group, stops all of it.
+ * large payloads and traces work with no setting, the API and the worker never wait for the
+ * store, and SIGTERM, sent to the npm process, to the `flowport` process or to the process group,
+ * stops all of it.
  */
 import t, { type Test } from 'tap'
 import { createHash } from 'node:crypto'
-import { existsSync, readdirSync } from 'node:fs'
-import { networkInterfaces } from 'node:os'
+import { chmodSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs'
+import { networkInterfaces, tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { findObjectStoreBinary } from '../cli/object-store-binary.js'
 import { descendants, killStack, startStack, status, survivors, until, type Stack } from './helpers/processes.js'
 
 t.setTimeout(600_000)
 
-async function ready (t: Test, stack: Stack): Promise<void> {
+async function ready (t: Test, stack: Stack, withStore = true): Promise<void> {
   t.teardown(() => { killStack(stack) })
   t.ok(await until(async () => await status(`${stack.base}/ready`) === 200), '/ready answers 200 once the worker published the catalog')
-  t.ok(stack.find('worker') && stack.find('engine') && stack.find('store'), 'engine, object store and worker run as child processes')
+  t.ok(stack.find('worker') && stack.find('engine'), 'engine and worker run as child processes')
+  if (withStore) t.ok(await until(() => stack.find('store') !== undefined), 'and so does the object store')
 }
+
+const STORE_LINE = /Store\s+http:\/\/127\.0\.0\.1:\d+ \(S3, bucket flowport: traces and large payloads; data in \S+\)/
 
 async function stopsEverything (t: Test, stack: Stack, signal: () => void): Promise<void> {
   const pids = [stack.process.pid!, ...descendants(stack.process.pid!)]
@@ -80,7 +85,7 @@ const sha256 = (data: string | Buffer) => createHash('sha256').update(data).dige
 t.test('with no setting the stack keeps large payloads and traces in its own object store, which survives a restart', async (t) => {
   const stack = await startStack('flowport')
   await ready(t, stack)
-  t.match(stack.output(), /Store\s+http:\/\/127\.0\.0\.1:\d+ \(S3, bucket flowport: traces and large payloads; data in \S+\)/, 'the banner says where the store is')
+  t.ok(await until(() => STORE_LINE.test(stack.output())), 'the banner says where the store is')
 
   // An input past the inline limit (1 MiB), uploaded with the presigned URL POST /payloads hands out.
   const name = 'A'.repeat(1_200_000)
@@ -111,5 +116,44 @@ t.test('with no setting the stack keeps large payloads and traces in its own obj
   process.kill(store, 'SIGKILL')
   t.ok(await until(() => { const s = stack.find('store'); return s !== undefined && s !== store }), 'a new store is started')
   t.ok(await until(async () => await download() === expected), 'the stored output is still there')
+  await stopsEverything(t, stack, () => stack.process.kill('SIGTERM'))
+})
+
+t.test('the API and the worker start without waiting for the store, which is attached when it runs', async (t) => {
+  // A store whose binary is not there yet, as during its first build (minutes of CPU on a fresh
+  // machine, and its end cannot be chosen): this stand-in exits at once until the test releases
+  // it, then runs the real versitygw. Each exit is a failed start, which the stack retries.
+  const real = (await findObjectStoreBinary()).path
+  const dir = mkdtempSync(join(tmpdir(), 'flowport-store-later-'))
+  const released = join(dir, 'released')
+  const binary = join(dir, 'versitygw')
+  writeFileSync(binary, `#!/bin/sh\n[ -e '${released}' ] || exit 1\nexec '${real}' "$@"\n`)
+  chmodSync(binary, 0o755)
+  const stack = await startStack('flowport', { VERSITYGW_PATH: binary })
+  await ready(t, stack, false)
+  t.notOk(stack.find('store'), 'no store runs yet')
+  t.match(stack.output(), /Store\s+starting; until then POST \/payloads and large results answer 503 and traces stay local/, 'the banner says the store is starting')
+
+  const refused = await fetch(`${stack.base}/payloads`, { method: 'POST', signal: AbortSignal.timeout(60_000) })
+  const body = await refused.json() as { error: string, message: string }
+  t.equal(refused.status, 503, 'POST /payloads answers 503 meanwhile')
+  t.equal(body.error, 'PayloadStorageUnavailableError')
+  t.match(body.message, /object store of `npm start` is starting/, 'saying the store is starting')
+  t.ok(Number(refused.headers.get('retry-after')) > 0, 'with Retry-After')
+  const large = await json(`${stack.base}/workflow/run`, { method: 'POST', body: JSON.stringify({ workflowName: 'hello', input: { name: 'A'.repeat(300_000) } }) })
+  t.match(large, { status: 503, body: { error: 'PayloadStorageUnavailableError', message: /is starting/ } }, 'so does a start whose input goes to the store')
+  const small = await json(`${stack.base}/workflow/run`, { method: 'POST', body: JSON.stringify({ workflowName: 'hello', input: { name: 'Ada' } }) })
+  t.match(small.body, { status: 'completed', output: { greeting: 'Hello, Ada!' } }, 'runs work')
+  t.match(small.body.trace?.destinations, { local: /\S/ }, 'and their traces stay local')
+
+  writeFileSync(released, '')
+  t.ok(await until(() => /\[dev\] store attached after .*:\n {2}Store\s+http/.test(stack.output())), 'once the store runs, the log says it is attached, with its Store line')
+  t.ok(stack.find('store'), 'the store runs')
+  const upload = await json(`${stack.base}/payloads`, { method: 'POST' })
+  t.equal(upload.status, 200, 'POST /payloads answers 200')
+  const put = await fetch(upload.body.uploadUrl, { method: 'PUT', body: JSON.stringify({ name: 'Ada' }) })
+  t.equal(put.status, 200, 'and the upload is accepted by the store')
+  const run = await json(`${stack.base}/workflow/run`, { method: 'POST', body: JSON.stringify({ workflowName: 'hello', inputRef: upload.body.payloadRef }) })
+  t.match(run.body, { status: 'completed', output: { greeting: 'Hello, Ada!' } }, 'a run reads it')
   await stopsEverything(t, stack, () => stack.process.kill('SIGTERM'))
 })

@@ -5,14 +5,14 @@
  * values answered inline or by link, with the settings the worker uses.
  */
 import fp from 'fastify-plugin'
-import { createPayloads, type Payloads } from './payloads.js'
+import { createPayloads, type Payloads, type PayloadsOptions } from './payloads.js'
 
 declare module 'fastify' {
   interface FastifyInstance { payloads: Payloads }
 }
 
-export default fp(async (fastify) => {
-  const payloads = createPayloads({ config: fastify.config })
+export default fp<Pick<PayloadsOptions, 'storeStarting'>>(async (fastify, { storeStarting }) => {
+  const payloads = createPayloads({ config: fastify.config, storeStarting })
   fastify.decorate('payloads', payloads)
   fastify.addHook('onClose', async () => { payloads.close() })
 }, { name: 'payloads', dependencies: ['config'] })

@@ -22,16 +22,21 @@ export class LargeValue {
   toJSON (): PayloadReference { return this.reference }
 }
 
-/** The API error of a payload-store failure (also when the codec meets it inside an engine call); undefined for any other error. */
-function payloadError (err: unknown): ApiError | undefined {
+const unavailable = (message: string): ApiError =>
+  new ApiError(503, 'PayloadStorageUnavailableError', message, { headers: { 'retry-after': RETRY_AFTER_SECONDS } })
+
+/**
+ * The API error of a payload-store failure (also when the codec meets it inside an engine call);
+ * undefined for any other error. `starting`: why the store is not there yet, said instead of the
+ * storage call's own failure.
+ */
+function payloadError (err: unknown, starting: string | null = null): ApiError | undefined {
   if (err instanceof PayloadMissingError) {
     return new ApiError(404, 'PayloadNotFoundError', `Payload ${err.payloadRef} is not in the payload store (never stored, or removed by the bucket's lifecycle rule)`)
   }
-  if (err instanceof PayloadStorageError) return new ApiError(503, 'PayloadStorageUnavailableError', err.message, { headers: { 'retry-after': RETRY_AFTER_SECONDS } })
+  if (err instanceof PayloadStorageError) return unavailable(starting ?? err.message)
   return undefined
 }
-
-const asApiError = (err: unknown): never => { throw payloadError(err) ?? err }
 
 export type PayloadsConfig = Parameters<typeof payloadSettingsFrom>[0] & Pick<Config,
   'SERVICE_PAYLOAD_URL_TTL_S' | 'SERVICE_PAYLOAD_UPLOAD_TTL_S' | 'SERVICE_PAYLOAD_UPLOAD_MAX_BYTES' | 'SERVICE_PAYLOAD_INLINE_MAX_BYTES' | 'SERVICE_JSON_MAX_DEPTH'>
@@ -43,7 +48,18 @@ const SIGNING_STEP_MS = 60_000
 /** The longest a presigned URL may live (S3's limit: seven days). */
 const MAX_PRESIGN_S = 7 * 24 * 3600
 
-export function createPayloads ({ config }: { config: PayloadsConfig }) {
+export interface PayloadsOptions {
+  config: PayloadsConfig
+  /**
+   * Why the configured store is not there yet (null once it is): `npm start` gives the API the
+   * settings of its object store before the store has started (cli/dev-stack.ts). Meanwhile
+   * every payload call answers 503 PayloadStorageUnavailableError with this message, at once.
+   */
+  storeStarting?: () => string | null
+}
+
+export function createPayloads ({ config, storeStarting = () => null }: PayloadsOptions) {
+  const asApiError = (err: unknown): never => { throw payloadError(err, storeStarting()) ?? err }
   const settings = payloadSettingsFrom(config)
   const store = settings === null ? null : new PayloadStore(settings)
   const claimCheck = store === null ? null : new ClaimCheckCodec(store)
@@ -58,12 +74,17 @@ export function createPayloads ({ config }: { config: PayloadsConfig }) {
   // The engine client loads the same settings the same way (its options' loadedDataConverter).
   const loaded = loadDataConverter(dataConverter)
 
-  /** The payload store, or 404 PayloadStorageNotConfiguredError when the feature is off. */
+  /**
+   * The payload store, or 404 PayloadStorageNotConfiguredError when the feature is off, or 503
+   * PayloadStorageUnavailableError while it starts (a presigned URL would only point at nothing).
+   */
   function storeOrRefuse (): PayloadStore {
     if (store === null) {
       throw new ApiError(404, 'PayloadStorageNotConfiguredError',
         'Large payloads are off on this API: no object store is configured (SERVICE_TRACE_S3_BUCKET, SERVICE_PAYLOAD_REFS_ENABLED)')
     }
+    const starting = storeStarting()
+    if (starting !== null) throw unavailable(starting)
     return store
   }
 
