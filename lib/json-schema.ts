@@ -5,6 +5,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import { validationError, type Issue } from './api-error.js'
+import { patternRule } from '../schemas/common.js'
 
 // ajv-formats is CommonJS: under NodeNext its default import is the module object.
 const addFormats = addFormatsModule.default
@@ -35,5 +36,6 @@ export function issueFromAjv (e: Pick<ErrorObject, 'instancePath' | 'params' | '
   const params = e.params as Record<string, unknown>
   const child = params.missingProperty ?? params.additionalProperty
   const path = child === undefined ? e.instancePath : `${e.instancePath}/${String(child)}`
-  return { path: path || '/', in: where, message: e.message ?? 'is invalid' }
+  const rule = typeof params.pattern === 'string' ? patternRule(params.pattern) : undefined
+  return { path: path || '/', in: where, message: rule ?? e.message ?? 'is invalid' }
 }

@@ -72,7 +72,19 @@ export const CURSOR_PATTERN = '^[A-Za-z0-9_-]{32}$'
  * (schemas/deployment-version.ts).
  */
 export const NOT_IN_QUERY_TEXT = '\\x00-\\x1f\\x7f-\\x9f\\ud800-\\udfff'
-export const QUERY_TEXT_PATTERN = `^[^${NOT_IN_QUERY_TEXT}]*$`
+
+/**
+ * The rule of a pattern in words, for the 400 that refuses a value (lib/json-schema.ts): a client
+ * reads "must hold no control character", not the regular expression.
+ */
+const PATTERN_RULES = new Map<string, string>()
+export function ruled (pattern: string, rule: string): string {
+  PATTERN_RULES.set(pattern, rule)
+  return pattern
+}
+export const patternRule = (pattern: string): string | undefined => PATTERN_RULES.get(pattern)
+
+export const QUERY_TEXT_PATTERN = ruled(`^[^${NOT_IN_QUERY_TEXT}]*$`, 'must hold no control character and no lone surrogate')
 
 /**
  * The one schema of a value that enters a visibility query; a route narrows it with its own

@@ -4,7 +4,7 @@
  * unversioned.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { NOT_IN_QUERY_TEXT, QueryTextSchema } from './common.js'
+import { NOT_IN_QUERY_TEXT, QueryTextSchema, ruled } from './common.js'
 
 /**
  * The engine's rules for a deployment name, so that a name the schema accepts is one the engine
@@ -14,7 +14,11 @@ import { NOT_IN_QUERY_TEXT, QueryTextSchema } from './common.js'
  * by it in visibility queries: no character a query value may not hold (schemas/common.ts).
  */
 const N = NOT_IN_QUERY_TEXT
-export const DEPLOYMENT_NAME = { minLength: 1, maxLength: 120, pattern: `^(?:[^_.:${N}]|_[^_.:${N}]|_$)[^.:${N}]*$` }
+export const DEPLOYMENT_NAME = {
+  minLength: 1,
+  maxLength: 120,
+  pattern: ruled(`^(?:[^_.:${N}]|_[^_.:${N}]|_$)[^.:${N}]*$`, 'must hold no `.` or `:` and no control character, and not start with `__`')
+}
 
 export const WorkerDeploymentVersionSchema = Type.Object({
   deploymentName: Type.String({

@@ -6,7 +6,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FailureCause } from '@flowport/core/failure'
 import { VERSIONING_MODES } from '@flowport/core/contract'
-import { BASE64URL_PATTERN, Nullable, NameSchema, NOT_IN_QUERY_TEXT, QueryTextSchema, RunIdSchema, WorkflowIdSchema, ref, response } from './common.js'
+import { BASE64URL_PATTERN, Nullable, NameSchema, NOT_IN_QUERY_TEXT, QueryTextSchema, RunIdSchema, ruled, WorkflowIdSchema, ref, response } from './common.js'
 import { Literals, RunStatusSchema, STATUSES, TerminalRunStatusSchema } from './status.js'
 import { CatalogIdSchema } from './catalog.js'
 import { DurationSchema } from './schedules.js'
@@ -267,7 +267,7 @@ export const RunsQuerySchema = Type.Object({
     ...QueryTextSchema,
     maxLength: 400,
     // A deployment name holds no `:`, so the first one separates it from the build id.
-    pattern: `^[^:${NOT_IN_QUERY_TEXT}]+:[^${NOT_IN_QUERY_TEXT}]+$`,
+    pattern: ruled(`^[^:${NOT_IN_QUERY_TEXT}]+:[^${NOT_IN_QUERY_TEXT}]+$`, 'must be `<deploymentName>:<buildId>`, with no control character'),
     description: 'Only runs on this worker deployment version, `<deploymentName>:<buildId>` (a worker\'s deployment is its catalog id ' +
       'unless SERVICE_WORKER_DEPLOYMENT_NAME says otherwise; `flowport deploy list` shows the build ids)',
     examples: ['main:4f0c2a9e1b7d']

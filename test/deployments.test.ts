@@ -103,7 +103,7 @@ t.test('list → current v1 → ramp v2 30% → current v2 → v1 drained → ro
     t.equal(unknown.status, 404)
     t.match(unknown.body, { error: 'DeploymentNotFoundError', message: /no-such-deployment/ })
     // Names the engine refuses (its rules: a `.` or `:`, a leading `__`, over 480 bytes) are the client's 400, not a 409 or a 500.
-    for (const [name, reason] of [['a.b', /must match pattern/], ['a:b', /must match pattern/], ['__flowport', /must match pattern/], ['x'.repeat(121), /more than 120 characters/]] as const) {
+    for (const [name, reason] of [['a.b', /must hold no `.` or `:`/], ['a:b', /must hold no `.` or `:`/], ['__flowport', /not start with `__`/], ['x'.repeat(121), /more than 120 characters/]] as const) {
       const refused = await call(t, app, { method: 'GET', url: `/deployments/${name}`, route, headers: operator })
       t.equal(refused.status, 400, `${name.slice(0, 12)}: 400`)
       t.match(refused.body, { error: 'ValidationError', issues: [{ in: 'params', path: '/deploymentName', message: reason }] })
@@ -353,6 +353,7 @@ t.test('three versions with derived build ids: each worker publishes; ramp, curr
   t.ok(onV1.runs.length > 0 && onV1.runs.every((r) => r.version?.buildId === v1), 'GET /workflow/runs?version= lists the runs on that version only')
   const badVersion = await call(t, app, { method: 'GET', url: `/workflow/runs?version=${v1}`, route: '/workflow/runs', headers: operator })
   t.equal(badVersion.status, 400, 'a version without its deployment is a 400 that says the form')
+  t.match(badVersion.body, { error: 'ValidationError', issues: [{ path: '/version', message: 'must be `<deploymentName>:<buildId>`, with no control character' }] }, 'the rule in words, not the pattern')
   const byCli = await flowport(['runs', '--version', v1, '--json'], { env: cliEnv })
   t.equal(byCli.code, 0, byCli.stderr)
   t.same((JSON.parse(byCli.stdout) as Array<{ workflowId: string }>).map((r) => r.workflowId).sort(), onV1.runs.map((r) => r.workflowId).sort(), 'flowport runs --version <buildId>')
