@@ -77,6 +77,19 @@ t.test('an invalid setting makes the process exit 1 with the variable in the mes
   t.match(proc.output(), 'Invalid setting ENGINE_MAX_CACHED_WORKFLOWS="-1"')
 })
 
+t.test('a definition error is logged whole: every problem, not its first line', async (t) => {
+  const builtin = (name: string) => `import { existsSync } from 'node:fs'
+import { Type } from '@sinclair/typebox'
+import { defineWorkflow } from '@flowport/worker/workflow'
+export const ${name} = defineWorkflow({ name: '${name}', description: 'Uses a Node built-in.', inputSchema: Type.Object({}), outputSchema: Type.Boolean(), run: () => existsSync('/') })
+`
+  const dir = t.testdir({ 'index.ts': "export { first } from './first.js'\nexport { second } from './second.js'\n", 'first.ts': builtin('first'), 'second.ts': builtin('second') })
+  const proc = run({ SERVICE_WORKFLOWS_DIR: dir, SERVICE_CATALOG_ID: uniqueCatalog('undefined') }, dir)
+  t.equal(await proc.exited, 1)
+  t.match(proc.output(), /first\.ts imports the Node built-in 'fs'/)
+  t.match(proc.output(), /second\.ts imports the Node built-in 'fs'/, 'the second problem too')
+})
+
 t.test('the worker process publishes its catalog and stops cleanly on SIGTERM', async (t) => {
   const client = await connectClient(t)
   const catalogId = uniqueCatalog('main')

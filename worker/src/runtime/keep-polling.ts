@@ -44,7 +44,8 @@ export function keepPolling (options: WorkerOptions, { retryWindowMs, minBackoff
     try {
       prepared = await prepareWorker(options)
     } catch (err) {
-      logger.error(describe(err))
+      // Whole: a definition error names each problem on a line of its own (webpack's report too).
+      logger.error(err instanceof Error ? `${err.name}: ${err.message}` : String(err))
       return 1
     }
     let backoff = minBackoffMs
