@@ -75,13 +75,11 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
    * (a queue nobody of the version polls holds its runs there). Temporal's describe-version names
    * the queues; the pollers come from each queue's description.
    */
-  async function pollers (version: WorkerDeploymentVersion, signal?: AbortSignal): Promise<number> {
+  async function pollers (version: WorkerDeploymentVersion, signal?: AbortSignal, describeQueue = queueDescriber(signal)): Promise<number> {
     const { workerDeploymentVersionInfo: info } = await engine.call(async () => await service.describeWorkerDeploymentVersion({ namespace, deploymentVersion: version }), { signal })
     const queues = (info?.taskQueueInfos ?? []).filter((q) => q.type === TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW && q.name)
     const counts = await Promise.all(queues.map(async ({ name }) => {
-      const described = await engine.call(async () => await service.describeTaskQueue({
-        namespace, taskQueue: { name, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL }, taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW
-      }), { signal })
+      const described = await describeQueue(name!)
       const own = (p: { deploymentOptions?: { deploymentName?: string | null, buildId?: string | null } | null }) =>
         p.deploymentOptions?.deploymentName === version.deploymentName && p.deploymentOptions.buildId === version.buildId
       return (described.pollers ?? []).filter((p) => own(p) && isAlive(p)).length
@@ -89,14 +87,29 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
     return counts.length === 0 ? 0 : Math.min(...counts)
   }
 
+  /** Describes each workflow task queue once, however many versions poll it (the versions of a deployment share theirs). */
+  function queueDescriber (signal?: AbortSignal) {
+    const described = new Map<string, ReturnType<typeof service.describeTaskQueue>>()
+    return async (name: string) => {
+      let found = described.get(name)
+      if (found === undefined) {
+        described.set(name, found = engine.call(async () => await service.describeTaskQueue({
+          namespace, taskQueue: { name, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL }, taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW
+        }), { signal }))
+      }
+      return await found
+    }
+  }
+
   async function show (deploymentName: string, signal?: AbortSignal): Promise<TaggedDeployment> {
     const described = await describe(deploymentName, signal)
     const info = described.workerDeploymentInfo ?? {}
     const summaries = info.versionSummaries ?? []
+    const describeQueue = queueDescriber(signal)
     const counts = new Map(await Promise.all(summaries.map(async (v) => {
       const version = versionOf(v.deploymentVersion)
       if (version === null) return [v, { openRuns: 0, pollers: 0 }] as const
-      const [runs, polling] = await Promise.all([openRuns(version, signal), pollers(version, signal)])
+      const [runs, polling] = await Promise.all([openRuns(version, signal), pollers(version, signal, describeQueue)])
       return [v, { openRuns: runs, pollers: polling }] as const
     })))
     const deployment = deploymentOf({ ...info, name: info.name ?? deploymentName }, (v) => counts.get(v) ?? { openRuns: 0, pollers: 0 })
