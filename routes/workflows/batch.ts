@@ -20,7 +20,7 @@ const batch: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Terminates, stops, signals or resets every run the filter matches, through the engine\'s batch operations. The run ' +
         'list is eventually consistent: a run started a moment before may be missed. `matched` says how many runs matched at the start.',
       body: ref(BatchBodySchema),
-      response: { 202: ref(BatchStartedSchema), ...errorsFor(400, 401, 413, 415, 500, 502, 503) }
+      response: { 202: ref(BatchStartedSchema), ...errorsFor(400, 401, 413, 415, 429, 500, 502, 503) }
     }
   }, async (request, reply) => {
     const started = await fastify.batch.start(request.body, engineIdentity(request), clientGone(reply))

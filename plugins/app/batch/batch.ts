@@ -11,7 +11,7 @@ import { encodeToPayloads } from '@temporalio/common/lib/internal-non-workflow/c
 import { tsToDate } from '@temporalio/common/lib/time.js'
 import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '@flowport/core/contract'
 import type { BatchBody, BatchFilter, BatchStarted, BatchStatus } from '../../../schemas/batch.js'
-import { ApiError, validationError } from '../../../lib/api-error.js'
+import { ApiError, RETRY_AFTER_SECONDS, validationError } from '../../../lib/api-error.js'
 import { reapplyOptions } from '../control/reset.js'
 import { visibilityQuery } from '../runs/list-runs.js'
 import { quote, ungroupableReason } from '../../../lib/visibility-query.js'
@@ -98,6 +98,15 @@ export function createBatch ({ engine }: { engine: Engine }) {
     const operation = await operationOf(engine, body, client.options.identity ?? '')
     const counted = await engine.call(() => client.workflowService.countWorkflowExecutions({ namespace, query }), { signal })
       .catch((err: unknown) => { throw badQuery(err, body.filter) })
+    // The engine runs a bounded number of batches per namespace (one on a dev server) and refuses
+    // another with RESOURCE_EXHAUSTED, which the client retries until the deadline (a 503 after
+    // 10 s): a running batch is the client's 429 at once instead.
+    const listed = await engine.call(() => client.workflowService.listBatchOperations({ namespace, pageSize: 100 }), { signal })
+    const running = (listed.operationInfo ?? []).find((op) => op.state === BatchOperationState.BATCH_OPERATION_STATE_RUNNING)
+    if (running !== undefined) {
+      throw new ApiError(429, 'RateLimitedError', `Batch ${running.jobId ?? ''} is still running and the engine runs one batch at a time: wait for it (GET /workflow/batch/{batchId}) or stop it (DELETE), then start this one`,
+        { headers: { 'retry-after': RETRY_AFTER_SECONDS } })
+    }
     const batchId = randomUUID()
     await engine.call(() => client.workflowService.startBatchOperation({ namespace, visibilityQuery: query, jobId: batchId, reason: body.reason, ...operation }), { signal })
     return { batchId, matched: Number(counted.count ?? 0) }
