@@ -62,7 +62,11 @@ export const AttentionSchema = Type.Object({
       '`versionNotPolled`: the run is pinned to a worker deployment version none of whose workers polls; it does not move until one does'
   }),
   message: Type.String({ description: 'What holds the run: the last failure the worker reported for the task, or the version it waits for' }),
-  attempts: Nullable(Type.Integer({ minimum: 1, description: 'For `workflowTaskFailing`: the attempt of the pending workflow task; null otherwise' }))
+  attempts: Nullable(Type.Integer({ minimum: 1, description: 'For `workflowTaskFailing`: the attempt of the pending workflow task; null otherwise' })),
+  remedy: Type.String({
+    description: 'What to do, in words: for `workflowTaskFailing`, deploy a fix (the engine retries the task with it) and, if the fixed ' +
+      'code cannot replay what the run did, reset from the step named; for `versionNotPolled`, start a worker of that version or move the run'
+  })
 }, { $id: 'Attention', additionalProperties: false, description: 'Why an open run needs someone to look at it' })
 
 export type ResetFrom = Static<typeof ResetFromSchema>

@@ -194,7 +194,9 @@ t.test('approval: answered through the update form, stopped with its cleanup vis
   await state.locator('.handler-result', { hasText: 'order 42 (rush)' }).waitFor()
   t.pass('the query answers with the new label')
 
-  await tab.getByRole('button', { name: 'Stop (with cleanup)' }).click()
+  await tab.getByRole('button', { name: 'Stop (with cleanup)…' }).click()
+  await tab.locator('.controls input[name="controlReason"]').fill('label was wrong')
+  await tab.getByRole('button', { name: 'Yes, stop' }).click()
   await tab.locator('.run-head .status[data-status="canceled"]').waitFor()
   await tab.locator('.step[data-step="releaseHold"] .status[data-status="completed"]').waitFor()
   t.match(await text(tab, '.step[data-step="releaseHold"]'), /cleanup/i, 'the cleanup step is marked as cleanup')

@@ -48,6 +48,7 @@ t.test('a reset onto code that no longer replays shows attention on the status, 
   const seen = await eventually(async () => (await status(t, app, workflowId, stuck)).body, (body) => body.attention !== null, 120)
   t.match(seen, { status: 'running', workersPolling: true, attention: { kind: 'workflowTaskFailing', message: /nondetermin/i, attempts: Number } })
   t.ok(seen.attention.attempts >= 2, 'the engine retried the task')
+  t.match(seen.attention.remedy, /^Deploy a fix .*reset the run from `a`/, 'it says what to do, naming the step the run called last')
 
   const base = await app.listen({ port: 0, host: '127.0.0.1' })
   const sse = await openSse(`${base}/workflow/${workflowId}/runs/${stuck}/history/stream`)
@@ -70,8 +71,15 @@ t.test('a reset onto code that no longer replays shows attention on the status, 
   t.equal(await tab.locator('.facts .reset-from a').getAttribute('href'), runHash(workflowId, runId), 'and links the run it was reset from')
   t.match(await tab.locator('.facts .workers-polling').textContent(), /^yes$/, 'a worker polls its catalog')
 
-  const healed = await call(t, app, { method: 'POST', url: `/workflow/${workflowId}/reset`, route: '/workflow/{id}/reset', payload: { from: 'start' } })
-  t.equal(healed.status, 200, 'the stuck run can itself be reset')
+  t.match(await tab.locator('.recovery .remedy').textContent(), /reset the run from `a`/, 'the page says what to do')
+  await tab.locator('select[name="resetFrom"]').selectOption('start')
+  await tab.getByRole('button', { name: 'Reset…' }).click()
+  t.match(await tab.locator('.recovery .consequence').textContent(), /runs everything again.*This run is terminated/s, 'what a reset of an open run does')
+  await tab.getByRole('button', { name: 'Yes, reset' }).click()
+  const newRun = tab.locator('.recovery-answer a.new-run')
+  await newRun.waitFor()
+  const healed = { body: { runId: decodeURIComponent((await newRun.getAttribute('href')) ?? '').split('/').at(-1)! } }
+  t.not(healed.body.runId, stuck, 'the stuck run is reset from the page')
   t.equal(await waitClosed(app, workflowId, healed.body.runId), 'COMPLETED')
   const result = await call(t, app, { method: 'GET', url: `/workflow/${workflowId}/result`, route: '/workflow/{id}/result' })
   t.match(result.body, { runId: healed.body.runId, output: { steps: ['b', 'a'] } }, 'version 2 ran from the start')

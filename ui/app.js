@@ -69,7 +69,7 @@ class App extends Component {
     else if (route.view === 'eval') view = html`<${EvalView} key=${key} evalId=${route.evalId} />`
     else if (route.view === 'runs') view = html`<${RunsView} key=${`${generation}:runs:${JSON.stringify(route.params)}`} params=${route.params} />`
     // Another catalog is another view: it reads its catalog when it mounts.
-    else view = html`<${CatalogView} key=${`${key}:${route.params.catalog ?? ''}`} params=${route.params} settings=${settings} />`
+    else view = html`<${CatalogView} key=${`${key}:${route.params.catalog ?? ''}:${route.params.inputFrom ?? ''}`} params=${route.params} settings=${settings} />`
     return html`
       <header>
         <h1><a href="#/catalog">Flowport inspector</a></h1>

@@ -65,8 +65,20 @@ export class CatalogView extends Component {
       const wanted = this.props.params.workflow
       const first = catalog.workflows.find((w) => w.name === wanted) ?? catalog.workflows[0]
       if (first) this.select(first)
+      if (first && first.name === wanted) this.prefillFrom(this.props.params)
     } catch (error) {
       this.setState({ error })
+    }
+  }
+
+  /** "Edit the input and run again" (ui/recovery.js): the editor starts from that run's input. */
+  async prefillFrom ({ inputFrom, inputRun }) {
+    if (!inputFrom) return
+    try {
+      const { input } = await client().input(inputFrom, { runId: inputRun || undefined })
+      this.setState({ text: pretty(input ?? null), prefilledFrom: inputFrom })
+    } catch (startError) {
+      this.setState({ startError })
     }
   }
 
@@ -93,7 +105,7 @@ export class CatalogView extends Component {
     return this.state.catalog?.workflows.find((w) => w.name === this.state.selected) ?? null
   }
 
-  render ({ params }, { catalog, error, text, workflowId, starting, startError }) {
+  render ({ params }, { catalog, error, text, workflowId, starting, startError, prefilledFrom }) {
     if (error) return html`<section class="catalog"><${CatalogPicker} current=${params.catalog ?? null} /><${Problem} error=${error} /></section>`
     if (!catalog) return html`<p class="muted">Reading the catalog…</p>`
     const workflow = this.current()
@@ -118,6 +130,7 @@ export class CatalogView extends Component {
           ${workflow.aliases.length > 0 && html`<p class="muted">Also named ${workflow.aliases.join(', ')}</p>`}
           <form class="start" onSubmit=${this.start}>
             <label for="input">Input (JSON, checked against the input schema)</label>
+            ${prefilledFrom && html`<p class="muted prefilled">The input of run ${prefilledFrom}: edit it, then start.</p>`}
             <textarea id="input" name="input" rows="8" spellcheck="false" value=${text} onInput=${(e) => this.setState({ text: e.currentTarget.value })}></textarea>
             ${checked.errors.length > 0 && html`<ul class="invalid" aria-label="Input problems">
               ${checked.errors.map((e) => html`<li><code>${e.path}</code> ${e.message}</li>`)}

@@ -1,12 +1,13 @@
 // One run: status, ids and links, input, output or error, the live step list (the run's SSE
-// history stream, resumed after a dropped connection), the trace's timeline, handler forms, and
-// stop / terminate.
+// history stream, resumed after a dropped connection), the trace's timeline, handler forms, stop /
+// terminate with a reason, and fix and retry (ui/recovery.js).
 import { html, Component } from './html.js'
-import { client } from './session.js'
+import { client, credential, lacking } from './session.js'
 import { live } from './live.js'
 import { foldSteps, isTerminalStatus } from './vendor/core.mjs'
 import { Timeline } from './timeline.js'
 import { Handlers } from './handlers.js'
+import { Recovery } from './recovery.js'
 import { Json, Problem, Status, Version, duration, go, runHref, streamState, time } from './common.js'
 
 /** The live step list's reading of history (core/src/steps.ts): activity and child calls, no local step markers. */
@@ -30,12 +31,17 @@ export class RunView extends Component {
     live: 'connecting',
     reconnects: 0,
     streamError: null,
-    confirm: false,
+    confirm: null,
+    reason: '',
+    credential: null,
     controlError: null,
     controlAnswer: null
   }
 
-  componentDidMount () { this.load() }
+  componentDidMount () {
+    this.load()
+    credential().then((cred) => this.setState({ credential: cred }))
+  }
 
   componentWillUnmount () {
     this.closed = true
@@ -114,18 +120,18 @@ export class RunView extends Component {
   }
 
   stop = async () => {
-    this.setState({ controlError: null })
+    this.setState({ confirm: null, controlError: null })
     try {
-      this.setState({ controlAnswer: await client().stop(this.props.workflowId, { runId: this.runId }) })
+      this.setState({ controlAnswer: await client().stop(this.props.workflowId, { runId: this.runId, reason: this.state.reason || undefined }) })
     } catch (controlError) {
       this.setState({ controlError })
     }
   }
 
   terminate = async () => {
-    this.setState({ confirm: false, controlError: null })
+    this.setState({ confirm: null, controlError: null })
     try {
-      this.setState({ controlAnswer: await client().terminate(this.props.workflowId, { runId: this.runId, reason: 'Terminated from the inspector' }) })
+      this.setState({ controlAnswer: await client().terminate(this.props.workflowId, { runId: this.runId, reason: this.state.reason || 'Terminated from the inspector' }) })
     } catch (controlError) {
       this.setState({ controlError })
     }
@@ -146,21 +152,29 @@ export class RunView extends Component {
     const steps = [...s.steps.values()]
     // The trace-log is re-read as the run moves; it carries the status's attention as of then.
     const attention = trace ? trace.attention : status.attention
+    const noControl = lacking(s.credential, 'control')
     return html`<section class="run">
       <div class="run-head">
         <h2><code>${status.workflowName}</code> <span class="run-id">${workflowId}</span> <${Status} status=${status.status} /></h2>
         <div class="controls">
-          ${running && html`<button class="secondary" onClick=${this.stop} title="Cancels the run; its cleanup runs">Stop (with cleanup)</button>`}
-          ${running && !s.confirm && html`<button class="danger" onClick=${() => this.setState({ confirm: true })}>Terminate…</button>`}
-          ${running && s.confirm && html`<span class="confirm">Terminate at once, without cleanup?
-            <button class="danger" onClick=${this.terminate}>Yes, terminate</button>
-            <button class="secondary" onClick=${() => this.setState({ confirm: false })}>No</button></span>`}
+          ${running && !s.confirm && html`<button class="secondary" disabled=${noControl} title=${noControl ?? 'Cancels the run; its cleanup runs'} onClick=${() => this.setState({ confirm: 'stop' })}>Stop (with cleanup)…</button>`}
+          ${running && !s.confirm && html`<button class="danger" disabled=${noControl} title=${noControl ?? 'Ends the run at once, without cleanup'} onClick=${() => this.setState({ confirm: 'terminate' })}>Terminate…</button>`}
+          ${running && s.confirm && html`<span class="confirm">${s.confirm === 'stop' ? 'Stop the run? Its cleanup runs.' : 'Terminate at once, without cleanup?'}
+            <label>Reason <input name="controlReason" value=${s.reason} maxlength="1000" onInput=${(e) => this.setState({ reason: e.currentTarget.value })} /></label>
+            ${s.confirm === 'stop'
+              ? html`<button class="danger" onClick=${this.stop}>Yes, stop</button>`
+              : html`<button class="danger" onClick=${this.terminate}>Yes, terminate</button>`}
+            <button class="secondary" onClick=${() => this.setState({ confirm: null })}>No</button></span>`}
         </div>
+        ${running && noControl && html`<p class="muted why-disabled">${noControl}: stopping and terminating need it.</p>`}
       </div>
       ${attention && html`<div class="attention" role="alert" data-attention=${attention.kind}>
-        <strong>Stuck: its workflow task keeps failing</strong> (attempt ${attention.attempts}): ${attention.message}.
-        The run does not move until its workflow code is fixed or the run is reset.
+        ${attention.kind === 'versionNotPolled'
+          ? html`<strong>Stuck: no worker of its version polls</strong>: ${attention.message}.`
+          : html`<strong>Stuck: its workflow task keeps failing</strong> (attempt ${attention.attempts}): ${attention.message}.
+            The run does not move until its workflow code is fixed or the run is reset.`}
       </div>`}
+      <${Recovery} workflowId=${workflowId} status=${status} steps=${steps} input=${s.input} credential=${s.credential} attention=${attention} />
       <${Problem} error=${s.controlError} />
       ${s.controlAnswer && html`<p class="muted control-answer">Asked: ${s.controlAnswer.outcome ?? s.controlAnswer.status}</p>`}
       <dl class="facts">

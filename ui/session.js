@@ -6,6 +6,7 @@ import { FlowportClient } from './vendor/client.mjs'
 const TOKEN_KEY = 'flowport.token'
 const listeners = new Set()
 let current = null
+let credentialRead = null
 
 export const token = {
   get: () => sessionStorage.getItem(TOKEN_KEY),
@@ -13,6 +14,7 @@ export const token = {
     if (value) sessionStorage.setItem(TOKEN_KEY, value)
     else sessionStorage.removeItem(TOKEN_KEY)
     current = null
+    credentialRead = null
   }
 }
 
@@ -37,4 +39,19 @@ async function watchedFetch (input, init) {
 export function client () {
   current ??= new FlowportClient({ baseUrl: window.location.origin, token: token.get() ?? undefined, fetch: watchedFetch })
   return current
+}
+
+/**
+ * What this tab's key may do (GET /me), read once per key: views disable what it cannot do and say
+ * why. Null when it cannot be read; the API still refuses with 403 whatever the page shows.
+ */
+export function credential () {
+  credentialRead ??= client().me().catch(() => null)
+  return credentialRead
+}
+
+/** Why a credential cannot use a scope, in words; null when it can (or when the page could not tell). */
+export function lacking (cred, scope) {
+  if (!cred || cred.scopes.includes(scope)) return null
+  return `${cred.kind === 'runToken' ? 'This run token' : `Key ${cred.keyId}`} lacks scope ${scope}`
 }

@@ -13,7 +13,7 @@ import type {
   TerminateOptions, UpdateWithStartOptions
 } from './options.js'
 import type {
-  BatchBody, BatchStarted, BatchStatus, Catalog, Deployment, DeploymentSummary, EvalRun, EvalRuns, EvalStarted, StartEvalBody, CreateScheduleBody, OpenApiDocument, paths, QueryResult, Readiness, ResetResult, RunsFeedEvent,
+  BatchBody, BatchStarted, BatchStatus, Catalog, Credential, Deployment, DeploymentSummary, EvalRun, EvalRuns, EvalStarted, StartEvalBody, CreateScheduleBody, OpenApiDocument, paths, QueryResult, Readiness, ResetResult, RunsFeedEvent,
   Schedule, ScheduleSummary, SignalResult, StopResult, StreamEvent, TerminateResult, TraceLog, UpdateAccepted, UpdateResult, UpdateScheduleBody,
   UpdateState, UpdateWithStart, PayloadUpload, WorkflowInput, WorkflowResult, WorkflowRuns, WorkflowStarted, WorkflowStatus
 } from './types.js'
@@ -277,6 +277,11 @@ export class FlowportClient {
    */
   ready ({ signal }: CallOptions = {}): Promise<Readiness> {
     return this.#call(signal, () => this.#api.GET('/ready', { signal }))
+  }
+
+  /** What this client's key (or run token) may do: its scopes and limits (GET /me). */
+  me ({ signal }: CallOptions = {}): Promise<Credential> {
+    return this.#call(signal, () => this.#api.GET('/me', { signal }))
   }
 
   /** The workflows of the default catalog, or of `catalogId`. */

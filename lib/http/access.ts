@@ -17,9 +17,10 @@ import type { Scope } from '../../schemas/access.js'
  * - `batch`: runs a visibility query picks (batch operations): refused to a limited key;
  * - `eval`: the eval run named by `evalId`: its catalog, and the workflow its id names;
  * - `deployment`: a worker deployment, whose versions serve every workflow of their task queues: refused to a limited key;
+ * - `self`: the credential itself (GET /me): open to a run token too, whatever it is bound to;
  * - `none`: nothing a limit applies to.
  */
-export type Target = 'workflow' | 'catalog' | 'start' | 'runs' | 'schedule' | 'batch' | 'eval' | 'deployment' | 'none'
+export type Target = 'workflow' | 'catalog' | 'start' | 'runs' | 'schedule' | 'batch' | 'eval' | 'deployment' | 'self' | 'none'
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -688,6 +688,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the credential of this request may do
+         * @description Its kind, key id, scopes, catalog and workflow-name limits, and a run token's workflow id. With auth off: `kind: open` and every scope. Needs scope `read`.
+         */
+        get: operations["getCredential"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/schedules": {
         parameters: {
             query?: never;
@@ -1061,6 +1081,8 @@ export interface components {
             /** @description What holds the run: the last failure the worker reported for the task, or the version it waits for */
             message: string;
             attempts: number | null;
+            /** @description What to do, in words: for `workflowTaskFailing`, deploy a fix (the engine retries the task with it) and, if the fixed code cannot replay what the run did, reset from the step named; for `versionNotPolled`, start a worker of that version or move the run */
+            remedy: string;
         };
         Issue: {
             /** @description JSON pointer to the offending value within `in` */
@@ -2442,6 +2464,48 @@ export interface components {
             token: string;
             /** Format: date-time */
             expiresAt: string;
+        };
+        /**
+         * @description `read`: catalog, status, result, input, history, stream, trace, runs listing, reading schedules. `run`: start and run workflows, upload payloads. `interact`: signal, query and update runs. `control`: stop, terminate and reset runs; batch operations; schedules (create, replace, pause, unpause, trigger, backfill, delete); worker deployments (list, show, make a version current, ramp, roll back). `admin`: issue run tokens (POST /tokens)
+         * @enum {string}
+         */
+        Scope: "read" | "run" | "interact" | "control" | "admin";
+        /**
+         * @description What the credential of the request may do, so that a page or a tool can disable what it cannot (a refusal still comes as 403)
+         * @example {
+         *       "kind": "key",
+         *       "keyId": "operator",
+         *       "scopes": [
+         *         "read",
+         *         "run",
+         *         "interact",
+         *         "control"
+         *       ],
+         *       "catalogs": null,
+         *       "workflows": null,
+         *       "boundTo": null
+         *     }
+         */
+        Credential: {
+            /**
+             * @description `key`: an API key; `runToken`: a run token (POST /tokens); `open`: auth is off, every route is open to anyone
+             * @enum {string}
+             */
+            kind: "key" | "runToken" | "open";
+            /** @description The key, or the key that issued the run token; null when auth is off */
+            keyId: string | null;
+            /** @description What the credential may do; a route needing another scope answers 403 */
+            scopes: components["schemas"]["Scope"][];
+            /** @description The only catalogs it may touch; null: any */
+            catalogs: string[] | null;
+            /** @description The workflow-name patterns it may touch; null: any */
+            workflows: string[] | null;
+            /** @description A run token's workflow id (and run); null for a key */
+            boundTo: {
+                workflowId: string;
+                /** @description Null: every run of the workflow id */
+                runId: string | null;
+            } | null;
         };
         /** @description A duration: `"15m"`-style (ms, s, m, h, d) or milliseconds */
         Duration: string | number;
@@ -8062,6 +8126,80 @@ export interface operations {
             };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The credential */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Credential"];
+                };
+            };
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -110,7 +110,7 @@ export default fp<{ redactor: Redactor }>(async (fastify, { redactor }) => {
     // A route that declares no scope needs them all (fail closed; test/access-routes.test.ts catches it).
     for (const scope of route.scope ? [route.scope] : SCOPES) assertScope(principal, scope)
     const params = request.params as { id?: string, rid?: string }
-    if (principal.bound) assertBound(principal, route.target === 'workflow' ? params.id : undefined, params.rid)
+    if (principal.bound && route.target !== 'self') assertBound(principal, route.target === 'workflow' ? params.id : undefined, params.rid)
   })
 
   // Callback style: only a limited key waits (for the run it names), and an async hook would cost

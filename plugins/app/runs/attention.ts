@@ -7,6 +7,7 @@
  * tasks, however many others poll.
  */
 import protoRoot from '@temporalio/proto'
+import { parseActivityType } from '@flowport/core/steps'
 import type { Attention } from '../../../schemas/reset.js'
 import type { RunRef } from './types.js'
 import type { RunsContext } from './deps.js'
@@ -23,7 +24,8 @@ export async function readAttention ({ engine }: Pick<RunsContext, 'engine'>, ru
     namespace: engine.namespace, execution: run, maximumPageSize: TAIL_EVENTS
   }), { signal, ...run })
   let message = 'the workflow task keeps failing'
-  for (const event of res.history?.events ?? []) {
+  const events = res.history?.events ?? []
+  for (const event of events) {
     const failed = event.workflowTaskFailedEventAttributes
     // The marker a reset leaves is not a failure of the code.
     if (failed?.failure && failed.cause !== WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW) {
@@ -32,8 +34,22 @@ export async function readAttention ({ engine }: Pick<RunsContext, 'engine'>, ru
     }
     if (event.workflowTaskTimedOutEventAttributes) { message = 'the workflow task keeps timing out (is a worker polling its catalog?)'; break }
   }
-  return { kind: 'workflowTaskFailing', message, attempts: attempt }
+  return { kind: 'workflowTaskFailing', message, attempts: attempt, remedy: fixThenReset(lastStep(events)) }
 }
+
+/** The step the run scheduled last (newest first in a reversed history), if the tail shows one. */
+function lastStep (events: ReadonlyArray<{ activityTaskScheduledEventAttributes?: { activityType?: { name?: string | null } | null } | null }>): string | null {
+  for (const event of events) {
+    const type = event.activityTaskScheduledEventAttributes?.activityType?.name
+    if (type) return parseActivityType(type).step
+  }
+  return null
+}
+
+const fixThenReset = (step: string | null) =>
+  'Deploy a fix to the workflow code: the engine retries the task with it and the run moves on. If the fixed code cannot ' +
+  `replay what the run already did (a nondeterminism error), reset the run ${step ? `from \`${step}\`` : 'from the step where the code changed'} ` +
+  '(POST /workflow/{id}/reset): the steps before it keep their results'
 
 /** The attention of an open run pinned to a version whose workers are gone (`workersPolling` false), or null. */
 export function versionNotPolled ({ versioning, version, workersPolling }: Pick<WorkflowStatus, 'versioning' | 'version' | 'workersPolling'>): Attention | null {
@@ -41,7 +57,8 @@ export function versionNotPolled ({ versioning, version, workersPolling }: Pick<
   return {
     kind: 'versionNotPolled',
     message: `The run is pinned to version ${version.buildId} of worker deployment ${version.deploymentName}, and none of its workers polls: ` +
-      'it moves again once one does (start a worker of that build), whatever other versions run',
-    attempts: null
+      'it moves again once one does, whatever other versions run',
+    attempts: null,
+    remedy: `Start a worker of build ${version.buildId} (deployment ${version.deploymentName}), or move the run to a version whose workers poll`
   }
 }
