@@ -10,6 +10,7 @@ import type { WorkflowHandle } from '@temporalio/client'
 import type { Duration } from '@temporalio/common'
 import type { TestWorkflowEnvironment } from '@temporalio/testing'
 import { Worker } from '@temporalio/worker'
+import protoRoot from '@temporalio/proto'
 import { parseActivityType } from '@flowport/core/steps'
 import { assembleTrace, evaluatorTypes, type Trace, type TraceError, type TraceWorkflow } from '@flowport/core/trace'
 import { consoleLogger, type Logger } from '../common/logger.js'
@@ -70,6 +71,11 @@ export interface WorkflowTester {
 }
 
 const DEFAULT_TIMEOUT: Duration = '10m'
+const { WorkflowTaskFailedCause } = protoRoot.temporal.api.enums.v1
+const CODE_FAILURES = new Set<number>([
+  WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_WORKFLOW_WORKER_UNHANDLED_FAILURE,
+  WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_NON_DETERMINISTIC_ERROR
+])
 
 /** Loads and bundles the workflows once, and opens the environment; `run` as often as needed, then `close`. */
 export async function createWorkflowTester (options: WorkflowTesterOptions = {}): Promise<WorkflowTester> {
@@ -116,7 +122,7 @@ export async function createWorkflowTester (options: WorkflowTesterOptions = {})
       })
       for (const signal of runOptions.signals ?? []) await started.signal(signal.name, signal.payload)
       await runOptions.during?.(started)
-      await started.result().catch(() => {}) // the outcome is read from the history below
+      await untilClosed(started, name)
       return started
     })
     const runId = handle.firstExecutionRunId
@@ -133,6 +139,39 @@ export async function createWorkflowTester (options: WorkflowTesterOptions = {})
   }
 
   return { timeSkipping: environment.supportsTimeSkipping, environment, run, close: async () => { await environment.teardown() } }
+}
+
+/** How often a test's run is checked for a failing workflow task while it runs. */
+const TASK_CHECK_MS = 250
+
+/**
+ * Waits for the run to close (its outcome is read from the history). A workflow task that fails
+ * (a bug in workflow code, a nondeterminism error, a sandbox import error) is retried by the engine
+ * until the run's timeout, so the test would wait that long and then report a timeout: the first
+ * failed task ends the run instead, and the test gets the worker's error with its stack.
+ */
+async function untilClosed (handle: WorkflowHandle, name: string): Promise<void> {
+  const closed = handle.result().then(() => true, () => true)
+  for (;;) {
+    const failure = await taskFailure(handle)
+    if (failure !== null) {
+      await handle.terminate('workflow test: the workflow task failed').catch(() => {})
+      throw new Error(`The workflow task of ${name} (run ${handle.workflowId}) failed, and the engine would retry it until the run times out: ` +
+        `${failure.message ?? ''}${failure.stackTrace ? `\n${failure.stackTrace}` : ''}`)
+    }
+    if (await Promise.race([closed, new Promise<false>((resolve) => setTimeout(() => { resolve(false) }, TASK_CHECK_MS))])) return
+  }
+}
+
+async function taskFailure (handle: WorkflowHandle): Promise<{ message?: string | null, stackTrace?: string | null } | null> {
+  const history = await handle.fetchHistory().catch(() => null)
+  for (const event of history?.events ?? []) {
+    const failed = event.workflowTaskFailedEventAttributes
+    // Only failures of the code: a signal that arrived during the task (UNHANDLED_COMMAND) or a
+    // reset's marker is the engine's bookkeeping, and the next task goes on.
+    if (failed?.failure && CODE_FAILURES.has(failed.cause ?? 0)) return failed.failure
+  }
+  return null
 }
 
 /** One workflow test: `createWorkflowTester`, one `run`, `close`. */
