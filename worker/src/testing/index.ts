@@ -6,3 +6,4 @@
 export { createWorkflowTester, runWorkflowTest, type MockStep, type WorkflowTester, type WorkflowTesterOptions, type WorkflowTestOptions, type WorkflowTestResult } from './workflow-tester.js'
 export type { StepCall } from './step-calls.js'
 export type { EnvironmentOptions } from './environment.js'
+export { checkDefinitions, type DefinitionsCheckOptions, type DefinitionsSummary } from './definitions.js'
