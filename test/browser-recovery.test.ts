@@ -64,6 +64,7 @@ t.test('a failed run: reset from the failed step, run again, edit the input; a r
   await t.test('the operator resets the run from its failed step', async (t) => {
     const tab = await open(keys.operator!)
     t.equal(await tab.locator('select[name="resetFrom"]').inputValue(), 'failedStep', 'the failed step is the default')
+    t.equal(await tab.title(), `Run ${failed.workflowId} · Flowport inspector`, 'the title names the run')
     await tab.locator('.recovery input[name="reason"]').fill('fixed the detonator')
     await tab.getByRole('button', { name: 'Reset…' }).click()
     t.match(await tab.locator('.recovery .consequence').textContent(), /steps before it keep their results.*This run stays as it is/s,
@@ -95,6 +96,7 @@ t.test('a failed run: reset from the failed step, run again, edit the input; a r
     await tab.getByRole('link', { name: 'Edit the input and run again' }).click()
     await tab.locator('.workflow-detail h3', { hasText: /^explode$/ }).waitFor()
     await tab.locator('.prefilled').waitFor()
+    t.equal(await tab.title(), 'Catalog · explode · Flowport inspector', 'the title names the view')
     t.same(JSON.parse(await tab.locator('textarea#input').inputValue()), { message: 'boom 17' }, 'the start form holds that input')
   })
 

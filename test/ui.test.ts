@@ -46,6 +46,12 @@ t.test('the page, its modules and its settings, with a strict CSP, open while th
   const settings = await app.inject({ method: 'GET', url: '/ui/settings.json' })
   t.same(settings.json(), { temporalUiUrl: 'http://127.0.0.1:8233', namespace: 'default', defaultCatalog: app.config.SERVICE_CATALOG_ID })
 
+  const icon = await app.inject({ method: 'GET', url: '/favicon.ico' })
+  t.equal(icon.statusCode, 200, 'the icon browsers ask for on their own is open')
+  t.match(icon.headers['content-type'], /^image\/svg\+xml/)
+  t.match(icon.body, /^<svg /)
+  t.match(page.body, /<link rel="icon" href="favicon.svg"/, 'and the page names it')
+
   const api = await app.inject({ method: 'GET', url: '/workflow/catalog' })
   t.equal(api.statusCode, 401, 'the API still needs a key')
   t.notOk(api.headers['content-security-policy'], 'the CSP is the page\'s, not the API\'s')

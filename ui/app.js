@@ -39,15 +39,30 @@ class TokenForm extends Component {
   }
 }
 
+/** The tab's title names the view, so that tabs, history and bookmarks tell views apart. */
+function titleOf ({ view, workflowId, workflowName, evalId, params }) {
+  const titles = {
+    run: () => `Run ${workflowId}`,
+    runs: () => 'Runs',
+    evals: () => `Evals of ${workflowName}`,
+    eval: () => `Eval ${evalId}`,
+    catalog: () => `Catalog${params.workflow ? ` · ${params.workflow}` : ''}`
+  }
+  return `${(titles[view] ?? titles.catalog)()} · Flowport inspector`
+}
+
 class App extends Component {
   state = { route: parseRoute(window.location.hash), refusal: null, asking: false, generation: 0, settings: null }
 
   componentDidMount () {
+    document.title = titleOf(this.state.route)
     window.addEventListener('hashchange', () => this.setState({ route: parseRoute(window.location.hash) }))
     onUnauthorized((refusal) => this.setState({ refusal, asking: true }))
     // The page's own settings (plugins/external/ui.ts), not an API call.
     fetch('/ui/settings.json').then((res) => (res.ok ? res.json() : null)).then((settings) => this.setState({ settings }), () => {})
   }
+
+  componentDidUpdate () { document.title = titleOf(this.state.route) }
 
   useToken = (value) => {
     token.set(value)
@@ -74,8 +89,8 @@ class App extends Component {
       <header>
         <h1><a href="#/catalog">Flowport inspector</a></h1>
         <nav>
-          <a href="#/catalog" class=${route.view === 'catalog' ? 'active' : ''}>Catalog</a>
-          <a href="#/runs" class=${route.view === 'runs' ? 'active' : ''}>Runs</a>
+          <a href="#/catalog" class=${route.view === 'catalog' ? 'active' : ''} aria-current=${route.view === 'catalog' ? 'page' : undefined}>Catalog</a>
+          <a href="#/runs" class=${route.view === 'runs' ? 'active' : ''} aria-current=${route.view === 'runs' ? 'page' : undefined}>Runs</a>
         </nav>
         <div class="who">
           ${hasToken ? html`<span class="muted">key set</span> <button class="link" onClick=${this.forget}>Forget key</button>` : null}

@@ -11,7 +11,8 @@
  * SERVICE_UI_ENABLED=false registers nothing (default: on outside production, off in it).
  * @see https://github.com/fastify/fastify-static
  */
-import { dirname } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
 import fastifyStatic from '@fastify/static'
@@ -95,6 +96,13 @@ export default async function ui (fastify: FastifyInstance): Promise<void> {
     namespace: config.TEMPORAL_NAMESPACE,
     defaultCatalog: config.SERVICE_CATALOG_ID
   }))
+
+  // Browsers ask for /favicon.ico on their own, without the page's key: open, like the page.
+  const favicon = readFileSync(join(UI_ROOT, 'favicon.svg'))
+  fastify.get('/favicon.ico', { schema: { hide: true }, config: { public: true } }, async (_request, reply) => {
+    reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400')
+    return favicon
+  })
 
   for (const [file, specifiers] of Object.entries(BUNDLED)) {
     fastify.get(`/ui/vendor/${file}`, { schema: { hide: true } }, async (_request, reply) => {
