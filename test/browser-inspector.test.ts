@@ -147,6 +147,8 @@ t.test('auth on: the key prompt, a wrong key refused with the API\'s message, a 
 
   const { tab, urls } = await openPage(t, base)
   await tab.locator('form.token .refusal', { hasText: 'Missing credentials' }).waitFor()
+  t.equal(await tab.evaluate(() => (globalThis as any).document.activeElement?.name), 'token', 'the key field has the focus')
+  t.match(await tab.locator('form.token').textContent(), /flowport keys create/, 'and the form says where a key comes from')
   await tab.locator('form.token input[name="token"]').fill('not-the-key')
   await tab.getByRole('button', { name: 'Use this key' }).click()
   await tab.locator('form.token .refusal', { hasText: /^Invalid token$/ }).waitFor()

@@ -30,11 +30,14 @@ class TokenForm extends Component {
     return html`<form class="token" onSubmit=${this.save}>
       <p>${reason ? html`The API refused the request: <strong class="refusal">${reason}</strong>` : 'Send requests with an API key.'}</p>
       <label>API key or run token
-        <input type="password" name="token" autocomplete="off" value=${value} onInput=${(e) => this.setState({ value: e.currentTarget.value })} />
+        <input type="password" name="token" autocomplete="off" autofocus value=${value} ref=${(input) => input?.focus()}
+          onInput=${(e) => this.setState({ value: e.currentTarget.value })} />
       </label>
       <button type="submit">Use this key</button>
       ${onCancel && html`<button type="button" class="secondary" onClick=${onCancel}>Cancel</button>`}
-      <p class="muted">Kept in this tab only (sessionStorage), sent as <code>Authorization: Bearer</code>.</p>
+      <p class="muted">Kept in this tab only (sessionStorage), sent as <code>Authorization: Bearer</code>.
+        A key comes from whoever runs this API: <code>flowport keys create</code> adds one to its keys file,
+        or <code>SERVICE_API_AUTH_TOKEN</code> is its single key.</p>
     </form>`
   }
 }
