@@ -120,13 +120,15 @@ export class CatalogView extends Component {
         <ul class="workflows" aria-label="Workflows">
           ${catalog.workflows.map((w) => html`<li>
             <button class=${w.name === workflow?.name ? 'workflow active' : 'workflow'} onClick=${() => this.select(w)}>
-              <strong>${w.name}</strong><span class="muted">${w.description}</span>
+              <strong>${w.name}</strong>${w.eval ? html` <span class="badge-eval" title="Has an eval">eval</span>` : ''}<span class="muted">${w.description}</span>
             </button>
           </li>`)}
         </ul>
         ${workflow && html`<div class="workflow-detail">
           <h3>${workflow.name}</h3>
           <p>${workflow.description}</p>
+          <p class="workflow-links"><a href=${`#/runs?workflowName=${encodeURIComponent(workflow.name)}`}>Runs</a>
+            ${workflow.eval && html` · <a href=${evalsHref(workflow.name)}>Eval runs</a>`}</p>
           ${workflow.aliases.length > 0 && html`<p class="muted">Also named ${workflow.aliases.join(', ')}</p>`}
           <form class="start" onSubmit=${this.start}>
             <label for="input">Input (JSON, checked against the input schema)</label>
