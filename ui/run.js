@@ -182,7 +182,7 @@ export class RunView extends Component {
         <dt>Run id</dt><dd><code>${status.runId}</code></dd>
         <dt>Catalog</dt><dd><a href=${`#/catalog?catalog=${encodeURIComponent(status.catalog)}&workflow=${encodeURIComponent(status.workflowName)}`}>${status.catalog}</a></dd>
         <dt>Version</dt><dd class="run-version"><${Version} version=${status.version} versioning=${status.versioning} /></dd>
-        <dt>Started</dt><dd>${time(status.startTime)}${status.startedBy ? ` by ${status.startedBy}` : ''}</dd>
+        <dt>Started</dt><dd>${time(status.startTime)}${status.startedBy ? ` by key ${status.startedBy}` : ''}</dd>
         <dt>Closed</dt><dd>${time(status.closeTime)}${status.closeTime ? ` (after ${duration(status.startTime, status.closeTime)})` : ''}</dd>
         ${!status.closeTime && html`<dt>Workers polling</dt><dd class="workers-polling" data-polling=${String(status.workersPolling)}>${pollingText(status.workersPolling)}</dd>`}
         ${status.resetFrom && html`<dt>Reset from</dt><dd class="reset-from"><a href=${runHref(workflowId, status.resetFrom.runId)}>run ${status.resetFrom.runId}</a> at event ${status.resetFrom.eventId}${status.resetFrom.step ? `, step ${status.resetFrom.step}` : ''}</dd>`}
@@ -196,7 +196,10 @@ export class RunView extends Component {
       <div class="columns two">
         <div><h3>Input</h3><${Json} value=${s.input} label="Input" /></div>
         <div class="outcome">
-          ${result?.error
+          ${result?.error && status.status === 'canceled'
+            ? html`<h3>Stopped</h3><p class="stopped">Stopped on request; its cleanup ran.</p>
+              <details><summary>Details</summary><${Json} value=${result.errorDetails} label="Error details" /></details>`
+            : result?.error
             ? html`<h3>Error</h3><p class="error-text">${result.error}</p><${Json} value=${result.errorDetails} label="Error details" />`
             : html`<h3>Output</h3>${result ? html`<${Json} value=${result.output} label="Output" />` : html`<p class="muted">${running ? 'Running…' : '—'}</p>`}`}
         </div>
@@ -219,7 +222,7 @@ export class RunView extends Component {
       </section>
       <section class="trace">
         <h3>Timeline</h3>
-        ${trace && html`<p class="muted">From the trace (${trace.source}${trace.partial ? ', so far: the run is open' : ''}).</p>`}
+        ${trace?.partial && html`<p class="muted">So far: the run is open.</p>`}
         ${s.traceError && html`<${Problem} error=${s.traceError} />`}
         ${trace && html`<${Timeline} trace=${trace.trace} />`}
       </section>
