@@ -1,11 +1,13 @@
 /**
  * `flowport bucket`: creates the bucket SERVICE_TRACE_S3_BUCKET names, with the SERVICE_CLOUD_*
- * settings the API and the worker use; one that exists already is fine. deploy/docker-compose.yml
+ * settings the API and the worker use (`credential:<path>` references resolved like theirs); one that
+ * exists already is fine. deploy/docker-compose.yml
  * runs it as a one-shot service and deploy/kubernetes/flowport.yaml as an init container, before
  * any API replica or worker starts; `npm start` and `npm run cluster` create theirs the same way
  * (cli/object-store.ts).
  */
 import { BucketAlreadyExists, BucketAlreadyOwnedByYou, CreateBucketCommand, S3Client } from '@aws-sdk/client-s3'
+import { CredentialsError, resolveCredentialReferences } from '@flowport/worker/credentials'
 
 export interface BucketTarget {
   bucket: string
@@ -32,8 +34,19 @@ export async function ensureBucket ({ bucket, endpoint, region, accessKeyId, sec
   }
 }
 
+/** The settings the command reads; a `credential:<path>` among them is resolved as the API and the worker resolve it. */
+const SETTINGS = ['SERVICE_TRACE_S3_BUCKET', 'SERVICE_CLOUD_ENDPOINT', 'SERVICE_CLOUD_REGION', 'SERVICE_CLOUD_ACCESS_KEY_ID', 'SERVICE_CLOUD_SECRET_ACCESS_KEY'] as const
+
 /** The command: retried for `waitMs`, since the store may start at the same time as this. Returns the exit code. */
-export async function bucketCommand (env: NodeJS.ProcessEnv, waitMs = 60_000): Promise<number> {
+export async function bucketCommand (processEnv: NodeJS.ProcessEnv, waitMs = 60_000): Promise<number> {
+  const env: Record<string, string | undefined> = Object.fromEntries(SETTINGS.map((name) => [name, processEnv[name]]))
+  try {
+    resolveCredentialReferences(env, processEnv)
+  } catch (err) {
+    if (!(err instanceof CredentialsError)) throw err
+    console.error(`flowport bucket: ${err.name}: ${err.message}`)
+    return 1
+  }
   const bucket = env.SERVICE_TRACE_S3_BUCKET
   if (bucket === undefined || bucket === '') {
     console.error('flowport bucket: SERVICE_TRACE_S3_BUCKET is not set (the bucket to create)')

@@ -144,3 +144,69 @@ t.test('Kubernetes: one object store, its bucket created by an init container, i
     }
   }
 })
+
+/** The shell block of docs/cluster.md's "Kubernetes" section, its continued lines joined. */
+function kubernetesWalkthrough (): string[] {
+  const doc = readFileSync('docs/cluster.md', 'utf8')
+  const section = doc.slice(doc.indexOf('## Kubernetes'), doc.indexOf('\n## ', doc.indexOf('## Kubernetes') + 1))
+  const block = /```sh\n([\s\S]*?)```/.exec(section)![1]!
+  return block.replace(/\\\n\s*/g, ' ').split('\n').map((line) => line.replace(/\s+#.*$/, '').trim()).filter((line) => line !== '' && !line.startsWith('#'))
+}
+
+t.test('Kubernetes: the walkthrough in docs/cluster.md creates everything the file reads, in order, and counts it right', async (t) => {
+  const commands = kubernetesWalkthrough()
+  const docs = parseAllDocuments(readFileSync('deploy/kubernetes/flowport.yaml', 'utf8')).map((d) => d.toJS() as Record<string, any>)
+  const applyAt = commands.findIndex((c) => c.startsWith('kubectl apply'))
+  const apply = commands[applyAt]!
+  const namespace = /-n (\S+)/.exec(apply)?.[1]
+  t.equal(apply, `kubectl apply -n ${namespace} -f deploy/kubernetes/flowport.yaml`, 'the file is applied to one namespace')
+  const created = commands.findIndex((c) => c === `kubectl create namespace ${namespace}`)
+  t.ok(created >= 0 && created < applyAt, 'which the walkthrough creates first')
+
+  // Every Secret (and key of one) a pod reads, from envFrom, env valueFrom and volumes.
+  const needed = new Map<string, Set<string>>()
+  const need = (name: string, key?: string) => { if (!needed.has(name)) needed.set(name, new Set()); if (key) needed.get(name)!.add(key) }
+  for (const d of docs.filter((d) => d.kind === 'Deployment')) {
+    const pod = d.spec.template.spec
+    for (const c of [...(pod.initContainers ?? []), ...pod.containers]) {
+      for (const from of c.envFrom ?? []) if (from.secretRef) need(from.secretRef.name)
+      for (const e of c.env ?? []) if (e.valueFrom?.secretKeyRef) need(e.valueFrom.secretKeyRef.name, e.valueFrom.secretKeyRef.key)
+    }
+    for (const v of pod.volumes ?? []) if (v.secret) need(v.secret.secretName)
+  }
+  const secrets = new Map<string, { at: number, keys: Set<string>, command: string }>()
+  commands.forEach((c, at) => {
+    const m = /^kubectl create secret generic (\S+) (.*)$/.exec(c)
+    if (!m) return
+    const keys = new Set([...m[2]!.matchAll(/--from-literal=([A-Z0-9_]+)=/g)].map((k) => k[1]!))
+    for (const f of m[2]!.matchAll(/--from-file=(\S+)/g)) keys.add(f[1]!)
+    secrets.set(m[1]!, { at, keys, command: c })
+  })
+  t.ok(needed.size >= 3, 'the file reads Secrets')
+  for (const [name, keys] of needed) {
+    const secret = secrets.get(name)
+    t.ok(secret, `Secret ${name} is created by the walkthrough`)
+    if (!secret) continue
+    t.ok(secret.at > created && secret.at < applyAt, `${name}: after the namespace, before the apply`)
+    t.match(secret.command, `-n ${namespace} `, `${name}: in that namespace`)
+    for (const key of keys) t.ok(secret.keys.has(key), `${name} has the key ${key}`)
+  }
+  for (const name of ['flowport', 'flowport-store']) t.ok(secrets.get(name)!.keys.size >= 2, `${name}: its settings as literals`)
+  t.ok(secrets.get('flowport-keys')!.keys.has('keys.json'), 'the keys file under the name the pods read')
+
+  const images = new Set(docs.filter((d) => d.kind === 'Deployment').flatMap((d) => d.spec.template.spec.containers.map((c: any) => c.image as string)))
+  const built = /^docker build -t (\S+) \.$/.exec(commands.find((c) => c.startsWith('docker build')) ?? '')?.[1]
+  t.ok(built !== undefined && images.has(built), `the image the walkthrough builds (${built}) is the one the file runs`)
+  t.ok(commands.includes(`docker push ${built}`), 'and pushes it')
+
+  const count = (kind: string) => docs.filter((d) => d.kind === kind).length
+  const said = readFileSync('docs/cluster.md', 'utf8')
+  t.match(said, `# 4. Flowport: ${count('Deployment')} Deployments (api, worker, redis, s3), ${count('Service')} Services and ${count('PersistentVolumeClaim')} PersistentVolumeClaim.`,
+    'the objects are counted right')
+})
+
+t.test('the image build context leaves the Compose secrets file out', async (t) => {
+  const ignored = readFileSync('.dockerignore', 'utf8').split('\n').map((l) => l.trim())
+  t.ok(ignored.includes('deploy/flowport.env'), 'deploy/flowport.env never enters the build context')
+  t.ok(ignored.includes('**/*.env'), 'nor any other .env file')
+})
