@@ -22,7 +22,7 @@ export const RunTokenRequestSchema = Type.Object({
 }, { $id: 'RunTokenRequest', additionalProperties: false, examples: [{ workflowId: 'expense-42', scopes: ['read'], ttl: 600 }] })
 
 export const RunTokenSchema = Type.Object({
-  token: Type.String({ description: 'Send as `?access_token=` on the stream routes, or as `Authorization: Bearer <token>`' }),
+  token: Type.String({ description: 'Send as `?runToken=` on the stream routes, or as `Authorization: Bearer <token>`' }),
   expiresAt: Type.String({ format: 'date-time' })
 }, { $id: 'RunToken', additionalProperties: false, examples: [{ token: 'eyJhbGciOiJIUzI1NiIsImtpZCI6IjVsV2Q3ZzJ4T2JrVyJ9.eyJzY3AiOlsicmVhZCJdfQ.c2lnbmF0dXJl', expiresAt: '2026-11-24T22:10:00.000Z' }] })
 

@@ -97,8 +97,7 @@ export default fp(async (fastify) => {
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: `An API key (SERVICE_API_AUTH_TOKEN, or a key of SERVICE_API_KEYS_FILE) or a run token: \`Authorization: Bearer <key>\`. ${SCOPES_TEXT}` },
-          basicToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'An API key as `Basic <key>` (the raw key, not base64 user:password)' },
-          runToken: { type: 'apiKey', in: 'query', name: 'access_token', description: 'A run token (POST /tokens) on the stream routes, for EventSource, which cannot send headers. API keys are refused here (401).' }
+          basicToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'An API key as `Basic <key>` (the raw key, not base64 user:password)' }
         }
       },
       security: [{ bearerAuth: [] }, { basicToken: [] }]
