@@ -679,7 +679,7 @@ export interface paths {
         put?: never;
         /**
          * Issue a short-lived run token bound to one workflow id (and run), for a browser
-         * @description The token opens only the routes of that workflow id (with `runId`, only those of that run) within its scopes, until `expiresAt`, and only while the issuing key stays valid. Only run tokens are accepted as `?access_token=`. 400: `ttl` above SERVICE_RUN_TOKEN_MAX_TTL_S. 403: a scope the key does not hold, or a run outside its limits. 404: the key is limited to catalogs or workflow names and the workflow does not exist. With auth off a token is issued all the same (every route is open, so a page written for tokens works unchanged).
+         * @description The token opens only the routes of that workflow id (with `runId`, only those of that run) within its scopes, until `expiresAt`, and only while the issuing key stays valid. Only run tokens are accepted as `?runToken=` (API keys go in the header only). 400: `ttl` above SERVICE_RUN_TOKEN_MAX_TTL_S. 403: a scope the key does not hold, or a run outside its limits. 404: the key is limited to catalogs or workflow names and the workflow does not exist. With auth off a token is issued all the same (every route is open, so a page written for tokens works unchanged).
          */
         post: operations["createRunToken"];
         delete?: never;
@@ -1009,28 +1009,7 @@ export interface paths {
         trace?: never;
     };
 }
-export interface webhooks {
-    workflowCompleted: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A run closed: its WorkflowResult, signed per Standard Webhooks
-         * @description Sent once per run started with `webhook`, when the run (or the last run it continued as) closes, whatever its final status. Verify the signature with any Standard Webhooks library and the secret; deduplicate by `webhook-id` (a retry after a lost answer sends the same id). Any 2xx ends the delivery; anything else, or no answer within 10 s, is retried after 1 s, 2 s, 4 s … (at most 10 min apart) for SERVICE_WEBHOOK_RETRY_FOR_MS. Redirects are not followed.
-         */
-        post: operations["workflowCompleted"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-}
+export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /** @description Just before that call of the step was scheduled */
@@ -1087,7 +1066,10 @@ export interface components {
         Issue: {
             /** @description JSON pointer to the offending value within `in` */
             path: string;
-            /** @description Which part of the request the path points into (`input`/`payload`: the workflow input or handler payload) */
+            /**
+             * @description Which part of the request the path points into (`input`/`payload`: the workflow input or handler payload)
+             * @enum {string}
+             */
             in: "body" | "querystring" | "params" | "headers" | "input" | "payload";
             message: string;
         };
@@ -1110,27 +1092,10 @@ export interface components {
             message: "Invalid Payload";
             issues: components["schemas"]["Issue"][];
         };
-        WorkflowParams: {
-            /**
-             * @description Workflow id
-             * @example expense-42
-             */
-            id: string;
-        };
-        RunParams: {
-            /**
-             * @description Workflow id
-             * @example expense-42
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @description Run id (a UUID)
-             * @example 0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60
-             */
-            rid: string;
-        };
-        /** @description pass, partial or fail */
+        /**
+         * @description pass, partial or fail
+         * @enum {string}
+         */
         EvalVerdict: "pass" | "partial" | "fail";
         EvalInterpretationBoolean: {
             /**
@@ -1165,7 +1130,10 @@ export interface components {
             partial?: string[];
         };
         EvalInterpretation: components["schemas"]["EvalInterpretationBoolean"] | components["schemas"]["EvalInterpretationVerdict"] | components["schemas"]["EvalInterpretationNumber"] | components["schemas"]["EvalInterpretationString"];
-        /** @description A required evaluator decides the case's verdict; an informational one is only shown */
+        /**
+         * @description A required evaluator decides the case's verdict; an informational one is only shown
+         * @enum {string}
+         */
         EvalCriticality: "required" | "informational";
         EvalEvaluator: {
             /** @description The evaluator, run as the step `<workflow>#<name>` with `{input, output, groundTruth}` */
@@ -1185,15 +1153,17 @@ export interface components {
             verdict: components["schemas"]["EvalVerdict"];
             reasoning: string | null;
         };
+        /** @description The case's run; null with `cached` */
+        EvalCaseRun: {
+            workflowId: string;
+            runId: string;
+        };
         EvalCaseReport: {
             name: string;
             /** @description The dataset file, as the worker read it */
             file: string;
             verdict: components["schemas"]["EvalVerdict"];
-            run: {
-                workflowId: string;
-                runId: string;
-            } | null;
+            run: components["schemas"]["EvalCaseRun"] | null;
             /** @description The output evaluated (the run's, or the cached one); null when the run failed */
             output: unknown;
             error: string | null;
@@ -1290,7 +1260,10 @@ export interface components {
             updates: components["schemas"]["CatalogHandler"][];
             source: components["schemas"]["CatalogWorkflowSource"];
             eval?: components["schemas"]["CatalogEval"];
-            /** @description Under worker versioning, whether an open run stays on the version that started it (`pinned`) or moves to the current version (`autoUpgrade`); absent from catalogs that older workers published */
+            /**
+             * @description Under worker versioning, whether an open run stays on the version that started it (`pinned`) or moves to the current version (`autoUpgrade`); absent from catalogs that older workers published
+             * @enum {string}
+             */
             versioning?: "pinned" | "autoUpgrade";
         };
         /** @description A worker deployment version: the deployment name and build id a versioned worker polls as */
@@ -1306,6 +1279,18 @@ export interface components {
              */
             buildId: string;
         };
+        /** @description The version receiving a share of new runs */
+        CatalogRampingVersion: {
+            version: components["schemas"]["WorkerDeploymentVersion"];
+            /** @description Share of new runs it receives, in percent */
+            percentage: number;
+        };
+        /** @description A version still serving open runs of the catalog */
+        CatalogServingVersion: {
+            version: components["schemas"]["WorkerDeploymentVersion"];
+            /** @description Open runs of the catalog on this version (the engine's visibility count, eventually consistent) */
+            openRuns: number;
+        };
         /** @description The catalog's worker deployment as the engine describes it (cached for 2 s); README, "Changing workflows safely" */
         CatalogVersions: {
             /** @description The worker deployment the catalog's versioned workers run under */
@@ -1313,17 +1298,9 @@ export interface components {
             /** @description The version new runs go to; null while none is current (new runs then go to unversioned workers) */
             current: components["schemas"]["WorkerDeploymentVersion"] | null;
             /** @description The version receiving a share of new runs; null when none ramps */
-            ramping: {
-                version: components["schemas"]["WorkerDeploymentVersion"];
-                /** @description Share of new runs it receives, in percent */
-                percentage: number;
-            } | null;
+            ramping: components["schemas"]["CatalogRampingVersion"] | null;
             /** @description Versions still serving open runs: their workers must keep running until the count is gone */
-            serving: {
-                version: components["schemas"]["WorkerDeploymentVersion"];
-                /** @description Open runs of the catalog on this version (the engine's visibility count, eventually consistent) */
-                openRuns: number;
-            }[];
+            serving: components["schemas"]["CatalogServingVersion"][];
         };
         /** @description The workers behind a catalog, from the engine's description of its task queue (cached for 2 s) */
         CatalogWorkers: {
@@ -1346,23 +1323,18 @@ export interface components {
             versions: components["schemas"]["CatalogVersions"] | null;
             workers: components["schemas"]["CatalogWorkers"];
         };
-        CatalogParams: {
-            /**
-             * @description Catalog id (= Temporal task queue)
-             * @example main
-             */
-            catalogId: string;
+        /** @description The document's `info` */
+        OpenApiInfo: {
+            title: string;
+            version: string;
+        } & {
+            [key: string]: unknown;
         };
         /** @description An OpenAPI 3.1 document: this API, typed for one catalog (docs/catalog-openapi.md) */
         OpenApiDocument: {
             /** @example 3.1.0 */
             openapi: string;
-            info: {
-                title: string;
-                version: string;
-            } & {
-                [key: string]: unknown;
-            };
+            info: components["schemas"]["OpenApiInfo"];
             paths: {
                 [key: string]: unknown;
             };
@@ -1371,20 +1343,6 @@ export interface components {
             };
         } & {
             [key: string]: unknown;
-        };
-        ConditionalReadHeaders: {
-            /**
-             * @description ETags of representations the client holds (`"…"`, comma-separated, or `*`): when one matches the current representation the answer is 304 with no body. Weak tags (`W/"…"`) match as their strong form.
-             * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60.k3Xb0Q9aP1c"
-             */
-            "if-none-match"?: string;
-        };
-        RunPreconditionHeaders: {
-            /**
-             * @description The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. Only the run is compared: a status that changed within the same run still matches.
-             * @example *
-             */
-            "if-match"?: string;
         };
         /** @description The process is up */
         Health: {
@@ -1402,6 +1360,7 @@ export interface components {
         };
         /** @description Ready = the engine answers, the default catalog is published and a worker polls it */
         Readiness: {
+            /** @enum {string} */
             status: "ready" | "unavailable";
             /** @description The Temporal frontend answered */
             engine: boolean;
@@ -1446,7 +1405,7 @@ export interface components {
          * @description Where to upload an input too large for a request body
          * @example {
          *       "payloadRef": "uploads/3f6c1a52-0d7e-4c1b-9a43-2b8f5e6d7c10",
-         *       "uploadUrl": "https://bucket.s3.amazonaws.com/payloads/uploads/3f6c1a52-0d7e-4c1b-9a43-2b8f5e6d7c10?X-Amz-Signature=…",
+         *       "uploadUrl": "https://bucket.s3.amazonaws.com/payloads/uploads/3f6c1a52-0d7e-4c1b-9a43-2b8f5e6d7c10?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=900&X-Amz-SignedHeaders=host&X-Amz-Signature=9f2c4e1ab07d53c8e6f41a2d9b0c7e35f8a16d4b2c9e07f3a5d81b6c4e2f9a07",
          *       "method": "PUT",
          *       "expiresAt": "2026-11-24T22:10:00.000Z"
          *     }
@@ -1573,25 +1532,6 @@ export interface components {
             /** @description How long to wait for the result, in milliseconds (default SERVICE_RUN_TIMEOUT_MS; values above SERVICE_RUN_MAX_TIMEOUT_MS are lowered to it). When it elapses the answer is 408 and the workflow keeps running. */
             timeout?: number;
         };
-        StartWorkflowHeaders: {
-            /**
-             * @description Makes the start safe to retry: a request with a key already used in this catalog (and the same body) answers the run the first request started and starts nothing. 1–255 visible ASCII characters, bare or as a quoted string. The same key with another body (workflow name, input, catalog, webhook URL, version) is a 422 IdempotencyKeyReusedError. Kept as long as the engine keeps the run (the namespace retention period after it closed).
-             * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
-             */
-            "idempotency-key"?: string;
-            /**
-             * @description RFC 7240 preferences; `wait=<seconds>` waits up to that long (capped by SERVICE_RUN_MAX_TIMEOUT_MS) for the run to close: 200 with its WorkflowResult if it did, else 202 with its ids, `Location` and `Retry-After`. Other preferences and malformed values are ignored (RFC 7240 §2).
-             * @example wait=10
-             */
-            prefer?: string;
-        };
-        RunWorkflowHeaders: {
-            /**
-             * @description Makes the start safe to retry: a request with a key already used in this catalog (and the same body) answers the run the first request started and starts nothing. 1–255 visible ASCII characters, bare or as a quoted string. The same key with another body (workflow name, input, catalog, webhook URL, version) is a 422 IdempotencyKeyReusedError. Kept as long as the engine keeps the run (the namespace retention period after it closed).
-             * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
-             */
-            "idempotency-key"?: string;
-        };
         /** @description The run was started; poll its status or result with these ids */
         WorkflowStarted: {
             /**
@@ -1702,44 +1642,6 @@ export interface components {
             input: unknown;
             inputRef?: components["schemas"]["PayloadLink"];
         };
-        RunsQuery: {
-            /** @description Only runs of this workflow type */
-            workflowName?: string;
-            /**
-             * @description Only runs in this status
-             * @enum {string}
-             */
-            status?: "running" | "paused" | "completed" | "failed" | "canceled" | "terminated" | "timed_out" | "continued_as_new";
-            /**
-             * @description Catalog id (= Temporal task queue)
-             * @example main
-             */
-            catalog?: string;
-            /** @description Only runs started by this schedule */
-            scheduleId?: string;
-            /**
-             * @description Only runs on this worker deployment version, `<deploymentName>:<buildId>` (a worker's deployment is its catalog id unless SERVICE_WORKER_DEPLOYMENT_NAME says otherwise; `flowport deploy list` shows the build ids)
-             * @example main:4f0c2a9e1b7d
-             */
-            version?: string;
-            /**
-             * Format: date-time
-             * @description Only runs started at or after this time
-             */
-            startedAfter?: string;
-            /**
-             * Format: date-time
-             * @description Only runs started before this time
-             */
-            startedBefore?: string;
-            /**
-             * @description Maximum runs per page
-             * @default 50
-             */
-            pageSize: number;
-            /** @description The nextPageToken of the previous page (opaque, base64url); empty or absent = first page. A token this listing did not issue for these filters is a 400 */
-            pageToken?: string;
-        };
         /** @description One page of runs, newest first */
         WorkflowRuns: {
             runs: components["schemas"]["WorkflowStatus"][];
@@ -1767,60 +1669,6 @@ export interface components {
         UpdateBody: {
             /** @description The handler's argument; absent = the handler is called without one. Validated against the payloadSchema the catalog declares for the handler. */
             payload?: unknown;
-        };
-        SignalParams: {
-            /**
-             * @description Workflow id
-             * @example expense-42
-             */
-            id: string;
-            /**
-             * @description Signal name
-             * @example approve
-             */
-            name: string;
-        };
-        QueryParams: {
-            /**
-             * @description Workflow id
-             * @example expense-42
-             */
-            id: string;
-            /**
-             * @description Query name
-             * @example state
-             */
-            query: string;
-        };
-        RunQueryParams: {
-            /**
-             * @description Workflow id
-             * @example expense-42
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @description Run id (a UUID)
-             * @example 0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60
-             */
-            rid: string;
-            /**
-             * @description Query name
-             * @example state
-             */
-            query: string;
-        };
-        UpdateParams: {
-            /**
-             * @description Workflow id
-             * @example expense-42
-             */
-            id: string;
-            /**
-             * @description Update name
-             * @example relabel
-             */
-            name: string;
         };
         /** @description The signal was delivered */
         SignalResult: {
@@ -1850,33 +1698,12 @@ export interface components {
             /** @description What the update handler returned (null when it returned nothing) */
             result: unknown;
         };
-        UpdateHeaders: {
-            /**
-             * @description The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. Only the run is compared: a status that changed within the same run still matches.
-             * @example *
-             */
-            "if-match"?: string;
-            /**
-             * @description RFC 7240 preferences; `respond-async` answers 202 as soon as the workflow accepted the update (its validator passed), with `Location` of GET /workflow/{id}/updates/{updateId}, instead of waiting for the handler. Other preferences are ignored (RFC 7240 §2).
-             * @example respond-async
-             */
-            prefer?: string;
-        };
         /** @description The workflow accepted the update; its handler runs on */
         UpdateAccepted: {
             workflowId: string;
             /** @description The run that accepted the update */
             runId: string;
             /** @description Read the update's state and result at GET /workflow/{id}/updates/{updateId} (the `Location`) */
-            updateId: string;
-        };
-        UpdateStateParams: {
-            /**
-             * @description Workflow id
-             * @example expense-42
-             */
-            id: string;
-            /** @description The update id of a 202 UpdateAccepted (or of a 200 UpdateResult) */
             updateId: string;
         };
         /** @description Where an accepted update stands (Temporal's update handle) */
@@ -1959,43 +1786,14 @@ export interface components {
             /** @description In a stream's `workflow` event: set when the run's workflow task keeps failing as the stream connects (the `WorkflowTaskFailed` event in the stream says so as it happens); null otherwise. Absent in history pages. */
             attention?: components["schemas"]["Attention"] | null;
         };
-        HistoryQuery: {
-            /**
-             * @description Maximum events per page (a page may hold fewer)
-             * @default 100
-             */
-            pageSize: number;
-            /** @description `nextPageToken` of the previous page (it pins the run, so paging never mixes runs); a token of another run or one the engine no longer knows is a 400 */
-            pageToken?: string;
-            /**
-             * @description Decode every payload (inputs, results, failure details, signal and update arguments, memo, headers, search attributes) to its JSON value; without it payloads are removed. A payload that is not JSON (binary, codec-encrypted) keeps its `{metadata, data}` form.
-             * @default false
-             */
-            includePayloads: boolean;
-        };
         /** @description One page of a run's history events */
         HistoryPage: {
             workflow: components["schemas"]["HistoryWorkflow"];
             events: components["schemas"]["HistoryEvent"][];
             nextPageToken: string | null;
         };
-        /** @description Unknown parameters are ignored (EventSource polyfills add their own) */
-        HistoryStreamQuery: {
-            /**
-             * @description Decode every payload (inputs, results, failure details, signal and update arguments, memo, headers, search attributes) to its JSON value; without it payloads are removed. A payload that is not JSON (binary, codec-encrypted) keeps its `{metadata, data}` form.
-             * @default false
-             */
-            includePayloads: boolean;
-            /** @description Resume after this event id (the `id:` of a received event); the `Last-Event-ID` header wins when both are sent. One naming a run this workflow does not have is a 404; one ahead of its run's history, or of another run on the pinned route, a 400 */
-            lastEventId?: string;
-            /** @description A run token (POST /tokens), for EventSource clients that cannot send headers (never logged); empty is the same as absent */
-            access_token?: string;
-        };
-        HistoryStreamHeaders: {
-            /** @description What an EventSource sends on reconnect: the `id:` of the last event received (empty = none). Wins over `?lastEventId=` */
-            "last-event-id"?: string;
-        };
         HistoryStreamDone: {
+            /** @enum {string} */
             reason: "WORKFLOW_EXECUTION_COMPLETED" | "WORKFLOW_EXECUTION_FAILED" | "WORKFLOW_EXECUTION_TIMED_OUT" | "WORKFLOW_EXECUTION_CANCELED" | "WORKFLOW_EXECUTION_TERMINATED" | "WORKFLOW_EXECUTION_CONTINUED_AS_NEW";
             /** @description Only when the terminal event chains a new run (continue-as-new, cron, retry) */
             newRunId?: string;
@@ -2052,47 +1850,12 @@ export interface components {
             /** @description Opaque cursor; reconnect with it as Last-Event-ID */
             id?: string;
         };
-        /** @description The filters of GET /workflow/runs, without paging */
-        RunsFeedQuery: {
-            /** @description Only runs of this workflow type */
-            workflowName?: string;
-            /**
-             * @description Only runs in this status
-             * @enum {string}
-             */
-            status?: "running" | "paused" | "completed" | "failed" | "canceled" | "terminated" | "timed_out" | "continued_as_new";
-            /**
-             * @description Catalog id (= Temporal task queue)
-             * @example main
-             */
-            catalog?: string;
-            /** @description Only runs started by this schedule */
-            scheduleId?: string;
-            /**
-             * @description Only runs on this worker deployment version, `<deploymentName>:<buildId>` (a worker's deployment is its catalog id unless SERVICE_WORKER_DEPLOYMENT_NAME says otherwise; `flowport deploy list` shows the build ids)
-             * @example main:4f0c2a9e1b7d
-             */
-            version?: string;
-            /**
-             * Format: date-time
-             * @description Only runs started at or after this time
-             */
-            startedAfter?: string;
-            /**
-             * Format: date-time
-             * @description Only runs started before this time
-             */
-            startedBefore?: string;
-            /** @description Resume after this event id (the `id:` of a received frame); the `Last-Event-ID` header wins when both are sent */
-            lastEventId?: string;
-        };
-        RunsFeedHeaders: {
-            /** @description What an EventSource sends on reconnect: the `id:` of the last frame received (empty = none). Wins over `?lastEventId=` */
-            "last-event-id"?: string;
-        };
         /** @description A run started or closed; `run` is its status when the feed read the change (a start read after the run closed shows it closed) */
         RunChange: {
-            /** @description The run started, or it closed (any terminal status, continued-as-new included) */
+            /**
+             * @description The run started, or it closed (any terminal status, continued-as-new included)
+             * @enum {string}
+             */
             change: "started" | "closed";
             /**
              * Format: date-time
@@ -2188,8 +1951,8 @@ export interface components {
             /** @description Opaque cursor; reconnect with it as Last-Event-ID */
             id?: string;
         };
-        /** @description Which runs: the run-list filters, or a visibility query. Internal runs are never included. */
-        BatchFilter: {
+        /** @description The filters of GET /workflow/runs (all optional; none = every run) */
+        BatchRunFilter: {
             /** @description Only runs of this workflow type */
             workflowName?: string;
             /**
@@ -2219,9 +1982,32 @@ export interface components {
              * @description Only runs started before this time
              */
             startedBefore?: string;
-        } | {
+        };
+        /** @description A Temporal visibility query */
+        BatchQueryFilter: {
             /** @description A Temporal visibility query, e.g. `ExecutionStatus = "Running" AND WorkflowType = "approval"` */
             query: string;
+        };
+        /** @description Which runs: the run-list filters, or a visibility query. Internal runs are never included. */
+        BatchFilter: components["schemas"]["BatchRunFilter"] | components["schemas"]["BatchQueryFilter"];
+        /** @description The signal a `signal` batch sends */
+        BatchSignal: {
+            name: string;
+            /** @description The signal's argument (not validated against the catalog: the runs may be of several workflows) */
+            payload?: unknown;
+        };
+        /** @description Where a `reset` batch resets each run to */
+        BatchReset: {
+            /**
+             * @description Where each run is reset to. A step by name (and `failedStep`) is a different event in every run's history, which a batch cannot express: reset such runs one by one with POST /workflow/{id}/reset
+             * @enum {string}
+             */
+            from: "start" | "lastWorkflowTask";
+            /**
+             * @description As for a single reset; default `all`
+             * @enum {string}
+             */
+            reapply?: "all" | "signals" | "updates" | "none";
         };
         /** @example {
          *       "action": "terminate",
@@ -2240,27 +2026,8 @@ export interface components {
             filter: components["schemas"]["BatchFilter"];
             /** @description Recorded with the batch and in each run's history */
             reason: string;
-            signal?: {
-                name: string;
-                /** @description The signal's argument (not validated against the catalog: the runs may be of several workflows) */
-                payload?: unknown;
-            };
-            reset?: {
-                /**
-                 * @description Where each run is reset to. A step by name (and `failedStep`) is a different event in every run's history, which a batch cannot express: reset such runs one by one with POST /workflow/{id}/reset
-                 * @enum {string}
-                 */
-                from: "start" | "lastWorkflowTask";
-                /**
-                 * @description As for a single reset; default `all`
-                 * @enum {string}
-                 */
-                reapply?: "all" | "signals" | "updates" | "none";
-            };
-        };
-        BatchParams: {
-            /** @description The id POST /workflow/batch answered (a UUID) */
-            batchId: string;
+            signal?: components["schemas"]["BatchSignal"];
+            reset?: components["schemas"]["BatchReset"];
         };
         /** @description The batch was accepted; follow it with GET /workflow/batch/{batchId} */
         BatchStarted: {
@@ -2293,17 +2060,6 @@ export interface components {
             startTime: string | null;
             closeTime: string | null;
         };
-        /** @description Marker standing for a value too large to record */
-        TraceTruncatedValue: {
-            $truncated: {
-                /** @description Size of the value's JSON in bytes */
-                bytes: number;
-                /** @description SERVICE_TRACE_MAX_VALUE_BYTES when the trace was written */
-                limit: number;
-                /** @description The first characters of the value's JSON */
-                preview: string;
-            };
-        };
         /** @description A sanitized failure: names and messages, never stacks */
         TraceError: {
             /** @description Error name (an application error's type, e.g. ExplosionError, or TimeoutFailure, CanceledFailure, …) */
@@ -2315,8 +2071,11 @@ export interface components {
         /** @description One try of a step or evaluator. Every attempt gets the node's input; only the last can have an output */
         TraceAttempt: {
             attempt: number;
-            /** @description `unknown`: an attempt the worker could not record (it crashed or its step timed out before it could); the engine only kept its number */
-            status: ("running" | "completed" | "failed" | "canceled" | "timed_out" | "terminated") | "unknown";
+            /**
+             * @description `unknown`: an attempt the worker could not record (it crashed or its step timed out before it could); the engine only kept its number
+             * @enum {string}
+             */
+            status: "running" | "completed" | "failed" | "canceled" | "timed_out" | "terminated" | "unknown";
             startTime: string | null;
             endTime: string | null;
             error: components["schemas"]["TraceError"] | null;
@@ -2335,20 +2094,25 @@ export interface components {
         TraceNode: {
             /** @description Unique across runs: `<runId>/<activity id>` for steps and evaluators, `<runId>/child/<event id>` for child workflows */
             id: string;
+            /** @enum {string} */
             kind: "step" | "evaluator" | "child";
             /** @description Step or evaluator name, or the child's workflow name */
             name: string;
             /** @description Temporal activity type (`workflow#step`) or child workflow type */
             type: string;
-            /** @description `cleanup`: scheduled after a graceful stop was requested */
+            /**
+             * @description `cleanup`: scheduled after a graceful stop was requested
+             * @enum {string}
+             */
             phase: "run" | "cleanup";
+            /** @enum {string} */
             status: "running" | "completed" | "failed" | "canceled" | "timed_out" | "terminated";
             scheduledTime: string | null;
             startTime: string | null;
             endTime: string | null;
-            /** @description What it was called with. A value whose JSON is larger than SERVICE_TRACE_MAX_VALUE_BYTES is replaced by a TraceTruncatedValue */
+            /** @description What it was called with. A value whose JSON is larger than SERVICE_TRACE_MAX_VALUE_BYTES is replaced by a marker (TraceTruncatedValue): `{"$truncated": {"bytes", "limit", "preview"}}` */
             input: unknown;
-            /** @description What it returned; null unless completed. A value whose JSON is larger than SERVICE_TRACE_MAX_VALUE_BYTES is replaced by a TraceTruncatedValue */
+            /** @description What it returned; null unless completed. A value whose JSON is larger than SERVICE_TRACE_MAX_VALUE_BYTES is replaced by a marker (TraceTruncatedValue): `{"$truncated": {"bytes", "limit", "preview"}}` */
             output: unknown;
             error: components["schemas"]["TraceError"] | null;
             /** @description Every attempt in order (steps and evaluators; empty for a child) */
@@ -2360,6 +2124,19 @@ export interface components {
         TraceRunLink: {
             workflowId: string;
             runId: string;
+        };
+        /** @description For a run made by a reset ("retry from here"): the calls whose times are before `time` are the old run's, replayed from its history and not run again; the others ran in this run. null otherwise (absent in traces written before it existed) */
+        TraceResetOrigin: {
+            /** @description The run that was reset */
+            runId: string;
+            /** @description The reset point: the workflow task event of that run this run continues from */
+            eventId: number;
+            time: string | null;
+        };
+        /** @description Set while the run's last workflow task failed and none completed since: the workflow code fails (e.g. its history no longer replays after a deploy or a reset) and the run does not move; the engine retries the task. null otherwise */
+        TraceWorkflowTaskFailure: {
+            message: string;
+            time: string | null;
         };
         TraceWorkflow: {
             /** @description Node id of the run: its run id */
@@ -2374,47 +2151,44 @@ export interface components {
             previousRunId: string | null;
             startedBy?: string | null;
             nextRunId: string | null;
-            status: ("running" | "completed" | "failed" | "canceled" | "timed_out" | "terminated") | "continued_as_new";
+            /** @enum {string} */
+            status: "running" | "completed" | "failed" | "canceled" | "timed_out" | "terminated" | "continued_as_new";
             startTime: string | null;
             closeTime: string | null;
             stopRequestedTime: string | null;
-            resetFrom?: {
-                /** @description The run that was reset */
-                runId: string;
-                /** @description The reset point: the workflow task event of that run this run continues from */
-                eventId: number;
-                time: string | null;
-            } | null;
-            workflowTaskFailure?: {
-                message: string;
-                time: string | null;
-            } | null;
-            /** @description The start input. A value whose JSON is larger than SERVICE_TRACE_MAX_VALUE_BYTES is replaced by a TraceTruncatedValue */
+            resetFrom?: components["schemas"]["TraceResetOrigin"] | null;
+            workflowTaskFailure?: components["schemas"]["TraceWorkflowTaskFailure"] | null;
+            /** @description The start input. A value whose JSON is larger than SERVICE_TRACE_MAX_VALUE_BYTES is replaced by a marker (TraceTruncatedValue): `{"$truncated": {"bytes", "limit", "preview"}}` */
             input: unknown;
-            /** @description What the run returned; null unless completed. A value whose JSON is larger than SERVICE_TRACE_MAX_VALUE_BYTES is replaced by a TraceTruncatedValue */
+            /** @description What the run returned; null unless completed. A value whose JSON is larger than SERVICE_TRACE_MAX_VALUE_BYTES is replaced by a marker (TraceTruncatedValue): `{"$truncated": {"bytes", "limit", "preview"}}` */
             output: unknown;
             error: components["schemas"]["TraceError"] | null;
         };
+        /** @description A completed evaluator's score */
+        TraceScore: {
+            nodeId: string;
+            evaluator: string;
+            score: number;
+            reasoning: string | null;
+        };
         /** @description The execution trace of one run (version 1) */
         Trace: {
-            /** @enum {number} */
+            /** @enum {integer} */
             version: 1;
             workflow: components["schemas"]["TraceWorkflow"];
             /** @description Steps, evaluators and child workflows in the order workflow code called them */
             nodes: components["schemas"]["TraceNode"][];
             /** @description The scores of every completed evaluator, in order */
-            evaluations: {
-                nodeId: string;
-                evaluator: string;
-                score: number;
-                reasoning: string | null;
-            }[];
+            evaluations: components["schemas"]["TraceScore"][];
         };
         /** @description The execution trace of one run and where it was read */
         TraceLog: {
             workflowId: string;
             runId: string;
-            /** @description `remote`: read from the bucket; `local`: from SERVICE_TRACE_DIR; `engine`: assembled now from the engine's history (the run is open, or its worker has not written the trace yet) */
+            /**
+             * @description `remote`: read from the bucket; `local`: from SERVICE_TRACE_DIR; `engine`: assembled now from the engine's history (the run is open, or its worker has not written the trace yet)
+             * @enum {string}
+             */
             source: "remote" | "local" | "engine";
             location: string | null;
             /** @description True while the run is open: the trace so far; calls still running have status `running` */
@@ -2423,6 +2197,11 @@ export interface components {
             attention: components["schemas"]["Attention"] | null;
             trace: components["schemas"]["Trace"];
         };
+        /**
+         * @description A scope a run token may hold
+         * @enum {string}
+         */
+        RunTokenScope: "read" | "interact" | "control";
         /** @example {
          *       "workflowId": "expense-42",
          *       "scopes": [
@@ -2448,7 +2227,7 @@ export interface components {
              *       "read"
              *     ]
              */
-            scopes: ("read" | "interact" | "control")[];
+            scopes: components["schemas"]["RunTokenScope"][];
             /**
              * @description Lifetime in seconds; at most SERVICE_RUN_TOKEN_MAX_TTL_S (default 3600)
              * @example 600
@@ -2460,7 +2239,7 @@ export interface components {
          *       "expiresAt": "2026-11-24T22:10:00.000Z"
          *     } */
         RunToken: {
-            /** @description Send as `?access_token=` on the stream routes, or as `Authorization: Bearer <token>` */
+            /** @description Send as `?runToken=` on the stream routes, or as `Authorization: Bearer <token>` */
             token: string;
             /** Format: date-time */
             expiresAt: string;
@@ -2677,20 +2456,6 @@ export interface components {
             /** @description Free text kept with the paused state, e.g. why it is paused */
             note?: string;
         };
-        UpdateScheduleHeaders: {
-            /**
-             * @description The `ETag` of the schedule as last read (GET /schedules/{scheduleId}); a schedule changed since is a 412
-             * @example "AAAAAAAAAAE"
-             */
-            "if-match": string;
-        };
-        ScheduleParams: {
-            /**
-             * @description Schedule id
-             * @example nightly-report
-             */
-            scheduleId: string;
-        };
         /** @description The schedule is stored by the engine */
         ScheduleCreated: {
             scheduleId: string;
@@ -2750,6 +2515,13 @@ export interface components {
             paused: boolean;
             note: string | null;
         };
+        /** @description The schedule's policies as the engine holds them, defaults filled in */
+        ScheduleAppliedPolicies: {
+            overlap: components["schemas"]["OverlapPolicy"];
+            /** @description Milliseconds */
+            catchupWindow: number;
+            pauseOnFailure: boolean;
+        };
         /** @description A schedule: what it starts, when, and what it started. `ETag` is its conflict token */
         Schedule: {
             scheduleId: string;
@@ -2759,12 +2531,7 @@ export interface components {
             /** @description The input of every run */
             input: unknown;
             spec: components["schemas"]["ScheduleSpec"];
-            policies: {
-                overlap: components["schemas"]["OverlapPolicy"];
-                /** @description Milliseconds */
-                catchupWindow: number;
-                pauseOnFailure: boolean;
-            };
+            policies: components["schemas"]["ScheduleAppliedPolicies"];
             state: components["schemas"]["ScheduleState"];
             /** @description The next (at most) 5 times a run is due */
             nextActionTimes: string[];
@@ -2791,22 +2558,6 @@ export interface components {
             catalog: string;
             state: components["schemas"]["ScheduleState"];
             nextActionTimes: string[];
-        };
-        SchedulesQuery: {
-            /** @description Only schedules of this workflow (canonical name) */
-            workflowName?: string;
-            /**
-             * @description Catalog id (= Temporal task queue)
-             * @example main
-             */
-            catalog?: string;
-            /**
-             * @description Maximum schedules per page
-             * @default 20
-             */
-            pageSize: number;
-            /** @description The nextPageToken of the previous page (opaque); a token this listing did not issue for these filters is a 400 */
-            pageToken?: string;
         };
         /** @description One page of schedules; a page may hold fewer than pageSize (the filters apply after paging) */
         Schedules: {
@@ -2843,21 +2594,6 @@ export interface components {
             evalId: string;
             runId: string;
         };
-        EvalParams: {
-            /** @description An eval run's id: `eval:<workflow>:<uuid>` */
-            evalId: string;
-        };
-        EvalsQuery: {
-            /** @description The workflow whose eval runs are listed (its canonical name) */
-            workflowName: string;
-            /**
-             * @description Only eval runs on this catalog
-             * @example main
-             */
-            catalog?: string;
-            /** @default 20 */
-            pageSize: number;
-        };
         /** @description An eval run; `verdict` and `totals` are null until it completed */
         EvalRunSummary: {
             /** @description The eval run's workflow id: its run is a workflow run like any other (status, history, trace) */
@@ -2893,17 +2629,6 @@ export interface components {
             totals: components["schemas"]["EvalTotals"] | null;
             report: components["schemas"]["EvalReport"] | null;
             error: string | null;
-        };
-        DeploymentParams: {
-            /** @description The worker deployment (a worker's SERVICE_WORKER_DEPLOYMENT_NAME, by default its catalog id): no `.` or `:`, not starting with `__` */
-            deploymentName: string;
-        };
-        DeploymentChangeHeaders: {
-            /**
-             * @description The `ETag` of the deployment as last read (GET, or the answer of a change): when its routing (current or ramping version) changed since, the answer is 412 PreconditionFailedError and nothing changes. `*`: whatever it is now.
-             * @example *
-             */
-            "if-match"?: string;
         };
         /** @description A version receiving a share of new runs besides the current one */
         Ramp: {
@@ -3002,7 +2727,24 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description The authentication scheme to use: `Bearer realm="flowport"`
+         * @example Bearer realm="flowport"
+         */
+        "WWW-Authenticate": string;
+        /**
+         * @description Seconds to wait before trying again
+         * @example 5
+         */
+        "Retry-After": number;
+        /** @description The key's request budget for the window (IETF draft RateLimit header fields) */
+        "RateLimit-Limit": number;
+        /** @description Requests left in the window */
+        "RateLimit-Remaining": number;
+        /** @description Seconds until the window ends and the budget refills */
+        "RateLimit-Reset": number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -3102,6 +2844,7 @@ export interface operations {
             /** @description Not ready: `reason` says why (the engine is unreachable, the default catalog is not published, or no worker polls it); `Retry-After` is set */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3154,9 +2897,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3184,6 +2928,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3220,6 +2968,7 @@ export interface operations {
             /** @description CatalogNotAvailableError: the default catalog is not published yet (its worker has not started) or no longer published; EngineUnavailableError: Temporal is unreachable. `Retry-After` is set. A catalog that is published but has no worker answers 200 with `workers.polling: false`. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3272,9 +3021,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3302,6 +3052,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3338,6 +3092,7 @@ export interface operations {
             /** @description CatalogNotAvailableError: the default catalog is not published yet (its worker has not started) or no longer published; EngineUnavailableError: Temporal is unreachable. `Retry-After` is set. A catalog that is published but has no worker answers 200 with `workers.polling: false`. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3396,9 +3151,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3435,6 +3191,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3471,6 +3231,7 @@ export interface operations {
             /** @description CatalogNotAvailableError: the default catalog is not published yet (its worker has not started) or no longer published; EngineUnavailableError: Temporal is unreachable. `Retry-After` is set. A catalog that is published but has no worker answers 200 with `workers.polling: false`. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3529,9 +3290,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3568,6 +3330,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3604,6 +3370,7 @@ export interface operations {
             /** @description CatalogNotAvailableError: the default catalog is not published yet (its worker has not started) or no longer published; EngineUnavailableError: Temporal is unreachable. `Retry-After` is set. A catalog that is published but has no worker answers 200 with `workers.polling: false`. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3669,9 +3436,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3708,6 +3476,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3744,6 +3516,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3814,9 +3587,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3853,6 +3627,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3889,6 +3667,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3904,6 +3683,8 @@ export interface operations {
                 includePayloads?: boolean;
                 /** @description Resume after this event id (the `id:` of a received event); the `Last-Event-ID` header wins when both are sent. One naming a run this workflow does not have is a 404; one ahead of its run's history, or of another run on the pinned route, a 400 */
                 lastEventId?: string;
+                /** @description A run token (POST /tokens) and nothing else, for EventSource clients that cannot send headers (never logged); empty is the same as absent. An API key here is refused (401 UnauthorizedError) even beside a valid `Authorization` header: send keys in the header only. `access_token`, its older name, is still read */
+                runToken?: string;
             };
             header?: {
                 /** @description What an EventSource sends on reconnect: the `id:` of the last event received (empty = none). Wins over `?lastEventId=` */
@@ -3948,6 +3729,7 @@ export interface operations {
             /** @description UnauthorizedError: the token is missing or wrong */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3993,6 +3775,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4029,6 +3815,7 @@ export interface operations {
             /** @description EngineUnavailableError: the engine is unreachable (`Retry-After` is set) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4044,6 +3831,8 @@ export interface operations {
                 includePayloads?: boolean;
                 /** @description Resume after this event id (the `id:` of a received event); the `Last-Event-ID` header wins when both are sent. One naming a run this workflow does not have is a 404; one ahead of its run's history, or of another run on the pinned route, a 400 */
                 lastEventId?: string;
+                /** @description A run token (POST /tokens) and nothing else, for EventSource clients that cannot send headers (never logged); empty is the same as absent. An API key here is refused (401 UnauthorizedError) even beside a valid `Authorization` header: send keys in the header only. `access_token`, its older name, is still read */
+                runToken?: string;
             };
             header?: {
                 /** @description What an EventSource sends on reconnect: the `id:` of the last event received (empty = none). Wins over `?lastEventId=` */
@@ -4093,6 +3882,7 @@ export interface operations {
             /** @description UnauthorizedError: the token is missing or wrong */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4138,6 +3928,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4174,6 +3968,7 @@ export interface operations {
             /** @description EngineUnavailableError: the engine is unreachable (`Retry-After` is set) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4219,9 +4014,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4294,6 +4090,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4330,6 +4130,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4397,9 +4198,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4472,6 +4274,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4508,6 +4314,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4566,9 +4373,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4605,6 +4413,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4641,6 +4453,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4704,9 +4517,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4743,6 +4557,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4779,6 +4597,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4837,9 +4656,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4885,6 +4705,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4921,6 +4745,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4984,9 +4809,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5032,6 +4858,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5068,6 +4898,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5126,9 +4957,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5165,6 +4997,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5201,6 +5037,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5264,9 +5101,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5303,6 +5141,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5339,6 +5181,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5399,9 +5242,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5429,6 +5273,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5465,6 +5313,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5529,6 +5378,7 @@ export interface operations {
             /** @description UnauthorizedError: the token is missing or wrong */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5565,6 +5415,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5601,6 +5455,7 @@ export interface operations {
             /** @description EngineUnavailableError: the engine is unreachable (`Retry-After` is set) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5657,9 +5512,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5732,6 +5588,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5768,6 +5628,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5818,9 +5679,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5893,6 +5755,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5929,6 +5795,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5984,9 +5851,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6059,6 +5927,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6095,6 +5967,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6167,9 +6040,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6251,6 +6125,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6287,6 +6165,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6347,9 +6226,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6386,6 +6266,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6422,6 +6306,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6473,9 +6358,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6548,6 +6434,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6584,6 +6474,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6640,9 +6531,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6715,6 +6607,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6751,6 +6647,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6802,9 +6699,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6877,6 +6775,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6913,6 +6815,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6969,9 +6872,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7044,6 +6948,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7080,6 +6988,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7131,9 +7040,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7206,6 +7116,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7242,6 +7156,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7298,9 +7213,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7373,6 +7289,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7409,6 +7329,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7448,9 +7369,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7496,6 +7418,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7532,6 +7458,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7570,9 +7497,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7609,6 +7537,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7645,6 +7577,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7683,9 +7616,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7722,6 +7656,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7758,6 +7696,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7799,9 +7738,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7838,6 +7778,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7874,6 +7818,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7920,9 +7865,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7959,6 +7905,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7995,6 +7945,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8034,9 +7985,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8091,6 +8043,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8127,6 +8083,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8153,9 +8110,10 @@ export interface operations {
                     "application/json": components["schemas"]["Credential"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8183,6 +8141,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8248,9 +8210,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8278,6 +8241,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8314,6 +8281,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8353,9 +8321,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8419,6 +8388,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8455,6 +8428,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8496,9 +8470,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8535,6 +8510,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8571,6 +8550,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8622,9 +8602,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8688,6 +8669,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8724,6 +8709,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8763,9 +8749,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8802,6 +8789,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8838,6 +8829,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8881,9 +8873,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8938,6 +8931,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8974,6 +8971,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9017,9 +9015,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9074,6 +9073,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9110,6 +9113,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9153,9 +9157,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9210,6 +9215,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9246,6 +9255,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9289,9 +9299,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9346,6 +9357,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9382,6 +9397,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9408,9 +9424,10 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadUpload"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9447,6 +9464,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9474,6 +9495,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9518,9 +9540,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9548,6 +9571,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9584,6 +9611,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9625,9 +9653,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9682,6 +9711,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9718,6 +9751,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9756,9 +9790,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9795,6 +9830,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9831,6 +9870,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9857,9 +9897,10 @@ export interface operations {
                     "application/json": components["schemas"]["DeploymentList"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9887,6 +9928,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9923,6 +9968,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9963,9 +10009,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10002,6 +10049,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10038,6 +10089,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10088,9 +10140,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10163,6 +10216,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10199,6 +10256,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10249,9 +10307,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10324,6 +10383,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10360,6 +10423,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10406,9 +10470,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10463,6 +10528,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10499,6 +10568,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10549,9 +10619,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10624,6 +10695,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10660,56 +10735,12 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
-            };
-        };
-    };
-    workflowCompleted: {
-        parameters: {
-            query?: never;
-            header: {
-                /**
-                 * @description The delivery's id, the same on every attempt
-                 * @example msg_TwZJIaPW3m_5Z_BjZueYAGz61hGy89ERz7-TbyyZ11o
-                 */
-                "webhook-id": string;
-                /**
-                 * @description When this attempt was signed, in seconds since the epoch
-                 * @example 1795000000
-                 */
-                "webhook-timestamp": string;
-                /**
-                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`
-                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
-                 */
-                "webhook-signature": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["WorkflowResult"];
-            };
-        };
-        responses: {
-            /** @description Delivered: no further attempt */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Not delivered: retried with backoff */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
         };
     };
