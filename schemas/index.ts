@@ -6,7 +6,7 @@ import { ErrorResponseSchema, IssueSchema, RunParamsSchema, ValidationErrorSchem
 import { CatalogReadinessSchema, HealthSchema, ReadinessSchema } from './health.js'
 import { RunStatusSchema, TerminalRunStatusSchema } from './status.js'
 import {
-  CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogParamsSchema, CatalogSchema, CatalogStepSchema, CatalogVersionsSchema, CatalogWorkersSchema,
+  CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogParamsSchema, CatalogSchema, CatalogStepSchema, CatalogVersionSchema, CatalogVersionsSchema, CatalogWorkersSchema,
   CatalogWorkflowSchema, CatalogWorkflowSourceSchema, OpenApiDocumentSchema
 } from './catalog.js'
 import { WorkerDeploymentVersionSchema } from './deployment-version.js'
@@ -33,12 +33,13 @@ import { historySseSchemas } from './history-stream.js'
 import { PayloadLinkSchema, PayloadUploadSchema } from './payloads.js'
 import { evalRouteSchemas, evalSchemas } from './evals.js'
 import { deploymentSchemas } from './deployments.js'
+import { VersioningOverrideSchema, runVersioningSchemas } from './run-versioning.js'
 
 export const schemas = [
   ResetStepSchema, ResetFromSchema, ResetBodySchema, ResetPointSchema, ResetResultSchema, AttentionSchema,
   IssueSchema, ErrorResponseSchema, ValidationErrorSchema, WorkflowParamsSchema, RunParamsSchema, ...evalSchemas,
   CatalogStepSchema, CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogWorkflowSourceSchema, CatalogWorkflowSchema,
-  WorkerDeploymentVersionSchema, CatalogVersionsSchema, CatalogWorkersSchema, CatalogSchema, CatalogParamsSchema, OpenApiDocumentSchema, ConditionalReadHeadersSchema, RunPreconditionHeadersSchema,
+  WorkerDeploymentVersionSchema, VersioningOverrideSchema, CatalogVersionSchema, CatalogVersionsSchema, CatalogWorkersSchema, CatalogSchema, CatalogParamsSchema, OpenApiDocumentSchema, ConditionalReadHeadersSchema, RunPreconditionHeadersSchema,
   HealthSchema, CatalogReadinessSchema, ReadinessSchema, RunStatusSchema, TerminalRunStatusSchema,
   PayloadLinkSchema, PayloadUploadSchema, WebhookRequestSchema, UpdateWithStartSchema, StartWorkflowBodySchema, RunWorkflowBodySchema, StartWorkflowHeadersSchema, RunWorkflowHeadersSchema, WorkflowStartedSchema, TraceDestinationsSchema, TraceInfoSchema, FailureCauseSchema,
   ErrorDetailsSchema, WorkflowResultSchema, WebhookDeliverySchema, WorkflowStatusSchema, WorkflowInputSchema, RunsQuerySchema, WorkflowRunsSchema,
@@ -50,5 +51,5 @@ export const schemas = [
   HistoryStreamHeadersSchema, HistoryStreamDoneSchema, HistoryStreamServerErrorSchema, ...historySseSchemas, ...runsFeedSchemas,
   BatchFilterSchema, BatchBodySchema, BatchParamsSchema, BatchStartedSchema, BatchStatusSchema,
   ...traceSchemas, TraceLogSchema, RunTokenRequestSchema, RunTokenSchema, ...scheduleSchemas, ...evalRouteSchemas,
-  ...deploymentSchemas
+  ...deploymentSchemas, ...runVersioningSchemas
 ]
