@@ -26,7 +26,7 @@ export const runCall = (request: RunRequest, reply: FastifyReply) =>
 interface Variant { operationId: string, summary: string, description?: string, params?: TSchema }
 
 export interface RunRoute {
-  method: 'GET' | 'POST' | 'PATCH'
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'
   /** Default: `workflows`. */
   tags?: string[]
   /** An SSE-only route (plugins/external/sse.ts). */

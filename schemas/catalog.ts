@@ -6,6 +6,8 @@ import { Type, type Static } from '@sinclair/typebox'
 import { CatalogSchema as PublishedCatalogSchema } from '@flowport/core/contract'
 import { Nullable, QueryTextSchema, ref } from './common.js'
 import { WorkerDeploymentVersionSchema } from './deployment-version.js'
+import { Literals } from './status.js'
+import { DEPLOYMENT_VERSION_STATES } from './deployments.js'
 
 export {
   CatalogWorkflowSchema, CatalogStepSchema, CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogWorkflowSourceSchema
@@ -41,11 +43,27 @@ export const CatalogServingVersionSchema = Type.Object({
   openRuns: Type.Integer({ minimum: 1, description: 'Open runs of the catalog on this version (the engine\'s visibility count, eventually consistent)' })
 }, { $id: 'CatalogServingVersion', additionalProperties: false, description: 'A version still serving open runs of the catalog' })
 
+export const CatalogVersionSchema = Type.Object({
+  version: ref(WorkerDeploymentVersionSchema),
+  state: Literals(DEPLOYMENT_VERSION_STATES, { description: 'As GET /deployments/{deploymentName} shows it: `current`, `ramping`, `draining`, `drained` or `inactive`' }),
+  rampPercentage: Nullable(Type.Number({ description: 'While `ramping`: the share of new runs it receives' })),
+  pollers: Type.Integer({ minimum: 1, description: 'Its pollers on the catalog\'s task queue (a worker holds several)' }),
+  workflows: Nullable(Type.Array(Type.String(), { description: 'The workflows its code offers, by name' }))
+}, {
+  $id: 'CatalogVersion',
+  additionalProperties: false,
+  description: 'A version whose workers poll the catalog; `workflows` null when the catalog no longer keeps its entries (its workers published before the deployment dropped it)'
+})
+
 export const CatalogVersionsSchema = Type.Object({
   deploymentName: Type.String({ description: 'The worker deployment the catalog\'s versioned workers run under' }),
   current: Type.Union([ref(WorkerDeploymentVersionSchema), Type.Null()], { description: 'The version new runs go to; null while none is current (new runs then go to unversioned workers)' }),
   ramping: Type.Union([ref(CatalogRampingVersionSchema), Type.Null()], { description: 'The version receiving a share of new runs; null when none ramps' }),
-  serving: Type.Array(ref(CatalogServingVersionSchema), { description: 'Versions still serving open runs: their workers must keep running until the count is gone' })
+  serving: Type.Array(ref(CatalogServingVersionSchema), { description: 'Versions still serving open runs: their workers must keep running until the count is gone' }),
+  polling: Type.Array(ref(CatalogVersionSchema), {
+    description: 'The versions whose workers poll the catalog\'s task queue now (seen within 70 s), most recently created first, ' +
+      'each with its state and the workflows its code offers'
+  })
 }, {
   $id: 'CatalogVersions',
   additionalProperties: false,
@@ -63,6 +81,7 @@ export const CatalogSchema = Type.Object({
 
 export type CatalogWorkers = Static<typeof CatalogWorkersSchema>
 export type CatalogVersions = Static<typeof CatalogVersionsSchema>
+export type CatalogVersion = Static<typeof CatalogVersionSchema>
 export type CatalogResponse = Static<typeof CatalogSchema>
 
 export const OpenApiInfoSchema = Type.Object({ title: Type.String(), version: Type.String() }, {

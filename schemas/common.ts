@@ -129,7 +129,7 @@ export const ERROR_DESCRIPTIONS = {
     'WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry\'s backoff holds it); ' +
     'ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; ' +
     'DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, ' +
-    'another change came first) or a rollback has no version to go back to',
+    'another change came first), a rollback has no version to go back to, or a run would be moved to a version none of whose workers polls its catalog',
   412: 'PreconditionFailedError: `If-Match` does not hold: not the current ETag of a schedule (read it again and retry with the new one), ' +
     'or another run than the one the request would act on (the latest run of the workflow id, or the pinned run); nothing was changed',
   413: 'PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES (or the upload `inputRef` names is larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES)',

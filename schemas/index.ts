@@ -6,7 +6,7 @@ import { ErrorResponseSchema, IssueSchema, RunParamsSchema, ValidationErrorSchem
 import { CatalogReadinessSchema, HealthSchema, ReadinessSchema } from './health.js'
 import { RunStatusSchema, TerminalRunStatusSchema } from './status.js'
 import {
-  CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogParamsSchema, CatalogRampingVersionSchema, CatalogSchema, CatalogServingVersionSchema, CatalogStepSchema, CatalogVersionsSchema, CatalogWorkersSchema,
+  CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogParamsSchema, CatalogRampingVersionSchema, CatalogSchema, CatalogServingVersionSchema, CatalogStepSchema, CatalogVersionSchema, CatalogVersionsSchema, CatalogWorkersSchema,
   CatalogWorkflowSchema, CatalogWorkflowSourceSchema, OpenApiDocumentSchema, OpenApiInfoSchema
 } from './catalog.js'
 import { WorkerDeploymentVersionSchema } from './deployment-version.js'
@@ -37,12 +37,13 @@ import { historySseSchemas } from './history-stream.js'
 import { PayloadLinkSchema, PayloadUploadSchema } from './payloads.js'
 import { evalRouteSchemas, evalSchemas } from './evals.js'
 import { deploymentSchemas } from './deployments.js'
+import { VersioningOverrideSchema, runVersioningSchemas } from './run-versioning.js'
 
 export const schemas = [
   ResetStepSchema, ResetFromSchema, ResetBodySchema, ResetPointSchema, ResetResultSchema, AttentionSchema,
   IssueSchema, ErrorResponseSchema, ValidationErrorSchema, WorkflowParamsSchema, RunParamsSchema, ...evalSchemas,
   CatalogStepSchema, CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogWorkflowSourceSchema, CatalogWorkflowSchema,
-  WorkerDeploymentVersionSchema, CatalogRampingVersionSchema, CatalogServingVersionSchema, CatalogVersionsSchema, CatalogWorkersSchema, CatalogSchema, CatalogParamsSchema, OpenApiInfoSchema, OpenApiDocumentSchema, ConditionalReadHeadersSchema, RunPreconditionHeadersSchema,
+  WorkerDeploymentVersionSchema, VersioningOverrideSchema, CatalogRampingVersionSchema, CatalogServingVersionSchema, CatalogVersionSchema, CatalogVersionsSchema, CatalogWorkersSchema, CatalogSchema, CatalogParamsSchema, OpenApiInfoSchema, OpenApiDocumentSchema, ConditionalReadHeadersSchema, RunPreconditionHeadersSchema,
   HealthSchema, CatalogReadinessSchema, ReadinessSchema, RunStatusSchema, TerminalRunStatusSchema,
   PayloadLinkSchema, PayloadUploadSchema, WebhookRequestSchema, UpdateWithStartSchema, StartWorkflowBodySchema, RunWorkflowBodySchema, StartWorkflowHeadersSchema, RunWorkflowHeadersSchema, WorkflowStartedSchema, TraceDestinationsSchema, TraceInfoSchema, FailureCauseSchema,
   ErrorDetailsSchema, WorkflowResultSchema, WebhookDeliverySchema, WorkflowStatusSchema, WorkflowInputSchema, RunsQuerySchema, WorkflowRunsSchema,
@@ -54,5 +55,5 @@ export const schemas = [
   HistoryStreamHeadersSchema, HistoryStreamDoneSchema, HistoryStreamServerErrorSchema, ...historySseSchemas, ...runsFeedSchemas,
   BatchRunFilterSchema, BatchQueryFilterSchema, BatchFilterSchema, BatchSignalSchema, BatchResetSchema, BatchBodySchema, BatchParamsSchema, BatchStartedSchema, BatchStatusSchema,
   ...traceSchemas, TraceLogSchema, RunTokenScopeSchema, RunTokenRequestSchema, RunTokenSchema, ScopeSchema, CredentialSchema, ...scheduleSchemas, ...evalRouteSchemas,
-  ...deploymentSchemas
+  ...deploymentSchemas, ...runVersioningSchemas
 ]

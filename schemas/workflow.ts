@@ -6,6 +6,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FailureCause } from '@flowport/core/failure'
 import { VERSIONING_MODES } from '@flowport/core/contract'
+import { VersioningOverrideSchema } from './run-versioning.js'
 import { BASE64URL_PATTERN, Nullable, NameSchema, NOT_IN_QUERY_TEXT, QueryTextSchema, RunIdSchema, ruled, WorkflowIdSchema, ref, response } from './common.js'
 import { Literals, RunStatusSchema, STATUSES, TerminalRunStatusSchema } from './status.js'
 import { CatalogIdSchema } from './catalog.js'
@@ -247,6 +248,10 @@ export const WorkflowStatusSchema = Type.Object({
     description: '`pinned`: the run stays on its version until it closes; `autoUpgrade`: it moves to the deployment\'s current ' +
       'version at its next workflow task. null when `version` is null'
   }),
+  versioningOverride: Type.Optional(Type.Union([ref(VersioningOverrideSchema), Type.Null()], {
+    description: 'The engine\'s versioning override of the run, which `version` and `versioning` follow: set by a start that names ' +
+      'its `version` or by PUT …/versioning (moving the run to another version); null when none. Absent in run listings (the engine\'s list does not say)'
+  })),
   webhook: Type.Optional(ref(WebhookDeliverySchema))
 }, { $id: 'WorkflowStatus', additionalProperties: false, description: 'Status of one run' })
 

@@ -360,6 +360,20 @@ t.test('three versions with derived build ids: each worker publishes; ramp, curr
   const shownStatus = await flowport(['status', stuckId], { env: cliEnv })
   t.match(shownStatus.stdout, new RegExp(`version\\s+${catalog}:${v1}\\n`), 'flowport status prints the version as text')
 
+  // The stuck run moves to a version that runs (the engine's versioning override): not to one whose workers are gone.
+  const toGone = await call(t, app, { method: 'PUT', url: `/workflow/${stuckId}/versioning`, route: '/workflow/{id}/versioning', headers: operator, payload: { behavior: 'pinned', version: { deploymentName: catalog, buildId: v1 } } })
+  t.equal(toGone.status, 409, 'moving a run to a version with no pollers: 409')
+  t.match(toGone.body, { error: 'DeploymentConflictError', message: new RegExp(`No worker of version ${v1} of \\S+ polls catalog .*allowNoPollers: true`) })
+  const cliGone = await flowport(['deploy', 'move', stuckId, '--to', v1], { env: cliEnv })
+  t.equal(cliGone.code, 2, 'flowport deploy move to a version with no pollers: exit 2')
+  t.match(cliGone.stderr, /DeploymentConflictError: No worker of version .*--allow-no-pollers/)
+  const cliMoved = await flowport(['deploy', 'move', stuckId, '--to', v2], { env: cliEnv })
+  t.equal(cliMoved.code, 0, cliMoved.stderr)
+  t.equal(await waitClosed(app, stuckId), 'COMPLETED', 'the stuck run moved on and finished')
+  t.same(await app.engine.client.workflow.getHandle(stuckId).result(), { code: 'v2' }, 'on v2\'s code')
+  t.match((await call(t, app, { method: 'GET', url: `/workflow/${stuckId}/status`, route: '/workflow/{id}/status', headers: operator })).body,
+    { version: { buildId: v2 }, versioningOverride: { behavior: 'pinned', version: { buildId: v2 } }, attention: null }, 'its status shows the override')
+
   const catalogs = await call(t, app, { method: 'GET', url: `/workflow/catalog/${catalog}`, route: '/workflow/catalog/{catalogId}', headers: operator })
   t.equal(catalogs.status, 200)
   t.match(catalogs.body, { deployment: { buildId: v2 } }, 'the catalog shown is the current version\'s')

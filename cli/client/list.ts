@@ -80,7 +80,15 @@ export function registerList (program: Command): void {
         if (!found) throw new CliError(`WorkflowNotFoundError: catalog ${catalog.catalog} has no workflow ${workflow}`, EXIT.usage)
         printJson(found)
       } else if (options.json) printJson(catalog)
-      else printTable(['workflow', 'aliases', 'steps', 'description'], catalog.workflows.map((w) => [w.name, w.aliases.join(', '), w.steps.map((s) => s.name).join(', '), w.description]))
+      else if (catalog.versions === null) printTable(['workflow', 'aliases', 'steps', 'description'], catalog.workflows.map((w) => [w.name, w.aliases.join(', '), w.steps.map((s) => s.name).join(', '), w.description]))
+      else {
+        // Versioned: which versions whose workers poll the catalog run each workflow (the entries shown are the current version's).
+        const { polling } = catalog.versions
+        const versionsOf = (name: string) => polling.filter((v) => v.workflows?.includes(name) ?? false)
+          .map((v) => `${v.version.buildId} (${v.state === 'ramping' ? `ramping ${v.rampPercentage ?? 0}%` : v.state})`).join(', ') || '-'
+        info(`Catalog ${catalog.catalog}: worker deployment ${catalog.versions.deploymentName}, current ${catalog.versions.current?.buildId ?? 'none (unversioned workers)'}`)
+        printTable(['workflow', 'versions', 'aliases', 'steps', 'description'], catalog.workflows.map((w) => [w.name, versionsOf(w.name), w.aliases.join(', '), w.steps.map((s) => s.name).join(', '), w.description]))
+      }
       return EXIT.ok
     }))
 }

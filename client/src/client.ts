@@ -9,13 +9,14 @@ import { follow, type FollowOptions } from './follow.js'
 import { watchRuns, type WatchRunsOptions } from './watch-runs.js'
 import { defined, iso } from './values.js'
 import type {
-  BackfillOptions, CallOptions, PreconditionOptions, ResetOptions, RoutingOptions, RunIdOptions, RunOptions, RunsFilters, SchedulesFilters, StartOptions, StopOptions,
-  TerminateOptions, UpdateWithStartOptions
+  BackfillOptions, CallOptions, DeploymentChangeOptions, PreconditionOptions, ResetOptions, RoutingOptions, RunIdOptions, RunOptions, RunsFilters, SchedulesFilters, StartOptions, StopOptions,
+  TerminateOptions, UpdateWithStartOptions, VersioningOptions
 } from './options.js'
 import type {
   BatchBody, BatchStarted, BatchStatus, Catalog, Credential, Deployment, DeploymentSummary, EvalRun, EvalRuns, EvalStarted, StartEvalBody, CreateScheduleBody, OpenApiDocument, paths, QueryResult, Readiness, ResetResult, RunsFeedEvent,
   Schedule, ScheduleSummary, SignalResult, StopResult, StreamEvent, TerminateResult, TraceLog, UpdateAccepted, UpdateResult, UpdateScheduleBody,
-  UpdateState, UpdateWithStart, PayloadUpload, WorkflowInput, WorkflowResult, WorkflowRuns, WorkflowStarted, WorkflowStatus
+  UpdateState, UpdateWithStart, PayloadUpload, WorkflowInput, WorkflowResult, WorkflowRuns, WorkflowStarted, WorkflowStatus,
+  RunVersioning, RunVersioningBody
 } from './types.js'
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:3001'
@@ -35,6 +36,11 @@ export interface ClientOptions {
 function ifMatchHeader (ifMatch: string | undefined): { 'if-match'?: string } {
   if (ifMatch === undefined) return {}
   return { 'if-match': ifMatch === '*' || ifMatch.includes('"') ? ifMatch : `"${ifMatch}"` }
+}
+
+/** `If-Match` from an ETag as the API sent it. */
+function etagHeader (etag: string | undefined): { 'if-match'?: string } {
+  return etag === undefined ? {} : { 'if-match': etag }
 }
 
 /** Node's `process`, when there is one: the package is built without Node's types (browser-safe). */
@@ -238,6 +244,23 @@ export class FlowportClient {
       : this.#api.POST('/workflow/{id}/runs/{rid}/reset', { params: { path: { id: workflowId, rid: runId } }, body, signal }))
   }
 
+  /**
+   * Sets a run's versioning override: `{behavior: 'pinned', version}` moves it to that worker
+   * deployment version, `{behavior: 'autoUpgrade'}` lets it follow the current one (docs/deploys.md).
+   */
+  setVersioning (workflowId: string, body: RunVersioningBody, { signal, runId, ifMatch }: VersioningOptions = {}): Promise<RunVersioning> {
+    return this.#call(signal, () => runId === undefined
+      ? this.#api.PUT('/workflow/{id}/versioning', { params: { path: { id: workflowId }, header: ifMatchHeader(ifMatch) }, body, signal })
+      : this.#api.PUT('/workflow/{id}/runs/{rid}/versioning', { params: { path: { id: workflowId, rid: runId }, header: ifMatchHeader(ifMatch) }, body, signal }))
+  }
+
+  /** Removes a run's versioning override: it follows what its workers report again. */
+  clearVersioning (workflowId: string, { signal, runId, ifMatch }: VersioningOptions = {}): Promise<RunVersioning> {
+    return this.#call(signal, () => runId === undefined
+      ? this.#api.DELETE('/workflow/{id}/versioning', { params: { path: { id: workflowId }, header: ifMatchHeader(ifMatch) }, signal })
+      : this.#api.DELETE('/workflow/{id}/runs/{rid}/versioning', { params: { path: { id: workflowId, rid: runId }, header: ifMatchHeader(ifMatch) }, signal }))
+  }
+
   /** Starts an eval run of a workflow over its datasets (README "Testing and evals"); read it with `evalRun`. */
   startEval (body: StartEvalBody, opts: CallOptions = {}): Promise<EvalStarted> {
     const { signal } = opts
@@ -372,27 +395,42 @@ export class FlowportClient {
 
   /** A worker deployment with each version's state and open runs. */
   async getDeployment (deploymentName: string, { signal }: CallOptions = {}): Promise<Deployment> {
-    return await this.#call(signal, () => this.#api.GET('/deployments/{deploymentName}', { params: { path: { deploymentName } }, signal }))
+    return (await this.readDeployment(deploymentName, { signal })).deployment
   }
 
-  /** Makes a version current: new runs go to it. Resolves with the deployment after the change. */
-  async setCurrentVersion (deploymentName: string, buildId: string, { signal, allowNoPollers }: CallOptions & RoutingOptions = {}): Promise<Deployment> {
-    return await this.#call(signal, () => this.#api.PUT('/deployments/{deploymentName}/current', { params: { path: { deploymentName } }, body: { buildId, ...defined({ allowNoPollers }) }, signal }))
+  /** A worker deployment and its ETag: pass it as `ifMatch` to a change, so that a change made by someone else meanwhile is not overwritten. */
+  async readDeployment (deploymentName: string, { signal }: CallOptions = {}): Promise<{ deployment: Deployment, etag: string }> {
+    let etag = ''
+    const deployment = await this.#call(signal, async () => {
+      const result = await this.#api.GET('/deployments/{deploymentName}', { params: { path: { deploymentName } }, signal })
+      etag = result.response.headers.get('etag') ?? ''
+      return result
+    })
+    return { deployment, etag }
+  }
+
+  /**
+   * Makes a version current: new runs go to it; `null`: none is, new runs go to unversioned
+   * workers. Resolves with the deployment after the change.
+   */
+  async setCurrentVersion (deploymentName: string, buildId: string | null, { signal, allowNoPollers, ifMatch }: DeploymentChangeOptions & RoutingOptions = {}): Promise<Deployment> {
+    const body = buildId === null ? { unversioned: true as const, ...defined({ allowNoPollers }) } : { buildId, ...defined({ allowNoPollers }) }
+    return await this.#call(signal, () => this.#api.PUT('/deployments/{deploymentName}/current', { params: { path: { deploymentName }, header: etagHeader(ifMatch) }, body, signal }))
   }
 
   /** Sends `percentage` (0 < p ≤ 100) of new runs to a version. */
-  async rampVersion (deploymentName: string, buildId: string, percentage: number, { signal, allowNoPollers }: CallOptions & RoutingOptions = {}): Promise<Deployment> {
-    return await this.#call(signal, () => this.#api.PUT('/deployments/{deploymentName}/ramp', { params: { path: { deploymentName } }, body: { buildId, percentage, ...defined({ allowNoPollers }) }, signal }))
+  async rampVersion (deploymentName: string, buildId: string, percentage: number, { signal, allowNoPollers, ifMatch }: DeploymentChangeOptions & RoutingOptions = {}): Promise<Deployment> {
+    return await this.#call(signal, () => this.#api.PUT('/deployments/{deploymentName}/ramp', { params: { path: { deploymentName }, header: etagHeader(ifMatch) }, body: { buildId, percentage, ...defined({ allowNoPollers }) }, signal }))
   }
 
   /** Stops a ramp: every new run goes to the current version. */
-  async stopRamp (deploymentName: string, { signal }: CallOptions = {}): Promise<Deployment> {
-    return await this.#call(signal, () => this.#api.DELETE('/deployments/{deploymentName}/ramp', { params: { path: { deploymentName } }, signal }))
+  async stopRamp (deploymentName: string, { signal, ifMatch }: DeploymentChangeOptions = {}): Promise<Deployment> {
+    return await this.#call(signal, () => this.#api.DELETE('/deployments/{deploymentName}/ramp', { params: { path: { deploymentName }, header: etagHeader(ifMatch) }, signal }))
   }
 
   /** Makes the version that was current before current again (or the one `buildId` names). */
-  async rollback (deploymentName: string, { signal, buildId, allowNoPollers }: CallOptions & RoutingOptions & { buildId?: string } = {}): Promise<Deployment> {
-    return await this.#call(signal, () => this.#api.POST('/deployments/{deploymentName}/rollback', { params: { path: { deploymentName } }, body: defined({ buildId, allowNoPollers }), signal }))
+  async rollback (deploymentName: string, { signal, buildId, allowNoPollers, ifMatch }: DeploymentChangeOptions & RoutingOptions & { buildId?: string } = {}): Promise<Deployment> {
+    return await this.#call(signal, () => this.#api.POST('/deployments/{deploymentName}/rollback', { params: { path: { deploymentName }, header: etagHeader(ifMatch) }, body: defined({ buildId, allowNoPollers }), signal }))
   }
 
   /**

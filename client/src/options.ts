@@ -7,6 +7,11 @@ import type { OverlapPolicy, ResetFrom, RunsQuery } from './types.js'
 export interface CallOptions { signal?: AbortSignal }
 /** A change of where new runs go: `allowNoPollers` sends them to a version none of whose workers polls now. */
 export interface RoutingOptions { allowNoPollers?: boolean }
+/**
+ * A change of a worker deployment: `ifMatch` is the deployment's ETag as read (`readDeployment`);
+ * the change answers PreconditionFailedError (412), and changes nothing, when someone changed it since.
+ */
+export interface DeploymentChangeOptions extends CallOptions { ifMatch?: string }
 export interface RunOptions extends CallOptions {
   workflowId?: string
   catalog?: string
@@ -40,6 +45,7 @@ export interface PreconditionOptions extends CallOptions { ifMatch?: string }
 export interface RunIdOptions extends CallOptions { runId?: string }
 export interface StopOptions extends RunIdOptions, PreconditionOptions { terminateAfterMs?: number, reason?: string }
 export interface TerminateOptions extends RunIdOptions, PreconditionOptions { reason?: string }
+export interface VersioningOptions extends RunIdOptions, PreconditionOptions {}
 export interface ResetOptions extends RunIdOptions { from?: ResetFrom, reason?: string, reapply?: 'all' | 'signals' | 'updates' | 'none' }
 export interface RunsFilters extends CallOptions {
   workflowName?: string

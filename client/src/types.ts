@@ -73,6 +73,9 @@ export type Credential = Schemas['Credential']
 export type DeploymentSummary = Schemas['DeploymentSummary']
 export type DeploymentVersionState = Schemas['DeploymentVersionState']
 export type Ramp = Schemas['Ramp']
+export type VersioningOverride = Schemas['VersioningOverride']
+export type RunVersioning = Schemas['RunVersioning']
+export type RunVersioningBody = Schemas['RunVersioningBody']
 /** Every `error` name the API can answer with. */
 export type ErrorName = ErrorResponse['error'] | ValidationErrorResponse['error']
 

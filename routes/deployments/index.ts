@@ -66,17 +66,18 @@ const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
     schema: {
       tags,
       operationId: 'setCurrentDeploymentVersion',
-      summary: 'Make a version current: new runs go to it',
+      summary: 'Make a version current (or none: unversioned workers): new runs go to it',
       description: 'Runs started from now on go to this version (a ramp to it ends). Open runs pinned to the previous version stay ' +
-        'on it, which drains; `autoUpgrade` runs move. 409 DeploymentConflictError when no worker of the version ' +
-        'polls now (unless `allowNoPollers`), or when the engine refuses (e.g. no worker of the version polls every task queue of the current one). ' + changed,
+        'on it, which drains; `autoUpgrade` runs move. `{unversioned: true}` instead: no version is current, new runs go to the ' +
+        'unversioned workers of the deployment\'s task queues (back from versioning; a ramp stays). 409 DeploymentConflictError when no worker of the version ' +
+        '(or no unversioned worker) polls now (unless `allowNoPollers`), or when the engine refuses (e.g. no worker of the version polls every task queue of the current one). ' + changed,
       params,
       body: ref(SetCurrentBodySchema),
       headers,
       response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 412, 413, 415, 500, 502, 503) }
     }
   }, async (request, reply) =>
-    await answer(reply, fastify.deployments.setCurrent(request.params.deploymentName, request.body.buildId, { ...change(request, reply), allowNoPollers: request.body.allowNoPollers })))
+    await answer(reply, fastify.deployments.setCurrent(request.params.deploymentName, 'buildId' in request.body ? request.body.buildId : null, { ...change(request, reply), allowNoPollers: request.body.allowNoPollers })))
 
   fastify.put('/deployments/:deploymentName/ramp', {
     config,

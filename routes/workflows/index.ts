@@ -9,11 +9,12 @@ import runReads from './run-reads.js'
 import runs from './runs.js'
 import handlers from './handlers.js'
 import control from './control.js'
+import versioning from './versioning.js'
 import batch from './batch.js'
 import traceLog from './trace-log.js'
 
 const workflows: FastifyPluginAsyncTypebox = async (fastify) => {
-  for (const group of [start, runReads, runs, handlers, control, batch, traceLog]) await fastify.register(group)
+  for (const group of [start, runReads, runs, handlers, control, versioning, batch, traceLog]) await fastify.register(group)
 }
 
 export default workflows

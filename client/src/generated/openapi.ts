@@ -587,6 +587,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workflow/{id}/versioning": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Move the latest run to a version, or let it follow the current one
+         * @description Sets the engine's versioning override of an open run, which wins over the behaviour its workers report until it is removed. `pinned` with `version`: the run's next workflow tasks go to that version's workers, whatever version is current (a run pinned to a version whose workers are gone, attention `versionNotPolled`, moves on). `autoUpgrade`: the run moves to the deployment's current version at its next workflow task. The run's history must replay on the code it goes to (else its workflow task keeps failing: attention `workflowTaskFailing`); `flowport replay --all` with that code checks it first. The run's status shows the override (`versioningOverride`). 400 ValidationError at `/version` for a version the engine does not know on the run's catalog; 409 WorkflowAlreadyClosedError for a closed run; 409 DeploymentConflictError when no worker of the version polls the run's catalog now (unless `allowNoPollers`). `If-Match` (the status ETag or `"<runId>"`) makes it a 412 PreconditionFailedError, with nothing changed, when the run it would act on is another one.
+         */
+        put: operations["setWorkflowVersioning"];
+        post?: never;
+        /**
+         * Remove the latest run's versioning override
+         * @description Removes the run's versioning override: it follows the behaviour its workers report again (the run then stays on the version it is on, if that behaviour is pinned). Answers `versioningOverride: null`; a run without one answers the same. 409 WorkflowAlreadyClosedError for a closed run; `If-Match` as for PUT.
+         */
+        delete: operations["clearWorkflowVersioning"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflow/{id}/runs/{rid}/versioning": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Move one run to a version, or let it follow the current one
+         * @description Sets the engine's versioning override of an open run, which wins over the behaviour its workers report until it is removed. `pinned` with `version`: the run's next workflow tasks go to that version's workers, whatever version is current (a run pinned to a version whose workers are gone, attention `versionNotPolled`, moves on). `autoUpgrade`: the run moves to the deployment's current version at its next workflow task. The run's history must replay on the code it goes to (else its workflow task keeps failing: attention `workflowTaskFailing`); `flowport replay --all` with that code checks it first. The run's status shows the override (`versioningOverride`). 400 ValidationError at `/version` for a version the engine does not know on the run's catalog; 409 WorkflowAlreadyClosedError for a closed run; 409 DeploymentConflictError when no worker of the version polls the run's catalog now (unless `allowNoPollers`). `If-Match` (the status ETag or `"<runId>"`) makes it a 412 PreconditionFailedError, with nothing changed, when the run it would act on is another one.
+         */
+        put: operations["setRunVersioning"];
+        post?: never;
+        /**
+         * Remove one run's versioning override
+         * @description Removes the run's versioning override: it follows the behaviour its workers report again (the run then stays on the version it is on, if that behaviour is pinned). Answers `versioningOverride: null`; a run without one answers the same. 409 WorkflowAlreadyClosedError for a closed run; `If-Match` as for PUT.
+         */
+        delete: operations["clearRunVersioning"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workflow/batch": {
         parameters: {
             query?: never;
@@ -953,8 +1001,8 @@ export interface paths {
         };
         get?: never;
         /**
-         * Make a version current: new runs go to it
-         * @description Runs started from now on go to this version (a ramp to it ends). Open runs pinned to the previous version stay on it, which drains; `autoUpgrade` runs move. 409 DeploymentConflictError when no worker of the version polls now (unless `allowNoPollers`), or when the engine refuses (e.g. no worker of the version polls every task queue of the current one). Answers the deployment as the engine holds it after the change, with its new `ETag`. With `If-Match`: 412 PreconditionFailedError when the deployment was changed since that ETag was served (nothing changes).
+         * Make a version current (or none: unversioned workers): new runs go to it
+         * @description Runs started from now on go to this version (a ramp to it ends). Open runs pinned to the previous version stay on it, which drains; `autoUpgrade` runs move. `{unversioned: true}` instead: no version is current, new runs go to the unversioned workers of the deployment's task queues (back from versioning; a ramp stays). 409 DeploymentConflictError when no worker of the version (or no unversioned worker) polls now (unless `allowNoPollers`), or when the engine refuses (e.g. no worker of the version polls every task queue of the current one). Answers the deployment as the engine holds it after the change, with its new `ETag`. With `If-Match`: 412 PreconditionFailedError when the deployment was changed since that ETag was served (nothing changes).
          */
         put: operations["setCurrentDeploymentVersion"];
         post?: never;
@@ -1279,6 +1327,15 @@ export interface components {
              */
             buildId: string;
         };
+        /** @description The engine's versioning override of a run: it wins over the behaviour the run's workers report, until it is removed (`version` is null for `autoUpgrade`). A start that names its `version` sets a `pinned` one. */
+        VersioningOverride: {
+            /**
+             * @description `pinned`: the run runs on `version` only, whatever version is current; `autoUpgrade`: it moves to the deployment's current version at its next workflow task
+             * @enum {string}
+             */
+            behavior: "pinned" | "autoUpgrade";
+            version: components["schemas"]["WorkerDeploymentVersion"] | null;
+        };
         /** @description The version receiving a share of new runs */
         CatalogRampingVersion: {
             version: components["schemas"]["WorkerDeploymentVersion"];
@@ -1291,6 +1348,19 @@ export interface components {
             /** @description Open runs of the catalog on this version (the engine's visibility count, eventually consistent) */
             openRuns: number;
         };
+        /** @description A version whose workers poll the catalog; `workflows` null when the catalog no longer keeps its entries (its workers published before the deployment dropped it) */
+        CatalogVersion: {
+            version: components["schemas"]["WorkerDeploymentVersion"];
+            /**
+             * @description As GET /deployments/{deploymentName} shows it: `current`, `ramping`, `draining`, `drained` or `inactive`
+             * @enum {string}
+             */
+            state: "current" | "ramping" | "draining" | "drained" | "inactive";
+            rampPercentage: number | null;
+            /** @description Its pollers on the catalog's task queue (a worker holds several) */
+            pollers: number;
+            workflows: string[] | null;
+        };
         /** @description The catalog's worker deployment as the engine describes it (cached for 2 s); README, "Changing workflows safely" */
         CatalogVersions: {
             /** @description The worker deployment the catalog's versioned workers run under */
@@ -1301,6 +1371,8 @@ export interface components {
             ramping: components["schemas"]["CatalogRampingVersion"] | null;
             /** @description Versions still serving open runs: their workers must keep running until the count is gone */
             serving: components["schemas"]["CatalogServingVersion"][];
+            /** @description The versions whose workers poll the catalog's task queue now (seen within 70 s), most recently created first, each with its state and the workflows its code offers */
+            polling: components["schemas"]["CatalogVersion"][];
         };
         /** @description The workers behind a catalog, from the engine's description of its task queue (cached for 2 s) */
         CatalogWorkers: {
@@ -1632,6 +1704,8 @@ export interface components {
             version: components["schemas"]["WorkerDeploymentVersion"] | null;
             /** @description `pinned`: the run stays on its version until it closes; `autoUpgrade`: it moves to the deployment's current version at its next workflow task. null when `version` is null */
             versioning: ("pinned" | "autoUpgrade") | null;
+            /** @description The engine's versioning override of the run, which `version` and `versioning` follow: set by a start that names its `version` or by PUT …/versioning (moving the run to another version); null when none. Absent in run listings (the engine's list does not say) */
+            versioningOverride?: components["schemas"]["VersioningOverride"] | null;
             webhook?: components["schemas"]["WebhookDelivery"];
         };
         /** @description The input a run was started with */
@@ -2680,9 +2754,14 @@ export interface components {
         DeploymentList: {
             deployments: components["schemas"]["DeploymentSummary"][];
         };
-        /** @example {
+        /**
+         * @example {
          *       "buildId": "4f0c2a9e1b7d"
-         *     } */
+         *     }
+         * @example {
+         *       "unversioned": true
+         *     }
+         */
         SetCurrentBody: {
             /**
              * @description A build id of the deployment (a worker's SERVICE_WORKER_BUILD_ID, by default derived from its workflow bundle)
@@ -2690,6 +2769,14 @@ export interface components {
              */
             buildId: string;
             /** @description Route new runs to the version even though none of its workers polls now (they would wait until one does) */
+            allowNoPollers?: boolean;
+        } | {
+            /**
+             * @description No version is current: new runs go to the unversioned workers of the deployment's task queues
+             * @enum {boolean}
+             */
+            unversioned: true;
+            /** @description Even though no unversioned worker polls the deployment's task queues now (new runs would wait until one does) */
             allowNoPollers?: boolean;
         };
         /** @example {
@@ -2722,6 +2809,36 @@ export interface components {
             buildId?: string;
             /** @description Route new runs to the version even though none of its workers polls now (they would wait until one does) */
             allowNoPollers?: boolean;
+        };
+        /**
+         * @description The versioning override to set. The run's workflow code must replay on the version it goes to (`flowport replay --all` with that code checks it)
+         * @example {
+         *       "behavior": "pinned",
+         *       "version": {
+         *         "deploymentName": "main",
+         *         "buildId": "9b1e07c3d2a4"
+         *       }
+         *     }
+         * @example {
+         *       "behavior": "autoUpgrade"
+         *     }
+         */
+        RunVersioningBody: {
+            /** @enum {string} */
+            behavior: "pinned";
+            version: components["schemas"]["WorkerDeploymentVersion"];
+            /** @description Move the run even though none of the version's workers polls its catalog now (it then waits until one does) */
+            allowNoPollers?: boolean;
+        } | {
+            /** @enum {string} */
+            behavior: "autoUpgrade";
+        };
+        /** @description The run's versioning override as the engine holds it after the change; null: none */
+        RunVersioning: {
+            workflowId: string;
+            /** @description The run whose override changed */
+            runId: string;
+            versioningOverride: components["schemas"]["VersioningOverride"] | null;
         };
     };
     responses: never;
@@ -4051,7 +4168,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first), a rollback has no version to go back to, or a run would be moved to a version none of whose workers polls its catalog */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4235,7 +4352,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first), a rollback has no version to go back to, or a run would be moved to a version none of whose workers polls its catalog */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5549,7 +5666,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first), a rollback has no version to go back to, or a run would be moved to a version none of whose workers polls its catalog */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5716,7 +5833,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first), a rollback has no version to go back to, or a run would be moved to a version none of whose workers polls its catalog */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5888,7 +6005,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first), a rollback has no version to go back to, or a run would be moved to a version none of whose workers polls its catalog */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6077,7 +6194,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first), a rollback has no version to go back to, or a run would be moved to a version none of whose workers polls its catalog */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6395,7 +6512,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first), a rollback has no version to go back to, or a run would be moved to a version none of whose workers polls its catalog */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6568,7 +6685,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first), a rollback has no version to go back to, or a run would be moved to a version none of whose workers polls its catalog */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6736,7 +6853,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first), a rollback has no version to go back to, or a run would be moved to a version none of whose workers polls its catalog */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6909,7 +7026,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first), a rollback has no version to go back to, or a run would be moved to a version none of whose workers polls its catalog */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7077,7 +7194,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first), a rollback has no version to go back to, or a run would be moved to a version none of whose workers polls its catalog */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7250,7 +7367,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first), a rollback has no version to go back to, or a run would be moved to a version none of whose workers polls its catalog */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7279,6 +7396,644 @@ export interface operations {
             };
             /** @description UnsupportedMediaTypeError: the body is not `application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    setWorkflowVersioning: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. Only the run is compared: a status that changed within the same run still matches.
+                 * @example *
+                 */
+                "if-match"?: string;
+            };
+            path: {
+                /**
+                 * @description Workflow id
+                 * @example expense-42
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunVersioningBody"];
+            };
+        };
+        responses: {
+            /** @description The run's versioning override as the engine holds it after the change; null: none */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunVersioning"];
+                };
+            };
+            /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md); DeploymentNotFoundError: the engine knows no worker deployment of this name; DeploymentVersionNotFoundError: the deployment has no version of this build id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first), a rollback has no version to go back to, or a run would be moved to a version none of whose workers polls its catalog */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PreconditionFailedError: `If-Match` does not hold: not the current ETag of a schedule (read it again and retry with the new one), or another run than the one the request would act on (the latest run of the workflow id, or the pinned run); nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES (or the upload `inputRef` names is larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UnsupportedMediaTypeError: the body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    clearWorkflowVersioning: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. Only the run is compared: a status that changed within the same run still matches.
+                 * @example *
+                 */
+                "if-match"?: string;
+            };
+            path: {
+                /**
+                 * @description Workflow id
+                 * @example expense-42
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run's versioning override as the engine holds it after the change; null: none */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunVersioning"];
+                };
+            };
+            /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md); DeploymentNotFoundError: the engine knows no worker deployment of this name; DeploymentVersionNotFoundError: the deployment has no version of this build id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first), a rollback has no version to go back to, or a run would be moved to a version none of whose workers polls its catalog */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PreconditionFailedError: `If-Match` does not hold: not the current ETag of a schedule (read it again and retry with the new one), or another run than the one the request would act on (the latest run of the workflow id, or the pinned run); nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    setRunVersioning: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. Only the run is compared: a status that changed within the same run still matches.
+                 * @example *
+                 */
+                "if-match"?: string;
+            };
+            path: {
+                /**
+                 * @description Workflow id
+                 * @example expense-42
+                 */
+                id: string;
+                /**
+                 * @description Run id (a UUID)
+                 * @example 0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60
+                 */
+                rid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunVersioningBody"];
+            };
+        };
+        responses: {
+            /** @description The run's versioning override as the engine holds it after the change; null: none */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunVersioning"];
+                };
+            };
+            /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md); DeploymentNotFoundError: the engine knows no worker deployment of this name; DeploymentVersionNotFoundError: the deployment has no version of this build id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first), a rollback has no version to go back to, or a run would be moved to a version none of whose workers polls its catalog */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PreconditionFailedError: `If-Match` does not hold: not the current ETag of a schedule (read it again and retry with the new one), or another run than the one the request would act on (the latest run of the workflow id, or the pinned run); nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PayloadTooLargeError: the body is larger than SERVICE_BODY_LIMIT_BYTES (or the upload `inputRef` names is larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UnsupportedMediaTypeError: the body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); the API stays available, and a retry may succeed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    clearRunVersioning: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. Only the run is compared: a status that changed within the same run still matches.
+                 * @example *
+                 */
+                "if-match"?: string;
+            };
+            path: {
+                /**
+                 * @description Workflow id
+                 * @example expense-42
+                 */
+                id: string;
+                /**
+                 * @description Run id (a UUID)
+                 * @example 0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60
+                 */
+                rid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run's versioning override as the engine holds it after the change; null: none */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunVersioning"];
+                };
+            };
+            /** @description ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog's JSON Schema; one issue per problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or UpdateNotFoundError: the workflow declares no handler of that name (or, for GET …/updates/{updateId}, the latest run has no accepted update of that id); BatchNotFoundError: no such batch operation; TraceNotFoundError: tracing is switched off, or the run's trace is in no destination and the engine no longer keeps its history; ScheduleNotFoundError: no schedule has this id; PayloadNotFoundError: `inputRef` names no upload, or one older than SERVICE_PAYLOAD_UPLOAD_TTL_S, or a value the engine holds by reference is no longer in the bucket; PayloadStorageNotConfiguredError: large payloads are off (no object store is configured: docs/large-payloads.md); DeploymentNotFoundError: the engine knows no worker deployment of this name; DeploymentVersionNotFoundError: the deployment has no version of this build id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first), a rollback has no version to go back to, or a run would be moved to a version none of whose workers polls its catalog */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PreconditionFailedError: `If-Match` does not hold: not the current ETag of a schedule (read it again and retry with the new one), or another run than the one the request would act on (the latest run of the workflow id, or the pinned run); nothing was changed */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8358,7 +9113,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first), a rollback has no version to go back to, or a run would be moved to a version none of whose workers polls its catalog */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10177,7 +10932,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first), a rollback has no version to go back to, or a run would be moved to a version none of whose workers polls its catalog */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10344,7 +11099,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first), a rollback has no version to go back to, or a run would be moved to a version none of whose workers polls its catalog */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10507,7 +11262,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first), a rollback has no version to go back to, or a run would be moved to a version none of whose workers polls its catalog */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10656,7 +11411,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first) or a rollback has no version to go back to */
+            /** @description WorkflowAlreadyStartedError: an open run holds this workflowId (the body names its runId); WorkflowAlreadyClosedError: the run is closed; WorkflowNotStartedError: a query reached a run no worker has started yet (a startDelay or a retry's backoff holds it); ScheduleAlreadyExistsError: a schedule has this id; ResetNotPossibleError: the run has no usable reset point (the message says why), or another run of the workflow id is open; DeploymentConflictError: the engine refused the change of a worker deployment (the message says why: the version is already current, has no pollers, another change came first), a rollback has no version to go back to, or a run would be moved to a version none of whose workers polls its catalog */
             409: {
                 headers: {
                     [name: string]: unknown;

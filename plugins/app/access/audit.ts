@@ -3,14 +3,15 @@
  * `{audit: true, keyId, action, workflowId, runId, outcome}`. `action` is the route's operationId,
  * `outcome` the status code and, for a failure, the error name. A change of a worker deployment
  * names the deployment, the build id it asked for (or, for a rollback, the one made current) and
- * the percentage instead of a run. The engine records the same key as the call's `identity`
+ * the percentage instead of a run; a change of a run's versioning override names the override it
+ * left (`versioningOverride`). The engine records the same key as the call's `identity`
  * (`engine.as`, plugins/app/engine/engine.ts).
  */
 import fp from 'fastify-plugin'
 import type { onResponseHookHandler, onSendHookHandler, RouteOptions } from 'fastify'
 import { addRouteHook } from '../../../lib/http/route-hooks.js'
 
-interface Acted { workflowId?: string, runId?: string, error?: string, current?: { buildId?: string } | null }
+interface Acted { workflowId?: string, runId?: string, error?: string, current?: { buildId?: string } | null, versioningOverride?: unknown }
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -27,7 +28,7 @@ const noteActed: onSendHookHandler<unknown> = (request, _reply, payload, done) =
   if (typeof payload === 'string') {
     try {
       const body = JSON.parse(payload) as Acted
-      request.acted = { workflowId: body.workflowId, runId: body.runId, error: body.error, current: body.current }
+      request.acted = { workflowId: body.workflowId, runId: body.runId, error: body.error, current: body.current, versioningOverride: body.versioningOverride }
     } catch {}
   }
   done(null, payload)
@@ -49,6 +50,7 @@ const logAudit: onResponseHookHandler = (request, reply, done) => {
     ...(params.deploymentName === undefined
       ? { workflowId: acted?.workflowId ?? params.id ?? null, runId: acted?.runId ?? params.rid ?? null }
       : deploymentActed(params.deploymentName, request.body as { buildId?: string, percentage?: number } | null | undefined, acted)),
+    ...(acted?.versioningOverride === undefined ? {} : { versioningOverride: acted.versioningOverride }),
     outcome: acted?.error ? `${reply.statusCode} ${acted.error}` : String(reply.statusCode)
   }, 'audit')
   done()

@@ -21,7 +21,7 @@ import { untilAborted } from '../../../lib/abort.js'
 import { ApiError, RETRY_AFTER_SECONDS } from '../../../lib/api-error.js'
 import type { RunRef } from '../runs/types.js'
 import { isoOrNull } from '../runs/status.js'
-import type { CatalogVersions, CatalogWorkers } from '../../../schemas/catalog.js'
+import type { CatalogVersion, CatalogVersions, CatalogWorkers } from '../../../schemas/catalog.js'
 import type { Config } from '../../../schemas/config.js'
 import type { Engine } from '../engine/engine.js'
 import { isAlive, lastPollMs, POLLER_RECENT_MS } from '../engine/pollers.js'
@@ -47,6 +47,9 @@ export interface CatalogsDeps {
   /** The engine's worker deployments: which version's catalog to show, and the versions serving open runs. */
   deployments: Pick<Deployments, 'routing' | 'openRuns'>
 }
+
+/** A published catalog as shown, its deployment's name, and the workflows of each version's catalog (by build id). */
+interface Publication { catalog: Catalog, deploymentName: string | null, workflowsOf: Record<string, string[]> }
 
 const howToPublish = (catalogId: string) => `start a worker with SERVICE_CATALOG_ID=${catalogId} to publish it`
 
@@ -101,17 +104,18 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
    * go to it, so starts are checked against its schemas), else the latest published. Catalogs
    * published by older workers have no `deployment`: null.
    */
-  async function shown (input: CatalogWorkflowInput): Promise<{ catalog: Catalog, deploymentName: string | null }> {
+  async function shown (input: CatalogWorkflowInput): Promise<Publication> {
     const versions = Object.values(input.versions ?? {})
     const deploymentName = input.catalog.deployment?.deploymentName ?? versions[0]?.catalog.deployment?.deploymentName ?? null
-    if (versions.length === 0 || deploymentName === null) return { catalog: { ...input.catalog, deployment: input.catalog.deployment ?? null }, deploymentName }
+    const workflowsOf = Object.fromEntries(Object.entries(input.versions ?? {}).map(([buildId, { catalog }]) => [buildId, catalog.workflows.map((w) => w.name)]))
+    if (versions.length === 0 || deploymentName === null) return { catalog: { ...input.catalog, deployment: input.catalog.deployment ?? null }, deploymentName, workflowsOf }
     const { current } = await routing(deploymentName)
     const catalog = (current === null ? undefined : input.versions?.[current.buildId]?.catalog) ?? input.catalog
-    return { catalog: { ...catalog, deployment: catalog.deployment ?? null }, deploymentName }
+    return { catalog: { ...catalog, deployment: catalog.deployment ?? null }, deploymentName, workflowsOf }
   }
 
   /** The published catalog and its deployment's name, or WorkflowNotFoundError (404) / CatalogNotAvailableError (503). */
-  const publication = cached(cacheStats.catalog, async (catalogId): Promise<{ catalog: Catalog, deploymentName: string | null }> => {
+  const publication = cached(cacheStats.catalog, async (catalogId): Promise<Publication> => {
     const workflowId = catalogWorkflowId(catalogId)
     const description = await engine.call(() => engine.client.workflow.getHandle(workflowId).describe()).catch((err: unknown) => {
       if (!(err instanceof ApiError && err.statusCode === 404)) throw err
@@ -133,18 +137,25 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
    * open runs: a drained one has none and is not counted); null when its workers are unversioned.
    */
   async function versions (catalogId: string, signal?: AbortSignal): Promise<CatalogVersions | null> {
-    const { deploymentName } = await publication(catalogId, signal)
+    const { deploymentName, workflowsOf } = await publication(catalogId, signal)
     if (deploymentName === null) return null
     const { current, ramping, versions } = await routing(deploymentName, signal)
     const counted = await Promise.all(versions.filter((v) => !v.drained).map(async ({ version }) => ({ version, openRuns: await deployments.openRuns(version, signal) })))
-    return { deploymentName, current, ramping, serving: counted.filter((v) => v.openRuns > 0) }
+    const polled = (await taskQueue(catalogId, signal)).versions
+    const polling = versions.flatMap(({ version, state }): CatalogVersion[] => {
+      const pollers = polled.get(versionValue(version)) ?? 0
+      if (pollers === 0) return []
+      const rampPercentage = state === 'ramping' && ramping?.version.buildId === version.buildId ? ramping.percentage : null
+      return [{ version, state, rampPercentage, pollers, workflows: workflowsOf[version.buildId] ?? null }]
+    })
+    return { deploymentName, current, ramping, polling, serving: counted.filter((v) => v.openRuns > 0) }
   }
 
   /**
    * Workers polling the catalog's task queue (= the catalog id) for workflow tasks, and how many of
    * them are unversioned (they take the new runs of a deployment with no current version).
    */
-  const taskQueue = cached(cacheStats.catalog_workers, async (catalogId): Promise<{ workers: CatalogWorkers, unversioned: number, versions: Set<string> }> => {
+  const taskQueue = cached(cacheStats.catalog_workers, async (catalogId): Promise<{ workers: CatalogWorkers, unversioned: number, versions: Map<string, number> }> => {
     const { namespace } = engine.client.options
     const { pollers } = await engine.call(() => engine.client.workflowService.describeTaskQueue({
       namespace,
@@ -156,11 +167,12 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
     return {
       workers: { polling: alive.length > 0, pollers: alive.length, lastPollTime: isoOrNull(last) },
       unversioned: alive.filter((p) => p.deploymentOptions?.workerVersioningMode !== WorkerVersioningMode.WORKER_VERSIONING_MODE_VERSIONED).length,
-      // The versions whose workers poll, to tell whether a run pinned to one can move.
-      versions: new Set(alive.flatMap((p) => {
+      // The versions whose workers poll, with their pollers: whether a run pinned to one can move, and the catalog's versions.
+      versions: alive.reduce((counts, p) => {
         const version = versionOf(p.deploymentOptions)
-        return version === null ? [] : [versionValue(version)]
-      }))
+        if (version !== null) counts.set(versionValue(version), (counts.get(versionValue(version)) ?? 0) + 1)
+        return counts
+      }, new Map<string, number>())
     }
   })
   const workers = async (catalogId: string, signal?: AbortSignal) => (await taskQueue(catalogId, signal)).workers

@@ -5,11 +5,14 @@ import type { Config } from '../../../schemas/config.js'
 import type { Engine } from '../engine/engine.js'
 import type { Catalogs } from '../catalogs/catalogs.js'
 import type { Runs } from '../runs/runs.js'
+import type { Deployments } from '../deployments/deployments.js'
 
 /** What the parts are given: which run a call is about and its close event come from the runs service. */
 export interface ControlDeps {
   engine: Engine
   runs: Pick<Runs, 'describeRun' | 'readCloseEventIfClosed' | 'waitForCloseEvent' | 'outcomeOf' | 'closedRuns'>
-  catalogs: Pick<Catalogs, 'get'>
+  catalogs: Pick<Catalogs, 'get' | 'workersPolling'>
+  /** Which versions a deployment has (moving a run to one: plugins/app/control/run-versioning.ts). */
+  deployments: Pick<Deployments, 'routing'>
   config: Pick<Config, 'SERVICE_RUN_MAX_TIMEOUT_MS'>
 }

@@ -9,5 +9,5 @@ declare module 'fastify' {
 }
 
 export default fp(async (fastify) => {
-  fastify.decorate('control', createControl({ engine: fastify.engine, runs: fastify.runs, catalogs: fastify.catalogs, config: fastify.config }))
-}, { name: 'control', dependencies: ['config', 'engine', 'runs', 'catalogs'] })
+  fastify.decorate('control', createControl({ engine: fastify.engine, runs: fastify.runs, catalogs: fastify.catalogs, deployments: fastify.deployments, config: fastify.config }))
+}, { name: 'control', dependencies: ['config', 'engine', 'runs', 'catalogs', 'deployments'] })

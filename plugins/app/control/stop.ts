@@ -24,13 +24,14 @@ export interface ControlCall {
   ifMatch?: string
 }
 
-async function openRun ({ runs }: Pick<ControlDeps, 'runs'>, call: ControlCall) {
+/** The run a call acts on, described once: 412 when it is not the one `If-Match` names, 409 when it is closed. */
+export async function openRun ({ runs }: Pick<ControlDeps, 'runs'>, call: ControlCall) {
   const execution = await runs.describeRun(call)
   const run: RunRef = { workflowId: call.workflowId, runId: execution.runId }
   assertRunMatches(call.ifMatch, run)
   const status = statusFromEngine(execution.status.name)
   if (isTerminal(status)) throw alreadyClosed(run, status)
-  return { run, status }
+  return { run, status, execution }
 }
 
 async function stopped ({ runs }: Pick<ControlDeps, 'runs'>, run: RunRef, event: HistoryEvent): Promise<StopResult> {

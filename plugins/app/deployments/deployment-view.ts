@@ -27,7 +27,7 @@ export const isDrained = (v: VersionSummary) => v.status === Status.WORKER_DEPLO
   v.drainageInfo?.status === protoRoot.temporal.api.enums.v1.VersionDrainageStatus.VERSION_DRAINAGE_STATUS_DRAINED
 
 /** The engine's status and when the version entered it. */
-function stateOf (v: VersionSummary): Pick<DeploymentVersionState, 'state' | 'since'> {
+export function stateOf (v: VersionSummary): Pick<DeploymentVersionState, 'state' | 'since'> {
   switch (v.status) {
     case Status.WORKER_DEPLOYMENT_VERSION_STATUS_CURRENT: return { state: 'current', since: iso(v.currentSinceTime) }
     case Status.WORKER_DEPLOYMENT_VERSION_STATUS_RAMPING: return { state: 'ramping', since: iso(v.rampingSinceTime) }

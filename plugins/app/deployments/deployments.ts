@@ -6,21 +6,23 @@
  */
 import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '@flowport/core/contract'
 import type { Client } from '@temporalio/client'
-import protoRoot from '@temporalio/proto'
+import protoRoot, { type temporal } from '@temporalio/proto'
 import { tsToDate } from '@temporalio/common/lib/time.js'
 import { ApiError } from '../../../lib/api-error.js'
 import { entityTags } from '../../../lib/http/conditional.js'
 import { quote } from '../../../lib/visibility-query.js'
-import type { Deployment, DeploymentList } from '../../../schemas/deployments.js'
+import type { Deployment, DeploymentList, DeploymentVersionState } from '../../../schemas/deployments.js'
 import type { Engine } from '../engine/engine.js'
 import type { WorkerDeploymentVersion } from '../../../schemas/deployment-version.js'
 import { deploymentChanged, deploymentConflict, deploymentError, describeError, versionNotFound } from './deployment-error.js'
-import { deploymentOf, isDrained, summaryOf, type VersionSummary } from './deployment-view.js'
+import { byCreation, deploymentOf, isDrained, stateOf, summaryOf, type VersionSummary } from './deployment-view.js'
 import { versionOf, versionValue } from '../engine/deployment-version.js'
 import { grpcFailure } from '../engine/errors.js'
 import { isAlive, POLLER_RECENT_MS } from '../engine/pollers.js'
 
-const { TaskQueueKind, TaskQueueType } = protoRoot.temporal.api.enums.v1
+const { TaskQueueKind, TaskQueueType, WorkerVersioningMode } = protoRoot.temporal.api.enums.v1
+
+type Info = temporal.api.deployment.v1.IWorkerDeploymentInfo
 
 export interface DeploymentsDeps {
   engine: Pick<Engine, 'call' | 'as' | 'client' | 'namespace'>
@@ -47,8 +49,8 @@ const etagOf = (token: Uint8Array | null | undefined): string => `"${Buffer.from
 export interface Routing {
   current: WorkerDeploymentVersion | null
   ramping: { version: WorkerDeploymentVersion, percentage: number } | null
-  /** Every version the deployment still lists, drained ones too. */
-  versions: Array<{ version: WorkerDeploymentVersion, drained: boolean }>
+  /** Every version the deployment still lists, drained ones too, with its state. */
+  versions: Array<{ version: WorkerDeploymentVersion, drained: boolean, state: DeploymentVersionState['state'] }>
 }
 
 /** Deployments per page of the engine's listing. */
@@ -116,6 +118,22 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
     return { etag: etagOf(described.conflictToken), deployment }
   }
 
+  /**
+   * Unversioned workers on the deployment's workflow task queues (those of its current version,
+   * else of its latest): the fewest over the queues, as for a version's pollers.
+   */
+  async function unversionedPollers (deploymentName: string, info: Info | null | undefined, signal?: AbortSignal): Promise<number> {
+    const latest = byCreation(info?.versionSummaries ?? [])[0]?.deploymentVersion
+    const version = versionOf(info?.routingConfig?.currentDeploymentVersion) ?? versionOf(latest)
+    if (version === null) return 0
+    const { workerDeploymentVersionInfo: described } = await engine.call(async () => await service.describeWorkerDeploymentVersion({ namespace, deploymentVersion: version }), { signal })
+    const queues = (described?.taskQueueInfos ?? []).filter((q) => q.type === TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW && q.name)
+    const describeQueue = queueDescriber(signal)
+    const counts = await Promise.all(queues.map(async ({ name }) => ((await describeQueue(name!)).pollers ?? [])
+      .filter((p) => p.deploymentOptions?.workerVersioningMode !== WorkerVersioningMode.WORKER_VERSIONING_MODE_VERSIONED && isAlive(p)).length))
+    return counts.length === 0 ? 0 : Math.min(...counts)
+  }
+
   /** Refuses to route new runs to a version none of whose workers polls, unless the caller says so. */
   async function assertPolled (deploymentName: string, buildId: string, opts: ChangeOptions): Promise<void> {
     if (opts.allowNoPollers === true || await pollers({ deploymentName, buildId }, opts.signal) > 0) return
@@ -163,9 +181,19 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
     return await show(deploymentName, opts.signal)
   }
 
-  async function setCurrent (deploymentName: string, buildId: string, opts: ChangeOptions = {}): Promise<TaggedDeployment> {
-    const { conflictToken } = await base(deploymentName, buildId, opts)
-    return await makeCurrent(deploymentName, buildId, conflictToken, opts)
+  /** `buildId` null: no version is current, new runs go to unversioned workers (the engine's empty build id). */
+  async function setCurrent (deploymentName: string, buildId: string | null, opts: ChangeOptions = {}): Promise<TaggedDeployment> {
+    const { info, conflictToken } = await base(deploymentName, buildId ?? undefined, opts)
+    if (buildId !== null) return await makeCurrent(deploymentName, buildId, conflictToken, opts)
+    if (opts.allowNoPollers !== true && await unversionedPollers(deploymentName, info, opts.signal) === 0) {
+      throw deploymentConflict(`No unversioned worker polls the task queues of worker deployment ${deploymentName} now (none within ${POLLER_RECENT_MS / 1000} s): ` +
+        'new runs sent to them would wait unseen. Start an unversioned worker first (SERVICE_WORKER_VERSIONING unset), or send allowNoPollers: true (flowport deploy current --unversioned --allow-no-pollers)')
+    }
+    const { client, identity } = as(opts.identity)
+    await engine.call(async () => await client.workflowService.setWorkerDeploymentCurrentVersion({
+      namespace, deploymentName, buildId: '', identity, allowNoPollers: opts.allowNoPollers === true, conflictToken
+    }).catch((err: unknown) => refused(err, { deploymentName }, opts)), { signal: opts.signal })
+    return await show(deploymentName, opts.signal)
   }
 
   /** `buildId` undefined: stops the ramp (new runs all go to the current version). */
@@ -206,9 +234,9 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
     return {
       current: versionOf(info?.routingConfig?.currentDeploymentVersion),
       ramping: ramping === null ? null : { version: ramping, percentage: info?.routingConfig?.rampingVersionPercentage ?? 0 },
-      versions: (info?.versionSummaries ?? []).flatMap((v) => {
+      versions: byCreation(info?.versionSummaries ?? []).flatMap((v) => {
         const version = versionOf(v.deploymentVersion)
-        return version === null ? [] : [{ version, drained: isDrained(v) }]
+        return version === null ? [] : [{ version, drained: isDrained(v), state: stateOf(v).state }]
       })
     }
   }

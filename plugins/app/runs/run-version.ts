@@ -7,12 +7,15 @@
 import { SearchAttributeType, decodeVersioningBehavior, defineSearchAttributeKey, type TypedSearchAttributes } from '@temporalio/common'
 import type { temporal } from '@temporalio/proto'
 import type { WorkerDeploymentVersion } from '../../../schemas/deployment-version.js'
+import type { VersioningOverride } from '../../../schemas/run-versioning.js'
 import type { VersioningMode } from '@flowport/core/contract'
 import { versionOf, versionOfValue } from '../engine/deployment-version.js'
 
 export interface RunVersion {
   version: WorkerDeploymentVersion | null
   versioning: VersioningMode | null
+  /** From a describe only (a listed run does not say): the engine's override, null when none. */
+  versioningOverride?: VersioningOverride | null
 }
 
 export const UNVERSIONED: RunVersion = { version: null, versioning: null }
@@ -26,13 +29,23 @@ const versioningOf: Record<'PINNED' | 'AUTO_UPGRADE', VersioningMode> = { PINNED
  * before), and for a run of an unversioned worker, even one that sends a build id.
  */
 export function runVersionOfInfo (info: temporal.api.workflow.v1.IWorkflowExecutionVersioningInfo | null | undefined): RunVersion {
-  if (!info) return UNVERSIONED
-  const override = info.versioningOverride
-  const pinnedTo = versionOf(override?.pinned?.version)
-  if (pinnedTo) return { version: pinnedTo, versioning: 'pinned' }
-  const behavior = override?.autoUpgrade === true ? 'AUTO_UPGRADE' : decodeVersioningBehavior(info.behavior)
+  if (!info) return { ...UNVERSIONED, versioningOverride: null }
+  const versioningOverride = overrideOf(info.versioningOverride)
+  if (versioningOverride?.behavior === 'pinned') return { version: versioningOverride.version, versioning: 'pinned', versioningOverride }
+  const behavior = versioningOverride?.behavior === 'autoUpgrade' ? 'AUTO_UPGRADE' : decodeVersioningBehavior(info.behavior)
   const version = versionOf(info.deploymentVersion)
-  return behavior === undefined || version === null ? UNVERSIONED : { version, versioning: versioningOf[behavior] }
+  return { ...(behavior === undefined || version === null ? UNVERSIONED : { version, versioning: versioningOf[behavior] }), versioningOverride }
+}
+
+/**
+ * The engine's override as the wire shows it; null when none. A one-time override (Temporal's
+ * `oneTime`, which lasts until one workflow task completes) is not one Flowport sets, and is not shown.
+ */
+export function overrideOf (override: temporal.api.workflow.v1.IVersioningOverride | null | undefined): VersioningOverride | null {
+  const pinnedTo = versionOf(override?.pinned?.version)
+  if (pinnedTo) return { behavior: 'pinned', version: pinnedTo }
+  if (override?.autoUpgrade === true) return { behavior: 'autoUpgrade', version: null }
+  return null
 }
 
 /** The engine's search attributes of a versioned run (Temporal's built-in ones). */

@@ -1,0 +1,91 @@
+/**
+ * Moving one open run to another worker deployment version, or letting it follow the current one:
+ * the engine's versioning override (UpdateWorkflowExecutionOptions), which wins over the behaviour
+ * the run's workers report until it is removed (docs/deploys.md, "Moving a run to another
+ * version"). The typical use: a run pinned to a version whose workers are gone (its status's
+ * attention `versionNotPolled`) moved to a version that runs. The version must be one the engine
+ * knows on the run's catalog (else 400), and one whose workers poll it (else 409, unless the
+ * caller says so, as for making a version current).
+ */
+import { status as GrpcStatus } from '@grpc/grpc-js'
+import protoRoot, { type temporal } from '@temporalio/proto'
+import { ApiError, validationError } from '../../../lib/api-error.js'
+import type { RunVersioning, RunVersioningBody } from '../../../schemas/run-versioning.js'
+import type { WorkerDeploymentVersion } from '../../../schemas/deployment-version.js'
+import { closedMeanwhile } from '../runs/execution.js'
+import { overrideOf } from '../runs/run-version.js'
+import type { RunRef } from '../runs/types.js'
+import { versionValue } from '../engine/deployment-version.js'
+import { grpcCode } from '../engine/errors.js'
+import { POLLER_RECENT_MS } from '../engine/pollers.js'
+import { openRun, type ControlCall } from './stop.js'
+import type { ControlDeps } from './deps.js'
+
+const { VersioningBehavior } = protoRoot.temporal.api.enums.v1
+const { PinnedOverrideBehavior } = protoRoot.temporal.api.workflow.v1.VersioningOverride
+
+/** The field of the run's options the change sets (or, set to nothing, removes). */
+const MASK = { paths: ['versioning_override'] }
+
+type Override = temporal.api.workflow.v1.IVersioningOverride
+
+/** The override as the engine takes it (with the deprecated `behavior` too, as the SDK's start sends it). */
+function overrideFor (body: RunVersioningBody): Override {
+  if (body.behavior === 'autoUpgrade') return { autoUpgrade: true, behavior: VersioningBehavior.VERSIONING_BEHAVIOR_AUTO_UPGRADE }
+  return {
+    pinned: { version: body.version, behavior: PinnedOverrideBehavior.PINNED_OVERRIDE_BEHAVIOR_PINNED },
+    behavior: VersioningBehavior.VERSIONING_BEHAVIOR_PINNED
+  }
+}
+
+const unknownVersion = (why: string) =>
+  validationError([{ path: '/version', in: 'body', message: `names no version the engine knows: ${why}` }])
+
+/**
+ * A version the deployment lists (a 400 otherwise, before anything is sent), whose workers poll
+ * the run's catalog (a 409 otherwise, unless `allowNoPollers`).
+ */
+async function assertRunnable (deps: Pick<ControlDeps, 'deployments' | 'catalogs'>, version: WorkerDeploymentVersion, catalog: string, opts: { allowNoPollers?: boolean, signal?: AbortSignal }) {
+  const { versions } = await deps.deployments.routing(version.deploymentName, opts.signal)
+  if (versions.length === 0) throw unknownVersion(`no versioned worker of deployment ${version.deploymentName} has polled the engine`)
+  if (!versions.some((v) => v.version.buildId === version.buildId)) {
+    throw unknownVersion(`worker deployment ${version.deploymentName} has no version ${version.buildId} (flowport deploy list ${version.deploymentName} lists them)`)
+  }
+  if (opts.allowNoPollers === true) return
+  // null: the engine could not say; the engine's own check (its version on the task queue) still stands.
+  if (await deps.catalogs.workersPolling(catalog, opts.signal, version) !== false) return
+  throw new ApiError(409, 'DeploymentConflictError', `No worker of version ${version.buildId} of ${version.deploymentName} polls catalog ${catalog} now ` +
+    `(none within ${POLLER_RECENT_MS / 1000} s): the run would wait unseen. Start its workers first, or send allowNoPollers: true (flowport deploy move --allow-no-pollers)`)
+}
+
+/** The engine's FAILED_PRECONDITION for a pin: the version never polled the run's task queue. */
+function pinRefused (err: unknown, body: RunVersioningBody | null, catalog: string): unknown {
+  if (body?.behavior !== 'pinned' || grpcCode(err) !== GrpcStatus.FAILED_PRECONDITION) return err
+  return unknownVersion(`no worker of ${versionValue(body.version)} has polled catalog ${catalog}, the run's`)
+}
+
+async function update (deps: Pick<ControlDeps, 'engine'>, run: RunRef, body: RunVersioningBody | null, catalog: string, call: ControlCall): Promise<RunVersioning> {
+  const client = deps.engine.as(call.identity)
+  const { workflowExecutionOptions } = await deps.engine.call(async () => await client.workflowService.updateWorkflowExecutionOptions({
+    namespace: client.options.namespace,
+    workflowExecution: run,
+    workflowExecutionOptions: { versioningOverride: body === null ? null : overrideFor(body) },
+    updateMask: MASK,
+    identity: client.options.identity
+  }), { signal: call.signal, ...run }).catch((err: unknown) => { throw closedMeanwhile(pinRefused(err, body, catalog), run) })
+  return { ...run, versioningOverride: overrideOf(workflowExecutionOptions?.versioningOverride) }
+}
+
+/** PUT …/versioning: sets the run's override. */
+export async function setRunVersioning (deps: ControlDeps, call: ControlCall & { body: RunVersioningBody }): Promise<RunVersioning> {
+  const { run, execution } = await openRun(deps, call)
+  const { body } = call
+  if (body.behavior === 'pinned') await assertRunnable(deps, body.version, execution.taskQueue, { allowNoPollers: body.allowNoPollers, signal: call.signal })
+  return await update(deps, run, body, execution.taskQueue, call)
+}
+
+/** DELETE …/versioning: removes the run's override; it follows what its workers report again. */
+export async function clearRunVersioning (deps: ControlDeps, call: ControlCall): Promise<RunVersioning> {
+  const { run, execution } = await openRun(deps, call)
+  return await update(deps, run, null, execution.taskQueue, call)
+}
