@@ -3,6 +3,16 @@
  * carry an `ETag`, and the `If-Match` header of the calls that act on a run (docs/conditional-requests.md).
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { ruled } from './common.js'
+
+/**
+ * An `If-Match` field as RFC 9110 §13.1.1 has it: `*`, or entity tags (`"…"`, weak `W/"…"`)
+ * separated by commas. Anything else is a 400, not the 412 of a tag that names something else:
+ * a value that is no entity tag cannot have come from an `ETag` this API sent.
+ */
+const ENTITY_TAG = '(W/)?"[\\x21\\x23-\\x7e]*"'
+export const IF_MATCH_PATTERN = ruled(`^(\\*|${ENTITY_TAG}([ \\t]*,[ \\t]*${ENTITY_TAG})*)$`,
+  'must be `*` or entity tags (`"…"`, comma-separated), as an `ETag` of this API is')
 
 const ifNoneMatch = Type.String({
   maxLength: 8192,
@@ -18,7 +28,7 @@ export const IF_MATCH_DESCRIPTION = 'The run the caller saw: its status `ETag` (
 
 // Swagger UI fills every parameter's example into "Try it out": a made-up run id there would make
 // each example signal, stop or reset a 412. `*` (any run) lets them work unedited.
-const ifMatch = Type.String({ maxLength: 8192, description: IF_MATCH_DESCRIPTION, examples: ['*'] })
+const ifMatch = Type.String({ maxLength: 8192, pattern: IF_MATCH_PATTERN, description: IF_MATCH_DESCRIPTION, examples: ['*'] })
 
 export const ConditionalReadHeadersSchema = Type.Object({
   'if-none-match': Type.Optional(ifNoneMatch)

@@ -6,6 +6,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Nullable, QueryTextSchema, ref } from './common.js'
 import { Literals } from './status.js'
 import { DEPLOYMENT_NAME, WorkerDeploymentVersionSchema } from './deployment-version.js'
+import { IF_MATCH_PATTERN } from './conditional.js'
 
 /** A nullable field with its description on the union (where OpenAPI readers look for it). */
 const NullableOf = <T extends TSchema>(schema: T, description: string) => Type.Union([schema, Type.Null()], { description })
@@ -19,6 +20,7 @@ export const DeploymentChangeHeadersSchema = Type.Object({
   'if-match': Type.Optional(Type.String({
     minLength: 1,
     maxLength: 8192,
+    pattern: IF_MATCH_PATTERN,
     description: 'The `ETag` of the deployment as last read (GET, or the answer of a change): when its routing (current or ramping ' +
       'version) changed since, the answer is 412 PreconditionFailedError and nothing changes. `*`: whatever it is now.',
     examples: ['*']

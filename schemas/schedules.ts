@@ -4,9 +4,10 @@
  * examples name the `hello` example workflow, so Swagger UI's "Try it out" works unedited.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { BASE64URL_PATTERN, NOT_IN_QUERY_TEXT, Nullable, QueryTextSchema, ref } from './common.js'
+import { BASE64URL_PATTERN, NOT_IN_QUERY_TEXT, Nullable, QueryTextSchema, ref, ruled } from './common.js'
 import { Literals, RunStatusSchema } from './status.js'
 import { CatalogIdSchema } from './catalog.js'
+import { IF_MATCH_PATTERN } from './conditional.js'
 
 /** A duration: `"15m"`-style (a whole number and one unit of ms, s, m, h, d) or milliseconds. */
 export const DURATION_PATTERN = '^[0-9]{1,12}(ms|s|m|h|d)$'
@@ -14,6 +15,22 @@ export const DurationSchema = Type.Union([
   Type.String({ pattern: DURATION_PATTERN, description: 'A whole number and a unit: ms, s, m, h or d', examples: ['15m'] }),
   Type.Integer({ minimum: 0, maximum: 1e15, description: 'Milliseconds' })
 ], { $id: 'Duration', description: 'A duration: `"15m"`-style (ms, s, m, h, d) or milliseconds' })
+
+/**
+ * A duration of at least `minMs`, as its schema states it: a pattern that refuses shorter strings
+ * (leading zeros aside, the digits of the original's 12 at most) and `minimum` for milliseconds.
+ */
+function durationAtLeast (minMs: number, pattern: string, words: string) {
+  return Type.Union([
+    Type.String({ maxLength: 14, pattern: ruled(pattern, `must be at least ${words}: a whole number and a unit (ms, s, m, h or d)`), examples: ['15m'] }),
+    Type.Integer({ minimum: minMs, maximum: 1e15, description: 'Milliseconds' })
+  ], { description: `A duration of at least ${words}: \`"15m"\`-style (ms, s, m, h, d) or milliseconds` })
+}
+/** The engine's smallest interval, and its smallest catch-up window (it raises smaller ones silently). */
+export const MIN_INTERVAL_MS = 1000
+export const MIN_CATCHUP_MS = 10_000
+const IntervalDurationSchema = durationAtLeast(MIN_INTERVAL_MS, '^0*([1-9][0-9]{3,11}ms|[1-9][0-9]{0,11}(s|m|h|d))$', '1s')
+const CatchupDurationSchema = durationAtLeast(MIN_CATCHUP_MS, '^0*([1-9][0-9]{4,11}ms|[1-9][0-9]{1,11}s|[1-9][0-9]{0,11}(m|h|d))$', '10s')
 
 export const OVERLAP_POLICIES = ['skip', 'bufferOne', 'bufferAll', 'cancelOther', 'terminateOther', 'allowAll'] as const
 export const OverlapPolicySchema = Literals(OVERLAP_POLICIES, {
@@ -44,12 +61,14 @@ export const CalendarSchema = Type.Object({
 })
 
 export const IntervalSchema = Type.Object({
-  interval: ref(DurationSchema),
+  interval: IntervalDurationSchema,
   offset: Type.Optional(ref(DurationSchema))
 }, {
   $id: 'ScheduleInterval',
   additionalProperties: false,
-  description: 'Every `interval` (at least 1 s), counted from the Unix epoch and shifted by `offset` (less than `interval`)',
+  // `offset` below `interval` spans two fields, which JSON Schema cannot compare: a 400 that the description states.
+  description: 'Every `interval` (at least 1 s), counted from the Unix epoch and shifted by `offset`, which must be less than `interval` ' +
+    '(else 400 ValidationError at `offset`)',
   examples: [{ interval: '1h', offset: '15m' }]
 })
 
@@ -81,7 +100,7 @@ export const ScheduleSpecSchema = Type.Object({
 
 export const SchedulePoliciesSchema = Type.Object({
   overlap: Type.Optional(ref(OverlapPolicySchema)),
-  catchupWindow: Type.Optional(ref(DurationSchema)),
+  catchupWindow: Type.Optional(CatchupDurationSchema),
   pauseOnFailure: Type.Optional(Type.Boolean({ description: 'Pause the schedule when a run it started fails or times out (default false)' }))
 }, {
   $id: 'SchedulePolicies',
@@ -123,6 +142,7 @@ export const UpdateScheduleHeadersSchema = Type.Object({
   'if-match': Type.String({
     minLength: 1,
     maxLength: 200,
+    pattern: IF_MATCH_PATTERN,
     description: 'The `ETag` of the schedule as last read (GET /schedules/{scheduleId}); a schedule changed since is a 412',
     examples: ['"AAAAAAAAAAE"']
   })

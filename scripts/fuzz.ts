@@ -4,6 +4,10 @@
  * cache if missing, starts the dev stack (embedded engine + example worker + API, auth on) on a
  * free port with a throw-away data dir, seeds closed runs, runs every check in every phase
  * (examples, coverage, fuzzing, stateful), stops the stack, and exits with schemathesis' status.
+ * Before schemathesis, a pass of hand-made malformed values to every read's parameters
+ * (fuzz-malformed.ts: what a UTF-8 generator cannot send); during both, a neighbour probe
+ * (fuzz-neighbour.ts) starts and reads runs as an ordinary client: a 5xx of the pass, or any
+ * refusal the probe sees but a 429, fails the phase as schemathesis' own failures do.
  * No hooks: the cases are what the document lets any generator build (its request examples name
  * the example workflows, and the stateful phase follows the ids a start returns). scripts/fuzz.toml
  * lists, per operation, the documented statuses a schema-valid request can still get and why.
@@ -11,7 +15,8 @@
  * Settings: FUZZ_MAX_EXAMPLES (default 50 per operation), FUZZ_SEED (replay a run), FUZZ_WORKERS
  * (default 1: with more, Hypothesis calls ast.parse from several threads, which Python 3.11.7
  * fails with "AST constructor recursion depth mismatch"), FUZZ_REPORT_DIR (keep a JUnit report
- * there), FLOWPORT_CACHE_DIR (default ~/.cache/flowport).
+ * there), FUZZ_ARGS (more schemathesis options, space-separated, e.g. `--include-operation-id listRuns`),
+ * FLOWPORT_CACHE_DIR (default ~/.cache/flowport).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -20,6 +25,8 @@ import { homedir, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { freePort } from '../cli/engine.js'
 import { until } from '../test/helpers/processes.js'
+import { describeMalformed, sendMalformed } from './fuzz-malformed.js'
+import { describeProbe, startNeighbourProbe } from './fuzz-neighbour.js'
 
 const SCHEMATHESIS_VERSION = '4.32.5'
 /** Above SERVICE_RUN_MAX_TIMEOUT_MS below, so a waiting /workflow/run is answered (408) before this. */
@@ -148,7 +155,8 @@ function runSchemathesis (pythonPath: string, base: string, token: string, cwd: 
     '--generation-database', 'none',
     '--header', `Authorization: Bearer ${token}`,
     ...(process.env.FUZZ_SEED ? ['--seed', process.env.FUZZ_SEED] : []),
-    ...(process.env.FUZZ_REPORT_DIR ? ['--report', 'junit', '--report-dir', resolve(process.env.FUZZ_REPORT_DIR)] : [])
+    ...(process.env.FUZZ_REPORT_DIR ? ['--report', 'junit', '--report-dir', resolve(process.env.FUZZ_REPORT_DIR)] : []),
+    ...(process.env.FUZZ_ARGS?.split(' ').filter(Boolean) ?? [])
   ]
   return spawn('python3', args, {
     cwd,
@@ -205,10 +213,19 @@ try {
   await waitUntilReady(base, stack)
   await seed(base, token)
   const stopReaper = startReaper(base, token)
+  // The neighbour: its own key would be fairer, but one key keeps the stack as the fuzzer sees it
+  // (the rate limit, shared, is far above what both send; a 429 would be allowed anyway).
+  const probe = startNeighbourProbe({ base, token })
+  const document = await (await fetch(`${base}/openapi.json`)).json() as Parameters<typeof sendMalformed>[2]
+  const malformed = describeMalformed(await sendMalformed(base, token, document))
+  for (const line of malformed.lines) log(line)
   fuzzer = runSchemathesis(pythonPath, base, token, work)
-  exitCode = await new Promise<number>((done) => fuzzer!.once('exit', (code) => done(code ?? 1)))
+  const fuzzed = await new Promise<number>((done) => fuzzer!.once('exit', (code) => done(code ?? 1)))
+  const neighbour = describeProbe(await probe.stop())
   await stopReaper()
+  for (const line of neighbour.lines) log(line)
   reportInternalErrors(logFile)
+  exitCode = fuzzed !== 0 ? fuzzed : malformed.passed && neighbour.passed ? 0 : 1
 } catch (err) {
   console.error(err instanceof Error ? err.message : err)
   if (existsSync(logFile)) console.error(readFileSync(logFile, 'utf8').split('\n').slice(-30).join('\n'))

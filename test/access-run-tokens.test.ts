@@ -42,7 +42,10 @@ t.test('issuing: scope admin, at most the key\'s own scopes, ttl capped', async 
   t.match(await issue(app, keys.reader!, { workflowId: 'any-id', scopes: ['read'], ttl: 60 }), { status: 403, body: { message: 'Key reader lacks scope admin' } })
   t.match(await issue(app, keys['read-admin']!, { workflowId: 'any-id', scopes: ['read', 'interact'], ttl: 60 }),
     { status: 403, body: { error: 'ForbiddenError', message: 'Key read-admin cannot grant scope interact: it does not hold it' } })
-  t.match(await issue(app, keys.admin!, { workflowId: 'any-id', scopes: ['read'], ttl: 61 }), { status: 400, body: { issues: [{ path: '/ttl', message: /SERVICE_RUN_TOKEN_MAX_TTL_S/ }] } })
+  t.match(await issue(app, keys.admin!, { workflowId: 'any-id', scopes: ['read'], ttl: 61 }), { status: 400, body: { issues: [{ path: '/ttl', in: 'body', message: 'must be <= 60' }] } })
+  const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json()
+  t.match(document.components.schemas.RunTokenRequest.properties.ttl, { maximum: 60, description: /SERVICE_RUN_TOKEN_MAX_TTL_S \(60 on this server\)/ },
+    'the served document states the cap this server applies')
   t.match(await issue(app, keys.admin!, { workflowId: 'any-id', scopes: ['run'], ttl: 10 }), { status: 400 }, 'run (start) is not a run token\'s scope')
 })
 

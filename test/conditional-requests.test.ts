@@ -135,6 +135,19 @@ t.test('If-Match on a closed run: 412 when it names another run, the usual 409 w
   t.equal(matching.status, 409, 'a matching precondition leaves the usual answer')
 })
 
+t.test('an If-Match that is no entity tag is a 400 naming the header, not a 412 (its schema states the form)', async (t) => {
+  const app = await build(t)
+  const { workflowId, runId } = await start(t, app, 'approval', { label: 'x' })
+  for (const ifMatch of [runId, 'W/abc', '"unterminated', '"a" "b"']) {
+    const res = await call(t, app, { method: 'POST', url: `/workflow/${workflowId}/signal/approve`, route: '/workflow/{id}/signal/{name}', payload: { payload: { by: 'ada' } }, headers: { 'if-match': ifMatch } })
+    t.match({ status: res.status, body: res.body }, { status: 400, body: { error: 'ValidationError', issues: [{ path: '/if-match', in: 'headers', message: /entity tags/ }] } }, `If-Match: ${ifMatch}`)
+  }
+  const schedule = await call(t, app, { method: 'PUT', url: '/schedules/no-such-schedule', route: '/schedules/{scheduleId}', payload: { workflowName: 'hello', input: { name: 'x' }, spec: { every: [{ interval: '1h' }] } }, headers: { 'if-match': 'AAAAAAAAAAE' } })
+  t.match({ status: schedule.status, body: schedule.body }, { status: 400, body: { issues: [{ path: '/if-match' }] } }, 'a schedule\'s If-Match too')
+  const listed = await call(t, app, { method: 'POST', url: `/workflow/${workflowId}/signal/approve`, route: '/workflow/{id}/signal/{name}', payload: { payload: { by: 'ada' } }, headers: { 'if-match': `W/"${runId}", "other"` } })
+  t.equal(listed.status, 200, 'weak and listed tags are entity tags')
+})
+
 t.test('If-Match on reset: 412 names another run and nothing is reset; the run it names is reset', async (t) => {
   const app = await build(t)
   const { workflowId, runId } = await start(t, app, 'hello', { name: 'x' })

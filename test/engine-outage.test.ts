@@ -78,7 +78,12 @@ const historyIds = (received: Received[]) => received.filter((r) => r.event === 
 
 t.test('engine down: 503 with Retry-After and streams end; engine back: the same API serves and a reconnecting EventSource resumes exactly', async (t) => {
   const engine = await ownEngine(t)
-  const app = await build(t, { TEMPORAL_ADDRESS: engine.address, SERVICE_CATALOG_ID: engine.catalog })
+  const logs: string[] = []
+  const app = await build(t, { TEMPORAL_ADDRESS: engine.address, SERVICE_CATALOG_ID: engine.catalog }, logs)
+  // The breaker says when it opens and closes (plugins/app/engine/index.ts): the test counts both.
+  const breakerLines = (msg: string) => logs.filter((line) => (JSON.parse(line) as { msg?: string }).msg === msg).length
+  const opened = () => breakerLines('engine unreachable: answering 503 until it is back')
+  const closed = () => breakerLines('engine reachable again')
   const base = await app.listen({ port: 0, host: '127.0.0.1' })
   const ready = async () => (await app.inject({ method: 'GET', url: '/ready' })).statusCode === 200
   t.ok(await until(ready), 'ready once the worker has published its catalog')
@@ -97,6 +102,7 @@ t.test('engine down: 503 with Retry-After and streams end; engine back: the same
   // One request the engine fails alone, as its store does a query with a NUL: not the engine away.
   await queryError(app)
   t.equal((await app.inject({ method: 'GET', url: '/ready' })).statusCode, 200, 'a query the store cannot run does not open the breaker')
+  t.equal(opened(), 0, 'the breaker never opened')
 
   const follower = follow(`${base}/workflow/${workflowId}/history/stream`)
   t.teardown(() => follower.close())
@@ -124,6 +130,7 @@ t.test('engine down: 503 with Retry-After and streams end; engine back: the same
       t.match(res.headers['retry-after'], /^\d+$/, 'with Retry-After')
     }
   }
+  t.equal(opened(), 1, 'the engine killed: the breaker opened, once')
   const notReady = await app.inject({ method: 'GET', url: '/ready' })
   t.equal(notReady.statusCode, 503, 'not ready while the engine is down')
   t.match(notReady.json(), { engine: false })
@@ -131,6 +138,7 @@ t.test('engine down: 503 with Retry-After and streams end; engine back: the same
 
   await engine.restart()
   t.ok(await until(ready), 'the same API process is ready again')
+  t.equal(closed(), 1, 'the breaker closed by itself')
   const status = await app.inject({ method: 'GET', url: `/workflow/${workflowId}/status` })
   t.equal(status.statusCode, 200, 'engine-backed requests are served again')
   t.equal(status.json().status, 'running')
@@ -156,7 +164,11 @@ t.test('engine down: 503 with Retry-After and streams end; engine back: the same
   t.match({ status: frozen.statusCode, body: frozen.json() }, { status: 503, body: { error: 'EngineUnavailableError' } }, 'a listing while the engine is frozen')
   const frozenReady = await app.inject({ method: 'GET', url: '/ready' })
   t.match({ status: frozenReady.statusCode, body: frozenReady.json() }, { status: 503, body: { engine: false } }, 'not ready while frozen')
+  t.equal(opened(), 2, 'the engine frozen: the breaker opened again')
+  const refused = await app.inject({ method: 'GET', url: '/workflow/runs' })
+  t.match({ status: refused.statusCode, body: refused.json() }, { status: 503, body: { error: 'EngineUnavailableError' } }, 'and refuses engine-backed requests while it is open')
   engine.thaw()
   t.ok(await until(ready), 'ready again once thawed')
+  t.equal(closed(), 2, 'the breaker closed again')
   t.equal((await app.inject({ method: 'GET', url: '/workflow/runs' })).statusCode, 200, 'and serving')
 })

@@ -261,6 +261,11 @@ t.test('every error case, before anything is stored', async (t) => {
   await invalid({ spec: { every: [{ interval: '1h' }], timezone: 'Mars/Olympus_Mons' } }, '/spec/timezone', /not an IANA time zone/)
   await invalid({ spec: {} }, '/spec', /at least one/)
   await invalid({ policies: { catchupWindow: '1s' } }, '/policies/catchupWindow', /at least 10s/)
+  await invalid({ policies: { catchupWindow: 9999 } }, '/policies/catchupWindow', /must be >= 10000/)
+  const schemas = (await app.inject({ method: 'GET', url: '/openapi.json' })).json().components.schemas
+  t.match(schemas.SchedulePolicies.properties.catchupWindow.anyOf, [{ pattern: String }, { minimum: 10_000 }], 'the document states the catch-up window\'s least')
+  t.match(schemas.ScheduleInterval.properties.interval.anyOf, [{ pattern: String }, { minimum: 1000 }], 'and the interval\'s')
+  t.match(schemas.ScheduleInterval.description, /offset.*less than `interval`/, 'the offset\'s rule, between two fields, is in words')
   await invalid({ scheduleId: '__flowport-x' }, '/scheduleId', /reserved/)
 
   const badInput = await create(t, app, { ...hello, input: { name: 42 }, spec })

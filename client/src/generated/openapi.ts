@@ -2303,7 +2303,7 @@ export interface components {
              */
             scopes: components["schemas"]["RunTokenScope"][];
             /**
-             * @description Lifetime in seconds; at most SERVICE_RUN_TOKEN_MAX_TTL_S (default 3600)
+             * @description Lifetime in seconds; at most SERVICE_RUN_TOKEN_MAX_TTL_S (3600 on this server)
              * @example 600
              */
             ttl: number;
@@ -2392,14 +2392,15 @@ export interface components {
             comment?: string;
         };
         /**
-         * @description Every `interval` (at least 1 s), counted from the Unix epoch and shifted by `offset` (less than `interval`)
+         * @description Every `interval` (at least 1 s), counted from the Unix epoch and shifted by `offset`, which must be less than `interval` (else 400 ValidationError at `offset`)
          * @example {
          *       "interval": "1h",
          *       "offset": "15m"
          *     }
          */
         ScheduleInterval: {
-            interval: components["schemas"]["Duration"];
+            /** @description A duration of at least 1s: `"15m"`-style (ms, s, m, h, d) or milliseconds */
+            interval: string | number;
             offset?: components["schemas"]["Duration"];
         };
         /**
@@ -2442,7 +2443,8 @@ export interface components {
         /** @description `overlap`: see OverlapPolicy. `catchupWindow`: how late a due run may still start after the engine was unavailable (default 1 year, at least 10 s). `pauseOnFailure`: pause after a failed run */
         SchedulePolicies: {
             overlap?: components["schemas"]["OverlapPolicy"];
-            catchupWindow?: components["schemas"]["Duration"];
+            /** @description A duration of at least 10s: `"15m"`-style (ms, s, m, h, d) or milliseconds */
+            catchupWindow?: string | number;
             /** @description Pause the schedule when a run it started fails or times out (default false) */
             pauseOnFailure?: boolean;
         };

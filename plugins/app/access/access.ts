@@ -5,7 +5,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify'
 import { isProduction } from '@flowport/core/settings'
-import { ApiError, validationError } from '../../../lib/api-error.js'
+import { ApiError } from '../../../lib/api-error.js'
 import { ConfigError } from '../../../lib/config-error.js'
 import type { Target } from '../../../lib/http/access.js'
 import type { Redactor } from '../../../lib/log-redaction.js'
@@ -21,7 +21,7 @@ export interface RouteAccess { method: string, url: string, public: boolean, sco
 export type Access = ReturnType<typeof createAccess>
 
 export type AccessConfig = Pick<Config, 'SERVICE_API_KEYS_FILE' | 'SERVICE_API_AUTH_TOKEN' | 'SERVICE_API_QUERY_KEYS_ALLOWED' |
-  'SERVICE_RUN_TOKEN_MAX_TTL_S' | 'SERVICE_CATALOG_ID' | 'NODE_ENV'>
+  'SERVICE_CATALOG_ID' | 'NODE_ENV'>
 
 export interface AccessDeps {
   config: AccessConfig
@@ -85,8 +85,6 @@ export function createAccess ({ config, runTokenSecrets, log, redactor, targets 
     assertTarget: async (request: TargetRequest, p: Principal) => { await assertTarget(targets, config.SERVICE_CATALOG_ID, request, p) },
     /** POST /tokens: a run token with at most the issuer's scopes, for a run within its limits. */
     async issueRunToken (principal: Principal | null, { workflowId, runId, scopes, ttl }: RunTokenRequest): Promise<{ token: string, expiresAt: Date }> {
-      const maxTtl = config.SERVICE_RUN_TOKEN_MAX_TTL_S
-      if (ttl > maxTtl) throw validationError([{ path: '/ttl', in: 'body', message: `must be <= ${maxTtl} (SERVICE_RUN_TOKEN_MAX_TTL_S)` }])
       const missing = principal ? scopes.filter((s) => !principal.scopes.has(s)) : []
       if (principal && missing.length > 0) throw forbidden(`Key ${principal.keyId} cannot grant scope ${missing.join(', ')}: it does not hold it`)
       if (principal && isLimited(principal)) await assertRunWithin(targets, principal, workflowId, runId)
