@@ -12,7 +12,8 @@ import { CatalogIdSchema } from './catalog.js'
 export const DURATION_PATTERN = '^[0-9]{1,12}(ms|s|m|h|d)$'
 export const DurationSchema = Type.Union([
   Type.String({ pattern: DURATION_PATTERN, description: 'A whole number and a unit: ms, s, m, h or d', examples: ['15m'] }),
-  Type.Integer({ minimum: 0, maximum: 1e15, description: 'Milliseconds' })
+  // int64: generators otherwise type an integer as a 32-bit one (Go's int32), too small for a month in milliseconds.
+  Type.Integer({ minimum: 0, maximum: 1e15, format: 'int64', description: 'Milliseconds' })
 ], { $id: 'Duration', description: 'A duration: `"15m"`-style (ms, s, m, h, d) or milliseconds' })
 
 export const OVERLAP_POLICIES = ['skip', 'bufferOne', 'bufferAll', 'cancelOther', 'terminateOther', 'allowAll'] as const
@@ -176,7 +177,7 @@ export const ScheduleSchema = Type.Object({
   spec: ref(ScheduleSpecSchema),
   policies: Type.Object({
     overlap: ref(OverlapPolicySchema),
-    catchupWindow: Type.Integer({ description: 'Milliseconds' }),
+    catchupWindow: Type.Integer({ format: 'int64', description: 'Milliseconds (a year by default: beyond a 32-bit integer)' }),
     pauseOnFailure: Type.Boolean()
   }, { additionalProperties: false }),
   state: ref(ScheduleStateSchema),

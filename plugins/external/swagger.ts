@@ -12,6 +12,7 @@ import { SCOPES, SCOPE_DESCRIPTIONS } from '../../schemas/access.js'
 export const openapiInfo = {
   title: 'Flowport API',
   version: '1.0.0',
+  license: { name: 'MIT', identifier: 'MIT' },
   description: 'Run, start, observe and control Temporal workflows over HTTP. Errors share one JSON shape (ErrorResponse, ValidationError). ' +
     'JSON bodies, `input` and `payload` included, must not contain a `__proto__` key or a `constructor` key holding an object with a ' +
     '`prototype` (400 ValidationError: prototype-poisoning protection), nor a string with a lone UTF-16 surrogate (400: it has no UTF-8 form), ' +

@@ -2697,7 +2697,10 @@ export interface components {
             spec: components["schemas"]["ScheduleSpec"];
             policies: {
                 overlap: components["schemas"]["OverlapPolicy"];
-                /** @description Milliseconds */
+                /**
+                 * Format: int64
+                 * @description Milliseconds (a year by default: beyond a 32-bit integer)
+                 */
                 catchupWindow: number;
                 pauseOnFailure: boolean;
             };
