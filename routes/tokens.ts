@@ -16,7 +16,7 @@ const tokens: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'createRunToken',
       summary: 'Issue a short-lived run token bound to one workflow id (and run), for a browser',
       description: 'The token opens only the routes of that workflow id (with `runId`, only those of that run) within its ' +
-        'scopes, until `expiresAt`, and only while the issuing key stays valid. Only run tokens are accepted as `?access_token=`. ' +
+        'scopes, until `expiresAt`, and only while the issuing key stays valid. Only run tokens are accepted as `?runToken=` (API keys go in the header only). ' +
         '400: `ttl` above SERVICE_RUN_TOKEN_MAX_TTL_S. 403: a scope the key does not hold, or a run outside its limits. ' +
         '404: the key is limited to catalogs or workflow names and the workflow does not exist. With auth off a token is ' +
         'issued all the same (every route is open, so a page written for tokens works unchanged).',

@@ -10,12 +10,30 @@ import { RESET_REAPPLY } from './reset.js'
 
 const { pageSize: _pageSize, pageToken: _pageToken, ...runFilters } = RunsQuerySchema.properties
 
-export const BatchFilterSchema = Type.Union([
-  Type.Object(runFilters, { additionalProperties: false, description: 'The filters of GET /workflow/runs (all optional; none = every run)' }),
-  Type.Object({
-    query: Type.String({ minLength: 1, maxLength: 10_000, pattern: VISIBILITY_QUERY_PATTERN, description: 'A Temporal visibility query, e.g. `ExecutionStatus = "Running" AND WorkflowType = "approval"`' })
-  }, { additionalProperties: false })
-], { $id: 'BatchFilter', description: 'Which runs: the run-list filters, or a visibility query. Internal runs are never included.' })
+export const BatchRunFilterSchema = Type.Object(runFilters, {
+  $id: 'BatchRunFilter', additionalProperties: false, description: 'The filters of GET /workflow/runs (all optional; none = every run)'
+})
+
+export const BatchQueryFilterSchema = Type.Object({
+  query: Type.String({ minLength: 1, maxLength: 10_000, pattern: VISIBILITY_QUERY_PATTERN, description: 'A Temporal visibility query, e.g. `ExecutionStatus = "Running" AND WorkflowType = "approval"`' })
+}, { $id: 'BatchQueryFilter', additionalProperties: false, description: 'A Temporal visibility query' })
+
+export const BatchFilterSchema = Type.Union([ref(BatchRunFilterSchema), ref(BatchQueryFilterSchema)], {
+  $id: 'BatchFilter', description: 'Which runs: the run-list filters, or a visibility query. Internal runs are never included.'
+})
+
+export const BatchSignalSchema = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 1000 }),
+  payload: Type.Optional(Type.Unknown({ description: 'The signal\'s argument (not validated against the catalog: the runs may be of several workflows)' }))
+}, { $id: 'BatchSignal', additionalProperties: false, description: 'The signal a `signal` batch sends' })
+
+export const BatchResetSchema = Type.Object({
+  from: Literals(['start', 'lastWorkflowTask'] as const, {
+    description: 'Where each run is reset to. A step by name (and `failedStep`) is a different event in every run\'s history, ' +
+      'which a batch cannot express: reset such runs one by one with POST /workflow/{id}/reset'
+  }),
+  reapply: Type.Optional(Literals(RESET_REAPPLY, { description: 'As for a single reset; default `all`' }))
+}, { $id: 'BatchReset', additionalProperties: false, description: 'Where a `reset` batch resets each run to' })
 
 export const BatchBodySchema = Type.Object({
   action: Literals(['terminate', 'stop', 'signal', 'reset'] as const, {
@@ -23,17 +41,8 @@ export const BatchBodySchema = Type.Object({
   }),
   filter: ref(BatchFilterSchema),
   reason: Type.String({ minLength: 1, maxLength: 1000, description: 'Recorded with the batch and in each run\'s history' }),
-  signal: Type.Optional(Type.Object({
-    name: Type.String({ minLength: 1, maxLength: 1000 }),
-    payload: Type.Optional(Type.Unknown({ description: 'The signal\'s argument (not validated against the catalog: the runs may be of several workflows)' }))
-  }, { additionalProperties: false })),
-  reset: Type.Optional(Type.Object({
-    from: Literals(['start', 'lastWorkflowTask'] as const, {
-      description: 'Where each run is reset to. A step by name (and `failedStep`) is a different event in every run\'s history, ' +
-        'which a batch cannot express: reset such runs one by one with POST /workflow/{id}/reset'
-    }),
-    reapply: Type.Optional(Literals(RESET_REAPPLY, { description: 'As for a single reset; default `all`' }))
-  }, { additionalProperties: false }))
+  signal: Type.Optional(ref(BatchSignalSchema)),
+  reset: Type.Optional(ref(BatchResetSchema))
 }, {
   $id: 'BatchBody',
   additionalProperties: false,

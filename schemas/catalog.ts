@@ -31,17 +31,21 @@ export const CatalogWorkersSchema = Type.Object({
   description: 'The workers behind a catalog, from the engine\'s description of its task queue (cached for 2 s)'
 })
 
+export const CatalogRampingVersionSchema = Type.Object({
+  version: ref(WorkerDeploymentVersionSchema),
+  percentage: Type.Number({ minimum: 0, maximum: 100, description: 'Share of new runs it receives, in percent' })
+}, { $id: 'CatalogRampingVersion', additionalProperties: false, description: 'The version receiving a share of new runs' })
+
+export const CatalogServingVersionSchema = Type.Object({
+  version: ref(WorkerDeploymentVersionSchema),
+  openRuns: Type.Integer({ minimum: 1, description: 'Open runs of the catalog on this version (the engine\'s visibility count, eventually consistent)' })
+}, { $id: 'CatalogServingVersion', additionalProperties: false, description: 'A version still serving open runs of the catalog' })
+
 export const CatalogVersionsSchema = Type.Object({
   deploymentName: Type.String({ description: 'The worker deployment the catalog\'s versioned workers run under' }),
   current: Type.Union([ref(WorkerDeploymentVersionSchema), Type.Null()], { description: 'The version new runs go to; null while none is current (new runs then go to unversioned workers)' }),
-  ramping: Type.Union([Type.Object({
-    version: ref(WorkerDeploymentVersionSchema),
-    percentage: Type.Number({ minimum: 0, maximum: 100, description: 'Share of new runs it receives, in percent' })
-  }, { additionalProperties: false }), Type.Null()], { description: 'The version receiving a share of new runs; null when none ramps' }),
-  serving: Type.Array(Type.Object({
-    version: ref(WorkerDeploymentVersionSchema),
-    openRuns: Type.Integer({ minimum: 1, description: 'Open runs of the catalog on this version (the engine\'s visibility count, eventually consistent)' })
-  }, { additionalProperties: false }), { description: 'Versions still serving open runs: their workers must keep running until the count is gone' })
+  ramping: Type.Union([ref(CatalogRampingVersionSchema), Type.Null()], { description: 'The version receiving a share of new runs; null when none ramps' }),
+  serving: Type.Array(ref(CatalogServingVersionSchema), { description: 'Versions still serving open runs: their workers must keep running until the count is gone' })
 }, {
   $id: 'CatalogVersions',
   additionalProperties: false,
@@ -61,9 +65,13 @@ export type CatalogWorkers = Static<typeof CatalogWorkersSchema>
 export type CatalogVersions = Static<typeof CatalogVersionsSchema>
 export type CatalogResponse = Static<typeof CatalogSchema>
 
+export const OpenApiInfoSchema = Type.Object({ title: Type.String(), version: Type.String() }, {
+  $id: 'OpenApiInfo', additionalProperties: true, description: 'The document\'s `info`'
+})
+
 export const OpenApiDocumentSchema = Type.Object({
   openapi: Type.String({ examples: ['3.1.0'] }),
-  info: Type.Object({ title: Type.String(), version: Type.String() }, { additionalProperties: true }),
+  info: ref(OpenApiInfoSchema),
   paths: Type.Record(Type.String(), Type.Unknown()),
   components: Type.Record(Type.String(), Type.Unknown())
 }, {

@@ -115,7 +115,7 @@ export type ErrorResponse = Static<typeof ErrorResponseSchema>
 export const ERROR_DESCRIPTIONS = {
   400: 'ValidationError: the body, query, path or headers break the schema, or `input`/`payload` break the catalog\'s JSON Schema; one issue per problem',
   401: 'UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the ' +
-    'query string (only run tokens are accepted there); `WWW-Authenticate` is set',
+    'query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set',
   403: 'ForbiddenError: the credential is valid but lacks the route\'s scope, or the run\'s catalog or workflow name is outside ' +
     'the key\'s limits, or a run token names another workflow id or run; the message says what is missing',
   404: 'WorkflowNotFoundError: no such workflow, run, workflow name or catalog; SignalNotFoundError, QueryNotFoundError or ' +

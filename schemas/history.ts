@@ -56,8 +56,14 @@ export const HistoryStreamQuerySchema = Type.Object({
   includePayloads: IncludePayloads,
   lastEventId: Type.Optional(Cursor('Resume after this event id (the `id:` of a received event); the `Last-Event-ID` header wins when both are sent. ' +
     'One naming a run this workflow does not have is a 404; one ahead of its run\'s history, or of another run on the pinned route, a 400')),
-  // Empty counts as absent (plugins/app/access/index.ts): then the Authorization header decides.
-  access_token: Type.Optional(Type.String({ maxLength: 4096, description: 'A run token (POST /tokens), for EventSource clients that cannot send headers (never logged); empty is the same as absent' }))
+  // Empty counts as absent (plugins/app/access/index.ts): then the Authorization header decides. A plain parameter,
+  // not a security scheme, so that generated clients do not fill it with their API key.
+  runToken: Type.Optional(Type.String({
+    maxLength: 4096,
+    description: 'A run token (POST /tokens) and nothing else, for EventSource clients that cannot send headers (never logged); empty is ' +
+      'the same as absent. An API key here is refused (401 UnauthorizedError) even beside a valid `Authorization` header: send keys ' +
+      'in the header only. `access_token`, its older name, is still read'
+  }))
 }, { $id: 'HistoryStreamQuery', description: 'Unknown parameters are ignored (EventSource polyfills add their own)' })
 
 /** Why a stream's run ended: its close event's type without the `EVENT_TYPE_` prefix. */

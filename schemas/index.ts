@@ -6,8 +6,8 @@ import { ErrorResponseSchema, IssueSchema, RunParamsSchema, ValidationErrorSchem
 import { CatalogReadinessSchema, HealthSchema, ReadinessSchema } from './health.js'
 import { RunStatusSchema, TerminalRunStatusSchema } from './status.js'
 import {
-  CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogParamsSchema, CatalogSchema, CatalogStepSchema, CatalogVersionsSchema, CatalogWorkersSchema,
-  CatalogWorkflowSchema, CatalogWorkflowSourceSchema, OpenApiDocumentSchema
+  CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogParamsSchema, CatalogRampingVersionSchema, CatalogSchema, CatalogServingVersionSchema, CatalogStepSchema, CatalogVersionsSchema, CatalogWorkersSchema,
+  CatalogWorkflowSchema, CatalogWorkflowSourceSchema, OpenApiDocumentSchema, OpenApiInfoSchema
 } from './catalog.js'
 import { WorkerDeploymentVersionSchema } from './deployment-version.js'
 import { ConditionalReadHeadersSchema, RunPreconditionHeadersSchema } from './conditional.js'
@@ -23,10 +23,13 @@ import {
   RunWorkflowHeadersSchema, StartWorkflowHeadersSchema, WebhookRequestSchema, WebhookDeliverySchema, UpdateWithStartSchema
 } from './workflow.js'
 import { TraceLogSchema, traceSchemas } from './trace.js'
-import { RunTokenRequestSchema, RunTokenSchema } from './tokens.js'
+import { RunTokenRequestSchema, RunTokenSchema, RunTokenScopeSchema } from './tokens.js'
 import { scheduleSchemas } from './schedules.js'
 import { AttentionSchema, ResetBodySchema, ResetFromSchema, ResetPointSchema, ResetResultSchema, ResetStepSchema } from './reset.js'
-import { BatchBodySchema, BatchFilterSchema, BatchParamsSchema, BatchStartedSchema, BatchStatusSchema } from './batch.js'
+import {
+  BatchBodySchema, BatchFilterSchema, BatchParamsSchema, BatchQueryFilterSchema, BatchResetSchema, BatchRunFilterSchema, BatchSignalSchema,
+  BatchStartedSchema, BatchStatusSchema
+} from './batch.js'
 import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema } from './control.js'
 import { runsFeedSchemas } from './runs-feed.js'
 import { historySseSchemas } from './history-stream.js'
@@ -38,7 +41,7 @@ export const schemas = [
   ResetStepSchema, ResetFromSchema, ResetBodySchema, ResetPointSchema, ResetResultSchema, AttentionSchema,
   IssueSchema, ErrorResponseSchema, ValidationErrorSchema, WorkflowParamsSchema, RunParamsSchema, ...evalSchemas,
   CatalogStepSchema, CatalogEvaluatorSchema, CatalogHandlerSchema, CatalogWorkflowSourceSchema, CatalogWorkflowSchema,
-  WorkerDeploymentVersionSchema, CatalogVersionsSchema, CatalogWorkersSchema, CatalogSchema, CatalogParamsSchema, OpenApiDocumentSchema, ConditionalReadHeadersSchema, RunPreconditionHeadersSchema,
+  WorkerDeploymentVersionSchema, CatalogRampingVersionSchema, CatalogServingVersionSchema, CatalogVersionsSchema, CatalogWorkersSchema, CatalogSchema, CatalogParamsSchema, OpenApiInfoSchema, OpenApiDocumentSchema, ConditionalReadHeadersSchema, RunPreconditionHeadersSchema,
   HealthSchema, CatalogReadinessSchema, ReadinessSchema, RunStatusSchema, TerminalRunStatusSchema,
   PayloadLinkSchema, PayloadUploadSchema, WebhookRequestSchema, UpdateWithStartSchema, StartWorkflowBodySchema, RunWorkflowBodySchema, StartWorkflowHeadersSchema, RunWorkflowHeadersSchema, WorkflowStartedSchema, TraceDestinationsSchema, TraceInfoSchema, FailureCauseSchema,
   ErrorDetailsSchema, WorkflowResultSchema, WebhookDeliverySchema, WorkflowStatusSchema, WorkflowInputSchema, RunsQuerySchema, WorkflowRunsSchema,
@@ -48,7 +51,7 @@ export const schemas = [
   StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema,
   HistoryEventSchema, HistoryWorkflowSchema, HistoryQuerySchema, HistoryPageSchema, HistoryStreamQuerySchema,
   HistoryStreamHeadersSchema, HistoryStreamDoneSchema, HistoryStreamServerErrorSchema, ...historySseSchemas, ...runsFeedSchemas,
-  BatchFilterSchema, BatchBodySchema, BatchParamsSchema, BatchStartedSchema, BatchStatusSchema,
-  ...traceSchemas, TraceLogSchema, RunTokenRequestSchema, RunTokenSchema, ...scheduleSchemas, ...evalRouteSchemas,
+  BatchRunFilterSchema, BatchQueryFilterSchema, BatchFilterSchema, BatchSignalSchema, BatchResetSchema, BatchBodySchema, BatchParamsSchema, BatchStartedSchema, BatchStatusSchema,
+  ...traceSchemas, TraceLogSchema, RunTokenScopeSchema, RunTokenRequestSchema, RunTokenSchema, ...scheduleSchemas, ...evalRouteSchemas,
   ...deploymentSchemas
 ]

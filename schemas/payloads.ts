@@ -27,7 +27,7 @@ export const PayloadUploadSchema = Type.Object({
   description: 'Where to upload an input too large for a request body',
   examples: [{
     payloadRef: 'uploads/3f6c1a52-0d7e-4c1b-9a43-2b8f5e6d7c10',
-    uploadUrl: 'https://bucket.s3.amazonaws.com/payloads/uploads/3f6c1a52-0d7e-4c1b-9a43-2b8f5e6d7c10?X-Amz-Signature=…',
+    uploadUrl: 'https://bucket.s3.amazonaws.com/payloads/uploads/3f6c1a52-0d7e-4c1b-9a43-2b8f5e6d7c10?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=900&X-Amz-SignedHeaders=host&X-Amz-Signature=9f2c4e1ab07d53c8e6f41a2d9b0c7e35f8a16d4b2c9e07f3a5d81b6c4e2f9a07',
     method: 'PUT',
     expiresAt: '2026-11-24T22:10:00.000Z'
   }]

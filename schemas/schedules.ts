@@ -169,17 +169,20 @@ export const ScheduleStateSchema = Type.Object({
   note: Nullable(Type.String({ description: 'The note of the last pause, unpause or update; null when none' }))
 }, { $id: 'ScheduleState', additionalProperties: false })
 
+/** The policies a schedule holds, every one set (SchedulePolicies is what a request may set). */
+export const ScheduleAppliedPoliciesSchema = Type.Object({
+  overlap: ref(OverlapPolicySchema),
+  catchupWindow: Type.Integer({ format: 'int64', description: 'Milliseconds (a year by default: beyond a 32-bit integer)' }),
+  pauseOnFailure: Type.Boolean()
+}, { $id: 'ScheduleAppliedPolicies', additionalProperties: false, description: 'The schedule\'s policies as the engine holds them, defaults filled in' })
+
 export const ScheduleSchema = Type.Object({
   scheduleId: Type.String(),
   workflowName: Type.String({ description: 'Canonical workflow name' }),
   catalog: Type.String(),
   input: Type.Unknown({ description: 'The input of every run' }),
   spec: ref(ScheduleSpecSchema),
-  policies: Type.Object({
-    overlap: ref(OverlapPolicySchema),
-    catchupWindow: Type.Integer({ format: 'int64', description: 'Milliseconds (a year by default: beyond a 32-bit integer)' }),
-    pauseOnFailure: Type.Boolean()
-  }, { additionalProperties: false }),
+  policies: ref(ScheduleAppliedPoliciesSchema),
   state: ref(ScheduleStateSchema),
   nextActionTimes: Type.Array(IsoTime('When a run is due'), { maxItems: 5, description: 'The next (at most) 5 times a run is due' }),
   recentActions: Type.Array(ref(ScheduleActionSchema), { maxItems: 10, description: 'The last (at most) 10 runs it started, oldest first' }),
@@ -222,7 +225,7 @@ export const scheduleSchemas = [
   DurationSchema, OverlapPolicySchema, CalendarSchema, IntervalSchema, ScheduleSpecSchema, SchedulePoliciesSchema,
   CreateScheduleBodySchema, UpdateScheduleBodySchema, UpdateScheduleHeadersSchema, ScheduleParamsSchema, ScheduleCreatedSchema,
   ScheduleNoteBodySchema, ScheduleTriggerBodySchema, ScheduleBackfillBodySchema, ScheduleActionSchema, ScheduleStateSchema,
-  ScheduleSchema, ScheduleSummarySchema, SchedulesQuerySchema, SchedulesSchema
+  ScheduleAppliedPoliciesSchema, ScheduleSchema, ScheduleSummarySchema, SchedulesQuerySchema, SchedulesSchema
 ]
 
 export type Duration = Static<typeof DurationSchema>

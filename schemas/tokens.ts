@@ -2,13 +2,17 @@
  * POST /tokens: short-lived run tokens for browsers (README "Access control").
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { RunIdSchema, WorkflowIdSchema } from './common.js'
+import { RunIdSchema, WorkflowIdSchema, ref } from './common.js'
+import { Literals } from './status.js'
 import { RUN_TOKEN_SCOPES } from './access.js'
+
+/** A named enum (one `enum` of strings): generators make one type of it, which a union of literals breaks in some (Java `native`). */
+export const RunTokenScopeSchema = Literals(RUN_TOKEN_SCOPES, { $id: 'RunTokenScope', description: 'A scope a run token may hold' })
 
 export const RunTokenRequestSchema = Type.Object({
   workflowId: WorkflowIdSchema,
   runId: Type.Optional({ ...RunIdSchema, description: 'Binds the token to this run: it then opens only the /workflow/{id}/runs/{rid}/… routes' }),
-  scopes: Type.Array(Type.Union(RUN_TOKEN_SCOPES.map((s) => Type.Literal(s))), {
+  scopes: Type.Array(ref(RunTokenScopeSchema), {
     minItems: 1,
     uniqueItems: true,
     description: 'At most the issuing key\'s own scopes',
@@ -18,7 +22,7 @@ export const RunTokenRequestSchema = Type.Object({
 }, { $id: 'RunTokenRequest', additionalProperties: false, examples: [{ workflowId: 'expense-42', scopes: ['read'], ttl: 600 }] })
 
 export const RunTokenSchema = Type.Object({
-  token: Type.String({ description: 'Send as `?access_token=` on the stream routes, or as `Authorization: Bearer <token>`' }),
+  token: Type.String({ description: 'Send as `?runToken=` on the stream routes, or as `Authorization: Bearer <token>`' }),
   expiresAt: Type.String({ format: 'date-time' })
 }, { $id: 'RunToken', additionalProperties: false, examples: [{ token: 'eyJhbGciOiJIUzI1NiIsImtpZCI6IjVsV2Q3ZzJ4T2JrVyJ9.eyJzY3AiOlsicmVhZCJdfQ.c2lnbmF0dXJl', expiresAt: '2026-11-24T22:10:00.000Z' }] })
 

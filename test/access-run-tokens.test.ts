@@ -91,6 +91,40 @@ t.test('the query string takes run tokens only; keys there are refused unless th
   t.throws(() => loadConfig({ NODE_ENV: 'production', SERVICE_API_AUTH_TOKEN: 'a-long-enough-token-123', SERVICE_API_QUERY_KEYS_ALLOWED: 'true' }), { message: /development switch/ })
 })
 
+t.test('a key in the query is refused whatever the header holds; a run token as ?runToken= opens the stream; the document declares no query security scheme', async (t) => {
+  const { app, keys } = await setup(t)
+  const full = await build(t, { SERVICE_API_AUTH_TOKEN: 'full-token-0123456789', SERVICE_RUN_TOKEN_SECRETS: SECRET_A })
+  const started = (await full.inject({ method: 'POST', url: '/workflow/start', headers: bearer('full-token-0123456789'), payload: { workflowName: 'hello', input: { name: 'q' } } })).json()
+  const url = `/workflow/${started.workflowId as string}/history/stream`
+  // A closed run's stream ends after its last event: wait for the close so the 200 answer completes.
+  await full.engine.client.workflow.getHandle(started.workflowId).result()
+  const sse = async (query: string, headers: Record<string, string> = {}) =>
+    await app.inject({ method: 'GET', url: `${url}?${query}`, headers: { accept: 'text/event-stream', ...headers } })
+
+  for (const name of ['runToken', 'access_token']) {
+    const both = await sse(`${name}=${keys.reader}`, bearer(keys.reader!))
+    t.equal(both.statusCode, 401, `${name}: the key in the header and in the query`)
+    t.same(both.json(), { error: 'UnauthorizedError', message: both.json().message }, 'the documented error')
+    t.match(both.json().message, /API keys are refused in the query string/)
+    t.equal(both.headers['www-authenticate'], 'Bearer realm="flowport"')
+  }
+  const status = await app.inject({ method: 'GET', url: `/workflow/${started.workflowId as string}/status?runToken=${keys.admin}`, headers: bearer(keys.admin!) })
+  t.equal(status.statusCode, 401, 'on any route, not only the streams')
+
+  const token = (await issue(app, keys.admin!, { workflowId: started.workflowId, scopes: ['read'], ttl: 60 })).body.token
+  const byToken = await sse(`runToken=${token}`)
+  t.equal(byToken.statusCode, 200, 'a run token in the query opens the stream')
+  t.match(byToken.body, /event: done/)
+  t.equal((await sse(`runToken=${token}`, bearer(keys.reader!))).statusCode, 200, 'a run token in the query beside a key in the header')
+  t.equal((await sse(`access_token=${token}`)).statusCode, 200, 'the older name still works (EventSource pages written for it)')
+
+  const doc = app.swagger() as any
+  t.same(Object.keys(doc.components.securitySchemes).sort(), ['basicToken', 'bearerAuth'], 'no apiKey-in-query scheme a generator would fill with the API key')
+  const parameter = doc.paths['/workflow/{id}/history/stream'].get.parameters.find((p: { name: string }) => p.name === 'runToken')
+  t.match(parameter, { in: 'query', required: false, description: /A run token \(POST \/tokens\) and nothing else/ }, 'a plain parameter named for run tokens')
+  t.notOk(doc.paths['/workflow/{id}/history/stream'].get.parameters.some((p: { name: string }) => p.name === 'access_token'), 'the older name is not declared')
+})
+
 t.test('expiry, revocation with the issuing key, and secret rotation', async (t) => {
   const { app, keys, fixture } = await setup(t)
   const url = '/workflow/some-id/status'

@@ -21,6 +21,7 @@ import { testCatalog } from './helpers/env.js'
 import { publishCatalog } from './helpers/poller.js'
 import { call, eventually, newId } from './helpers/workflows.js'
 import { catalogArgs, flowport, listening } from './helpers/flowport-cli.js'
+import { inlineObjects, literalUnions, unusedComponents } from './helpers/openapi-lint.js'
 
 const addFormats = addFormatsModule.default
 const run = promisify(execFile)
@@ -251,6 +252,20 @@ t.test('a plain start, a start with Prefer: wait and an update-with-start each m
     t.same(results.filter((ref: string) => matches(ref, waited.body)), doc === typed ? ['#/components/schemas/hello.WorkflowResult'] : [],
       `${name}: the waited result matches ${doc === typed ? 'hello\'s result alone' : 'WorkflowResult, not a union'}`)
   }
+})
+
+t.test('the typed document is as clean for generators as the generic one: named objects, plain enums, no unused component', async (t) => {
+  const app = await build(t)
+  const doc = (await call(t, app, { method: 'GET', url: '/workflow/catalog/openapi.json', route: '/workflow/catalog/openapi.json' })).body
+  // The catalog's own JSON Schemas are the workflow authors', copied as they are.
+  const authors = (name: string) => /\.(Input|Output|Payload|Result)$/.test(name)
+  t.same(inlineObjects(doc, authors), [], 'every object the document adds is a component')
+  t.same(literalUnions(doc), [], 'no union of one-value enums, the catalog\'s schemas included')
+  t.same(unusedComponents(doc), [], 'the generic bodies and results the typed ones replace are gone')
+  t.same(doc.components.schemas['approval.StartBody'].properties.update.$ref, '#/components/schemas/approval.update.relabel.WithStart',
+    'update-with-start names a component')
+  t.same(doc.servers, [{ url: '/', description: 'The host that serves this document' }])
+  t.notOk(doc.webhooks)
 })
 
 t.test('the document follows the live catalog: a republished catalog with a changed workflow changes its ETag and its schemas', async (t) => {

@@ -51,6 +51,17 @@ t.test('an unsupported content type is a 415 JSON error', async (t) => {
   t.equal(res.json().error, 'UnsupportedMediaTypeError')
 })
 
+t.test('a text/plain body is the 415 the document promises, not a 400 from the schema', async (t) => {
+  const app = await withEchoRoute(t)
+  for (const url of ['/test/echo', '/workflow/start']) {
+    const res = await app.inject({ method: 'POST', url, headers: { 'content-type': 'text/plain' }, payload: '{"name":"x","count":1}' })
+    t.equal(res.statusCode, 415, url)
+    t.same(res.json(), { error: 'UnsupportedMediaTypeError', message: 'Unsupported Media Type' }, `${url}: the documented error shape`)
+  }
+  const doc = app.swagger() as any
+  t.same(doc.paths['/workflow/start'].post.responses['415'].content['application/json'].schema, { $ref: '#/components/schemas/ErrorResponse' }, 'declared')
+})
+
 t.test('an unknown route is a 404 JSON error', async (t) => {
   const app = await withEchoRoute(t)
   const res = await app.inject({ method: 'GET', url: '/nowhere?x=1' })

@@ -13,8 +13,8 @@ import { conformanceStack } from './helpers/conformance.js'
 const KNOWN_WARNINGS: Record<string, string> = {
   'no-ambiguous-paths': 'the typed handler paths (/workflow/{id}/signal/approve) sit beside the generic ones (/workflow/{id}/signal/{name}) by design ' +
     '(docs/catalog-openapi.md), and the catalog\'s routes overlap /workflow/{id}/…, whose reserved ids are refused at start',
-  'no-unused-components': 'components no operation references (issue 48 item 4, on its way)',
-  'no-invalid-schema-examples': 'PayloadUpload\'s example uploadUrl is no valid URI (issue 48 item 4, on its way)'
+  'operation-4xx-response': 'the completion webhook is a callback: its operation is the receiver\'s endpoint, whose refusals are the receiver\'s own ' +
+    '(any answer but a 2xx is a failed delivery, docs/webhooks.md), not an operation of this API'
 }
 
 interface Problem { ruleId: string, severity: 'error' | 'warn', message: string, location: Array<{ pointer: string }> }

@@ -5,6 +5,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
 import { openapiDocument, serialize } from '../openapi/document.js'
 import { ERROR_NAMES } from '../schemas/common.js'
+import { inlineObjects, literalUnions, unusedComponents } from './helpers/openapi-lint.js'
 
 const addFormats = addFormatsModule.default
 
@@ -109,4 +110,59 @@ t.test('a start with Prefer: wait declares the headers it answers with', async (
   for (const [status, response] of Object.entries<any>({ 200: responses['200'], 202: responses['202'] })) {
     for (const [name, header] of Object.entries<any>(response.headers)) t.ok(header.description, `${status} ${name} is described`)
   }
+})
+
+t.test('generators name every object: no inline object schema inside a component, no union of one-value enums, no unused component', async (t) => {
+  const doc = await openapiDocument() as any
+  t.same(inlineObjects(doc), [], 'every object in a component is a component of its own (a $ref) or has a title')
+  t.same(literalUnions(doc), [], 'a set of strings is one enum')
+  t.same(unusedComponents(doc), [], 'every component is reached from an operation')
+  const { schemas } = doc.components
+  t.same(schemas.Schedule.properties.policies, { $ref: '#/components/schemas/ScheduleAppliedPolicies' }, 'not an inline object a generator would call SchedulePolicies')
+  t.same(schemas.Trace.properties.version, { type: 'integer', enum: [1] }, 'the trace version is an integer')
+  t.same(schemas.RunTokenRequest.properties.scopes.items, { $ref: '#/components/schemas/RunTokenScope' })
+  t.match(schemas.RunTokenScope, { type: 'string', enum: ['read', 'interact', 'control'] }, 'a named enum')
+  t.notOk(schemas.RunTokenScope.anyOf)
+  t.same(schemas.EvalVerdict.enum, ['pass', 'partial', 'fail'], 'unions of literals written in TypeBox become one enum in the document')
+})
+
+t.test('the completion webhook is a callback of the operations that take `webhook`, not a path a client would call', async (t) => {
+  const doc = await openapiDocument() as any
+  t.notOk(doc.webhooks, 'no top-level webhooks: openapi-generator made a Go client method of it')
+  for (const path of ['/workflow/start', '/workflow/run']) {
+    t.same(doc.paths[path].post.callbacks, { workflowCompleted: { $ref: '#/components/callbacks/WorkflowCompleted' } }, path)
+  }
+  const callback = doc.components.callbacks.WorkflowCompleted['{$request.body#/webhook/url}'].post
+  t.equal(callback.operationId, 'workflowCompleted')
+  t.same(callback.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/WorkflowResult' })
+})
+
+t.test('the headers a client must read on 401, 429 and 503 are declared, as referenced components; a relative server', async (t) => {
+  const doc = await openapiDocument() as any
+  const expected: Record<string, string[]> = {
+    401: ['WWW-Authenticate'],
+    429: ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
+    503: ['Retry-After']
+  }
+  let seen = 0
+  for (const [path, item] of Object.entries<any>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(item)) {
+      for (const [status, names] of Object.entries(expected)) {
+        const answer = op.responses[status]
+        if (answer === undefined) continue
+        seen++
+        for (const name of names) t.same(answer.headers?.[name], { $ref: `#/components/headers/${name}` }, `${method.toUpperCase()} ${path} ${status} declares ${name}`)
+      }
+    }
+  }
+  t.ok(seen > 100, 'most operations answer them')
+  for (const name of Object.values(expected).flat()) t.ok(doc.components.headers[name].description && doc.components.headers[name].schema, `${name} is described`)
+  t.same(doc.servers, [{ url: '/', description: 'The host that serves this document' }], 'resolved against where the document was fetched')
+})
+
+t.test('the examples are what they claim: the upload URL of PayloadUpload is a URI', async (t) => {
+  const doc = await openapiDocument() as any
+  const [example] = doc.components.schemas.PayloadUpload.examples
+  t.match(example.uploadUrl, /^[\x21-\x7e]+$/, 'printable ASCII only (RFC 3986)')
+  t.equal(new URL(example.uploadUrl).protocol, 'https:')
 })

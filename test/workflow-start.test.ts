@@ -73,3 +73,27 @@ t.test('an id the engine would refuse is a 400, not a 500: over 1000 UTF-8 bytes
   t.equal(res.statusCode, 400)
   t.same(res.json().issues, [{ path: '/workflowId', in: 'body', message: 'must be well-formed Unicode (it contains a lone surrogate)' }])
 })
+
+t.test('an id a fixed path segment under /workflow/ takes is refused at start, naming every such word; the catalog routes still answer', async (t) => {
+  const app = await build(t)
+  // The words are whatever the registered routes take right under /workflow/, not a list kept by hand.
+  const fixed = [...new Set(app.access.routes.map((r) => /^\/workflow\/([^/:]+)/.exec(r.url)?.[1]).filter((w) => w !== undefined))].sort()
+  t.same(fixed, ['batch', 'catalog', 'run', 'runs', 'start'], 'the routes take these words')
+  const words = fixed.map((w) => `"${w}"`).join(', ')
+  for (const workflowId of fixed) {
+    const res = await call(t, app, startCall({ workflowName: 'hello', input: { name: 'x' }, workflowId }))
+    t.equal(res.status, 400, workflowId)
+    t.same(res.body.issues, [{ path: '/workflowId', in: 'body', message: `is reserved: the paths under /workflow/ take ${words}, and ids starting with "__flowport" are internal` }],
+      `${workflowId}: the issue names the reserved words`)
+  }
+  const withUpdate = await call(t, app, startCall({ workflowName: 'approval', input: { label: 'a' }, workflowId: 'runs', update: { name: 'relabel', payload: { label: 'b' } } }))
+  t.equal(withUpdate.status, 400, 'update-with-start too')
+  const ran = await call(t, app, { method: 'POST', url: '/workflow/run', route: '/workflow/run', payload: { workflowName: 'hello', input: { name: 'x' }, workflowId: 'catalog' } })
+  t.equal(ran.status, 400, 'and a run')
+  t.equal((await call(t, app, { method: 'GET', url: '/workflow/catalog', route: '/workflow/catalog' })).status, 200)
+  t.equal((await call(t, app, { method: 'GET', url: '/workflow/catalog/openapi.json', route: '/workflow/catalog/openapi.json' })).status, 200)
+  const catalogId = process.env.FLOWPORT_TEST_CATALOG as string
+  t.equal((await call(t, app, { method: 'GET', url: `/workflow/catalog/${catalogId}`, route: '/workflow/catalog/{catalogId}' })).status, 200)
+  const almost = await call(t, app, startCall({ workflowName: 'hello', input: { name: 'x' }, workflowId: newId('catalog') }))
+  t.equal(almost.status, 200, 'an id that only starts with a reserved word is fine')
+})

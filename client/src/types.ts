@@ -18,7 +18,8 @@ export type WorkflowRuns = Schemas['WorkflowRuns']
 export type RunWorkflowBody = Schemas['RunWorkflowBody']
 export type StartWorkflowBody = Schemas['StartWorkflowBody']
 export type UpdateWithStart = Schemas['UpdateWithStart']
-export type RunsQuery = Schemas['RunsQuery']
+/** The query of GET /workflow/runs (the document declares it as parameters, not as a component). */
+export type RunsQuery = NonNullable<operations['listRuns']['parameters']['query']>
 export type RunStatus = Schemas['RunStatus']
 export type TerminalRunStatus = Schemas['TerminalRunStatus']
 export type ErrorDetails = Schemas['ErrorDetails']

@@ -117,11 +117,15 @@ export const EvalResultSchema = Type.Object({
 }, { $id: 'EvalResult', additionalProperties: false })
 export type EvalResult = Static<typeof EvalResultSchema>
 
+export const EvalCaseRunSchema = Type.Object({ workflowId: Type.String(), runId: Type.String() }, {
+  $id: 'EvalCaseRun', additionalProperties: false, description: 'The case\'s run; null with `cached`'
+})
+
 export const EvalCaseReportSchema = Type.Object({
   name: Type.String(),
   file: Type.String({ description: 'The dataset file, as the worker read it' }),
   verdict: refTo(VerdictSchema),
-  run: Nullable(Type.Object({ workflowId: Type.String(), runId: Type.String() }, { additionalProperties: false, description: 'The case\'s run; null with `cached`' })),
+  run: Nullable(refTo(EvalCaseRunSchema)),
   output: Type.Unknown({ description: 'The output evaluated (the run\'s, or the cached one); null when the run failed' }),
   error: Nullable(Type.String({ description: 'Why the case\'s run failed (the case fails); null otherwise' })),
   outputDate: Type.String({ format: 'date-time', description: 'When the evaluated output was made' }),
@@ -212,5 +216,5 @@ export function compare (cases: ReadonlyArray<Pick<EvalCaseReport, 'name' | 'ver
 /** Every named schema of evals, in dependency order (the API registers them). */
 export const evalSchemas = [
   VerdictSchema, ...InterpretationMembers, InterpretationSchema, CriticalitySchema, EvalEvaluatorSchema, CatalogEvalSchema, EvalResultSchema,
-  EvalCaseReportSchema, EvalTotalsSchema, EvalComparisonSchema, EvalReportSchema
+  EvalCaseRunSchema, EvalCaseReportSchema, EvalTotalsSchema, EvalComparisonSchema, EvalReportSchema
 ]

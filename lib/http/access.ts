@@ -25,7 +25,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Open to anyone (health, readiness, the API description). */
     public?: boolean
-    /** Stream routes: EventSource cannot send headers, so `?access_token=` (a run token) is read too. */
+    /** Stream routes: EventSource cannot send headers, so `?runToken=` (a run token; `?access_token=` its older name) is read too. */
     queryToken?: boolean
     scope?: Scope
     target?: Target

@@ -6,6 +6,8 @@
  *   engine refuses it (gRPC: invalid UTF-8), so it is the client's 400, not a 500 later.
  * - Arrays and objects nested deeper than SERVICE_JSON_MAX_DEPTH are a 400, found before parsing:
  *   what handles a parsed body (validation, the engine's payload converter) recurses per level.
+ * - JSON is the only body: Fastify's own `text/plain` parser is removed, so a text body is the 415
+ *   UnsupportedMediaTypeError the document promises (it was a 400 from the schema, "must be object").
  */
 import fp from 'fastify-plugin'
 import { validationError } from '../../lib/api-error.js'
@@ -23,7 +25,7 @@ function parsedOrUndefined (text: string): unknown {
 export default fp(async (fastify) => {
   const parseJson = fastify.getDefaultJsonParser('error', 'error')
   const maxDepth = fastify.config.SERVICE_JSON_MAX_DEPTH
-  fastify.removeContentTypeParser('application/json')
+  fastify.removeContentTypeParser(['application/json', 'text/plain'])
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string
     if (text === '') return done(null, undefined)

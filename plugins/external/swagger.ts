@@ -8,6 +8,7 @@ import { OPTIONAL_BODY } from '../../lib/http/optional-body.js'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import { SCOPES, SCOPE_DESCRIPTIONS } from '../../schemas/access.js'
+import { declareErrorHeaders, plainEnums, pruneUnusedComponents } from '../../lib/openapi-for-generators.js'
 
 export const openapiInfo = {
   title: 'Flowport API',
@@ -22,9 +23,14 @@ export const openapiInfo = {
 const webhookHeader = (name: string, description: string, example: string) =>
   ({ name, in: 'header' as const, required: true, description, schema: { type: 'string' as const }, example })
 
-/** The request Flowport sends to a run's webhook URL (docs/webhooks.md), so receivers get types too. */
-const completionWebhook = {
-  workflowCompleted: {
+/**
+ * The request Flowport sends to a run's webhook URL (docs/webhooks.md), so receivers get types too:
+ * a callback of the operations that take `webhook`, not a top-level `webhooks` entry, which some
+ * generators (openapi-generator's Go) turn into a client method POSTing to a path the API does not have.
+ * One component, referenced by both operations, so its operationId is written once.
+ */
+const completionCallback = {
+  '{$request.body#/webhook/url}': {
     post: {
       operationId: 'workflowCompleted',
       summary: 'A run closed: its WorkflowResult, signed per Standard Webhooks',
@@ -40,6 +46,17 @@ const completionWebhook = {
       ],
       requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/WorkflowResult' } } } },
       responses: { '2XX': { description: 'Delivered: no further attempt' }, default: { description: 'Not delivered: retried with backoff' } }
+    }
+  }
+}
+const CALLBACK_OPERATIONS = ['startWorkflow', 'runWorkflow']
+
+/** The completion callback on each operation that takes `webhook`. */
+function declareCallbacks (doc: { paths?: Record<string, Record<string, any>>, components?: Record<string, any> }) {
+  doc.components = { ...doc.components, callbacks: { WorkflowCompleted: structuredClone(completionCallback) } }
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const op of Object.values(item)) {
+      if (CALLBACK_OPERATIONS.includes(op?.operationId)) op.callbacks = { workflowCompleted: { $ref: '#/components/callbacks/WorkflowCompleted' } }
     }
   }
 }
@@ -63,6 +80,9 @@ export default fp(async (fastify) => {
     openapi: {
       openapi: '3.1.0',
       info: openapiInfo,
+      // Relative: resolved against wherever the document was fetched, so it follows the host (and
+      // stays the same in the committed openapi/openapi.json); docs/catalog-openapi.md, "Generating clients".
+      servers: [{ url: '/', description: 'The host that serves this document' }],
       tags: [
         { name: 'health', description: 'Liveness and readiness' },
         { name: 'catalog', description: 'Registered workflows and their schemas' },
@@ -78,18 +98,21 @@ export default fp(async (fastify) => {
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: `An API key (SERVICE_API_AUTH_TOKEN, or a key of SERVICE_API_KEYS_FILE) or a run token: \`Authorization: Bearer <key>\`. ${SCOPES_TEXT}` },
-          basicToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'An API key as `Basic <key>` (the raw key, not base64 user:password)' },
-          runToken: { type: 'apiKey', in: 'query', name: 'access_token', description: 'A run token (POST /tokens) on the stream routes, for EventSource, which cannot send headers. API keys are refused here (401).' }
+          basicToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'An API key as `Basic <key>` (the raw key, not base64 user:password)' }
         }
       },
-      security: [{ bearerAuth: [] }, { basicToken: [] }],
-      webhooks: completionWebhook
+      security: [{ bearerAuth: [] }, { basicToken: [] }]
     },
     hideUntagged: true,
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) return documentObject.swaggerObject
       markOptionalBodies(documentObject.openapiObject as Parameters<typeof markOptionalBodies>[0])
-      return documentObject.openapiObject
+      const doc = documentObject.openapiObject
+      declareCallbacks(doc as Parameters<typeof declareCallbacks>[0])
+      plainEnums(doc)
+      declareErrorHeaders(doc)
+      pruneUnusedComponents(doc)
+      return doc
     },
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`)

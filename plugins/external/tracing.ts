@@ -35,7 +35,7 @@ export default fp(async (fastify) => {
       attributes: {
         'http.request.method': request.method,
         ...(route === undefined ? {} : { 'http.route': route }),
-        // The path only: a query may hold ?access_token=.
+        // The path only: a query may hold ?runToken=.
         'url.path': request.url.split('?')[0],
         'flowport.request_id': request.id
       }

@@ -679,7 +679,7 @@ export interface paths {
         put?: never;
         /**
          * Issue a short-lived run token bound to one workflow id (and run), for a browser
-         * @description The token opens only the routes of that workflow id (with `runId`, only those of that run) within its scopes, until `expiresAt`, and only while the issuing key stays valid. Only run tokens are accepted as `?access_token=`. 400: `ttl` above SERVICE_RUN_TOKEN_MAX_TTL_S. 403: a scope the key does not hold, or a run outside its limits. 404: the key is limited to catalogs or workflow names and the workflow does not exist. With auth off a token is issued all the same (every route is open, so a page written for tokens works unchanged).
+         * @description The token opens only the routes of that workflow id (with `runId`, only those of that run) within its scopes, until `expiresAt`, and only while the issuing key stays valid. Only run tokens are accepted as `?runToken=` (API keys go in the header only). 400: `ttl` above SERVICE_RUN_TOKEN_MAX_TTL_S. 403: a scope the key does not hold, or a run outside its limits. 404: the key is limited to catalogs or workflow names and the workflow does not exist. With auth off a token is issued all the same (every route is open, so a page written for tokens works unchanged).
          */
         post: operations["createRunToken"];
         delete?: never;
@@ -989,28 +989,7 @@ export interface paths {
         trace?: never;
     };
 }
-export interface webhooks {
-    workflowCompleted: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A run closed: its WorkflowResult, signed per Standard Webhooks
-         * @description Sent once per run started with `webhook`, when the run (or the last run it continued as) closes, whatever its final status. Verify the signature with any Standard Webhooks library and the secret; deduplicate by `webhook-id` (a retry after a lost answer sends the same id). Any 2xx ends the delivery; anything else, or no answer within 10 s, is retried after 1 s, 2 s, 4 s … (at most 10 min apart) for SERVICE_WEBHOOK_RETRY_FOR_MS. Redirects are not followed.
-         */
-        post: operations["workflowCompleted"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-}
+export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /** @description Just before that call of the step was scheduled */
@@ -1065,7 +1044,10 @@ export interface components {
         Issue: {
             /** @description JSON pointer to the offending value within `in` */
             path: string;
-            /** @description Which part of the request the path points into (`input`/`payload`: the workflow input or handler payload) */
+            /**
+             * @description Which part of the request the path points into (`input`/`payload`: the workflow input or handler payload)
+             * @enum {string}
+             */
             in: "body" | "querystring" | "params" | "headers" | "input" | "payload";
             message: string;
         };
@@ -1088,27 +1070,10 @@ export interface components {
             message: "Invalid Payload";
             issues: components["schemas"]["Issue"][];
         };
-        WorkflowParams: {
-            /**
-             * @description Workflow id
-             * @example expense-42
-             */
-            id: string;
-        };
-        RunParams: {
-            /**
-             * @description Workflow id
-             * @example expense-42
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @description Run id (a UUID)
-             * @example 0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60
-             */
-            rid: string;
-        };
-        /** @description pass, partial or fail */
+        /**
+         * @description pass, partial or fail
+         * @enum {string}
+         */
         EvalVerdict: "pass" | "partial" | "fail";
         EvalInterpretationBoolean: {
             /**
@@ -1143,7 +1108,10 @@ export interface components {
             partial?: string[];
         };
         EvalInterpretation: components["schemas"]["EvalInterpretationBoolean"] | components["schemas"]["EvalInterpretationVerdict"] | components["schemas"]["EvalInterpretationNumber"] | components["schemas"]["EvalInterpretationString"];
-        /** @description A required evaluator decides the case's verdict; an informational one is only shown */
+        /**
+         * @description A required evaluator decides the case's verdict; an informational one is only shown
+         * @enum {string}
+         */
         EvalCriticality: "required" | "informational";
         EvalEvaluator: {
             /** @description The evaluator, run as the step `<workflow>#<name>` with `{input, output, groundTruth}` */
@@ -1163,15 +1131,17 @@ export interface components {
             verdict: components["schemas"]["EvalVerdict"];
             reasoning: string | null;
         };
+        /** @description The case's run; null with `cached` */
+        EvalCaseRun: {
+            workflowId: string;
+            runId: string;
+        };
         EvalCaseReport: {
             name: string;
             /** @description The dataset file, as the worker read it */
             file: string;
             verdict: components["schemas"]["EvalVerdict"];
-            run: {
-                workflowId: string;
-                runId: string;
-            } | null;
+            run: components["schemas"]["EvalCaseRun"] | null;
             /** @description The output evaluated (the run's, or the cached one); null when the run failed */
             output: unknown;
             error: string | null;
@@ -1268,7 +1238,10 @@ export interface components {
             updates: components["schemas"]["CatalogHandler"][];
             source: components["schemas"]["CatalogWorkflowSource"];
             eval?: components["schemas"]["CatalogEval"];
-            /** @description Under worker versioning, whether an open run stays on the version that started it (`pinned`) or moves to the current version (`autoUpgrade`); absent from catalogs that older workers published */
+            /**
+             * @description Under worker versioning, whether an open run stays on the version that started it (`pinned`) or moves to the current version (`autoUpgrade`); absent from catalogs that older workers published
+             * @enum {string}
+             */
             versioning?: "pinned" | "autoUpgrade";
         };
         /** @description A worker deployment version: the deployment name and build id a versioned worker polls as */
@@ -1284,6 +1257,18 @@ export interface components {
              */
             buildId: string;
         };
+        /** @description The version receiving a share of new runs */
+        CatalogRampingVersion: {
+            version: components["schemas"]["WorkerDeploymentVersion"];
+            /** @description Share of new runs it receives, in percent */
+            percentage: number;
+        };
+        /** @description A version still serving open runs of the catalog */
+        CatalogServingVersion: {
+            version: components["schemas"]["WorkerDeploymentVersion"];
+            /** @description Open runs of the catalog on this version (the engine's visibility count, eventually consistent) */
+            openRuns: number;
+        };
         /** @description The catalog's worker deployment as the engine describes it (cached for 2 s); README, "Changing workflows safely" */
         CatalogVersions: {
             /** @description The worker deployment the catalog's versioned workers run under */
@@ -1291,17 +1276,9 @@ export interface components {
             /** @description The version new runs go to; null while none is current (new runs then go to unversioned workers) */
             current: components["schemas"]["WorkerDeploymentVersion"] | null;
             /** @description The version receiving a share of new runs; null when none ramps */
-            ramping: {
-                version: components["schemas"]["WorkerDeploymentVersion"];
-                /** @description Share of new runs it receives, in percent */
-                percentage: number;
-            } | null;
+            ramping: components["schemas"]["CatalogRampingVersion"] | null;
             /** @description Versions still serving open runs: their workers must keep running until the count is gone */
-            serving: {
-                version: components["schemas"]["WorkerDeploymentVersion"];
-                /** @description Open runs of the catalog on this version (the engine's visibility count, eventually consistent) */
-                openRuns: number;
-            }[];
+            serving: components["schemas"]["CatalogServingVersion"][];
         };
         /** @description The workers behind a catalog, from the engine's description of its task queue (cached for 2 s) */
         CatalogWorkers: {
@@ -1324,23 +1301,18 @@ export interface components {
             versions: components["schemas"]["CatalogVersions"] | null;
             workers: components["schemas"]["CatalogWorkers"];
         };
-        CatalogParams: {
-            /**
-             * @description Catalog id (= Temporal task queue)
-             * @example main
-             */
-            catalogId: string;
+        /** @description The document's `info` */
+        OpenApiInfo: {
+            title: string;
+            version: string;
+        } & {
+            [key: string]: unknown;
         };
         /** @description An OpenAPI 3.1 document: this API, typed for one catalog (docs/catalog-openapi.md) */
         OpenApiDocument: {
             /** @example 3.1.0 */
             openapi: string;
-            info: {
-                title: string;
-                version: string;
-            } & {
-                [key: string]: unknown;
-            };
+            info: components["schemas"]["OpenApiInfo"];
             paths: {
                 [key: string]: unknown;
             };
@@ -1349,20 +1321,6 @@ export interface components {
             };
         } & {
             [key: string]: unknown;
-        };
-        ConditionalReadHeaders: {
-            /**
-             * @description ETags of representations the client holds (`"…"`, comma-separated, or `*`): when one matches the current representation the answer is 304 with no body. Weak tags (`W/"…"`) match as their strong form.
-             * @example "0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60.k3Xb0Q9aP1c"
-             */
-            "if-none-match"?: string;
-        };
-        RunPreconditionHeaders: {
-            /**
-             * @description The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. Only the run is compared: a status that changed within the same run still matches.
-             * @example *
-             */
-            "if-match"?: string;
         };
         /** @description The process is up */
         Health: {
@@ -1380,6 +1338,7 @@ export interface components {
         };
         /** @description Ready = the engine answers, the default catalog is published and a worker polls it */
         Readiness: {
+            /** @enum {string} */
             status: "ready" | "unavailable";
             /** @description The Temporal frontend answered */
             engine: boolean;
@@ -1424,7 +1383,7 @@ export interface components {
          * @description Where to upload an input too large for a request body
          * @example {
          *       "payloadRef": "uploads/3f6c1a52-0d7e-4c1b-9a43-2b8f5e6d7c10",
-         *       "uploadUrl": "https://bucket.s3.amazonaws.com/payloads/uploads/3f6c1a52-0d7e-4c1b-9a43-2b8f5e6d7c10?X-Amz-Signature=…",
+         *       "uploadUrl": "https://bucket.s3.amazonaws.com/payloads/uploads/3f6c1a52-0d7e-4c1b-9a43-2b8f5e6d7c10?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=900&X-Amz-SignedHeaders=host&X-Amz-Signature=9f2c4e1ab07d53c8e6f41a2d9b0c7e35f8a16d4b2c9e07f3a5d81b6c4e2f9a07",
          *       "method": "PUT",
          *       "expiresAt": "2026-11-24T22:10:00.000Z"
          *     }
@@ -1551,25 +1510,6 @@ export interface components {
             /** @description How long to wait for the result, in milliseconds (default SERVICE_RUN_TIMEOUT_MS; values above SERVICE_RUN_MAX_TIMEOUT_MS are lowered to it). When it elapses the answer is 408 and the workflow keeps running. */
             timeout?: number;
         };
-        StartWorkflowHeaders: {
-            /**
-             * @description Makes the start safe to retry: a request with a key already used in this catalog (and the same body) answers the run the first request started and starts nothing. 1–255 visible ASCII characters, bare or as a quoted string. The same key with another body (workflow name, input, catalog, webhook URL, version) is a 422 IdempotencyKeyReusedError. Kept as long as the engine keeps the run (the namespace retention period after it closed).
-             * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
-             */
-            "idempotency-key"?: string;
-            /**
-             * @description RFC 7240 preferences; `wait=<seconds>` waits up to that long (capped by SERVICE_RUN_MAX_TIMEOUT_MS) for the run to close: 200 with its WorkflowResult if it did, else 202 with its ids, `Location` and `Retry-After`. Other preferences and malformed values are ignored (RFC 7240 §2).
-             * @example wait=10
-             */
-            prefer?: string;
-        };
-        RunWorkflowHeaders: {
-            /**
-             * @description Makes the start safe to retry: a request with a key already used in this catalog (and the same body) answers the run the first request started and starts nothing. 1–255 visible ASCII characters, bare or as a quoted string. The same key with another body (workflow name, input, catalog, webhook URL, version) is a 422 IdempotencyKeyReusedError. Kept as long as the engine keeps the run (the namespace retention period after it closed).
-             * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
-             */
-            "idempotency-key"?: string;
-        };
         /** @description The run was started; poll its status or result with these ids */
         WorkflowStarted: {
             /**
@@ -1680,44 +1620,6 @@ export interface components {
             input: unknown;
             inputRef?: components["schemas"]["PayloadLink"];
         };
-        RunsQuery: {
-            /** @description Only runs of this workflow type */
-            workflowName?: string;
-            /**
-             * @description Only runs in this status
-             * @enum {string}
-             */
-            status?: "running" | "paused" | "completed" | "failed" | "canceled" | "terminated" | "timed_out" | "continued_as_new";
-            /**
-             * @description Catalog id (= Temporal task queue)
-             * @example main
-             */
-            catalog?: string;
-            /** @description Only runs started by this schedule */
-            scheduleId?: string;
-            /**
-             * @description Only runs on this worker deployment version, `<deploymentName>:<buildId>` (a worker's deployment is its catalog id unless SERVICE_WORKER_DEPLOYMENT_NAME says otherwise; `flowport deploy list` shows the build ids)
-             * @example main:4f0c2a9e1b7d
-             */
-            version?: string;
-            /**
-             * Format: date-time
-             * @description Only runs started at or after this time
-             */
-            startedAfter?: string;
-            /**
-             * Format: date-time
-             * @description Only runs started before this time
-             */
-            startedBefore?: string;
-            /**
-             * @description Maximum runs per page
-             * @default 50
-             */
-            pageSize: number;
-            /** @description The nextPageToken of the previous page (opaque, base64url); empty or absent = first page. A token this listing did not issue for these filters is a 400 */
-            pageToken?: string;
-        };
         /** @description One page of runs, newest first */
         WorkflowRuns: {
             runs: components["schemas"]["WorkflowStatus"][];
@@ -1745,60 +1647,6 @@ export interface components {
         UpdateBody: {
             /** @description The handler's argument; absent = the handler is called without one. Validated against the payloadSchema the catalog declares for the handler. */
             payload?: unknown;
-        };
-        SignalParams: {
-            /**
-             * @description Workflow id
-             * @example expense-42
-             */
-            id: string;
-            /**
-             * @description Signal name
-             * @example approve
-             */
-            name: string;
-        };
-        QueryParams: {
-            /**
-             * @description Workflow id
-             * @example expense-42
-             */
-            id: string;
-            /**
-             * @description Query name
-             * @example state
-             */
-            query: string;
-        };
-        RunQueryParams: {
-            /**
-             * @description Workflow id
-             * @example expense-42
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @description Run id (a UUID)
-             * @example 0198a9f2-6c1e-7f3a-9d2b-5e8c4a1b7d60
-             */
-            rid: string;
-            /**
-             * @description Query name
-             * @example state
-             */
-            query: string;
-        };
-        UpdateParams: {
-            /**
-             * @description Workflow id
-             * @example expense-42
-             */
-            id: string;
-            /**
-             * @description Update name
-             * @example relabel
-             */
-            name: string;
         };
         /** @description The signal was delivered */
         SignalResult: {
@@ -1828,33 +1676,12 @@ export interface components {
             /** @description What the update handler returned (null when it returned nothing) */
             result: unknown;
         };
-        UpdateHeaders: {
-            /**
-             * @description The run the caller saw: its status `ETag` (`"<runId>.<hash>"`) or `"<runId>"`, comma-separated for several, or `*` (any run). When the run the request would act on (the latest run of the workflow id, or the pinned run) is not one of them, the answer is 412 PreconditionFailedError and nothing is sent to the engine. Only the run is compared: a status that changed within the same run still matches.
-             * @example *
-             */
-            "if-match"?: string;
-            /**
-             * @description RFC 7240 preferences; `respond-async` answers 202 as soon as the workflow accepted the update (its validator passed), with `Location` of GET /workflow/{id}/updates/{updateId}, instead of waiting for the handler. Other preferences are ignored (RFC 7240 §2).
-             * @example respond-async
-             */
-            prefer?: string;
-        };
         /** @description The workflow accepted the update; its handler runs on */
         UpdateAccepted: {
             workflowId: string;
             /** @description The run that accepted the update */
             runId: string;
             /** @description Read the update's state and result at GET /workflow/{id}/updates/{updateId} (the `Location`) */
-            updateId: string;
-        };
-        UpdateStateParams: {
-            /**
-             * @description Workflow id
-             * @example expense-42
-             */
-            id: string;
-            /** @description The update id of a 202 UpdateAccepted (or of a 200 UpdateResult) */
             updateId: string;
         };
         /** @description Where an accepted update stands (Temporal's update handle) */
@@ -1937,43 +1764,14 @@ export interface components {
             /** @description In a stream's `workflow` event: set when the run's workflow task keeps failing as the stream connects (the `WorkflowTaskFailed` event in the stream says so as it happens); null otherwise. Absent in history pages. */
             attention?: components["schemas"]["Attention"] | null;
         };
-        HistoryQuery: {
-            /**
-             * @description Maximum events per page (a page may hold fewer)
-             * @default 100
-             */
-            pageSize: number;
-            /** @description `nextPageToken` of the previous page (it pins the run, so paging never mixes runs); a token of another run or one the engine no longer knows is a 400 */
-            pageToken?: string;
-            /**
-             * @description Decode every payload (inputs, results, failure details, signal and update arguments, memo, headers, search attributes) to its JSON value; without it payloads are removed. A payload that is not JSON (binary, codec-encrypted) keeps its `{metadata, data}` form.
-             * @default false
-             */
-            includePayloads: boolean;
-        };
         /** @description One page of a run's history events */
         HistoryPage: {
             workflow: components["schemas"]["HistoryWorkflow"];
             events: components["schemas"]["HistoryEvent"][];
             nextPageToken: string | null;
         };
-        /** @description Unknown parameters are ignored (EventSource polyfills add their own) */
-        HistoryStreamQuery: {
-            /**
-             * @description Decode every payload (inputs, results, failure details, signal and update arguments, memo, headers, search attributes) to its JSON value; without it payloads are removed. A payload that is not JSON (binary, codec-encrypted) keeps its `{metadata, data}` form.
-             * @default false
-             */
-            includePayloads: boolean;
-            /** @description Resume after this event id (the `id:` of a received event); the `Last-Event-ID` header wins when both are sent. One naming a run this workflow does not have is a 404; one ahead of its run's history, or of another run on the pinned route, a 400 */
-            lastEventId?: string;
-            /** @description A run token (POST /tokens), for EventSource clients that cannot send headers (never logged); empty is the same as absent */
-            access_token?: string;
-        };
-        HistoryStreamHeaders: {
-            /** @description What an EventSource sends on reconnect: the `id:` of the last event received (empty = none). Wins over `?lastEventId=` */
-            "last-event-id"?: string;
-        };
         HistoryStreamDone: {
+            /** @enum {string} */
             reason: "WORKFLOW_EXECUTION_COMPLETED" | "WORKFLOW_EXECUTION_FAILED" | "WORKFLOW_EXECUTION_TIMED_OUT" | "WORKFLOW_EXECUTION_CANCELED" | "WORKFLOW_EXECUTION_TERMINATED" | "WORKFLOW_EXECUTION_CONTINUED_AS_NEW";
             /** @description Only when the terminal event chains a new run (continue-as-new, cron, retry) */
             newRunId?: string;
@@ -2030,47 +1828,12 @@ export interface components {
             /** @description Opaque cursor; reconnect with it as Last-Event-ID */
             id?: string;
         };
-        /** @description The filters of GET /workflow/runs, without paging */
-        RunsFeedQuery: {
-            /** @description Only runs of this workflow type */
-            workflowName?: string;
-            /**
-             * @description Only runs in this status
-             * @enum {string}
-             */
-            status?: "running" | "paused" | "completed" | "failed" | "canceled" | "terminated" | "timed_out" | "continued_as_new";
-            /**
-             * @description Catalog id (= Temporal task queue)
-             * @example main
-             */
-            catalog?: string;
-            /** @description Only runs started by this schedule */
-            scheduleId?: string;
-            /**
-             * @description Only runs on this worker deployment version, `<deploymentName>:<buildId>` (a worker's deployment is its catalog id unless SERVICE_WORKER_DEPLOYMENT_NAME says otherwise; `flowport deploy list` shows the build ids)
-             * @example main:4f0c2a9e1b7d
-             */
-            version?: string;
-            /**
-             * Format: date-time
-             * @description Only runs started at or after this time
-             */
-            startedAfter?: string;
-            /**
-             * Format: date-time
-             * @description Only runs started before this time
-             */
-            startedBefore?: string;
-            /** @description Resume after this event id (the `id:` of a received frame); the `Last-Event-ID` header wins when both are sent */
-            lastEventId?: string;
-        };
-        RunsFeedHeaders: {
-            /** @description What an EventSource sends on reconnect: the `id:` of the last frame received (empty = none). Wins over `?lastEventId=` */
-            "last-event-id"?: string;
-        };
         /** @description A run started or closed; `run` is its status when the feed read the change (a start read after the run closed shows it closed) */
         RunChange: {
-            /** @description The run started, or it closed (any terminal status, continued-as-new included) */
+            /**
+             * @description The run started, or it closed (any terminal status, continued-as-new included)
+             * @enum {string}
+             */
             change: "started" | "closed";
             /**
              * Format: date-time
@@ -2166,8 +1929,8 @@ export interface components {
             /** @description Opaque cursor; reconnect with it as Last-Event-ID */
             id?: string;
         };
-        /** @description Which runs: the run-list filters, or a visibility query. Internal runs are never included. */
-        BatchFilter: {
+        /** @description The filters of GET /workflow/runs (all optional; none = every run) */
+        BatchRunFilter: {
             /** @description Only runs of this workflow type */
             workflowName?: string;
             /**
@@ -2197,9 +1960,32 @@ export interface components {
              * @description Only runs started before this time
              */
             startedBefore?: string;
-        } | {
+        };
+        /** @description A Temporal visibility query */
+        BatchQueryFilter: {
             /** @description A Temporal visibility query, e.g. `ExecutionStatus = "Running" AND WorkflowType = "approval"` */
             query: string;
+        };
+        /** @description Which runs: the run-list filters, or a visibility query. Internal runs are never included. */
+        BatchFilter: components["schemas"]["BatchRunFilter"] | components["schemas"]["BatchQueryFilter"];
+        /** @description The signal a `signal` batch sends */
+        BatchSignal: {
+            name: string;
+            /** @description The signal's argument (not validated against the catalog: the runs may be of several workflows) */
+            payload?: unknown;
+        };
+        /** @description Where a `reset` batch resets each run to */
+        BatchReset: {
+            /**
+             * @description Where each run is reset to. A step by name (and `failedStep`) is a different event in every run's history, which a batch cannot express: reset such runs one by one with POST /workflow/{id}/reset
+             * @enum {string}
+             */
+            from: "start" | "lastWorkflowTask";
+            /**
+             * @description As for a single reset; default `all`
+             * @enum {string}
+             */
+            reapply?: "all" | "signals" | "updates" | "none";
         };
         /** @example {
          *       "action": "terminate",
@@ -2218,27 +2004,8 @@ export interface components {
             filter: components["schemas"]["BatchFilter"];
             /** @description Recorded with the batch and in each run's history */
             reason: string;
-            signal?: {
-                name: string;
-                /** @description The signal's argument (not validated against the catalog: the runs may be of several workflows) */
-                payload?: unknown;
-            };
-            reset?: {
-                /**
-                 * @description Where each run is reset to. A step by name (and `failedStep`) is a different event in every run's history, which a batch cannot express: reset such runs one by one with POST /workflow/{id}/reset
-                 * @enum {string}
-                 */
-                from: "start" | "lastWorkflowTask";
-                /**
-                 * @description As for a single reset; default `all`
-                 * @enum {string}
-                 */
-                reapply?: "all" | "signals" | "updates" | "none";
-            };
-        };
-        BatchParams: {
-            /** @description The id POST /workflow/batch answered (a UUID) */
-            batchId: string;
+            signal?: components["schemas"]["BatchSignal"];
+            reset?: components["schemas"]["BatchReset"];
         };
         /** @description The batch was accepted; follow it with GET /workflow/batch/{batchId} */
         BatchStarted: {
@@ -2271,17 +2038,6 @@ export interface components {
             startTime: string | null;
             closeTime: string | null;
         };
-        /** @description Marker standing for a value too large to record */
-        TraceTruncatedValue: {
-            $truncated: {
-                /** @description Size of the value's JSON in bytes */
-                bytes: number;
-                /** @description SERVICE_TRACE_MAX_VALUE_BYTES when the trace was written */
-                limit: number;
-                /** @description The first characters of the value's JSON */
-                preview: string;
-            };
-        };
         /** @description A sanitized failure: names and messages, never stacks */
         TraceError: {
             /** @description Error name (an application error's type, e.g. ExplosionError, or TimeoutFailure, CanceledFailure, …) */
@@ -2293,8 +2049,11 @@ export interface components {
         /** @description One try of a step or evaluator. Every attempt gets the node's input; only the last can have an output */
         TraceAttempt: {
             attempt: number;
-            /** @description `unknown`: an attempt the worker could not record (it crashed or its step timed out before it could); the engine only kept its number */
-            status: ("running" | "completed" | "failed" | "canceled" | "timed_out" | "terminated") | "unknown";
+            /**
+             * @description `unknown`: an attempt the worker could not record (it crashed or its step timed out before it could); the engine only kept its number
+             * @enum {string}
+             */
+            status: "running" | "completed" | "failed" | "canceled" | "timed_out" | "terminated" | "unknown";
             startTime: string | null;
             endTime: string | null;
             error: components["schemas"]["TraceError"] | null;
@@ -2313,20 +2072,25 @@ export interface components {
         TraceNode: {
             /** @description Unique across runs: `<runId>/<activity id>` for steps and evaluators, `<runId>/child/<event id>` for child workflows */
             id: string;
+            /** @enum {string} */
             kind: "step" | "evaluator" | "child";
             /** @description Step or evaluator name, or the child's workflow name */
             name: string;
             /** @description Temporal activity type (`workflow#step`) or child workflow type */
             type: string;
-            /** @description `cleanup`: scheduled after a graceful stop was requested */
+            /**
+             * @description `cleanup`: scheduled after a graceful stop was requested
+             * @enum {string}
+             */
             phase: "run" | "cleanup";
+            /** @enum {string} */
             status: "running" | "completed" | "failed" | "canceled" | "timed_out" | "terminated";
             scheduledTime: string | null;
             startTime: string | null;
             endTime: string | null;
-            /** @description What it was called with. A value whose JSON is larger than SERVICE_TRACE_MAX_VALUE_BYTES is replaced by a TraceTruncatedValue */
+            /** @description What it was called with. A value whose JSON is larger than SERVICE_TRACE_MAX_VALUE_BYTES is replaced by a marker (TraceTruncatedValue): `{"$truncated": {"bytes", "limit", "preview"}}` */
             input: unknown;
-            /** @description What it returned; null unless completed. A value whose JSON is larger than SERVICE_TRACE_MAX_VALUE_BYTES is replaced by a TraceTruncatedValue */
+            /** @description What it returned; null unless completed. A value whose JSON is larger than SERVICE_TRACE_MAX_VALUE_BYTES is replaced by a marker (TraceTruncatedValue): `{"$truncated": {"bytes", "limit", "preview"}}` */
             output: unknown;
             error: components["schemas"]["TraceError"] | null;
             /** @description Every attempt in order (steps and evaluators; empty for a child) */
@@ -2338,6 +2102,19 @@ export interface components {
         TraceRunLink: {
             workflowId: string;
             runId: string;
+        };
+        /** @description For a run made by a reset ("retry from here"): the calls whose times are before `time` are the old run's, replayed from its history and not run again; the others ran in this run. null otherwise (absent in traces written before it existed) */
+        TraceResetOrigin: {
+            /** @description The run that was reset */
+            runId: string;
+            /** @description The reset point: the workflow task event of that run this run continues from */
+            eventId: number;
+            time: string | null;
+        };
+        /** @description Set while the run's last workflow task failed and none completed since: the workflow code fails (e.g. its history no longer replays after a deploy or a reset) and the run does not move; the engine retries the task. null otherwise */
+        TraceWorkflowTaskFailure: {
+            message: string;
+            time: string | null;
         };
         TraceWorkflow: {
             /** @description Node id of the run: its run id */
@@ -2352,47 +2129,44 @@ export interface components {
             previousRunId: string | null;
             startedBy?: string | null;
             nextRunId: string | null;
-            status: ("running" | "completed" | "failed" | "canceled" | "timed_out" | "terminated") | "continued_as_new";
+            /** @enum {string} */
+            status: "running" | "completed" | "failed" | "canceled" | "timed_out" | "terminated" | "continued_as_new";
             startTime: string | null;
             closeTime: string | null;
             stopRequestedTime: string | null;
-            resetFrom?: {
-                /** @description The run that was reset */
-                runId: string;
-                /** @description The reset point: the workflow task event of that run this run continues from */
-                eventId: number;
-                time: string | null;
-            } | null;
-            workflowTaskFailure?: {
-                message: string;
-                time: string | null;
-            } | null;
-            /** @description The start input. A value whose JSON is larger than SERVICE_TRACE_MAX_VALUE_BYTES is replaced by a TraceTruncatedValue */
+            resetFrom?: components["schemas"]["TraceResetOrigin"] | null;
+            workflowTaskFailure?: components["schemas"]["TraceWorkflowTaskFailure"] | null;
+            /** @description The start input. A value whose JSON is larger than SERVICE_TRACE_MAX_VALUE_BYTES is replaced by a marker (TraceTruncatedValue): `{"$truncated": {"bytes", "limit", "preview"}}` */
             input: unknown;
-            /** @description What the run returned; null unless completed. A value whose JSON is larger than SERVICE_TRACE_MAX_VALUE_BYTES is replaced by a TraceTruncatedValue */
+            /** @description What the run returned; null unless completed. A value whose JSON is larger than SERVICE_TRACE_MAX_VALUE_BYTES is replaced by a marker (TraceTruncatedValue): `{"$truncated": {"bytes", "limit", "preview"}}` */
             output: unknown;
             error: components["schemas"]["TraceError"] | null;
         };
+        /** @description A completed evaluator's score */
+        TraceScore: {
+            nodeId: string;
+            evaluator: string;
+            score: number;
+            reasoning: string | null;
+        };
         /** @description The execution trace of one run (version 1) */
         Trace: {
-            /** @enum {number} */
+            /** @enum {integer} */
             version: 1;
             workflow: components["schemas"]["TraceWorkflow"];
             /** @description Steps, evaluators and child workflows in the order workflow code called them */
             nodes: components["schemas"]["TraceNode"][];
             /** @description The scores of every completed evaluator, in order */
-            evaluations: {
-                nodeId: string;
-                evaluator: string;
-                score: number;
-                reasoning: string | null;
-            }[];
+            evaluations: components["schemas"]["TraceScore"][];
         };
         /** @description The execution trace of one run and where it was read */
         TraceLog: {
             workflowId: string;
             runId: string;
-            /** @description `remote`: read from the bucket; `local`: from SERVICE_TRACE_DIR; `engine`: assembled now from the engine's history (the run is open, or its worker has not written the trace yet) */
+            /**
+             * @description `remote`: read from the bucket; `local`: from SERVICE_TRACE_DIR; `engine`: assembled now from the engine's history (the run is open, or its worker has not written the trace yet)
+             * @enum {string}
+             */
             source: "remote" | "local" | "engine";
             location: string | null;
             /** @description True while the run is open: the trace so far; calls still running have status `running` */
@@ -2401,6 +2175,11 @@ export interface components {
             attention: components["schemas"]["Attention"] | null;
             trace: components["schemas"]["Trace"];
         };
+        /**
+         * @description A scope a run token may hold
+         * @enum {string}
+         */
+        RunTokenScope: "read" | "interact" | "control";
         /** @example {
          *       "workflowId": "expense-42",
          *       "scopes": [
@@ -2426,7 +2205,7 @@ export interface components {
              *       "read"
              *     ]
              */
-            scopes: ("read" | "interact" | "control")[];
+            scopes: components["schemas"]["RunTokenScope"][];
             /**
              * @description Lifetime in seconds; at most SERVICE_RUN_TOKEN_MAX_TTL_S (default 3600)
              * @example 600
@@ -2438,7 +2217,7 @@ export interface components {
          *       "expiresAt": "2026-11-24T22:10:00.000Z"
          *     } */
         RunToken: {
-            /** @description Send as `?access_token=` on the stream routes, or as `Authorization: Bearer <token>` */
+            /** @description Send as `?runToken=` on the stream routes, or as `Authorization: Bearer <token>` */
             token: string;
             /** Format: date-time */
             expiresAt: string;
@@ -2613,20 +2392,6 @@ export interface components {
             /** @description Free text kept with the paused state, e.g. why it is paused */
             note?: string;
         };
-        UpdateScheduleHeaders: {
-            /**
-             * @description The `ETag` of the schedule as last read (GET /schedules/{scheduleId}); a schedule changed since is a 412
-             * @example "AAAAAAAAAAE"
-             */
-            "if-match": string;
-        };
-        ScheduleParams: {
-            /**
-             * @description Schedule id
-             * @example nightly-report
-             */
-            scheduleId: string;
-        };
         /** @description The schedule is stored by the engine */
         ScheduleCreated: {
             scheduleId: string;
@@ -2686,6 +2451,16 @@ export interface components {
             paused: boolean;
             note: string | null;
         };
+        /** @description The schedule's policies as the engine holds them, defaults filled in */
+        ScheduleAppliedPolicies: {
+            overlap: components["schemas"]["OverlapPolicy"];
+            /**
+             * Format: int64
+             * @description Milliseconds (a year by default: beyond a 32-bit integer)
+             */
+            catchupWindow: number;
+            pauseOnFailure: boolean;
+        };
         /** @description A schedule: what it starts, when, and what it started. `ETag` is its conflict token */
         Schedule: {
             scheduleId: string;
@@ -2695,15 +2470,7 @@ export interface components {
             /** @description The input of every run */
             input: unknown;
             spec: components["schemas"]["ScheduleSpec"];
-            policies: {
-                overlap: components["schemas"]["OverlapPolicy"];
-                /**
-                 * Format: int64
-                 * @description Milliseconds (a year by default: beyond a 32-bit integer)
-                 */
-                catchupWindow: number;
-                pauseOnFailure: boolean;
-            };
+            policies: components["schemas"]["ScheduleAppliedPolicies"];
             state: components["schemas"]["ScheduleState"];
             /** @description The next (at most) 5 times a run is due */
             nextActionTimes: string[];
@@ -2730,22 +2497,6 @@ export interface components {
             catalog: string;
             state: components["schemas"]["ScheduleState"];
             nextActionTimes: string[];
-        };
-        SchedulesQuery: {
-            /** @description Only schedules of this workflow (canonical name) */
-            workflowName?: string;
-            /**
-             * @description Catalog id (= Temporal task queue)
-             * @example main
-             */
-            catalog?: string;
-            /**
-             * @description Maximum schedules per page
-             * @default 20
-             */
-            pageSize: number;
-            /** @description The nextPageToken of the previous page (opaque); a token this listing did not issue for these filters is a 400 */
-            pageToken?: string;
         };
         /** @description One page of schedules; a page may hold fewer than pageSize (the filters apply after paging) */
         Schedules: {
@@ -2782,21 +2533,6 @@ export interface components {
             evalId: string;
             runId: string;
         };
-        EvalParams: {
-            /** @description An eval run's id: `eval:<workflow>:<uuid>` */
-            evalId: string;
-        };
-        EvalsQuery: {
-            /** @description The workflow whose eval runs are listed (its canonical name) */
-            workflowName: string;
-            /**
-             * @description Only eval runs on this catalog
-             * @example main
-             */
-            catalog?: string;
-            /** @default 20 */
-            pageSize: number;
-        };
         /** @description An eval run; `verdict` and `totals` are null until it completed */
         EvalRunSummary: {
             /** @description The eval run's workflow id: its run is a workflow run like any other (status, history, trace) */
@@ -2832,17 +2568,6 @@ export interface components {
             totals: components["schemas"]["EvalTotals"] | null;
             report: components["schemas"]["EvalReport"] | null;
             error: string | null;
-        };
-        DeploymentParams: {
-            /** @description The worker deployment (a worker's SERVICE_WORKER_DEPLOYMENT_NAME, by default its catalog id): no `.` or `:`, not starting with `__` */
-            deploymentName: string;
-        };
-        DeploymentChangeHeaders: {
-            /**
-             * @description The `ETag` of the deployment as last read (GET, or the answer of a change): when its routing (current or ramping version) changed since, the answer is 412 PreconditionFailedError and nothing changes. `*`: whatever it is now.
-             * @example *
-             */
-            "if-match"?: string;
         };
         /** @description A version receiving a share of new runs besides the current one */
         Ramp: {
@@ -2941,7 +2666,24 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description The authentication scheme to use: `Bearer realm="flowport"`
+         * @example Bearer realm="flowport"
+         */
+        "WWW-Authenticate": string;
+        /**
+         * @description Seconds to wait before trying again
+         * @example 5
+         */
+        "Retry-After": number;
+        /** @description The key's request budget for the window (IETF draft RateLimit header fields) */
+        "RateLimit-Limit": number;
+        /** @description Requests left in the window */
+        "RateLimit-Remaining": number;
+        /** @description Seconds until the window ends and the budget refills */
+        "RateLimit-Reset": number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -3041,6 +2783,7 @@ export interface operations {
             /** @description Not ready: `reason` says why (the engine is unreachable, the default catalog is not published, or no worker polls it); `Retry-After` is set */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3093,9 +2836,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3123,6 +2867,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3159,6 +2907,7 @@ export interface operations {
             /** @description CatalogNotAvailableError: the default catalog is not published yet (its worker has not started) or no longer published; EngineUnavailableError: Temporal is unreachable. `Retry-After` is set. A catalog that is published but has no worker answers 200 with `workers.polling: false`. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3211,9 +2960,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3241,6 +2991,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3277,6 +3031,7 @@ export interface operations {
             /** @description CatalogNotAvailableError: the default catalog is not published yet (its worker has not started) or no longer published; EngineUnavailableError: Temporal is unreachable. `Retry-After` is set. A catalog that is published but has no worker answers 200 with `workers.polling: false`. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3335,9 +3090,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3374,6 +3130,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3410,6 +3170,7 @@ export interface operations {
             /** @description CatalogNotAvailableError: the default catalog is not published yet (its worker has not started) or no longer published; EngineUnavailableError: Temporal is unreachable. `Retry-After` is set. A catalog that is published but has no worker answers 200 with `workers.polling: false`. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3468,9 +3229,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3507,6 +3269,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3543,6 +3309,7 @@ export interface operations {
             /** @description CatalogNotAvailableError: the default catalog is not published yet (its worker has not started) or no longer published; EngineUnavailableError: Temporal is unreachable. `Retry-After` is set. A catalog that is published but has no worker answers 200 with `workers.polling: false`. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3608,9 +3375,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3647,6 +3415,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3683,6 +3455,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3753,9 +3526,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3792,6 +3566,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3828,6 +3606,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3843,6 +3622,8 @@ export interface operations {
                 includePayloads?: boolean;
                 /** @description Resume after this event id (the `id:` of a received event); the `Last-Event-ID` header wins when both are sent. One naming a run this workflow does not have is a 404; one ahead of its run's history, or of another run on the pinned route, a 400 */
                 lastEventId?: string;
+                /** @description A run token (POST /tokens) and nothing else, for EventSource clients that cannot send headers (never logged); empty is the same as absent. An API key here is refused (401 UnauthorizedError) even beside a valid `Authorization` header: send keys in the header only. `access_token`, its older name, is still read */
+                runToken?: string;
             };
             header?: {
                 /** @description What an EventSource sends on reconnect: the `id:` of the last event received (empty = none). Wins over `?lastEventId=` */
@@ -3887,6 +3668,7 @@ export interface operations {
             /** @description UnauthorizedError: the token is missing or wrong */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3932,6 +3714,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3968,6 +3754,7 @@ export interface operations {
             /** @description EngineUnavailableError: the engine is unreachable (`Retry-After` is set) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3983,6 +3770,8 @@ export interface operations {
                 includePayloads?: boolean;
                 /** @description Resume after this event id (the `id:` of a received event); the `Last-Event-ID` header wins when both are sent. One naming a run this workflow does not have is a 404; one ahead of its run's history, or of another run on the pinned route, a 400 */
                 lastEventId?: string;
+                /** @description A run token (POST /tokens) and nothing else, for EventSource clients that cannot send headers (never logged); empty is the same as absent. An API key here is refused (401 UnauthorizedError) even beside a valid `Authorization` header: send keys in the header only. `access_token`, its older name, is still read */
+                runToken?: string;
             };
             header?: {
                 /** @description What an EventSource sends on reconnect: the `id:` of the last event received (empty = none). Wins over `?lastEventId=` */
@@ -4032,6 +3821,7 @@ export interface operations {
             /** @description UnauthorizedError: the token is missing or wrong */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4077,6 +3867,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4113,6 +3907,7 @@ export interface operations {
             /** @description EngineUnavailableError: the engine is unreachable (`Retry-After` is set) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4158,9 +3953,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4233,6 +4029,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4269,6 +4069,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4336,9 +4137,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4411,6 +4213,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4447,6 +4253,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4505,9 +4312,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4544,6 +4352,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4580,6 +4392,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4643,9 +4456,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4682,6 +4496,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4718,6 +4536,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4776,9 +4595,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4824,6 +4644,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4860,6 +4684,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4923,9 +4748,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4971,6 +4797,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5007,6 +4837,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5065,9 +4896,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5104,6 +4936,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5140,6 +4976,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5203,9 +5040,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5242,6 +5080,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5278,6 +5120,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5338,9 +5181,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5368,6 +5212,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5404,6 +5252,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5468,6 +5317,7 @@ export interface operations {
             /** @description UnauthorizedError: the token is missing or wrong */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5504,6 +5354,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5540,6 +5394,7 @@ export interface operations {
             /** @description EngineUnavailableError: the engine is unreachable (`Retry-After` is set) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5596,9 +5451,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5671,6 +5527,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5707,6 +5567,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5757,9 +5618,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5832,6 +5694,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5868,6 +5734,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5923,9 +5790,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5998,6 +5866,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6034,6 +5906,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6106,9 +5979,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6190,6 +6064,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6226,6 +6104,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6286,9 +6165,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6325,6 +6205,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6361,6 +6245,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6412,9 +6297,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6487,6 +6373,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6523,6 +6413,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6579,9 +6470,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6654,6 +6546,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6690,6 +6586,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6741,9 +6638,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6816,6 +6714,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6852,6 +6754,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6908,9 +6811,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6983,6 +6887,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7019,6 +6927,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7070,9 +6979,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7145,6 +7055,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7181,6 +7095,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7237,9 +7152,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7312,6 +7228,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7348,6 +7268,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7387,9 +7308,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7435,6 +7357,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7471,6 +7397,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7509,9 +7436,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7548,6 +7476,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7584,6 +7516,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7622,9 +7555,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7661,6 +7595,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7697,6 +7635,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7738,9 +7677,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7777,6 +7717,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7813,6 +7757,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7859,9 +7804,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7898,6 +7844,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7934,6 +7884,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7973,9 +7924,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8030,6 +7982,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8066,6 +8022,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8113,9 +8070,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8143,6 +8101,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8179,6 +8141,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8218,9 +8181,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8284,6 +8248,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8320,6 +8288,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8361,9 +8330,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8400,6 +8370,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8436,6 +8410,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8487,9 +8462,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8553,6 +8529,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8589,6 +8569,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8628,9 +8609,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8667,6 +8649,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8703,6 +8689,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8746,9 +8733,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8803,6 +8791,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8839,6 +8831,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8882,9 +8875,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8939,6 +8933,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8975,6 +8973,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9018,9 +9017,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9075,6 +9075,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9111,6 +9115,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9154,9 +9159,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9211,6 +9217,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9247,6 +9257,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9273,9 +9284,10 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadUpload"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9312,6 +9324,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9339,6 +9355,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9383,9 +9400,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9413,6 +9431,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9449,6 +9471,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9490,9 +9513,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9547,6 +9571,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9583,6 +9611,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9621,9 +9650,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9660,6 +9690,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9696,6 +9730,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9722,9 +9757,10 @@ export interface operations {
                     "application/json": components["schemas"]["DeploymentList"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9752,6 +9788,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9788,6 +9828,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9828,9 +9869,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9867,6 +9909,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9903,6 +9949,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9953,9 +10000,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10028,6 +10076,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10064,6 +10116,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10114,9 +10167,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10189,6 +10243,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10225,6 +10283,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10271,9 +10330,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10328,6 +10388,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10364,6 +10428,7 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10414,9 +10479,10 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string, even beside a valid header (only run tokens are accepted there, as `runToken`); `WWW-Authenticate` is set */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10489,6 +10555,10 @@ export interface operations {
             /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10525,56 +10595,12 @@ export interface operations {
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
-            };
-        };
-    };
-    workflowCompleted: {
-        parameters: {
-            query?: never;
-            header: {
-                /**
-                 * @description The delivery's id, the same on every attempt
-                 * @example msg_TwZJIaPW3m_5Z_BjZueYAGz61hGy89ERz7-TbyyZ11o
-                 */
-                "webhook-id": string;
-                /**
-                 * @description When this attempt was signed, in seconds since the epoch
-                 * @example 1795000000
-                 */
-                "webhook-timestamp": string;
-                /**
-                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`
-                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
-                 */
-                "webhook-signature": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["WorkflowResult"];
-            };
-        };
-        responses: {
-            /** @description Delivered: no further attempt */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Not delivered: retried with backoff */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
         };
     };

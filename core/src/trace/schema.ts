@@ -11,18 +11,20 @@ export const TRACE_VERSION = 1
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 const Time = (description: string) => Nullable(Type.String({ format: 'date-time', description }))
 const Value = (description: string) => Type.Unknown({
-  description: `${description}. A value whose JSON is larger than SERVICE_TRACE_MAX_VALUE_BYTES is replaced by a TraceTruncatedValue`
+  description: `${description}. A value whose JSON is larger than SERVICE_TRACE_MAX_VALUE_BYTES is replaced by a marker (TraceTruncatedValue): \`{"$truncated": {"bytes", "limit", "preview"}}\``
 })
 const FailureCause = Type.Unsafe<Record<string, unknown>>(Type.Ref('FailureCause'))
 /** A `$ref` to a named schema of this file that keeps its static type (Type.Ref alone loses it). */
 const ref = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T>>(Type.Ref(String(schema.$id)))
 
+export const TraceTruncationSchema = Type.Object({
+  bytes: Type.Integer({ description: 'Size of the value\'s JSON in bytes' }),
+  limit: Type.Integer({ description: 'SERVICE_TRACE_MAX_VALUE_BYTES when the trace was written' }),
+  preview: Type.String({ description: 'The first characters of the value\'s JSON' })
+}, { $id: 'TraceTruncation', additionalProperties: false, description: 'What was left out of a value too large to record' })
+
 export const TraceTruncatedValueSchema = Type.Object({
-  $truncated: Type.Object({
-    bytes: Type.Integer({ description: 'Size of the value\'s JSON in bytes' }),
-    limit: Type.Integer({ description: 'SERVICE_TRACE_MAX_VALUE_BYTES when the trace was written' }),
-    preview: Type.String({ description: 'The first characters of the value\'s JSON' })
-  }, { additionalProperties: false })
+  $truncated: ref(TraceTruncationSchema)
 }, { $id: 'TraceTruncatedValue', additionalProperties: false, description: 'Marker standing for a value too large to record' })
 
 export const TraceErrorSchema = Type.Object({
@@ -78,6 +80,27 @@ export const TraceRunLinkSchema = Type.Object({
   runId: Type.String()
 }, { $id: 'TraceRunLink', additionalProperties: false })
 
+export const TraceResetOriginSchema = Type.Object({
+  runId: Type.String({ description: 'The run that was reset' }),
+  eventId: Type.Integer({ description: 'The reset point: the workflow task event of that run this run continues from' }),
+  time: Time('When the reset was made')
+}, {
+  $id: 'TraceResetOrigin',
+  additionalProperties: false,
+  description: 'For a run made by a reset ("retry from here"): the calls whose times are before `time` are the old run\'s, ' +
+    'replayed from its history and not run again; the others ran in this run. null otherwise (absent in traces written before it existed)'
+})
+
+export const TraceWorkflowTaskFailureSchema = Type.Object({
+  message: Type.String(),
+  time: Time('When the workflow task failed')
+}, {
+  $id: 'TraceWorkflowTaskFailure',
+  additionalProperties: false,
+  description: 'Set while the run\'s last workflow task failed and none completed since: the workflow code fails (e.g. its history ' +
+    'no longer replays after a deploy or a reset) and the run does not move; the engine retries the task. null otherwise'
+})
+
 export const TraceWorkflowSchema = Type.Object({
   id: Type.String({ description: 'Node id of the run: its run id' }),
   name: Type.String({ description: 'Workflow type as started (a workflow name or one of its aliases)' }),
@@ -95,44 +118,32 @@ export const TraceWorkflowSchema = Type.Object({
   startTime: Time('When the run started'),
   closeTime: Time('When the run closed; null while open'),
   stopRequestedTime: Time('When a graceful stop was requested; its cleanup nodes follow'),
-  resetFrom: Type.Optional(Nullable(Type.Object({
-    runId: Type.String({ description: 'The run that was reset' }),
-    eventId: Type.Integer({ description: 'The reset point: the workflow task event of that run this run continues from' }),
-    time: Time('When the reset was made')
-  }, {
-    additionalProperties: false,
-    description: 'For a run made by a reset ("retry from here"): the calls whose times are before `time` are the old run\'s, ' +
-      'replayed from its history and not run again; the others ran in this run. null otherwise (absent in traces written before it existed)'
-  }))),
-  workflowTaskFailure: Type.Optional(Nullable(Type.Object({
-    message: Type.String(),
-    time: Time('When the workflow task failed')
-  }, {
-    additionalProperties: false,
-    description: 'Set while the run\'s last workflow task failed and none completed since: the workflow code fails (e.g. its history ' +
-      'no longer replays after a deploy or a reset) and the run does not move; the engine retries the task. null otherwise'
-  }))),
+  resetFrom: Type.Optional(Nullable(ref(TraceResetOriginSchema))),
+  workflowTaskFailure: Type.Optional(Nullable(ref(TraceWorkflowTaskFailureSchema))),
   input: Value('The start input'),
   output: Value('What the run returned; null unless completed'),
   error: Nullable(ref(TraceErrorSchema))
 }, { $id: 'TraceWorkflow', additionalProperties: false })
 
+export const TraceScoreSchema = Type.Object({
+  nodeId: Type.String(),
+  evaluator: Type.String(),
+  score: Type.Number(),
+  reasoning: Nullable(Type.String())
+}, { $id: 'TraceScore', additionalProperties: false, description: 'A completed evaluator\'s score' })
+
 export const TraceSchema = Type.Object({
-  version: Type.Literal(TRACE_VERSION),
+  // An integer enum, not a `number` const: generators type it as an int (Java's `native` library fails on a number enum).
+  version: Type.Unsafe<typeof TRACE_VERSION>({ type: 'integer', enum: [TRACE_VERSION] }),
   workflow: ref(TraceWorkflowSchema),
   nodes: Type.Array(ref(TraceNodeSchema), { description: 'Steps, evaluators and child workflows in the order workflow code called them' }),
-  evaluations: Type.Array(Type.Object({
-    nodeId: Type.String(),
-    evaluator: Type.String(),
-    score: Type.Number(),
-    reasoning: Nullable(Type.String())
-  }, { additionalProperties: false }), { description: 'The scores of every completed evaluator, in order' })
+  evaluations: Type.Array(ref(TraceScoreSchema), { description: 'The scores of every completed evaluator, in order' })
 }, { $id: 'Trace', additionalProperties: false, description: 'The execution trace of one run (version 1)' })
 
 /** Every named trace schema, in dependency order. */
 export const traceSchemas = [
-  TraceTruncatedValueSchema, TraceErrorSchema, TraceAttemptSchema, TraceEvaluationSchema, TraceChildLinkSchema, TraceNodeSchema,
-  TraceRunLinkSchema, TraceWorkflowSchema, TraceSchema
+  TraceTruncationSchema, TraceTruncatedValueSchema, TraceErrorSchema, TraceAttemptSchema, TraceEvaluationSchema, TraceChildLinkSchema, TraceNodeSchema,
+  TraceRunLinkSchema, TraceResetOriginSchema, TraceWorkflowTaskFailureSchema, TraceWorkflowSchema, TraceScoreSchema, TraceSchema
 ]
 
 export type TraceOutcome = Static<typeof Outcome>

@@ -48,7 +48,7 @@ export function createAccess ({ config, runTokenSecrets, log, redactor, targets 
   // The keys file's secrets, when it lists some, replace the setting's, and rotate with the file.
   const runTokens = new RunTokens(() => store.runTokenSecrets ?? runTokenSecrets)
 
-  /** Who a credential is (401 when nobody); `viaQuery`: it came as `?access_token=`. */
+  /** Who a credential is (401 when nobody); `viaQuery`: it came as `?runToken=` (or `?access_token=`). */
   async function authenticate (given: string, viaQuery: boolean): Promise<Principal> {
     const key = store.find(given)
     if (key) {
@@ -68,6 +68,13 @@ export function createAccess ({ config, runTokenSecrets, log, redactor, targets 
   }
 
   return {
+    /**
+     * A credential found in the query string: 401 when it is an API key, whatever else the request
+     * carries, unless the development switch allows keys on this route (a stream's).
+     */
+    refuseKeyInQuery (given: string, streamRoute: boolean): void {
+      if (store.find(given) !== undefined && !(streamRoute && config.SERVICE_API_QUERY_KEYS_ALLOWED)) throw unauthorized(QUERY_KEY_REFUSED)
+    },
     /** The valid API keys; `enabled` is false when auth is off. */
     keys: store,
     runTokens,

@@ -4,8 +4,10 @@
  *
  * - onRequest: who is calling (an API key in `Authorization`, or a run token: ./run-tokens.ts)
  *   → 401; then the route's declared scope (`config: access(scope, target)`, lib/http/access.ts) → 403.
- *   Stream routes (`queryToken`) also read `?access_token=`, where only run tokens are accepted
- *   (a key there would be kept in logs and browser history) unless SERVICE_API_QUERY_KEYS_ALLOWED.
+ *   Stream routes (`queryToken`) also read `?runToken=` (or its older name `?access_token=`), where
+ *   only run tokens are accepted (a key there would be kept in logs and browser history) unless
+ *   SERVICE_API_QUERY_KEYS_ALLOWED. A key in the query is refused on every route, whatever the
+ *   header holds: a generated client that sends it there as well as in the header must not work.
  * - preHandler: a key limited to catalogs or workflow-name patterns, checked against what the
  *   request touches (the body and the run are known only by then; ./principal.ts) → 403.
  * Open routes declare `config: { public: true }` or lie under /docs or /ui (isOpenPath); CORS preflights
@@ -44,10 +46,14 @@ function headerCredential (authorization: string | undefined): string | undefine
   return authorization?.match(/^(?:Basic|Bearer)\s+(\S+)\s*$/i)?.[1]
 }
 
-/** `?access_token=`: Fastify's query parser has decoded name and value; a repeated parameter (an array) is refused. */
-function queryCredential (request: FastifyRequest): string | undefined {
-  const value = (request.query as Record<string, unknown> | undefined)?.access_token
-  return typeof value === 'string' && value !== '' ? value : undefined
+/**
+ * `?runToken=`, or `?access_token=` (its name before issue 48: EventSource pages written for it keep
+ * working; the document declares `runToken` only). Fastify's query parser has decoded names and
+ * values; a repeated parameter (an array) is ignored, and so refused for want of a credential.
+ */
+function queryCredentials (request: FastifyRequest): string[] {
+  const query = request.query as Record<string, unknown> | undefined
+  return [query?.runToken, query?.access_token].filter((value): value is string => typeof value === 'string' && value !== '')
 }
 
 /**
@@ -66,7 +72,9 @@ function declareAccess (fastify: FastifyInstance, table: RouteAccess[]): void {
     schema.response = { ...schema.response, 401: schema.response?.[401] ?? errors[401], 403: errors[403], 429: errors[429] }
     // OpenAPI 3.1 lets non-OAuth schemes list required roles: the scope.
     const roles = scope ? [scope] : [...SCOPES]
-    schema.security = [{ bearerAuth: roles }, { basicToken: roles }, ...(config?.queryToken ? [{ runToken: roles }] : [])]
+    // A stream's `?runToken=` is a declared query parameter (schemas/history.ts), not a security scheme: generators
+    // fill an `apiKey`-in-query scheme with the client's API key, which the query refuses.
+    schema.security = [{ bearerAuth: roles }, { basicToken: roles }]
     schema['x-flowport-scope'] = scope ?? 'every scope'
   })
 }
@@ -99,8 +107,10 @@ export default fp<{ redactor: Redactor }>(async (fastify, { redactor }) => {
     const route = request.routeOptions.config
     if (route.public || isOpenPath(request.url)) return
     if (request.method === 'OPTIONS' && request.headers['access-control-request-method']) return
+    const inQuery = queryCredentials(request)
+    for (const given of inQuery) access.refuseKeyInQuery(given, route.queryToken === true)
     const fromHeader = headerCredential(request.headers.authorization)
-    const fromQuery = fromHeader === undefined && route.queryToken ? queryCredential(request) : undefined
+    const fromQuery = fromHeader === undefined && route.queryToken ? inQuery[0] : undefined
     const given = fromHeader ?? fromQuery
     if (given === undefined) throw unauthorized('Missing credentials: send Authorization: Bearer <token>')
     const principal = await access.authenticate(given, fromQuery !== undefined)

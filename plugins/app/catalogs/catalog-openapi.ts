@@ -14,6 +14,7 @@
  */
 import type { Catalog, CatalogHandler, CatalogWorkflow } from '@flowport/core/contract'
 import type { OpenApiDocument } from '../../../schemas/catalog.js'
+import { plainEnums, pruneUnusedComponents } from '../../../lib/openapi-for-generators.js'
 
 type Json = Record<string, any>
 type Kind = 'signal' | 'query' | 'update'
@@ -37,7 +38,10 @@ function component (schema: Json): Json {
   return rest
 }
 
-function bodyVariant (base: Json, workflow: CatalogWorkflow, catalogId: string, defaultCatalog: string): Json {
+/** The component name of update-with-start naming one of a workflow's updates (`<workflow>.update.<name>.WithStart`). */
+const withStartKey = (w: CatalogWorkflow, name: string) => `${w.name}.update.${name}.WithStart`
+
+function bodyVariant (base: Json, schemas: Json, workflow: CatalogWorkflow, catalogId: string, defaultCatalog: string): Json {
   const { examples: _examples, $id: _id, ...body } = structuredClone(base)
   body.properties.workflowName = { type: 'string', enum: [workflow.name, ...workflow.aliases], description: `${workflow.name}${workflow.aliases.length ? ` or an alias (${workflow.aliases.join(', ')})` : ''}` }
   body.properties.input = { ...schemaRef(`${workflow.name}.Input`), description: workflow.description }
@@ -45,12 +49,17 @@ function bodyVariant (base: Json, workflow: CatalogWorkflow, catalogId: string, 
   // Update-with-start: one of the workflow's own updates, with its payload's schema; none declared, no `update`.
   if (workflow.updates.length === 0) delete body.properties.update
   else {
-    const updates = workflow.updates.map((u) => ({
-      type: 'object',
-      additionalProperties: false,
-      required: u.payloadSchema ? ['name', 'payload'] : ['name'],
-      properties: { name: { type: 'string', enum: [u.name] }, ...(u.payloadSchema ? { payload: schemaRef(handlerKey(workflow, 'update', u.name, 'Payload')) } : {}) }
-    }))
+    // Each a component: generators name an inline object after where it sits, and two such names can collide.
+    for (const u of workflow.updates) {
+      schemas[withStartKey(workflow, u.name)] = {
+        type: 'object',
+        additionalProperties: false,
+        required: u.payloadSchema ? ['name', 'payload'] : ['name'],
+        properties: { name: { type: 'string', enum: [u.name] }, ...(u.payloadSchema ? { payload: schemaRef(handlerKey(workflow, 'update', u.name, 'Payload')) } : {}) },
+        description: `Update-with-start: ${workflow.name}'s update ${u.name}`
+      }
+    }
+    const updates = workflow.updates.map((u) => schemaRef(withStartKey(workflow, u.name)))
     const description = 'Update-with-start (docs/update-with-start.md): one of this workflow\'s updates, typed'
     // A single update is written plainly: linters refuse a one-branch `oneOf`.
     body.properties.update = updates.length === 1 ? { ...updates[0], description } : { description, oneOf: updates }
@@ -128,8 +137,8 @@ export function catalogDocument (base: Json, catalog: Catalog, defaultCatalog: s
   for (const w of workflows) {
     schemas[`${w.name}.Input`] = component(w.inputSchema)
     schemas[`${w.name}.Output`] = component(w.outputSchema)
-    schemas[`${w.name}.StartBody`] = bodyVariant(schemas.StartWorkflowBody, w, catalog.catalog, defaultCatalog)
-    schemas[`${w.name}.RunBody`] = bodyVariant(schemas.RunWorkflowBody, w, catalog.catalog, defaultCatalog)
+    schemas[`${w.name}.StartBody`] = bodyVariant(schemas.StartWorkflowBody, schemas, w, catalog.catalog, defaultCatalog)
+    schemas[`${w.name}.RunBody`] = bodyVariant(schemas.RunWorkflowBody, schemas, w, catalog.catalog, defaultCatalog)
     const result = structuredClone(schemas.WorkflowResult)
     delete result.$id
     result.description = `The outcome of a closed run of ${w.name}`
@@ -154,6 +163,9 @@ export function catalogDocument (base: Json, catalog: Catalog, defaultCatalog: s
       doc.paths[path] = { post: handlerOperation(doc, kind, name, declared) }
     }
   }
+  // The catalog's own schemas may hold unions of literals too; the generic bodies and results replaced above are no longer reached.
+  plainEnums(doc)
+  pruneUnusedComponents(doc)
   return doc
 }
 

@@ -17,4 +17,6 @@ export interface StartDeps {
   runs: Pick<Runs, 'describeRun' | 'waitForCloseEvent' | 'readRunStart' | 'resultOf'>
   control: Pick<Control, 'updateFailure'>
   config: Pick<Config, 'SERVICE_CATALOG_ID' | 'SERVICE_RUN_TIMEOUT_MS' | 'SERVICE_RUN_MAX_TIMEOUT_MS'>
+  /** The fixed segments of the routes under /workflow/ (`catalog`, `runs`, …): refused as workflow ids. */
+  reservedIds: ReadonlySet<string>
 }

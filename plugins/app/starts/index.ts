@@ -3,6 +3,7 @@
  */
 import fp from 'fastify-plugin'
 import { createStarts, type Starts } from './starts.js'
+import { fixedWorkflowSegment } from './start-workflow.js'
 
 declare module 'fastify' {
   interface FastifyInstance { starts: Starts }
@@ -10,5 +11,11 @@ declare module 'fastify' {
 
 export default fp(async (fastify) => {
   const { engine, catalogs, payloads, webhooks, runs, control, config } = fastify
-  fastify.decorate('starts', createStarts({ engine, catalogs, payloads, webhooks, runs, control, config }))
+  // Filled as the routes register (after this plugin), so the reserved ids are whatever the routes take, not a list to keep.
+  const reservedIds = new Set<string>()
+  fastify.addHook('onRoute', (route) => {
+    const segment = fixedWorkflowSegment(route.url)
+    if (segment !== undefined) reservedIds.add(segment)
+  })
+  fastify.decorate('starts', createStarts({ engine, catalogs, payloads, webhooks, runs, control, config, reservedIds }))
 }, { name: 'starts', dependencies: ['config', 'engine', 'catalogs', 'payloads', 'webhooks', 'runs', 'control'] })

@@ -34,11 +34,21 @@ export function catalogOf (deps: Pick<StartDeps, 'config'>, body: StartWorkflowB
 /** The engine's limit on ids, in UTF-8 bytes (the schema's maxLength counts characters). */
 const MAX_WORKFLOW_ID_BYTES = 1000
 
-export function assertUsableId (workflowId: string | undefined): void {
+/**
+ * The fixed segment a route takes right under /workflow/ (`/workflow/catalog/{catalogId}` → `catalog`),
+ * or undefined for `/workflow/{id}/…`: a run whose id is such a segment could not be read or
+ * controlled through /workflow/{id}/…, so starts refuse it (the starts plugin collects them as routes register).
+ */
+export function fixedWorkflowSegment (url: string): string | undefined {
+  const segment = /^\/workflow\/([^/]+)/.exec(url)?.[1]
+  return segment === undefined || /[:*{]/.test(segment) ? undefined : segment
+}
+
+export function assertUsableId (deps: Pick<StartDeps, 'reservedIds'>, workflowId: string | undefined): void {
   if (workflowId === undefined) return
-  // `catalog` would be shadowed by /workflow/catalog/{catalogId}; `__flowport…` ids are internal.
-  if (workflowId === 'catalog' || workflowId === 'batch' || isReservedWorkflowId(workflowId)) {
-    throw validationError([{ path: '/workflowId', in: 'body', message: 'is reserved (the ids "catalog" and "batch", and ids starting with "__flowport")' }])
+  if (deps.reservedIds.has(workflowId) || isReservedWorkflowId(workflowId)) {
+    const words = [...deps.reservedIds].sort().map((w) => `"${w}"`).join(', ')
+    throw validationError([{ path: '/workflowId', in: 'body', message: `is reserved: the paths under /workflow/ take ${words}, and ids starting with "__flowport" are internal` }])
   }
   // Checked here, or the engine refuses the start (INVALID_ARGUMENT) and the client gets a 500.
   if (Buffer.byteLength(workflowId) > MAX_WORKFLOW_ID_BYTES) {
@@ -87,7 +97,7 @@ export interface StartOptions {
 export async function startWorkflow (deps: StartDeps, body: StartWorkflowBody, options: StartOptions = {}): Promise<Started> {
   const { signal, identity, startedBy } = options
   const idempotencyKey = options.idempotencyKey === undefined ? undefined : callersKey(options.idempotencyKey, startedBy)
-  assertUsableId(body.workflowId)
+  assertUsableId(deps, body.workflowId)
   const webhook = deps.webhooks.target(body.webhook)
   const catalog = catalogOf(deps, body)
   const input = await startInput(deps, body, signal)

@@ -51,7 +51,7 @@ export async function updateWithStart (deps: StartDeps, body: StartWorkflowBody 
   { signal, idempotencyKey, identity, startedBy }: StartOptions = {}): Promise<UpdatedWithStart> {
   const refused = refusedCombinations(body, idempotencyKey)
   if (refused.length > 0) throw validationError(refused)
-  assertUsableId(body.workflowId)
+  assertUsableId(deps, body.workflowId)
   const catalog = catalogOf(deps, body)
   const input = await startInput(deps, body, signal)
   const workflow = await checkedWorkflow(deps, catalog, body.workflowName, input, signal, { pinned: body.version !== undefined })
