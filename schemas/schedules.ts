@@ -13,7 +13,8 @@ import { IF_MATCH_PATTERN } from './conditional.js'
 export const DURATION_PATTERN = '^[0-9]{1,12}(ms|s|m|h|d)$'
 export const DurationSchema = Type.Union([
   Type.String({ pattern: DURATION_PATTERN, description: 'A whole number and a unit: ms, s, m, h or d', examples: ['15m'] }),
-  Type.Integer({ minimum: 0, maximum: 1e15, description: 'Milliseconds' })
+  // int64: generators otherwise type an integer as a 32-bit one (Go's int32), too small for a month in milliseconds.
+  Type.Integer({ minimum: 0, maximum: 1e15, format: 'int64', description: 'Milliseconds' })
 ], { $id: 'Duration', description: 'A duration: `"15m"`-style (ms, s, m, h, d) or milliseconds' })
 
 /**
@@ -191,7 +192,7 @@ export const ScheduleStateSchema = Type.Object({
 /** The policies a schedule holds, every one set (SchedulePolicies is what a request may set). */
 export const ScheduleAppliedPoliciesSchema = Type.Object({
   overlap: ref(OverlapPolicySchema),
-  catchupWindow: Type.Integer({ description: 'Milliseconds' }),
+  catchupWindow: Type.Integer({ format: 'int64', description: 'Milliseconds (a year by default: beyond a 32-bit integer)' }),
   pauseOnFailure: Type.Boolean()
 }, { $id: 'ScheduleAppliedPolicies', additionalProperties: false, description: 'The schedule\'s policies as the engine holds them, defaults filled in' })
 

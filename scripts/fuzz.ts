@@ -1,8 +1,8 @@
 /**
  * `npm run fuzz`: fuzzes the API from its own OpenAPI document with schemathesis: no 5xx, no
- * response that breaks its schema, no schema-valid request refused. Installs schemathesis into the
- * cache if missing, starts the dev stack (embedded engine + example worker + API, auth on) on a
- * free port with a throw-away data dir, seeds closed runs, runs every check in every phase
+ * response that breaks its schema, no schema-valid request refused. Installs schemathesis into a
+ * venv in the cache if missing (test/helpers/python-venv.ts), starts the dev stack (embedded
+ * engine + example worker + API, auth on) on a free port with a throw-away data dir, seeds closed runs, runs every check in every phase
  * (examples, coverage, fuzzing, stateful), stops the stack, and exits with schemathesis' status.
  * Before schemathesis, a pass of hand-made malformed values to every read's parameters
  * (fuzz-malformed.ts: what a UTF-8 generator cannot send); during both, a neighbour probe
@@ -18,13 +18,14 @@
  * there), FUZZ_ARGS (more schemathesis options, space-separated, e.g. `--include-operation-id listRuns`),
  * FLOWPORT_CACHE_DIR (default ~/.cache/flowport).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs'
-import { homedir, tmpdir } from 'node:os'
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { freePort } from '../cli/engine.js'
 import { until } from '../test/helpers/processes.js'
+import { pythonVenv } from '../test/helpers/python-venv.js'
 import { describeMalformed, sendMalformed } from './fuzz-malformed.js'
 import { describeProbe, startNeighbourProbe } from './fuzz-neighbour.js'
 
@@ -37,24 +38,7 @@ const STOP_GRACE_MS = 60_000
 const REAP_AFTER_MS = 5000
 
 const root = resolve(import.meta.dirname, '..')
-const cacheDir = resolve(process.env.FLOWPORT_CACHE_DIR ?? join(homedir(), '.cache', 'flowport'))
 const log = (message: string) => { console.log(`# fuzz: ${message}`) }
-
-/** schemathesis in `<cache>/schemathesis-<version>`; installed from PyPI next to it, then moved in place, so a broken install is never used. */
-function installSchemathesis (): string {
-  const target = join(cacheDir, `schemathesis-${SCHEMATHESIS_VERSION}`)
-  if (existsSync(join(target, 'schemathesis', '__init__.py'))) return target
-  const python = spawnSync('python3', ['-c', 'import sys; sys.exit(sys.version_info < (3, 11))'])
-  if (python.status !== 0) throw new Error(`schemathesis ${SCHEMATHESIS_VERSION} needs python3 ≥ 3.11 with pip`)
-  log(`installing schemathesis ${SCHEMATHESIS_VERSION} into ${target}`)
-  const staging = `${target}.partial`
-  rmSync(staging, { recursive: true, force: true })
-  const pip = spawnSync('python3', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-warn-script-location',
-    '--target', staging, `schemathesis==${SCHEMATHESIS_VERSION}`], { stdio: 'inherit' })
-  if (pip.status !== 0) throw new Error(`pip could not install schemathesis ${SCHEMATHESIS_VERSION}`)
-  renameSync(staging, target)
-  return target
-}
 
 /** The dev stack (cli/dev-stack.ts) as a direct child: SIGTERM stops API, worker and engine in order. */
 function startStack (env: NodeJS.ProcessEnv, logFile: string): ChildProcess {
@@ -144,7 +128,7 @@ function startReaper (base: string, token: string): () => Promise<void> {
   }
 }
 
-function runSchemathesis (pythonPath: string, base: string, token: string, cwd: string): ChildProcess {
+function runSchemathesis (python: string, base: string, token: string, cwd: string): ChildProcess {
   const args = [
     '-m', 'schemathesis.cli', '--config-file', join(root, 'scripts', 'fuzz.toml'), 'run', `${base}/openapi.json`,
     '--checks', 'all',
@@ -158,11 +142,7 @@ function runSchemathesis (pythonPath: string, base: string, token: string, cwd: 
     ...(process.env.FUZZ_REPORT_DIR ? ['--report', 'junit', '--report-dir', resolve(process.env.FUZZ_REPORT_DIR)] : []),
     ...(process.env.FUZZ_ARGS?.split(' ').filter(Boolean) ?? [])
   ]
-  return spawn('python3', args, {
-    cwd,
-    stdio: 'inherit',
-    env: { ...process.env, PYTHONPATH: pythonPath }
-  })
+  return spawn(python, args, { cwd, stdio: 'inherit' })
 }
 
 /** The API's own 500s (logged with their stacks) say more than the fuzzer's summary. */
@@ -180,7 +160,7 @@ let fuzzer: ChildProcess | undefined
 let exitCode = 1
 const started = Date.now()
 try {
-  const pythonPath = installSchemathesis()
+  const { python } = pythonVenv(`schemathesis-${SCHEMATHESIS_VERSION}`, [`schemathesis==${SCHEMATHESIS_VERSION}`], log)
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
   const token = randomBytes(24).toString('base64url')
@@ -219,7 +199,7 @@ try {
   const document = await (await fetch(`${base}/openapi.json`)).json() as Parameters<typeof sendMalformed>[2]
   const malformed = describeMalformed(await sendMalformed(base, token, document))
   for (const line of malformed.lines) log(line)
-  fuzzer = runSchemathesis(pythonPath, base, token, work)
+  fuzzer = runSchemathesis(python, base, token, work)
   const fuzzed = await new Promise<number>((done) => fuzzer!.once('exit', (code) => done(code ?? 1)))
   const neighbour = describeProbe(await probe.stop())
   await stopReaper()

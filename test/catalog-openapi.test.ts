@@ -145,6 +145,10 @@ t.test('the typed schemas are the catalog\'s, and a real run\'s result matches i
   t.equal(doc.components.schemas.RunWorkflowBody.discriminator.mapping.hi, '#/components/schemas/hello.RunBody', 'aliases map to their workflow')
   t.ok(doc.paths['/workflow/{id}/signal/approve']?.post, 'a typed operation per handler name')
   t.same(doc.paths['/workflow/{id}/signal/{name}'], (app.swagger() as any).paths['/workflow/{id}/signal/{name}'], 'the generic operations stay')
+  // test/fixtures/workflows/faulty: `broken` answers null; `anyOf [null, null]` broke openapi-generator's Go client.
+  t.notOk(doc.components.schemas['faulty.query.broken.Result'], 'a handler result that can only be null gets no component')
+  t.same(doc.paths['/workflow/{id}/query/broken'].post.responses['200'], (app.swagger() as any).paths['/workflow/{id}/query/{query}'].post.responses['200'],
+    'and its typed operation answers the generic result')
 
   const ajv = new Ajv2020({ strict: false, validateSchema: false })
   addFormats(ajv)

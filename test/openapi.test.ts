@@ -130,11 +130,12 @@ t.test('the completion webhook is a callback of the operations that take `webhoo
   const doc = await openapiDocument() as any
   t.notOk(doc.webhooks, 'no top-level webhooks: openapi-generator made a Go client method of it')
   for (const path of ['/workflow/start', '/workflow/run']) {
-    t.same(doc.paths[path].post.callbacks, { workflowCompleted: { $ref: '#/components/callbacks/WorkflowCompleted' } }, path)
+    // In place, not a $ref to components/callbacks: openapi-python-client refuses that (test/client-conformance-python.test.ts).
+    const callback = doc.paths[path].post.callbacks.workflowCompleted['{$request.body#/webhook/url}'].post
+    t.notOk(callback.operationId, `${path}: no operationId (it would be the same twice)`)
+    t.same(callback.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/WorkflowResult' }, path)
   }
-  const callback = doc.components.callbacks.WorkflowCompleted['{$request.body#/webhook/url}'].post
-  t.equal(callback.operationId, 'workflowCompleted')
-  t.same(callback.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/WorkflowResult' })
+  t.notOk(doc.components.callbacks, 'no callback component')
 })
 
 t.test('the headers a client must read on 401, 429 and 503 are declared, as referenced components; a relative server', async (t) => {

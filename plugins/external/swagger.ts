@@ -13,6 +13,7 @@ import { declareErrorHeaders, plainEnums, pruneUnusedComponents } from '../../li
 export const openapiInfo = {
   title: 'Flowport API',
   version: '1.0.0',
+  license: { name: 'MIT', identifier: 'MIT' },
   description: 'Run, start, observe and control Temporal workflows over HTTP. Errors share one JSON shape (ErrorResponse, ValidationError). ' +
     'JSON bodies, `input` and `payload` included, must not contain a `__proto__` key or a `constructor` key holding an object with a ' +
     '`prototype` (400 ValidationError: prototype-poisoning protection), nor a string with a lone UTF-16 surrogate (400: it has no UTF-8 form), ' +
@@ -26,12 +27,11 @@ const webhookHeader = (name: string, description: string, example: string) =>
  * The request Flowport sends to a run's webhook URL (docs/webhooks.md), so receivers get types too:
  * a callback of the operations that take `webhook`, not a top-level `webhooks` entry, which some
  * generators (openapi-generator's Go) turn into a client method POSTing to a path the API does not have.
- * One component, referenced by both operations, so its operationId is written once.
+ * Written in place on both operations, without an operationId (it would appear twice).
  */
 const completionCallback = {
   '{$request.body#/webhook/url}': {
     post: {
-      operationId: 'workflowCompleted',
       summary: 'A run closed: its WorkflowResult, signed per Standard Webhooks',
       description: 'Sent once per run started with `webhook`, when the run (or the last run it continued as) closes, whatever its final ' +
         'status. Verify the signature with any Standard Webhooks library and the secret; deduplicate by `webhook-id` (a retry after a ' +
@@ -50,12 +50,14 @@ const completionCallback = {
 }
 const CALLBACK_OPERATIONS = ['startWorkflow', 'runWorkflow']
 
-/** The completion callback on each operation that takes `webhook`. */
+/**
+ * The completion callback on each operation that takes `webhook`, written in place: openapi-python-client
+ * 0.29 refuses a callback given as a `$ref` (it fails to parse the whole document).
+ */
 function declareCallbacks (doc: { paths?: Record<string, Record<string, any>>, components?: Record<string, any> }) {
-  doc.components = { ...doc.components, callbacks: { WorkflowCompleted: structuredClone(completionCallback) } }
   for (const item of Object.values(doc.paths ?? {})) {
     for (const op of Object.values(item)) {
-      if (CALLBACK_OPERATIONS.includes(op?.operationId)) op.callbacks = { workflowCompleted: { $ref: '#/components/callbacks/WorkflowCompleted' } }
+      if (CALLBACK_OPERATIONS.includes(op?.operationId)) op.callbacks = { workflowCompleted: structuredClone(completionCallback) }
     }
   }
 }

@@ -2594,7 +2594,10 @@ export interface components {
         /** @description The schedule's policies as the engine holds them, defaults filled in */
         ScheduleAppliedPolicies: {
             overlap: components["schemas"]["OverlapPolicy"];
-            /** @description Milliseconds */
+            /**
+             * Format: int64
+             * @description Milliseconds (a year by default: beyond a 32-bit integer)
+             */
             catchupWindow: number;
             pauseOnFailure: boolean;
         };

@@ -93,7 +93,9 @@ function handlerOperation (doc: Json, kind: Kind, name: string, declared: Array<
       doc.components.schemas[key(workflow, 'Payload')] = component(handler.payloadSchema)
       payloads.push(schemaRef(key(workflow, 'Payload')))
     }
-    if (handler.resultSchema) {
+    // A result that can only be null says nothing the generic `result` does not, and `anyOf [null, null]`
+    // breaks generators (openapi-generator's Go client references a type it never writes).
+    if (handler.resultSchema && handler.resultSchema.type !== 'null') {
       doc.components.schemas[key(workflow, 'Result')] = component(handler.resultSchema)
       results.push(schemaRef(key(workflow, 'Result')))
     }
