@@ -2329,8 +2329,10 @@ export interface components {
             /** @description What it returned; null unless completed. A value whose JSON is larger than SERVICE_TRACE_MAX_VALUE_BYTES is replaced by a TraceTruncatedValue */
             output: unknown;
             error: components["schemas"]["TraceError"] | null;
-            /** @description Every attempt in order (steps and evaluators; empty for a child) */
+            /** @description Every attempt in order (steps and evaluators; empty for a child); of a step that tried more than 20 times, the first 10 and the last 10 */
             attempts: components["schemas"]["TraceAttempt"][];
+            /** @description How many attempts between the first 10 and the last 10 are left out of `attempts` (absent: none) */
+            attemptsOmitted?: number;
             /** @description An evaluator's score once it completed */
             evaluation: components["schemas"]["TraceEvaluation"] | null;
             child: components["schemas"]["TraceChildLink"] | null;
