@@ -123,7 +123,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream, st
   await app.register(configPlugin, { config })
   // Metrics before auth and every other hook, so a request refused early is counted too.
   for (const plugin of [errors, metrics, tracing, runLog, jsonBody, cors, schemas, conditional]) await app.register(plugin)
-  await app.register(sse, { heartbeatMs: config.SERVICE_SSE_HEARTBEAT_MS })
+  await app.register(sse, { heartbeatMs: config.SERVICE_SSE_HEARTBEAT_MS, caps: { total: config.SERVICE_STREAMS_MAX, perKey: config.SERVICE_STREAMS_MAX_PER_KEY } })
 
   // The concepts, each after those its factory takes (plugins/README.md).
   await app.register(payloads, { storeStarting })

@@ -55,6 +55,20 @@ export class ApiMetrics {
     new Gauge({ name, help, registers: [this.registry], collect () { this.set(read()) } }) // eslint-disable-line no-new
   }
 
+  /** A counter a concept keeps itself, by one label, read at scrape time (like `gauge`): `read` returns the totals since start per label value. */
+  counter (name: string, help: string, label: string, read: () => Record<string, number>): void {
+    new Counter({ // eslint-disable-line no-new
+      name,
+      help,
+      labelNames: [label],
+      registers: [this.registry],
+      collect () {
+        this.reset()
+        for (const [value, count] of Object.entries(read())) this.inc({ [label]: value }, count)
+      }
+    })
+  }
+
   /** A concept's caches, counted in `flowport_cache_requests_total` at scrape time. */
   cacheStats (read: () => CacheStats): void {
     this.#cacheSources.push(read)

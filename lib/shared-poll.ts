@@ -40,6 +40,8 @@ export class SharedPolls<P> {
 
   values (): P[] { return [...this.#polls.values()] }
 
+  has (key: string): boolean { return this.#polls.has(key) }
+
   /** The live poll of `key`, started by `start` when there is none. */
   of (key: string, start: (onStop: (poll: unknown) => void) => P): P {
     let poll = this.#polls.get(key)

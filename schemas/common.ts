@@ -31,7 +31,7 @@ export const ERROR_NAMES = [
   'TraceNotFoundError', 'TraceStorageUnavailableError', 'IdempotencyKeyReusedError', 'ForbiddenError', 'RateLimitedError',
   'ScheduleNotFoundError', 'ScheduleAlreadyExistsError', 'PreconditionFailedError', 'ResetNotPossibleError', 'BatchNotFoundError',
   'PayloadNotFoundError', 'PayloadStorageNotConfiguredError', 'PayloadStorageUnavailableError', 'DeploymentNotFoundError',
-  'DeploymentVersionNotFoundError', 'DeploymentConflictError', 'WorkflowNotStartedError'
+  'DeploymentVersionNotFoundError', 'DeploymentConflictError', 'WorkflowNotStartedError', 'StreamCapacityError'
 ] as const
 
 export type ErrorName = typeof ERROR_NAMES[number]
@@ -138,14 +138,15 @@ export const ERROR_DESCRIPTIONS = {
     'IdempotencyKeyReusedError: the Idempotency-Key was used before with another body (workflow name, input, catalog or webhook URL)',
   424: 'WorkflowNotCompletedError: the run is still open; read it again once it has closed',
   429: 'RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, ' +
-    'or the key\'s own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills',
+    'or the key\'s own `rateLimit`), or (a stream) the key holds SERVICE_STREAMS_MAX_PER_KEY open streams on this replica; `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills',
   431: 'RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit',
   500: 'InternalServerError: an unexpected failure; the message names the request id, the server log has the details',
   502: 'EngineUnavailableError: the engine failed this request although it answers others (a store error of its own); ' +
     'the API stays available, and a retry may succeed',
   503: 'EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers\' deployment is current), ' +
     'or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; ' +
-    'PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says ' +
+    'PayloadStorageUnavailableError: the payload bucket did not answer; StreamCapacityError: a stream past the replica\'s cap of open streams ' +
+    '(SERVICE_STREAMS_MAX) or of runs-feed filter sets (SERVICE_RUNS_FEED_MAX_FEEDS). `Retry-After` says ' +
     'when to try again'
 } as const
 

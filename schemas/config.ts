@@ -55,6 +55,11 @@ export const ConfigSchema = Type.Object({
   SERVICE_RUNS_FEED_DELAY_MS: Millis(2000, 0),
   SERVICE_RUNS_FEED_RESUME_MS: Millis(3_600_000, 1000),
   SERVICE_RUNS_FEED_SESSION_MS: Millis(1_800_000, 100),
+  // Caps on what stays open (plugins/external/sse.ts, plugins/app/runs-feed/): open streams per replica and per key, and
+  // the distinct filter sets the runs feed polls (one visibility query per poll each). 0 = no cap.
+  SERVICE_STREAMS_MAX: Type.Integer({ minimum: 0, default: 5000 }),
+  SERVICE_STREAMS_MAX_PER_KEY: Type.Integer({ minimum: 0, default: 500 }),
+  SERVICE_RUNS_FEED_MAX_FEEDS: Type.Integer({ minimum: 0, default: 50 }),
   SERVICE_CORS_ORIGIN: Type.String({ default: '*' }),
   // Prometheus metrics at GET /metrics (plugins/external/metrics.ts); the port, when set, serves them without auth.
   SERVICE_METRICS_ENABLED: Bool(true),

@@ -18,8 +18,10 @@ const STREAM_ERRORS = {
   401: 'UnauthorizedError: the token is missing or wrong',
   406: 'NotAcceptableError: the client does not accept text/event-stream',
   500: 'InternalServerError: an unexpected failure before the stream started',
+  429: 'RateLimitedError: the key spent its request budget, or holds SERVICE_STREAMS_MAX_PER_KEY open streams on this replica (`Retry-After` is set)',
   502: 'EngineUnavailableError: the engine failed this request although it answers others',
-  503: 'EngineUnavailableError: the engine is unreachable (`Retry-After` is set)'
+  503: 'EngineUnavailableError: the engine is unreachable; StreamCapacityError: this replica holds SERVICE_STREAMS_MAX open streams, ' +
+    'or (the runs feed) polls SERVICE_RUNS_FEED_MAX_FEEDS distinct filter sets already. `Retry-After` is set'
 }
 
 /** The JSON errors of a stream: every stream's, and its own 400 (and 404) described for it. */
@@ -27,7 +29,7 @@ export function streamErrors (own: { 400: string, 404?: string }) {
   const described: Record<string, string> = { ...STREAM_ERRORS, ...own }
   return Object.fromEntries(Object.entries(described).map(([status, description]) => [status, {
     description,
-    content: { 'application/json': { schema: status === '406' ? ref(ErrorResponseSchema) : errors[Number(status) as 400 | 401 | 404 | 500 | 502 | 503] } }
+    content: { 'application/json': { schema: status === '406' ? ref(ErrorResponseSchema) : errors[Number(status) as 400 | 401 | 404 | 429 | 500 | 502 | 503] } }
   }]))
 }
 

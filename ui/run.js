@@ -93,6 +93,7 @@ export class RunView extends Component {
     } catch { /* the status shown stays */ }
     await this.readResult()
     clearTimeout(this.traceTimer)
+    this.traceTimer = null
     await this.refreshTrace()
   }
 
@@ -110,12 +111,27 @@ export class RunView extends Component {
     this.traceTimer = setTimeout(() => { this.traceTimer = null; this.refreshTrace() }, 1000)
   }
 
+  /**
+   * One trace read at a time: a read asked for while one is out is made once it is back, a second
+   * later (the trace of a long-retrying open run can take seconds to assemble; reads must not pile up).
+   */
   async refreshTrace () {
+    if (this.traceReading) {
+      this.traceAgain = true
+      return
+    }
+    this.traceReading = true
     try {
       const log = await client().trace(this.props.workflowId, { runId: this.runId })
       if (!this.closed) this.setState({ trace: log, traceError: null })
     } catch (traceError) {
       if (!this.closed) this.setState({ traceError })
+    } finally {
+      this.traceReading = false
+    }
+    if (this.traceAgain && !this.closed) {
+      this.traceAgain = false
+      this.scheduleTrace()
     }
   }
 

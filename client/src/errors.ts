@@ -121,6 +121,9 @@ export class DeploymentVersionNotFoundError extends named('DeploymentVersionNotF
 /** 409: the engine refused a change of a worker deployment (the message says why), or a rollback has no version to go back to. */
 export class DeploymentConflictError extends named('DeploymentConflictError') {}
 
+/** 503: the replica holds its most open streams, or polls its most runs-feed filter sets; `retryAfter` says when to try again (streams wait it out by themselves). */
+export class StreamCapacityError extends named('StreamCapacityError') {}
+
 /** The short name for WorkflowExecutionTimedOutError. */
 export { WorkflowExecutionTimedOutError as WorkflowTimeoutError }
 
@@ -133,7 +136,7 @@ const CLASSES = [
   CatalogNotAvailableError, EngineUnavailableError, TraceNotFoundError, TraceStorageUnavailableError, IdempotencyKeyReusedError,
   ForbiddenError, RateLimitedError, ScheduleNotFoundError, ScheduleAlreadyExistsError, PreconditionFailedError, ResetNotPossibleError,
   BatchNotFoundError, PayloadNotFoundError, PayloadStorageNotConfiguredError, PayloadStorageUnavailableError, DeploymentNotFoundError,
-  DeploymentVersionNotFoundError, DeploymentConflictError, WorkflowNotStartedError
+  DeploymentVersionNotFoundError, DeploymentConflictError, WorkflowNotStartedError, StreamCapacityError
 ]
 const byName = Object.fromEntries(CLASSES.map((Class) => [Class.errorName, Class])) as Record<typeof CLASSES[number]['errorName'], typeof CLASSES[number]>
 

@@ -9,10 +9,13 @@
  * (connection refused during a restart), it reconnects with that id in the `Last-Event-ID` header;
  * the API then sends exactly what came after it. The wait between attempts is the server's
  * `retry:` hint (first attempt), then doubles up to 10 s, and is never shorter than an answer's
- * `Retry-After` (seconds or an HTTP date); after `maxReconnectWaitMs` (default 60 s) without a
+ * `Retry-After` (seconds or an HTTP date); each wait is then lengthened by a random 0–50 %, so the
+ * clients of a replica that restarted (or of sessions that ended together) do not all come back
+ * at the same instant. After `maxReconnectWaitMs` (default 60 s) without a
  * successful reconnect the iterator throws the last error (FlowportNetworkError, or the API's
- * error), its message saying it gave up. A 502/503/504 answer (a proxy while a replica restarts,
- * the engine away) is waited out, also on the first connection; any other JSON error before the
+ * error), its message saying it gave up. A 429 (the key holds its most open streams, or spent its
+ * budget) and a 502/503/504 answer (a proxy while a replica restarts, the engine away, the replica
+ * at its cap of streams) are waited out, also on the first connection; any other JSON error before the
  * first stream byte (400, 401, 404, …) throws its error class. The first connection is not retried
  * when it gets no answer at all: an API that is not there (a wrong URL) throws FlowportNetworkError
  * at once. `onState` hears each connection and each wait. The iterator ends once it has yielded a
@@ -39,6 +42,8 @@ export interface StreamState {
   reconnects: number
   /** Why it is reconnecting or gave up: the API's error, or the failed connection. */
   error?: FlowportError
+  /** `reconnecting`: how long it waits before the next attempt (ms), jitter included. */
+  delayMs?: number
 }
 
 export interface ReconnectOptions {
@@ -55,8 +60,10 @@ export interface ReconnectOptions {
 const DEFAULT_RETRY_MS = 2000
 const MAX_DELAY_MS = 10_000
 const DEFAULT_MAX_RECONNECT_WAIT_MS = 60_000
-/** Answers that say the API is briefly unable to answer (a proxy while a replica restarts, the engine away): waited out. */
-const PASSING = new Set([502, 503, 504])
+/** Answers that say the API is briefly unable or unwilling to answer (a proxy while a replica restarts, the engine away, a cap of open streams): waited out. */
+const PASSING = new Set([429, 502, 503, 504])
+/** Each wait is lengthened by a random share up to this, never shortened (a `Retry-After` is a floor). */
+const JITTER = 0.5
 
 function sleep (ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -118,10 +125,11 @@ export async function * readEventStream (context: StreamContext, url: string, op
       throw error
     }
     // A proxy or the API that says when to come back (`Retry-After`) is not asked again sooner.
-    const delay = Math.max(Math.min(retryMs * 2 ** attempt, Math.max(MAX_DELAY_MS, retryMs)), (error.retryAfter ?? 0) * 1000)
+    const floor = Math.max(Math.min(retryMs * 2 ** attempt, Math.max(MAX_DELAY_MS, retryMs)), (error.retryAfter ?? 0) * 1000)
+    const delay = Math.round(floor * (1 + JITTER * Math.random()))
     attempt++
     reconnects++
-    opts.onState?.({ state: 'reconnecting', reconnects, error })
+    opts.onState?.({ state: 'reconnecting', reconnects, error, delayMs: delay })
     await sleep(delay, controller.signal)
   }
 

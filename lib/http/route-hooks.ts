@@ -4,7 +4,7 @@
  */
 import type { RouteOptions } from 'fastify'
 
-type RouteHookName = 'onRequest' | 'preSerialization' | 'onSend' | 'onResponse'
+type RouteHookName = 'onRequest' | 'preHandler' | 'preSerialization' | 'onSend' | 'onResponse'
 
 /** Adds `hook` after the route's own hooks of that name (Fastify takes one function or an array). */
 export function addRouteHook<K extends RouteHookName> (route: RouteOptions, name: K, hook: unknown): void {

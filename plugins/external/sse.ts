@@ -1,20 +1,76 @@
 /**
  * Server-Sent Events (@fastify/sse) for the stream routes: heartbeats every SERVICE_SSE_HEARTBEAT_MS (15 s; proxies drop
  * quieter connections; the plugin's default is 30 s) from one timer for all streams, a JSON 406 for
- * clients that refuse `text/event-stream`, and a registry of open streams so shutdown ends them
- * instead of waiting.
+ * clients that refuse `text/event-stream`, a registry of open streams so shutdown ends them
+ * instead of waiting, and caps on open streams (StreamSlots): a stream counts once against the
+ * rate limit, when it connects, and then holds memory and a share of the engine's polls for as
+ * long as it stays open, so open streams are counted and capped per key and per replica.
  * @see https://github.com/fastify/sse
  */
 import fp from 'fastify-plugin'
 import { fastifySSE } from '@fastify/sse'
-import type { FastifyRequest } from 'fastify'
-import { ApiError } from '../../lib/api-error.js'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { ApiError, STREAM_RETRY_AFTER_SECONDS } from '../../lib/api-error.js'
 import { addRouteHook } from '../../lib/http/route-hooks.js'
 import type { OpenStream, StreamRegistry } from '../../lib/http/sse.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     openStreams: OpenStreams
+    streamSlots: StreamSlots
+  }
+}
+
+/** Caps on open streams per replica (README "Settings"); 0 = no cap. */
+export interface StreamCaps {
+  /** SERVICE_STREAMS_MAX: every open stream. */
+  total: number
+  /** SERVICE_STREAMS_MAX_PER_KEY: the open streams of one API key (its run tokens' included). */
+  perKey: number
+}
+
+/**
+ * The open streams as counted for the caps: a slot is taken before the stream's first byte (after
+ * auth and validation, so the refusal is a JSON error) and given back when its connection closes,
+ * whatever ended it. Past a key's cap → 429 RateLimitedError; past the replica's → 503
+ * StreamCapacityError; both with `Retry-After` (a client that resumes by itself waits it out).
+ */
+export class StreamSlots {
+  #open = 0
+  readonly #perKey = new Map<string, number>()
+  /** Streams refused since start, by which cap refused them (flowport_sse_streams_refused_total). */
+  readonly refused = { key: 0, total: 0 }
+
+  constructor (private readonly caps: StreamCaps = { total: 0, perKey: 0 }) {}
+
+  get open (): number { return this.#open }
+
+  /** Takes a slot for a stream of `key` (undefined: no key, auth off) or throws; returns its release (safe to call twice). */
+  take (key: string | undefined): () => void {
+    const { total, perKey } = this.caps
+    const ofKey = key === undefined ? 0 : this.#perKey.get(key) ?? 0
+    if (key !== undefined && perKey > 0 && ofKey >= perKey) {
+      this.refused.key++
+      throw new ApiError(429, 'RateLimitedError', `Key ${key} has ${ofKey} streams open, the most one key may hold on this replica (SERVICE_STREAMS_MAX_PER_KEY); close one or retry later`,
+        { headers: { 'retry-after': STREAM_RETRY_AFTER_SECONDS } })
+    }
+    if (total > 0 && this.#open >= total) {
+      this.refused.total++
+      throw new ApiError(503, 'StreamCapacityError', `This replica holds ${this.#open} open streams, its most (SERVICE_STREAMS_MAX); retry later, maybe on another replica`,
+        { headers: { 'retry-after': STREAM_RETRY_AFTER_SECONDS } })
+    }
+    this.#open++
+    if (key !== undefined) this.#perKey.set(key, ofKey + 1)
+    let released = false
+    return () => {
+      if (released) return
+      released = true
+      this.#open--
+      if (key === undefined) return
+      const left = (this.#perKey.get(key) ?? 1) - 1
+      if (left === 0) this.#perKey.delete(key)
+      else this.#perKey.set(key, left)
+    }
   }
 }
 
@@ -72,7 +128,7 @@ export function acceptsEventStream (accept: string | undefined): boolean {
   return best > 0 && !refused
 }
 
-export default fp(async (fastify, opts: { heartbeatMs: number }) => {
+export default fp(async (fastify, opts: { heartbeatMs: number, caps?: StreamCaps }) => {
   await fastify.register(fastifySSE, {
     // Heartbeats come from the registry's one timer (streams register there).
     heartbeatInterval: 0,
@@ -82,13 +138,22 @@ export default fp(async (fastify, opts: { heartbeatMs: number }) => {
   const openStreams = new OpenStreams(opts.heartbeatMs)
   fastify.decorate('openStreams', openStreams)
   // metrics registers first in the app (app.ts); a bare SSE plugin (its own test) has none.
-  fastify.metrics?.gauge('flowport_sse_streams_open', 'SSE streams (run histories and the runs feed) open now', () => openStreams.size)
+  const slots = new StreamSlots(opts.caps)
+  fastify.decorate('streamSlots', slots)
+  fastify.metrics?.gauge('flowport_sse_streams_open', 'SSE streams (run histories and the runs feed) open now', () => slots.open)
+  fastify.metrics?.counter('flowport_sse_streams_refused_total', 'SSE streams refused at a cap, by cap: key (SERVICE_STREAMS_MAX_PER_KEY, a 429) or total (SERVICE_STREAMS_MAX, a 503)',
+    'cap', () => slots.refused)
 
   // Answer 406 in our error shape before the plugin's own (differently shaped) 406 can run.
   fastify.addHook('onRoute', (route) => {
     if (!route.sse) return
     addRouteHook(route, 'onRequest', async (request: FastifyRequest) => {
       if (!acceptsEventStream(request.headers.accept)) throw new ApiError(406, 'NotAcceptableError', 'This endpoint only produces text/event-stream')
+    })
+    // After auth (the key is known) and validation (a bad request is its 400, not a taken slot).
+    addRouteHook(route, 'preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+      const release = slots.take(request.principal?.keyId)
+      reply.raw.once('close', release)
     })
   })
 

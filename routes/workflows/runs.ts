@@ -8,7 +8,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { RunsQuerySchema, WorkflowRunsSchema } from '../../schemas/workflow.js'
 import { RunsFeedHeadersSchema, RunsFeedQuerySchema, runsFeedResponses } from '../../schemas/runs-feed.js'
-import { clientGone } from '../../lib/abort.js'
 import { access } from '../../lib/http/access.js'
 import { lastEventIdOf } from '../../lib/http/sse.js'
 
@@ -40,7 +39,10 @@ const runs: FastifyPluginAsyncTypebox = async (fastify) => {
         'Reconnect with `Last-Event-ID` to get exactly the changes you missed, from any replica. The engine\'s visibility store ' +
         'lists runs a little late, so a change is sent once it is SERVICE_RUNS_FEED_DELAY_MS old (2 s by default); a ' +
         'Last-Event-ID older than SERVICE_RUNS_FEED_RESUME_MS (1 h) gets an `expired` frame, then the changes from now on. ' +
-        'Every client with the same filters shares one poll of the engine (every SERVICE_RUNS_FEED_POLL_MS). The `status` ' +
+        'Every client with the same filters shares one poll of the engine (every SERVICE_RUNS_FEED_POLL_MS); a replica polls at most ' +
+        'SERVICE_RUNS_FEED_MAX_FEEDS filter sets, a new one past that is a 503 StreamCapacityError with `Retry-After`. Clients resuming ' +
+        'from nearby positions share one read of what they missed. A connection ends after 75 % to 100 % of SERVICE_RUNS_FEED_SESSION_MS ' +
+        '(at random, so clients that connected together come back spread out) and resumes by itself. The `status` ' +
         'filter matches the status a run has when the feed reads it.',
       querystring: ref(RunsFeedQuerySchema),
       headers: ref(RunsFeedHeadersSchema),
@@ -48,7 +50,7 @@ const runs: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request, reply) => {
     const { lastEventId, ...filters } = request.query
-    await fastify.runsFeed.stream({ reply, filters, ...lastEventIdOf(request.headers['last-event-id'], lastEventId), signal: clientGone(reply) })
+    await fastify.runsFeed.stream({ reply, filters, ...lastEventIdOf(request.headers['last-event-id'], lastEventId) })
   })
 }
 

@@ -13,6 +13,7 @@ import { failureDetails } from '../failure-chain.js'
 import { localStepMarkerData, type LocalStepResult } from '../local-step.js'
 import { STARTED_BY_MEMO_KEY } from '../contract.js'
 import { stepsOf, type Step } from '../steps.js'
+import { ATTEMPTS_KEPT } from './layout.js'
 import {
   TRACE_VERSION, type AttemptRecord, type Trace, type TraceAttempt, type TraceError, type TraceNode, type TraceOutcome, type TraceWorkflow
 } from './schema.js'
@@ -196,7 +197,11 @@ export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueByt
   const recorded = groupAttempts(attempts)
   const nodes = calls.map(({ step, node }) => {
     const lastFailure = traceError(eventOf(step.startId)?.activityTaskStartedEventAttributes?.lastFailure)
-    if (step.kind === 'step') node.attempts = attemptsOf(node, recorded.get(step.activityId ?? ''), step.attempt ?? undefined, lastFailure)
+    if (step.kind === 'step') {
+      const { attempts, omitted } = attemptsOf(node, recorded.get(step.activityId ?? ''), step.attempt ?? undefined, lastFailure)
+      node.attempts = attempts
+      if (omitted > 0) node.attemptsOmitted = omitted
+    }
     if (node.kind === 'evaluator' && node.status === 'completed') node.evaluation = evaluationOf(node.output)
     return node
   })
@@ -256,16 +261,20 @@ function groupAttempts (records: AttemptRecord[]): Map<string, Map<number, Attem
 }
 
 /**
- * Attempts 1…N. The last one (N, from the engine's started event) carries the node's outcome;
- * earlier ones come from the workers' records. An attempt nobody could record (its worker died,
- * or it hit its timeout) stays, marked `unknown`, with the engine's last failure when it is the
- * one just before N.
+ * Attempts 1…N, of many the first and the last ATTEMPTS_KEPT (the records kept, layout.ts) and
+ * how many in between are left out. The last one (N, from the engine's started event) carries the
+ * node's outcome; earlier ones come from the workers' records. An attempt nobody could record (its
+ * worker died, or it hit its timeout) stays, marked `unknown`, with the engine's last failure when
+ * it is the one just before N.
  */
-function attemptsOf (node: TraceNode, records: Map<number, AttemptRecord> | undefined, last: number | undefined, lastFailure: TraceError | null): TraceAttempt[] {
-  const highestRecorded = Math.max(0, ...(records?.keys() ?? []))
+function attemptsOf (node: TraceNode, records: Map<number, AttemptRecord> | undefined, last: number | undefined, lastFailure: TraceError | null): { attempts: TraceAttempt[], omitted: number } {
+  let highestRecorded = 0
+  for (const n of records?.keys() ?? []) highestRecorded = Math.max(highestRecorded, n)
   const count = Math.max(last ?? 0, highestRecorded)
+  const omitted = Math.max(0, count - 2 * ATTEMPTS_KEPT)
   const attempts: TraceAttempt[] = []
   for (let n = 1; n <= count; n++) {
+    if (omitted > 0 && n === ATTEMPTS_KEPT + 1) n += omitted
     const record = records?.get(n)
     if (n === last) {
       attempts.push({ attempt: n, status: node.status, startTime: node.startTime, endTime: node.endTime, error: node.error })
@@ -275,7 +284,7 @@ function attemptsOf (node: TraceNode, records: Map<number, AttemptRecord> | unde
       attempts.push({ attempt: n, status: 'unknown', startTime: null, endTime: null, error: last !== undefined && n === last - 1 ? lastFailure : null })
     }
   }
-  return attempts
+  return { attempts, omitted }
 }
 
 function evaluationOf (output: unknown): TraceNode['evaluation'] {

@@ -7,4 +7,4 @@ export { traceSettingsFrom, TraceEnvProperties, type TraceEnv, type TraceSetting
 export { TraceStore, TraceStorageError, type Destinations } from './store.js'
 export { assembleTrace, capValue } from './assemble.js'
 export { readWholeHistory, evaluatorTypes, type FetchHistoryPage } from './history.js'
-export { runKey, traceKey } from './layout.js'
+export { runKey, traceKey, ATTEMPTS_KEPT } from './layout.js'

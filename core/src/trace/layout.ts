@@ -2,7 +2,8 @@
  * Where a run's trace lives, the same relative key on disk and in the bucket:
  *
  *   <workflow-id slug>~<hash>/<run id>.json                         the trace document
- *   <workflow-id slug>~<hash>/<run id>.attempts/<activity>.<n>.json  a failed step attempt
+ *   <workflow-id slug>~<hash>/<run id>.attempts/<activity>.<n>.json  a failed step attempt (n ≤ ATTEMPTS_KEPT)
+ *   <workflow-id slug>~<hash>/<run id>.attempts/<activity>.last<k>.json  a later one, in slot n mod ATTEMPTS_KEPT
  *   <workflow-id slug>~<hash>/<run id>.pending                      (local) to be written again
  *
  * The slug keeps the id readable (characters outside [A-Za-z0-9._-] become `_`, at most 64 of
@@ -34,5 +35,13 @@ export const pendingKey = (workflowId: string, runId: string) => `${runKey(workf
 
 export const attemptsKey = (workflowId: string, runId: string) => `${runKey(workflowId, runId)}.attempts/`
 
+/**
+ * Failed-attempt records kept per step: the first ATTEMPTS_KEPT and the last ATTEMPTS_KEPT (a
+ * later attempt overwrites the slot of the one ATTEMPTS_KEPT before it). A step that retries for
+ * days keeps a bounded set, which every read of its open run's trace lists and reads; the trace
+ * counts the attempts in between (`attemptsOmitted`).
+ */
+export const ATTEMPTS_KEPT = 10
+
 export const attemptKey = (workflowId: string, runId: string, activityId: string, attempt: number) =>
-  `${attemptsKey(workflowId, runId)}${segment(activityId)}.${attempt}.json`
+  `${attemptsKey(workflowId, runId)}${segment(activityId)}.${attempt <= ATTEMPTS_KEPT ? attempt : `last${attempt % ATTEMPTS_KEPT}`}.json`

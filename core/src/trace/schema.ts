@@ -70,7 +70,8 @@ export const TraceNodeSchema = Type.Object({
   input: Value('What it was called with'),
   output: Value('What it returned; null unless completed'),
   error: Nullable(ref(TraceErrorSchema)),
-  attempts: Type.Array(ref(TraceAttemptSchema), { description: 'Every attempt in order (steps and evaluators; empty for a child)' }),
+  attempts: Type.Array(ref(TraceAttemptSchema), { description: 'Every attempt in order (steps and evaluators; empty for a child); of a step that tried more than 20 times, the first 10 and the last 10' }),
+  attemptsOmitted: Type.Optional(Type.Integer({ minimum: 1, description: 'How many attempts between the first 10 and the last 10 are left out of `attempts` (absent: none)' })),
   evaluation: Type.Union([ref(TraceEvaluationSchema), Type.Null()], { description: 'An evaluator\'s score once it completed' }),
   child: Nullable(ref(TraceChildLinkSchema))
 }, { $id: 'TraceNode', additionalProperties: false, description: 'A step, evaluator or child workflow call' })

@@ -16,6 +16,9 @@ export class TraceStorageError extends Error {
   override name = 'TraceStorageError'
 }
 
+/** Attempt records read at once: one trace read of a run with many failing steps neither waits on them one by one nor floods the store. */
+const READ_PARALLEL = 8
+
 /** One storage call may take this long; the SDK retries once within it. */
 const S3_TIMEOUT_MS = 5000
 
@@ -61,15 +64,16 @@ export class TraceStore {
 
   /**
    * Writes the document to every destination (`local`: only to the local directory, for a copy of
-   * what the bucket holds); a destination that fails is reported to `onError` and left null.
+   * what the bucket holds; `remote`: only to the bucket, an upload of the local copy redone); a
+   * destination that fails is reported to `onError` and left null.
    */
-  async writeTrace (trace: Trace, onError: (where: string, err: unknown) => void, to: 'both' | 'local' = 'both'): Promise<Destinations> {
+  async writeTrace (trace: Trace, onError: (where: string, err: unknown) => void, to: 'both' | 'local' | 'remote' = 'both'): Promise<Destinations> {
     const { workflowId, runId } = trace.workflow
     const key = traceKey(workflowId, runId)
     const body = JSON.stringify(trace)
     const where = this.destinations(workflowId, runId)
     const [local, remote] = await Promise.all([
-      !this.localUsable ? null : this.writeLocal(key, body).then(() => where.local, (err) => { onError('local', err); return null }),
+      !this.localUsable || to === 'remote' ? null : this.writeLocal(key, body).then(() => where.local, (err) => { onError('local', err); return null }),
       this.remote === null || to === 'local' ? null : this.remote.put(key, body).then(() => where.remote, (err) => { onError('remote', err); return null })
     ])
     return { local, remote }
@@ -85,6 +89,11 @@ export class TraceStore {
     if (await exists(pendingKey(workflowId, runId))) return false
     if (await exists(traceKey(workflowId, runId))) return true
     return this.remote !== null && await this.remote.head(traceKey(workflowId, runId)).then((found) => found !== null, () => false)
+  }
+
+  /** Whether the local copy is marked to be written again (setPending). */
+  async isPending (workflowId: string, runId: string): Promise<boolean> {
+    return await access(join(this.settings.dir, pendingKey(workflowId, runId))).then(() => true, () => false)
   }
 
   /**
@@ -120,25 +129,20 @@ export class TraceStore {
     await (this.remote !== null ? this.remote.put(key, body) : this.writeLocal(key, body))
   }
 
-  /** Every failed attempt recorded for a run. */
+  /** Every failed attempt recorded for a run (at most 2 × ATTEMPTS_KEPT per step, layout.ts), read READ_PARALLEL at a time. */
   async readAttempts (workflowId: string, runId: string, signal?: AbortSignal): Promise<AttemptRecord[]> {
     const prefix = attemptsKey(workflowId, runId)
-    const bodies: Array<string | Uint8Array> = []
+    let bodies: Array<string | Uint8Array | null>
     if (this.remote === null) {
       if (!this.localUsable) return []
       const dir = join(this.settings.dir, prefix)
-      const names = await readdir(dir).catch(notFoundAsNull) ?? []
-      for (const name of names.filter((n) => n.endsWith('.json'))) {
-        const text = await readFile(join(dir, name), 'utf8').catch(notFoundAsNull)
-        if (text !== null) bodies.push(text)
-      }
+      const names = (await readdir(dir).catch(notFoundAsNull) ?? []).filter((n) => n.endsWith('.json'))
+      bodies = await inParallel(names, READ_PARALLEL, async (name) => await readFile(join(dir, name), 'utf8').catch(notFoundAsNull))
     } else {
-      for (const key of await this.remote.list(prefix, signal)) {
-        const body = await this.remote.get(key, signal)
-        if (body !== null) bodies.push(body)
-      }
+      const remote = this.remote
+      bodies = await inParallel(await remote.list(prefix, signal), READ_PARALLEL, async (key) => await remote.get(key, signal))
     }
-    return bodies.map((b) => JSON.parse(Buffer.from(b).toString('utf8')) as AttemptRecord)
+    return bodies.filter((b) => b !== null).map((b) => JSON.parse(Buffer.from(b).toString('utf8')) as AttemptRecord)
   }
 
   close (): void {
@@ -157,6 +161,20 @@ export class TraceStore {
     })
     await rename(temp, path)
   }
+}
+
+/** `work` over `items`, at most `limit` at a time, results in the order of `items`; the first failure fails the whole. */
+async function inParallel<T, R> (items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length)
+  let next = 0
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++
+      results[i] = await work(items[i]!)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane))
+  return results
 }
 
 function notFoundAsNull (err: NodeJS.ErrnoException): null {

@@ -6,8 +6,10 @@
  *
  * Visibility is eventually consistent: a run is listed a little after it starts or closes. A window
  * is read only once it is `delayMs` old, and never again, so every change is handed out once and
- * in feed order (position.ts); a subscriber that comes back reads what it missed with
- * one query over the windows it missed, as far back as `resumeMs`.
+ * in feed order (position.ts). A subscriber that comes back gets what it missed from the windows
+ * the feed keeps in memory (about the last minute), and what is older from one catch-up read
+ * shared by every subscriber coming back from a nearby position: after a replica restart, a
+ * thousand clients resuming at once cost one or two queries, not a thousand.
  */
 import type { FastifyBaseLogger } from 'fastify'
 import { SharedPoll } from '../../../lib/shared-poll.js'
@@ -27,8 +29,10 @@ export interface FeedOptions {
   pollMs: number
   delayMs: number
   resumeMs: number
-  /** How long one client session lasts before the stream ends (the client resumes). */
+  /** How long one client session lasts before the stream ends (the client resumes); each session ends at a random moment in its last quarter (stream.ts). */
   sessionMs: number
+  /** Distinct filter sets polled at once (0: no cap); a new one past it is a 503. */
+  maxFeeds: number
 }
 
 /** A subscriber of a feed: receives changes after its own position, in order. */
@@ -37,11 +41,36 @@ export interface FeedSink {
   changes: (changes: FeedChange[]) => void
 }
 
+/** How long the feed keeps the windows it read, for subscribers that come back: trimmed once twice as old, so `#recentFrom` (and the shared reads that end there) stays put for this long. */
+const RECENT_MS = 60_000
+/** At most this many changes kept (a busy namespace), trimmed to half. */
+const RECENT_MAX_CHANGES = 5000
+/** A catch-up read starts at a multiple of this, one heartbeat (SERVICE_SSE_HEARTBEAT_MS's default): quiet clients stand within one of each other, and share one or two reads (the extra changes are dropped by each). */
+const READ_ALIGN_MS = 15_000
+/** A done catch-up read serves later subscribers this long (the clients of a restarted replica come back over a few seconds). */
+const READ_KEPT_MS = 30_000
+/** Catch-up reads kept at most (in flight or done). */
+const MAX_READS = 8
+
+/** A catch-up read of `[from, to)`, shared by the subscribers it covers. */
+interface SharedRead {
+  from: number
+  to: number
+  changes: Promise<FeedChange[]>
+  /** When it came back (undefined: in flight). */
+  doneAt?: number
+}
+
 export class RunsFeed extends SharedPoll<FeedSink> {
   /** Every change before this instant (ms) has been handed out. */
   frontier: number
   #timer: NodeJS.Timeout | undefined
   #failing = false
+  /** The windows read lately, `[#recentFrom, frontier)`, oldest first. */
+  readonly #recent: Array<{ to: number, changes: FeedChange[] }> = []
+  #recentFrom: number
+  #recentCount = 0
+  readonly #reads: SharedRead[] = []
 
   constructor (
     readonly query: string,
@@ -52,6 +81,7 @@ export class RunsFeed extends SharedPoll<FeedSink> {
   ) {
     super(onEmpty)
     this.frontier = Date.now() - options.delayMs
+    this.#recentFrom = this.frontier
     this.#schedule()
   }
 
@@ -60,10 +90,56 @@ export class RunsFeed extends SharedPoll<FeedSink> {
     super.close()
   }
 
-  /** The changes in `[fromMs, frontier)` for a subscriber that comes back. */
-  async catchUp (fromMs: number, signal?: AbortSignal): Promise<FeedChange[]> {
+  /**
+   * The changes in `[fromMs, frontier)` for a subscriber that comes back (maybe some before
+   * `fromMs`, which it drops): the windows kept in memory, and before them a shared read.
+   */
+  async catchUp (fromMs: number): Promise<FeedChange[]> {
     if (fromMs >= this.frontier) return []
-    return await this.source(this.query, fromMs, this.frontier, signal)
+    // Taken now: with the subscriber's feed changes from here on, nothing is missing.
+    const recentFrom = this.#recentFrom
+    const recent = this.#recent.filter((w) => w.to > fromMs).flatMap((w) => w.changes)
+    if (fromMs >= recentFrom) return recent
+    const older = await this.#sharedRead(fromMs, recentFrom).changes
+    return [...older.filter((c) => c.position.ms < recentFrom), ...recent]
+  }
+
+  /** A read of `[≤ fromMs, to)`: one in flight or just done that covers it, or a new one. */
+  #sharedRead (fromMs: number, to: number): SharedRead {
+    const now = Date.now()
+    for (let i = this.#reads.length - 1; i >= 0; i--) {
+      const read = this.#reads[i]!
+      if (read.to !== to || (read.doneAt !== undefined && now - read.doneAt > READ_KEPT_MS)) this.#reads.splice(i, 1)
+    }
+    const covering = this.#reads.find((r) => r.from <= fromMs)
+    if (covering) return covering
+    const from = Math.floor(fromMs / READ_ALIGN_MS) * READ_ALIGN_MS
+    const read: SharedRead = { from, to, changes: this.source(this.query, from, to, this.signal) }
+    read.changes.then((changes) => {
+      read.doneAt = Date.now()
+      // A large read serves those waiting for it, not later ones: it is not kept.
+      if (changes.length > RECENT_MAX_CHANGES) this.#forget(read)
+    }, () => { this.#forget(read) })
+    this.#reads.push(read)
+    if (this.#reads.length > MAX_READS) this.#reads.shift()
+    return read
+  }
+
+  #forget (read: SharedRead): void {
+    const i = this.#reads.indexOf(read)
+    if (i >= 0) this.#reads.splice(i, 1)
+  }
+
+  /** Keeps the window just read; trims the oldest once they span twice RECENT_MS (or too many changes). */
+  #keep (to: number, changes: FeedChange[]): void {
+    this.#recent.push({ to, changes })
+    this.#recentCount += changes.length
+    if (to - this.#recentFrom <= 2 * RECENT_MS && this.#recentCount <= RECENT_MAX_CHANGES) return
+    while (this.#recent.length > 1 && (to - this.#recentFrom > RECENT_MS || this.#recentCount > RECENT_MAX_CHANGES / 2)) {
+      const oldest = this.#recent.shift()!
+      this.#recentFrom = oldest.to
+      this.#recentCount -= oldest.changes.length
+    }
   }
 
   #schedule (): void {
@@ -77,6 +153,7 @@ export class RunsFeed extends SharedPoll<FeedSink> {
       try {
         const changes = await this.source(this.query, this.frontier, to, this.signal)
         this.frontier = to
+        this.#keep(to, changes)
         for (const sink of this.subscribers) sink.changes(changes)
         if (this.#failing) this.log.info({ query: this.query }, 'runs feed: visibility answers again')
         this.#failing = false

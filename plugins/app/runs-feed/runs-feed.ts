@@ -13,6 +13,7 @@ import type { WorkflowStatus } from '../../../schemas/workflow.js'
 import type { Engine } from '../engine/engine.js'
 import type { Execution } from '../runs/types.js'
 import { quote } from '../../../lib/visibility-query.js'
+import { ApiError, STREAM_RETRY_AFTER_SECONDS } from '../../../lib/api-error.js'
 import { RunsFeed, type ChangeSource, type FeedChange, type FeedOptions, type FeedSink, type Joined } from './feed.js'
 import { comparePositions, encodePosition, timePosition, type ChangeKind, type Position } from './position.js'
 import { streamRunsFeed, type FeedSession } from './stream.js'
@@ -65,8 +66,15 @@ function visibilityChanges ({ engine, statusOf }: Pick<RunsFeedDeps, 'engine' | 
 export function createRunsFeed ({ engine, statusOf, streams, options, log }: RunsFeedDeps) {
   const source = visibilityChanges({ engine, statusOf })
   const feeds = new SharedPolls<RunsFeed>()
+  /** Streams refused at SERVICE_RUNS_FEED_MAX_FEEDS since start. */
+  let refused = 0
   /** Subscribes `sink` to the feed of `query` (started if none is live); `resume` is where the client stands (absent: now). */
   const join = (query: string, resume: Position | undefined, sink: FeedSink): Joined => {
+    if (options.maxFeeds > 0 && feeds.size >= options.maxFeeds && !feeds.has(query)) {
+      refused++
+      throw new ApiError(503, 'StreamCapacityError', `This replica polls ${feeds.size} runs feeds, one per distinct filter set, its most (SERVICE_RUNS_FEED_MAX_FEEDS); ` +
+        'retry later, or use the filters of a feed already open (fewer filters, filter on your side)', { headers: { 'retry-after': STREAM_RETRY_AFTER_SECONDS } })
+    }
     const feed = feeds.of(query, (onEnd) => new RunsFeed(query, source, options, log, onEnd))
     feed.subscribers.add(sink)
     const live = timePosition(feed.frontier)
@@ -77,6 +85,7 @@ export function createRunsFeed ({ engine, statusOf, streams, options, log }: Run
   return {
     /** Live feeds (one per distinct filter set with a subscriber). */
     get size () { return feeds.size },
+    get refused () { return refused },
     /** One SSE session on the feed of the request's filters. */
     stream: async (session: FeedSession) => { await streamRunsFeed({ join, options, streams }, session) },
     /** Stops every feed (after the SSE plugin's preClose has ended the streams). */

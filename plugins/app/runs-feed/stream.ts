@@ -4,9 +4,11 @@
  * catch-up read), then every change the shared feed reads, each a `run` frame with its position as
  * `id:`. The heartbeat is a `progress` frame carrying the feed's frontier as its `id:`, so a client
  * that saw no change for hours still resumes from where it stood rather than from an expired
- * position (a comment could not carry it to every SSE parser). A session ends after
- * `sessionMs`, at a heartbeat: an EventSource reconnects and resumes, so long-lived dashboards
- * spread over the replicas that exist now, not those that existed when they first connected.
+ * position (a comment could not carry it to every SSE parser). A session ends at a heartbeat
+ * at a random moment between 75 % and 100 % of `sessionMs`: an EventSource reconnects and
+ * resumes, so long-lived dashboards spread over the replicas that exist now, not those that
+ * existed when they first connected, and the clients that connected together (after a restart)
+ * do not all come back at the same moment.
  *
  * Ids only go forward: a frame carries an `id:` only when its position is past every id the client
  * already has (the one it resumed from, the ones sent since). A resumed session's `feed` frame and a
@@ -23,6 +25,12 @@ import type { FeedChange, FeedOptions, FeedSink, Joined, RunsFeed } from './feed
 import { comparePositions, decodePosition, encodePosition, timePosition, type Position } from './position.js'
 
 type RunsFeedFilters = Omit<RunsFeedQuery, 'lastEventId'>
+
+/** The share of `sessionMs` over which session ends are spread at random. */
+const SESSION_SPREAD = 0.25
+
+/** When a session that starts now ends: somewhere in the last SESSION_SPREAD of `sessionMs`. */
+export const sessionEnd = (sessionMs: number, now = Date.now()) => now + Math.round(sessionMs * (1 - SESSION_SPREAD * Math.random()))
 
 /** A client this far behind on its socket is dropped; it resumes from its last id. */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024
@@ -42,7 +50,6 @@ export interface FeedSession {
   lastEventId?: string
   /** Where the Last-Event-ID was sent, for the errors about it. */
   issue: Omit<Issue, 'message'>
-  signal: AbortSignal
 }
 
 /** The position the client resumes from; checked before the first SSE byte (JSON errors). */
@@ -138,10 +145,10 @@ class FeedStream implements FeedSink, OpenStream {
   }
 }
 
-export async function streamRunsFeed ({ join, options, streams }: FeedDeps, { reply, filters, lastEventId, issue, signal }: FeedSession): Promise<void> {
+export async function streamRunsFeed ({ join, options, streams }: FeedDeps, { reply, filters, lastEventId, issue }: FeedSession): Promise<void> {
   const resume = resumeOf(lastEventId, issue)
   const query = visibilityQuery(filters)
-  const stream = new FeedStream(reply, streams, resume ?? timePosition(0), Date.now() + options.sessionMs)
+  const stream = new FeedStream(reply, streams, resume ?? timePosition(0), sessionEnd(options.sessionMs))
   // Subscribed before the first byte: whatever the feed reads from now on reaches this stream.
   const { feed, position, expired } = join(query, resume, stream)
   stream.feed = feed
@@ -170,7 +177,7 @@ export async function streamRunsFeed ({ join, options, streams }: FeedDeps, { re
   streams.add(stream)
   if (stream.pending) {
     try {
-      stream.live(await feed.catchUp(position.ms, signal))
+      stream.live(await feed.catchUp(position.ms))
     } catch (err) {
       stream.fail(err)
     }

@@ -36,6 +36,12 @@ const SWEEP_OVERLAP_MS = 30_000
 const RECORDS_WAIT_MS = 10_000
 /** Local retention is applied at most this often (and at least once per retention period). */
 const RETENTION_EVERY_MS = 3_600_000
+/** Traces waiting to be written again, at most (a bucket failing for hours must not grow the set without bound). */
+const MAX_REWRITES = 1000
+/** Rewrites tried per sweep, at most; a failure ends the pass. */
+const REWRITES_PER_SWEEP = 100
+/** Longest wait between passes of rewrites while the bucket keeps failing (the wait doubles from SERVICE_TRACE_SWEEP_MS). */
+const MAX_REWRITE_BACKOFF_MS = 300_000
 
 export interface TraceKeeperOptions {
   client: Client
@@ -45,7 +51,12 @@ export interface TraceKeeperOptions {
   attemptWrites: TraceWriteQueue
   isEvaluator: (activityType: string) => boolean
   logger: Logger
+  /** Traces kept waiting to be written again, at most (default MAX_REWRITES). */
+  maxRewrites?: number
 }
+
+/** Why a trace is written again: its bucket copy failed (the local copy is whole), or its attempt records could not be read. */
+type RewriteReason = 'upload' | 'attempts'
 
 /**
  * The sweep's visibility query: the closed runs of a catalog since an instant. The catalog id is
@@ -63,8 +74,13 @@ export class TraceKeeper {
   private sweeper: NodeJS.Timeout | undefined
   private sweptUntil: number
   private retainedAt = 0
-  /** Traces to write again (their upload or attempt read failed), by run id. */
-  private readonly retry = new Map<string, string>()
+  /** Traces to write again (their upload or attempt read failed), by run id, oldest first; at most `maxRewrites`. */
+  private readonly retry = new Map<string, { workflowId: string, reason: RewriteReason }>()
+  /** No pass of rewrites before this instant (ms): the bucket failed the last one. */
+  private retryAt = 0
+  private retryBackoffMs = 0
+  /** The set was full when a trace failed; said once per episode. */
+  private retryFullLogged = false
 
   constructor (private readonly options: TraceKeeperOptions) {
     this.sweptUntil = Date.now() - options.store.settings.lookbackMs
@@ -102,23 +118,67 @@ export class TraceKeeper {
     const started = Date.now()
     const since = new Date(this.sweptUntil - SWEEP_OVERLAP_MS).toISOString()
     const query = sweepQuery(this.options.taskQueue, since)
-    let written = 0
-    for (const [runId, workflowId] of this.retry) {
-      await this.finalize(workflowId, runId)
-      written++
-    }
+    let written = await this.rewrite()
     const runs = this.options.client.workflow.list({ query })[Symbol.asyncIterator]()
     for (;;) {
       const next = await this.engine(async () => await runs.next())
       if (next.done === true) break
       const run = next.value
       if (this.abort.signal.aborted) break
+      // A trace waiting to be written again is the rewrites' to retry, with their backoff; one
+      // marked pending while their set is full waits for a restart's sweep (its local copy is written).
+      if (this.retry.has(run.runId)) continue
+      if (this.rewritesFull && await this.options.store.isPending(run.workflowId, run.runId)) continue
       if (await this.options.store.hasComplete(run.workflowId, run.runId)) continue
       await this.finalize(run.workflowId, run.runId)
       written++
     }
     this.sweptUntil = started
     return written
+  }
+
+  /** Traces waiting to be written again. */
+  get rewrites (): number { return this.retry.size }
+
+  /**
+   * One pass over the traces to write again, oldest first, while the bucket takes them: the first
+   * that fails again ends the pass and the next waits twice as long as the last (from
+   * SERVICE_TRACE_SWEEP_MS up to 5 min), so a bucket that refuses every write (403, expired
+   * credentials) costs one try per wait, not a rewrite of every trace every sweep.
+   */
+  private async rewrite (): Promise<number> {
+    if (this.retry.size === 0 || Date.now() < this.retryAt) return 0
+    let written = 0
+    for (const [runId, { workflowId }] of [...this.retry].slice(0, REWRITES_PER_SWEEP)) {
+      if (this.abort.signal.aborted) break
+      await this.finalize(workflowId, runId)
+      if (this.retry.has(runId)) {
+        this.retryBackoffMs = Math.min(Math.max(this.retryBackoffMs * 2, this.options.store.settings.sweepMs), MAX_REWRITE_BACKOFF_MS)
+        this.retryAt = Date.now() + this.retryBackoffMs
+        // To the back: a trace that cannot be written does not stand in front of the others for ever.
+        const entry = this.retry.get(runId)!
+        this.retry.delete(runId)
+        this.retry.set(runId, entry)
+        break
+      }
+      written++
+    }
+    if (written > 0 && this.retryAt <= Date.now()) this.retryBackoffMs = 0
+    return written
+  }
+
+  private get rewritesFull (): boolean { return this.retry.size >= (this.options.maxRewrites ?? MAX_REWRITES) }
+
+  /** Keeps a trace to write again, unless the set is full: its local pending marker stays, for the lookback sweep after a restart. */
+  private rewriteLater (workflowId: string, runId: string, reason: RewriteReason): void {
+    if (!this.retry.has(runId) && this.rewritesFull) {
+      if (!this.retryFullLogged) this.options.logger.warn(`Trace: ${this.retry.size} traces wait to be written again; more are left marked pending in the local directory until a restart's sweep (SERVICE_TRACE_LOOKBACK_MS)`)
+      this.retryFullLogged = true
+      return
+    }
+    this.retry.set(runId, { workflowId, reason })
+    // A trace that just failed is not tried again before the next sweep's turn.
+    if (this.retryAt <= Date.now()) this.retryAt = Date.now() + Math.max(this.retryBackoffMs, this.options.store.settings.sweepMs)
   }
 
   /** Removes local trace files older than the retention, if it is time to look again. */
@@ -173,6 +233,20 @@ export class TraceKeeper {
 
   private async write (workflowId: string, runId: string): Promise<void> {
     const { client, store, attemptWrites, isEvaluator, logger } = this.options
+    // An upload to redo sends the local copy, whole: the run's history is not read again.
+    if (this.retry.get(runId)?.reason === 'upload') {
+      const local = await store.readLocal(workflowId, runId).catch(() => null)
+      if (local !== null) {
+        const written = await store.writeTrace(local, (where, err) => {
+          logger.warn(`Trace of ${workflowId} run ${runId}: the ${where} copy could not be written: ${(err as Error).message}`, { workflowId, runId, error: err })
+        }, 'remote')
+        if (written.remote === null) return
+        this.retry.delete(runId)
+        this.retryFullLogged = false
+        await store.setPending(workflowId, runId, false)
+        return
+      }
+    }
     // A run already written elsewhere (another worker host, same bucket) is copied, not rebuilt.
     const stored = store.hasRemote ? await store.readRemote(workflowId, runId).catch(() => null) : null
     // Records this worker has queued are written first (another worker's may still be on their way: docs/traces.md).
@@ -196,8 +270,11 @@ export class TraceKeeper {
       logger.warn(`Trace of ${workflowId} run ${runId}: the ${where} copy could not be written: ${(err as Error).message}`, { workflowId, runId, error: err })
     }, stored === null ? 'both' : 'local')
     const again = incomplete || (stored === null && store.hasRemote && written.remote === null)
-    if (again) this.retry.set(runId, workflowId)
-    else this.retry.delete(runId)
+    if (again) this.rewriteLater(workflowId, runId, incomplete || written.local === null ? 'attempts' : 'upload')
+    else {
+      this.retry.delete(runId)
+      this.retryFullLogged = false
+    }
     if (written.local !== null) await store.setPending(workflowId, runId, again)
   }
 }
