@@ -17,10 +17,11 @@
  * milliseconds go. Profiling costs CPU itself: its rounds'
  * figures are not the ones to compare.
  *
- * Writes the `cpu-per-run` section of bench/RESULTS.md (not with a profile); measured, never asserted.
+ * Writes the `cpu-per-run` section of bench/RESULTS.md, or with a profile the `cpu-profile` one
+ * (bench/cpu-profile.ts); measured, never asserted.
  */
 import { execSync, spawn, type ChildProcess } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { basename, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -28,6 +29,7 @@ import { Client, Connection } from '@temporalio/client'
 import { stopProcess } from '../cli/supervise.js'
 import { closedLoop, f1, median, processCpuMs } from './measure.js'
 import { machineNote, writeSection } from './results.js'
+import { profileReport, summariseDir } from './cpu-profile.js'
 
 const RUNS = Number(process.env.CPU_RUNS ?? 1000)
 const WARMUP = Number(process.env.CPU_WARMUP ?? 200)
@@ -73,7 +75,7 @@ function descendants (pid: number): { pid: number, cmd: string }[] {
   const found: { pid: number, cmd: string }[] = []
   const walk = (p: number) => {
     for (const c of children.get(p) ?? []) {
-      try { found.push({ pid: c, cmd: readFileSync(`/proc/${c}/cmdline`, 'utf8').replaceAll('\0', ' ') } ) } catch { continue }
+      try { found.push({ pid: c, cmd: readFileSync(`/proc/${c}/cmdline`, 'utf8').replaceAll('\0', ' ') }) } catch { continue }
       walk(c)
     }
   }
@@ -209,7 +211,7 @@ function report (rounds: Round[]): string {
   const roundRows = rounds.map((r) => `| ${r.round + 1} | ${sideName(r.tree)} (${r.commit}) | ${f1(r.stack.api)} | ${f1(r.stack.worker)} | ${f1(r.stack.engine)} | ${f1(r.stack.store)} | **${f1(total(r))}** | ${r.runsPerSecond.toFixed(1)} | ${f1(r.bare.worker)} | ${f1(bareTotal(r))} | ${r.bare.runsPerSecond.toFixed(1)} | ${r.loadavg.map((l) => l.toFixed(1)).join(' / ')} |`)
   return `## CPU per run: \`POST /workflow/run\` of \`hello\`, ${CONCURRENCY} in flight
 
-${machineNote()}
+${process.env.CPU_REPORT_FROM === undefined ? machineNote() : `Rounds measured by an earlier run, saved in ${process.env.CPU_REPORT_FROM} at ${statSync(process.env.CPU_REPORT_FROM).mtime.toISOString()} (the load average of each round is in the table below).`}
 \`npm run bench -- cpu-per-run${other === undefined ? '' : ` ${other}`}\` (bench/cpu-per-run.ts). Each round starts a stack as \`npm start\` does (the API in the dev
 process, the worker, the engine on a fresh SQLite file, the object store where the tree has one), runs ${WARMUP} runs to warm up, then
 measures ${RUNS} runs with ${CONCURRENCY} in flight: CPU ms per run of each process (/proc utime + stime, all threads). Then, on the same
@@ -230,18 +232,24 @@ ${row('Floor: engine under the bare SDK', (r) => r.bare.engine)}
 ${row('Floor: bare SDK worker + engine', bareTotal, true)}
 ${row('Floor: runs/s', (r) => r.bare.runsPerSecond)}
 ${row('Floor: raw client (not counted above)', (r) => r.bare.client)}
+${row('Worker ÷ bare SDK worker, same round', (r) => r.stack.worker / r.bare.worker, true)}
+${row('Whole stack ÷ floor (bare worker + engine), same round', (r) => total(r) / bareTotal(r), true)}
 
 | Round | Side | API | Worker | Engine | Store | Stack | Runs/s | Bare worker | Bare + engine | Bare runs/s | Load average before |
 |---|---|---|---|---|---|---|---|---|---|---|---|
 ${roundRows.join('\n')}
 
 Load averages are the machine's (1 / 5 / 15 min) before each round's stack started: the machine is shared, so absolute
-figures move with it; the sides of one run are compared with each other, round by round.
+figures move with it (a round under twice the load shows up to twice the CPU per run: cache misses, context switches,
+the engine's timers). The sides are compared round by round, and through the ratios to the floor measured in the same
+round on the same engine, which the load moves alike.
 `
 }
 
 const rounds: Round[] = []
-for (let r = 0; r < ROUNDS; r++) {
+// CPU_REPORT_FROM=<json>: the section again from a run's saved rounds (e.g. after the report changed), nothing measured.
+if (process.env.CPU_REPORT_FROM !== undefined) rounds.push(...JSON.parse(readFileSync(process.env.CPU_REPORT_FROM, 'utf8')) as Round[])
+for (let r = 0; r < ROUNDS && process.env.CPU_REPORT_FROM === undefined; r++) {
   for (const tree of r % 2 === 0 ? trees : [...trees].reverse()) {
     const result = await measureRound(tree, r)
     console.log(`round ${r + 1} ${sideName(tree)} (${result.commit}): stack ${f1(total(result))} ms/run (api ${f1(result.stack.api)}, worker ${f1(result.stack.worker)}, engine ${f1(result.stack.engine)}, store ${f1(result.stack.store)}), ${result.runsPerSecond.toFixed(1)} runs/s; bare ${f1(bareTotal(result))} ms/run (worker ${f1(result.bare.worker)}), ${result.bare.runsPerSecond.toFixed(1)} runs/s`)
@@ -249,7 +257,12 @@ for (let r = 0; r < ROUNDS; r++) {
   }
 }
 const json = resolve(tmpdir(), 'flowport-bench-cpu-per-run.json')
-writeFileSync(json, JSON.stringify(rounds, null, 2))
+if (process.env.CPU_REPORT_FROM === undefined) writeFileSync(json, JSON.stringify(rounds, null, 2))
 console.log(`all figures in ${json}`)
 if (PROFILE === undefined) writeSection('cpu-per-run', report(rounds))
-else console.log(report(rounds))
+else {
+  // Profiled rounds' /proc figures carry the profiler's cost: printed, not written; the profiles' section is.
+  console.log(report(rounds))
+  const summaries = rounds.flatMap((r) => summariseDir(`${sideName(r.tree)} (${r.commit}), round ${r.round + 1}`, resolve(PROFILE, `${basename(r.tree)}-${r.round}`)))
+  writeSection('cpu-profile', profileReport(summaries, `${machineNote()}\n\`BENCH_CPU_PROFILE=<dir> npm run bench -- cpu-per-run${other === undefined ? '' : ` ${other}`}\` (${RUNS} runs per round, ${CONCURRENCY} in flight).`))
+}
