@@ -3,7 +3,7 @@
  * each benchmark against a fresh API process (GC exposed) and writes its section of
  * bench/RESULTS.md. `npm run bench -- start` (or `BENCH=start`) runs only the start throughput and
  * /run overhead benchmark, `npm run bench -- sse` only the SSE one, `read` the read path (bench/read.ts),
- * `latency`, `trace`, `observability`, `engine-outage`, `payloads`, `inspector` (bench/inspector.ts), `cluster`
+ * `latency`, `cpu-per-run` (bench/cpu-per-run.ts; with a worktree path, A/B against it), `trace`, `observability`, `engine-outage`, `payloads`, `inspector` (bench/inspector.ts), `cluster`
  * (bench/cluster.ts, the PostgreSQL topology of docs/cluster.md) and `first-start` (bench/first-start.ts: `npm start` on an
  * empty Flowport cache) the benchmarks of those names (each with engines of its own);
  * the default is all of them.
@@ -45,7 +45,10 @@ const READ = {
   streams: Number(process.env.BENCH_READ_STREAMS ?? 1000)
 }
 
-const asked = (process.argv.slice(2).length ? process.argv.slice(2) : (process.env.BENCH ?? '').split(',')).map((s) => s.trim()).filter(Boolean)
+// A path among the arguments (it holds a `/`) is for the benchmarks, not a name: cpu-per-run's other worktree.
+const args = process.argv.slice(2)
+const paths = args.filter((a) => a.includes('/'))
+const asked = (args.length ? args.filter((a) => !a.includes('/')) : (process.env.BENCH ?? '').split(',')).map((s) => s.trim()).filter(Boolean)
 for (const name of asked) {
   if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`unknown benchmark ${name}: choose among ${SECTIONS.join(', ')}`)
 }
@@ -165,10 +168,10 @@ async function runShared (): Promise<void> {
 if (selected.length > 0) await runShared()
 
 // The outage benchmark kills and restarts an engine of its own, so it runs alone, after the rest.
-const sectionOf = { 'engine-outage': 'engine-outage', 'trace-overhead': 'trace', latency: 'latency', observability: 'observability', 'payload-codec': 'payloads', inspector: 'inspector', cluster: 'cluster', 'first-start': 'first-start' } as const
-for (const name of ['engine-outage', 'trace-overhead', 'latency', 'observability', 'payload-codec', 'inspector', 'cluster', 'first-start'] as const) {
+const sectionOf = { 'cpu-per-run': 'cpu-per-run', 'engine-outage': 'engine-outage', 'trace-overhead': 'trace', latency: 'latency', observability: 'observability', 'payload-codec': 'payloads', inspector: 'inspector', cluster: 'cluster', 'first-start': 'first-start' } as const
+for (const name of ['cpu-per-run', 'engine-outage', 'trace-overhead', 'latency', 'observability', 'payload-codec', 'inspector', 'cluster', 'first-start'] as const) {
   if (asked.length > 0 && !asked.includes(sectionOf[name])) continue
-  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL(`./${name}.ts`, import.meta.url))], { stdio: 'inherit' })
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL(`./${name}.ts`, import.meta.url)), ...paths], { stdio: 'inherit' })
   const code = await new Promise<number | null>((done) => child.once('exit', done))
   if (code !== 0) throw new Error(`bench/${name}.ts exited with ${code}`)
 }

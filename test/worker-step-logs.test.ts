@@ -25,8 +25,8 @@ async function stack (t: Test, env: Record<string, string>) {
   return { worker, run }
 }
 
-t.test('production: one JSON line per step start and end, with the run\'s ids, the attempt and the outcome', async (t) => {
-  const { worker, run } = await stack(t, { NODE_ENV: 'production', LOG_LEVEL: 'info' })
+t.test('production, LOG_LEVEL=debug: one JSON line per step start and end, with the run\'s ids, the attempt and the outcome', async (t) => {
+  const { worker, run } = await stack(t, { NODE_ENV: 'production', LOG_LEVEL: 'debug' })
   const flaky = await run('flaky', { failures: 2 })
   t.equal(flaky.status, 'completed')
   await worker.waitFor('"outcome":"completed"')
@@ -36,14 +36,15 @@ t.test('production: one JSON line per step start and end, with the run\'s ids, t
   t.notMatch(worker.output(), /\[INFO\]/, 'no line in the SDK\'s default format')
   // The step lines; the SDK's own lines about the attempts (its failure warnings) carry the same ids.
   const steps = lines.filter((l) => l.activityType === 'flaky#unstable' && l.workflowId === flaky.workflowId && String(l.msg).startsWith('Step '))
-  const ids = { level: 30, workflowId: flaky.workflowId, runId: flaky.runId, activityType: 'flaky#unstable' }
+  const ids = { workflowId: flaky.workflowId, runId: flaky.runId, activityType: 'flaky#unstable' }
+  // Starts and completions are debug lines (20), failures info lines (30).
   t.match(steps, [
-    { ...ids, attempt: 1, msg: 'Step flaky#unstable started (attempt 1)' },
-    { ...ids, attempt: 1, outcome: 'failed', error: String },
-    { ...ids, attempt: 2, msg: 'Step flaky#unstable started (attempt 2)' },
-    { ...ids, attempt: 2, outcome: 'failed' },
-    { ...ids, attempt: 3 },
-    { ...ids, attempt: 3, outcome: 'completed' }
+    { ...ids, level: 20, attempt: 1, msg: 'Step flaky#unstable started (attempt 1)' },
+    { ...ids, level: 30, attempt: 1, outcome: 'failed', error: String },
+    { ...ids, level: 20, attempt: 2, msg: 'Step flaky#unstable started (attempt 2)' },
+    { ...ids, level: 30, attempt: 2, outcome: 'failed' },
+    { ...ids, level: 20, attempt: 3 },
+    { ...ids, level: 20, attempt: 3, outcome: 'completed' }
   ])
   t.equal(steps.length, 6, 'three attempts, a start and an end line each')
   for (const end of steps.filter((l) => l.outcome !== undefined)) {
@@ -53,20 +54,37 @@ t.test('production: one JSON line per step start and end, with the run\'s ids, t
   t.equal(steps[5].error, undefined, 'a completed attempt has no error')
 })
 
+t.test('at the default level (info) a step writes only its failures: steps of every run are the hot path', async (t) => {
+  const { worker, run } = await stack(t, { NODE_ENV: 'production' })
+  const hello = await run('hello', { name: 'quiet' })
+  t.equal(hello.status, 'completed')
+  const flaky = await run('flaky', { failures: 2 })
+  t.equal(flaky.status, 'completed')
+  // The output is in order: once the second failure is read, every line written before it is too.
+  await worker.waitFor('Step flaky#unstable failed (attempt 2,')
+  const steps = worker.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((l) => (l.runId === flaky.runId || l.runId === hello.runId) && String(l.msg).startsWith('Step '))
+  t.match(steps, [
+    { level: 30, activityType: 'flaky#unstable', attempt: 1, outcome: 'failed', error: String },
+    { level: 30, activityType: 'flaky#unstable', attempt: 2, outcome: 'failed', error: String }
+  ], 'the failed attempts\' end lines alone')
+  t.equal(steps.length, 2, 'no start line, and none for hello\'s completed step')
+})
+
 t.test('elsewhere: readable lines; LOG_LEVEL=warn drops them', async (t) => {
-  const { worker, run } = await stack(t, { NODE_ENV: 'development', LOG_LEVEL: 'info' })
+  const { worker, run } = await stack(t, { NODE_ENV: 'development', LOG_LEVEL: 'debug' })
   const hello = await run('hello', { name: 'logs' })
   await worker.waitFor('Step hello#greet completed')
   const lines = worker.output().split('\n').filter((l) => l.includes(hello.runId))
   t.equal(lines.length, 2, 'a start and an end line')
-  t.match(lines[0], /^\[flowport\] Step hello#greet started \(attempt 1\) \{/)
-  t.match(lines[1], /^\[flowport\] Step hello#greet completed \(attempt 1, [\d.]+ ms\) \{/)
+  t.match(lines[0], /^\[flowport\] debug: Step hello#greet started \(attempt 1\) \{/)
+  t.match(lines[1], /^\[flowport\] debug: Step hello#greet completed \(attempt 1, [\d.]+ ms\) \{/)
   t.match(JSON.parse(lines[1].slice(lines[1].indexOf('{'))), { workflowId: hello.workflowId, runId: hello.runId, activityType: 'hello#greet', attempt: 1, outcome: 'completed' })
 
   const quiet = await stack(t, { NODE_ENV: 'development', LOG_LEVEL: 'warn' })
-  const unheard = await quiet.run('hello', { name: 'quiet' })
+  const unheard = await quiet.run('flaky', { failures: 1 })
   t.equal(unheard.status, 'completed')
-  t.notOk(quiet.worker.output().includes('Step hello#greet'), 'no step line below LOG_LEVEL')
+  t.notOk(quiet.worker.output().includes('Step flaky#unstable'), 'no step line below LOG_LEVEL, not even a failure\'s')
   t.notOk(quiet.worker.output().includes('Worker state changed'), 'nor the SDK\'s info lines')
-  t.match(worker.output(), /^\[flowport\] Worker state changed \{.*"state":"RUNNING"/m, 'at info, the SDK\'s lines are readable lines like the rest')
+  t.match(worker.output(), /^\[flowport\] Worker state changed \{.*"state":"RUNNING"/m, 'at info and below, the SDK\'s lines are readable lines like the rest')
 })

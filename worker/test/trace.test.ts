@@ -196,6 +196,45 @@ t.test('a new worker (empty local directory) leaves a trace the bucket holds alo
   t.equal(await keeper.sweep(), 0, 'and the next sweep finds nothing left to do')
 })
 
+/** The store's calls that reach the bucket (or, without one, the attempts directory), counted on a real store. */
+function countingStore (store: TraceStore) {
+  const calls = { readRemote: 0, readAttempts: 0, writeTrace: 0 }
+  for (const name of Object.keys(calls) as Array<keyof typeof calls>) {
+    const real = (store[name] as (...args: unknown[]) => Promise<unknown>).bind(store)
+    Object.assign(store, { [name]: async (...args: unknown[]) => { calls[name]++; return await real(...args) } })
+  }
+  return calls
+}
+
+t.test('the trace of a run that closed on this worker: no read of the bucket, and no list of attempt records when every step completed at its first attempt', async (t) => {
+  const catalogId = uniqueCatalog('trace-keeper-calls')
+  t.teardown(() => endCatalog(client, catalogId))
+  const trace = settings(t)
+  // A worker that writes no traces: the test's keeper alone does.
+  await worker(t, catalogId, trace, { trace: null })
+  const { keeper, store } = keeperOf(t, catalogId, trace)
+  const calls = countingStore(store)
+  const bucket = new TraceStore(trace) // read with a store of its own: its reads are not the keeper's
+  t.teardown(() => { bucket.close() })
+
+  const hello = await start(catalogId, 'hello', { name: 'calls' })
+  await hello.result()
+  keeper.closing(hello.workflowId, hello.firstExecutionRunId)
+  t.equal((await stored(bucket, hello.workflowId, hello.firstExecutionRunId)).workflow.status, 'completed', 'the trace is in the bucket')
+  t.same(calls, { readRemote: 0, readAttempts: 0, writeTrace: 1 }, 'one write; no bucket copy looked for, no attempt records listed')
+
+  const flaky = await start(catalogId, 'flaky', { failures: 1 })
+  await flaky.result()
+  keeper.closing(flaky.workflowId, flaky.firstExecutionRunId)
+  const doc = await stored(bucket, flaky.workflowId, flaky.firstExecutionRunId)
+  t.same(doc.nodes[0].attempts.map((a) => a.attempt), [1, 2], 'a retried step keeps both attempts')
+  t.same(calls, { readRemote: 0, readAttempts: 1, writeTrace: 2 }, 'a retried step\'s run has its attempt records listed')
+
+  // Found by a sweep (not closed under this keeper's eyes): the bucket's copy is copied, not rebuilt.
+  await keeper.finalize(hello.workflowId, hello.firstExecutionRunId)
+  t.same(calls, { readRemote: 1, readAttempts: 1, writeTrace: 3 }, 'a run swept up is looked for in the bucket first')
+})
+
 t.test('local retention: files older than SERVICE_TRACE_LOCAL_RETENTION_MS go, with the directories they leave empty; newer ones stay', async (t) => {
   const trace = { ...settings(t, null), localRetentionMs: 3_600_000 }
   const { keeper } = keeperOf(t, uniqueCatalog('trace-retention'), trace)

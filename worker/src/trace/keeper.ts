@@ -19,7 +19,7 @@ import type { Client } from '@temporalio/client'
 import protoRoot from '@temporalio/proto'
 import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '@flowport/core/contract'
 import type { Logger } from '../common/logger.js'
-import { assembleTrace, readWholeHistory, type TraceStore } from '@flowport/core/trace'
+import { assembleTrace, mayHaveFailedAttempts, readWholeHistory, type TraceStore } from '@flowport/core/trace'
 import { removeLocalFilesOlderThan } from './local-retention.js'
 import type { TraceWriteQueue } from './write-queue.js'
 
@@ -86,16 +86,21 @@ export class TraceKeeper {
     this.sweptUntil = Date.now() - options.store.settings.lookbackMs
   }
 
-  /** Workflow code of a run finished: write its trace as soon as the run has closed. */
+  /**
+   * Workflow code of a run finished: write its trace as soon as the run has closed. This worker ran
+   * the run's last task, so it builds the trace without first asking the bucket for another
+   * host's copy: that one, if any, is the same document (see above), and the question would cost
+   * every run a storage call.
+   */
   closing (workflowId: string, runId: string): void {
     void this.once(workflowId, runId, async () => {
-      if (await this.waitForClose(workflowId, runId)) await this.write(workflowId, runId)
+      if (await this.waitForClose(workflowId, runId)) await this.write(workflowId, runId, false)
     })
   }
 
-  /** Writes the final trace of a closed run (whoever else writes it too). */
+  /** Writes the final trace of a closed run (whoever else writes it too); one the bucket holds already is copied. */
   async finalize (workflowId: string, runId: string): Promise<void> {
-    await this.once(workflowId, runId, async () => { await this.write(workflowId, runId) })
+    await this.once(workflowId, runId, async () => { await this.write(workflowId, runId, true) })
   }
 
   startSweeping (): void {
@@ -212,6 +217,13 @@ export class TraceKeeper {
     await job
   }
 
+  private async history (workflowId: string, runId: string) {
+    const { client } = this.options
+    return await readWholeHistory(async (nextPageToken) => await this.engine(async () => await client.workflowService.getWorkflowExecutionHistory({
+      namespace: client.options.namespace, execution: { workflowId, runId }, skipArchival: true, nextPageToken
+    })))
+  }
+
   private async waitForClose (workflowId: string, runId: string): Promise<boolean> {
     const { client } = this.options
     const deadline = Date.now() + CLOSE_WAIT_MS
@@ -231,8 +243,9 @@ export class TraceKeeper {
     return false
   }
 
-  private async write (workflowId: string, runId: string): Promise<void> {
-    const { client, store, attemptWrites, isEvaluator, logger } = this.options
+  /** `copy`: a run already written elsewhere (another worker host, same bucket) is copied, not rebuilt. */
+  private async write (workflowId: string, runId: string, copy: boolean): Promise<void> {
+    const { store, attemptWrites, isEvaluator, logger } = this.options
     // An upload to redo sends the local copy, whole: the run's history is not read again.
     if (this.retry.get(runId)?.reason === 'upload') {
       const local = await store.readLocal(workflowId, runId).catch(() => null)
@@ -247,24 +260,22 @@ export class TraceKeeper {
         return
       }
     }
-    // A run already written elsewhere (another worker host, same bucket) is copied, not rebuilt.
-    const stored = store.hasRemote ? await store.readRemote(workflowId, runId).catch(() => null) : null
-    // Records this worker has queued are written first (another worker's may still be on their way: docs/traces.md).
-    if (stored === null) await attemptWrites.flushed(RECORDS_WAIT_MS)
+    const stored = copy && store.hasRemote ? await store.readRemote(workflowId, runId).catch(() => null) : null
     let incomplete = false
-    const trace = stored ?? assembleTrace({
-      run: { workflowId, runId },
-      events: await readWholeHistory(async (nextPageToken) => await this.engine(async () => await client.workflowService.getWorkflowExecutionHistory({
-        namespace: client.options.namespace, execution: { workflowId, runId }, skipArchival: true, nextPageToken
-      }))),
-      attempts: await store.readAttempts(workflowId, runId).catch((err: unknown) => {
-        logger.warn(`Trace of ${workflowId} run ${runId}: attempt records unreadable, written without them for now: ${(err as Error).message}`)
-        incomplete = true
-        return []
-      }),
-      isEvaluator,
-      maxValueBytes: store.settings.maxValueBytes
-    })
+    const assemble = async () => {
+      const events = await this.history(workflowId, runId)
+      // A run whose steps all completed at their first attempt has no records to read.
+      const attempts = !mayHaveFailedAttempts(events)
+        ? []
+        // Records this worker has queued are written first (another worker's may still be on their way: docs/traces.md).
+        : await attemptWrites.flushed(RECORDS_WAIT_MS).then(async () => await store.readAttempts(workflowId, runId)).catch((err: unknown) => {
+          logger.warn(`Trace of ${workflowId} run ${runId}: attempt records unreadable, written without them for now: ${(err as Error).message}`)
+          incomplete = true
+          return []
+        })
+      return assembleTrace({ run: { workflowId, runId }, events, attempts, isEvaluator, maxValueBytes: store.settings.maxValueBytes })
+    }
+    const trace = stored ?? await assemble()
     if (trace.workflow.status === 'running') throw new Error('the run is still open')
     const written = await store.writeTrace(trace, (where, err) => {
       logger.warn(`Trace of ${workflowId} run ${runId}: the ${where} copy could not be written: ${(err as Error).message}`, { workflowId, runId, error: err })
