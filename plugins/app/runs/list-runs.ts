@@ -10,7 +10,8 @@ import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '@flowport/core/con
 import { EVAL_WORKFLOW_TYPE } from '@flowport/core/eval'
 import type { RunsQuery, WorkflowStatus } from '../../../schemas/workflow.js'
 import { validationError } from '../../../lib/api-error.js'
-import { statusWithWorkers } from './execution.js'
+import { STATUS_LOOKUPS, statusWithWorkers } from './execution.js'
+import { mapBounded } from '../../../lib/bounded.js'
 import { decodePageToken, encodePageToken } from '../../../lib/page-token.js'
 import { quote } from '../../../lib/visibility-query.js'
 import { visibilityName } from './status.js'
@@ -82,8 +83,8 @@ export async function listRuns (deps: Pick<RunsContext, 'engine' | 'catalogs'>, 
     if (nextPageToken && isGrpcServiceError(err) && err.code === GrpcStatus.INVALID_ARGUMENT) throw badToken()
     throw err
   }
-  const runs = await Promise.all((res.executions ?? []).map(async (raw) =>
-    await statusWithWorkers(deps, await executionInfoFromRaw(raw, loadedDataConverter, raw, namespace), signal)))
+  const runs = await mapBounded(res.executions ?? [], STATUS_LOOKUPS, async (raw) =>
+    await statusWithWorkers(deps, await executionInfoFromRaw(raw, loadedDataConverter, raw, namespace), signal))
   const token = res.nextPageToken?.length ? encodePageToken(query, { state: '', engineToken: res.nextPageToken }) : null
   return { runs, nextPageToken: token }
 }
