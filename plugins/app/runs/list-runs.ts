@@ -18,10 +18,15 @@ import { visibilityName } from './status.js'
 import type { Status } from '../../../schemas/status.js'
 import type { RunsContext } from './deps.js'
 
+/**
+ * Internal runs (the published catalogs, webhook deliveries) are never listed nor acted on by a
+ * batch; eval runs have a listing of their own (GET /evals), and the runs of their cases are
+ * listed here as any run. The clauses that leave them out, for every query made of filters or raw.
+ */
+export const INTERNAL_RUNS_EXCLUDED = [CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE, EVAL_WORKFLOW_TYPE].map((type) => `WorkflowType != ${quote(type)}`)
+
 export function visibilityQuery (q: Omit<RunsQuery, 'pageSize' | 'pageToken'>): string {
-  // Internal runs (the published catalogs, webhook deliveries) are never listed; eval runs have a
-  // listing of their own (GET /evals), and the runs of their cases are listed here as any run.
-  const clauses = [CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE, EVAL_WORKFLOW_TYPE].map((type) => `WorkflowType != ${quote(type)}`)
+  const clauses = [...INTERNAL_RUNS_EXCLUDED]
   if (q.workflowName !== undefined) clauses.push(`WorkflowType = ${quote(q.workflowName)}`)
   if (q.status !== undefined) clauses.push(`ExecutionStatus = ${quote(visibilityName[q.status as Exclude<Status, 'unknown'>])}`)
   if (q.catalog !== undefined) clauses.push(`TaskQueue = ${quote(q.catalog)}`)
