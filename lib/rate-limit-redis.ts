@@ -1,12 +1,19 @@
 /**
  * The shared rate-limit store (SERVICE_RATE_LIMIT_REDIS_URL): one ioredis client per replica,
- * handed to @fastify/rate-limit's `redis` option, so that every replica counts a key in the same
- * Redis counter. A rate limiter must not take the API down with it: while Redis is unreachable a
- * command fails at once instead of waiting (no offline queue, short connect and command
- * timeouts, as the plugin's README recommends), the plugin lets the request through uncounted
- * (`skipOnError`), and the log says once when Redis went away and once when it is back.
+ * behind @fastify/rate-limit's own Redis store, so that every replica counts a key in the same
+ * Redis counter. A rate limiter must not take the API down with it, nor slow every request: while
+ * Redis is unreachable a command fails at once instead of waiting (no offline queue, short connect
+ * and command timeouts, as the plugin's README recommends), and the plugin lets the request through
+ * uncounted (`skipOnError`: fail open). A Redis that accepts and never answers (a stopped process,
+ * a full network buffer) would still cost every request the command timeout: after
+ * BREAKER_FAILURES failed commands in a row a breaker opens, and for BREAKER_OPEN_MS at a time
+ * requests pass uncounted without asking Redis; then one request tries it (half open) and closes
+ * the breaker if it answers, as does the client reconnecting. The log says once when Redis went
+ * away and once when it is back.
  */
+import { createRequire } from 'node:module'
 import type { FastifyBaseLogger } from 'fastify'
+import type { FastifyRateLimitOptions, FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
 
 /** The password of a Redis URL, so that the log redactor can keep it out of every line. */
 export function redisPassword (url: string | undefined): string | undefined {
@@ -17,6 +24,85 @@ export function redisPassword (url: string | undefined): string | undefined {
   } catch {
     return undefined
   }
+}
+
+/** Failed commands in a row that open the breaker. */
+export const BREAKER_FAILURES = 3
+/** How long an open breaker lets requests through uncounted without asking Redis. */
+export const BREAKER_OPEN_MS = 10_000
+
+type Counted = { current: number, ttl: number } | null
+type Done = (err: Error | null, res: Counted) => void
+/** What @fastify/rate-limit asks of a store (its store/RedisStore.js). */
+interface LimitStore {
+  incr: (key: string, done: Done, timeWindow: number, max: number) => void
+  read?: (key: string, done: Done, timeWindow: number, max: number) => void
+  child: (routeOptions: unknown) => LimitStore
+}
+type RedisStoreClass = new (continueExceeding: boolean, exponentialBackoff: boolean, redis: unknown, key: string) => LimitStore
+
+/** The breaker in front of Redis: `admit` says whether to ask it now, `outcome` what came of it. */
+class Breaker {
+  failures = 0
+  /** While Date.now() is before this, Redis is not asked (0: closed). */
+  openUntil = 0
+
+  constructor (private readonly opened: (reason: string) => void, private readonly closed: () => void) {}
+
+  get open (): boolean { return Date.now() < this.openUntil }
+
+  admit (): boolean {
+    if (this.open) return false
+    // The first request after the open period is the trial; the others keep passing until it answers.
+    if (this.openUntil !== 0) this.openUntil = Date.now() + BREAKER_OPEN_MS
+    return true
+  }
+
+  outcome (err: Error | null): void {
+    if (err === null) {
+      this.reset()
+      return
+    }
+    this.failures++
+    if (this.failures < BREAKER_FAILURES) return
+    this.openUntil = Date.now() + BREAKER_OPEN_MS
+    this.opened(`${this.failures} commands in a row failed (${err.message}); not asked for ${BREAKER_OPEN_MS / 1000} s at a time`)
+  }
+
+  reset (): void {
+    const wasOpen = this.openUntil !== 0
+    this.failures = 0
+    this.openUntil = 0
+    if (wasOpen) this.closed()
+  }
+}
+
+/**
+ * The store class for @fastify/rate-limit's `store` option: its Redis store behind the breaker.
+ * An open breaker answers an error at once, which `skipOnError` turns into an uncounted request.
+ */
+function breakerStore (redis: unknown, nameSpace: string, breaker: Breaker): FastifyRateLimitStoreCtor {
+  const RedisStore = createRequire(import.meta.url)('@fastify/rate-limit/store/RedisStore.js') as RedisStoreClass
+  const guard = (store: LimitStore): LimitStore => {
+    const ask = (method: 'incr' | 'read') => (key: string, done: Done, timeWindow: number, max: number): void => {
+      if (!breaker.admit()) {
+        done(new Error('Rate-limit Redis breaker open'), null)
+        return
+      }
+      store[method]!(key, (err, res) => {
+        breaker.outcome(err)
+        done(err, res)
+      }, timeWindow, max)
+    }
+    return { incr: ask('incr'), read: ask('read'), child: (routeOptions) => guard(store.child(routeOptions)) }
+  }
+  return class {
+    // The plugin passes its resolved settings, which carry these two (its types do not say so).
+    constructor (options: FastifyRateLimitOptions) {
+      const { continueExceeding = false, exponentialBackoff = false } = options as { continueExceeding?: boolean, exponentialBackoff?: boolean }
+      return guard(new RedisStore(continueExceeding, exponentialBackoff, redis, nameSpace))
+    }
+  } as unknown as FastifyRateLimitStoreCtor
 }
 
 /** Connects (or starts retrying: ioredis keeps reconnecting in the background) and never throws. */
@@ -34,18 +120,25 @@ export async function connectRateLimitRedis (url: string, log: FastifyBaseLogger
   })
   let down = false
   let closing = false
-  // A refused or failed connection is an 'error'; a server that goes away is first a 'close'.
+  // A refused or failed connection is an 'error'; a server that goes away is first a 'close'; one
+  // that hangs is a breaker opened by its timeouts.
   const wentDown = (reason: string): void => {
     if (down || closing) return
     down = true
     log.warn({ redis: where, reason }, 'Rate-limit Redis unreachable: requests pass uncounted until it is back')
   }
-  redis.on('error', (err: Error) => { wentDown(err.message) })
-  redis.on('close', () => { wentDown('connection closed') })
-  redis.on('ready', () => {
+  const cameBack = (): void => {
     if (!down) return
     down = false
     log.info({ redis: where }, 'Rate-limit Redis reachable again: requests are counted')
+  }
+  const breaker = new Breaker(wentDown, cameBack)
+  redis.on('error', (err: Error) => { wentDown(err.message) })
+  redis.on('close', () => { wentDown('connection closed') })
+  // A new connection answers: ask Redis again at once.
+  redis.on('ready', () => {
+    breaker.reset()
+    cameBack()
   })
   try {
     await redis.connect()
@@ -56,5 +149,12 @@ export async function connectRateLimitRedis (url: string, log: FastifyBaseLogger
     if (redis.status === 'ready') await redis.quit().catch(() => {})
     redis.disconnect()
   }
-  return { redis, close }
+  return {
+    redis,
+    close,
+    /** The `store` option of @fastify/rate-limit: Redis behind the breaker, keys under `nameSpace`. */
+    store: (nameSpace: string) => breakerStore(redis, nameSpace, breaker),
+    /** Whether requests pass uncounted without asking Redis now (a metric). */
+    get breakerOpen (): boolean { return breaker.open }
+  }
 }

@@ -36,6 +36,8 @@ export const ConfigSchema = Type.Object({
   SERVICE_RUN_TIMEOUT_MS: Millis(300_000),
   SERVICE_RUN_MAX_TIMEOUT_MS: Millis(900_000),
   SERVICE_ENGINE_CALL_TIMEOUT_MS: Millis(10_000),
+  // A run's workersPolling (DescribeTaskQueue) is a secondary fact: it waits this long at most, then is null.
+  SERVICE_WORKERS_POLLING_TIMEOUT_MS: Millis(2000),
   // Slow or stalled clients: time to receive the header section, the whole request (headers and
   // body; not the response, so streams and long /workflow/run waits are not cut), and how long
   // an idle keep-alive connection stays open (above the 60 s idle timeout of common load

@@ -146,7 +146,7 @@ export const WorkflowStartedSchema = Type.Object({
 
 export const TraceDestinationsSchema = Type.Object({
   local: Nullable(Type.String({ description: 'Absolute path of the local trace file; null when SERVICE_TRACE_DIR cannot be written' })),
-  remote: Nullable(Type.String({ description: 'Remote trace location, e.g. an s3:// URI' }))
+  remote: Nullable(Type.String({ description: 'Remote trace location, e.g. an s3:// URI; null until the trace is written there (a read right at the close may come before the worker wrote it), or without a bucket' }))
 }, { $id: 'TraceDestinations', additionalProperties: false, description: 'Where the run\'s trace was written' })
 
 export const TraceInfoSchema = Type.Object({

@@ -2,7 +2,8 @@
  * The shared rate-limit store (SERVICE_RATE_LIMIT_REDIS_URL) against a real redis-server: two
  * replicas count one key in one budget, with the same 429, Retry-After and RateLimit headers as
  * the in-memory store; a Redis that goes away (or is not there at start) lets requests through
- * uncounted, with a warning in the log, never a 500.
+ * uncounted, with a warning in the log, never a 500; one that hangs opens a breaker, so requests
+ * stop waiting for its command timeout.
  */
 import t, { type Test } from 'tap'
 import { PassThrough } from 'node:stream'
@@ -14,6 +15,8 @@ import { engineAddress, testCatalog } from './helpers/env.js'
 import { bearer, keysFile } from './helpers/keys.js'
 import { assertContract } from './helpers/contract.js'
 import { startRedisServer as startRedis } from '../cli/cluster/redis.js'
+import { parseMetrics, total } from './helpers/prometheus.js'
+import { eventually } from './helpers/workflows.js'
 
 type App = Awaited<ReturnType<typeof build>>
 
@@ -109,4 +112,31 @@ t.test('a replica started while its Redis is unreachable starts and serves, unco
   t.equal(warnings().length, 1, 'the start logs that Redis is unreachable')
   t.equal(warnings()[0]?.redis, `127.0.0.1:${nothingThere}`)
   t.notOk(JSON.stringify(lines).includes('pw-not-logged'), 'the URL\'s password is never logged')
+})
+
+t.test('a Redis that accepts and never answers (SIGSTOP): after a few timed-out commands a breaker opens and requests pass uncounted without asking it (fail open, logged once); counted again once it answers', async (t) => {
+  const redis = await startRedisServer(t)
+  t.teardown(() => { redis.process.kill('SIGCONT') })
+  const { keys, file } = keysFile(t, [{ id: 'tight', scopes: ['read'], rateLimit: 20 }])
+  const { app, warnings, recoveries } = await buildLogged(t, { SERVICE_API_KEYS_FILE: file, SERVICE_RATE_LIMIT_REDIS_URL: redis.url })
+  const breakerOpen = async () => total(parseMetrics((await app.inject({ method: 'GET', url: '/metrics', headers: bearer(keys.tight!) })).body), 'flowport_rate_limit_redis_breaker_open')
+
+  t.equal((await catalog(app, keys.tight!)).headers['ratelimit-remaining'], '19', 'counted while Redis answers')
+  redis.process.kill('SIGSTOP')
+  for (let i = 0; i < 6; i++) {
+    const res = await catalog(app, keys.tight!)
+    t.equal(res.statusCode, 200, `request ${i + 1} with Redis stopped: served, uncounted (and not a 500)`)
+    t.equal(res.headers['ratelimit-remaining'], '20', 'uncounted: the whole budget shows')
+  }
+  t.equal(await breakerOpen(), 1, 'the breaker is open: Redis is not asked, so a request does not wait for its command timeout')
+  t.equal(warnings().length, 1, 'one warning for the outage')
+  t.match(warnings()[0], { reason: /commands in a row failed/ })
+
+  redis.process.kill('SIGCONT')
+  // (The commands that timed out still reach Redis once it runs again, and count: what was sent was sent.)
+  // The next trial after the open period finds Redis answering (bounded wait, not timed).
+  const counted = await eventually(async () => await catalog(app, keys.tight!), (res) => res.headers['ratelimit-remaining'] !== '20', 200)
+  t.equal(counted.statusCode, 200)
+  t.equal(await breakerOpen(), 0, 'closed again')
+  t.equal(recoveries().length, 1, 'the log says when Redis answers again')
 })

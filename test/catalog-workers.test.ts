@@ -171,7 +171,8 @@ t.test('while DescribeTaskQueue fails, status, run lists and the feed answer wit
   t.equal(logged('cannot describe the task queue'), 1, 'five answers, one warning')
 
   failing = false
-  t.match((await status()).body, { workersPolling: false }, 'known again once the engine answers')
+  // A failure is remembered for a few seconds (null at once meanwhile), then the engine is asked again.
+  t.match((await eventually(status, (res) => res.body.workersPolling !== null)).body, { workersPolling: false }, 'known again once the engine answers')
   t.equal(logged('task queue described again'), 1)
   failing = true
   // Once the cached answer has expired, the next failure starts a new episode.

@@ -60,6 +60,8 @@ t.test('result, input and history pages carry ETags and answer 304', async (t) =
   const workflowId = newId('hello')
   const run = await call(t, app, { method: 'POST', url: '/workflow/run', route: '/workflow/run', payload: { workflowName: 'hello', input: { name: 'Ada' }, workflowId } })
   t.equal(run.status, 200)
+  // A result names the trace's bucket once the worker has written it there: read once that is so, or the ETag may change between two reads.
+  await eventually(async () => await get(t, app, `/workflow/${workflowId}/result`, '/workflow/{id}/result'), (res) => res.body.trace?.destinations.remote !== null)
   const reads: Array<[string, string]> = [
     [`/workflow/${workflowId}/result`, '/workflow/{id}/result'],
     [`/workflow/${workflowId}/runs/${run.body.runId as string}/result`, '/workflow/{id}/runs/{rid}/result'],

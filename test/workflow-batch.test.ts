@@ -11,6 +11,7 @@ import { call, eventually, firstTaskCompleted, start, waitClosed } from './helpe
 import { bearer, keysFile } from './helpers/keys.js'
 import { testCatalog } from './helpers/env.js'
 import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '@flowport/core/contract'
+import { EVAL_WORKFLOW_TYPE } from '@flowport/core/eval'
 
 const batch = (t: Test, app: App, payload: unknown) => call(t, app, { method: 'POST', url: '/workflow/batch', route: '/workflow/batch', payload })
 const progress = (t: Test, app: App, batchId: string) => call(t, app, { method: 'GET', url: `/workflow/batch/${batchId}`, route: '/workflow/batch/{batchId}' })
@@ -28,7 +29,7 @@ async function openRuns (t: Test, app: App, n: number) {
 
 /**
  * Runs on a task queue of their own that no worker polls (they stay open, untouched by anything
- * else): `approval` runs and one run of each internal type (a catalog, a webhook delivery), all
+ * else): `approval` runs and one run of each internal type (a catalog, a webhook delivery, an eval run), all
  * with ids of one fresh prefix, once the run list shows them.
  */
 async function unpolledRuns (t: Test, app: App, approvals: number) {
@@ -41,10 +42,10 @@ async function unpolledRuns (t: Test, app: App, approvals: number) {
   }
   const runs = []
   for (let i = 0; i < approvals; i++) runs.push(await open('approval', `a${i}`))
-  const internal = [await open(CATALOG_WORKFLOW_TYPE, 'catalog'), await open(WEBHOOK_WORKFLOW_TYPE, 'webhook')]
+  const internal = [await open(CATALOG_WORKFLOW_TYPE, 'catalog'), await open(WEBHOOK_WORKFLOW_TYPE, 'webhook'), await open(EVAL_WORKFLOW_TYPE, 'eval')]
   const all = `WorkflowId STARTS_WITH "${prefix}"`
   await eventually(async () => Number((await app.engine.client.workflowService.countWorkflowExecutions({ namespace: app.config.TEMPORAL_NAMESPACE, query: all })).count),
-    (c) => c === approvals + 2)
+    (c) => c === approvals + internal.length)
   return { taskQueue, prefix, runs, internal }
 }
 

@@ -61,13 +61,19 @@ export function s3Client ({ S3Client }: S3Sdk, s3: S3Settings, forPresigning = f
 
 /**
  * The objects under one bucket and prefix, as trace and payload storage use them: each call bounded
- * by `timeoutMs` (and the caller's signal); an absent object is null, and any other failure becomes
- * the store's own error, made by `failure` from what went wrong.
+ * by `timeoutMs` (and the caller's signal), a HEAD or a listing page by `quickTimeoutMs`; an absent
+ * object is null, and any other failure becomes the store's own error, made by `failure` from what
+ * went wrong (a store that did not answer in time: "did not answer within N ms").
  */
 export class S3Objects {
   #client: S3Client | undefined
 
-  constructor (readonly s3: S3Settings, private readonly timeoutMs: number, private readonly failure: (what: string, cause: unknown) => Error) {}
+  constructor (
+    readonly s3: S3Settings,
+    private readonly timeoutMs: number,
+    private readonly failure: (what: string, cause: unknown) => Error,
+    private readonly quickTimeoutMs = timeoutMs
+  ) {}
 
   async put (key: string, body: Uint8Array | string, contentType = 'application/json'): Promise<void> {
     await this.call(async (client, { PutObjectCommand }, abortSignal) => await client.send(new PutObjectCommand({
@@ -97,7 +103,7 @@ export class S3Objects {
         if (err instanceof NotFound || (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return null
         throw err
       }
-    }, signal)
+    }, signal, this.quickTimeoutMs)
   }
 
   /** The keys (without the prefix) that begin with `keyPrefix`. */
@@ -108,7 +114,7 @@ export class S3Objects {
     do {
       const res = await this.call(async (client, { ListObjectsV2Command }, abortSignal) => await client.send(new ListObjectsV2Command({
         Bucket: bucket, Prefix: prefix + keyPrefix, ContinuationToken: token
-      }), { abortSignal }), signal)
+      }), { abortSignal }), signal, this.quickTimeoutMs)
       for (const { Key } of res.Contents ?? []) if (Key !== undefined) keys.push(Key.slice(prefix.length))
       token = res.IsTruncated === true ? res.NextContinuationToken : undefined
     } while (token !== undefined)
@@ -119,15 +125,18 @@ export class S3Objects {
     this.#client?.destroy()
   }
 
-  private async call<T> (call: (client: S3Client, sdk: S3Sdk, signal: AbortSignal) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  private async call<T> (call: (client: S3Client, sdk: S3Sdk, signal: AbortSignal) => Promise<T>, signal?: AbortSignal, timeoutMs = this.timeoutMs): Promise<T> {
     const sdk = await loadS3Sdk()
     this.#client ??= s3Client(sdk, this.s3)
-    const timeout = AbortSignal.timeout(this.timeoutMs)
+    const timeout = AbortSignal.timeout(timeoutMs)
     try {
       return await call(this.#client, sdk, signal === undefined ? timeout : AbortSignal.any([signal, timeout]))
     } catch (err) {
       if (signal?.aborted === true) throw err
-      throw this.failure(err instanceof sdk.S3ServiceException ? `${err.name} (HTTP ${err.$metadata.httpStatusCode ?? '?'})` : (err as Error).message, err)
+      const what = timeout.aborted
+        ? `it did not answer within ${timeoutMs} ms`
+        : err instanceof sdk.S3ServiceException ? `${err.name} (HTTP ${err.$metadata.httpStatusCode ?? '?'})` : (err as Error).message
+      throw this.failure(what, err)
     }
   }
 }

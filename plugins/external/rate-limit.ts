@@ -5,8 +5,8 @@
  * SERVICE_RATE_LIMIT_REDIS_URL is set (lib/rate-limit-redis.ts). Over budget → 429
  * RateLimitedError with `Retry-After` and the `RateLimit-*` headers. A stream counts once, when it connects. A run token spends its
  * issuing key's budget. Only on with auth on (without keys there is no one to count for); open
- * routes are never counted. While the Redis is unreachable requests pass uncounted (fail open,
- * logged): a rate limiter that turned its own outage into an API outage would do more harm than
+ * routes are never counted. While the Redis is unreachable or hangs, requests pass uncounted (fail
+ * open, logged; a breaker stops asking a Redis that times out): a rate limiter that turned its own outage into an API outage would do more harm than
  * the traffic it holds back. README "Access control" has the details.
  */
 import fp from 'fastify-plugin'
@@ -19,7 +19,11 @@ export default fp(async (fastify) => {
   if (!fastify.access.keys.enabled) return
   const redisUrl = config.SERVICE_RATE_LIMIT_REDIS_URL
   const shared = redisUrl === undefined ? undefined : await connectRateLimitRedis(redisUrl, fastify.log)
-  if (shared) fastify.addHook('onClose', shared.close)
+  if (shared) {
+    fastify.addHook('onClose', shared.close)
+    fastify.metrics?.gauge('flowport_rate_limit_redis_breaker_open', 'Whether requests pass uncounted without asking the rate-limit Redis now (1), after it failed or timed out several times in a row',
+      () => shared.breakerOpen ? 1 : 0)
+  }
   const budgetOf = (keyId: string) => fastify.access.keys.keys.find((k) => k.id === keyId)?.rateLimit ?? config.SERVICE_RATE_LIMIT_MAX
   await fastify.register(rateLimit, {
     global: true,
@@ -31,8 +35,8 @@ export default fp(async (fastify) => {
     allowList: (request, key) => key === '' || budgetOf(key) === 0,
     max: (_request, key) => budgetOf(key),
     enableDraftSpec: true,
-    ...(shared && { redis: shared.redis, nameSpace: 'flowport-rate-limit-', skipOnError: true }),
+    ...(shared && { store: shared.store('flowport-rate-limit-'), skipOnError: true }),
     errorResponseBuilder: (_request, context) =>
       new ApiError(429, 'RateLimitedError', `Rate limit exceeded: ${context.max} requests per ${config.SERVICE_RATE_LIMIT_WINDOW_MS / 1000} s for this key; retry in ${context.after}`)
   })
-}, { name: 'rate-limit', dependencies: ['access', 'errors'] })
+}, { name: 'rate-limit', dependencies: ['access', 'errors', 'metrics'] })

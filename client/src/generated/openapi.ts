@@ -899,7 +899,7 @@ export interface paths {
         put?: never;
         /**
          * Get a presigned URL to upload a large input, and the reference to start a run with
-         * @description PUT the input's JSON text to `uploadUrl` before `expiresAt`, then send `payloadRef` as `inputRef` (instead of `input`) to POST /workflow/start or /workflow/run within SERVICE_PAYLOAD_UPLOAD_TTL_S. Nothing is stored until the upload. No body. 404 PayloadStorageNotConfiguredError: large payloads are off (no object store is configured).
+         * @description PUT the input's JSON text to `uploadUrl` before `expiresAt`, then send `payloadRef` as `inputRef` (instead of `input`) to POST /workflow/start or /workflow/run within SERVICE_PAYLOAD_UPLOAD_TTL_S. Nothing is stored until the upload. No body. 404 PayloadStorageNotConfiguredError: large payloads are off (no object store is configured). 503 PayloadStorageUnavailableError (with Retry-After): the store does not answer within 2 s or refuses the API's credentials: it is asked before a URL is handed out.
          */
         post: operations["createPayloadUpload"];
         delete?: never;

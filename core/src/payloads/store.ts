@@ -20,8 +20,16 @@ export class PayloadMissingError extends Error {
   }
 }
 
-/** One storage call may take this long: a payload may be tens of megabytes. */
-const S3_TIMEOUT_MS = 60_000
+/**
+ * Deadlines of the storage calls, below those of every caller: a workflow task (10 s) carries the
+ * codec's PUTs and GETs, and an API answer (a result, a start) must say 503 within seconds rather
+ * than wait for a store that hangs. A transfer moves at most tens of megabytes (8 s: about 6 MB/s
+ * for 50 MB); an existence check or a reachability check is one HEAD (2 s).
+ */
+export const PAYLOAD_TRANSFER_TIMEOUT_MS = 8000
+export const PAYLOAD_CHECK_TIMEOUT_MS = 2000
+/** The key `check` asks about: whether it exists does not matter, only that the store answers. */
+const REACHABILITY_KEY = '.reachable'
 
 export interface StoredObject {
   bytes: number
@@ -33,8 +41,8 @@ export class PayloadStore {
   private presigner: S3Client | null = null
 
   constructor (readonly settings: PayloadSettings) {
-    this.objects = new S3Objects(settings.s3, S3_TIMEOUT_MS, (what, cause) =>
-      new PayloadStorageError(`Payload storage s3://${settings.s3.bucket} failed: ${what}`, { cause }))
+    this.objects = new S3Objects(settings.s3, PAYLOAD_TRANSFER_TIMEOUT_MS, (what, cause) =>
+      new PayloadStorageError(`Payload storage s3://${settings.s3.bucket} failed: ${what}`, { cause }), PAYLOAD_CHECK_TIMEOUT_MS)
   }
 
   /** `s3://bucket/key` of a reference: for messages and logs. */
@@ -56,6 +64,15 @@ export class PayloadStore {
   /** Size and age of the object, or null when there is none. */
   async stat (payloadRef: string, signal?: AbortSignal): Promise<StoredObject | null> {
     return await this.objects.head(payloadRef, signal)
+  }
+
+  /**
+   * Whether the store answers, with these credentials (one HEAD, PAYLOAD_CHECK_TIMEOUT_MS):
+   * PayloadStorageError when it does not. Before a presigned URL is handed out, which would
+   * otherwise point a client at a store that cannot take its upload.
+   */
+  async check (signal?: AbortSignal): Promise<void> {
+    await this.objects.head(REACHABILITY_KEY, signal)
   }
 
   /**

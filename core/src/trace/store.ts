@@ -21,18 +21,24 @@ const READ_PARALLEL = 8
 
 /** One storage call may take this long; the SDK retries once within it. */
 const S3_TIMEOUT_MS = 5000
+/** A HEAD or a listing page: what a result's read waits for at most (`writtenDestinations`). */
+const S3_CHECK_TIMEOUT_MS = 2000
+/** Runs whose bucket copy was seen, remembered so a repeated result read asks the bucket once. */
+const SEEN_REMOTE_MAX = 10_000
 
 export interface Destinations { local: string | null, remote: string | null }
 
 export class TraceStore {
   /** The bucket's objects; null without a bucket. */
   private readonly remote: S3Objects | null
+  /** Keys of traces seen in the bucket (a written trace stays), oldest first. */
+  private readonly seenRemote = new Set<string>()
   /** False once `checkLocalDir` found the directory unwritable: it is then neither named nor written nor read. */
   private localUsable = true
 
   constructor (readonly settings: TraceSettings) {
     const { s3 } = settings
-    this.remote = s3 && new S3Objects(s3, S3_TIMEOUT_MS, (what, cause) => new TraceStorageError(`Trace storage s3://${s3.bucket} failed: ${what}`, { cause }))
+    this.remote = s3 && new S3Objects(s3, S3_TIMEOUT_MS, (what, cause) => new TraceStorageError(`Trace storage s3://${s3.bucket} failed: ${what}`, { cause }), S3_CHECK_TIMEOUT_MS)
   }
 
   /**
@@ -60,6 +66,23 @@ export class TraceStore {
     const key = traceKey(workflowId, runId)
     const s3 = this.settings.s3
     return { local: this.localUsable ? join(this.settings.dir, key) : null, remote: s3 === null ? null : `s3://${s3.bucket}/${s3.prefix}${key}` }
+  }
+
+  /**
+   * Where the run's trace is, as a result names it: the bucket only once the trace is there (one
+   * HEAD within S3_CHECK_TIMEOUT_MS; a bucket that fails or does not answer in time: not named), so
+   * a result never points at a copy whose write failed or has not happened yet.
+   */
+  async writtenDestinations (workflowId: string, runId: string, signal?: AbortSignal): Promise<Destinations> {
+    const where = this.destinations(workflowId, runId)
+    if (this.remote === null) return where
+    const key = traceKey(workflowId, runId)
+    if (this.seenRemote.has(key)) return where
+    const found = await this.remote.head(key, signal).then((object) => object !== null, () => false)
+    if (!found) return { ...where, remote: null }
+    this.seenRemote.add(key)
+    if (this.seenRemote.size > SEEN_REMOTE_MAX) this.seenRemote.delete(this.seenRemote.values().next().value!)
+    return where
   }
 
   /**

@@ -9,24 +9,23 @@ import protoRoot from '@temporalio/proto'
 import type { temporal } from '@temporalio/proto'
 import { encodeToPayloads } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js'
 import { tsToDate } from '@temporalio/common/lib/time.js'
-import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '@flowport/core/contract'
 import type { BatchBody, BatchFilter, BatchStarted, BatchStatus } from '../../../schemas/batch.js'
 import { ApiError, RETRY_AFTER_SECONDS, validationError } from '../../../lib/api-error.js'
 import { reapplyOptions } from '../control/reset.js'
-import { visibilityQuery } from '../runs/list-runs.js'
-import { quote, ungroupableReason } from '../../../lib/visibility-query.js'
+import { INTERNAL_RUNS_EXCLUDED, visibilityQuery } from '../runs/list-runs.js'
+import { ungroupableReason } from '../../../lib/visibility-query.js'
 import type { Engine } from '../engine/engine.js'
 
 const { BatchOperationType, BatchOperationState } = protoRoot.temporal.api.enums.v1
 type Operation = Omit<temporal.api.workflowservice.v1.IStartBatchOperationRequest, 'namespace' | 'visibilityQuery' | 'jobId' | 'reason'>
 
-/** The batch's visibility query; a raw query is narrowed so internal runs (catalogs, webhook deliveries) stay out; one that could escape the narrowing is a 400. */
+/** The batch's visibility query; a raw query is narrowed so internal runs (catalogs, webhook deliveries, eval runs) stay out, as with filters; one that could escape the narrowing is a 400. */
 function batchQuery (filter: BatchFilter): string {
   if (!('query' in filter)) return visibilityQuery(filter)
   // Text that closes the group early (`x) OR (y`) would undo the narrowing: refused, not sent.
   const problem = ungroupableReason(filter.query)
   if (problem !== undefined) throw validationError([{ path: '/filter/query', in: 'body', message: problem }])
-  return `(${filter.query}) AND WorkflowType != ${quote(CATALOG_WORKFLOW_TYPE)} AND WorkflowType != ${quote(WEBHOOK_WORKFLOW_TYPE)}`
+  return [`(${filter.query})`, ...INTERNAL_RUNS_EXCLUDED].join(' AND ')
 }
 
 async function operationOf (engine: Engine, body: BatchBody, identity: string): Promise<Operation> {

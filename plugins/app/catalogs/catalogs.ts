@@ -33,12 +33,18 @@ import type { Deployments } from '../deployments/deployments.js'
 const { TaskQueueKind, TaskQueueType, WorkerVersioningMode } = protoRoot.temporal.api.enums.v1
 
 const CACHE_TTL_MS = 2000
+/**
+ * After DescribeTaskQueue failed or did not answer within SERVICE_WORKERS_POLLING_TIMEOUT_MS, a
+ * catalog's `workersPolling` is null at once for this long: an engine that hangs on it then costs
+ * one deadline per catalog every few seconds, not one per run of every answer.
+ */
+const UNKNOWN_FOR_MS = 5000
 
 export type Catalogs = ReturnType<typeof createCatalogs>
 
 export interface CatalogsDeps {
   engine: Engine
-  config: Pick<Config, 'SERVICE_CATALOG_ID'>
+  config: Pick<Config, 'SERVICE_CATALOG_ID' | 'SERVICE_WORKERS_POLLING_TIMEOUT_MS'>
   log: FastifyBaseLogger
   /** The input a run was started with (the runs concept): a catalog run's input is the catalog. */
   readRunInput: (run: RunRef) => Promise<unknown>
@@ -187,25 +193,38 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
   /** Ids of every published catalog (the engine's visibility list: eventually consistent). */
   const published = async (signal?: AbortSignal) => await listed('', signal)
 
-  // A secondary fact never fails the answer it is part of (status, run lists, the feed). Failures
-  // come in episodes (an engine call that fails keeps failing for a while): logged when one starts
-  // and when it ends, not once per request.
+  // A secondary fact never fails nor holds up the answer it is part of (status, run lists, the
+  // feed). Failures come in episodes (an engine call that fails keeps failing for a while): logged
+  // when one starts and when it ends, not once per request; meanwhile the answer is null at once.
   const undescribed = new Set<string>()
+  /** Catalog → until when its `workersPolling` is null without asking the engine (UNKNOWN_FOR_MS). */
+  const unknownUntil = new Map<string, number>()
   /**
    * Whether a worker polls the task queue, as a run's `workersPolling`: for a run pinned to a
-   * version, a worker of that version (no other can take its tasks); null when the engine cannot say.
+   * version, a worker of that version (no other can take its tasks); null when the engine cannot
+   * say within SERVICE_WORKERS_POLLING_TIMEOUT_MS. The engine call itself runs on under its own
+   * deadline, shared with whoever else waits for it (starts check the same description).
    */
   async function workersPolling (catalogId: string, signal?: AbortSignal, pinnedTo?: WorkerDeploymentVersion | null): Promise<boolean | null> {
+    const until = unknownUntil.get(catalogId)
+    if (until !== undefined) {
+      if (Date.now() < until) return null
+      unknownUntil.delete(catalogId)
+    }
+    const timeoutMs = config.SERVICE_WORKERS_POLLING_TIMEOUT_MS
+    const deadline = AbortSignal.timeout(timeoutMs)
     try {
-      const described = await taskQueue(catalogId, signal)
+      const described = await taskQueue(catalogId, signal === undefined ? deadline : AbortSignal.any([signal, deadline]))
       const polling = pinnedTo == null ? described.workers.polling : described.versions.has(versionValue(pinnedTo))
       if (undescribed.delete(catalogId)) log.info({ catalog: catalogId }, 'task queue described again: workersPolling is known again')
       return polling
     } catch (err) {
       if (signal?.aborted === true) throw err
+      unknownUntil.set(catalogId, Date.now() + UNKNOWN_FOR_MS)
       if (!undescribed.has(catalogId)) {
         undescribed.add(catalogId)
-        log.warn({ err, catalog: catalogId }, 'cannot describe the task queue: workersPolling is null until it can')
+        const why = deadline.aborted ? `the engine did not answer DescribeTaskQueue within ${timeoutMs} ms (SERVICE_WORKERS_POLLING_TIMEOUT_MS)` : 'DescribeTaskQueue failed'
+        log.warn({ err, catalog: catalogId }, `cannot describe the task queue: workersPolling is null until it can (${why})`)
       }
       return null
     }

@@ -102,7 +102,9 @@ export function createPayloads ({ config, storeStarting = () => null }: Payloads
     /** What the engine client encodes and decodes payloads with: the claim-check codec when the store is on. */
     dataConverter,
     /** POST /payloads: a fresh upload reference and the presigned URL to PUT the input to. */
-    async createUpload (): Promise<PayloadUpload> {
+    async createUpload (signal?: AbortSignal): Promise<PayloadUpload> {
+      // A URL to a store that does not answer (or refuses these credentials) would only fail the client's PUT.
+      await storeOrRefuse().check(signal).catch(asApiError)
       const payloadRef = `uploads/${randomUUID()}`
       const { url, expiresAt } = await presigned('PUT', payloadRef)
       return { payloadRef, uploadUrl: url, method: 'PUT', expiresAt }

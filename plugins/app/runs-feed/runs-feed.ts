@@ -12,8 +12,10 @@ import type { RunChange } from '../../../schemas/runs-feed.js'
 import type { WorkflowStatus } from '../../../schemas/workflow.js'
 import type { Engine } from '../engine/engine.js'
 import type { Execution } from '../runs/types.js'
+import { STATUS_LOOKUPS } from '../runs/execution.js'
 import { quote } from '../../../lib/visibility-query.js'
 import { ApiError, STREAM_RETRY_AFTER_SECONDS } from '../../../lib/api-error.js'
+import { mapBounded } from '../../../lib/bounded.js'
 import { RunsFeed, type ChangeSource, type FeedChange, type FeedOptions, type FeedSink, type Joined } from './feed.js'
 import { comparePositions, encodePosition, timePosition, type ChangeKind, type Position } from './position.js'
 import { streamRunsFeed, type FeedSession } from './stream.js'
@@ -49,9 +51,11 @@ function visibilityChanges ({ engine, statusOf }: Pick<RunsFeedDeps, 'engine' | 
       const page = await engine.call(() => engine.client.workflowService.listWorkflowExecutions({
         namespace, pageSize: PAGE_SIZE, nextPageToken, query: windowed
       }), { signal })
-      for (const raw of page.executions ?? []) {
+      const runs = await mapBounded(page.executions ?? [], STATUS_LOOKUPS, async (raw) => {
         const info = await executionInfoFromRaw(raw, loadedDataConverter, raw, namespace)
-        const run = await statusOf(info, signal)
+        return { info, run: await statusOf(info, signal) }
+      })
+      for (const { info, run } of runs) {
         const started = info.startTime.getTime()
         const closed = info.closeTime?.getTime()
         if (started >= fromMs && started < toMs) changes.push(frameOf('started', started, run))

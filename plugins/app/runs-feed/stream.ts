@@ -32,6 +32,9 @@ const SESSION_SPREAD = 0.25
 /** When a session that starts now ends: somewhere in the last SESSION_SPREAD of `sessionMs`. */
 export const sessionEnd = (sessionMs: number, now = Date.now()) => now + Math.round(sessionMs * (1 - SESSION_SPREAD * Math.random()))
 
+/** How far ahead of this replica's clock another replica's id may be (clock skew, however large in practice). */
+const MAX_CLOCK_AHEAD_MS = 24 * 3600_000
+
 /** A client this far behind on its socket is dropped; it resumes from its last id. */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024
 
@@ -57,8 +60,12 @@ function resumeOf (lastEventId: string | undefined, issue: Omit<Issue, 'message'
   if (lastEventId === undefined) return undefined
   const position = decodePosition(lastEventId)
   if (!position) throw validationError([{ ...issue, message: 'Not an event id of this feed' }])
-  // Ids name engine times already read: one from the future was not issued by any replica.
-  if (position.ms > Date.now()) throw validationError([{ ...issue, message: 'The event id is ahead of the feed (a time still to come)' }])
+  // An id names a point the client has every change up to, by the clock of the replica that sent
+  // it (a progress id: its frontier). Another replica's clock may be behind: an id ahead of this
+  // one's clock resumes as well (no catch-up is owed, changes after it are sent as the feed reads
+  // them), so resuming never depends on clocks agreeing. Only an id further ahead than any clock
+  // is wrong was issued by no replica.
+  if (position.ms > Date.now() + MAX_CLOCK_AHEAD_MS) throw validationError([{ ...issue, message: 'The event id is ahead of the feed (a time still to come)' }])
   return position
 }
 

@@ -138,6 +138,13 @@ export function historyWorkflowOf (execution: Execution): HistoryWorkflow {
 }
 
 /**
+ * How many runs of a page (a run list, a feed window) have their status looked up at once: a slow
+ * `workersPolling` is paid about once per page, not once per run, and a page of a thousand runs
+ * does not send a thousand engine calls together.
+ */
+export const STATUS_LOOKUPS = 16
+
+/**
  * The status, and for an open run whether a worker polls its task queue (a run nobody polls never
  * moves); null when the engine cannot say: the rest of the answer does not depend on it.
  */

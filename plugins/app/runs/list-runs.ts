@@ -10,17 +10,23 @@ import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '@flowport/core/con
 import { EVAL_WORKFLOW_TYPE } from '@flowport/core/eval'
 import type { RunsQuery, WorkflowStatus } from '../../../schemas/workflow.js'
 import { validationError } from '../../../lib/api-error.js'
-import { statusWithWorkers } from './execution.js'
+import { STATUS_LOOKUPS, statusWithWorkers } from './execution.js'
+import { mapBounded } from '../../../lib/bounded.js'
 import { decodePageToken, encodePageToken } from '../../../lib/page-token.js'
 import { quote } from '../../../lib/visibility-query.js'
 import { visibilityName } from './status.js'
 import type { Status } from '../../../schemas/status.js'
 import type { RunsContext } from './deps.js'
 
+/**
+ * Internal runs (the published catalogs, webhook deliveries) are never listed nor acted on by a
+ * batch; eval runs have a listing of their own (GET /evals), and the runs of their cases are
+ * listed here as any run. The clauses that leave them out, for every query made of filters or raw.
+ */
+export const INTERNAL_RUNS_EXCLUDED = [CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE, EVAL_WORKFLOW_TYPE].map((type) => `WorkflowType != ${quote(type)}`)
+
 export function visibilityQuery (q: Omit<RunsQuery, 'pageSize' | 'pageToken'>): string {
-  // Internal runs (the published catalogs, webhook deliveries) are never listed; eval runs have a
-  // listing of their own (GET /evals), and the runs of their cases are listed here as any run.
-  const clauses = [CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE, EVAL_WORKFLOW_TYPE].map((type) => `WorkflowType != ${quote(type)}`)
+  const clauses = [...INTERNAL_RUNS_EXCLUDED]
   if (q.workflowName !== undefined) clauses.push(`WorkflowType = ${quote(q.workflowName)}`)
   if (q.status !== undefined) clauses.push(`ExecutionStatus = ${quote(visibilityName[q.status as Exclude<Status, 'unknown'>])}`)
   if (q.catalog !== undefined) clauses.push(`TaskQueue = ${quote(q.catalog)}`)
@@ -82,8 +88,8 @@ export async function listRuns (deps: Pick<RunsContext, 'engine' | 'catalogs'>, 
     if (nextPageToken && isGrpcServiceError(err) && err.code === GrpcStatus.INVALID_ARGUMENT) throw badToken()
     throw err
   }
-  const runs = await Promise.all((res.executions ?? []).map(async (raw) =>
-    await statusWithWorkers(deps, await executionInfoFromRaw(raw, loadedDataConverter, raw, namespace), signal)))
+  const runs = await mapBounded(res.executions ?? [], STATUS_LOOKUPS, async (raw) =>
+    await statusWithWorkers(deps, await executionInfoFromRaw(raw, loadedDataConverter, raw, namespace), signal))
   const token = res.nextPageToken?.length ? encodePageToken(query, { state: '', engineToken: res.nextPageToken }) : null
   return { runs, nextPageToken: token }
 }

@@ -43,9 +43,11 @@ function keptStart (known: ClosedRun | undefined): RunStart | undefined {
 
 async function resultFrom ({ traces, payloads }: Results, run: RunRef, start: RunStart, outcome: Outcome): Promise<WorkflowResult> {
   if (start.type === undefined) throw new Error(`run ${run.runId} of ${run.workflowId} has no start event`)
-  // Where the worker's trace keeper writes this run's trace (at its close; docs/traces.md).
-  const trace = traces === null ? null : { destinations: traces.destinations(run.workflowId, run.runId) }
-  const [inputField, outputField] = await Promise.all([payloads.inlineOrLink(start.input ?? null), payloads.inlineOrLink(outcome.output)])
+  // Where the worker's trace keeper wrote this run's trace (at its close; docs/traces.md): the bucket once it is there.
+  const [destinations, inputField, outputField] = await Promise.all([
+    traces?.writtenDestinations(run.workflowId, run.runId), payloads.inlineOrLink(start.input ?? null), payloads.inlineOrLink(outcome.output)
+  ])
+  const trace = destinations === undefined ? null : { destinations }
   return {
     kind: 'result',
     workflowId: run.workflowId,
