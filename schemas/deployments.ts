@@ -88,11 +88,11 @@ export const SetCurrentBodySchema = Type.Union([
   Type.Object({
     buildId: BuildIdSchema,
     allowNoPollers: Type.Optional(Type.Boolean({ description: 'Route new runs to the version even though none of its workers polls now (they would wait until one does)' }))
-  }, { additionalProperties: false, description: 'Make this version current' }),
+  }, { title: 'SetCurrentVersion', additionalProperties: false, description: 'Make this version current' }),
   Type.Object({
     unversioned: Type.Literal(true, { description: 'No version is current: new runs go to the unversioned workers of the deployment\'s task queues' }),
     allowNoPollers: Type.Optional(Type.Boolean({ description: 'Even though no unversioned worker polls the deployment\'s task queues now (new runs would wait until one does)' }))
-  }, { additionalProperties: false, description: 'Send new runs back to unversioned workers' })
+  }, { title: 'SetCurrentUnversioned', additionalProperties: false, description: 'Send new runs back to unversioned workers' })
 ], { $id: 'SetCurrentBody', examples: [{ buildId: '4f0c2a9e1b7d' }, { unversioned: true }] })
 
 export const RampBodySchema = Type.Object({

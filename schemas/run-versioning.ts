@@ -33,10 +33,10 @@ export const RunVersioningBodySchema = Type.Union([
     behavior: Type.Literal('pinned'),
     version: ref(WorkerDeploymentVersionSchema),
     allowNoPollers
-  }, { additionalProperties: false, description: 'Pin the run to `version`: its next workflow tasks go to that version\'s workers' }),
+  }, { title: 'PinRunToVersion', additionalProperties: false, description: 'Pin the run to `version`: its next workflow tasks go to that version\'s workers' }),
   Type.Object({
     behavior: Type.Literal('autoUpgrade')
-  }, { additionalProperties: false, description: 'Let the run follow the current version: it moves at its next workflow task' })
+  }, { title: 'RunFollowsCurrentVersion', additionalProperties: false, description: 'Let the run follow the current version: it moves at its next workflow task' })
 ], {
   $id: 'RunVersioningBody',
   description: 'The versioning override to set. The run\'s workflow code must replay on the version it goes to (`flowport replay --all` with that code checks it)',
