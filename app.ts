@@ -44,6 +44,7 @@ import catalogRoutes from './routes/catalog.js'
 import historyRoutes from './routes/history/index.js'
 import workflowRoutes from './routes/workflows/index.js'
 import tokenRoutes from './routes/tokens.js'
+import accessRoutes from './routes/access.js'
 import scheduleRoutes from './routes/schedules/index.js'
 import ui from './plugins/external/ui.js'
 import payloadRoutes from './routes/payloads.js'
@@ -137,7 +138,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream, st
   // After access, so its description routes are in the access table too (test/access-routes.test.ts).
   await app.register(swagger)
 
-  for (const routes of [health, catalogRoutes, historyRoutes, workflowRoutes, tokenRoutes, scheduleRoutes, ui, payloadRoutes, evalRoutes, deploymentRoutes]) await app.register(routes)
+  for (const routes of [health, catalogRoutes, historyRoutes, workflowRoutes, tokenRoutes, accessRoutes, scheduleRoutes, ui, payloadRoutes, evalRoutes, deploymentRoutes]) await app.register(routes)
   return app
 }
 

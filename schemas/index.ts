@@ -24,6 +24,7 @@ import {
 } from './workflow.js'
 import { TraceLogSchema, traceSchemas } from './trace.js'
 import { RunTokenRequestSchema, RunTokenSchema } from './tokens.js'
+import { CallerAccessSchema } from './access.js'
 import { scheduleSchemas } from './schedules.js'
 import { AttentionSchema, ResetBodySchema, ResetFromSchema, ResetPointSchema, ResetResultSchema, ResetStepSchema } from './reset.js'
 import { BatchBodySchema, BatchFilterSchema, BatchParamsSchema, BatchStartedSchema, BatchStatusSchema } from './batch.js'
@@ -49,6 +50,6 @@ export const schemas = [
   HistoryEventSchema, HistoryWorkflowSchema, HistoryQuerySchema, HistoryPageSchema, HistoryStreamQuerySchema,
   HistoryStreamHeadersSchema, HistoryStreamDoneSchema, HistoryStreamServerErrorSchema, ...historySseSchemas, ...runsFeedSchemas,
   BatchFilterSchema, BatchBodySchema, BatchParamsSchema, BatchStartedSchema, BatchStatusSchema,
-  ...traceSchemas, TraceLogSchema, RunTokenRequestSchema, RunTokenSchema, ...scheduleSchemas, ...evalRouteSchemas,
+  ...traceSchemas, TraceLogSchema, RunTokenRequestSchema, RunTokenSchema, CallerAccessSchema, ...scheduleSchemas, ...evalRouteSchemas,
   ...deploymentSchemas
 ]

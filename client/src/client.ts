@@ -9,11 +9,11 @@ import { follow, type FollowOptions } from './follow.js'
 import { watchRuns, type WatchRunsOptions } from './watch-runs.js'
 import { defined, iso } from './values.js'
 import type {
-  BackfillOptions, CallOptions, PreconditionOptions, ResetOptions, RoutingOptions, RunIdOptions, RunOptions, RunsFilters, SchedulesFilters, StartOptions, StopOptions,
+  BackfillOptions, CallOptions, DeploymentChangeOptions, PreconditionOptions, ResetOptions, RunIdOptions, RunOptions, RunsFilters, SchedulesFilters, StartOptions, StopOptions,
   TerminateOptions, UpdateWithStartOptions
 } from './options.js'
 import type {
-  BatchBody, BatchStarted, BatchStatus, Catalog, Deployment, DeploymentSummary, EvalRun, EvalRuns, EvalStarted, StartEvalBody, CreateScheduleBody, OpenApiDocument, paths, QueryResult, Readiness, ResetResult, RunsFeedEvent,
+  BatchBody, BatchStarted, BatchStatus, CallerAccess, Catalog, Deployment, DeploymentSummary, EvalRun, EvalRuns, EvalStarted, StartEvalBody, CreateScheduleBody, OpenApiDocument, paths, QueryResult, Readiness, ResetResult, RunsFeedEvent,
   Schedule, ScheduleSummary, SignalResult, StopResult, StreamEvent, TerminateResult, TraceLog, UpdateAccepted, UpdateResult, UpdateScheduleBody,
   UpdateState, UpdateWithStart, PayloadUpload, WorkflowInput, WorkflowResult, WorkflowRuns, WorkflowStarted, WorkflowStatus
 } from './types.js'
@@ -367,27 +367,49 @@ export class FlowportClient {
 
   /** A worker deployment with each version's state and open runs. */
   async getDeployment (deploymentName: string, { signal }: CallOptions = {}): Promise<Deployment> {
-    return await this.#call(signal, () => this.#api.GET('/deployments/{deploymentName}', { params: { path: { deploymentName } }, signal }))
+    return (await this.deploymentWithEtag(deploymentName, { signal })).deployment
+  }
+
+  /** A worker deployment and its ETag: pass it as `ifMatch` to a change, which then fails (412) if another changed it since. */
+  async deploymentWithEtag (deploymentName: string, { signal }: CallOptions = {}): Promise<{ deployment: Deployment, etag: string }> {
+    let etag = ''
+    const deployment = await this.#call(signal, async () => {
+      const result = await this.#api.GET('/deployments/{deploymentName}', { params: { path: { deploymentName } }, signal })
+      etag = result.response.headers.get('etag') ?? ''
+      return result
+    })
+    return { deployment, etag }
   }
 
   /** Makes a version current: new runs go to it. Resolves with the deployment after the change. */
-  async setCurrentVersion (deploymentName: string, buildId: string, { signal, allowNoPollers }: CallOptions & RoutingOptions = {}): Promise<Deployment> {
-    return await this.#call(signal, () => this.#api.PUT('/deployments/{deploymentName}/current', { params: { path: { deploymentName } }, body: { buildId, ...defined({ allowNoPollers }) }, signal }))
+  async setCurrentVersion (deploymentName: string, buildId: string, { signal, allowNoPollers, ifMatch }: DeploymentChangeOptions = {}): Promise<Deployment> {
+    return await this.#call(signal, () => this.#api.PUT('/deployments/{deploymentName}/current', {
+      params: { path: { deploymentName }, header: ifMatchHeader(ifMatch) }, body: { buildId, ...defined({ allowNoPollers }) }, signal
+    }))
   }
 
   /** Sends `percentage` (0 < p ≤ 100) of new runs to a version. */
-  async rampVersion (deploymentName: string, buildId: string, percentage: number, { signal, allowNoPollers }: CallOptions & RoutingOptions = {}): Promise<Deployment> {
-    return await this.#call(signal, () => this.#api.PUT('/deployments/{deploymentName}/ramp', { params: { path: { deploymentName } }, body: { buildId, percentage, ...defined({ allowNoPollers }) }, signal }))
+  async rampVersion (deploymentName: string, buildId: string, percentage: number, { signal, allowNoPollers, ifMatch }: DeploymentChangeOptions = {}): Promise<Deployment> {
+    return await this.#call(signal, () => this.#api.PUT('/deployments/{deploymentName}/ramp', {
+      params: { path: { deploymentName }, header: ifMatchHeader(ifMatch) }, body: { buildId, percentage, ...defined({ allowNoPollers }) }, signal
+    }))
   }
 
   /** Stops a ramp: every new run goes to the current version. */
-  async stopRamp (deploymentName: string, { signal }: CallOptions = {}): Promise<Deployment> {
-    return await this.#call(signal, () => this.#api.DELETE('/deployments/{deploymentName}/ramp', { params: { path: { deploymentName } }, signal }))
+  async stopRamp (deploymentName: string, { signal, ifMatch }: Omit<DeploymentChangeOptions, 'allowNoPollers'> = {}): Promise<Deployment> {
+    return await this.#call(signal, () => this.#api.DELETE('/deployments/{deploymentName}/ramp', { params: { path: { deploymentName }, header: ifMatchHeader(ifMatch) }, signal }))
   }
 
   /** Makes the version that was current before current again (or the one `buildId` names). */
-  async rollback (deploymentName: string, { signal, buildId, allowNoPollers }: CallOptions & RoutingOptions & { buildId?: string } = {}): Promise<Deployment> {
-    return await this.#call(signal, () => this.#api.POST('/deployments/{deploymentName}/rollback', { params: { path: { deploymentName } }, body: defined({ buildId, allowNoPollers }), signal }))
+  async rollback (deploymentName: string, { signal, buildId, allowNoPollers, ifMatch }: DeploymentChangeOptions & { buildId?: string } = {}): Promise<Deployment> {
+    return await this.#call(signal, () => this.#api.POST('/deployments/{deploymentName}/rollback', {
+      params: { path: { deploymentName }, header: ifMatchHeader(ifMatch) }, body: defined({ buildId, allowNoPollers }), signal
+    }))
+  }
+
+  /** What this client's credential may do: its key, scopes and limits (`GET /access`; with auth off, every scope). */
+  async access ({ signal }: CallOptions = {}): Promise<CallerAccess> {
+    return await this.#call(signal, () => this.#api.GET('/access', { signal }))
   }
 
   /**

@@ -7,6 +7,11 @@ import type { OverlapPolicy, ResetFrom, RunsQuery } from './types.js'
 export interface CallOptions { signal?: AbortSignal }
 /** A change of where new runs go: `allowNoPollers` sends them to a version none of whose workers polls now. */
 export interface RoutingOptions { allowNoPollers?: boolean }
+/**
+ * A change of a worker deployment: `ifMatch` is the deployment's ETag as read (`deploymentWithEtag`);
+ * PreconditionFailedError (412), and nothing changes, when it was changed since.
+ */
+export interface DeploymentChangeOptions extends CallOptions, RoutingOptions { ifMatch?: string }
 export interface RunOptions extends CallOptions {
   workflowId?: string
   catalog?: string

@@ -71,6 +71,7 @@ export type Deployment = Schemas['Deployment']
 export type DeploymentSummary = Schemas['DeploymentSummary']
 export type DeploymentVersionState = Schemas['DeploymentVersionState']
 export type Ramp = Schemas['Ramp']
+export type CallerAccess = Schemas['CallerAccess']
 /** Every `error` name the API can answer with. */
 export type ErrorName = ErrorResponse['error'] | ValidationErrorResponse['error']
 

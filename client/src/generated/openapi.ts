@@ -688,6 +688,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the credential of this request may do
+         * @description The key (for a run token: its issuer), its scopes and its catalog and workflow limits. With auth off: `auth: false` and every scope. A run token is refused (403): it opens only the routes of its workflow id.
+         */
+        get: operations["getCallerAccess"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/schedules": {
         parameters: {
             query?: never;
@@ -2443,6 +2463,26 @@ export interface components {
             /** Format: date-time */
             expiresAt: string;
         };
+        /** @example {
+         *       "auth": true,
+         *       "keyId": "dashboard",
+         *       "kind": "key",
+         *       "scopes": [
+         *         "read"
+         *       ],
+         *       "catalogs": null,
+         *       "workflows": null
+         *     } */
+        CallerAccess: {
+            /** @description false: auth is off, every route is open to anyone (then `scopes` lists them all) */
+            auth: boolean;
+            keyId: string | null;
+            kind: ("key" | "run-token") | null;
+            /** @description The scopes it holds */
+            scopes: ("read" | "run" | "interact" | "control" | "admin")[];
+            catalogs: string[] | null;
+            workflows: string[] | null;
+        };
         /** @description A duration: `"15m"`-style (ms, s, m, h, d) or milliseconds */
         Duration: string | number;
         /**
@@ -2862,6 +2902,7 @@ export interface components {
             drainageCheckedAt: string | null;
             /** @description Workers of this version polling for workflow tasks now (seen within 70 s; the fewest over its workflow task queues). 0: its runs wait unseen until one of its workers polls again; making it current or ramping it is then refused unless `allowNoPollers` */
             pollers: number;
+            lastPollTime: string | null;
             /** @description Open runs the engine's visibility store records on this version (search attribute `TemporalWorkerDeploymentVersion`), Flowport's internal runs excepted; eventually consistent */
             openRuns: number;
         };
@@ -8062,6 +8103,80 @@ export interface operations {
             };
             /** @description EngineUnavailableError: Temporal is unreachable; CatalogNotAvailableError: the catalog is published but no worker polls it (for a start: none that would take a new run, as when no version of its workers' deployment is current), or the default catalog is not published yet; TraceStorageUnavailableError: the trace bucket did not answer; PayloadStorageUnavailableError: the payload bucket did not answer. `Retry-After` says when to try again */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getCallerAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The credential's key, scopes and limits */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallerAccess"];
+                };
+            };
+            /** @description UnauthorizedError: the key or run token is missing, unknown, malformed or expired, or an API key was sent in the query string (only run tokens are accepted there); `WWW-Authenticate` is set */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ForbiddenError: the credential is valid but lacks the route's scope, or the run's catalog or workflow name is outside the key's limits, or a run token names another workflow id or run; the message says what is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestTimeoutError: the request line and headers, or the whole request, were not received within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RateLimitedError: the key spent its request budget for the window (SERVICE_RATE_LIMIT_MAX per SERVICE_RATE_LIMIT_WINDOW_MS, or the key's own `rateLimit`); `Retry-After` and the `RateLimit-Limit`/`RateLimit-Remaining`/`RateLimit-Reset` headers say when it refills */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RequestHeaderFieldsTooLargeError: the request line and headers are larger than the limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalServerError: an unexpected failure; the message names the request id, the server log has the details */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -9,7 +9,7 @@ import { ApiError, validationError } from '../../../lib/api-error.js'
 import { ConfigError } from '../../../lib/config-error.js'
 import type { Target } from '../../../lib/http/access.js'
 import type { Redactor } from '../../../lib/log-redaction.js'
-import type { Scope } from '../../../schemas/access.js'
+import { SCOPES, type CallerAccess, type Scope } from '../../../schemas/access.js'
 import type { Config } from '../../../schemas/config.js'
 import type { RunTokenRequest } from '../../../schemas/tokens.js'
 import { KeyStore } from './key-store.js'
@@ -74,6 +74,18 @@ export function createAccess ({ config, runTokenSecrets, log, redactor, targets 
     /** Every route's access declaration, as registered (test/access-routes.test.ts walks it). */
     routes: [] as RouteAccess[],
     authenticate,
+    /** GET /access: what a request's credential may do (null: auth is off, everything). */
+    callerAccess (p: Principal | null): CallerAccess {
+      if (p === null) return { auth: false, keyId: null, kind: null, scopes: [...SCOPES], catalogs: null, workflows: null }
+      return {
+        auth: true,
+        keyId: p.keyId,
+        kind: p.kind,
+        scopes: SCOPES.filter((s) => p.scopes.has(s)),
+        catalogs: p.key.catalogs ? [...p.key.catalogs] : null,
+        workflows: p.key.workflowPatterns ? [...p.key.workflowPatterns] : null
+      }
+    },
     /** A limited key's catalogs and workflow patterns, against what the request touches (403). */
     assertTarget: async (request: TargetRequest, p: Principal) => { await assertTarget(targets, config.SERVICE_CATALOG_ID, request, p) },
     /** POST /tokens: a run token with at most the issuer's scopes, for a run within its limits. */
