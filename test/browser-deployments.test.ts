@@ -73,15 +73,14 @@ t.test('deployment pages: versions, pollers and open runs; ramp, conflict, no po
     return res.status === 200 ? res.body as Deployment : null
   }
 
-  // Both start (and bundle) at once; v1 is made current first: a second version's worker finishes
-  // starting (publishes its catalog) only once some version is current (worker/README.md).
-  const v1 = versioned('v1')
-  const v2 = versioned('v2')
-  await v1.waitFor('Worker polling')
+  // v1 first, made current: a second version's worker finishes starting (publishes its catalog) only
+  // once some version is current (worker/README.md).
+  await versioned('v1').waitFor('Worker polling')
   t.comment('v1 polls')
   await eventually(read, (d) => d !== null && versionOf(d, 'v1') !== undefined)
   const current = await call(t, app, { method: 'PUT', url: `${url}/current`, route: `${route}/current`, headers: operator, payload: { buildId: 'v1' } })
   t.equal(current.status, 200, 'v1 is current')
+  const v2 = versioned('v2')
   await v2.waitFor('Worker polling')
   t.comment('v2 polls')
   // A run that stays open on v1: the open run the page counts and links.
