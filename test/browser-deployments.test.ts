@@ -61,10 +61,6 @@ const overflow = async (tab: Page) => await tab.evaluate(() => {
   return (root.scrollWidth as number) - (root.clientWidth as number)
 })
 
-// Two workers that bundle their workflows, a browser and the engine's 70 s poller liveness: on a
-// busy machine more than the suite's 480 s per file.
-t.setTimeout(900_000)
-
 t.test('deployment pages: versions, pollers and open runs; ramp, conflict, no pollers, a read-only key, phone width', async (t) => {
   const app = await build(t, { SERVICE_CATALOG_ID: catalog, SERVICE_API_KEYS_FILE: file })
   const base = (await app.listen({ port: 0, host: '127.0.0.1' })).replace(/\/$/, '')
