@@ -55,6 +55,8 @@ export const DeploymentVersionStateSchema = Type.Object({
     description: 'Workers of this version polling for workflow tasks now (seen within 70 s; the fewest over its workflow task queues). ' +
       '0: its runs wait unseen until one of its workers polls again; making it current or ramping it is then refused unless `allowNoPollers`'
   }),
+  lastPollTime: NullableDateTime('When a worker of this version last polled for a workflow task, live or not (the engine lists a ' +
+    'poller for some minutes after its worker left); null when the engine lists none. As `workers.lastPollTime` of a catalog'),
   openRuns: Type.Integer({
     minimum: 0,
     description: 'Open runs the engine\'s visibility store records on this version (search attribute `TemporalWorkerDeploymentVersion`), ' +

@@ -2,8 +2,8 @@
  * Rollout through the API and `flowport deploy` (docs/deploys.md), against a real engine with two
  * versioned workers of one workflow (test/fixtures/rollout/{v1,v2}): v1 current → v2 ramped to 30%
  * (about 30% of new runs go to it) → v2 current, v1 draining while a run pinned to it is open, drained
- * once it closed → rollback makes v1 current again. Each change carries the key's identity; the
- * routes need scope `control`.
+ * once it closed → rollback makes v1 current again. Each change carries the key's identity; reads
+ * need scope `read`, changes `control`.
  *
  * The test runs an engine of its own: the engine refreshes a draining version's status every
  * `matching.wv.VersionDrainageStatusRefreshInterval` (3 min by default), after a grace period
@@ -33,7 +33,8 @@ const route = '/deployments/{deploymentName}'
 const url = `/deployments/${catalog}`
 const { keys, file } = keysFile(t, [
   { id: 'operator', scopes: ['read', 'run', 'interact', 'control'] },
-  { id: 'viewer', scopes: ['read', 'run'] }
+  { id: 'viewer', scopes: ['read', 'run'] },
+  { id: 'starter', scopes: ['run'] }
 ])
 const operator = bearer(keys.operator!)
 
@@ -121,9 +122,15 @@ t.test('list → current v1 → ramp v2 30% → current v2 → v1 drained → ro
     t.match(nothingBefore.body, { error: 'DeploymentConflictError', message: /no version that was current before/ })
   })
 
-  await t.test('scope control', async (t) => {
+  await t.test('scope read to read, control to change', async (t) => {
     const viewer = bearer(keys.viewer!)
-    for (const [method, path, payload] of [['GET', '/deployments', undefined], ['GET', url, undefined], ['PUT', `${url}/current`, { buildId: 'v1' }],
+    for (const path of ['/deployments', url]) {
+      const res = await app.inject({ method: 'GET', url: path, headers: viewer })
+      t.equal(res.statusCode, 200, `GET ${path}: scope read`)
+    }
+    const nobody = bearer(keys.starter!)
+    t.same((await app.inject({ method: 'GET', url, headers: nobody })).json(), { error: 'ForbiddenError', message: 'Key starter lacks scope read' }, 'a key without read')
+    for (const [method, path, payload] of [['PUT', `${url}/current`, { buildId: 'v1' }],
       ['PUT', `${url}/ramp`, { buildId: 'v2', percentage: 30 }], ['DELETE', `${url}/ramp`, undefined], ['POST', `${url}/rollback`, undefined]] as const) {
       const res = await app.inject({ method, url: path, headers: viewer, ...(payload === undefined ? {} : { payload }) })
       t.equal(res.statusCode, 403, `${method} ${path}: 403 without control`)
@@ -237,7 +244,9 @@ t.test('list → current v1 → ramp v2 30% → current v2 → v1 drained → ro
     const unknown = await flowport(['deploy', 'current', 'v9'], { env })
     t.equal(unknown.code, 2, 'an unknown version: exit 2')
     t.match(unknown.stderr, /DeploymentVersionNotFoundError: Worker deployment \S+ has no version v9/)
-    const refused = await flowport(['deploy', 'list'], { env: { ...env, FLOWPORT_TOKEN: keys.viewer! } })
+    const listedByViewer = await flowport(['deploy', 'list'], { env: { ...env, FLOWPORT_TOKEN: keys.viewer! } })
+    t.equal(listedByViewer.code, 0, 'a key with read lists')
+    const refused = await flowport(['deploy', 'current', 'v1'], { env: { ...env, FLOWPORT_TOKEN: keys.viewer! } })
     t.equal(refused.code, 3, 'a key without control: exit 3')
     t.match(refused.stderr, 'ForbiddenError: Key viewer lacks scope control')
   })
@@ -276,7 +285,9 @@ t.test('three versions with derived build ids: each worker publishes; ramp, curr
   }
 
   const { buildId: v1, proc: v1Worker } = await worker('v1')
-  t.equal(pollersOf(await eventually(read, (d) => d.versions.length === 1), v1), 1, 'one worker of v1 polls')
+  const first = await eventually(read, (d) => d.versions.length === 1)
+  t.equal(pollersOf(first, v1), 1, 'one worker of v1 polls')
+  t.match(first.versions[0], { lastPollTime: String }, 'with its last poll')
   await change('PUT', '/current', { buildId: v1 })
   const { buildId: v2 } = await worker('v2')
   t.not(v2, v1, 'changed code, another build id')
@@ -311,7 +322,7 @@ t.test('three versions with derived build ids: each worker publishes; ramp, curr
   t.equal(state(await eventually(read, (d) => state(d, v2) === 'drained', 120), v2), 'drained', 'v2 drained')
 
   t.same((await change('POST', '/rollback')).current, { deploymentName: catalog, buildId: v2 }, 'rollback: v2 is current again')
-  // The audit line is written once the answer has gone out. (Reads need scope control too, and are audited as such.)
+  // The audit line is written once the answer has gone out (reads, scope `read`, are not audited).
   const auditLines = async () => logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((l) => l.audit === true && l.deploymentName === catalog && l.action !== 'getDeployment')
   const audit = await eventually(auditLines, (lines) => lines.some((l) => l.action === 'rollbackDeployment'))
   t.match(audit[0], { action: 'setCurrentDeploymentVersion', deploymentName: catalog, buildId: v1, percentage: null, keyId: 'operator', outcome: '200' },
@@ -322,7 +333,10 @@ t.test('three versions with derived build ids: each worker publishes; ramp, curr
   t.same(await newRun(), { code: 'v2', buildId: v2 }, 'v2 runs the new runs again')
 
   // v1's worker has stopped: once the engine no longer counts its poller, new runs sent to v1 would wait unseen.
-  t.equal(pollersOf(await eventually(read, (d) => pollersOf(d, v1) === 0, 400), v1), 0, 'v1 has no pollers')
+  const gone = await eventually(read, (d) => pollersOf(d, v1) === 0, 400)
+  t.equal(pollersOf(gone, v1), 0, 'v1 has no pollers')
+  const lastPoll = gone.versions.find((v) => v.version.buildId === v1)?.lastPollTime
+  t.ok(lastPoll && Date.now() - Date.parse(lastPoll) >= 70_000, `and says when its worker last polled (${String(lastPoll)}): more than 70 s ago`)
   for (const [method, path, payload] of [['PUT', '/current', { buildId: v1 }], ['PUT', '/ramp', { buildId: v1, percentage: 10 }], ['POST', '/rollback', { buildId: v1 }]] as const) {
     const refused = await call(t, app, { method, url: `${url}${path}`, route: `${route}${path}`, headers: operator, payload })
     t.equal(refused.status, 409, `${method} ${path} to a version with no pollers: 409`)

@@ -63,7 +63,7 @@ t.test('the page, its modules and its settings, with a strict CSP, open while th
 
 t.test('no page module writes HTML from a string', async (t) => {
   const app = await build(t)
-  for (const file of ['app.js', 'session.js', 'live.js', 'vendor/client.mjs', 'vendor/core.mjs', 'schema.js', 'common.js', 'catalog.js', 'runs.js', 'run.js', 'timeline.js', 'handlers.js', 'html.js', 'progressive.js']) {
+  for (const file of ['app.js', 'session.js', 'live.js', 'vendor/client.mjs', 'vendor/core.mjs', 'schema.js', 'common.js', 'catalog.js', 'runs.js', 'run.js', 'timeline.js', 'handlers.js', 'html.js', 'progressive.js', 'deployments.js']) {
     const res = await app.inject({ method: 'GET', url: `/ui/${file}` })
     t.equal(res.statusCode, 200, `${file} is served`)
     t.notOk(/innerHTML|outerHTML|dangerouslySetInnerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/.test(res.body), `${file} never parses a string as HTML or code`)

@@ -1,5 +1,6 @@
 // The inspector's shell: the key prompt, the navigation, and a view per location hash
-// (#/catalog, #/runs?…, #/run/{workflowId}/{runId}, #/evals/{workflowName}, #/eval/{evalId}). Everything it shows comes from the public
+// (#/catalog, #/runs?…, #/run/{workflowId}/{runId}, #/evals/{workflowName}, #/eval/{evalId},
+// #/deployments, #/deployment/{name}). Everything it shows comes from the public
 // API; docs/inspector.md describes the page.
 import { html, render, Component } from './html.js'
 import { onUnauthorized, token } from './session.js'
@@ -7,6 +8,7 @@ import { CatalogView } from './catalog.js'
 import { RunsView } from './runs.js'
 import { RunView } from './run.js'
 import { EvalsView, EvalView } from './evals.js'
+import { DeploymentsView, DeploymentView } from './deployments.js'
 
 function parseRoute (hash) {
   const [path, search = ''] = hash.replace(/^#/, '').split('?')
@@ -16,6 +18,8 @@ function parseRoute (hash) {
   if (parts[0] === 'runs') return { view: 'runs', params }
   if (parts[0] === 'evals' && parts[1]) return { view: 'evals', workflowName: parts[1], params }
   if (parts[0] === 'eval' && parts[1]) return { view: 'eval', evalId: parts[1], params }
+  if (parts[0] === 'deployments') return { view: 'deployments', params }
+  if (parts[0] === 'deployment' && parts[1]) return { view: 'deployment', deploymentName: parts[1], params }
   return { view: 'catalog', params }
 }
 
@@ -79,12 +83,14 @@ class App extends Component {
   }
 
   render (_props, { route, refusal, asking, generation, settings }) {
-    const key = `${generation}:${route.view}:${route.workflowId ?? route.workflowName ?? route.evalId ?? ''}:${route.runId ?? ''}`
+    const key = `${generation}:${route.view}:${route.workflowId ?? route.workflowName ?? route.evalId ?? route.deploymentName ?? ''}:${route.runId ?? ''}`
     const hasToken = token.get() !== null
     let view
     if (route.view === 'run') view = html`<${RunView} key=${key} workflowId=${route.workflowId} runId=${route.runId} settings=${settings} />`
     else if (route.view === 'evals') view = html`<${EvalsView} key=${key} workflowName=${route.workflowName} />`
     else if (route.view === 'eval') view = html`<${EvalView} key=${key} evalId=${route.evalId} />`
+    else if (route.view === 'deployments') view = html`<${DeploymentsView} key=${key} />`
+    else if (route.view === 'deployment') view = html`<${DeploymentView} key=${key} deploymentName=${route.deploymentName} />`
     else if (route.view === 'runs') view = html`<${RunsView} key=${`${generation}:runs:${JSON.stringify(route.params)}`} params=${route.params} />`
     // Another catalog is another view: it reads its catalog when it mounts.
     else view = html`<${CatalogView} key=${`${key}:${route.params.catalog ?? ''}:${route.params.inputFrom ?? ''}`} params=${route.params} settings=${settings} />`
@@ -94,6 +100,7 @@ class App extends Component {
         <nav>
           <a href="#/catalog" class=${route.view === 'catalog' ? 'active' : ''} aria-current=${route.view === 'catalog' ? 'page' : undefined}>Catalog</a>
           <a href="#/runs" class=${route.view === 'runs' ? 'active' : ''} aria-current=${route.view === 'runs' ? 'page' : undefined}>Runs</a>
+          <a href="#/deployments" class=${route.view === 'deployments' || route.view === 'deployment' ? 'active' : ''} aria-current=${route.view === 'deployments' || route.view === 'deployment' ? 'page' : undefined}>Deployments</a>
         </nav>
         <div class="who">
           ${hasToken ? html`<span class="muted">key set</span> <button class="link" onClick=${this.forget}>Forget key</button>` : null}

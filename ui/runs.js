@@ -6,7 +6,7 @@ import { live } from './live.js'
 import { Problem, Status, Version, go, runHref, streamState, time } from './common.js'
 import { Progressive } from './progressive.js'
 
-const FILTERS = ['workflowName', 'status', 'catalog', 'startedAfter', 'startedBefore']
+const FILTERS = ['workflowName', 'status', 'catalog', 'version', 'startedAfter', 'startedBefore']
 const STATUSES = ['running', 'completed', 'failed', 'canceled', 'terminated', 'timed_out', 'continued_as_new', 'paused']
 
 export class RunsView extends Component {
@@ -75,7 +75,7 @@ export class RunsView extends Component {
   render ({ params }, { runs, next, error, loading, live, feedError, changes }) {
     const local = (iso) => (iso ? new Date(Date.parse(iso) - new Date().getTimezoneOffset() * 60_000).toISOString().slice(0, 16) : '')
     return html`<section class="runs">
-      <h2>Runs</h2>
+      <h2>Runs${params.version ? html` on version <code class="version-filter">${params.version}</code>` : null}</h2>
       <form class="filters" onSubmit=${this.apply}>
         <label>Workflow <input name="workflowName" value=${params.workflowName ?? ''} /></label>
         <label>Status <select name="status" value=${params.status ?? ''}>
@@ -83,6 +83,7 @@ export class RunsView extends Component {
           ${STATUSES.map((s) => html`<option value=${s}>${s}</option>`)}
         </select></label>
         <label>Catalog <input name="catalog" value=${params.catalog ?? ''} /></label>
+        <label>Version <input name="version" placeholder="deployment:buildId" value=${params.version ?? ''} /></label>
         <label>Started after <input type="datetime-local" name="startedAfter" value=${local(params.startedAfter)} /></label>
         <label>Started before <input type="datetime-local" name="startedBefore" value=${local(params.startedBefore)} /></label>
         <button type="submit">Filter</button>

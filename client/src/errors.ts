@@ -102,7 +102,7 @@ export class RateLimitedError extends named('RateLimitedError') {}
 export class ScheduleNotFoundError extends named('ScheduleNotFoundError') {}
 /** 409: a schedule has this id already. */
 export class ScheduleAlreadyExistsError extends named('ScheduleAlreadyExistsError') {}
-/** 412: `If-Match` does not hold (a stale schedule ETag, or another run than the call would act on); nothing was changed. */
+/** 412: `If-Match` does not hold (a stale schedule or deployment ETag, or another run than the call would act on); nothing was changed. */
 export class PreconditionFailedError extends named('PreconditionFailedError') {}
 /** 409: the run has no usable reset point (the message says why), or another run of its id is open. */
 export class ResetNotPossibleError extends named('ResetNotPossibleError') {}

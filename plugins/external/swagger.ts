@@ -94,7 +94,7 @@ export default fp(async (fastify) => {
         { name: 'evals', description: 'Eval runs: a workflow\'s datasets run and judged by its evaluators (README "Testing and evals")' },
         { name: 'deployments', description: 'Worker deployments: which code version new runs go to, ramps and rollbacks (docs/deploys.md)' },
         { name: 'payloads', description: 'Large inputs uploaded by reference (docs/large-payloads.md)' },
-        { name: 'access', description: 'Run tokens for browsers' }
+        { name: 'access', description: 'Run tokens for browsers; what a credential may do' }
       ],
       components: {
         securitySchemes: {

@@ -1,8 +1,9 @@
 /**
  * Rollout under /deployments (docs/deploys.md): the engine's worker deployments and their versions,
  * and which version new runs go to: make one current, ramp a share of new runs to one, stop a ramp,
- * roll back. Scope `control` (a change decides which code runs every new run); a key limited to
- * catalogs or workflows is refused. Each change is made with the key's engine identity, which the
+ * roll back. Reading needs scope `read` (what it shows, an unlimited key can list run by run); a change
+ * needs `control` (it decides which code runs every new run); a key limited to catalogs or workflows
+ * is refused either way (a deployment's versions serve every workflow of their task queues). Each change is made with the key's engine identity, which the
  * engine records as the deployment's last modifier (`lastModifiedBy`).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
@@ -26,6 +27,7 @@ const change = (request: FastifyRequest, reply: FastifyReply): ChangeOptions =>
   ({ identity: engineIdentity(request), signal: clientGone(reply), ifMatch: request.headers['if-match'] })
 
 const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
+  const reading = access('read', 'deployment')
   const config = access('control', 'deployment')
   const params = ref(DeploymentParamsSchema)
   const deployment = withEtag(DeploymentSchema, 'The deployment and its versions, as the engine holds them; `ETag` is its conflict token: send it as `If-Match` with a change')
@@ -38,7 +40,7 @@ const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
   }
 
   fastify.get('/deployments', {
-    config,
+    config: reading,
     schema: {
       tags,
       operationId: 'listDeployments',
@@ -49,7 +51,7 @@ const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async (_request, reply) => await fastify.deployments.list(clientGone(reply)))
 
   fastify.get('/deployments/:deploymentName', {
-    config,
+    config: reading,
     schema: {
       tags,
       operationId: 'getDeployment',

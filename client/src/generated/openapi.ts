@@ -2732,6 +2732,7 @@ export interface components {
             drainageCheckedAt: string | null;
             /** @description Workers of this version polling for workflow tasks now (seen within 70 s; the fewest over its workflow task queues). 0: its runs wait unseen until one of its workers polls again; making it current or ramping it is then refused unless `allowNoPollers` */
             pollers: number;
+            lastPollTime: string | null;
             /** @description Open runs the engine's visibility store records on this version (search attribute `TemporalWorkerDeploymentVersion`), Flowport's internal runs excepted; eventually consistent */
             openRuns: number;
         };

@@ -38,7 +38,7 @@ export function stateOf (v: VersionSummary): Pick<DeploymentVersionState, 'state
   }
 }
 
-export function versionState (v: VersionSummary, routing: RoutingConfig | null | undefined, { openRuns, pollers }: Workers): DeploymentVersionState {
+export function versionState (v: VersionSummary, routing: RoutingConfig | null | undefined, { openRuns, pollers, lastPollTime }: Workers): DeploymentVersionState {
   const { state, since } = stateOf(v)
   const draining = state === 'draining' || state === 'drained'
   return {
@@ -50,6 +50,7 @@ export function versionState (v: VersionSummary, routing: RoutingConfig | null |
     lastCurrentAt: iso(v.lastCurrentTime),
     drainageCheckedAt: draining ? iso(v.drainageInfo?.lastCheckedTime) : null,
     pollers,
+    lastPollTime,
     openRuns
   }
 }
@@ -59,8 +60,13 @@ const createdMs = (v: VersionSummary) => v.createTime ? tsToDate(v.createTime).g
 /** The versions the engine lists, most recently created first. */
 export const byCreation = (versions: VersionSummary[]) => [...versions].sort((a, b) => createdMs(b) - createdMs(a))
 
+/** A version's live pollers, and when one of its workers last polled (null: the engine lists none). */
+export interface Polling { pollers: number, lastPollTime: string | null }
+
 /** What is counted per version besides the engine's summary: its open runs and live pollers. */
-export interface Workers { openRuns: number, pollers: number }
+export interface Workers extends Polling { openRuns: number }
+
+export const NOT_COUNTED: Workers = { openRuns: 0, pollers: 0, lastPollTime: null }
 
 export function deploymentOf (info: Info, counted: (v: VersionSummary) => Workers): Deployment {
   const routing = info.routingConfig

@@ -15,10 +15,10 @@ import type { Deployment, DeploymentList, DeploymentVersionState } from '../../.
 import type { Engine } from '../engine/engine.js'
 import type { WorkerDeploymentVersion } from '../../../schemas/deployment-version.js'
 import { deploymentChanged, deploymentConflict, deploymentError, describeError, versionNotFound } from './deployment-error.js'
-import { byCreation, deploymentOf, isDrained, stateOf, summaryOf, type VersionSummary } from './deployment-view.js'
+import { byCreation, deploymentOf, isDrained, NOT_COUNTED, stateOf, summaryOf, type Polling, type VersionSummary } from './deployment-view.js'
 import { versionOf, versionValue } from '../engine/deployment-version.js'
 import { grpcFailure } from '../engine/errors.js'
-import { isAlive, POLLER_RECENT_MS } from '../engine/pollers.js'
+import { isAlive, lastPollMs, POLLER_RECENT_MS } from '../engine/pollers.js'
 
 const { TaskQueueKind, TaskQueueType, WorkerVersioningMode } = protoRoot.temporal.api.enums.v1
 
@@ -74,19 +74,23 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
 
   /**
    * Live workers of a version: its pollers on each of its workflow task queues, the fewest of them
-   * (a queue nobody of the version polls holds its runs there). Temporal's describe-version names
-   * the queues; the pollers come from each queue's description.
+   * (a queue nobody of the version polls holds its runs there), and when any of them last polled
+   * (the engine lists a poller for minutes after its worker left, so a version whose workers just
+   * stopped says when they were last seen). Temporal's describe-version names the queues; the
+   * pollers come from each queue's description.
    */
-  async function pollers (version: WorkerDeploymentVersion, signal?: AbortSignal, describeQueue = queueDescriber(signal)): Promise<number> {
+  async function pollers (version: WorkerDeploymentVersion, signal?: AbortSignal, describeQueue = queueDescriber(signal)): Promise<Polling> {
     const { workerDeploymentVersionInfo: info } = await engine.call(async () => await service.describeWorkerDeploymentVersion({ namespace, deploymentVersion: version }), { signal })
     const queues = (info?.taskQueueInfos ?? []).filter((q) => q.type === TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW && q.name)
+    let seenMs = 0
     const counts = await Promise.all(queues.map(async ({ name }) => {
       const described = await describeQueue(name!)
-      const own = (p: { deploymentOptions?: { deploymentName?: string | null, buildId?: string | null } | null }) =>
-        p.deploymentOptions?.deploymentName === version.deploymentName && p.deploymentOptions.buildId === version.buildId
-      return (described.pollers ?? []).filter((p) => own(p) && isAlive(p)).length
+      const own = (described.pollers ?? []).filter((p) =>
+        p.deploymentOptions?.deploymentName === version.deploymentName && p.deploymentOptions.buildId === version.buildId)
+      for (const p of own) seenMs = Math.max(seenMs, lastPollMs(p))
+      return own.filter((p) => isAlive(p)).length
     }))
-    return counts.length === 0 ? 0 : Math.min(...counts)
+    return { pollers: counts.length === 0 ? 0 : Math.min(...counts), lastPollTime: seenMs === 0 ? null : new Date(seenMs).toISOString() }
   }
 
   /** Describes each workflow task queue once, however many versions poll it (the versions of a deployment share theirs). */
@@ -110,11 +114,11 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
     const describeQueue = queueDescriber(signal)
     const counts = new Map(await Promise.all(summaries.map(async (v) => {
       const version = versionOf(v.deploymentVersion)
-      if (version === null) return [v, { openRuns: 0, pollers: 0 }] as const
+      if (version === null) return [v, NOT_COUNTED] as const
       const [runs, polling] = await Promise.all([openRuns(version, signal), pollers(version, signal, describeQueue)])
-      return [v, { openRuns: runs, pollers: polling }] as const
+      return [v, { openRuns: runs, ...polling }] as const
     })))
-    const deployment = deploymentOf({ ...info, name: info.name ?? deploymentName }, (v) => counts.get(v) ?? { openRuns: 0, pollers: 0 })
+    const deployment = deploymentOf({ ...info, name: info.name ?? deploymentName }, (v) => counts.get(v) ?? NOT_COUNTED)
     return { etag: etagOf(described.conflictToken), deployment }
   }
 
@@ -136,7 +140,7 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
 
   /** Refuses to route new runs to a version none of whose workers polls, unless the caller says so. */
   async function assertPolled (deploymentName: string, buildId: string, opts: ChangeOptions): Promise<void> {
-    if (opts.allowNoPollers === true || await pollers({ deploymentName, buildId }, opts.signal) > 0) return
+    if (opts.allowNoPollers === true || (await pollers({ deploymentName, buildId }, opts.signal)).pollers > 0) return
     throw deploymentConflict(`No worker of version ${buildId} of ${deploymentName} polls now (none within ${POLLER_RECENT_MS / 1000} s): ` +
       'new runs sent to it would wait unseen. Start its workers first, or send allowNoPollers: true (flowport deploy --allow-no-pollers)')
   }
