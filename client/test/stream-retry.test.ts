@@ -53,7 +53,7 @@ t.test('reconnect waits are jittered: sessions that end together do not come bac
       wait = state.delayMs
       controller.abort()
     }
-    for await (const _ of client.watchRuns({ workflowName: filter, signal: controller.signal, onState })) { /* until the session ends */ }
+    for await (const event of client.watchRuns({ workflowName: filter, signal: controller.signal, onState })) void event // until the session ends
     return wait
   }))
   // The feed hints `retry: 2000`; each client waits that plus a random 0–50 %.
