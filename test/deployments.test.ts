@@ -77,8 +77,9 @@ t.test('list → current v1 → ramp v2 30% → current v2 → v1 drained → ro
   const v2 = versioned('v2')
   t.match(v1.output(), /"deploymentName":"rollout-[^"]+","buildId":"v1"/, 'the worker polls as version v1')
 
-  // The engine registers a version with its first poll, a moment after the worker says it polls.
-  const initial = await eventually(async () => await show(t, app), (d) => d.versions.length === 2)
+  // The engine registers a version with its first poll, a moment after the worker says it polls;
+  // v2's worker is still bundling its workflows then, which takes a minute on a loaded machine.
+  const initial = await eventually(async () => await show(t, app), (d) => d.versions.length === 2, 480)
   t.same(initial.versions.map((v) => [v.version, v.state]).sort((a, b) => (a[0] as { buildId: string }).buildId.localeCompare((b[0] as { buildId: string }).buildId)), [
     [{ deploymentName: catalog, buildId: 'v1' }, 'inactive'], [{ deploymentName: catalog, buildId: 'v2' }, 'inactive']
   ], 'both versions, neither given runs yet')
