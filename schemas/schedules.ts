@@ -21,17 +21,18 @@ export const DurationSchema = Type.Union([
  * A duration of at least `minMs`, as its schema states it: a pattern that refuses shorter strings
  * (leading zeros aside, the digits of the original's 12 at most) and `minimum` for milliseconds.
  */
-function durationAtLeast (minMs: number, pattern: string, words: string) {
+function durationAtLeast (minMs: number, pattern: string, words: string, $id: string) {
   return Type.Union([
     Type.String({ maxLength: 14, pattern: ruled(pattern, `must be at least ${words}: a whole number and a unit (ms, s, m, h or d)`), examples: ['15m'] }),
-    Type.Integer({ minimum: minMs, maximum: 1e15, description: 'Milliseconds' })
-  ], { description: `A duration of at least ${words}: \`"15m"\`-style (ms, s, m, h, d) or milliseconds` })
+    Type.Integer({ minimum: minMs, maximum: 1e15, format: 'int64', description: 'Milliseconds' })
+  ], { $id, description: `A duration of at least ${words}: \`"15m"\`-style (ms, s, m, h, d) or milliseconds` })
 }
 /** The engine's smallest interval, and its smallest catch-up window (it raises smaller ones silently). */
 export const MIN_INTERVAL_MS = 1000
 export const MIN_CATCHUP_MS = 10_000
-const IntervalDurationSchema = durationAtLeast(MIN_INTERVAL_MS, '^0*([1-9][0-9]{3,11}ms|[1-9][0-9]{0,11}(s|m|h|d))$', '1s')
-const CatchupDurationSchema = durationAtLeast(MIN_CATCHUP_MS, '^0*([1-9][0-9]{4,11}ms|[1-9][0-9]{1,11}s|[1-9][0-9]{0,11}(m|h|d))$', '10s')
+// Named components: generators then give each one type, not one per property that uses it.
+const IntervalDurationSchema = durationAtLeast(MIN_INTERVAL_MS, '^0*([1-9][0-9]{3,11}ms|[1-9][0-9]{0,11}(s|m|h|d))$', '1s', 'IntervalDuration')
+const CatchupDurationSchema = durationAtLeast(MIN_CATCHUP_MS, '^0*([1-9][0-9]{4,11}ms|[1-9][0-9]{1,11}s|[1-9][0-9]{0,11}(m|h|d))$', '10s', 'CatchupDuration')
 
 export const OVERLAP_POLICIES = ['skip', 'bufferOne', 'bufferAll', 'cancelOther', 'terminateOther', 'allowAll'] as const
 export const OverlapPolicySchema = Literals(OVERLAP_POLICIES, {
@@ -62,7 +63,7 @@ export const CalendarSchema = Type.Object({
 })
 
 export const IntervalSchema = Type.Object({
-  interval: IntervalDurationSchema,
+  interval: ref(IntervalDurationSchema),
   offset: Type.Optional(ref(DurationSchema))
 }, {
   $id: 'ScheduleInterval',
@@ -101,7 +102,7 @@ export const ScheduleSpecSchema = Type.Object({
 
 export const SchedulePoliciesSchema = Type.Object({
   overlap: Type.Optional(ref(OverlapPolicySchema)),
-  catchupWindow: Type.Optional(CatchupDurationSchema),
+  catchupWindow: Type.Optional(ref(CatchupDurationSchema)),
   pauseOnFailure: Type.Optional(Type.Boolean({ description: 'Pause the schedule when a run it started fails or times out (default false)' }))
 }, {
   $id: 'SchedulePolicies',
@@ -242,7 +243,7 @@ export const SchedulesSchema = Type.Object({
 }, { $id: 'Schedules', additionalProperties: false, description: 'One page of schedules; a page may hold fewer than pageSize (the filters apply after paging)' })
 
 export const scheduleSchemas = [
-  DurationSchema, OverlapPolicySchema, CalendarSchema, IntervalSchema, ScheduleSpecSchema, SchedulePoliciesSchema,
+  DurationSchema, IntervalDurationSchema, CatchupDurationSchema, OverlapPolicySchema, CalendarSchema, IntervalSchema, ScheduleSpecSchema, SchedulePoliciesSchema,
   CreateScheduleBodySchema, UpdateScheduleBodySchema, UpdateScheduleHeadersSchema, ScheduleParamsSchema, ScheduleCreatedSchema,
   ScheduleNoteBodySchema, ScheduleTriggerBodySchema, ScheduleBackfillBodySchema, ScheduleActionSchema, ScheduleStateSchema,
   ScheduleAppliedPoliciesSchema, ScheduleSchema, ScheduleSummarySchema, SchedulesQuerySchema, SchedulesSchema

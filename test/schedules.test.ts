@@ -263,8 +263,10 @@ t.test('every error case, before anything is stored', async (t) => {
   await invalid({ policies: { catchupWindow: '1s' } }, '/policies/catchupWindow', /at least 10s/)
   await invalid({ policies: { catchupWindow: 9999 } }, '/policies/catchupWindow', /must be >= 10000/)
   const schemas = (await app.inject({ method: 'GET', url: '/openapi.json' })).json().components.schemas
-  t.match(schemas.SchedulePolicies.properties.catchupWindow.anyOf, [{ pattern: String }, { minimum: 10_000 }], 'the document states the catch-up window\'s least')
-  t.match(schemas.ScheduleInterval.properties.interval.anyOf, [{ pattern: String }, { minimum: 1000 }], 'and the interval\'s')
+  t.same(schemas.SchedulePolicies.properties.catchupWindow, { $ref: '#/components/schemas/CatchupDuration' })
+  t.match(schemas.CatchupDuration.anyOf, [{ pattern: String }, { minimum: 10_000 }], 'the document states the catch-up window\'s least')
+  t.same(schemas.ScheduleInterval.properties.interval, { $ref: '#/components/schemas/IntervalDuration' })
+  t.match(schemas.IntervalDuration.anyOf, [{ pattern: String }, { minimum: 1000 }], 'and the interval\'s')
   t.match(schemas.ScheduleInterval.description, /offset.*less than `interval`/, 'the offset\'s rule, between two fields, is in words')
   await invalid({ scheduleId: '__flowport-x' }, '/scheduleId', /reserved/)
 

@@ -57,7 +57,10 @@ const CALLBACK_OPERATIONS = ['startWorkflow', 'runWorkflow']
 function declareCallbacks (doc: { paths?: Record<string, Record<string, any>>, components?: Record<string, any> }) {
   for (const item of Object.values(doc.paths ?? {})) {
     for (const op of Object.values(item)) {
-      if (CALLBACK_OPERATIONS.includes(op?.operationId)) op.callbacks = { workflowCompleted: structuredClone(completionCallback) }
+      if (!CALLBACK_OPERATIONS.includes(op?.operationId)) continue
+      // An operationId of its own in each copy: generators rename (and warn about) one without, and refuse one twice.
+      const { post } = completionCallback['{$request.body#/webhook/url}']
+      op.callbacks = { workflowCompleted: { '{$request.body#/webhook/url}': { post: { operationId: `${String(op.operationId)}Completed`, ...structuredClone(post) } } } }
     }
   }
 }

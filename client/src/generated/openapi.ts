@@ -2364,6 +2364,10 @@ export interface components {
         };
         /** @description A duration: `"15m"`-style (ms, s, m, h, d) or milliseconds */
         Duration: string | number;
+        /** @description A duration of at least 1s: `"15m"`-style (ms, s, m, h, d) or milliseconds */
+        IntervalDuration: string | number;
+        /** @description A duration of at least 10s: `"15m"`-style (ms, s, m, h, d) or milliseconds */
+        CatchupDuration: string | number;
         /**
          * @description What happens when a run is due while the previous one is still open: `skip` (default) starts nothing; `bufferOne` starts one run once the open one closes; `bufferAll` starts every missed run in turn; `cancelOther` cancels the open run, then starts; `terminateOther` terminates it and starts; `allowAll` starts at once, runs overlap
          * @enum {string}
@@ -2401,8 +2405,7 @@ export interface components {
          *     }
          */
         ScheduleInterval: {
-            /** @description A duration of at least 1s: `"15m"`-style (ms, s, m, h, d) or milliseconds */
-            interval: string | number;
+            interval: components["schemas"]["IntervalDuration"];
             offset?: components["schemas"]["Duration"];
         };
         /**
@@ -2445,8 +2448,7 @@ export interface components {
         /** @description `overlap`: see OverlapPolicy. `catchupWindow`: how late a due run may still start after the engine was unavailable (default 1 year, at least 10 s). `pauseOnFailure`: pause after a failed run */
         SchedulePolicies: {
             overlap?: components["schemas"]["OverlapPolicy"];
-            /** @description A duration of at least 10s: `"15m"`-style (ms, s, m, h, d) or milliseconds */
-            catchupWindow?: string | number;
+            catchupWindow?: components["schemas"]["CatchupDuration"];
             /** @description Pause the schedule when a run it started fails or times out (default false) */
             pauseOnFailure?: boolean;
         };
