@@ -30,10 +30,11 @@ t.test('status of a closed run: every field, ISO times', async (t) => {
     delayedUntil: null,
     // The shared test worker is unversioned (test/run-versions.test.ts runs versioned ones).
     version: null,
-    versioning: null
+    versioning: null,
+    versioningOverride: null
   })
   t.ok(res.body.historyLength > 0)
-  t.same(Object.keys(res.body).sort(), ['attention', 'catalog', 'closeTime', 'delayedUntil', 'historyLength', 'parentWorkflowId', 'resetFrom', 'resetTo', 'runId', 'scheduleId', 'scheduledAt', 'startTime', 'startedBy', 'status', 'version', 'versioning', 'workersPolling', 'workflowId', 'workflowName'])
+  t.same(Object.keys(res.body).sort(), ['attention', 'catalog', 'closeTime', 'delayedUntil', 'historyLength', 'parentWorkflowId', 'resetFrom', 'resetTo', 'runId', 'scheduleId', 'scheduledAt', 'startTime', 'startedBy', 'status', 'version', 'versioning', 'versioningOverride', 'workersPolling', 'workflowId', 'workflowName'])
   const pinned = await call(t, app, runStatusOf(workflowId, runId))
   t.same(pinned.body, res.body, 'the pinned form of the same run')
 })
