@@ -163,30 +163,6 @@ t.test('a batch reset from the start reruns every matched run', async (t) => {
   }
 })
 
-t.test('a batch started while another runs is a 429 with Retry-After at once; the running one can be stopped through the API', async (t) => {
-  const app = await build(t)
-  const { filter } = await openRuns(t, app, 5)
-  // A batch the engine works through slowly (one signal every 2 s), started behind the API's back,
-  // so that it is surely still running when the API is asked for another.
-  const jobId = randomUUID()
-  await app.engine.client.workflowService.startBatchOperation({
-    namespace: app.config.TEMPORAL_NAMESPACE,
-    jobId,
-    visibilityQuery: filter.query,
-    reason: 'slow batch',
-    maxOperationsPerSecond: 0.5,
-    signalOperation: { signal: 'no-such-signal', identity: 'test' }
-  })
-  await eventually(async () => (await progress(t, app, jobId)).body, (b) => b.state === 'running')
-  const refused = await batch(t, app, { action: 'terminate', filter, reason: 'second batch' })
-  t.equal(refused.status, 429)
-  t.match(refused.body, { error: 'RateLimitedError', message: /Batch [-0-9a-f]+ is still running/ })
-  t.match(refused.headers['retry-after'], /^\d+$/)
-  const stopped = await call(t, app, { method: 'DELETE', url: `/workflow/batch/${jobId}`, route: '/workflow/batch/{batchId}' })
-  t.equal(stopped.status, 200)
-  t.not((await finished(t, app, jobId)).state, 'running', 'the stopped batch ends, so the next batch may start')
-})
-
 t.test('batch routes need the control scope and a key without limits; reset needs control', async (t) => {
   const { keys, file } = keysFile(t, [
     { id: 'operator', scopes: ['read', 'interact', 'control'] },
