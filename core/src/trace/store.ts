@@ -10,6 +10,7 @@ import { S3Objects } from '../s3.js'
 import { attemptKey, attemptsKey, pendingKey, traceKey } from './layout.js'
 import type { AttemptRecord, Trace } from './schema.js'
 import type { TraceSettings } from './settings.js'
+import { mapBounded } from '../bounded.js'
 
 /** Storage answered with an error or not at all (not: the object does not exist). */
 export class TraceStorageError extends Error {
@@ -160,10 +161,10 @@ export class TraceStore {
       if (!this.localUsable) return []
       const dir = join(this.settings.dir, prefix)
       const names = (await readdir(dir).catch(notFoundAsNull) ?? []).filter((n) => n.endsWith('.json'))
-      bodies = await inParallel(names, READ_PARALLEL, async (name) => await readFile(join(dir, name), 'utf8').catch(notFoundAsNull))
+      bodies = await mapBounded(names, READ_PARALLEL, async (name) => await readFile(join(dir, name), 'utf8').catch(notFoundAsNull))
     } else {
       const remote = this.remote
-      bodies = await inParallel(await remote.list(prefix, signal), READ_PARALLEL, async (key) => await remote.get(key, signal))
+      bodies = await mapBounded(await remote.list(prefix, signal), READ_PARALLEL, async (key) => await remote.get(key, signal))
     }
     return bodies.filter((b) => b !== null).map((b) => JSON.parse(Buffer.from(b).toString('utf8')) as AttemptRecord)
   }
@@ -184,20 +185,6 @@ export class TraceStore {
     })
     await rename(temp, path)
   }
-}
-
-/** `work` over `items`, at most `limit` at a time, results in the order of `items`; the first failure fails the whole. */
-async function inParallel<T, R> (items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length)
-  let next = 0
-  const lane = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++
-      results[i] = await work(items[i]!)
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane))
-  return results
 }
 
 function notFoundAsNull (err: NodeJS.ErrnoException): null {

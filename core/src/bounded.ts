@@ -1,7 +1,7 @@
 /**
- * Many lookups at once, a bounded number in flight: a page of runs looks up each run's secondary
- * facts in parallel (one after another, a slow lookup is paid once per run), without a thousand
- * engine calls leaving together.
+ * Many calls at once, a bounded number in flight: a page of runs looks up each run's secondary
+ * facts, a trace reads its attempt records, in parallel (one after another, a slow call is paid
+ * once per item) without a thousand calls leaving together. Pure: the API and the worker use it.
  */
 
 /** Maps `items` with at most `limit` calls of `fn` in flight; the results in the order of `items`. */
