@@ -81,7 +81,7 @@ export class PayloadStore {
    */
   async presign (method: 'GET' | 'PUT', payloadRef: string, expiresIn: number, signedAt: Date): Promise<string> {
     const [sdk, { getSignedUrl }] = await Promise.all([loadS3Sdk(), import('@aws-sdk/s3-request-presigner')])
-    this.presigner ??= s3Client(sdk, this.settings.s3, true)
+    this.presigner ??= s3Client(sdk, this.settings.s3)
     const target = { Bucket: this.settings.s3.bucket, Key: this.settings.s3.prefix + payloadRef }
     const command = method === 'GET' ? new sdk.GetObjectCommand(target) : new sdk.PutObjectCommand(target)
     return await getSignedUrl(this.presigner, command, { expiresIn, signingDate: signedAt })
