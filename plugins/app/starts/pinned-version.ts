@@ -22,6 +22,6 @@ export function versionRefused (err: unknown, version: WorkerDeploymentVersion |
   return validationError([{
     path: '/version',
     in: 'body',
-    message: `the engine knows no version ${version.deploymentName}/${version.buildId} of catalog ${catalog}: no versioned worker of it has polled this catalog`
+    message: `the engine knows no version ${version.deploymentName}:${version.buildId} of catalog ${catalog}: no versioned worker of it has polled this catalog`
   }])
 }
