@@ -43,6 +43,13 @@ t.test('README keeps the quick start CI runs: npm start and npm test', async (t)
   t.ok(start, 'a block with npm install, npm start and npm test (.ci/run runs them)')
 })
 
+t.test('docs/index.md lists every page, and the README links it', async (t) => {
+  const listed = new Set(linksOf(readPage('docs/index.md')).map((l) => l.target.split('#')[0]))
+  const unlisted = CHECKED.filter((f) => f.startsWith('docs/') && f !== 'docs/index.md' && !listed.has(f.slice('docs/'.length)))
+  t.same(unlisted, [], 'every page of docs/ is in the index')
+  t.ok(linksOf(readPage('README.md')).some((l) => l.target === 'docs/index.md'), 'README.md links the index')
+})
+
 t.test('every fenced block says what it is: runs, excerpt or illustration', async (t) => {
   const unmarked = blocks.filter((b) => b.marker === null).map(where)
   t.same(unmarked, [], 'each block has <!-- runs -->, <!-- excerpt: path --> or <!-- illustration --> on the line before it')
