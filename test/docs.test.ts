@@ -117,6 +117,22 @@ t.test('every SERVICE_ and ENGINE_ setting the docs name is declared by the API 
   t.same([...unknown], [], 'no setting the schemas do not declare')
 })
 
+t.test('every FLOWPORT_, TEMPORAL_, OTEL_ and VERSITYGW_ variable the docs name is read somewhere in the code or the deploy files', async (t) => {
+  const declared = new Set([...Object.keys(ConfigSchema.properties), ...Object.keys(WorkerEnvSchema.properties)])
+  const sources = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? (['node_modules', 'dist', 'generated'].includes(e.name) ? [] : sources(join(dir, e.name))) : /\.(ts|js|ya?ml)$/.test(e.name) ? [join(dir, e.name)] : [])
+  const code = ['cli', 'core/src', 'worker/src', 'lib', 'plugins', 'scripts', 'test/helpers', 'client/src', 'bin', 'deploy', 'bench']
+    .flatMap(sources).concat(['Dockerfile', '.ci/run', 'package.json']).map((f) => readFileSync(f, 'utf8')).join('\n')
+  const unknown = new Set<string>()
+  const texts = pages.flatMap((p) => [...p.prose.map((l) => ({ file: p.file, line: l.line, text: l.text })), ...p.blocks.map((b) => ({ file: b.file, line: b.line, text: b.text }))])
+  for (const { file, line, text } of texts) {
+    for (const m of text.matchAll(/\b((?:FLOWPORT|TEMPORAL|OTEL|VERSITYGW)_[A-Z0-9_]*[A-Z0-9])\b/g)) {
+      if (!declared.has(m[1]!) && !code.includes(m[1]!)) unknown.add(`${file}:${line}: ${m[1]}`)
+    }
+  }
+  t.same([...unknown], [], 'no variable nothing reads')
+})
+
 /** Routes the API serves outside its OpenAPI document (checked below to answer). */
 const UNDOCUMENTED = ['/metrics', '/ui', '/ui/', '/docs', '/openapi.json']
 
