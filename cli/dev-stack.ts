@@ -157,7 +157,7 @@ const startingMessage = (first: boolean): string =>
  * the rest of the stack instead of before it: its first build takes minutes, and nothing else
  * needs it. Its port and keys are chosen here and the API and the worker start at once with the
  * settings of the store that will be (SERVICE_TRACE_S3_BUCKET, SERVICE_CLOUD_*). Until it answers
- * they see what they see of a store that is down (README, production checklist): the API answers
+ * they see what they see of a store that is down (docs/production.md, the production checklist): the API answers
  * payload calls 503 PayloadStorageUnavailableError with Retry-After and a message that says the
  * store is starting (`starting`, before any storage call, so nothing waits). This rather than
  * starting the API and the worker without a store and restarting them once it runs: the API runs

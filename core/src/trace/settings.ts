@@ -1,7 +1,7 @@
 /**
  * Trace settings, shared by the worker (which writes traces) and the API (which reads them and
  * names their destinations in results): both processes must agree on them, as on
- * SERVICE_CATALOG_ID. Documented in the README ("Execution traces").
+ * SERVICE_CATALOG_ID. Documented in (docs/traces.md).
  */
 import { isAbsolute, resolve } from 'node:path'
 import { Type, type Static } from '@sinclair/typebox'

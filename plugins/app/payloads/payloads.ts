@@ -39,7 +39,7 @@ function payloadError (err: unknown, starting: string | null = null): ApiError |
 }
 
 export type PayloadsConfig = Parameters<typeof payloadSettingsFrom>[0] & Pick<Config,
-  'SERVICE_PAYLOAD_URL_TTL_S' | 'SERVICE_PAYLOAD_UPLOAD_TTL_S' | 'SERVICE_PAYLOAD_UPLOAD_MAX_BYTES' | 'SERVICE_PAYLOAD_INLINE_MAX_BYTES' | 'SERVICE_JSON_MAX_DEPTH'>
+  'SERVICE_CLOUD_PUBLIC_ENDPOINT' | 'SERVICE_PAYLOAD_URL_TTL_S' | 'SERVICE_PAYLOAD_UPLOAD_TTL_S' | 'SERVICE_PAYLOAD_UPLOAD_MAX_BYTES' | 'SERVICE_PAYLOAD_INLINE_MAX_BYTES' | 'SERVICE_JSON_MAX_DEPTH'>
 
 export type Payloads = ReturnType<typeof createPayloads>
 
@@ -72,7 +72,7 @@ export function createPayloads ({ config, storeStarting = () => null }: Payloads
     throw payloadError(err, starting) ?? err
   }
   const settings = payloadSettingsFrom(config)
-  const store = settings === null ? null : new PayloadStore(settings)
+  const store = settings === null ? null : new PayloadStore(settings, config.SERVICE_CLOUD_PUBLIC_ENDPOINT)
   const claimCheck = store === null ? null : new ClaimCheckCodec(store)
   // The codec runs inside engine calls (starts, queries, updates, results): its storage failures are API errors there.
   const codec: PayloadCodec | null = claimCheck === null
