@@ -81,7 +81,7 @@ t.test('relative links and their anchors resolve', async (t) => {
     return anchors.get(file)!
   }
   const broken: string[] = []
-  for (const page of [...pages, readPage('worker/README.md')]) {
+  for (const page of [...pages, ...['worker', 'core', 'client'].map((p) => readPage(`${p}/README.md`))]) {
     for (const { line, target } of linksOf(page)) {
       const [path, anchor] = target.split('#') as [string, string | undefined]
       const file = path === '' ? page.file : normalize(join(dirname(page.file), decodeURIComponent(path)))
