@@ -12,6 +12,7 @@ import type { EvalRun } from '../schemas/evals.js'
 import type { App } from '../app.js'
 import { build } from './helpers/app.js'
 import { eventually } from './helpers/workflows.js'
+import { catalogArgs, flowport, listening } from './helpers/flowport-cli.js'
 
 type Event = temporal.api.history.v1.IHistoryEvent
 
@@ -77,4 +78,17 @@ t.test('the defaults are written into the eval run\'s input (a later change of t
     t.equal(res.statusCode, 400, `${field} ${value}`)
     t.match(res.json(), { error: 'ValidationError', issues: [{ path: `/${field}`, in: 'body' }] })
   }
+})
+
+t.test('flowport eval --concurrency --case-timeout: the bounds from the command line', async (t) => {
+  const { url } = await listening(t)
+  const env = { FLOWPORT_URL: url }
+  const run = await flowport(['eval', 'patient', '--dataset', 'waits_forever,quick_1', '--concurrency', '1', '--case-timeout', '2000', '--json', ...catalogArgs()], { env })
+  t.equal(run.code, 1, 'exit 1: the waiting case failed')
+  const report = (JSON.parse(run.stdout) as EvalRun).report!
+  t.match(report.cases.find((c) => c.name === 'waits_forever'), { verdict: 'fail', error: /^timed out: the case's run did not finish within 2000 ms/ })
+  t.match(report.cases.find((c) => c.name === 'quick_1'), { verdict: 'pass' }, 'the next case ran once the first had timed out')
+  const usage = await flowport(['eval', 'patient', '--concurrency', 'many', ...catalogArgs()], { env })
+  t.equal(usage.code, 2)
+  t.match(usage.stderr, /--concurrency takes a whole number, got many/)
 })
