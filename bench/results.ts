@@ -7,7 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, totalmem } from 'node:os'
 
 /** Sections in the order they appear in the file. */
-export const SECTIONS = ['first-start', 'latency', 'cpu-per-run', 'cpu-profile', 'start', 'sse', 'read', 'engine-outage', 'trace', 'observability', 'payloads', 'inspector', 'cluster'] as const
+export const SECTIONS = ['first-start', 'latency', 'cpu-per-run', 'cpu-profile', 'start', 'sse', 'read', 'engine-outage', 'trace', 'observability', 'payloads', 'inspector', 'cluster', 'scale'] as const
 export type SectionName = typeof SECTIONS[number]
 
 const HEADER = `# Benchmark results

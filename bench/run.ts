@@ -3,7 +3,7 @@
  * each benchmark against a fresh API process (GC exposed) and writes its section of
  * bench/RESULTS.md. `npm run bench -- start` (or `BENCH=start`) runs only the start throughput and
  * /run overhead benchmark, `npm run bench -- sse` only the SSE one, `read` the read path (bench/read.ts),
- * `latency`, `cpu-per-run` (bench/cpu-per-run.ts; with a worktree path, A/B against it), `trace`, `observability`, `engine-outage`, `payloads`, `inspector` (bench/inspector.ts), `cluster`
+ * `latency`, `cpu-per-run` (bench/cpu-per-run.ts; with a worktree path, A/B against it), `trace`, `observability`, `engine-outage`, `payloads`, `inspector` (bench/inspector.ts), `scale` (bench/scale.ts: many at once and a receiver that never answers; SCALE=0.1 for a tenth), `cluster`
  * (bench/cluster.ts, the PostgreSQL topology of docs/cluster.md) and `first-start` (bench/first-start.ts: `npm start` on an
  * empty Flowport cache) the benchmarks of those names (each with engines of its own);
  * the default is all of them.
@@ -168,8 +168,8 @@ async function runShared (): Promise<void> {
 if (selected.length > 0) await runShared()
 
 // The outage benchmark kills and restarts an engine of its own, so it runs alone, after the rest.
-const sectionOf = { 'cpu-per-run': 'cpu-per-run', 'engine-outage': 'engine-outage', 'trace-overhead': 'trace', latency: 'latency', observability: 'observability', 'payload-codec': 'payloads', inspector: 'inspector', cluster: 'cluster', 'first-start': 'first-start' } as const
-for (const name of ['cpu-per-run', 'engine-outage', 'trace-overhead', 'latency', 'observability', 'payload-codec', 'inspector', 'cluster', 'first-start'] as const) {
+const sectionOf = { 'cpu-per-run': 'cpu-per-run', 'engine-outage': 'engine-outage', 'trace-overhead': 'trace', latency: 'latency', observability: 'observability', 'payload-codec': 'payloads', inspector: 'inspector', cluster: 'cluster', 'first-start': 'first-start', scale: 'scale' } as const
+for (const name of ['cpu-per-run', 'engine-outage', 'trace-overhead', 'latency', 'observability', 'payload-codec', 'inspector', 'cluster', 'first-start', 'scale'] as const) {
   if (asked.length > 0 && !asked.includes(sectionOf[name])) continue
   const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL(`./${name}.ts`, import.meta.url)), ...paths], { stdio: 'inherit' })
   const code = await new Promise<number | null>((done) => child.once('exit', done))

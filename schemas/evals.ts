@@ -4,7 +4,7 @@
  * core (core/src/eval.ts).
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { EVAL_ID_PATTERN, evalSchemas, EvalReportSchema, EvalTotalsSchema, VerdictSchema } from '@flowport/core/eval'
+import { EVAL_DEFAULT_CASE_TIMEOUT_MS, EVAL_DEFAULT_CONCURRENCY, EVAL_ID_PATTERN, EVAL_MAX_CASE_TIMEOUT_MS, EVAL_MAX_CONCURRENCY, EVAL_MIN_CASE_TIMEOUT_MS, evalSchemas, EvalReportSchema, EvalTotalsSchema, VerdictSchema } from '@flowport/core/eval'
 import { NAME_PATTERN } from '@flowport/core/contract'
 import { Nullable, ref } from './common.js'
 import { CatalogIdSchema } from './catalog.js'
@@ -18,11 +18,19 @@ export const StartEvalBodySchema = Type.Object({
   datasets: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
     minItems: 1, maxItems: 1000, uniqueItems: true, description: 'The cases (dataset names) to run; default all of them'
   })),
-  cached: Type.Optional(Type.Boolean({ description: 'Evaluate each case\'s cached output (`lastOutput` of its dataset file) instead of running the workflow; default false' }))
+  cached: Type.Optional(Type.Boolean({ description: 'Evaluate each case\'s cached output (`lastOutput` of its dataset file) instead of running the workflow; default false' })),
+  concurrency: Type.Optional(Type.Integer({
+    minimum: 1, maximum: EVAL_MAX_CONCURRENCY, description: `Case runs open at once (each a child run of the eval run, taking a worker slot while it runs); default ${EVAL_DEFAULT_CONCURRENCY}`
+  })),
+  caseTimeoutMs: Type.Optional(Type.Integer({
+    minimum: EVAL_MIN_CASE_TIMEOUT_MS,
+    maximum: EVAL_MAX_CASE_TIMEOUT_MS,
+    description: `How long one case's run may take; past it the engine ends the run and the case fails with a \`timed out\` error, and the eval run goes on; default ${EVAL_DEFAULT_CASE_TIMEOUT_MS} (10 minutes)`
+  }))
 }, {
   $id: 'StartEvalBody',
   additionalProperties: false,
-  examples: [{ workflowName: 'triage' }, { workflowName: 'triage', datasets: ['refund_request'], cached: true }]
+  examples: [{ workflowName: 'triage' }, { workflowName: 'triage', datasets: ['refund_request'], cached: true }, { workflowName: 'triage', concurrency: 2, caseTimeoutMs: 60000 }]
 })
 export type StartEvalBody = Static<typeof StartEvalBodySchema>
 

@@ -10,10 +10,29 @@ import { build } from './helpers/app.js'
 import { call, eventually, firstTaskCompleted, start, waitClosed } from './helpers/workflows.js'
 import { bearer, keysFile } from './helpers/keys.js'
 import { testCatalog } from './helpers/env.js'
+import { parseMetrics, total } from './helpers/prometheus.js'
+import protoRoot from '@temporalio/proto'
+
+const { BatchOperationState } = protoRoot.temporal.api.enums.v1
+/** The engine's batcher: its workflow type and the namespace division its runs are listed in (what StartBatchOperation counts). */
+const BATCHER_WORKFLOW_TYPE = 'temporal-sys-batch-workflow'
+const BATCHER_DIVISION = 'TemporalBatcher'
 import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '@flowport/core/contract'
 import { EVAL_WORKFLOW_TYPE } from '@flowport/core/eval'
 
-const batch = (t: Test, app: App, payload: unknown) => call(t, app, { method: 'POST', url: '/workflow/batch', route: '/workflow/batch', payload })
+const batchOnce = (t: Test, app: App, payload: unknown) => call(t, app, { method: 'POST', url: '/workflow/batch', route: '/workflow/batch', payload })
+
+/**
+ * Starts a batch as a client should: a 429 (the engine still counts the previous test's batch as
+ * running: its store lists a batch's end a moment late) is tried again after its Retry-After.
+ */
+async function batch (t: Test, app: App, payload: unknown) {
+  for (let attempt = 1; ; attempt++) {
+    const res = await batchOnce(t, app, payload)
+    if (res.status !== 429 || attempt === 20) return res
+    await new Promise((resolve) => setTimeout(resolve, Number(res.headers['retry-after']) * 1000))
+  }
+}
 const progress = (t: Test, app: App, batchId: string) => call(t, app, { method: 'GET', url: `/workflow/batch/${batchId}`, route: '/workflow/batch/{batchId}' })
 
 /** `n` open `approval` runs whose ids share a fresh prefix, and the filter that picks exactly them once the run list shows them. */
@@ -161,6 +180,37 @@ t.test('a batch reset from the start reruns every matched run', async (t) => {
     t.match(status.body, { status: 'terminated', resetTo: String })
     await app.engine.client.workflow.getHandle(run.workflowId).terminate('test over')
   }
+})
+
+t.test('a batch started while another runs is the engine\'s refusal, a 429 with Retry-After (not retried to a 503); the running one can be stopped through the API', async (t) => {
+  const app = await build(t)
+  const { filter } = await openRuns(t, app, 2)
+  const namespace = app.config.TEMPORAL_NAMESPACE
+  // The dev server's batcher acts on every run of a page at once and reads no rate below one page a
+  // second (docs/batch.md): no real batch surely runs long enough. The engine counts the running
+  // batches in its visibility store, as the runs of the batcher's workflow type in its namespace
+  // division: a run of that type on a task queue no worker polls is a batch that runs until stopped.
+  const jobId = randomUUID()
+  await app.engine.client.workflow.start(BATCHER_WORKFLOW_TYPE, {
+    taskQueue: `no-batcher-${jobId}`, workflowId: jobId, args: [], searchAttributes: { TemporalNamespaceDivision: [BATCHER_DIVISION] }
+  })
+  t.teardown(async () => { await app.engine.client.workflow.getHandle(jobId).terminate('test over').catch(() => undefined) })
+  // The store lists a run a moment after it starts: once it lists this one as running, a second batch is refused.
+  const listed = await eventually(async () => (await app.engine.client.workflowService.listBatchOperations({ namespace, pageSize: 100 })).operationInfo ?? [],
+    (ops) => ops.some((op) => op.jobId === jobId && op.state === BatchOperationState.BATCH_OPERATION_STATE_RUNNING), 240)
+  t.ok(listed.some((op) => op.jobId === jobId), 'the engine lists the batch as running')
+  const listsBefore = total(parseMetrics((await app.inject({ method: 'GET', url: '/metrics' })).body), 'flowport_engine_call_duration_seconds_count', { method: 'ListBatchOperations' })
+  const refused = await batchOnce(t, app, { action: 'terminate', filter, reason: 'second batch' })
+  t.equal(refused.status, 429)
+  t.match(refused.body, { error: 'RateLimitedError', message: /as many batches as it runs at once/ })
+  t.match(refused.headers['retry-after'], /^\d+$/)
+  const after = parseMetrics((await app.inject({ method: 'GET', url: '/metrics' })).body)
+  t.equal(total(after, 'flowport_engine_call_errors_total', { method: 'StartBatchOperation', code: 'RESOURCE_EXHAUSTED' }), 1,
+    'the engine refused the start itself, once: the API asked it rather than guessing from its batch list')
+  t.equal(total(after, 'flowport_engine_call_duration_seconds_count', { method: 'ListBatchOperations' }) - listsBefore, 0, 'no batch list was read')
+  const stopped = await call(t, app, { method: 'DELETE', url: `/workflow/batch/${jobId}`, route: '/workflow/batch/{batchId}' })
+  t.equal(stopped.status, 200, JSON.stringify(stopped.body))
+  t.not((await finished(t, app, jobId)).state, 'running', 'the stopped batch ends, so the next batch may start')
 })
 
 t.test('batch routes need the control scope and a key without limits; reset needs control', async (t) => {

@@ -12,7 +12,14 @@ import { CliError, EXIT } from './exit-codes.js'
 import { onInterrupt } from './interrupt.js'
 import { info, paint, printJson, printTable, type Style } from './output.js'
 
-type EvalOptions = CommonOptions & { dataset?: string, cached?: boolean, save?: boolean }
+type EvalOptions = CommonOptions & { dataset?: string, cached?: boolean, save?: boolean, concurrency?: string, caseTimeout?: string }
+
+/** A whole number for the API (which checks its range and names the field when it is out of it), or a usage error. */
+function wholeNumber (flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined
+  if (!/^\d+$/.test(value)) throw new CliError(`${flag} takes a whole number, got ${value}`, EXIT.usage)
+  return Number(value)
+}
 
 /** How often the report is asked for while the eval runs. */
 const POLL_MS = 500
@@ -71,10 +78,14 @@ export function registerEval (program: Command): void {
     .option('--dataset <names>', 'only these cases (dataset names, comma-separated)')
     .option('--cached', 'evaluate the cached outputs of the datasets instead of running the workflow')
     .option('--save', 'write the fresh outputs back into the dataset files as their cached outputs')
+    .option('--concurrency <n>', 'case runs open at once (default 4; docs/evals.md)')
+    .option('--case-timeout <ms>', 'how long one case\'s run may take before it is ended and the case fails (default 600000)')
     .option('--catalog <catalog>', 'catalog id (default: the API\'s SERVICE_CATALOG_ID)')
     .action(action(async (workflow: string, options: EvalOptions) => {
       if (options.save === true && options.cached === true) throw new CliError('--save writes fresh outputs: it cannot go with --cached', EXIT.usage)
       const datasets = options.dataset?.split(',').map((d) => d.trim()).filter((d) => d !== '')
+      const concurrency = wholeNumber('--concurrency', options.concurrency)
+      const caseTimeoutMs = wholeNumber('--case-timeout', options.caseTimeout)
       const interrupt = onInterrupt()
       let run: EvalRun
       try {
@@ -82,7 +93,9 @@ export function registerEval (program: Command): void {
           workflowName: workflow,
           ...(options.catalog === undefined ? {} : { catalog: options.catalog }),
           ...(datasets === undefined || datasets.length === 0 ? {} : { datasets }),
-          cached: options.cached === true
+          cached: options.cached === true,
+          ...(concurrency === undefined ? {} : { concurrency }),
+          ...(caseTimeoutMs === undefined ? {} : { caseTimeoutMs })
         }, { signal: interrupt.signal })
         info(`eval run ${evalId}`)
         run = await waitForReport(options, evalId, interrupt.signal)

@@ -89,7 +89,22 @@ export interface EvalRunInput {
   datasets?: string[]
   /** Evaluate each case's cached output instead of running the workflow. */
   cached: boolean
+  /** Case runs open at once; absent (an eval run started before this option): EVAL_DEFAULT_CONCURRENCY. */
+  concurrency?: number
+  /** How long a case's run may take before the engine ends it and the case fails; absent: EVAL_DEFAULT_CASE_TIMEOUT_MS. */
+  caseTimeoutMs?: number
 }
+
+/**
+ * An eval run's bounds (docs/evals.md, "Bounds"): at most this many case runs open at once, so a
+ * large dataset does not take every worker slot, and each case run ended by the engine after this
+ * long, so a case that waits for a signal fails instead of holding the eval run open for good.
+ */
+export const EVAL_DEFAULT_CONCURRENCY = 4
+export const EVAL_MAX_CONCURRENCY = 100
+export const EVAL_DEFAULT_CASE_TIMEOUT_MS = 10 * 60_000
+export const EVAL_MIN_CASE_TIMEOUT_MS = 1000
+export const EVAL_MAX_CASE_TIMEOUT_MS = 7 * 24 * 3600_000
 
 /** One dataset file: a case. */
 export interface EvalCase {

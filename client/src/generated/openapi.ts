@@ -2658,6 +2658,11 @@ export interface components {
          *       ],
          *       "cached": true
          *     }
+         * @example {
+         *       "workflowName": "triage",
+         *       "concurrency": 2,
+         *       "caseTimeoutMs": 60000
+         *     }
          */
         StartEvalBody: {
             /** @description The workflow (or an alias) whose eval runs */
@@ -2671,6 +2676,10 @@ export interface components {
             datasets?: string[];
             /** @description Evaluate each case's cached output (`lastOutput` of its dataset file) instead of running the workflow; default false */
             cached?: boolean;
+            /** @description Case runs open at once (each a child run of the eval run, taking a worker slot while it runs); default 4 */
+            concurrency?: number;
+            /** @description How long one case's run may take; past it the engine ends the run and the case fails with a `timed out` error, and the eval run goes on; default 600000 (10 minutes) */
+            caseTimeoutMs?: number;
         };
         EvalStarted: {
             /** @description The eval run's id (its workflow id) */

@@ -6,7 +6,7 @@
  * by itself when it returns.
  * @see https://typescript.temporal.io/api/classes/client.Connection
  */
-import type { Interceptor } from '@grpc/grpc-js'
+import { status as GrpcStatus, type Interceptor } from '@grpc/grpc-js'
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type ConnectionOptions, type DataConverter, type WorkflowClientInterceptor } from '@temporalio/client'
 import { tlsFromSettings, type TlsSettings } from '@flowport/core/tls'
 import type { Config } from '../../../schemas/config.js'
@@ -42,10 +42,33 @@ export interface EngineDeps {
 /** A deadline of the breaker's probe: the engine answers GetSystemInfo in milliseconds. */
 const PROBE_DEADLINE_MS = 1000
 
-function connectionOptions (config: EngineConfig, breaker?: EngineBreaker, metrics?: Interceptor): ConnectionOptions {
+/**
+ * Refusals the client's retries leave alone, by method (the SDK's call context carries no per-call
+ * retry choice). StartBatchOperation's RESOURCE_EXHAUSTED is the engine's cap on batches running
+ * at once in a namespace (frontend.MaxConcurrentBatchOperationPerNamespace, 1 by default): it holds
+ * until the running batch ends, so retrying it only turned a second batch into a 503 at the
+ * deadline; answered at once, it is the client's 429 (plugins/app/batch/batch.ts).
+ */
+const NOT_RETRIED: ReadonlyMap<string, number> = new Map([
+  ['/temporal.api.workflowservice.v1.WorkflowService/StartBatchOperation', GrpcStatus.RESOURCE_EXHAUSTED]
+])
+
+function retryInterceptor (): Interceptor {
   const defaults = defaultGrpcRetryOptions()
   // A query the store cannot run fails again on every retry: answered at once instead of at the deadline.
-  const retry = makeGrpcRetryInterceptor({ ...defaults, retryableDecider: (attempt, status) => !isQueryError(status) && defaults.retryableDecider(attempt, status) })
+  const retryable = (attempt: number, status: Parameters<typeof defaults.retryableDecider>[1]) => !isQueryError(status) && defaults.retryableDecider(attempt, status)
+  const retry = makeGrpcRetryInterceptor({ ...defaults, retryableDecider: retryable })
+  const byMethod = new Map([...new Set(NOT_RETRIED.values())].map((code) => [code, makeGrpcRetryInterceptor({
+    ...defaults, retryableDecider: (attempt, status) => status.code !== code && retryable(attempt, status)
+  })]))
+  return (options, nextCall) => {
+    const code = NOT_RETRIED.get(options.method_definition.path)
+    return (code === undefined ? retry : byMethod.get(code)!)(options, nextCall)
+  }
+}
+
+function connectionOptions (config: EngineConfig, breaker?: EngineBreaker, metrics?: Interceptor): ConnectionOptions {
+  const retry = retryInterceptor()
   const interceptors = breaker ? breaker.interceptors(retry) : [retry]
   return {
     address: config.TEMPORAL_ADDRESS,

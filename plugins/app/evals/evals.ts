@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto'
 import { WorkflowFailedError, type WorkflowExecutionInfo } from '@temporalio/client'
 import {
-  EVAL_SUMMARY_MEMO_KEY, EVAL_WORKFLOW_TYPE, evalWorkflowIdPrefix, type EvalReport, type EvalRunInput, type EvalSummary
+  EVAL_DEFAULT_CASE_TIMEOUT_MS, EVAL_DEFAULT_CONCURRENCY, EVAL_SUMMARY_MEMO_KEY, EVAL_WORKFLOW_TYPE, evalWorkflowIdPrefix, type EvalReport, type EvalRunInput, type EvalSummary
 } from '@flowport/core/eval'
 import type { Config } from '../../../schemas/config.js'
 import type { EvalRun, EvalRunSummary, EvalRuns, EvalsQuery, StartEvalBody } from '../../../schemas/evals.js'
@@ -67,7 +67,14 @@ export function createEvals ({ engine, catalogs, config }: EvalsDeps) {
         throw notFound(`Workflow ${workflow.name} has no eval: add an eval module (defineEval) and datasets beside the workflow file`)
       }
       const evalId = `${evalWorkflowIdPrefix(workflow.name)}${randomUUID()}`
-      const input: EvalRunInput = { workflow: workflow.name, cached: body.cached ?? false, ...(body.datasets === undefined ? {} : { datasets: body.datasets }) }
+      // The bounds are written into the run's input, so a later change of the defaults never changes how an open eval run replays.
+      const input: EvalRunInput = {
+        workflow: workflow.name,
+        cached: body.cached ?? false,
+        ...(body.datasets === undefined ? {} : { datasets: body.datasets }),
+        concurrency: body.concurrency ?? EVAL_DEFAULT_CONCURRENCY,
+        caseTimeoutMs: body.caseTimeoutMs ?? EVAL_DEFAULT_CASE_TIMEOUT_MS
+      }
       const handle = await engine.call(() => engine.as(identity).workflow.start(EVAL_WORKFLOW_TYPE, {
         taskQueue: catalog, workflowId: evalId, args: [input]
       }), { signal, workflowId: evalId })

@@ -83,7 +83,8 @@ async function lookForClose (client: Client, store: TraceStore | null, request: 
   const [start] = (await history(client, { workflowId, runId: end.runId }, { maximumPageSize: 1 })).history?.events ?? []
   const input = await decodeFirstPayload(converter, start?.workflowExecutionStartedEventAttributes?.input)
   const outcome = await closeOutcome(converter, end.close)
-  const trace = store === null ? null : { destinations: store.destinations(workflowId, end.runId) }
+  // The bucket named only once the trace is there, as a result names it (core/src/trace/store.ts): never a copy whose write failed.
+  const trace = store === null ? null : { destinations: await store.writtenDestinations(workflowId, end.runId, Context.current().cancellationSignal) }
   return { kind: 'result', workflowId, runId: end.runId, workflowName: end.workflowName, input, trace, ...outcome }
 }
 

@@ -5,7 +5,8 @@
  *
  * 1. an activity reads the cases from the dataset files beside the workflow (on the worker);
  * 2. each case runs as a child workflow of the judged workflow (id `<eval run id>:<case>`), or,
- *    `cached`, takes the dataset's cached output;
+ *    `cached`, takes the dataset's cached output; at most `concurrency` case runs are open at once,
+ *    and the engine ends a case run after `caseTimeoutMs` (the case fails, saying so);
  * 3. each evaluator of the eval runs as the judged workflow's step `<workflow>#<evaluator>` with
  *    `{input, output, groundTruth}`; its value is read as a verdict and the verdicts are
  *    aggregated (core/src/eval.ts);
@@ -14,9 +15,10 @@
  *
  * The report is the run's result; a summary (verdict, totals) goes to the memo for listings.
  */
-import { proxyActivities, startChild, upsertMemo, workflowInfo } from '@temporalio/workflow'
+import { TimeoutFailure, patched, proxyActivities, startChild, upsertMemo, workflowInfo } from '@temporalio/workflow'
+import { mapBounded } from '@flowport/core/bounded'
 import {
-  EVAL_CASES_ACTIVITY, EVAL_PREVIOUS_ACTIVITY, EVAL_SUMMARY_MEMO_KEY, caseVerdict, compare, interpret, totalsOf,
+  EVAL_CASES_ACTIVITY, EVAL_DEFAULT_CASE_TIMEOUT_MS, EVAL_DEFAULT_CONCURRENCY, EVAL_PREVIOUS_ACTIVITY, EVAL_SUMMARY_MEMO_KEY, caseVerdict, compare, interpret, totalsOf,
   type EvalCase, type EvalCaseReport, type EvalCases, type EvalEvaluator, type EvalReport, type EvalResult, type EvalRunInput, type EvalSummary,
   type PreviousEval
 } from '@flowport/core/eval'
@@ -27,6 +29,15 @@ const activities = proxyActivities<{
   [EVAL_CASES_ACTIVITY]: (input: EvalRunInput) => Promise<EvalCases>
   [EVAL_PREVIOUS_ACTIVITY]: (input: { workflow: string, workflowId: string }) => Promise<PreviousEval>
 }>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 } })
+
+/**
+ * Eval runs started before the bounds existed started every case at once without a timeout: their
+ * histories replay that way (patched() is false on replay of a history without this marker).
+ */
+const BOUNDED_CASES_PATCH = 'flowport-eval-bounded-cases'
+
+/** How the cases run: `undefined` bounds = the old way (every case at once, no timeout). */
+interface CaseBounds { concurrency: number, caseTimeoutMs: number }
 
 /** The deepest message of a failure chain: what actually went wrong, not "Activity task failed". */
 function messageOf (err: unknown): string {
@@ -50,7 +61,16 @@ async function evaluate (workflow: string, entry: EvalEvaluator, c: EvalCase, ou
   return { ...base, value, score: evaluation.score, verdict, reasoning: reasoning === '' ? null : reasoning }
 }
 
-async function runCase (input: EvalRunInput, evaluators: EvalEvaluator[], c: EvalCase): Promise<EvalCaseReport> {
+/** Why a case's run failed; a run the engine ended at its timeout says so and names the bound. */
+function caseError (err: unknown, bounds: CaseBounds | undefined): string {
+  const cause = (err as { cause?: unknown }).cause
+  if (bounds !== undefined && cause instanceof TimeoutFailure) {
+    return `timed out: the case's run did not finish within ${bounds.caseTimeoutMs} ms (caseTimeoutMs), so the engine ended it`
+  }
+  return messageOf(err)
+}
+
+async function runCase (input: EvalRunInput, evaluators: EvalEvaluator[], c: EvalCase, bounds: CaseBounds | undefined): Promise<EvalCaseReport> {
   const head = { name: c.name, file: c.file }
   let output: unknown
   let outputDate: string
@@ -62,11 +82,15 @@ async function runCase (input: EvalRunInput, evaluators: EvalEvaluator[], c: Eva
     const workflowId = `${workflowInfo().workflowId}:${c.name}`
     try {
       // Started, then awaited: the report links the case's run, whose id only the handle knows.
-      const child = await startChild(input.workflow, { args: [c.input], workflowId })
+      const child = await startChild(input.workflow, {
+        args: [c.input],
+        workflowId,
+        ...(bounds === undefined ? {} : { workflowExecutionTimeout: bounds.caseTimeoutMs })
+      })
       run = { workflowId, runId: child.firstExecutionRunId }
       output = await child.result()
     } catch (err) {
-      return { ...head, verdict: 'fail', run, output: null, error: messageOf(err), outputDate: new Date().toISOString(), results: [] }
+      return { ...head, verdict: 'fail', run, output: null, error: caseError(err, bounds), outputDate: new Date().toISOString(), results: [] }
     }
     outputDate = new Date().toISOString()
   }
@@ -77,7 +101,13 @@ async function runCase (input: EvalRunInput, evaluators: EvalEvaluator[], c: Eva
 export async function evalWorkflow (input: EvalRunInput, manifest: Manifest): Promise<EvalReport> {
   installManifest(manifest)
   const { evaluators, cases } = await activities[EVAL_CASES_ACTIVITY](input)
-  const reports = await Promise.all(cases.map((c) => runCase(input, evaluators, c)))
+  let reports: EvalCaseReport[]
+  if (patched(BOUNDED_CASES_PATCH)) {
+    const bounds = { concurrency: input.concurrency ?? EVAL_DEFAULT_CONCURRENCY, caseTimeoutMs: input.caseTimeoutMs ?? EVAL_DEFAULT_CASE_TIMEOUT_MS }
+    reports = await mapBounded(cases, bounds.concurrency, async (c) => await runCase(input, evaluators, c, bounds))
+  } else {
+    reports = await Promise.all(cases.map((c) => runCase(input, evaluators, c, undefined)))
+  }
   const { verdict, totals } = totalsOf(reports.map((r) => r.verdict))
   const previous = await activities[EVAL_PREVIOUS_ACTIVITY]({ workflow: input.workflow, workflowId: workflowInfo().workflowId })
   const summary: EvalSummary = { workflow: input.workflow, verdict, totals, cached: input.cached }
