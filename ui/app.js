@@ -63,13 +63,16 @@ class App extends Component {
 
   componentDidMount () {
     document.title = titleOf(this.state.route)
-    window.addEventListener('hashchange', () => this.setState({ route: parseRoute(window.location.hash) }))
+    window.addEventListener('hashchange', () => this.setState({ route: parseRoute(window.location.hash) }, this.focusView))
     onUnauthorized((refusal) => this.setState({ refusal, asking: true }))
     // The page's own settings (plugins/external/ui.ts), not an API call.
     fetch('/ui/settings.json').then((res) => (res.ok ? res.json() : null)).then((settings) => this.setState({ settings }), () => {})
   }
 
   componentDidUpdate () { document.title = titleOf(this.state.route) }
+
+  /** After a link or an action opened another view, the focus goes to it (not left on a control that is gone), so a screen reader reads it. */
+  focusView = () => window.requestAnimationFrame(() => { if (!this.state.asking) document.querySelector('main')?.focus({ preventScroll: false }) })
 
   useToken = (value) => {
     token.set(value)
@@ -108,7 +111,7 @@ class App extends Component {
         </div>
       </header>
       ${asking && html`<${TokenForm} reason=${refusal} onSave=${this.useToken} onCancel=${refusal ? null : () => this.setState({ asking: false })} />`}
-      <main>${view}</main>`
+      <main tabindex="-1" aria-label=${titleOf(route).replace(/ · Flowport inspector$/, '')}>${view}</main>`
   }
 }
 

@@ -19,6 +19,9 @@ export const Version = ({ version, versioning }) => (version
 
 export const time = (iso) => (iso ? new Date(iso).toLocaleString() : '—')
 
+/** The time of day only (12:04:05), for what happened during a run. */
+export const clock = (iso) => (iso ? new Date(iso).toLocaleTimeString() : '—')
+
 /** From one ISO time to another, for people (core/src/duration.ts); empty while either is missing. */
 export const duration = (fromIso, toIso) => (fromIso && toIso ? formatDuration(Date.parse(toIso) - Date.parse(fromIso)) : '')
 
