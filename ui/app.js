@@ -96,7 +96,7 @@ class App extends Component {
     else if (route.view === 'deployment') view = html`<${DeploymentView} key=${key} deploymentName=${route.deploymentName} />`
     else if (route.view === 'runs') view = html`<${RunsView} key=${`${generation}:runs:${JSON.stringify(route.params)}`} params=${route.params} />`
     // Another catalog is another view: it reads its catalog when it mounts.
-    else view = html`<${CatalogView} key=${`${key}:${route.params.catalog ?? ''}:${route.params.inputFrom ?? ''}`} params=${route.params} settings=${settings} />`
+    else view = html`<${CatalogView} key=${`${key}:${route.params.catalog ?? ''}:${route.params.workflow ?? ''}:${route.params.inputFrom ?? ''}`} params=${route.params} settings=${settings} />`
     return html`
       <header>
         <h1><a href="#/catalog">Flowport inspector</a></h1>

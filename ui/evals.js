@@ -57,7 +57,7 @@ export class EvalsView extends Component {
         ? html`<p class="muted">Loading…</p>`
         : evals.length === 0
           ? html`<p class="muted">No eval runs yet.</p>`
-          : html`<table class="evals-table" aria-label="Eval runs">
+          : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Eval runs, scrolls sideways"><table class="evals-table" aria-label="Eval runs">
               <thead><tr><th>eval run</th><th>status</th><th>verdict</th><th>cases</th><th>cached</th><th>started</th></tr></thead>
               <tbody>${evals.map((e) => html`<tr key=${e.evalId}>
                 <td><a href=${evalHref(e.evalId)}>${e.evalId}</a></td>
