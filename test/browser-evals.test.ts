@@ -39,6 +39,8 @@ t.test('eval runs of a workflow, Run eval, and the report with the cases\' runs 
   const tab = await browser.newPage({ viewport: { width: 1280, height: 900 } })
   tab.setDefaultTimeout(WAIT)
   await tab.goto(`${base}/ui/#/catalog`)
+  // The list is there once the catalog is read (count() does not wait).
+  await tab.getByRole('button', { name: /^triage\b/ }).waitFor()
   t.equal(await tab.getByRole('button', { name: /^triage\b/ }).locator('.badge-eval').count(), 1, 'the catalog list marks a workflow with an eval')
   await tab.getByRole('button', { name: /^triage\b/ }).click()
   await tab.locator('.workflow-links').getByRole('link', { name: 'Eval runs', exact: true }).click()
