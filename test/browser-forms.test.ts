@@ -200,13 +200,14 @@ t.test('approval: signal, query and update from forms, the messages in the steps
 t.test('sleepy: durable timers in the steps list and on the timeline', async (t) => {
   const app = await build(t)
   const base = (await app.listen({ port: 0, host: '127.0.0.1' })).replace(/\/$/, '')
-  const run = await startRun(app, { workflowName: 'sleepy', workflowId: uniqueId('forms-sleepy'), input: { steps: 2, delayMs: 4000 } })
+  const run = await startRun(app, { workflowName: 'sleepy', workflowId: uniqueId('forms-sleepy'), input: { steps: 2, delayMs: 10_000 } })
+  // A 10 s timer: the page is open well before it fires, also on a loaded machine.
   const tab = await open(t, base, `#/run/${encodeURIComponent(run.workflowId)}/${run.runId}`)
   const sleeping = tab.locator('.step-list .note[data-note="timer"][data-status="sleeping"]')
   await sleeping.waitFor()
   t.match(await sleeping.textContent(), /sleeping until \d{1,2}:\d{2}/, 'an open timer says until when')
   await tab.locator('.step-list .note[data-note="timer"][data-status="fired"]').waitFor()
-  t.match(await tab.locator('.step-list .note[data-note="timer"]').textContent(), /slept 4(\.\d+)? s/, 'a fired one how long it slept')
+  t.match(await tab.locator('.step-list .note[data-note="timer"]').textContent(), /slept 10(\.\d+)? s/, 'a fired one how long it slept')
   await tab.locator('.run-head .status[data-status="completed"]').waitFor()
   await tab.locator('.timeline .row-mark[data-mark="timer"]').waitFor()
   t.pass('the timer is on the timeline')

@@ -36,7 +36,8 @@ function noteText (note) {
 function entriesOf (steps, messages, sent) {
   const ended = (id) => (id ? messages.times.get(id) ?? null : null)
   const numbered = steps.map((step, i) => {
-    const [from, to] = [ended(step.startId) ?? step.time, ended(step.endId)]
+    // From when it was called to its end: retries and the wait for a worker included.
+    const [from, to] = [step.time, ended(step.endId)]
     return { key: step.id, kind: step.kind, index: i + 1, step, time: step.time, order: Number(step.id), from, to }
   })
   const notes = [...messages.notes.values()].map((note) => ({ key: note.id, kind: note.kind, note, time: note.time, order: Number(note.id) }))
