@@ -5,7 +5,8 @@
  * array, nested object through a local $ref, date-time format) is drawn as fields, kept in sync with
  * its JSON view, and checked by the page's validator with errors tied to their fields; `approval`
  * is signalled, queried and updated from forms, and the messages are in the steps list and on the
- * timeline; a `sleepy` run shows its durable timers, and each step its index, duration and attempts.
+ * timeline; a `sleepy` run shows its durable timers, and each step its index, duration and attempts;
+ * on a phone, a tapped workflow's form comes into view and starts a run.
  */
 import t, { type Test } from 'tap'
 import type { Page } from 'playwright-core'
@@ -22,9 +23,9 @@ const WAIT = 90_000
 /** The page's uncaught errors, asserted at the end of each test (none expected). */
 const pageErrors = new WeakMap<Page, string[]>()
 
-async function open (t: Test, base: string, hash: string): Promise<Page> {
+async function open (t: Test, base: string, hash: string, viewport = { width: 1280, height: 900 }): Promise<Page> {
   const browser = await launchChromium(t)
-  const tab = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage()
+  const tab = await (await browser.newContext({ viewport })).newPage()
   tab.setDefaultTimeout(WAIT)
   const errors: string[] = []
   tab.on('pageerror', (error) => { errors.push(error.message) })
@@ -211,5 +212,24 @@ t.test('sleepy: durable timers in the steps list and on the timeline', async (t)
   await tab.locator('.run-head .status[data-status="completed"]').waitFor()
   await tab.locator('.timeline .row-mark[data-mark="timer"]').waitFor()
   t.pass('the timer is on the timeline')
+  t.same(pageErrors.get(tab), [], 'no JavaScript error on the page')
+})
+
+t.test('on a phone (390×844): a tapped workflow\'s form comes into view, and a run starts from it', async (t) => {
+  const app = await build(t)
+  const base = (await app.listen({ port: 0, host: '127.0.0.1' })).replace(/\/$/, '')
+  const tab = await open(t, base, '#/catalog', { width: 390, height: 844 })
+  await pickWorkflow(tab, 'triage')
+  const field = tab.locator('form.start input#input_text')
+  await tab.waitForFunction(() => {
+    const box = (globalThis as any).document.querySelector('.workflow-detail')?.getBoundingClientRect()
+    return box !== undefined && box.top >= -1 && box.top < 844
+  })
+  t.pass('the form is scrolled into view')
+  await field.fill('Refund my payment please')
+  await tab.getByRole('button', { name: 'Start run' }).click()
+  await tab.locator('pre[aria-label="Output"]', { hasText: 'billing' }).waitFor()
+  t.equal(await tab.locator('.step-list .step[data-step]').count(), 2, 'its steps are listed')
+  t.ok(await tab.evaluate(() => (globalThis as any).document.documentElement.scrollWidth <= 390), 'and the run page does not scroll sideways')
   t.same(pageErrors.get(tab), [], 'no JavaScript error on the page')
 })
