@@ -150,6 +150,21 @@ t.test('every kind of field: drawn, kept in sync with JSON, checked by the valid
   await form.getByRole('button', { name: 'Form' }).click()
   t.equal(await form.locator('select#input_priority option:checked').textContent(), 'low', 'the form shows what the JSON view wrote')
   t.equal(await form.locator('input#input_address_city').inputValue(), 'Paris', 'nested fields too')
+
+  // ui/schema.js itself, as the page loads it: nothing entered is null, which "any value" takes.
+  const checks = await tab.evaluate(async () => {
+    const schema = await import('/ui/schema.js' as string)
+    return {
+      anyEmpty: schema.validate({}, undefined),
+      objectEmpty: schema.validate({ type: 'object' }, undefined),
+      refAndFormat: schema.validate({ $defs: { D: { type: 'string', format: 'email' } }, type: 'object', properties: { to: { $ref: '#/$defs/D' } } }, { to: 'nobody' }),
+      sampled: schema.sample({ type: 'object', required: ['a', 'b', 'c'], properties: { a: { type: 'string' }, b: { type: 'boolean' }, c: { type: 'integer', default: 3 }, d: { type: 'string', examples: ['x'] } } })
+    }
+  })
+  t.same(checks.anyEmpty, [], 'an empty "any value" fits (it is sent as null)')
+  t.same(checks.objectEmpty, [{ path: '', message: 'is required' }], 'an empty object input does not')
+  t.same(checks.refAndFormat, [{ path: '/to', message: 'must be an email' }], 'a $ref is followed and its format checked')
+  t.same(checks.sampled, { b: false, c: 3, d: 'x' }, 'a form opens with defaults, examples and unticked boxes; a required text without one stays empty')
   t.same(pageErrors.get(tab), [], 'no JavaScript error on the page')
 })
 

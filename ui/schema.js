@@ -77,7 +77,10 @@ const words = {
   minItems: (e, n) => `must have at least ${n} item${n === 1 ? '' : 's'}`,
   maxItems: (e, n) => `must have at most ${n} items`,
   pattern: () => 'does not have the expected form',
-  format: (e) => `must be a ${e.error.match(/format "(.*)"/)?.[1] ?? 'valid value'}`,
+  format: (e) => {
+    const format = e.error.match(/format "(.*)"/)?.[1] ?? 'valid value'
+    return `must be ${/^[aeiou]/.test(format) ? 'an' : 'a'} ${format}`
+  },
   enum: () => 'must be one of the choices',
   const: (e) => e.error.replace(/^Instance does not match/, 'must be'),
   additionalProperties: () => 'is not an allowed property',
@@ -111,12 +114,13 @@ const validators = new WeakMap()
 /** Problems of `value` against `schema`, as `{path, message}` (path a JSON pointer, '' for the whole value); empty when it fits. */
 export function validate (schema, value) {
   if (!schema || typeof schema !== 'object') return []
-  if (value === undefined) return [{ path: '', message: 'is required' }]
   let validator = validators.get(schema)
   if (!validator) {
     validator = new Validator(schema, '2020-12', false)
     validators.set(schema, validator)
   }
+  // Nothing entered is sent as null: fine where the schema takes null (e.g. "any value").
+  if (value === undefined) return validator.validate(null).valid ? [] : [{ path: '', message: 'is required' }]
   return explain(validator.validate(value).errors)
 }
 
