@@ -39,6 +39,8 @@ t.test('eval runs of a workflow, Run eval, and the report with the cases\' runs 
   const tab = await browser.newPage({ viewport: { width: 1280, height: 900 } })
   tab.setDefaultTimeout(WAIT)
   await tab.goto(`${base}/ui/#/catalog`)
+  // The list is there once the catalog is read (count() does not wait).
+  await tab.getByRole('button', { name: /^triage\b/ }).waitFor()
   t.equal(await tab.getByRole('button', { name: /^triage\b/ }).locator('.badge-eval').count(), 1, 'the catalog list marks a workflow with an eval')
   await tab.getByRole('button', { name: /^triage\b/ }).click()
   await tab.locator('.workflow-links').getByRole('link', { name: 'Eval runs', exact: true }).click()
@@ -56,7 +58,10 @@ t.test('eval runs of a workflow, Run eval, and the report with the cases\' runs 
   t.match(await report.locator('tr[data-case="feature_request"]').first().textContent(), /categoryMatches.*required.*false.*expected feature, got bug/s, 'with the evaluator that failed it and why')
   t.match(await tab.locator('.comparison').textContent(), /better none; worse none/, 'compared with the previous eval run')
   await tab.locator('.comparison a').waitFor()
-  t.equal(await tab.locator('.comparison a').getAttribute('href'), `#/eval/${encodeURIComponent(evalId)}`, 'which it links')
+  // The previous eval run is the API's to name: another test file may run triage's eval meanwhile.
+  const newEvalId = decodeURIComponent(new URL(tab.url()).hash.replace(/^#\/eval\//, ''))
+  const newRun = (await app.inject({ method: 'GET', url: `/evals/${encodeURIComponent(newEvalId)}` })).json()
+  t.equal(await tab.locator('.comparison a').getAttribute('href'), `#/eval/${encodeURIComponent(newRun.report.previous.workflowId)}`, 'which it links')
 
   const screenshot = screenshotPath(t)
   await tab.screenshot({ path: screenshot, fullPage: true })

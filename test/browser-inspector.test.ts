@@ -1,6 +1,6 @@
 /**
  * The run inspector (/ui, docs/inspector.md) in Debian's Chromium against the real API, engine and
- * worker: a run started from the generated form shows its output; a `sleepy` run is followed live
+ * worker: a run started from the form generated from its schema shows its output; a `sleepy` run is followed live
  * across a dropped connection; a `flaky` run's timeline shows each attempt; an `approval` run is
  * updated through its form and stopped with its cleanup visible; markup in a workflow's output stays
  * text and the CSP blocks inline script; a wrong key is refused with the API's message. Auth off and
@@ -85,11 +85,13 @@ t.test('auth off: hello from the generated form, markup stays text, a flaky run\
 
   const { tab, violations } = await openPage(t, base)
   await pickWorkflow(tab, 'hello')
-  t.same(JSON.parse(await tab.locator('textarea#input').inputValue()), { name: '' }, 'the editor starts from the input schema')
-  await tab.locator('textarea#input').fill('{"name": 5}')
+  t.equal(await tab.locator('form.start input#input_name').inputValue(), '', 'the form is generated from the input schema')
+  await tab.locator('form.start').getByRole('button', { name: 'JSON' }).click()
+  await tab.locator('textarea#inputjson').fill('{"name": 5}')
+  await tab.getByRole('button', { name: 'Start run' }).click()
   await tab.locator('ul.invalid', { hasText: '/name must be string' }).waitFor()
-  t.ok(await tab.getByRole('button', { name: 'Start run' }).isDisabled(), 'an input that does not fit the schema is not sent')
-  await tab.locator('textarea#input').fill('{"name": "Ada"}')
+  t.equal(await tab.locator('textarea#inputjson').getAttribute('aria-invalid'), 'true', 'an input that does not fit the schema is not sent')
+  await tab.locator('textarea#inputjson').fill('{"name": "Ada"}')
   await tab.getByRole('button', { name: 'Start run' }).click()
   await tab.locator('pre[aria-label="Output"]', { hasText: 'Hello, Ada!' }).waitFor()
   t.match(await text(tab, '.run-head'), /hello/, 'the run page names the workflow')
@@ -100,7 +102,7 @@ t.test('auth off: hello from the generated form, markup stays text, a flaky run\
   const markup = '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>'
   await tab.goto(`${base}/ui/#/catalog?workflow=hello`)
   await pickWorkflow(tab, 'hello')
-  await tab.locator('textarea#input').fill(JSON.stringify({ name: markup }))
+  await tab.locator('form.start input#input_name').fill(markup)
   await tab.getByRole('button', { name: 'Start run' }).click()
   await tab.locator('pre[aria-label="Output"]', { hasText: 'Hello,' }).waitFor()
   t.ok((await text(tab, 'pre[aria-label="Output"]')).includes(JSON.stringify(`Hello, ${markup}!`)), 'the output shows the markup as text')
@@ -183,11 +185,12 @@ t.test('approval: answered through the update form, stopped with its cleanup vis
 
   const relabel = tab.locator('form.handler[data-handler="update-relabel"]')
   await relabel.waitFor()
-  t.same(JSON.parse(await relabel.locator('textarea').inputValue()), { label: '' }, 'the payload starts from the update\'s schema')
+  t.equal(await relabel.locator('input#update-relabel-_label').inputValue(), '', 'the payload\'s form is generated from the update\'s schema')
+  await relabel.getByRole('button', { name: 'JSON' }).click()
   await relabel.locator('textarea').fill('{"label": ""}')
   await relabel.getByRole('button', { name: 'Update' }).click()
-  await relabel.locator('.problem', { hasText: 'UpdateRejectedError' }).waitFor()
-  t.pass('the validator\'s refusal is shown as the API words it')
+  await relabel.locator('.problem[data-error="UpdateRejectedError"]', { hasText: /The workflow refused the update.*label must not be empty/ }).waitFor()
+  t.pass('the validator\'s refusal is shown in words, with the API\'s message')
   await relabel.locator('textarea').fill('{"label": "order 42 (rush)"}')
   await relabel.getByRole('button', { name: 'Update' }).click()
   await relabel.locator('.handler-result', { hasText: '"previous": "order 42"' }).waitFor()
@@ -297,7 +300,7 @@ t.test('catalog: every published catalog to pick from; the input editor starts f
   await picker.selectOption(catalog)
   await tab.locator('.catalog-head h2 code', { hasText: catalog }).waitFor()
   await tab.locator('.workflow-detail h3', { hasText: /^hello$/ }).waitFor()
-  t.same(JSON.parse(await tab.locator('textarea#input').inputValue()), example, 'the editor starts from the input schema\'s first example')
+  t.equal(await tab.locator('form.start input#input_name').inputValue(), example.name, 'the form starts from the input schema\'s first example')
   t.equal(await tab.locator('form.catalog-pick select[name="catalog"]').inputValue(), catalog, 'the picker shows the catalog now open')
 })
 

@@ -55,7 +55,7 @@ t.test('the run page rides out an API restart (502 from the proxy), a 503 with R
   t.pass('the page says it is reconnecting, and why (the proxy\'s 502)')
   // The engine is away: 503 with Retry-After.
   proxy.unavailable(1)
-  await tab.locator('.steps .live[data-live="reconnecting"]', { hasText: 'EngineUnavailableError' }).waitFor()
+  await tab.locator('.steps .live[data-live="reconnecting"]', { hasText: 'the workflow engine is unavailable' }).waitFor()
   t.pass('a 503 is waited out too')
   proxy.unavailable(null)
   const second = await build(t)
@@ -67,7 +67,7 @@ t.test('the run page rides out an API restart (502 from the proxy), a 503 with R
 
   // The engine fails one history read: the API ends the stream with a server_error frame.
   const fault = failNextHistoryWait(second)
-  await tab.locator('.steps .live[data-live="reconnecting"]', { hasText: 'EngineUnavailableError' }).waitFor()
+  await tab.locator('.steps .live[data-live="reconnecting"]', { hasText: 'the workflow engine is unavailable' }).waitFor()
   t.equal(fault.failures(), 1, 'one history read failed')
 
   await tab.locator('.steps .live[data-live="ended"]').waitFor()
@@ -101,5 +101,6 @@ t.test('the run page gives up after a minute without a live connection, and says
   await app.close()
   await tab.locator('.steps .live[data-live="reconnecting"]').waitFor()
   await tab.locator('.steps .live[data-live="failed"]').waitFor()
-  t.match(await tab.locator('.steps .problem').textContent(), /StreamGaveUp.*No live connection for 60 s.*reload the page/s, 'the page says it gave up, and what to do')
+  t.match(await tab.locator('.steps .problem').textContent(), /Gave up following live.*No live connection for 60 s.*reload the page/s, 'the page says it gave up, and what to do, in words')
+  t.equal(await tab.locator('.steps .problem').getAttribute('data-error'), 'StreamGaveUp', 'the error\'s name is kept for tools, not shown')
 })

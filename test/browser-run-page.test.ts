@@ -55,10 +55,11 @@ t.test('handler forms act on the run on screen: a query on an older run answers 
 
   await tab.goto(`${base}/ui/${runHash(workflowId, latest)}`)
   const relabel = tab.locator('form.handler[data-handler="update-relabel"]')
-  await relabel.locator('textarea').fill('{"label": "renamed"}')
+  await relabel.locator('input#update-relabel-_label').fill('renamed')
   await relabel.getByRole('button', { name: 'Update' }).click()
   await relabel.locator('.handler-result', { hasText: '"previous": "the latest run"' }).waitFor()
   const approve = tab.locator('form.handler[data-handler="signal-approve"]')
+  await approve.locator('input#signal-approve-_by').fill('Ada')
   await approve.getByRole('button', { name: 'Signal' }).click()
   await approve.locator('.handler-result', { hasText: 'sent' }).waitFor()
   const acting = posts.filter((r) => /\/(update|signal)\//.test(r.url()))

@@ -30,7 +30,7 @@ t.test('the page, its modules and its settings, with a strict CSP, open while th
   t.equal(page.headers['x-content-type-options'], 'nosniff')
   t.equal(page.headers['referrer-policy'], 'no-referrer')
 
-  for (const file of ['preact.mjs', 'htm.mjs', 'client.mjs', 'core.mjs']) {
+  for (const file of ['preact.mjs', 'htm.mjs', 'client.mjs', 'core.mjs', 'json-schema.mjs']) {
     const res = await app.inject({ method: 'GET', url: `/ui/vendor/${file}` })
     t.equal(res.statusCode, 200, `${file} is served`)
     t.match(res.headers['content-type'], /javascript/)
@@ -63,7 +63,7 @@ t.test('the page, its modules and its settings, with a strict CSP, open while th
 
 t.test('no page module writes HTML from a string', async (t) => {
   const app = await build(t)
-  for (const file of ['app.js', 'session.js', 'live.js', 'vendor/client.mjs', 'vendor/core.mjs', 'schema.js', 'common.js', 'catalog.js', 'runs.js', 'run.js', 'timeline.js', 'handlers.js', 'html.js', 'progressive.js', 'deployments.js']) {
+  for (const file of ['app.js', 'session.js', 'live.js', 'vendor/client.mjs', 'vendor/core.mjs', 'schema.js', 'common.js', 'catalog.js', 'runs.js', 'run.js', 'timeline.js', 'handlers.js', 'html.js', 'progressive.js', 'deployments.js', 'form.js', 'messages.js', 'vendor/json-schema.mjs']) {
     const res = await app.inject({ method: 'GET', url: `/ui/${file}` })
     t.equal(res.statusCode, 200, `${file} is served`)
     t.notOk(/innerHTML|outerHTML|dangerouslySetInnerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/.test(res.body), `${file} never parses a string as HTML or code`)

@@ -63,13 +63,16 @@ class App extends Component {
 
   componentDidMount () {
     document.title = titleOf(this.state.route)
-    window.addEventListener('hashchange', () => this.setState({ route: parseRoute(window.location.hash) }))
+    window.addEventListener('hashchange', () => this.setState({ route: parseRoute(window.location.hash) }, this.focusView))
     onUnauthorized((refusal) => this.setState({ refusal, asking: true }))
     // The page's own settings (plugins/external/ui.ts), not an API call.
     fetch('/ui/settings.json').then((res) => (res.ok ? res.json() : null)).then((settings) => this.setState({ settings }), () => {})
   }
 
   componentDidUpdate () { document.title = titleOf(this.state.route) }
+
+  /** After a link or an action opened another view, the focus goes to it (not left on a control that is gone), so a screen reader reads it. */
+  focusView = () => window.requestAnimationFrame(() => { if (!this.state.asking) document.querySelector('main')?.focus({ preventScroll: false }) })
 
   useToken = (value) => {
     token.set(value)
@@ -93,7 +96,7 @@ class App extends Component {
     else if (route.view === 'deployment') view = html`<${DeploymentView} key=${key} deploymentName=${route.deploymentName} />`
     else if (route.view === 'runs') view = html`<${RunsView} key=${`${generation}:runs:${JSON.stringify(route.params)}`} params=${route.params} />`
     // Another catalog is another view: it reads its catalog when it mounts.
-    else view = html`<${CatalogView} key=${`${key}:${route.params.catalog ?? ''}:${route.params.inputFrom ?? ''}`} params=${route.params} settings=${settings} />`
+    else view = html`<${CatalogView} key=${`${key}:${route.params.catalog ?? ''}:${route.params.workflow ?? ''}:${route.params.inputFrom ?? ''}`} params=${route.params} settings=${settings} />`
     return html`
       <header>
         <h1><a href="#/catalog">Flowport inspector</a></h1>
@@ -108,7 +111,7 @@ class App extends Component {
         </div>
       </header>
       ${asking && html`<${TokenForm} reason=${refusal} onSave=${this.useToken} onCancel=${refusal ? null : () => this.setState({ asking: false })} />`}
-      <main>${view}</main>`
+      <main tabindex="-1" aria-label=${titleOf(route).replace(/ · Flowport inspector$/, '')}>${view}</main>`
   }
 }
 

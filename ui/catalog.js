@@ -1,10 +1,11 @@
 // Catalog: a choice of every published catalog; every workflow of one with its description and
-// schemas, and a JSON editor for its input (prefilled from the input schema's examples, checked in
-// the page as you type) that starts a run and opens it.
+// schemas, and a form generated from its input schema (ui/form.js; filled from the schema's
+// examples and defaults, with a JSON view) that starts a run and opens it.
 import { html, Component } from './html.js'
 import { client } from './session.js'
 import { Json, Problem, go, runHref } from './common.js'
-import { check, pretty, sample } from './schema.js'
+import { sample } from './schema.js'
+import { SchemaEditor, fits, focusFirstInvalid } from './form.js'
 import { evalsHref } from './evals.js'
 
 const openCatalog = (id) => go(`#/catalog?catalog=${encodeURIComponent(id)}`)
@@ -53,7 +54,7 @@ class CatalogPicker extends Component {
 }
 
 export class CatalogView extends Component {
-  state = { catalog: null, error: null, selected: null, text: '', workflowId: '', starting: false, startError: null }
+  state = { catalog: null, error: null, selected: null, value: undefined, submitted: false, workflowId: '', starting: false, startError: null }
 
   componentDidMount () { this.load() }
 
@@ -76,21 +77,28 @@ export class CatalogView extends Component {
     if (!inputFrom) return
     try {
       const { input } = await client().input(inputFrom, { runId: inputRun || undefined })
-      this.setState({ text: pretty(input ?? null), prefilledFrom: inputFrom })
+      this.setState({ value: input ?? null, prefilledFrom: inputFrom })
     } catch (startError) {
       this.setState({ startError })
     }
   }
 
-  select (workflow) {
-    this.setState({ selected: workflow.name, text: pretty(sample(workflow.inputSchema) ?? {}), startError: null })
+  select (workflow, tapped = false) {
+    this.setState({ selected: workflow.name, value: sample(workflow.inputSchema), submitted: false, startError: null }, () => {
+      // On a phone the form is below the list: a tapped workflow's form comes into view.
+      if (tapped) this.detail?.scrollIntoView({ block: 'start' })
+    })
   }
 
   start = async (event) => {
     event.preventDefault()
     const workflow = this.current()
-    const { value, errors } = check(workflow.inputSchema, this.state.text)
-    if (errors.length > 0) return
+    const { value } = this.state
+    if (!fits(workflow.inputSchema, value)) {
+      this.setState({ submitted: true })
+      focusFirstInvalid(event.currentTarget)
+      return
+    }
     this.setState({ starting: true, startError: null })
     try {
       const workflowId = this.state.workflowId.trim() || undefined
@@ -105,11 +113,10 @@ export class CatalogView extends Component {
     return this.state.catalog?.workflows.find((w) => w.name === this.state.selected) ?? null
   }
 
-  render ({ params }, { catalog, error, text, workflowId, starting, startError, prefilledFrom }) {
+  render ({ params }, { catalog, error, value, submitted, workflowId, starting, startError, prefilledFrom }) {
     if (error) return html`<section class="catalog"><${CatalogPicker} current=${params.catalog ?? null} /><${Problem} error=${error} /></section>`
     if (!catalog) return html`<p class="muted">Reading the catalog…</p>`
     const workflow = this.current()
-    const checked = workflow ? check(workflow.inputSchema, text) : { errors: [] }
     return html`<section class="catalog">
       <div class="catalog-head">
         <h2>Catalog <code>${catalog.catalog}</code></h2>
@@ -119,28 +126,26 @@ export class CatalogView extends Component {
       <div class="columns">
         <ul class="workflows" aria-label="Workflows">
           ${catalog.workflows.map((w) => html`<li>
-            <button class=${w.name === workflow?.name ? 'workflow active' : 'workflow'} onClick=${() => this.select(w)}>
+            <button class=${w.name === workflow?.name ? 'workflow active' : 'workflow'} aria-current=${w.name === workflow?.name ? 'true' : undefined} onClick=${() => this.select(w, true)}>
               <strong>${w.name}</strong>${w.eval ? html` <span class="badge-eval" title="Has an eval">eval</span>` : ''}<span class="muted">${w.description}</span>
             </button>
           </li>`)}
         </ul>
-        ${workflow && html`<div class="workflow-detail">
+        ${workflow && html`<div class="workflow-detail" ref=${(el) => { this.detail = el }}>
           <h3>${workflow.name}</h3>
           <p>${workflow.description}</p>
           <p class="workflow-links"><a href=${`#/runs?workflowName=${encodeURIComponent(workflow.name)}`}>Runs</a>
             ${workflow.eval && html` · <a href=${evalsHref(workflow.name)}>Eval runs</a>`}</p>
           ${workflow.aliases.length > 0 && html`<p class="muted">Also named ${workflow.aliases.join(', ')}</p>`}
-          <form class="start" onSubmit=${this.start}>
-            <label for="input">Input (JSON, checked against the input schema)</label>
+          <form class="start" onSubmit=${this.start} noValidate>
+            <h4>Input</h4>
             ${prefilledFrom && html`<p class="muted prefilled">The input of run ${prefilledFrom}: edit it, then start.</p>`}
-            <textarea id="input" name="input" rows="8" spellcheck="false" value=${text} onInput=${(e) => this.setState({ text: e.currentTarget.value })}></textarea>
-            ${checked.errors.length > 0 && html`<ul class="invalid" aria-label="Input problems">
-              ${checked.errors.map((e) => html`<li><code>${e.path}</code> ${e.message}</li>`)}
-            </ul>`}
+            <${SchemaEditor} key=${workflow.name} schema=${workflow.inputSchema} value=${value} submitted=${submitted} prefix="input" label="Input"
+              onChange=${(next) => this.setState({ value: next })} />
             <label>Workflow id (optional; a UUID when empty)
               <input name="workflowId" value=${workflowId} onInput=${(e) => this.setState({ workflowId: e.currentTarget.value })} />
             </label>
-            <button type="submit" disabled=${starting || checked.errors.length > 0}>Start run</button>
+            <button type="submit" disabled=${starting}>Start run</button>
             <${Problem} error=${startError} />
           </form>
           <details><summary>Input schema</summary><${Json} value=${workflow.inputSchema} /></details>

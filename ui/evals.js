@@ -57,7 +57,7 @@ export class EvalsView extends Component {
         ? html`<p class="muted">Loading…</p>`
         : evals.length === 0
           ? html`<p class="muted">No eval runs yet.</p>`
-          : html`<table class="evals-table" aria-label="Eval runs">
+          : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Eval runs, scrolls sideways"><table class="evals-table" aria-label="Eval runs">
               <thead><tr><th>eval run</th><th>status</th><th>verdict</th><th>cases</th><th>cached</th><th>started</th></tr></thead>
               <tbody>${evals.map((e) => html`<tr key=${e.evalId}>
                 <td><a href=${evalHref(e.evalId)}>${e.evalId}</a></td>
@@ -67,7 +67,7 @@ export class EvalsView extends Component {
                 <td>${e.cached === null ? '—' : e.cached ? 'yes' : 'no'}</td>
                 <td>${time(e.startTime)}</td>
               </tr>`)}</tbody>
-            </table>`}
+            </table></div>`}
     </section>`
   }
 }
@@ -110,7 +110,7 @@ export class EvalView extends Component {
       ${run.error && html`<div class="problem" role="alert">The eval run failed: ${run.error}</div>`}
       ${report === null
         ? (run.error ? null : html`<p class="muted">Running the cases…</p>`)
-        : html`<table class="eval-report" aria-label="Verdicts">
+        : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Verdicts, scrolls sideways"><table class="eval-report" aria-label="Verdicts">
             <thead><tr><th>case</th><th>verdict</th><th>evaluator</th><th>criticality</th><th>value</th><th>verdict</th><th>reasoning</th></tr></thead>
             <tbody>${report.cases.flatMap((c) => {
               const head = (span) => [
@@ -127,7 +127,7 @@ export class EvalView extends Component {
                 <td>${r.reasoning ?? ''}</td>
               </tr>`)
             })}</tbody>
-          </table>`}
+          </table></div>`}
     </section>`
   }
 }

@@ -4,8 +4,9 @@
 // run, and the API refuses (412) rather than reach another run (docs/inspector.md, "Handlers").
 import { html, Component } from './html.js'
 import { client } from './session.js'
-import { Json, Problem } from './common.js'
-import { check, pretty, sample } from './schema.js'
+import { Json, Problem, time } from './common.js'
+import { sample } from './schema.js'
+import { SchemaEditor, fits, focusFirstInvalid } from './form.js'
 
 /** Sends a handler of `kind` to the run on screen: a query to its pinned route, a signal or an update with If-Match naming it. */
 function send (kind, workflowId, runId, name, payload) {
@@ -14,40 +15,49 @@ function send (kind, workflowId, runId, name, payload) {
 }
 
 class HandlerForm extends Component {
-  state = { text: this.props.handler.payloadSchema ? pretty(sample(this.props.handler.payloadSchema)) : '', result: undefined, error: null, busy: false }
+  state = { value: this.props.handler.payloadSchema ? sample(this.props.handler.payloadSchema) : undefined, submitted: false, result: undefined, askedAt: null, askedAtEvents: 0, error: null, busy: false }
 
   send = async (event) => {
     event.preventDefault()
-    const { kind, handler, workflowId, runId } = this.props
-    const { value, errors } = check(handler.payloadSchema, this.state.text)
-    if (errors.length > 0) return
-    this.setState({ busy: true, error: null, result: undefined })
+    const { kind, handler, workflowId, runId, events } = this.props
+    const { value } = this.state
+    if (handler.payloadSchema && !fits(handler.payloadSchema, value)) {
+      this.setState({ submitted: true })
+      focusFirstInvalid(event.currentTarget)
+      return
+    }
+    this.setState({ busy: true, error: null, result: undefined, submitted: false })
+    const asked = new Date().toISOString()
     try {
       const answer = await send(kind, workflowId, runId, handler.name, value)
-      this.setState({ busy: false, result: kind === 'signal' ? 'sent' : answer.result })
-      this.props.onDone?.()
+      this.setState({ busy: false, result: kind === 'signal' ? 'sent' : answer.result, askedAt: asked, askedAtEvents: events })
+      this.props.onDone?.({ kind, name: handler.name, time: asked, outcome: kind === 'query' ? 'answered' : kind === 'update' ? 'completed' : 'sent' })
     } catch (error) {
       this.setState({ busy: false, error })
+      // A validator's refusal never reaches the run's history: the page keeps it for the timeline.
+      if (kind === 'update' && error.name === 'UpdateRejectedError') this.props.onDone?.({ kind, name: handler.name, time: asked, outcome: 'rejected', error: error.message })
     }
   }
 
-  render ({ kind, handler, disabled }, { text, result, error, busy }) {
-    const checked = check(handler.payloadSchema, text)
+  render ({ kind, handler, disabled, events }, { value, submitted, result, askedAt, askedAtEvents, error, busy }) {
     const id = `${kind}-${handler.name}`
-    return html`<form class="handler" onSubmit=${this.send} data-handler=${id}>
+    // A query's answer is the run's state when asked: once the run has moved on, it may no longer be.
+    const stale = kind === 'query' && askedAt && events > askedAtEvents
+    return html`<form class="handler" onSubmit=${this.send} data-handler=${id} noValidate>
       <h4><span class="kind">${kind}</span> <code>${handler.name}</code></h4>
       ${handler.description && html`<p class="muted">${handler.description}</p>`}
-      ${handler.payloadSchema && html`<label for=${id}>Payload (JSON)</label>
-        <textarea id=${id} rows="3" spellcheck="false" value=${text} onInput=${(e) => this.setState({ text: e.currentTarget.value })}></textarea>`}
-      ${checked.errors.length > 0 && html`<ul class="invalid">${checked.errors.map((e) => html`<li><code>${e.path}</code> ${e.message}</li>`)}</ul>`}
-      <button type="submit" disabled=${busy || disabled || checked.errors.length > 0}>${kind === 'query' ? 'Query' : kind === 'update' ? 'Update' : 'Signal'}</button>
-      ${result !== undefined && html`<div class="handler-result"><span class="muted">Answer</span><${Json} value=${result} /></div>`}
+      ${handler.payloadSchema && html`<${SchemaEditor} schema=${handler.payloadSchema} value=${value} submitted=${submitted} prefix=${`${id}-`} label="Payload"
+        onChange=${(next) => this.setState({ value: next })} />`}
+      <button type="submit" disabled=${busy || disabled}>${kind === 'query' ? 'Query' : kind === 'update' ? 'Update' : 'Signal'}</button>
+      ${result !== undefined && html`<div class=${`handler-result${stale ? ' stale' : ''}`} data-stale=${stale ? 'true' : 'false'}>
+        <span class="muted">${kind === 'query' ? `Answer as of ${time(askedAt)}` : `Answer (${time(askedAt)})`}${stale ? ' · the run has moved on since: ask again for the current state' : ''}</span>
+        <${Json} value=${result} /></div>`}
       <${Problem} error=${error} />
     </form>`
   }
 }
 
-export function Handlers ({ workflow, workflowId, runId, running, onDone }) {
+export function Handlers ({ workflow, workflowId, runId, running, events, onDone }) {
   if (!workflow) return null
   const all = [['signal', workflow.signals], ['query', workflow.queries], ['update', workflow.updates]]
   if (all.every(([, list]) => list.length === 0)) return null
@@ -56,7 +66,7 @@ export function Handlers ({ workflow, workflowId, runId, running, onDone }) {
     <p class="muted">Sent to this run, <code>${runId}</code>${running ? '' : ' (closed runs still answer queries)'}.</p>
     <div class="handler-grid">
       ${all.flatMap(([kind, list]) => list.map((handler) => html`<${HandlerForm} key=${`${kind}-${handler.name}`} kind=${kind} handler=${handler}
-        workflowId=${workflowId} runId=${runId} disabled=${!running && kind !== 'query'} onDone=${onDone} />`))}
+        workflowId=${workflowId} runId=${runId} disabled=${!running && kind !== 'query'} events=${events} onDone=${onDone} />`))}
     </div>
   </section>`
 }

@@ -8,13 +8,61 @@ import { foldSteps, isTerminalStatus } from './vendor/core.mjs'
 import { Timeline } from './timeline.js'
 import { Handlers } from './handlers.js'
 import { Recovery } from './recovery.js'
-import { Json, Problem, Status, Version, duration, go, runHref, streamState, time } from './common.js'
+import { emptyMessages, foldMessages } from './messages.js'
+import { Json, Problem, Status, Version, clock, duration, go, runHref, streamState, time } from './common.js'
 
 /** The live step list's reading of history (core/src/steps.ts): activity and child calls, no local step markers. */
 const NO_LOCAL_STEPS = { localStep: () => null }
 
 /** `workersPolling` in words: null when the API could not tell (the engine did not answer). */
 const pollingText = (polling) => (polling === true ? 'yes' : polling === false ? 'no: the run waits until a worker polls its catalog' : 'unknown')
+
+/** What a row of the steps list says of a timer, a signal, an update or a query, in words. */
+function noteText (note) {
+  if (note.kind === 'timer') {
+    if (note.status === 'sleeping') return note.until ? `sleeping until ${clock(note.until)}` : 'sleeping'
+    return note.status === 'canceled' ? `timer canceled after ${duration(note.time, note.end)}` : `slept ${duration(note.time, note.end)}`
+  }
+  if (note.kind === 'signal') return `signal ${note.name} received`
+  if (note.kind === 'query') return `query ${note.name} answered (asked from this page)`
+  if (note.status === 'rejected') return `update ${note.name} rejected: ${note.error}`
+  return `update ${note.name} ${note.status}${note.error ? `: ${note.error}` : ''}`
+}
+
+/**
+ * Steps, child runs and messages in the order they happened (by time, then by event): steps and
+ * children numbered as called, each with its duration and attempts.
+ */
+function entriesOf (steps, messages, sent) {
+  const ended = (id) => (id ? messages.times.get(id) ?? null : null)
+  const numbered = steps.map((step, i) => {
+    // From when it was called to its end: retries and the wait for a worker included.
+    const [from, to] = [step.time, ended(step.endId)]
+    return { key: step.id, kind: step.kind, index: i + 1, step, time: step.time, order: Number(step.id), from, to }
+  })
+  const notes = [...messages.notes.values()].map((note) => ({ key: note.id, kind: note.kind, note, time: note.time, order: Number(note.id) }))
+  const own = sent.filter((m) => m.kind === 'query' || m.outcome === 'rejected')
+    .map((m) => ({ key: m.id, kind: m.kind, note: { ...m, status: m.outcome, end: m.time }, time: m.time, order: Infinity }))
+  return [...numbered, ...notes, ...own].sort((a, b) => (Date.parse(a.time) - Date.parse(b.time)) || (a.order - b.order))
+}
+
+function Entry ({ entry }) {
+  if (entry.note) {
+    const { note } = entry
+    return html`<li class=${`step note note-${note.kind}`} data-note=${note.kind} data-name=${note.name} data-status=${note.status}>
+      <span class="kind">${note.kind}</span> ${noteText(note)} <span class="muted when">${clock(note.time)}</span>
+    </li>`
+  }
+  const { step, index, from, to } = entry
+  const attempts = step.attempt ?? (step.status === 'scheduled' ? 0 : 1)
+  return html`<li class=${`step step-${step.status}`} data-step=${step.name} data-index=${index}>
+    <span class="index muted">#${index}</span> <span class="kind">${step.cleanup ? 'cleanup ' : ''}${step.kind}</span> <strong>${step.name}</strong> <${Status} status=${step.status} />
+    ${to ? html` <span class="took">${duration(from, to)}</span>` : ''}
+    ${attempts > 0 ? html` <span class=${attempts > 1 ? 'attempts' : 'attempts muted'}>${attempts} ${attempts === 1 ? 'attempt' : 'attempts'}</span>` : ''}
+    ${step.child?.runId && html` <a href=${runHref(step.child.workflowId, step.child.runId)}>${step.child.workflowId}</a>`}
+    ${step.error && html` <span class="error-text">${step.error}</span>`}
+  </li>`
+}
 
 export class RunView extends Component {
   state = {
@@ -27,6 +75,8 @@ export class RunView extends Component {
     error: null,
     steps: new Map(),
     cancelRequested: false,
+    messages: emptyMessages(),
+    sent: [],
     events: 0,
     live: 'connecting',
     reconnects: 0,
@@ -75,7 +125,7 @@ export class RunView extends Component {
         if (event === 'history') {
           // An updater: batches can arrive faster than renders, and this.state lags behind until the next one.
           // Local steps stay out of the live list (they show on the timeline, from the trace).
-          this.setState((state) => ({ ...foldSteps(state, data, NO_LOCAL_STEPS), events: state.events + data.length }))
+          this.setState((state) => ({ ...foldSteps(state, data, NO_LOCAL_STEPS), messages: foldMessages(state.messages, data), events: state.events + data.length }))
           this.scheduleTrace()
         } else if (event === 'done') {
           this.finished()
@@ -166,6 +216,8 @@ export class RunView extends Component {
       ? `${settings.temporalUiUrl.replace(/\/$/, '')}/namespaces/${seg(settings.namespace)}/workflows/${seg(workflowId)}/${seg(status.runId)}/history`
       : null
     const steps = [...s.steps.values()]
+    const entries = entriesOf(steps, s.messages, s.sent)
+    const marks = entries.filter((e) => e.kind !== 'step' && e.kind !== 'child')
     // The trace-log is re-read as the run moves; it carries the status's attention as of then.
     const attention = trace ? trace.attention : status.attention
     const noControl = lacking(s.credential, 'control')
@@ -221,28 +273,24 @@ export class RunView extends Component {
         </div>
       </div>
       <section class="steps">
-        <h3>Steps</h3>
+        <h3>Steps and messages</h3>
         <p class="muted live" data-live=${s.live} data-reconnects=${s.reconnects} role="status">
           ${s.live === 'open' ? 'Following live' : s.live === 'ended' ? 'History complete' : `Stream: ${streamState(s.live, s.streamError)}`}${` · ${s.events} events`}${s.reconnects > 0 ? ` · reconnected ${s.reconnects}×, resumed where it left off` : ''}
         </p>
         <${Problem} error=${s.live === 'failed' ? s.streamError : null} />
-        <ol class="step-list" aria-label="Steps">
-          ${steps.map((step) => html`<li key=${step.id} class=${`step step-${step.status}`} data-step=${step.name}>
-            <span class="kind">${step.cleanup ? 'cleanup ' : ''}${step.kind}</span> <strong>${step.name}</strong> <${Status} status=${step.status} />
-            ${step.attempt > 1 ? html` <span class="attempts">attempt ${step.attempt}</span>` : ''}
-            ${step.child?.runId && html` <a href=${runHref(step.child.workflowId, step.child.runId)}>${step.child.workflowId}</a>`}
-            ${step.error && html` <span class="error-text">${step.error}</span>`}
-          </li>`)}
+        <ol class="step-list" aria-label="Steps and messages">
+          ${entries.map((entry) => html`<${Entry} key=${entry.key} entry=${entry} />`)}
         </ol>
-        ${steps.length === 0 && html`<p class="muted">No step scheduled yet.</p>`}
+        ${entries.length === 0 && html`<p class="muted">No step scheduled and no message received yet.</p>`}
       </section>
       <section class="trace">
         <h3>Timeline</h3>
         ${trace?.partial && html`<p class="muted">So far: the run is open.</p>`}
         ${s.traceError && html`<${Problem} error=${s.traceError} />`}
-        ${trace && html`<${Timeline} trace=${trace.trace} />`}
+        ${trace && html`<${Timeline} trace=${trace.trace} marks=${marks} />`}
       </section>
-      <${Handlers} workflow=${s.workflow} workflowId=${workflowId} runId=${status.runId} running=${running} onDone=${() => this.scheduleTrace()} />
+      <${Handlers} workflow=${s.workflow} workflowId=${workflowId} runId=${status.runId} running=${running} events=${s.events}
+        onDone=${(item) => { this.setState(({ sent }) => ({ sent: [...sent, { ...item, id: `sent-${sent.length}` }] })); this.scheduleTrace() }} />
       <p><a href=${`#/runs?workflowName=${encodeURIComponent(status.workflowName)}`}>Other runs of ${status.workflowName}</a> ·
         <button class="link" onClick=${() => go(`#/catalog?workflow=${encodeURIComponent(status.workflowName)}`)}>Start another</button></p>
     </section>`

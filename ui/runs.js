@@ -52,12 +52,12 @@ export class RunsView extends Component {
 
   // One function for the component's life: a slice of rows re-renders only when its runs change.
   row = (r) => html`<tr key=${r.runId} data-run-id=${r.runId} role="row">
-    <td role="cell"><a href=${runHref(r.workflowId, r.runId)}>${r.workflowId}</a></td>
-    <td role="cell">${r.workflowName}</td>
-    <td role="cell"><${Status} status=${r.status} /></td>
-    <td role="cell"><${Version} version=${r.version} versioning=${r.versioning} /></td>
-    <td role="cell">${time(r.startTime)}</td>
-    <td role="cell">${time(r.closeTime)}</td>
+    <td role="cell" data-label="Workflow id"><a href=${runHref(r.workflowId, r.runId)}>${r.workflowId}</a></td>
+    <td role="cell" data-label="Workflow">${r.workflowName}</td>
+    <td role="cell" data-label="Status"><${Status} status=${r.status} /></td>
+    <td role="cell" data-label="Version"><${Version} version=${r.version} versioning=${r.versioning} /></td>
+    <td role="cell" data-label="Started">${time(r.startTime)}</td>
+    <td role="cell" data-label="Closed">${time(r.closeTime)}</td>
   </tr>`
 
   apply = (event) => {

@@ -1,115 +1,137 @@
-// A JSON editor's two helpers: a starting value drawn from a JSON Schema (its examples first), and
-// a small validator for the keywords the catalog's schemas use (TypeBox output: type, properties,
-// required, additionalProperties, items, enum/const, bounds, anyOf/oneOf/allOf). It gives quick
-// feedback in the page; the API validates every body with the full schema and its answer is shown
-// as it comes, so a keyword this file does not know (e.g. `format`, `$ref`) is only checked there.
+// JSON Schema in the page: a starting value drawn from a schema, its local `$ref`s resolved, and
+// validation by @cfworker/json-schema (every keyword, `format` and `$ref` included; it interprets
+// schemas rather than compiling them to code, which the page's CSP would refuse). The API validates
+// every body again; the page's check is for quick feedback, in plain words, tied to the field.
+import { Validator } from './vendor/json-schema.mjs'
 
-/** A value that satisfies the schema's shape, for the editor to start from. */
-export function sample (schema, depth = 0) {
-  if (!schema || typeof schema !== 'object' || depth > 8) return null
-  if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0]
-  if ('default' in schema) return schema.default
-  if ('const' in schema) return schema.const
-  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0]
-  const branches = schema.anyOf ?? schema.oneOf
-  if (Array.isArray(branches)) {
-    const branch = branches.find((b) => b?.type !== 'null') ?? branches[0]
-    return sample(branch, depth + 1)
+/** `#/$defs/x`-style references inside `root`; anything else is left as it is (the validator still follows it). */
+export function resolve (schema, root, depth = 0) {
+  if (!schema || typeof schema !== 'object' || typeof schema.$ref !== 'string' || !schema.$ref.startsWith('#') || depth > 16) return schema
+  let target = root
+  for (const part of schema.$ref.slice(1).split('/').filter(Boolean)) {
+    target = target?.[decodeURIComponent(part).replace(/~1/g, '/').replace(/~0/g, '~')]
   }
-  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type
-  switch (type) {
-    case 'object': {
-      const value = {}
-      const required = new Set(schema.required ?? [])
-      for (const [name, property] of Object.entries(schema.properties ?? {})) {
-        if (required.has(name)) value[name] = sample(property, depth + 1)
-      }
-      return value
-    }
-    case 'array': return []
-    case 'string': return ''
-    case 'integer':
-    case 'number': return typeof schema.minimum === 'number' ? schema.minimum : 0
-    case 'boolean': return false
-    case 'null': return null
-    default: return schema.properties ? sample({ ...schema, type: 'object' }, depth) : null
-  }
+  if (!target || typeof target !== 'object') return schema
+  const { $ref: _ref, ...rest } = schema
+  return resolve({ ...target, ...rest }, root, depth + 1)
 }
 
-const typeOf = (value) => {
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'array'
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number'
-  return typeof value
+/** The first of a schema's types that is not null (a nullable field is edited as its other type). */
+export function typeOf (schema) {
+  if (!schema || typeof schema !== 'object') return undefined
+  if (Array.isArray(schema.type)) return schema.type.find((t) => t !== 'null')
+  if (schema.type) return schema.type
+  if (schema.properties) return 'object'
+  if (schema.items) return 'array'
+  return undefined
 }
 
-const fits = (type, actual) => type === actual || (type === 'number' && actual === 'integer')
-const show = (value) => JSON.stringify(value)
-
-/** Problems of `value` against `schema`, as `{path, message}`; empty when it fits. */
-export function validate (schema, value, path = '') {
-  if (schema === true || schema === undefined || schema === null) return []
-  if (schema === false) return [{ path, message: 'is not allowed' }]
-  const errors = []
-  const at = path || '/'
-  const actual = typeOf(value)
-  if (schema.type !== undefined) {
-    const types = [schema.type].flat()
-    if (!types.some((t) => fits(t, actual))) return [{ path: at, message: `must be ${types.join(' or ')}` }]
-  }
-  if ('const' in schema && show(schema.const) !== show(value)) errors.push({ path: at, message: `must be ${show(schema.const)}` })
-  if (Array.isArray(schema.enum) && !schema.enum.some((e) => show(e) === show(value))) {
-    errors.push({ path: at, message: `must be one of ${schema.enum.map(show).join(', ')}` })
-  }
-  if (actual === 'integer' || actual === 'number') {
-    if (typeof schema.minimum === 'number' && value < schema.minimum) errors.push({ path: at, message: `must be ≥ ${schema.minimum}` })
-    if (typeof schema.maximum === 'number' && value > schema.maximum) errors.push({ path: at, message: `must be ≤ ${schema.maximum}` })
-    if (typeof schema.exclusiveMinimum === 'number' && value <= schema.exclusiveMinimum) errors.push({ path: at, message: `must be > ${schema.exclusiveMinimum}` })
-    if (typeof schema.exclusiveMaximum === 'number' && value >= schema.exclusiveMaximum) errors.push({ path: at, message: `must be < ${schema.exclusiveMaximum}` })
-  }
-  if (actual === 'string') {
-    const length = [...value].length
-    if (typeof schema.minLength === 'number' && length < schema.minLength) errors.push({ path: at, message: `must have at least ${schema.minLength} characters` })
-    if (typeof schema.maxLength === 'number' && length > schema.maxLength) errors.push({ path: at, message: `must have at most ${schema.maxLength} characters` })
-    if (typeof schema.pattern === 'string') {
-      try {
-        if (!new RegExp(schema.pattern, 'u').test(value)) errors.push({ path: at, message: `must match ${schema.pattern}` })
-      } catch { /* a pattern this browser cannot compile: the API checks it */ }
-    }
-  }
-  if (actual === 'array') {
-    if (typeof schema.minItems === 'number' && value.length < schema.minItems) errors.push({ path: at, message: `must have at least ${schema.minItems} items` })
-    if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) errors.push({ path: at, message: `must have at most ${schema.maxItems} items` })
-    if (schema.items && typeof schema.items === 'object') value.forEach((item, i) => errors.push(...validate(schema.items, item, `${path}/${i}`)))
-  }
-  if (actual === 'object') {
-    const properties = schema.properties ?? {}
-    for (const name of schema.required ?? []) {
-      if (!Object.hasOwn(value, name)) errors.push({ path: at, message: `must have property ${show(name)}` })
-    }
-    for (const [name, item] of Object.entries(value)) {
-      const where = `${path}/${name}`
-      if (Object.hasOwn(properties, name)) errors.push(...validate(properties[name], item, where))
-      else if (schema.additionalProperties === false) errors.push({ path: where, message: 'is not an allowed property' })
-      else if (schema.additionalProperties && typeof schema.additionalProperties === 'object') errors.push(...validate(schema.additionalProperties, item, where))
-    }
-  }
-  for (const part of schema.allOf ?? []) errors.push(...validate(part, value, path))
-  const branches = schema.anyOf ?? schema.oneOf
-  if (Array.isArray(branches) && !branches.some((b) => validate(b, value, path).length === 0)) {
-    errors.push({ path: at, message: 'matches none of the allowed shapes' })
-  }
-  return errors
+/** The non-null branch of `anyOf: [X, {type: null}]` (TypeBox's Union with Null), else undefined. */
+export function nullableBranch (schema) {
+  const branches = schema?.anyOf ?? schema?.oneOf
+  if (!Array.isArray(branches) || branches.length !== 2) return undefined
+  const others = branches.filter((b) => b?.type !== 'null')
+  return others.length === 1 ? others[0] : undefined
 }
 
-/** Parses the editor's text and checks it: `{value, errors}`. Empty text means no value. */
+const preset = (schema) => {
+  if (Array.isArray(schema.examples) && schema.examples.length > 0) return { value: schema.examples[0] }
+  if ('default' in schema) return { value: schema.default }
+  if ('const' in schema) return { value: schema.const }
+  return null
+}
+
+/**
+ * A value to open a form with: the schema's example or default, else an object of the properties
+ * that have one (and of required objects, filled the same way). A required field with neither is
+ * left out, so that it shows as not filled in yet rather than as a mistake: the form never opens
+ * with an error.
+ */
+export function sample (schema, root = schema, depth = 0) {
+  schema = resolve(schema, root)
+  if (!schema || typeof schema !== 'object' || depth > 8) return undefined
+  const given = preset(schema)
+  if (given) return given.value
+  // An unticked box is a value: false.
+  if (typeOf(schema) === 'boolean') return false
+  if (typeOf(schema) !== 'object') return undefined
+  const value = {}
+  const required = new Set(schema.required ?? [])
+  for (const [name, property] of Object.entries(schema.properties ?? {})) {
+    const resolved = resolve(property, root)
+    const inner = required.has(name) || preset(resolved ?? {}) ? sample(resolved, root, depth + 1) : undefined
+    if (inner !== undefined) value[name] = inner
+  }
+  return value
+}
+
+const words = {
+  type: (e) => `must be ${(e.error.match(/Expected (.*)\.$/)?.[1] ?? 'another type').replace(/"/g, '').replace(/, /g, ' or ')}`,
+  required: () => 'is required',
+  minLength: (e, n) => (n === 1 ? 'must not be empty' : `must have at least ${n} characters`),
+  maxLength: (e, n) => `must have at most ${n} characters`,
+  minimum: (e, n) => `must be ${n} or more`,
+  maximum: (e, n) => `must be ${n} or less`,
+  exclusiveMinimum: (e, n) => `must be more than ${n}`,
+  exclusiveMaximum: (e, n) => `must be less than ${n}`,
+  minItems: (e, n) => `must have at least ${n} item${n === 1 ? '' : 's'}`,
+  maxItems: (e, n) => `must have at most ${n} items`,
+  pattern: () => 'does not have the expected form',
+  format: (e) => {
+    const format = e.error.match(/format "(.*)"/)?.[1] ?? 'valid value'
+    return `must be ${/^[aeiou]/.test(format) ? 'an' : 'a'} ${format}`
+  },
+  enum: () => 'must be one of the choices',
+  const: (e) => e.error.replace(/^Instance does not match/, 'must be'),
+  additionalProperties: () => 'is not an allowed property',
+  anyOf: () => 'matches none of the allowed shapes',
+  oneOf: () => 'matches none of the allowed shapes'
+}
+/** Keywords whose error only says a part below had one (that part's own error is reported). */
+const WRAPPERS = new Set(['properties', 'items', 'prefixItems', '$ref', 'allOf', 'false', 'additionalItems', 'unevaluatedProperties', 'unevaluatedItems', 'dependentSchemas', 'if', 'then', 'else'])
+
+const pointer = (location) => decodeURI(location.replace(/^#/, '')).replace(/%23/g, '#')
+const lastNumber = (text) => Number(text.match(/(-?[\d.]+)\)?\.$/)?.[1])
+
+/** A validator's errors as `{path, message}` in plain words: one per problem, at the field it is about. */
+function explain (errors) {
+  const out = []
+  for (const e of errors) {
+    if (WRAPPERS.has(e.keyword) || /\/(anyOf|oneOf)\/\d+/.test(e.keywordLocation)) continue
+    let path = pointer(e.instanceLocation)
+    if (e.keyword === 'required' || e.keyword === 'additionalProperties') {
+      const key = e.error.match(/property "(.*)"/i)?.[1] ?? e.error.match(/Property "(.*)" does not/)?.[1]
+      if (key !== undefined) path = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`
+    }
+    const say = words[e.keyword]
+    out.push({ path, message: say ? say(e, lastNumber(e.error)) : e.error })
+  }
+  return out
+}
+
+const validators = new WeakMap()
+
+/** Problems of `value` against `schema`, as `{path, message}` (path a JSON pointer, '' for the whole value); empty when it fits. */
+export function validate (schema, value) {
+  if (!schema || typeof schema !== 'object') return []
+  let validator = validators.get(schema)
+  if (!validator) {
+    validator = new Validator(schema, '2020-12', false)
+    validators.set(schema, validator)
+  }
+  // Nothing entered is sent as null: fine where the schema takes null (e.g. "any value").
+  if (value === undefined) return validator.validate(null).valid ? [] : [{ path: '', message: 'is required' }]
+  return explain(validator.validate(value).errors)
+}
+
+/** Parses a JSON view's text and checks it: `{value, errors}`. Empty text means no value. */
 export function check (schema, text) {
   if (text.trim() === '') return { value: undefined, errors: [] }
   let value
   try {
     value = JSON.parse(text)
   } catch (err) {
-    return { value: undefined, errors: [{ path: '/', message: `not JSON: ${err.message}` }] }
+    return { value: undefined, errors: [{ path: '', message: `is not JSON: ${err.message}` }], notJson: true }
   }
   return { value, errors: schema ? validate(schema, value) : [] }
 }

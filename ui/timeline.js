@@ -4,7 +4,7 @@
 // object (CSSOM), which the page's CSP allows; no style attribute is ever parsed.
 import { html, Component } from './html.js'
 import { client } from './session.js'
-import { Problem, Status, duration, runHref } from './common.js'
+import { Problem, Status, clock, duration, runHref } from './common.js'
 import { Progressive } from './progressive.js'
 
 const ms = (iso) => (iso ? Date.parse(iso) : null)
@@ -77,6 +77,23 @@ function Row ({ node, axis, open, toggle }) {
   </li>`
 }
 
+const MARK_STATUS = { fired: 'completed', received: 'completed', answered: 'completed', accepted: 'running', sleeping: 'running', rejected: 'failed' }
+
+/** A timer, signal, update or query on the run's time axis: a bar while it lasted, a tick when it was a moment. */
+function MarkRow ({ mark, axis }) {
+  const { note } = mark
+  const from = ms(note.time)
+  const status = MARK_STATUS[note.status] ?? note.status
+  const label = note.kind === 'timer'
+    ? (note.status === 'sleeping' ? `sleeping until ${clock(note.until)}` : `slept ${duration(note.time, note.end)}`)
+    : `${note.name} ${note.status}`
+  return html`<li class=${`row row-mark row-${note.kind}`} data-mark=${note.kind} data-name=${note.name} data-status=${note.status}>
+    <div class="row-label"><span class="kind">${note.kind}</span> <strong>${label}</strong> <span class="muted">${clock(note.time)}</span></div>
+    <div class="row-track">${from !== null && html`<${Bar} from=${from} to=${note.end ? ms(note.end) : note.status === 'sleeping' || note.status === 'accepted' ? null : from}
+      axis=${axis} status=${status} title=${`${note.kind} ${note.name}: ${note.status}`} />`}</div>
+  </li>`
+}
+
 export class Timeline extends Component {
   state = { open: {} }
 
@@ -94,14 +111,15 @@ export class Timeline extends Component {
     return this.memo
   }
 
-  render ({ trace }, { open }) {
+  render ({ trace, marks = [] }, { open }) {
     const { axis, row } = this.rows(trace, open)
-    if (trace.nodes.length === 0) return html`<p class="muted">No steps yet.</p>`
+    if (trace.nodes.length === 0 && marks.length === 0) return html`<p class="muted">No steps yet.</p>`
     const end = new Date(axis.start + axis.width).toISOString()
     return html`<ol class="timeline" aria-label="Timeline">
       <li class="row axis"><span class="row-label muted">${trace.nodes.length} ${trace.nodes.length === 1 ? 'call' : 'calls'}</span>
         <span class="axis-scale muted"><span>0</span><span>${duration(new Date(axis.start).toISOString(), end)}</span></span></li>
       <${Progressive} items=${trace.nodes} chunk=${50} row=${row} />
+      ${marks.map((mark) => html`<${MarkRow} key=${mark.key} mark=${mark} axis=${axis} />`)}
     </ol>`
   }
 }
