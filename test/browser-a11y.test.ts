@@ -126,7 +126,8 @@ t.test('no WCAG A/AA violation on any view, at 1280×800 and 390×844; phone lay
       t.same(await violations(tab), [], `${at}, ${view.name}: no violation`)
       if (size.width < 640) {
         const overflow = await tab.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).innerWidth)
-        t.ok(overflow <= 0, `${at}, ${view.name}: the page does not scroll sideways (${overflow} px)`)
+        const wide = overflow <= 0 ? [] : await tab.evaluate(() => [...(globalThis as any).document.querySelectorAll('body *')].filter((e: any) => e.getBoundingClientRect().right > (globalThis as any).innerWidth + 1 && e.children.length === 0).slice(0, 5).map((e: any) => `${e.tagName}.${e.className}: ${e.textContent.slice(0, 80)}`))
+        t.ok(overflow <= 0, `${at}, ${view.name}: the page does not scroll sideways (${overflow} px)${wide.length === 0 ? '' : `: ${wide.join(' | ')}`}`)
       }
     }
 
