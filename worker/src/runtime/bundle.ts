@@ -12,7 +12,7 @@ import { dirname, extname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bundleWorkflowCode, type BundleOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker'
 import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE, type VersioningMode } from '@flowport/core/contract'
-import { EVAL_WORKFLOW_TYPE } from '@flowport/core/eval'
+import { EVAL_CHECK_WORKFLOW_TYPE, EVAL_WORKFLOW_TYPE } from '@flowport/core/eval'
 import type { Manifest } from '../workflow/manifest.js'
 import { DefinitionError } from './definition-error.js'
 import type { Logger } from '../common/logger.js'
@@ -55,6 +55,7 @@ export function generateEntry (registry: Registry, manifest: Manifest, tracing =
     `const ${CATALOG_WORKFLOW_TYPE} = exports.${CATALOG_WORKFLOW_TYPE} = (input) => require(${JSON.stringify(sdkModule('catalog'))}).catalogWorkflow(input)`,
     `const ${WEBHOOK_WORKFLOW_TYPE} = exports.${WEBHOOK_WORKFLOW_TYPE} = (input) => require(${JSON.stringify(sdkModule('webhook'))}).webhookWorkflow(input)`,
     `const ${EVAL_WORKFLOW_TYPE} = exports.${EVAL_WORKFLOW_TYPE} = (input) => require(${JSON.stringify(sdkModule('eval'))}).evalWorkflow(input, manifest)`,
+    `const ${EVAL_CHECK_WORKFLOW_TYPE} = exports.${EVAL_CHECK_WORKFLOW_TYPE} = (input) => require(${JSON.stringify(sdkModule('eval-check'))}).evalCheckWorkflow(input)`,
     ...Object.entries(INTERNAL_VERSIONING).map(([type, mode]) => versioningLine(type, mode))
   ]
   registry.workflows.forEach((w, i) => {
@@ -81,7 +82,9 @@ export function generateEntry (registry: Registry, manifest: Manifest, tracing =
 const INTERNAL_VERSIONING: Record<string, VersioningMode> = {
   [CATALOG_WORKFLOW_TYPE]: 'autoUpgrade',
   [WEBHOOK_WORKFLOW_TYPE]: 'autoUpgrade',
-  [EVAL_WORKFLOW_TYPE]: 'pinned'
+  [EVAL_WORKFLOW_TYPE]: 'pinned',
+  // A check of a request takes a moment and reads only the dataset files of the version it runs on.
+  [EVAL_CHECK_WORKFLOW_TYPE]: 'pinned'
 }
 
 /** Attaches the mode to the exported function, where the SDK reads it, so Temporal records each run's behaviour. */
