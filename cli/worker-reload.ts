@@ -41,8 +41,12 @@ export function workflowSources (env: NodeJS.ProcessEnv, cwd = process.cwd()): s
   return roots
 }
 
-/** Files that are not the package's code: installed dependencies, build output, VCS data, editors' swap files. */
-const IGNORED = /(^|[\\/])(node_modules|\.git|dist|\.tap|\.flowport)([\\/]|$)|(~|\.swp|\.swx)$|(^|[\\/])\.#/
+/**
+ * Files that are not the package's code: installed dependencies, build output, VCS data, editors'
+ * swap files; and eval datasets, which each eval run reads afresh (`flowport eval --save` writes
+ * them back, and that is no reason to reload).
+ */
+const IGNORED = /(^|[\\/])(node_modules|\.git|dist|\.tap|\.flowport|datasets)([\\/]|$)|(~|\.swp|\.swx|\.tsbuildinfo)$|(^|[\\/])\.#/
 
 /**
  * Watches the sources and reloads the worker on a change; returns the function that stops watching.
