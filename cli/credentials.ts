@@ -1,6 +1,6 @@
 /**
  * `flowport credentials init | show | get | set | unset | edit`: the encrypted credentials file of
- * an environment (README, "Credentials"). The key comes from SERVICE_CREDENTIALS_KEY_<ENV>; only
+ * an environment (docs/credentials.md). The key comes from SERVICE_CREDENTIALS_KEY_<ENV>; only
  * `init` creates one. Values never reach the terminal unless asked (`get`, `show --reveal`).
  */
 import { spawnSync } from 'node:child_process'

@@ -1,6 +1,6 @@
 /**
  * `flowport dev` / `npm start`: embedded Temporal (unless TEMPORAL_ADDRESS is set) + worker + API,
- * and beside them, attached when it runs, the object store for traces and large payloads (unless
+ * and beside them, attached when it runs, the object store for large payloads (unless
  * SERVICE_TRACE_S3_BUCKET names a bucket of one's own; see `planDevStore`). The API runs in this
  * process and supervises the others: a worker, engine or store that exits is restarted (the
  * engine and the store on the same data and port), so only
@@ -99,7 +99,9 @@ export async function runDevStack (): Promise<void> {
   process.on('SIGTERM', () => { void shutdown(0) })
   onParentExit(() => { log('The parent process ended'); void shutdown(0) })
 
-  if (store) Object.assign(env, store.settings)
+  // One host: the API reads the worker's trace directory, so traces stay there rather than costing
+  // every run a PUT in the worker and in the store (issue 55); the bucket holds large payloads.
+  if (store) Object.assign(env, store.settings, { SERVICE_TRACE_S3_ENABLED: env.SERVICE_TRACE_S3_ENABLED ?? 'false' })
   void store?.attach()
   if (!env.TEMPORAL_ADDRESS) {
     const options: EngineOptions = {
@@ -167,14 +169,13 @@ const startingMessage = (first: boolean): string =>
   'large payloads work once the log prints its `Store` line; retry later'
 
 /**
- * The store for traces and large payloads, so that both work on a fresh clone, attached beside
+ * The store for large payloads, so that they work on a fresh clone, attached beside
  * the rest of the stack instead of before it: its first build takes minutes, and nothing else
  * needs it. Its port and keys are chosen here and the API and the worker start at once with the
  * settings of the store that will be (SERVICE_TRACE_S3_BUCKET, SERVICE_CLOUD_*). Until it answers
- * they see what they see of a store that is down (README, production checklist): the API answers
+ * they see what they see of a store that is down (docs/production.md, the production checklist): the API answers
  * payload calls 503 PayloadStorageUnavailableError with Retry-After and a message that says the
- * store is starting (`starting`, before any storage call, so nothing waits), and the worker keeps
- * traces in its trace directory and writes their remote copies again later. This rather than
+ * store is starting (`starting`, before any storage call, so nothing waits). This rather than
  * starting the API and the worker without a store and restarting them once it runs: the API runs
  * in this process and would drop its listener, and a restarted worker would cut runs' steps.
  * A machine that cannot get the binary (no published release for the platform and no Go
@@ -204,13 +205,13 @@ async function planDevStore (env: NodeJS.ProcessEnv) {
   let banner = false
   let stopped = false
   const line = (): string | undefined => running &&
-    `  Store        ${running.endpoint} (S3, bucket ${STORE_BUCKET}: traces and large payloads; data in ${running.dataDir})`
+    `  Store        ${running.endpoint} (S3, bucket ${STORE_BUCKET}: large payloads; data in ${running.dataDir})`
 
   return {
     settings: storeSettings(options.port!, options.credentials!),
     starting: () => starting,
     /** The banner's line: where the store is, or that it is starting. */
-    line: (): string => line() ?? `  Store        starting${plan === 'fetch' ? ' (first start: versitygw is downloaded, or built in minutes)' : ''}; until then POST /payloads and large results answer 503 and traces stay local`,
+    line: (): string => line() ?? `  Store        starting${plan === 'fetch' ? ' (first start: versitygw is downloaded, or built in minutes)' : ''}; until then POST /payloads and large results answer 503`,
     bannerPrinted (): void { banner = true },
     /**
      * Gets the binary (building it the first time), then starts the store, retrying a start that

@@ -4,7 +4,7 @@
  * server + object store + API replicas + workers), `api`, `worker`, `engine`, `bucket`,
  * `credentials`, `keys`, `replay` (the determinism check before a deploy). Client commands (cli/client/, on @flowport/client): `run`, `start`, `tail`,
  * `status`, `result`, `input`, `trace`, `signal`, `query`, `update`, `stop`, `terminate`, `runs`,
- * `catalog`, `eval`. Exit codes: README, "Command line".
+ * `catalog`, `eval`. Exit codes: docs/cli.md.
  */
 import { pathToFileURL } from 'node:url'
 import { Command, CommanderError, InvalidArgumentError } from 'commander'

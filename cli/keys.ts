@@ -1,5 +1,5 @@
 /**
- * `flowport keys create|list|remove`: edits the keys file (README "Access control"). `create`
+ * `flowport keys create|list|remove`: edits the keys file (docs/access-control.md). `create`
  * prints the new key once, on stdout, and stores only its hash; the file is replaced atomically
  * (a running API re-reads it on the rename). YAML files keep their comments.
  */

@@ -3,7 +3,7 @@
  * serving S3 on a loopback port from a data directory (`buckets/`: one folder per bucket, one file
  * per object; `meta/`: object metadata as sidecar files, so the store needs no extended attributes
  * from the file system), with the bucket created. Its `settings` are what the API and every worker
- * need to keep traces and large payloads there (README, "Traces" and "Large payloads").
+ * need to keep traces and large payloads there (docs/traces.md and docs/large-payloads.md).
  */
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'

@@ -3,7 +3,7 @@
  * workflows from the engine (open runs, and runs closed within the window), or history files in
  * Temporal's JSON format, and replays them against the local workflow code; a run the code no
  * longer reproduces is printed with its version and first diverging event, and the command exits 1,
- * so CI can gate the deploy (README, "Changing workflows safely"). From the engine it replays only
+ * so CI can gate the deploy (docs/versioning.md). From the engine it replays only
  * the runs the new code will run: runs pinned to another version are counted, not replayed, unless
  * `--all` (docs/deploys.md, "Which runs replay checks").
  */
@@ -34,7 +34,7 @@ export interface ReplayOptions {
   all: boolean
 }
 
-/** Exit codes (README, "Changing workflows safely"): 0 every run replays, then these. */
+/** Exit codes (docs/versioning.md): 0 every run replays, then these. */
 export const EXIT_DIVERGED = 1
 export const EXIT_USAGE = 2
 export const EXIT_ENGINE = 3

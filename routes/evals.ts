@@ -1,5 +1,5 @@
 /**
- * The eval endpoints under /evals (README "Testing and evals"): start an eval run of a workflow,
+ * The eval endpoints under /evals (docs/evals.md): start an eval run of a workflow,
  * list a workflow's eval runs, read one's report. Scoped like runs: starting needs `run`, reading
  * `read`, and a key limited to catalogs or workflows reaches only the evals of its workflows.
  */

@@ -1,5 +1,5 @@
 /**
- * The access vocabulary (README "Access control"): the scopes a key or run token holds, and which
+ * The access vocabulary (docs/access-control.md): the scopes a key or run token holds, and which
  * of them a run token may carry (those that act on one workflow id).
  */
 import { Type, type Static } from '@sinclair/typebox'

@@ -67,7 +67,7 @@ export const CatalogVersionsSchema = Type.Object({
 }, {
   $id: 'CatalogVersions',
   additionalProperties: false,
-  description: 'The catalog\'s worker deployment as the engine describes it (cached for 2 s); README, "Changing workflows safely"'
+  description: 'The catalog\'s worker deployment as the engine describes it (cached for 2 s); docs/versioning.md'
 })
 
 export const CatalogSchema = Type.Object({

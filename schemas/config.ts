@@ -1,5 +1,5 @@
 /**
- * The API's settings: one TypeBox schema, validated at start (README "Settings" documents each).
+ * The API's settings: one TypeBox schema, validated at start (docs/settings.md documents each).
  * Environment values are strings; `loadConfig` (plugins/external/config.ts) converts and checks
  * them and names the first bad variable.
  */
@@ -21,7 +21,7 @@ export const ConfigSchema = Type.Object({
   SERVICE_CATALOG_ID: CatalogIdSetting,
   SERVICE_API_AUTH_TOKEN: OptionalString,
   SERVICE_API_AUTH_DISABLED: Bool(false),
-  // Access control (README "Access control"): named keys with scopes, run tokens, per-key budgets.
+  // Access control (docs/access-control.md): named keys with scopes, run tokens, per-key budgets.
   SERVICE_API_KEYS_FILE: OptionalString,
   SERVICE_API_QUERY_KEYS_ALLOWED: Bool(false),
   SERVICE_RUN_TOKEN_SECRETS: OptionalString,
@@ -85,6 +85,12 @@ export const ConfigSchema = Type.Object({
   ...PayloadEnvProperties,
   /** A value kept by reference up to this size is answered inline; a larger one as a presigned download URL. */
   SERVICE_PAYLOAD_INLINE_MAX_BYTES: Type.Integer({ minimum: 0, default: 1024 * 1024 }),
+  /**
+   * The object store's address as clients reach it (an Ingress, a published port), named in every
+   * presigned URL; unset: SERVICE_CLOUD_ENDPOINT, the address the API itself reaches the store at,
+   * which inside a cluster resolves for the cluster's pods only.
+   */
+  SERVICE_CLOUD_PUBLIC_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://\\S+$' })),
   /** Lifetime of presigned download and upload URLs. */
   SERVICE_PAYLOAD_URL_TTL_S: Type.Integer({ minimum: 1, maximum: 7 * 24 * 3600, default: 300 }),
   /** How long an uploaded payloadRef can start runs (counted from its upload). */

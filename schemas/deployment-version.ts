@@ -1,5 +1,5 @@
 /**
- * A worker deployment version on the wire (README, "Changing workflows safely"): the deployment a
+ * A worker deployment version on the wire (docs/versioning.md): the deployment a
  * worker polls as (the catalog unless named) and its build id. `null` where a run or worker is
  * unversioned.
  */

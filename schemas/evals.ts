@@ -1,5 +1,5 @@
 /**
- * Schemas of eval runs (README "Testing and evals"): start one, list a workflow's, read one's
+ * Schemas of eval runs (docs/evals.md): start one, list a workflow's, read one's
  * report. The report itself is the eval workflow's result, whose schemas live with its rules in
  * core (core/src/eval.ts).
  */

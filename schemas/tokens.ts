@@ -1,5 +1,5 @@
 /**
- * POST /tokens: short-lived run tokens for browsers (README "Access control").
+ * POST /tokens: short-lived run tokens for browsers (docs/access-control.md).
  */
 import { Type, type Static } from '@sinclair/typebox'
 import { RunIdSchema, WorkflowIdSchema, ref } from './common.js'

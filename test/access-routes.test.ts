@@ -53,7 +53,7 @@ t.test('every route is open or declares its scope and what it touches', async (t
   const open = app.access.routes.filter((r) => r.public && !pages(r.url)).map((r) => `${r.method} ${r.url}`).sort()
   t.same(open, ['GET /health', 'GET /openapi.json', 'GET /ready', 'HEAD /health', 'HEAD /openapi.json', 'HEAD /ready'], 'only health, readiness and the description are open')
   t.ok(app.access.routes.some((r) => r.url.startsWith('/ui/')), 'the inspector\'s routes are in the table')
-  // README "Access control": schedules are read with `read` and changed with `control`.
+  // docs/access-control.md: schedules are read with `read` and changed with `control`.
   const schedules = app.access.routes.filter((r) => r.url.startsWith('/schedules') && r.method !== 'HEAD')
   t.ok(schedules.length >= 8, `${schedules.length} schedule routes`)
   for (const r of schedules) t.equal(r.scope, r.method === 'GET' ? 'read' : 'control', `${r.method} ${r.url} needs ${r.method === 'GET' ? 'read' : 'control'}`)
@@ -104,7 +104,7 @@ t.test('scope × route: each single-scope key opens exactly the routes of its sc
 })
 
 t.test('three keys (a dashboard, a CI key on one catalog, an operator) each do exactly what their scopes say on every route, and nothing else', async (t) => {
-  // README "Access control": a read-only dashboard, a CI key that may only start on one catalog, an operator.
+  // docs/access-control.md: a read-only dashboard, a CI key that may only start on one catalog, an operator.
   const catalog = testCatalog()
   const THREE = [
     { id: 'dashboard', scopes: ['read'] as Scope[] },

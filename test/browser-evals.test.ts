@@ -1,9 +1,9 @@
 /**
- * The inspector's eval pages (docs/inspector.md, README "Testing and evals") in Chromium: the
+ * The inspector's eval pages (docs/inspector.md, docs/evals.md) in Chromium: the
  * catalog links a workflow's eval runs; the list shows them with their verdicts; *Run eval* starts
  * one and opens it; its report is a table of cases and evaluators, each case linked to its run.
  * Takes a screenshot of the report into a temporary directory; with FLOWPORT_UPDATE_SCREENSHOT=1
- * (`npm run screenshot`) into docs/evals.png, the one the README shows.
+ * (`npm run screenshot`) into docs/evals.png, the one docs/evals.md shows.
  * Needs Debian's chromium at /usr/bin/chromium (`apt-get install -y chromium`); never downloads one.
  */
 import t, { type Test } from 'tap'

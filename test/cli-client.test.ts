@@ -1,7 +1,7 @@
 /**
  * The client commands of `flowport` end to end: the launcher in a child process, the real API on
  * a port, the real engine and example worker. Output shapes, input forms and exit codes
- * (README, "Command line": 0 completed, 1 workflow not completed, 2 usage/input, 3 API/network,
+ * (docs/cli.md: 0 completed, 1 workflow not completed, 2 usage/input, 3 API/network,
  * 4 still running).
  */
 import t from 'tap'

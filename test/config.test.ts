@@ -2,7 +2,7 @@ import t from 'tap'
 import { loadConfig } from '../plugins/external/config.js'
 import { ConfigError } from '../lib/config-error.js'
 
-t.test('defaults match the README', async (t) => {
+t.test('defaults match docs/settings.md', async (t) => {
   const config = loadConfig({})
   t.equal(config.PORT, 3001)
   t.equal(config.HOST, '0.0.0.0')

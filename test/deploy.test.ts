@@ -71,6 +71,12 @@ t.test('compose: one object store, its bucket created first, used by every API r
     t.notOk('SERVICE_TRACE_DIR' in services[name].environment, `${name}: no shared trace volume`)
   }
   for (const name of ['api', 'worker']) t.same(services[name].depends_on['s3-bucket'], { condition: 'service_completed_successfully' }, `${name} starts once the bucket exists`)
+
+  // Presigned URLs go to clients, outside the Compose network: the API signs them for the port the store publishes.
+  const publicEndpoint = /^\$\{FLOWPORT_S3_PUBLIC_ENDPOINT:-(http:\/\/localhost:(\d+))\}$/.exec(services.api.environment.SERVICE_CLOUD_PUBLIC_ENDPOINT ?? '')
+  t.ok(publicEndpoint, 'the API names a public endpoint of the store, from FLOWPORT_S3_PUBLIC_ENDPOINT')
+  t.ok(s3.ports.includes(`${publicEndpoint?.[2]}:7070`), 'whose default is the port the store publishes on the host')
+  for (const name of ['worker', 's3-bucket']) t.notOk('SERVICE_CLOUD_PUBLIC_ENDPOINT' in services[name].environment, `${name}: presigns nothing`)
 })
 
 t.test('the Kubernetes example: two API replicas and two workers with the same commands', async (t) => {
@@ -143,13 +149,20 @@ t.test('Kubernetes: one object store, its bucket created by an init container, i
       t.ok(container.envFrom.some((f: any) => f.secretRef?.name === 'flowport-store'), `${name}/${container.name}: the keys from the Secret`)
     }
   }
+  const apiEnv = Object.fromEntries(find('Deployment', 'flowport-api').spec.template.spec.containers[0].env.map((e: any) => [e.name, e.value]))
+  t.match(apiEnv.SERVICE_CLOUD_PUBLIC_ENDPOINT, /^https:\/\/\S+$/, 'the API signs presigned URLs for an address outside the cluster')
+  t.not(apiEnv.SERVICE_CLOUD_PUBLIC_ENDPOINT, apiEnv.SERVICE_CLOUD_ENDPOINT)
 })
+
+/** docs/cluster.md's "Kubernetes" section. */
+function kubernetesSection (): string {
+  const doc = readFileSync('docs/cluster.md', 'utf8')
+  return doc.slice(doc.indexOf('## Kubernetes'), doc.indexOf('\n## ', doc.indexOf('## Kubernetes') + 1))
+}
 
 /** The shell block of docs/cluster.md's "Kubernetes" section, its continued lines joined. */
 function kubernetesWalkthrough (): string[] {
-  const doc = readFileSync('docs/cluster.md', 'utf8')
-  const section = doc.slice(doc.indexOf('## Kubernetes'), doc.indexOf('\n## ', doc.indexOf('## Kubernetes') + 1))
-  const block = /```sh\n([\s\S]*?)```/.exec(section)![1]!
+  const block = /```sh\n([\s\S]*?)```/.exec(kubernetesSection())![1]!
   return block.replace(/\\\n\s*/g, ' ').split('\n').map((line) => line.replace(/\s+#.*$/, '').trim()).filter((line) => line !== '' && !line.startsWith('#'))
 }
 
@@ -198,6 +211,10 @@ t.test('Kubernetes: the walkthrough in docs/cluster.md creates everything the fi
   const built = /^docker build -t (\S+) \.$/.exec(commands.find((c) => c.startsWith('docker build')) ?? '')?.[1]
   t.ok(built !== undefined && images.has(built), `the image the walkthrough builds (${built}) is the one the file runs`)
   t.ok(commands.includes(`docker push ${built}`), 'and pushes it')
+  const api = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'flowport-api')!
+  const publicEndpoint = api.spec.template.spec.containers[0].env.find((e: any) => e.name === 'SERVICE_CLOUD_PUBLIC_ENDPOINT')?.value as string
+  t.match(kubernetesSection(), new RegExp(`in place of\\s+(#\\s+)?${publicEndpoint.replaceAll('.', '\\.')} \\(SERVICE_CLOUD_PUBLIC_ENDPOINT\\)`),
+    'the walkthrough says to write the store\'s public address in place of the file\'s')
 
   const count = (kind: string) => docs.filter((d) => d.kind === kind).length
   const said = readFileSync('docs/cluster.md', 'utf8')

@@ -1,5 +1,5 @@
 /**
- * Evals end to end (README "Testing and evals"): the example `triage` workflow's eval over its
+ * Evals end to end (docs/evals.md): the example `triage` workflow's eval over its
  * three datasets (examples/src/triage/), run by the real worker's eval workflow on the real engine,
  * through the API and the `flowport eval` command. One case (`feature_request`) fails a required
  * evaluator, one (`refund_request`) is partial when run fresh and passes from its cached output.

@@ -236,6 +236,36 @@ t.test('without an object store large payloads are off, and say so', async (t) =
   t.match(small.body, { status: 'completed', output: { text: 'stillstill' } }, 'small payloads run as before')
 })
 
+t.test('SERVICE_CLOUD_PUBLIC_ENDPOINT: presigned URLs name the address clients reach, and work there', async (t) => {
+  // The API reaches the store at 127.0.0.1 (its SERVICE_CLOUD_ENDPOINT, as a pod reaches the store's
+  // Service); clients are told another name of the same store, as they would be told an Ingress.
+  const inCluster = new URL(process.env.SERVICE_CLOUD_ENDPOINT!)
+  t.equal(inCluster.hostname, '127.0.0.1', 'the test store is reached at 127.0.0.1')
+  const publicEndpoint = `http://localhost:${inCluster.port}`
+  const plain = await call(t, app, { method: 'POST', url: '/payloads', route: '/payloads' })
+  t.equal(new URL((plain.body as { uploadUrl: string }).uploadUrl).host, inCluster.host, 'unset: the URL names SERVICE_CLOUD_ENDPOINT')
+
+  const outside = await build(t, { SERVICE_CLOUD_PUBLIC_ENDPOINT: publicEndpoint, SERVICE_PAYLOAD_INLINE_MAX_BYTES: '0' })
+  const res = await call(t, outside, { method: 'POST', url: '/payloads', route: '/payloads' })
+  t.equal(res.status, 200)
+  const { payloadRef, uploadUrl } = res.body as { payloadRef: string, uploadUrl: string }
+  t.equal(new URL(uploadUrl).host, `localhost:${inCluster.port}`, 'the upload URL names the public host')
+  const text = 'public'.repeat(10)
+  const put = await fetch(uploadUrl, { method: 'PUT', body: JSON.stringify({ text, times: 5000 }) })
+  t.equal(put.status, 200, 'the upload through the public host is stored')
+  const started = await run(t, outside, { inputRef: payloadRef })
+  t.equal(started.status, 200, 'and starts a run, which the API reads through its own endpoint')
+  const result = started.body as Result
+  t.equal(result.status, 'completed')
+  t.ok(result.outputRef, 'the output above the threshold comes as a link')
+  t.equal(new URL(result.outputRef!.url).host, `localhost:${inCluster.port}`, 'the download URL names the public host')
+  t.equal(JSON.parse((await download(t, result.outputRef!)).toString()).text, text.repeat(5000), 'and downloads the output')
+})
+
+t.test('SERVICE_CLOUD_PUBLIC_ENDPOINT must be an http(s) address', async (t) => {
+  await t.rejects(build(t, { SERVICE_CLOUD_PUBLIC_ENDPOINT: 's3.example.com' }), { name: 'ConfigError', message: /SERVICE_CLOUD_PUBLIC_ENDPOINT/ })
+})
+
 t.test('POST /payloads is in the OpenAPI document with its errors', async (t) => {
   const res = await app.inject({ method: 'GET', url: '/openapi.json' })
   const operation = res.json().paths['/payloads'].post

@@ -130,7 +130,7 @@ t.test('versions of runs: status, list, feed, a pinning start, a refused version
       const res = await call(t, app, { method: 'POST', url: route, route, payload: { workflowName: 'waiting', catalog, input: {}, version: { deploymentName: catalog, buildId: 'v9' }, ...extra } })
       t.equal(res.status, 400, `${route}${'update' in extra ? ' with update' : ''}: ${JSON.stringify(res.body)}`)
       t.equal(res.body.error, 'ValidationError')
-      t.match(res.body.issues, [{ path: '/version', in: 'body', message: new RegExp(`no version ${catalog}/v9 of catalog ${catalog}`) }])
+      t.match(res.body.issues, [{ path: '/version', in: 'body', message: new RegExp(`no version ${catalog}:v9 of catalog ${catalog}`) }])
     }
     const other = await call(t, app, { method: 'POST', url: '/workflow/start', route: '/workflow/start', payload: { workflowName: 'waiting', catalog, input: {}, version: { deploymentName: 'elsewhere', buildId: 'v1' } } })
     t.equal(other.status, 400, 'a version of another deployment')

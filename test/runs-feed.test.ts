@@ -165,7 +165,7 @@ t.test('bad ids and filters are JSON errors before the stream', async (t) => {
 
 t.test('every id the stream sends is a resume point: the resumed stream sends exactly the frames after it', async (t) => {
   // A longer delay than the other tests: a change visibility lists after the delay is missed by the live feed
-  // (README, "Runs change feed") and would then reach only the resumed streams, on a loaded machine.
+  // (docs/streams.md) and would then reach only the resumed streams, on a loaded machine.
   const app = await build(t, { ...FEED_ENV, SERVICE_RUNS_FEED_DELAY_MS: '1500', SERVICE_SSE_HEARTBEAT_MS: '100' })
   const base = await app.listen({ port: 0, host: '127.0.0.1' })
   const url = `${base}/workflow/runs/stream?catalog=${encodeURIComponent(testCatalog())}`

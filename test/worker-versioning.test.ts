@@ -1,5 +1,5 @@
 /**
- * Worker deployment versioning against the real engine (README, "Changing workflows safely"): two
+ * Worker deployment versioning against the real engine (docs/versioning.md): two
  * versions of one catalog (test/fixtures/versioning/v1 and v2; `gated` changes incompatibly,
  * `moving` is autoUpgrade and replays on either). A pinned run started on v1 finishes on v1 after
  * v2 became current, new runs go to v2, the autoUpgrade run moves to v2, and the API's catalog

@@ -1,5 +1,5 @@
 /**
- * `flowport eval <workflow>`: starts an eval run (README "Testing and evals"), waits for its
+ * `flowport eval <workflow>`: starts an eval run (docs/evals.md), waits for its
  * report and prints the verdict of each case and evaluator. Exits 1 when a case failed (a required
  * evaluator failed, or the case's run did), so CI can gate on it. `--save` writes the fresh
  * outputs back into the dataset files as their cached outputs.

@@ -1,5 +1,5 @@
 /**
- * Exit codes of the client commands (README, "Command line"), and the one-line error they print.
+ * Exit codes of the client commands (docs/cli.md), and the one-line error they print.
  */
 import { FlowportError, ValidationError } from '@flowport/client'
 

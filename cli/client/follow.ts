@@ -4,7 +4,7 @@
  */
 import type { FlowportClient } from '@flowport/client'
 import { EXIT } from './exit-codes.js'
-import { info, isTerminal, paint, printJson, useColor } from './output.js'
+import { info, isTty, paint, printJson, useColor } from './output.js'
 import { ProgressRenderer, type FollowEvent } from './progress.js'
 
 export type WorkflowResult = Awaited<ReturnType<FlowportClient['result']>>
@@ -24,7 +24,7 @@ export async function * followChain (client: FlowportClient, workflowId: string,
 
 /** Progress lines on stderr: symbols and colour on a terminal, plain lines otherwise. */
 export function progressRenderer (): ProgressRenderer {
-  return new ProgressRenderer({ terminal: isTerminal(), color: useColor(), write: info })
+  return new ProgressRenderer({ terminal: isTty(), color: useColor(), write: info })
 }
 
 /** The output (or the error) of a closed run; exit 0 when it completed, 1 otherwise. */

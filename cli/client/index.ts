@@ -1,5 +1,5 @@
 /**
- * The client commands of `flowport`, built on @flowport/client (README, "Command line").
+ * The client commands of `flowport`, built on @flowport/client (docs/cli.md).
  */
 import type { Command } from 'commander'
 import { registerControl } from './control.js'

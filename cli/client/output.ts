@@ -5,10 +5,10 @@
 import Table from 'cli-table3'
 
 /** Whether stderr (where progress goes) is a terminal. */
-export const isTerminal = (): boolean => process.stderr.isTTY === true
+export const isTty = (): boolean => process.stderr.isTTY === true
 
 export function useColor (): boolean {
-  return isTerminal() && (process.env.NO_COLOR ?? '') === ''
+  return isTty() && (process.env.NO_COLOR ?? '') === ''
 }
 
 const codes = { red: 31, green: 32, yellow: 33, cyan: 36, dim: 2, bold: 1 } as const

@@ -1,6 +1,6 @@
 /**
  * `reset` ("retry from here": a new run continues the old one from a step) and `batch` (one
- * action on every run a filter matches). README "When a run fails".
+ * action on every run a filter matches). docs/failed-runs.md.
  */
 import type { Command } from 'commander'
 import type { ResetFrom } from '@flowport/client'

@@ -1,6 +1,6 @@
 /**
  * `flowport schedule create | list | show | pause | unpause | trigger | backfill | delete`:
- * the /schedules endpoints (README "Schedules"), in the style of the other client commands.
+ * the /schedules endpoints (docs/schedules.md), in the style of the other client commands.
  */
 import { InvalidArgumentError, type Command } from 'commander'
 import type { CreateScheduleBody, OverlapPolicy, Schedule } from '@flowport/client'

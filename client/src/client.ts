@@ -1,5 +1,5 @@
 /**
- * FlowportClient: one method per thing users do with the API (README "Client"). Requests go
+ * FlowportClient: one method per thing users do with the API (docs/client.md). Requests go
  * through openapi-fetch with the types generated from the OpenAPI document; non-2xx answers throw
  * the error class of the API's `error` name (errors.ts). No Node built-ins: runs in browsers too.
  */
@@ -236,7 +236,7 @@ export class FlowportClient {
       : this.#api.POST('/workflow/{id}/runs/{rid}/terminate', { params: { path: { id: workflowId, rid: runId }, header: ifMatchHeader(ifMatch) }, body, signal }))
   }
 
-  /** Retry a run from a step (default: the step that failed it); answers the new run (README "When a run fails"). */
+  /** Retry a run from a step (default: the step that failed it); answers the new run (docs/failed-runs.md). */
   reset (workflowId: string, { signal, runId, from, reason, reapply }: ResetOptions = {}): Promise<ResetResult> {
     const body = defined({ from, reason, reapply })
     return this.#call(signal, () => runId === undefined
@@ -261,7 +261,7 @@ export class FlowportClient {
       : this.#api.DELETE('/workflow/{id}/runs/{rid}/versioning', { params: { path: { id: workflowId, rid: runId }, header: ifMatchHeader(ifMatch) }, signal }))
   }
 
-  /** Starts an eval run of a workflow over its datasets (README "Testing and evals"); read it with `evalRun`. */
+  /** Starts an eval run of a workflow over its datasets (docs/evals.md); read it with `evalRun`. */
   startEval (body: StartEvalBody, opts: CallOptions = {}): Promise<EvalStarted> {
     const { signal } = opts
     return this.#call(signal, () => this.#api.POST('/evals', { body, signal }))

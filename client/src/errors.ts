@@ -1,5 +1,5 @@
 /**
- * Error classes named after the API's `error` names (README "Errors"). Every error the client
+ * Error classes named after the API's `error` names (docs/errors.md). Every error the client
  * throws for an HTTP answer is a FlowportError carrying `status`, `error` and the parsed `body`;
  * a request that got no HTTP answer is a FlowportNetworkError (status 0). An aborted request
  * rethrows the AbortSignal's reason unchanged.

@@ -1,5 +1,5 @@
 /**
- * `@flowport/client`: a typed client for the Flowport API (README "Client (`@flowport/client`)").
+ * `@flowport/client`: a typed client for the Flowport API (docs/client.md).
  */
 export * from './client.js'
 export * from './errors.js'

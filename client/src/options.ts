@@ -1,5 +1,5 @@
 /**
- * The options of FlowportClient's methods (README "Client"), in a file of their own: the stream
+ * The options of FlowportClient's methods (docs/client.md), in a file of their own: the stream
  * modules (watch-runs.ts) take the runs filters too, and import them from here, not from client.ts.
  */
 import type { OverlapPolicy, ResetFrom, RunsQuery } from './types.js'

@@ -58,7 +58,7 @@ export const CatalogWorkflowSourceSchema = Type.Object({
 }, { $id: 'CatalogWorkflowSource', additionalProperties: false })
 
 /**
- * A worker deployment version (README, "Changing workflows safely"). The API's wire schema of it is
+ * A worker deployment version (docs/versioning.md). The API's wire schema of it is
  * schemas/deployment-version.ts (`$id` WorkerDeploymentVersion); this inline copy keeps the
  * contract checkable without the API's schemas.
  */
@@ -81,7 +81,7 @@ export const CatalogWorkflowSchema = Type.Object({
   queries: Type.Array(Type.Unsafe<Static<typeof CatalogHandlerSchema>>(Type.Ref('CatalogHandler'))),
   updates: Type.Array(Type.Unsafe<Static<typeof CatalogHandlerSchema>>(Type.Ref('CatalogHandler'))),
   source: Type.Unsafe<Static<typeof CatalogWorkflowSourceSchema>>(Type.Ref('CatalogWorkflowSource')),
-  /** The workflow's eval (an `eval` module beside it, README "Testing and evals"); absent when it has none. */
+  /** The workflow's eval (an `eval` module beside it, docs/evals.md); absent when it has none. */
   eval: Type.Optional(Type.Unsafe<CatalogEval>(Type.Ref('CatalogEval'))),
   versioning: Type.Optional(Type.Union(VERSIONING_MODES.map((m) => Type.Literal(m)), {
     description: 'Under worker versioning, whether an open run stays on the version that started it (`pinned`) or moves to the current ' +

@@ -1,5 +1,5 @@
 /**
- * Evals (README "Testing and evals"): the eval workflow's contract and the pure rules every reader
+ * Evals (docs/evals.md): the eval workflow's contract and the pure rules every reader
  * shares. How an evaluator's value is read as a verdict, how a case's verdicts add up, and how a
  * report compares with the previous one live here once: the worker's eval workflow applies them,
  * the API, the CLI and the inspector only show their results. TypeBox only (the workflow sandbox

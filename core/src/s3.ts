@@ -42,8 +42,8 @@ export type S3Sdk = typeof import('@aws-sdk/client-s3')
 let sdk: Promise<S3Sdk> | undefined
 export const loadS3Sdk = async (): Promise<S3Sdk> => await (sdk ??= import('@aws-sdk/client-s3'))
 
-/** A client; `forPresigning`: one whose presigned uploads accept any body (see below). */
-export function s3Client ({ S3Client }: S3Sdk, s3: S3Settings, forPresigning = false): S3Client {
+/** A client, for calls and for presigned URLs alike. */
+export function s3Client ({ S3Client }: S3Sdk, s3: S3Settings): S3Client {
   return new S3Client({
     region: s3.region,
     endpoint: s3.endpoint,
@@ -53,9 +53,11 @@ export function s3Client ({ S3Client }: S3Sdk, s3: S3Settings, forPresigning = f
     credentials: s3.accessKeyId !== undefined && s3.secretAccessKey !== undefined
       ? { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }
       : undefined,
-    // By default the SDK signs a CRC32 of the (absent) body into a presigned PUT, and the store then
-    // refuses every real upload as a checksum mismatch: sign no checksum in presigned URLs.
-    ...(forPresigning ? { requestChecksumCalculation: 'WHEN_REQUIRED' as const } : {})
+    // A checksum only where an operation requires one. By default the SDK signs a CRC32 of the
+    // (absent) body into a presigned PUT, and the store then refuses every real upload as a
+    // checksum mismatch; and our own writes (whole strings and byte arrays) are already covered by
+    // the signature's SHA-256 of the body, so a CRC32 of each would only cost CPU per run (issue 55).
+    requestChecksumCalculation: 'WHEN_REQUIRED'
   })
 }
 

@@ -1,5 +1,5 @@
 /**
- * What a credential may do (README "Access control"). Every route declares the scope it needs and
+ * What a credential may do (docs/access-control.md). Every route declares the scope it needs and
  * what it touches in its route options, `config: access('read', 'workflow')`; test/access-routes.test.ts
  * walks the route table so a route without a declaration fails. A route that declares nothing
  * needs a key holding every scope (fail closed). The access concept (plugins/app/access/) checks

@@ -70,7 +70,7 @@ function checkAuthSettings (config: Config, rawToken: string | undefined): void 
   }
 }
 
-/** The access-control settings (README "Access control"); messages never repeat a secret. */
+/** The access-control settings (docs/access-control.md); messages never repeat a secret. */
 function checkAccessSettings (config: Config): void {
   if (config.SERVICE_API_KEYS_FILE !== undefined && config.SERVICE_API_AUTH_DISABLED) {
     throw new ConfigError('Invalid settings: SERVICE_API_AUTH_DISABLED=true contradicts a set SERVICE_API_KEYS_FILE: unset one of them')

@@ -7,7 +7,7 @@
  * issuing key's budget. Only on with auth on (without keys there is no one to count for); open
  * routes are never counted. While the Redis is unreachable or hangs, requests pass uncounted (fail
  * open, logged; a breaker stops asking a Redis that times out): a rate limiter that turned its own outage into an API outage would do more harm than
- * the traffic it holds back. README "Access control" has the details.
+ * the traffic it holds back. docs/access-control.md has the details.
  */
 import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'

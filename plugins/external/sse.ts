@@ -21,7 +21,7 @@ declare module 'fastify' {
   }
 }
 
-/** Caps on open streams per replica (README "Settings"); 0 = no cap. */
+/** Caps on open streams per replica (docs/settings.md); 0 = no cap. */
 export interface StreamCaps {
   /** SERVICE_STREAMS_MAX: every open stream. */
   total: number

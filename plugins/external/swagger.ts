@@ -94,7 +94,7 @@ export default fp(async (fastify) => {
         { name: 'history', description: 'Execution history and its live stream' },
         { name: 'schedules', description: 'Recurring runs, kept by the engine' },
         { name: 'batch', description: 'One action on every run a filter matches (Temporal batch operations)' },
-        { name: 'evals', description: 'Eval runs: a workflow\'s datasets run and judged by its evaluators (README "Testing and evals")' },
+        { name: 'evals', description: 'Eval runs: a workflow\'s datasets run and judged by its evaluators (docs/evals.md)' },
         { name: 'deployments', description: 'Worker deployments: which code version new runs go to, ramps and rollbacks (docs/deploys.md)' },
         { name: 'payloads', description: 'Large inputs uploaded by reference (docs/large-payloads.md)' },
         { name: 'access', description: 'Run tokens for browsers; what a credential may do' }

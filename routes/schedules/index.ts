@@ -1,7 +1,7 @@
 /**
  * The schedule endpoints under /schedules (docs/schedules.md): recurring runs kept by the engine.
  * Reads need the `read` scope; creating, replacing, pausing, unpausing, triggering, backfilling and
- * deleting need `control` (README "Access control"): a schedule starts runs on its own, for as long as
+ * deleting need `control` (docs/access-control.md): a schedule starts runs on its own, for as long as
  * it lives, which is an operator's power rather than a caller's one start.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'

@@ -35,7 +35,7 @@ export const WorkerEnvSchema = Type.Object({
   SERVICE_WORKER_METRICS_PORT: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
   /** How long a package's onError hook may run before it is logged and no longer waited for (worker/README.md, "Error hooks"). */
   SERVICE_WORKER_ERROR_HOOK_TIMEOUT_MS: Count(10_000, 1),
-  /** Run under Temporal's worker deployment versioning (README, "Changing workflows safely"); off: an unversioned worker. */
+  /** Run under Temporal's worker deployment versioning (docs/versioning.md); off: an unversioned worker. */
   SERVICE_WORKER_VERSIONING: Type.Boolean({ default: false }),
   /** The worker deployment's name; default: the catalog id. */
   SERVICE_WORKER_DEPLOYMENT_NAME: OptionalString,

@@ -1372,7 +1372,7 @@ export interface components {
             pollers: number;
             workflows: string[] | null;
         };
-        /** @description The catalog's worker deployment as the engine describes it (cached for 2 s); README, "Changing workflows safely" */
+        /** @description The catalog's worker deployment as the engine describes it (cached for 2 s); docs/versioning.md */
         CatalogVersions: {
             /** @description The worker deployment the catalog's versioned workers run under */
             deploymentName: string;

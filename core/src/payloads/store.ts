@@ -40,7 +40,8 @@ export class PayloadStore {
   private readonly objects: S3Objects
   private presigner: S3Client | null = null
 
-  constructor (readonly settings: PayloadSettings) {
+  /** `publicEndpoint`: the store's address as clients reach it, named in presigned URLs instead of the settings' own. */
+  constructor (readonly settings: PayloadSettings, private readonly publicEndpoint?: string) {
     this.objects = new S3Objects(settings.s3, PAYLOAD_TRANSFER_TIMEOUT_MS, (what, cause) =>
       new PayloadStorageError(`Payload storage s3://${settings.s3.bucket} failed: ${what}`, { cause }), PAYLOAD_CHECK_TIMEOUT_MS)
   }
@@ -77,11 +78,12 @@ export class PayloadStore {
 
   /**
    * A presigned URL that reads (GET) or writes (PUT) the object for `expiresIn` seconds from
-   * `signedAt`: no storage call, only a signature with the configured credentials.
+   * `signedAt`: no storage call, only a signature with the configured credentials. The URL names
+   * the public endpoint when there is one: SigV4 signs the host, so the URL is signed for it.
    */
   async presign (method: 'GET' | 'PUT', payloadRef: string, expiresIn: number, signedAt: Date): Promise<string> {
     const [sdk, { getSignedUrl }] = await Promise.all([loadS3Sdk(), import('@aws-sdk/s3-request-presigner')])
-    this.presigner ??= s3Client(sdk, this.settings.s3, true)
+    this.presigner ??= s3Client(sdk, { ...this.settings.s3, endpoint: this.publicEndpoint ?? this.settings.s3.endpoint })
     const target = { Bucket: this.settings.s3.bucket, Key: this.settings.s3.prefix + payloadRef }
     const command = method === 'GET' ? new sdk.GetObjectCommand(target) : new sdk.PutObjectCommand(target)
     return await getSignedUrl(this.presigner, command, { expiresIn, signingDate: signedAt })

@@ -1,7 +1,7 @@
 /**
  * Trace settings, shared by the worker (which writes traces) and the API (which reads them and
  * names their destinations in results): both processes must agree on them, as on
- * SERVICE_CATALOG_ID. Documented in the README ("Execution traces").
+ * SERVICE_CATALOG_ID. Documented in (docs/traces.md).
  */
 import { isAbsolute, resolve } from 'node:path'
 import { Type, type Static } from '@sinclair/typebox'
@@ -16,6 +16,8 @@ export const TraceEnvProperties = {
   SERVICE_TRACE_ENABLED: Type.Boolean({ default: true }),
   SERVICE_TRACE_DIR: Type.String({ minLength: 1, default: './.flowport/traces' }),
   SERVICE_TRACE_S3_BUCKET: OptionalString,
+  /** `false`: traces stay in SERVICE_TRACE_DIR while the bucket still holds large payloads (`npm start`). */
+  SERVICE_TRACE_S3_ENABLED: Type.Boolean({ default: true }),
   SERVICE_TRACE_S3_PREFIX: Type.String({ default: 'traces/', pattern: '^$|^[^/].*/$' }),
   SERVICE_TRACE_MAX_VALUE_BYTES: Type.Integer({ minimum: 1024, default: 65_536 }),
   SERVICE_TRACE_SWEEP_MS: Type.Integer({ minimum: 100, default: 5000 }),
@@ -52,7 +54,7 @@ export interface TraceSettings {
 export function traceSettingsFrom (env: TraceEnv): TraceSettings | null {
   if (!env.SERVICE_TRACE_ENABLED) return null
   const dir = isAbsolute(env.SERVICE_TRACE_DIR) ? env.SERVICE_TRACE_DIR : resolve(env.SERVICE_TRACE_DIR)
-  const s3 = env.SERVICE_TRACE_S3_BUCKET === undefined ? null : s3SettingsFrom(env, env.SERVICE_TRACE_S3_BUCKET, env.SERVICE_TRACE_S3_PREFIX)
+  const s3 = env.SERVICE_TRACE_S3_BUCKET === undefined || !env.SERVICE_TRACE_S3_ENABLED ? null : s3SettingsFrom(env, env.SERVICE_TRACE_S3_BUCKET, env.SERVICE_TRACE_S3_PREFIX)
   return {
     dir,
     s3,

@@ -1,5 +1,5 @@
 /**
- * triage's eval: run with `flowport eval triage` over the cases in datasets/ (README "Testing and evals").
+ * triage's eval: run with `flowport eval triage` over the cases in datasets/ (docs/evals.md).
  * A case fails when its category is wrong; a long reply makes it partial; urgency is only shown.
  */
 import { defineEval } from '@flowport/worker'

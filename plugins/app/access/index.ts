@@ -1,5 +1,5 @@
 /**
- * Authentication and access control (README "Access control"). On when SERVICE_API_AUTH_TOKEN or
+ * Authentication and access control (docs/access-control.md). On when SERVICE_API_AUTH_TOKEN or
  * SERVICE_API_KEYS_FILE is set (./access.ts: the service; ./key-store.ts holds the keys, re-read without restart).
  *
  * - onRequest: who is calling (an API key in `Authorization`, or a run token: ./run-tokens.ts)
@@ -81,7 +81,7 @@ function declareAccess (fastify: FastifyInstance, table: RouteAccess[]): void {
 
 export const RUN_TOKEN_SECRETS_MISSING = 'No run-token secret configured (SERVICE_RUN_TOKEN_SECRETS, or runTokenSecrets in the keys file): ' +
   'this replica signs run tokens with a secret of its own, so tokens issued by other replicas (or before a restart) are refused (401). ' +
-  'Give every replica the same SERVICE_RUN_TOKEN_SECRETS (README "Production")'
+  'Give every replica the same SERVICE_RUN_TOKEN_SECRETS (docs/production.md)'
 
 /** `redactor`: the log's (app.ts), told about the keys file's secrets. */
 export default fp<{ redactor: Redactor }>(async (fastify, { redactor }) => {

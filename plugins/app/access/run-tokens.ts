@@ -2,7 +2,7 @@
  * Run tokens: short-lived, signed (JWS, HS256 via `jose`) and bound to one workflow id (and
  * optionally one run), for browsers, which can only carry a credential in the URL. The first
  * secret signs, every one verifies. The secrets are the keys file's `runTokenSecrets` when it lists
- * them (re-read with the keys, so they rotate without a restart: README "Access control"), else
+ * them (re-read with the keys, so they rotate without a restart: docs/access-control.md), else
  * SERVICE_RUN_TOKEN_SECRETS. Without either each process draws its own secret, so a token only
  * works on the replica that issued it.
  */

@@ -1,5 +1,5 @@
 /**
- * Eval runs (README "Testing and evals"). An eval run is a run of the worker's eval workflow
+ * Eval runs (docs/evals.md). An eval run is a run of the worker's eval workflow
  * (worker/src/workflow/eval.ts) on the judged workflow's catalog, id `eval:<workflow>:<uuid>`:
  * the engine is its only record. A workflow's eval runs are one visibility query by that id
  * prefix, their summaries come from the memo the eval workflow sets when it finishes, and a report

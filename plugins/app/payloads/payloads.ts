@@ -39,7 +39,7 @@ function payloadError (err: unknown, starting: string | null = null): ApiError |
 }
 
 export type PayloadsConfig = Parameters<typeof payloadSettingsFrom>[0] & Pick<Config,
-  'SERVICE_PAYLOAD_URL_TTL_S' | 'SERVICE_PAYLOAD_UPLOAD_TTL_S' | 'SERVICE_PAYLOAD_UPLOAD_MAX_BYTES' | 'SERVICE_PAYLOAD_INLINE_MAX_BYTES' | 'SERVICE_JSON_MAX_DEPTH'>
+  'SERVICE_CLOUD_PUBLIC_ENDPOINT' | 'SERVICE_PAYLOAD_URL_TTL_S' | 'SERVICE_PAYLOAD_UPLOAD_TTL_S' | 'SERVICE_PAYLOAD_UPLOAD_MAX_BYTES' | 'SERVICE_PAYLOAD_INLINE_MAX_BYTES' | 'SERVICE_JSON_MAX_DEPTH'>
 
 export type Payloads = ReturnType<typeof createPayloads>
 
@@ -47,6 +47,11 @@ export type Payloads = ReturnType<typeof createPayloads>
 const SIGNING_STEP_MS = 60_000
 /** The longest a presigned URL may live (S3's limit: seven days). */
 const MAX_PRESIGN_S = 7 * 24 * 3600
+/**
+ * After the store failed or did not answer, payload calls answer 503 at once for this long: a store
+ * that hangs would otherwise hold every request for the check's deadline (2 s), one after another.
+ */
+const FAILURE_REMEMBERED_MS = 5000
 
 export interface PayloadsOptions {
   config: PayloadsConfig
@@ -59,9 +64,15 @@ export interface PayloadsOptions {
 }
 
 export function createPayloads ({ config, storeStarting = () => null }: PayloadsOptions) {
-  const asApiError = (err: unknown): never => { throw payloadError(err, storeStarting()) ?? err }
+  let lastFailure: { message: string, at: number } | null = null
+  const asApiError = (err: unknown): never => {
+    const starting = storeStarting()
+    // A store still starting is answered as such, and attached the moment it runs.
+    if (err instanceof PayloadStorageError && starting === null) lastFailure = { message: err.message, at: Date.now() }
+    throw payloadError(err, starting) ?? err
+  }
   const settings = payloadSettingsFrom(config)
-  const store = settings === null ? null : new PayloadStore(settings)
+  const store = settings === null ? null : new PayloadStore(settings, config.SERVICE_CLOUD_PUBLIC_ENDPOINT)
   const claimCheck = store === null ? null : new ClaimCheckCodec(store)
   // The codec runs inside engine calls (starts, queries, updates, results): its storage failures are API errors there.
   const codec: PayloadCodec | null = claimCheck === null
@@ -85,6 +96,10 @@ export function createPayloads ({ config, storeStarting = () => null }: Payloads
     }
     const starting = storeStarting()
     if (starting !== null) throw unavailable(starting)
+    const since = lastFailure === null ? Infinity : Date.now() - lastFailure.at
+    if (since < FAILURE_REMEMBERED_MS) {
+      throw unavailable(`${lastFailure!.message} (${(since / 1000).toFixed(1)} s ago; the store is asked again ${FAILURE_REMEMBERED_MS / 1000} s after a failure)`)
+    }
     return store
   }
 

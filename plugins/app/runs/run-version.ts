@@ -1,6 +1,6 @@
 /**
  * Which worker deployment version a run is on and how it follows new versions (`version` and
- * `versioning` of a run's status; README, "Changing workflows safely"). A describe carries the
+ * `versioning` of a run's status; docs/versioning.md). A describe carries the
  * engine's versioning info; a visibility list does not (its executionInfo.versioningInfo is
  * empty), so listed runs are read from the search attributes the engine keeps for them.
  */

@@ -1,6 +1,6 @@
 /**
  * A start's `version`: the run is pinned to that worker deployment version by the engine's
- * versioning override, whatever version is current (README, "Changing workflows safely").
+ * versioning override, whatever version is current (docs/versioning.md).
  */
 import { status as GrpcStatus } from '@grpc/grpc-js'
 import type { WorkflowStartOptions } from '@temporalio/client'
@@ -22,6 +22,6 @@ export function versionRefused (err: unknown, version: WorkerDeploymentVersion |
   return validationError([{
     path: '/version',
     in: 'body',
-    message: `the engine knows no version ${version.deploymentName}/${version.buildId} of catalog ${catalog}: no versioned worker of it has polled this catalog`
+    message: `the engine knows no version ${version.deploymentName}:${version.buildId} of catalog ${catalog}: no versioned worker of it has polled this catalog`
   }])
 }

@@ -1,7 +1,7 @@
 /**
  * An eval definition: which evaluators judge a workflow's outputs over its datasets, how each
- * evaluator's value is read, and whether it decides the case's verdict (README "Testing and
- * evals"). Pure data: it lives in an `eval` module beside the workflow file (found like the steps
+ * evaluator's value is read, and whether it decides the case's verdict (docs/evals.md).
+ * Pure data: it lives in an `eval` module beside the workflow file (found like the steps
  * module), the worker publishes it in the catalog, and the eval workflow (worker/src/workflow/eval.ts)
  * runs it. Each evaluator of an eval is called with `{input, output, groundTruth}` of a case.
  */

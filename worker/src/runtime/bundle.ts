@@ -69,8 +69,8 @@ export function generateEntry (registry: Registry, manifest: Manifest, tracing =
 }
 
 /**
- * Flowport's own workflows on a catalog's task queue, under worker versioning (README, "Changing
- * workflows safely"). The catalog workflow is one long-lived run per catalog that every worker
+ * Flowport's own workflows on a catalog's task queue, under worker versioning (docs/versioning.md).
+ * The catalog workflow is one long-lived run per catalog that every worker
  * publishes to: pinned, it would stay on the version that started it and stop answering once that
  * version's workers are gone, so it moves to the current version. Webhook deliveries outlive
  * their runs (retries for up to a day) and depend on no author code, so they move too rather than

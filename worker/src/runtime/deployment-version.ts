@@ -1,5 +1,5 @@
 /**
- * The worker deployment version a worker polls as (README, "Changing workflows safely"): the
+ * The worker deployment version a worker polls as (docs/versioning.md): the
  * deployment is the catalog unless named, the build id the workflow bundle's content hash unless
  * given, so that restarting or scaling out identical code joins the same version, and changed
  * workflow code is a new one.

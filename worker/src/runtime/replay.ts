@@ -1,7 +1,7 @@
 /**
  * Replays recorded histories against a workflow bundle with the SDK's replayer, as a worker with
  * the new code would when it picks up a run: a run whose history the code no longer reproduces
- * comes back with the replayer's error (`flowport replay`, README "Changing workflows safely").
+ * comes back with the replayer's error (`flowport replay`, docs/versioning.md).
  */
 import type { History } from '@temporalio/common/lib/proto-utils.js'
 import type { DataConverter } from '@temporalio/common'

@@ -5,7 +5,7 @@
  * catalog sends the `replace` update, and the run continues as new with that catalog as input, so
  * there is no terminate/start race and the memo stays small.
  *
- * Versioned workers (README, "Changing workflows safely") each keep their version's catalog in
+ * Versioned workers (docs/versioning.md) each keep their version's catalog in
  * `versions`: a v2 worker starting beside the current v1 adds v2's entries without removing v1's,
  * and the API shows the current version's. Versions the deployment no longer has are dropped.
  */

@@ -1,5 +1,5 @@
 /**
- * The eval workflow (README "Testing and evals"): one run per eval run, id
+ * The eval workflow (docs/evals.md): one run per eval run, id
  * `eval:<workflow>:<uuid>`, started by the API on the workflow's catalog. Everything an
  * eval does is a durable, retried and traced piece of this run's history:
  *

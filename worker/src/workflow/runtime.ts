@@ -36,7 +36,7 @@ function reportFailure (err: unknown): void {
 }
 
 /**
- * A workflow's versioning behaviour (README, "Changing workflows safely"), for the generated
+ * A workflow's versioning behaviour (docs/versioning.md), for the generated
  * entry's `setWorkflowOptions`. Given only on a versioned worker: the engine refuses a workflow
  * task completed with a behaviour by an unversioned worker, and one bundle serves both (the
  * setting is the worker's, not the bundle's). The SDK asks once, before the run's code starts.

@@ -76,7 +76,7 @@ export interface WorkflowSpec<I extends TSchema, O extends TSchema, S extends Si
   updates?: U
   run: (input: Static<I>, ctx: WorkflowContext<I, S, Q, U>) => Promise<Static<O>> | Static<O>
   /**
-   * Under worker versioning (README, "Changing workflows safely"): `pinned` (the default) keeps an
+   * Under worker versioning (docs/versioning.md): `pinned` (the default) keeps an
    * open run on the version that started it; `autoUpgrade` moves it to the current version, whose
    * code must replay its history (guard changes with `patched()`). No effect on an unversioned worker.
    */

@@ -1,6 +1,6 @@
 /**
  * Datasets: the cases of a workflow's eval, one file each (YAML or JSON) in the `datasets/` folder
- * beside the workflow file (README "Testing and evals"):
+ * beside the workflow file (docs/evals.md):
  *
  *   name: refund_request          # default: the file name without extension
  *   input: { … }                  # the workflow's input
