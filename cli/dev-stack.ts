@@ -5,7 +5,8 @@
  * process and supervises the others: a worker, engine or store that exits is restarted (the
  * engine and the store on the same data and port), so only
  * SIGTERM/SIGINT, or the end of the process that started this one (npm), stop the stack, and then
- * all of it: API, worker, engine, store.
+ * all of it: API, worker, engine, store. The worker is reloaded when the workflow code it loaded
+ * changes (cli/worker-reload.ts).
  * Children run in their own process groups so that a terminal's Ctrl-C reaches only this process
  * and the order of the shutdown is this one's.
  */
@@ -21,6 +22,7 @@ import { startApi } from '../server.js'
 import { loadConfig } from '../plugins/external/config.js'
 import { workerNodeArgs } from './worker-entry.js'
 import { devLogStream } from './dev-log.js'
+import { watchAndReload } from './worker-reload.js'
 import { uiEnabled } from '../plugins/external/ui.js'
 
 type Api = Awaited<ReturnType<typeof startApi>>
@@ -29,6 +31,14 @@ const log = (message: string): void => { console.log(`[dev] ${message}`) }
 
 function startWorkerProcess (env: NodeJS.ProcessEnv): ChildProcess {
   return spawn(process.execPath, workerNodeArgs, { env, stdio: 'inherit', detached: true })
+}
+
+/** A worker of a reload: its output goes through this process, which reads it for the worker's error. */
+function startReloadedWorker (env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(process.execPath, workerNodeArgs, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  child.stdout?.pipe(process.stdout, { end: false })
+  child.stderr?.pipe(process.stderr, { end: false })
+  return child
 }
 
 /** versitygw's own default port, preferred for the store (FLOWPORT_STORE_PORT). */
@@ -73,10 +83,12 @@ export async function runDevStack (): Promise<void> {
   const supervisors: { engine?: Supervised, worker?: Supervised } = {}
   // Its port and keys now, before the engine: the worker and the API start with its settings.
   const store = hasOwnBucket(env) ? undefined : await planDevStore(env)
+  let stopWatching: (() => void) | undefined
   const shutdown = async (code: number) => {
     if (stopping) return
     stopping = true
     log('Stopping Flowport …')
+    stopWatching?.()
     await api?.close()
     await supervisors.worker?.stop(15_000)
     await supervisors.engine?.stop(10_000)
@@ -122,6 +134,10 @@ export async function runDevStack (): Promise<void> {
   }
   if (stopping) return
   supervisors.worker = supervise(startWorkerProcess(env), { name: 'worker', start: async () => startWorkerProcess(env), log })
+  // FLOWPORT_RELOAD=false: no watch (a worker restarted only when it exits).
+  if (env.FLOWPORT_RELOAD !== 'false') {
+    stopWatching = watchAndReload({ env, worker: () => supervisors.worker, start: (extra) => startReloadedWorker({ ...env, ...extra }), log })
+  }
 
   try {
     api = await startApi(env, { logStream: devLogStream(), storeStarting: () => store?.starting() ?? null })

@@ -25,7 +25,8 @@ const program = new Command('flowport')
   .configureOutput({ getOutHelpWidth: () => 160, getErrHelpWidth: () => 160 })
 
 program.command('dev')
-  .description(`embedded Temporal dev server (unless TEMPORAL_ADDRESS is set) + worker + API on HOST:PORT (127.0.0.1:${DEFAULT_PORT})`)
+  .description(`embedded Temporal dev server (unless TEMPORAL_ADDRESS is set) + worker + API on HOST:PORT (127.0.0.1:${DEFAULT_PORT}); ` +
+    'the worker reloads when its workflow code changes (FLOWPORT_RELOAD=false: not; docs/authoring.md)')
   .action(async () => {
     const { runDevStack } = await import('./dev-stack.js')
     await runDevStack()

@@ -10,6 +10,11 @@ export interface Supervised {
   /** The running child, if any (none while it is being restarted). */
   current: () => ChildProcess | undefined
   stop: (graceMs: number) => Promise<void>
+  /**
+   * Puts `next`, already started, in the place of the running child, then stops that one (SIGTERM,
+   * SIGKILL after the grace time) without restarting it: a reload (cli/worker-reload.ts).
+   */
+  replace: (next: ChildProcess, graceMs: number) => Promise<void>
 }
 
 export interface SuperviseOptions {
@@ -30,6 +35,8 @@ export function supervise (first: ChildProcess, { name, start, restarted, log }:
   let stopping = false
   let backoff = MIN_BACKOFF_MS
   let timer: NodeJS.Timeout | undefined
+  /** Children replaced by a newer one: their exit is expected. */
+  const retired = new WeakSet<ChildProcess>()
 
   const watch = (proc: ChildProcess): void => {
     const since = Date.now()
@@ -38,7 +45,7 @@ export function supervise (first: ChildProcess, { name, start, restarted, log }:
     process.once('exit', killOnExit)
     proc.once('exit', (code, signal) => {
       process.removeListener('exit', killOnExit)
-      if (stopping) return
+      if (stopping || retired.has(proc)) return
       child = undefined
       if (Date.now() - since > STABLE_MS) backoff = MIN_BACKOFF_MS
       log(`${name} exited (${signal ?? `code ${code}`}); restarting in ${formatMs(backoff)}`)
@@ -71,6 +78,18 @@ export function supervise (first: ChildProcess, { name, start, restarted, log }:
       stopping = true
       clearTimeout(timer)
       if (child) await stopProcess(child, graceMs)
+    },
+    replace: async (next, graceMs) => {
+      const old = child
+      // A restart that was waiting for its backoff is no longer needed.
+      clearTimeout(timer)
+      timer = undefined
+      child = next
+      watch(next)
+      if (old !== undefined) {
+        retired.add(old)
+        await stopProcess(old, graceMs)
+      }
     }
   }
 }

@@ -20,8 +20,10 @@ const evals: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Runs every case (or those `datasets` names) of the workflow\'s datasets as a child run of the eval run, or, with ' +
         '`cached`, takes each case\'s cached output; then runs the eval\'s evaluators as steps and compares the verdicts with the ' +
         'previous eval run of the workflow. Answers at once with the eval run\'s id: read the report with GET /evals/{evalId}. ' +
-        '404 WorkflowNotFoundError: the workflow is not in the catalog, or has no eval. An unknown dataset name, or `cached` with a ' +
-        'case that has no cached output, fails the eval run (its `error` says why).',
+        '404 WorkflowNotFoundError: the workflow is not in the catalog, or has no eval. 400 ValidationError, before any eval run ' +
+        'starts: an unknown dataset name (issue at `/datasets`), or `cached` with a case that has no cached output (`/cached`); the ' +
+        'catalog\'s worker checks the request against its dataset files first (when it does not answer within 15 s the eval run ' +
+        'starts, and fails with the same message).',
       body: ref(StartEvalBodySchema),
       response: {
         202: response(EvalStartedSchema, 'The eval run started', { location: { type: 'string', description: 'The eval run: `/evals/{evalId}`' } }),

@@ -34,6 +34,11 @@ async function finished (app: App, evalId: string): Promise<EvalRun> {
     (run) => run.status !== 'running', 240)
 }
 
+async function evalIds (app: App, workflowName: string): Promise<string[]> {
+  const res = await app.inject({ method: 'GET', url: `/evals?workflowName=${workflowName}&pageSize=100` })
+  return (res.json() as { evals: Array<{ evalId: string }> }).evals.map((e) => e.evalId)
+}
+
 const verdicts = (run: EvalRun) => Object.fromEntries((run.report?.cases ?? []).map((c) => [c.name, c.verdict]))
 
 t.test('interpretations and the case verdict (required fail → fail; required partial → partial; informational never counts)', async (t) => {
@@ -48,7 +53,7 @@ t.test('interpretations and the case verdict (required fail → fail; required p
   t.equal(caseVerdict([r('required', 'pass'), r('required', 'partial'), r('required', 'fail')]), 'fail')
   t.equal(caseVerdict([r('required', 'pass'), r('required', 'partial'), r('informational', 'fail')]), 'partial')
   t.equal(caseVerdict([r('required', 'pass'), r('informational', 'fail')]), 'pass')
-  t.same(compare([{ name: 'a', verdict: 'pass' }, { name: 'b', verdict: 'fail' }, { name: 'c', verdict: 'partial' }, { name: 'd', verdict: 'pass' }],
+  t.match(compare([{ name: 'a', verdict: 'pass' }, { name: 'b', verdict: 'fail' }, { name: 'c', verdict: 'partial' }, { name: 'd', verdict: 'pass' }],
     { workflowId: 'w', runId: 'r', cases: [{ name: 'a', verdict: 'partial' }, { name: 'b', verdict: 'pass' }, { name: 'c', verdict: 'partial' }] }),
   { workflowId: 'w', runId: 'r', better: ['a'], worse: ['b'], unchanged: ['c'], new: ['d'] })
 })
@@ -88,12 +93,52 @@ t.test('a case whose run fails, and an evaluator that breaks, fail their cases; 
   t.match(ok.results.find((r) => r.evaluator === 'mistyped'), { verdict: 'fail', value: 'yes', reasoning: /expected a boolean value to interpret, got "yes"/ })
 })
 
-t.test('an unknown dataset fails the eval run, saying which', async (t) => {
+t.test('an unknown dataset, or cached outputs a case lacks, is refused with a 400 before any eval run starts', async (t) => {
   const app = await build(t)
-  const run = await finished(app, await startEval(app, { workflowName: 'triage', datasets: ['no_such_case'] }))
-  t.equal(run.status, 'failed')
-  t.equal(run.report, null)
-  t.match(run.error, /no dataset no_such_case \(it has: crash_report, feature_request, refund_request\)/)
+  const before = await evalIds(app, 'judged')
+  const unknown = await app.inject({ method: 'POST', url: '/evals', payload: { workflowName: 'triage', datasets: ['no_such_case', 'crash_report'] } })
+  t.equal(unknown.statusCode, 400)
+  t.match(unknown.json(), {
+    error: 'ValidationError',
+    issues: [{ path: '/datasets', in: 'body', message: /no dataset no_such_case \(it has: crash_report, feature_request, refund_request\)/ }]
+  })
+  // The `judged` fixture's datasets have no cached outputs.
+  const uncached = await app.inject({ method: 'POST', url: '/evals', payload: { workflowName: 'judged', cached: true } })
+  t.equal(uncached.statusCode, 400)
+  t.match(uncached.json(), { error: 'ValidationError', issues: [{ path: '/cached', in: 'body', message: /No cached output in dataset evaluator_breaks, ok, run_fails/ }] })
+  // A started eval run shows in the listing within a moment; wait for one that was started after the refusals.
+  const marker = await startEval(app, { workflowName: 'judged', datasets: ['ok'] })
+  const after = await eventually(async () => await evalIds(app, 'judged'), (ids) => ids.includes(marker), 60)
+  t.same(after.filter((id) => !before.includes(id)), [marker], 'the refused requests started no eval run')
+})
+
+t.test('flowport eval exits 2 on an unknown dataset or --cached without cached outputs, and starts nothing', async (t) => {
+  const { url } = await listening(t)
+  const env = { FLOWPORT_URL: url }
+  const unknown = await flowport(['eval', 'triage', '--dataset', 'no_such_case', ...catalogArgs()], { env })
+  t.equal(unknown.code, 2)
+  t.match(unknown.stderr, /ValidationError: .*no dataset no_such_case/)
+  t.notMatch(unknown.stderr, /eval run eval:/, 'no eval run started')
+  const uncached = await flowport(['eval', 'judged', '--cached', ...catalogArgs()], { env })
+  t.equal(uncached.code, 2)
+  t.match(uncached.stderr, /No cached output in dataset/)
+})
+
+t.test('each case is compared with its own latest earlier result, whatever cases or mode the eval run before had', async (t) => {
+  const app = await build(t)
+  const full = await finished(app, await startEval(app, { workflowName: 'triage' }))
+  const one = await finished(app, await startEval(app, { workflowName: 'triage', datasets: ['refund_request'], cached: true }))
+  t.same(verdicts(one), { refund_request: 'pass' })
+  const again = await finished(app, await startEval(app, { workflowName: 'triage' }))
+  const previous = again.report!.previous!
+  t.match(previous, { workflowId: one.evalId, worse: ['refund_request'], unchanged: ['crash_report', 'feature_request'], better: [], new: [] },
+    'crash_report and feature_request are not "new": the cached run of one case came in between')
+  const from = Object.fromEntries(previous.earlier.map((e) => [e.name, [e.workflowId, e.runId, e.verdict]]))
+  t.same(from, {
+    crash_report: [full.evalId, full.runId, 'pass'],
+    feature_request: [full.evalId, full.runId, 'fail'],
+    refund_request: [one.evalId, one.runId, 'pass']
+  })
 })
 
 t.test('API: a fresh eval run; each case is a linked run; verdicts, totals, and the comparison with the previous eval run', async (t) => {
@@ -111,7 +156,7 @@ t.test('API: a fresh eval run; each case is a linked run; verdicts, totals, and 
   t.match(refund.results.find((r) => r.evaluator === 'replyBrevity'), { verdict: 'partial', reasoning: '98 characters' })
   const crash = report.cases.find((c) => c.name === 'crash_report')!
   t.match(crash.results.find((r) => r.evaluator === 'urgencyLevel'), { value: 'high', verdict: 'partial', criticality: 'informational' }, 'an informational partial leaves the case passing')
-  t.equal(crash.file, resolve(DATASETS, 'crash_report.yml'))
+  t.equal(crash.file, 'src/triage/datasets/crash_report.yml', 'relative to its package, not a path of the worker\'s machine')
 
   // The case's run is a real run of the workflow, a child of the eval run.
   const status = (await app.inject({ method: 'GET', url: `/workflow/${encodeURIComponent(crash.run!.workflowId)}/runs/${crash.run!.runId}/status` })).json()

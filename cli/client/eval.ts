@@ -4,7 +4,8 @@
  * evaluator failed, or the case's run did), so CI can gate on it. `--save` writes the fresh
  * outputs back into the dataset files as their cached outputs.
  */
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync, realpathSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import type { EvalReport, EvalRun } from '@flowport/client'
 import { action, clientCommand, clientOf, type CommonOptions } from './command.js'
@@ -42,23 +43,49 @@ function printReport (report: EvalReport): void {
   const { totals } = report
   console.log(`${totals.cases} cases: ${totals.pass} pass, ${totals.partial} partial, ${totals.fail} fail; verdict ${verdict(report.verdict)}`)
   const p = report.previous
-  if (p === null) console.log('no previous eval run of this workflow to compare with')
+  if (p === null) console.log('no earlier eval run of these cases to compare with')
   else {
     const list = (names: string[]) => names.length === 0 ? 'none' : names.join(', ')
-    console.log(`compared with ${p.workflowId}: better ${list(p.better)}; worse ${list(p.worse)}; unchanged ${p.unchanged.length}${p.new.length > 0 ? `; new ${list(p.new)}` : ''}`)
+    const runs = new Set(p.earlier.map((e) => e.workflowId)).size
+    console.log(`compared with ${runs > 1 ? `each case's latest earlier result (${runs} eval runs, latest ` : ''}${p.workflowId}${runs > 1 ? ')' : ''}: better ${list(p.better)}; worse ${list(p.worse)}; unchanged ${p.unchanged.length}${p.new.length > 0 ? `; new ${list(p.new)}` : ''}`)
   }
 }
 
-/** Writes each fresh output into its dataset file; a file this machine does not have is named, not guessed. */
-async function save (report: EvalReport): Promise<void> {
-  const missing = report.cases.filter((c) => !existsSync(c.file)).map((c) => c.file)
-  if (missing.length > 0) throw new CliError(`--save: the dataset files are not on this machine (the worker read them): ${missing.join(', ')}`, EXIT.usage)
+/**
+ * Where package `name` is on this machine, seen from the current directory: the directory itself
+ * or one above it when it is that package, else the package in a node_modules on the way up.
+ */
+function findPackage (name: string, from = process.cwd()): string | undefined {
+  for (let dir = resolve(from); ; dir = dirname(dir)) {
+    for (const candidate of [dir, join(dir, 'node_modules', name)]) {
+      try {
+        if ((JSON.parse(readFileSync(join(candidate, 'package.json'), 'utf8')) as { name?: unknown }).name === name) return realpathSync(candidate)
+      } catch {}
+    }
+    if (dirname(dir) === dir) return undefined
+  }
+}
+
+/**
+ * Writes each fresh output into its dataset file. The report names the files relative to the
+ * workflow's package (the catalog says which one): it is found from the current directory, and a
+ * package or file this machine does not have is named, not guessed.
+ */
+async function save (options: EvalOptions, report: EvalReport): Promise<void> {
+  const catalog = await clientOf(options).catalog(options.catalog)
+  const entry = catalog.workflows.find((w) => w.name === report.workflow)
+  const pkg = entry?.source.package
+  const root = pkg === undefined ? undefined : findPackage(pkg)
+  if (root === undefined) throw new CliError(`--save: package ${pkg ?? `of workflow ${report.workflow}`} is not found from ${process.cwd()}: run the command in the package, or in a project that has it in node_modules`, EXIT.usage)
+  const pathOf = (file: string) => join(root, file)
+  const missing = report.cases.filter((c) => !existsSync(pathOf(c.file))).map((c) => c.file)
+  if (missing.length > 0) throw new CliError(`--save: the dataset files are not in ${root} (the worker read them): ${missing.join(', ')}`, EXIT.usage)
   // Imported here: every other command would pay for the YAML parser.
   const { saveLastOutput } = await import('@flowport/worker/datasets')
   let saved = 0
   for (const c of report.cases) {
     if (c.run === null || c.error !== null) continue
-    saveLastOutput(c.file, c.output, c.outputDate)
+    saveLastOutput(pathOf(c.file), c.output, c.outputDate)
     saved++
   }
   info(`saved ${saved} output(s) as the cached ones of their datasets`)
@@ -111,7 +138,7 @@ export function registerEval (program: Command): void {
       }
       if (options.json === true) printJson(run)
       else printReport(run.report)
-      if (options.save === true) await save(run.report)
+      if (options.save === true) await save(options, run.report)
       return run.report.totals.fail > 0 ? EXIT.workflowFailed : EXIT.ok
     }))
 }

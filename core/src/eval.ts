@@ -16,6 +16,17 @@ export const EVAL_WORKFLOW_TYPE = '__flowport_eval'
 /** Its activities: read the eval's cases from the dataset files, and find the previous eval run. */
 export const EVAL_CASES_ACTIVITY = `${EVAL_WORKFLOW_TYPE}#cases`
 export const EVAL_PREVIOUS_ACTIVITY = `${EVAL_WORKFLOW_TYPE}#previous`
+/**
+ * A short run of Flowport's own (id `__flowport_eval_check:<uuid>`) that the API waits for before
+ * it starts an eval run: its one activity checks the request against the dataset files of the
+ * worker (the only place they are), so that an unknown dataset or `cached` without a cached output
+ * is refused with a 400 instead of recording a failed eval run.
+ */
+export const EVAL_CHECK_WORKFLOW_TYPE = '__flowport_eval_check'
+export const EVAL_CHECK_ACTIVITY = `${EVAL_WORKFLOW_TYPE}#check`
+export const evalCheckWorkflowId = (uuid: string) => `${EVAL_CHECK_WORKFLOW_TYPE}:${uuid}`
+/** What the check answers: null when the eval run may start, else what is wrong with which field of the request. */
+export type EvalCheck = { error: 'DatasetNotFoundError' | 'DatasetError', field: 'datasets' | 'cached', message: string } | null
 /** Memo field of an eval run: `{workflow, verdict, totals}` once it has finished, for listings. */
 export const EVAL_SUMMARY_MEMO_KEY = 'flowportEval'
 
@@ -109,7 +120,7 @@ export const EVAL_MAX_CASE_TIMEOUT_MS = 7 * 24 * 3600_000
 /** One dataset file: a case. */
 export interface EvalCase {
   name: string
-  /** The dataset file as the worker read it (absolute), so `flowport eval --save` can write it back. */
+  /** The dataset file relative to its package's root (never a path of the worker's machine); `flowport eval --save` finds the package. */
   file: string
   input: unknown
   groundTruth?: unknown
@@ -138,7 +149,7 @@ export const EvalCaseRunSchema = Type.Object({ workflowId: Type.String(), runId:
 
 export const EvalCaseReportSchema = Type.Object({
   name: Type.String(),
-  file: Type.String({ description: 'The dataset file, as the worker read it' }),
+  file: Type.String({ description: 'The dataset file, relative to the root of the workflow\'s package (e.g. `src/triage/datasets/refund_request.yml`)' }),
   verdict: refTo(VerdictSchema),
   run: Nullable(refTo(EvalCaseRunSchema)),
   output: Type.Unknown({ description: 'The output evaluated (the run\'s, or the cached one); null when the run failed' }),
@@ -156,14 +167,25 @@ export const EvalTotalsSchema = Type.Object({
 }, { $id: 'EvalTotals', additionalProperties: false })
 export type EvalTotals = Static<typeof EvalTotalsSchema>
 
+export const EvalEarlierResultSchema = Type.Object({
+  name: Type.String(),
+  verdict: refTo(VerdictSchema),
+  workflowId: Type.String({ description: 'The eval run the verdict comes from' }),
+  runId: Type.String()
+}, { $id: 'EvalEarlierResult', additionalProperties: false, description: 'A case\'s latest result in an earlier eval run' })
+export type EvalEarlierResult = Static<typeof EvalEarlierResultSchema>
+
 export const EvalComparisonSchema = Type.Object({
-  workflowId: Type.String({ description: 'The previous eval run of the workflow' }),
+  workflowId: Type.String({ description: 'The most recent earlier eval run of the workflow that had any of these cases' }),
   runId: Type.String(),
   better: Type.Array(Type.String(), { description: 'Cases whose verdict rose' }),
   worse: Type.Array(Type.String(), { description: 'Cases whose verdict fell' }),
   unchanged: Type.Array(Type.String()),
-  new: Type.Array(Type.String(), { description: 'Cases the previous run did not have' })
-}, { $id: 'EvalComparison', additionalProperties: false })
+  new: Type.Array(Type.String(), { description: 'Cases no earlier eval run had' }),
+  earlier: Type.Array(refTo(EvalEarlierResultSchema), {
+    description: 'What each case was compared with: its own latest earlier result, whatever cases or mode (cached or not) that eval run had'
+  })
+}, { $id: 'EvalComparison', additionalProperties: false, description: 'Each case compared with its own latest earlier result' })
 export type EvalComparison = Static<typeof EvalComparisonSchema>
 
 export const EvalReportSchema = Type.Object({
@@ -176,8 +198,15 @@ export const EvalReportSchema = Type.Object({
 }, { $id: 'EvalReport', additionalProperties: false, description: 'An eval run\'s result: per case and evaluator the value, verdict and reasoning; totals; the comparison with the previous eval run' })
 export type EvalReport = Static<typeof EvalReportSchema>
 
-/** What the previous-run activity answers: that run's case verdicts, or null when there was none. */
-export type PreviousEval = { workflowId: string, runId: string, cases: Array<Pick<EvalCaseReport, 'name' | 'verdict'>> } | null
+/**
+ * What the previous-run activity answers: each case's latest earlier verdict (with the eval run it
+ * comes from; without one, from the top-level run), or null when no earlier eval run had any.
+ */
+export type PreviousEval = {
+  workflowId: string
+  runId: string
+  cases: Array<Pick<EvalCaseReport, 'name' | 'verdict'> & { workflowId?: string, runId?: string }>
+} | null
 
 /** The memo an eval run carries once finished (EVAL_SUMMARY_MEMO_KEY). */
 export interface EvalSummary { workflow: string, verdict: Verdict, totals: EvalTotals, cached: boolean }
@@ -216,13 +245,14 @@ export function totalsOf (verdicts: readonly Verdict[]): { verdict: Verdict, tot
 
 const RANK: Record<Verdict, number> = { fail: 0, partial: 1, pass: 2 }
 
-/** Which cases got better or worse than in the previous run (matched by name). */
+/** Which cases got better or worse than their own latest earlier result (matched by name). */
 export function compare (cases: ReadonlyArray<Pick<EvalCaseReport, 'name' | 'verdict'>>, previous: NonNullable<PreviousEval>): EvalComparison {
-  const before = new Map(previous.cases.map((c) => [c.name, c.verdict]))
-  const comparison: EvalComparison = { workflowId: previous.workflowId, runId: previous.runId, better: [], worse: [], unchanged: [], new: [] }
+  const before = new Map(previous.cases.map((c) => [c.name, c]))
+  const comparison: EvalComparison = { workflowId: previous.workflowId, runId: previous.runId, better: [], worse: [], unchanged: [], new: [], earlier: [] }
   for (const { name, verdict } of cases) {
     const was = before.get(name)
-    const list = was === undefined ? comparison.new : RANK[verdict] > RANK[was] ? comparison.better : RANK[verdict] < RANK[was] ? comparison.worse : comparison.unchanged
+    if (was !== undefined) comparison.earlier.push({ name, verdict: was.verdict, workflowId: was.workflowId ?? previous.workflowId, runId: was.runId ?? previous.runId })
+    const list = was === undefined ? comparison.new : RANK[verdict] > RANK[was.verdict] ? comparison.better : RANK[verdict] < RANK[was.verdict] ? comparison.worse : comparison.unchanged
     list.push(name)
   }
   return comparison
@@ -231,5 +261,5 @@ export function compare (cases: ReadonlyArray<Pick<EvalCaseReport, 'name' | 'ver
 /** Every named schema of evals, in dependency order (the API registers them). */
 export const evalSchemas = [
   VerdictSchema, ...InterpretationMembers, InterpretationSchema, CriticalitySchema, EvalEvaluatorSchema, CatalogEvalSchema, EvalResultSchema,
-  EvalCaseRunSchema, EvalCaseReportSchema, EvalTotalsSchema, EvalComparisonSchema, EvalReportSchema
+  EvalCaseRunSchema, EvalCaseReportSchema, EvalTotalsSchema, EvalEarlierResultSchema, EvalComparisonSchema, EvalReportSchema
 ]

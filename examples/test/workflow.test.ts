@@ -11,6 +11,8 @@ import { flaky } from '../src/flaky/workflow.js'
 import { hello } from '../src/hello/workflow.js'
 import { sleepy } from '../src/sleepy/workflow.js'
 import { triage } from '../src/triage/workflow.js'
+import * as helloSteps from '../src/hello/steps.js'
+import * as triageSteps from '../src/triage/steps.js'
 import { quietLogger, REPOSITORY_ROOT } from './paths.js'
 
 // The test workers' start and stop lines, and the test server's notices, are noise here.
@@ -51,7 +53,11 @@ t.test('a mocked step that fails twice is retried by the engine and succeeds on 
 })
 
 t.test('triage with its classifier mocked: the reply follows the category the step gave', async (t) => {
-  const result = await tester.run(triage, { text: 'Where is my invoice?' }, { steps: { classify: () => ({ category: 'bug', urgency: 'high' }) } })
+  // Typed by the steps module: `input` is classify's input, the result must be its output.
+  const result = await tester.run(triage, { text: 'Where is my invoice?' }, {
+    definitions: triageSteps,
+    steps: { classify: (input) => ({ category: input.text.includes('invoice') ? 'bug' : 'billing', urgency: 'high' }) }
+  })
   t.equal(result.status, 'completed')
   t.same(result.output, { category: 'bug', urgency: 'high', reply: 'Sorry about that! Engineering has the report.' })
   t.same(result.calls.map((c) => [c.step, c.mocked, c.input]), [['classify', true, { text: 'Where is my invoice?' }], ['draftReply', false, { category: 'bug' }]])
@@ -111,4 +117,12 @@ t.test('runWorkflowTest: one test, its own environment', async (t) => {
 
 t.test('a replacement for a step that does not exist is refused', async (t) => {
   await t.rejects(tester.run(hello, { name: 'Ada' }, { steps: { great: () => ({}) } }), { message: /No step or evaluator "great" to replace/ })
+})
+
+t.test('with definitions, a replacement must name a step of them, checked before the run (plain JavaScript too)', async (t) => {
+  // A step of another workflow is loaded, so only `definitions` tells that it is not one of these.
+  const steps = { draftReply: () => ({ reply: 'x' }) } as never
+  await t.rejects(tester.run(hello, { name: 'Ada' }, { definitions: helloSteps, steps }),
+    { message: 'No step or evaluator "draftReply" in the definitions given to replace; they have: greet' })
+  await t.rejects(tester.run(hello, { name: 'Ada' }, { steps: { greet: 'hi' } as never }), { message: 'The replacement of step "greet" is not a function' })
 })

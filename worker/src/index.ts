@@ -14,7 +14,7 @@ export { buildWorkflowBundle, type BuildBundleOptions } from './runtime/build-bu
 export { EngineOptionsSchema, resolveEngineOptions, type EngineOptions } from './runtime/engine.js'
 export { DefinitionError } from './runtime/definition-error.js'
 export { consoleLogger, type Logger } from './common/logger.js'
-export type { ErrorEvent, ErrorHook, ErrorInfo, RuntimeErrorEvent, StepErrorEvent, WorkflowErrorEvent } from './common/error-hook.js'
+export type { ErrorEvent, ErrorHook, ErrorHookContext, ErrorInfo, RuntimeErrorEvent, StepErrorEvent, WorkflowErrorEvent } from './common/error-hook.js'
 export type { WorkflowDefinition } from './workflow/types.js'
 export type { Catalog, CatalogWorkflow } from '@flowport/core/contract'
 export { replayRuns, type RecordedRun, type ReplayOutcome } from './runtime/replay.js'

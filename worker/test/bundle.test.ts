@@ -36,3 +36,14 @@ t.test('a workflow that imports a Node built-in is refused, naming the file', as
   t.ok(err instanceof DefinitionError)
   t.match((err as Error).message, `${fixture('node-builtin/workflow.ts')} imports the Node built-in 'fs'`)
 })
+
+t.test('the generated entry bundles whatever "type" a package.json above the temp dir declares', async (t) => {
+  const before = process.env.TMPDIR
+  t.teardown(() => { if (before === undefined) delete process.env.TMPDIR; else process.env.TMPDIR = before })
+  for (const type of ['module', 'commonjs']) {
+    // The entry's temp dir is made under TMPDIR: here, inside a package of that type.
+    process.env.TMPDIR = t.testdir({ 'package.json': JSON.stringify({ name: `above-${type}`, type }) })
+    const { bundle } = await buildWorkflowBundle({ workflowsDir: fixture('bundle-check'), packagesFrom: t.testdir({}), logger: recordingLogger() })
+    t.ok(bundle.code.includes('WORKFLOW_MARKER_b81c'), `bundled under "type": "${type}"`)
+  }
+})

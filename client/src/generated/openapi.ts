@@ -923,7 +923,7 @@ export interface paths {
         put?: never;
         /**
          * Start an eval run of a workflow over its datasets
-         * @description Runs every case (or those `datasets` names) of the workflow's datasets as a child run of the eval run, or, with `cached`, takes each case's cached output; then runs the eval's evaluators as steps and compares the verdicts with the previous eval run of the workflow. Answers at once with the eval run's id: read the report with GET /evals/{evalId}. 404 WorkflowNotFoundError: the workflow is not in the catalog, or has no eval. An unknown dataset name, or `cached` with a case that has no cached output, fails the eval run (its `error` says why).
+         * @description Runs every case (or those `datasets` names) of the workflow's datasets as a child run of the eval run, or, with `cached`, takes each case's cached output; then runs the eval's evaluators as steps and compares the verdicts with the previous eval run of the workflow. Answers at once with the eval run's id: read the report with GET /evals/{evalId}. 404 WorkflowNotFoundError: the workflow is not in the catalog, or has no eval. 400 ValidationError, before any eval run starts: an unknown dataset name (issue at `/datasets`), or `cached` with a case that has no cached output (`/cached`); the catalog's worker checks the request against its dataset files first (when it does not answer within 15 s the eval run starts, and fails with the same message).
          */
         post: operations["startEval"];
         delete?: never;
@@ -1208,7 +1208,7 @@ export interface components {
         };
         EvalCaseReport: {
             name: string;
-            /** @description The dataset file, as the worker read it */
+            /** @description The dataset file, relative to the root of the workflow's package (e.g. `src/triage/datasets/refund_request.yml`) */
             file: string;
             verdict: components["schemas"]["EvalVerdict"];
             run: components["schemas"]["EvalCaseRun"] | null;
@@ -1228,8 +1228,17 @@ export interface components {
             partial: number;
             fail: number;
         };
+        /** @description A case's latest result in an earlier eval run */
+        EvalEarlierResult: {
+            name: string;
+            verdict: components["schemas"]["EvalVerdict"];
+            /** @description The eval run the verdict comes from */
+            workflowId: string;
+            runId: string;
+        };
+        /** @description Each case compared with its own latest earlier result */
         EvalComparison: {
-            /** @description The previous eval run of the workflow */
+            /** @description The most recent earlier eval run of the workflow that had any of these cases */
             workflowId: string;
             runId: string;
             /** @description Cases whose verdict rose */
@@ -1237,8 +1246,10 @@ export interface components {
             /** @description Cases whose verdict fell */
             worse: string[];
             unchanged: string[];
-            /** @description Cases the previous run did not have */
+            /** @description Cases no earlier eval run had */
             new: string[];
+            /** @description What each case was compared with: its own latest earlier result, whatever cases or mode (cached or not) that eval run had */
+            earlier: components["schemas"]["EvalEarlierResult"][];
         };
         /** @description An eval run's result: per case and evaluator the value, verdict and reasoning; totals; the comparison with the previous eval run */
         EvalReport: {

@@ -8,11 +8,12 @@
 import { randomUUID } from 'node:crypto'
 import { WorkflowFailedError, type WorkflowExecutionInfo } from '@temporalio/client'
 import {
-  EVAL_DEFAULT_CASE_TIMEOUT_MS, EVAL_DEFAULT_CONCURRENCY, EVAL_SUMMARY_MEMO_KEY, EVAL_WORKFLOW_TYPE, evalWorkflowIdPrefix, type EvalReport, type EvalRunInput, type EvalSummary
+  EVAL_CHECK_WORKFLOW_TYPE, EVAL_DEFAULT_CASE_TIMEOUT_MS, EVAL_DEFAULT_CONCURRENCY, EVAL_SUMMARY_MEMO_KEY, EVAL_WORKFLOW_TYPE, evalCheckWorkflowId,
+  evalWorkflowIdPrefix, type EvalCheck, type EvalReport, type EvalRunInput, type EvalSummary
 } from '@flowport/core/eval'
 import type { Config } from '../../../schemas/config.js'
 import type { EvalRun, EvalRunSummary, EvalRuns, EvalsQuery, StartEvalBody } from '../../../schemas/evals.js'
-import { notFound } from '../../../lib/api-error.js'
+import { notFound, validationError } from '../../../lib/api-error.js'
 import type { Catalogs } from '../catalogs/catalogs.js'
 import type { Engine } from '../engine/engine.js'
 import { quote } from '../../../lib/visibility-query.js'
@@ -51,6 +52,13 @@ function summaryOf (info: Info, workflowName: string): EvalRunSummary {
 }
 
 /** The deepest message of a failure chain: what went wrong, not "Workflow execution failed". */
+/**
+ * How long the API waits for the worker's check of a request (EVAL_CHECK_WORKFLOW_TYPE) before it
+ * starts the eval run unchecked: a worker that is busy or away must not hold the start back, and
+ * the eval run itself still fails on a mistake the check would have refused.
+ */
+const CHECK_TIMEOUT_S = 15
+
 function messageOf (err: unknown): string {
   let e = err as { message?: unknown, cause?: unknown }
   while (e.cause !== undefined && e.cause !== null) e = e.cause as typeof e
@@ -58,6 +66,20 @@ function messageOf (err: unknown): string {
 }
 
 export function createEvals ({ engine, catalogs, config }: EvalsDeps) {
+  /** The worker's answer to "can this eval run start?" (a mistake of the request, or null); null too when it does not answer in time. */
+  const check = async (catalog: string, input: EvalRunInput, { identity, signal }: EvalCallOptions): Promise<EvalCheck> => {
+    const workflowId = evalCheckWorkflowId(randomUUID())
+    try {
+      return await engine.call(async () => await engine.as(identity).workflow.execute(EVAL_CHECK_WORKFLOW_TYPE, {
+        taskQueue: catalog, workflowId, args: [input], workflowExecutionTimeout: `${CHECK_TIMEOUT_S}s`
+      }) as EvalCheck, { signal, workflowId, timeoutMs: (CHECK_TIMEOUT_S + 5) * 1000 })
+    } catch (err) {
+      // Timed out (no worker polls, or one too busy to answer) or failed: the eval run checks again.
+      if (err instanceof WorkflowFailedError) return null
+      throw err
+    }
+  }
+
   return {
     /** Starts an eval run of a workflow that has an eval; 404 for an unknown workflow or one without an eval. */
     async start (body: StartEvalBody, { identity, signal }: EvalCallOptions = {}): Promise<{ evalId: string, runId: string }> {
@@ -74,6 +96,10 @@ export function createEvals ({ engine, catalogs, config }: EvalsDeps) {
         ...(body.datasets === undefined ? {} : { datasets: body.datasets }),
         concurrency: body.concurrency ?? EVAL_DEFAULT_CONCURRENCY,
         caseTimeoutMs: body.caseTimeoutMs ?? EVAL_DEFAULT_CASE_TIMEOUT_MS
+      }
+      const problem = await check(catalog, input, { identity, signal })
+      if (problem !== null) {
+        throw validationError([{ path: `/${problem.field}`, in: 'body', message: problem.message }])
       }
       const handle = await engine.call(() => engine.as(identity).workflow.start(EVAL_WORKFLOW_TYPE, {
         taskQueue: catalog, workflowId: evalId, args: [input]

@@ -7,7 +7,7 @@ import { status as GrpcStatus } from '@grpc/grpc-js'
 import { isGrpcServiceError } from '@temporalio/client'
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers.js'
 import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '@flowport/core/contract'
-import { EVAL_WORKFLOW_TYPE } from '@flowport/core/eval'
+import { EVAL_CHECK_WORKFLOW_TYPE, EVAL_WORKFLOW_TYPE } from '@flowport/core/eval'
 import type { RunsQuery, WorkflowStatus } from '../../../schemas/workflow.js'
 import { validationError } from '../../../lib/api-error.js'
 import { STATUS_LOOKUPS, statusWithWorkers } from './execution.js'
@@ -19,11 +19,11 @@ import type { Status } from '../../../schemas/status.js'
 import type { RunsContext } from './deps.js'
 
 /**
- * Internal runs (the published catalogs, webhook deliveries) are never listed nor acted on by a
+ * Internal runs (the published catalogs, webhook deliveries, eval checks) are never listed nor acted on by a
  * batch; eval runs have a listing of their own (GET /evals), and the runs of their cases are
  * listed here as any run. The clauses that leave them out, for every query made of filters or raw.
  */
-export const INTERNAL_RUNS_EXCLUDED = [CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE, EVAL_WORKFLOW_TYPE].map((type) => `WorkflowType != ${quote(type)}`)
+export const INTERNAL_RUNS_EXCLUDED = [CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE, EVAL_WORKFLOW_TYPE, EVAL_CHECK_WORKFLOW_TYPE].map((type) => `WorkflowType != ${quote(type)}`)
 
 export function visibilityQuery (q: Omit<RunsQuery, 'pageSize' | 'pageToken'>): string {
   const clauses = [...INTERNAL_RUNS_EXCLUDED]

@@ -5,6 +5,14 @@
  */
 import type { FailureCause } from '@flowport/core/failure'
 
+/** What every event carries, whatever its source. */
+export interface ErrorEventBase {
+  /** Unique per event: a hook that forwards events can drop the ones it has seen. */
+  eventId: string
+  /** When the error happened (ISO 8601). */
+  time: string
+}
+
 export interface ErrorInfo {
   name: string
   message: string
@@ -14,7 +22,7 @@ export interface ErrorInfo {
 }
 
 /** A step or evaluator attempt that failed (it may be retried: see `attempt` and the step's retry policy). */
-export interface StepErrorEvent {
+export interface StepErrorEvent extends ErrorEventBase {
   source: 'step'
   workflowName: string
   workflowId: string
@@ -28,7 +36,7 @@ export interface StepErrorEvent {
 }
 
 /** A run that failed (not one that was canceled, terminated or continued as new). */
-export interface WorkflowErrorEvent {
+export interface WorkflowErrorEvent extends ErrorEventBase {
   source: 'workflow'
   workflowName: string
   workflowId: string
@@ -37,7 +45,7 @@ export interface WorkflowErrorEvent {
 }
 
 /** The worker's own trouble: a trace not written, the worker stopping on an engine error. */
-export interface RuntimeErrorEvent {
+export interface RuntimeErrorEvent extends ErrorEventBase {
   source: 'runtime'
   /** What failed, as the worker's log line says it. */
   message: string
@@ -49,9 +57,17 @@ export interface RuntimeErrorEvent {
 
 export type ErrorEvent = StepErrorEvent | WorkflowErrorEvent | RuntimeErrorEvent
 
+/** What a hook gets beside the event. */
+export interface ErrorHookContext {
+  /** Aborted when the worker stops waiting for the hook (its timeout): stop sending, let go. */
+  signal: AbortSignal
+}
+
 /**
- * A package's hook: the module named by the flag exports it as `onError`. It runs in the worker,
- * off the run's path: what it throws is logged, and it is given up on (logged) after the worker's
- * hook timeout.
+ * A package's hook: the module named by the flag exports it as `onError`. It receives the step and
+ * workflow errors of its own package's workflows (not another package's, nor those of Flowport's
+ * own runs: evals, webhook deliveries, catalogs) and the worker's runtime errors. It runs in the
+ * worker, off the run's path: what it throws is logged with the run's ids, and it is given up on
+ * (logged, `signal` aborted) after the worker's hook timeout.
  */
-export type ErrorHook = (event: ErrorEvent) => void | Promise<void>
+export type ErrorHook = (event: ErrorEvent, context: ErrorHookContext) => void | Promise<void>

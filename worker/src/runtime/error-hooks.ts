@@ -1,16 +1,20 @@
 /**
  * Calls the packages' `onError` hooks (discovery/error-hooks.ts) for failed step attempts, failed
- * runs and the worker's own errors. A hook never touches a run: it is called off the run's path (a
+ * runs and the worker's own errors. A package's hook gets the step and workflow errors of its own
+ * workflows only: another package's errors are not its to see (they may carry that package's
+ * data), and Flowport's own runs (evals, webhook deliveries, catalogs: workflow types starting with
+ * `__flowport`) are no package's. Runtime errors are the worker's, so every hook gets them. A hook
+ * never touches a run: it is called off the run's path (a
  * step's failure goes to the engine at once, a run's failure leaves the workflow sandbox through a
  * sink, which Temporal calls after the workflow task), what it throws is logged, and one that does
  * not settle within the timeout is logged and no longer waited for.
  */
+import { randomUUID } from 'node:crypto'
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker'
 import { CancelledFailure } from '@temporalio/common'
 import { failureDetails } from '@flowport/core/failure'
 import { parseActivityType } from '@flowport/core/steps'
-import { WEBHOOK_WORKFLOW_TYPE } from '@flowport/core/contract'
-import type { ErrorEvent, ErrorInfo } from '../common/error-hook.js'
+import type { ErrorEvent, ErrorEventBase, ErrorInfo } from '../common/error-hook.js'
 import type { Logger } from '../common/logger.js'
 import type { LoadedErrorHook } from './discovery/error-hooks.js'
 
@@ -25,25 +29,47 @@ export function errorInfo (err: unknown): ErrorInfo {
   return { name: details.name ?? error.name, message: details.message ?? '', cause: details.cause, stack: error.stack ?? null }
 }
 
+/** Flowport's own workflows (catalog, webhook, eval and its check): their errors are no package's. */
+const isInternal = (workflowType: string): boolean => workflowType.startsWith('__flowport')
+
+/** An event as its source reports it; `emit` adds the id and the time. */
+type Reported<E = ErrorEvent> = E extends ErrorEvent ? Omit<E, keyof ErrorEventBase> : never
+
+/** For log lines: the run an event concerns. */
+const runOf = (event: ErrorEvent): string => event.workflowId === null ? '' : ` (run ${event.workflowId}${event.runId === null ? '' : `/${event.runId}`})`
+
 export class ErrorHooks {
   private readonly running = new Set<Promise<void>>()
 
-  constructor (private readonly hooks: LoadedErrorHook[], private readonly logger: Logger, private readonly timeoutMs = DEFAULT_ERROR_HOOK_TIMEOUT_MS) {}
+  /** `packageOf`: the package that defines a workflow (by canonical name); its hook alone gets that workflow's errors. */
+  constructor (
+    private readonly hooks: LoadedErrorHook[],
+    private readonly logger: Logger,
+    private readonly timeoutMs = DEFAULT_ERROR_HOOK_TIMEOUT_MS,
+    private readonly packageOf: (workflowName: string) => string | undefined = () => undefined
+  ) {}
 
   get size (): number {
     return this.hooks.length
   }
 
-  /** Calls every hook with `event`; returns at once. */
-  emit (event: ErrorEvent): void {
-    for (const { package: owner, hook } of this.hooks) {
+  /** Calls the hooks the event is for (its workflow's package's; every hook for a runtime error); returns at once. */
+  emit (reported: Reported): void {
+    const event = { ...reported, eventId: randomUUID(), time: new Date().toISOString() } as ErrorEvent
+    const owner = event.source === 'runtime' ? undefined : this.packageOf(event.workflowName)
+    const ids = { eventId: event.eventId, workflowId: event.workflowId, runId: event.runId }
+    for (const { package: name, hook } of this.hooks) {
+      if (event.source !== 'runtime' && name !== owner) continue
       let timer: NodeJS.Timeout | undefined
+      const abort = new AbortController()
       const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => { resolve('late') }, this.timeoutMs) })
-      const call = Promise.resolve().then(async () => { await hook(event) })
+      const call = Promise.resolve().then(async () => { await hook(event, { signal: abort.signal }) })
       const settled = Promise.race([call, late]).then((outcome) => {
-        if (outcome === 'late') this.logger.warn(`onError hook of ${owner} did not finish within ${this.timeoutMs} ms (${event.source} error); no longer waited for`)
+        if (outcome !== 'late') return
+        abort.abort(new Error(`onError hook timed out after ${this.timeoutMs} ms`))
+        this.logger.warn(`onError hook of ${name} did not finish within ${this.timeoutMs} ms (${event.source} error${runOf(event)}); no longer waited for`, ids)
       }, (err: unknown) => {
-        this.logger.error(`onError hook of ${owner} threw on a ${event.source} error: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`)
+        this.logger.error(`onError hook of ${name} threw on a ${event.source} error${runOf(event)}: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`, ids)
       }).finally(() => {
         clearTimeout(timer)
         this.running.delete(settled)
@@ -67,7 +93,8 @@ export class ErrorHooks {
           } catch (err) {
             const { info } = ctx
             const run = info.workflowExecution
-            if (run !== undefined && !(err instanceof CancelledFailure) && info.workflowType !== WEBHOOK_WORKFLOW_TYPE) {
+            // An evaluator of an eval run is named after the judged workflow but runs in Flowport's own run: no package's error.
+            if (run !== undefined && !(err instanceof CancelledFailure) && info.workflowType !== undefined && !isInternal(info.workflowType)) {
               const { workflow, step } = parseActivityType(info.activityType)
               this.emit({ source: 'step', workflowName: workflow, workflowId: run.workflowId, runId: run.runId, step, activityType: info.activityType, attempt: info.attempt, error: errorInfo(err) })
             }
@@ -84,6 +111,7 @@ export class ErrorHooks {
       [ERROR_SINK]: {
         failed: {
           fn: (info, error: ErrorInfo) => {
+            if (isInternal(info.workflowType)) return
             this.emit({ source: 'workflow', workflowName: canonical(info.workflowType), workflowId: info.workflowId, runId: info.runId, error })
           },
           callDuringReplay: false

@@ -109,7 +109,8 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
   const payloadStore = options.payloads ? new PayloadStore(options.payloads) : null
   const dataConverter = payloadStore === null ? undefined : { payloadCodecs: [new ClaimCheckCodec(payloadStore)] }
   const client = new Client({ connection, namespace: options.namespace, dataConverter })
-  const hooks = new ErrorHooks(project.errorHooks, logger, options.errorHookTimeoutMs)
+  const owners = new Map(project.registry.workflows.map((w) => [w.meta.name, w.origin.package]))
+  const hooks = new ErrorHooks(project.errorHooks, logger, options.errorHookTimeoutMs, (name) => owners.get(name))
   // The trace's failures (a write that failed, records dropped) are the worker's own: runtime errors for the hooks.
   const traceLogger = hooks.size === 0 ? logger : hooks.reporting(logger)
   const store = options.trace ? new TraceStore(options.trace) : null

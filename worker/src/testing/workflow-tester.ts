@@ -14,7 +14,7 @@ import protoRoot from '@temporalio/proto'
 import { parseActivityType } from '@flowport/core/steps'
 import { assembleTrace, evaluatorTypes, type Trace, type TraceError, type TraceWorkflow } from '@flowport/core/trace'
 import { consoleLogger, type Logger } from '../common/logger.js'
-import type { StepContext } from '../common/step.js'
+import { isEvaluator, isStep, type Evaluation, type EvaluatorDefinition, type StepContext, type StepDefinition } from '../common/step.js'
 import { buildActivities } from '../runtime/activities.js'
 import { bundleWorkflows } from '../runtime/bundle.js'
 import { ERROR_SINK } from '../runtime/error-hooks.js'
@@ -27,9 +27,23 @@ import { stepCallLog, type StepCall } from './step-calls.js'
 /** Replaces a step or evaluator: same arguments as its `run`, output checked against its schema. */
 export type MockStep = (input: any, ctx: StepContext) => unknown
 
-export interface WorkflowTestOptions {
+/** A replacement for the step or evaluator `D`, typed by its schemas: what its `run` takes and gives. */
+export type MockOf<D> = D extends StepDefinition<infer I, infer O> ? (input: Static<I>, ctx: StepContext) => Static<O> | Promise<Static<O>>
+  : D extends EvaluatorDefinition<infer I> ? (input: Static<I>, ctx: StepContext) => Evaluation | Promise<Evaluation>
+    : never
+
+/** Replacements for the steps and evaluators of module `M` (`import * as steps from './steps.js'`), by name. */
+export type MocksOf<M> = { [K in keyof M as M[K] extends StepDefinition<any, any> | EvaluatorDefinition<any> ? K : never]?: MockOf<M[K]> }
+
+export interface WorkflowTestOptions<M = unknown> {
+  /**
+   * The steps (and evaluators) module the replacements are for, `import * as steps from
+   * './steps.js'` (spread several into one object): with it, `steps` is typed by it (a name it does
+   * not export, an input or output of the wrong shape is a type error) and checked against it.
+   */
+  definitions?: M
   /** Replacements by step (or evaluator) name; they apply in the workflow and in its child workflows. */
-  steps?: Record<string, MockStep>
+  steps?: unknown extends M ? Record<string, MockStep> : MocksOf<M>
   /** Sent in order right after the start (a signal sent before its handler exists waits for it). */
   signals?: Array<{ name: string, payload?: unknown }>
   /** Runs after the start and the signals, before the result is awaited: queries, updates, later signals. */
@@ -66,7 +80,7 @@ export interface WorkflowTester {
   /** Whether timers and timeouts are skipped (the time-skipping test server) or take their real time. */
   readonly timeSkipping: boolean
   readonly environment: TestWorkflowEnvironment
-  run: <I extends TSchema, O extends TSchema>(workflow: WorkflowDefinition<I, O, any, any, any> | string, input: Static<I>, options?: WorkflowTestOptions) => Promise<WorkflowTestResult<Static<O>>>
+  run: <I extends TSchema, O extends TSchema, M = unknown>(workflow: WorkflowDefinition<I, O, any, any, any> | string, input: Static<I>, options?: WorkflowTestOptions<M>) => Promise<WorkflowTestResult<Static<O>>>
   close: () => Promise<void>
 }
 
@@ -86,13 +100,15 @@ export async function createWorkflowTester (options: WorkflowTesterOptions = {})
   const componentNames = new Set([...project.registry.shared.keys(), ...project.registry.workflows.flatMap((w) => [...w.own.keys()])])
   const environment = await openEnvironment(options)
 
-  async function run (workflow: WorkflowDefinition<any, any, any, any, any> | string, input: unknown, runOptions: WorkflowTestOptions = {}): Promise<WorkflowTestResult<any>> {
+  async function run (workflow: WorkflowDefinition<any, any, any, any, any> | string, input: unknown, runOptions: WorkflowTestOptions<any> = {}): Promise<WorkflowTestResult<any>> {
     const name = typeof workflow === 'string' ? workflow : workflow.definition.name
     if (project.manifest.workflows[name] === undefined) {
       throw new Error(`No workflow "${name}" was found; loaded: ${Object.keys(project.manifest.workflows).join(', ')}`)
     }
-    const mocks = runOptions.steps ?? {}
+    const mocks = (runOptions.steps ?? {}) as Record<string, MockStep>
+    checkMocks(mocks, runOptions.definitions)
     for (const step of Object.keys(mocks)) {
+      if (typeof mocks[step] !== 'function') throw new Error(`The replacement of step "${step}" is not a function`)
       if (!componentNames.has(step)) throw new Error(`No step or evaluator "${step}" to replace; loaded: ${[...componentNames].join(', ')}`)
     }
     const mocked = (activityType: string): MockStep | undefined => mocks[parseActivityType(activityType).step]
@@ -141,6 +157,16 @@ export async function createWorkflowTester (options: WorkflowTesterOptions = {})
   return { timeSkipping: environment.supportsTimeSkipping, environment, run, close: async () => { await environment.teardown() } }
 }
 
+/** With `definitions`, each replaced name must be a step or evaluator of it (what the types say, checked for plain JavaScript too). */
+function checkMocks (mocks: Record<string, MockStep>, definitions: unknown): void {
+  if (definitions === undefined) return
+  const names = new Set(Object.values(definitions as Record<string, unknown>).flatMap((d) => isStep(d) || isEvaluator(d) ? [d.name] : []))
+  const unknown = Object.keys(mocks).filter((name) => !names.has(name))
+  if (unknown.length > 0) {
+    throw new Error(`No step or evaluator ${unknown.map((n) => `"${n}"`).join(', ')} in the definitions given to replace; they have: ${[...names].join(', ') || 'none'}`)
+  }
+}
+
 /** How often a test's run is checked for a failing workflow task while it runs. */
 const TASK_CHECK_MS = 250
 
@@ -175,8 +201,8 @@ async function taskFailure (handle: WorkflowHandle): Promise<{ message?: string 
 }
 
 /** One workflow test: `createWorkflowTester`, one `run`, `close`. */
-export async function runWorkflowTest<I extends TSchema, O extends TSchema> (
-  workflow: WorkflowDefinition<I, O, any, any, any> | string, input: Static<I>, options: WorkflowTestOptions & WorkflowTesterOptions = {}
+export async function runWorkflowTest<I extends TSchema, O extends TSchema, M = unknown> (
+  workflow: WorkflowDefinition<I, O, any, any, any> | string, input: Static<I>, options: WorkflowTestOptions<M> & WorkflowTesterOptions = {}
 ): Promise<WorkflowTestResult<Static<O>>> {
   const tester = await createWorkflowTester(options)
   try {

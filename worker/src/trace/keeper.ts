@@ -18,6 +18,7 @@
 import type { Client } from '@temporalio/client'
 import protoRoot from '@temporalio/proto'
 import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '@flowport/core/contract'
+import { EVAL_CHECK_WORKFLOW_TYPE } from '@flowport/core/eval'
 import type { Logger } from '../common/logger.js'
 import { assembleTrace, mayHaveFailedAttempts, readWholeHistory, type TraceStore } from '@flowport/core/trace'
 import { removeLocalFilesOlderThan } from './local-retention.js'
@@ -65,7 +66,7 @@ type RewriteReason = 'upload' | 'attempts'
  */
 export function sweepQuery (taskQueue: string, since: string): string {
   const literal = `'${taskQueue.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`
-  return `TaskQueue = ${literal} AND ExecutionStatus != 'Running' AND CloseTime >= '${since}' AND WorkflowType != '${CATALOG_WORKFLOW_TYPE}' AND WorkflowType != '${WEBHOOK_WORKFLOW_TYPE}'`
+  return `TaskQueue = ${literal} AND ExecutionStatus != 'Running' AND CloseTime >= '${since}' AND WorkflowType != '${CATALOG_WORKFLOW_TYPE}' AND WorkflowType != '${WEBHOOK_WORKFLOW_TYPE}' AND WorkflowType != '${EVAL_CHECK_WORKFLOW_TYPE}'`
 }
 
 export class TraceKeeper {

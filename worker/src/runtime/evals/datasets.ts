@@ -12,8 +12,8 @@
  * Read by the worker's cases activity at each eval run (so an edited or saved dataset counts at
  * once), and written back by `flowport eval --save`, which keeps a YAML file's comments and order.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { basename, extname, join } from 'node:path'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { basename, dirname, extname, join, relative, sep } from 'node:path'
 import { Type } from '@sinclair/typebox'
 import { parseDocument } from 'yaml'
 import type { EvalCase } from '@flowport/core/eval'
@@ -35,8 +35,22 @@ export class DatasetError extends Error {
 
 export const datasetsDir = (workflowDir: string) => join(workflowDir, 'datasets')
 
-function parseFile (file: string): unknown {
-  const text = readFileSync(file, 'utf8')
+/**
+ * The root of the package a workflow file belongs to (the nearest folder with a package.json):
+ * reports and errors name dataset files relative to it, never by a path of the worker's machine.
+ */
+export function packageRoot (file: string): string {
+  for (let d = dirname(file); ; d = dirname(d)) {
+    if (existsSync(join(d, 'package.json'))) return d
+    if (dirname(d) === d) return dirname(file)
+  }
+}
+
+/** `path` relative to `root`, with forward slashes whatever the worker's platform. */
+const relativeTo = (root: string, path: string): string => relative(root, path).split(sep).join('/')
+
+function parseFile (path: string, file: string): unknown {
+  const text = readFileSync(path, 'utf8')
   if (extname(file) === '.json') {
     try {
       return JSON.parse(text)
@@ -49,8 +63,8 @@ function parseFile (file: string): unknown {
   return doc.toJS()
 }
 
-function readCase (file: string): EvalCase {
-  const data = parseFile(file)
+function readCase (path: string, file: string): EvalCase {
+  const data = parseFile(path, file)
   const problem = explain(DatasetFileSchema, data)
   if (problem !== undefined) throw new DatasetError(`${file}: not a dataset (name, input, groundTruth?, lastOutput?: {output, date}): ${problem}`)
   const d = data as { name?: string, input: unknown, groundTruth?: unknown, lastOutput?: { output: unknown, date: string } }
@@ -65,8 +79,11 @@ function readCase (file: string): EvalCase {
   }
 }
 
-/** Every case of a workflow's `datasets/` folder, by name; none when the folder does not exist. */
-export function readDatasets (workflowDir: string): EvalCase[] {
+/**
+ * Every case of a workflow's `datasets/` folder, by name; none when the folder does not exist.
+ * Each case's `file` (and each error) names its file relative to `root`, the workflow's package.
+ */
+export function readDatasets (workflowDir: string, root = packageRoot(join(workflowDir, 'workflow'))): EvalCase[] {
   const dir = datasetsDir(workflowDir)
   let names: string[]
   try {
@@ -75,7 +92,7 @@ export function readDatasets (workflowDir: string): EvalCase[] {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return []
     throw err
   }
-  const cases = names.filter((n) => EXTENSIONS.has(extname(n))).sort().map((n) => readCase(join(dir, n)))
+  const cases = names.filter((n) => EXTENSIONS.has(extname(n))).sort().map((n) => readCase(join(dir, n), relativeTo(root, join(dir, n))))
   const seen = new Map<string, string>()
   for (const c of cases) {
     const other = seen.get(c.name)
@@ -85,7 +102,7 @@ export function readDatasets (workflowDir: string): EvalCase[] {
   return cases
 }
 
-/** Writes `output` (made at `date`) as the dataset file's cached output, keeping the rest of the file. */
+/** Writes `output` (made at `date`) as the dataset file's cached output (`file`: its path on this machine), keeping the rest of the file. */
 export function saveLastOutput (file: string, output: unknown, date: string): void {
   const lastOutput = { output, date }
   if (extname(file) === '.json') {
