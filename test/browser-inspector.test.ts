@@ -84,7 +84,13 @@ t.test('auth off: hello from the generated form, markup stays text, a flaky run\
   t.notMatch(page.headers.get('content-security-policy'), /unsafe-inline|unsafe-eval/, 'no inline or eval script allowed')
 
   const { tab, violations } = await openPage(t, base)
+  await pickWorkflow(tab, 'flaky')
   await pickWorkflow(tab, 'hello')
+  t.match(new URL(tab.url()).hash, /^#\/catalog\?(.*&)?workflow=hello$/, 'the chosen workflow is in the URL')
+  t.match(await tab.title(), /^Catalog · hello · /, 'and in the title')
+  await tab.reload()
+  await tab.locator('.workflow-detail h3', { hasText: /^hello$/ }).waitFor()
+  t.equal(await tab.locator('button.workflow[aria-current="true"] strong').textContent(), 'hello', 'a reload shows the same workflow')
   t.equal(await tab.locator('form.start input#input_name').inputValue(), '', 'the form is generated from the input schema')
   await tab.locator('form.start').getByRole('button', { name: 'JSON' }).click()
   await tab.locator('textarea#inputjson').fill('{"name": 5}')

@@ -69,7 +69,8 @@ class App extends Component {
     fetch('/ui/settings.json').then((res) => (res.ok ? res.json() : null)).then((settings) => this.setState({ settings }), () => {})
   }
 
-  componentDidUpdate () { document.title = titleOf(this.state.route) }
+  // From the URL, which a view may have replaced without a new route (the catalog's chosen workflow).
+  componentDidUpdate () { document.title = titleOf(parseRoute(window.location.hash)) }
 
   /** After a link or an action opened another view, the focus goes to it (not left on a control that is gone), so a screen reader reads it. */
   focusView = () => window.requestAnimationFrame(() => { if (!this.state.asking) document.querySelector('main')?.focus({ preventScroll: false }) })

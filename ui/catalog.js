@@ -84,6 +84,12 @@ export class CatalogView extends Component {
   }
 
   select (workflow, tapped = false) {
+    if (tapped) {
+      // The choice is in the URL, so it can be linked and reloaded; replaced, not pushed: no new view.
+      const params = new URLSearchParams({ ...(this.props.params.catalog ? { catalog: this.props.params.catalog } : {}), workflow: workflow.name })
+      window.history.replaceState(null, '', `#/catalog?${params}`)
+      document.title = `Catalog · ${workflow.name} · Flowport inspector`
+    }
     this.setState({ selected: workflow.name, value: sample(workflow.inputSchema), submitted: false, startError: null }, () => {
       // On a phone the form is below the list: a tapped workflow's form comes into view.
       if (tapped) this.detail?.scrollIntoView({ block: 'start' })
