@@ -5,6 +5,7 @@
  * default in production). The page itself is tested in Chromium (test/browser-inspector.test.ts).
  */
 import t from 'tap'
+import { readFileSync } from 'node:fs'
 import { build } from './helpers/app.js'
 import { loadConfig } from '../plugins/external/config.js'
 import { uiEnabled } from '../plugins/external/ui.js'
@@ -42,6 +43,13 @@ t.test('the page, its modules and its settings, with a strict CSP, open while th
   const app2 = await app.inject({ method: 'GET', url: '/ui/app.js' })
   t.equal(app2.statusCode, 200)
   t.notOk(/innerHTML|dangerouslySetInnerHTML|insertAdjacentHTML/.test(app2.body), 'the entry module writes no HTML')
+  // The page's own modules are minified, with a source map that holds them as written.
+  const written = readFileSync(new URL('../ui/app.js', import.meta.url), 'utf8')
+  t.ok(app2.body.length < written.length * 0.8, `app.js is served minified (${app2.body.length} of ${written.length} characters)`)
+  t.match(app2.body, /\/\/# sourceMappingURL=app\.js\.map\n$/, 'and names its source map')
+  const map = await app.inject({ method: 'GET', url: '/ui/app.js.map' })
+  t.equal(map.statusCode, 200)
+  t.same(map.json().sourcesContent, [written], 'which holds the module as written')
 
   const settings = await app.inject({ method: 'GET', url: '/ui/settings.json' })
   t.same(settings.json(), { temporalUiUrl: 'http://127.0.0.1:8233', namespace: 'default', defaultCatalog: app.config.SERVICE_CATALOG_ID })

@@ -3,7 +3,8 @@
  * Its own modules come from ui/, Preact and htm as the ES modules their packages ship, and the
  * workspace packages it uses (@flowport/client: the API client and its resuming SSE reader;
  * @flowport/core: a run's steps, durations, terminal statuses) as browser ES modules esbuild
- * bundles once per process, at their first request (no build step).
+ * bundles once per process, at their first request (no build step); the page's own modules are
+ * minified the same way, with source maps.
  * Every response under /ui carries a strict Content-Security-Policy: scripts, styles and
  * connections from this origin only, no inline script, no plugins, no framing. The routes are
  * hidden from the OpenAPI document (they are a page, not API operations) and open without a
@@ -11,12 +12,12 @@
  * SERVICE_UI_ENABLED=false registers nothing (default: on outside production, off in it).
  * @see https://github.com/fastify/fastify-static
  */
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
 import fastifyStatic from '@fastify/static'
-import { build } from 'esbuild'
+import { build, transform } from 'esbuild'
 import type { Config } from '../../schemas/config.js'
 import { isProduction } from '@flowport/core/settings'
 
@@ -56,8 +57,7 @@ function browserModule (file: string, specifiers: string[]): Promise<string> {
       bundle: true,
       format: 'esm',
       platform: 'browser',
-      // Bundled code is the packages' (the page's own modules are served as written): minified, it is
-      // a third smaller gzipped (bench/RESULTS.md, inspector).
+      // Minified, it is a third smaller gzipped (bench/RESULTS.md, inspector).
       minify: true,
       write: false,
       logLevel: 'silent'
@@ -68,6 +68,26 @@ function browserModule (file: string, specifiers: string[]): Promise<string> {
     bundles.set(file, bundle)
   }
   return bundle
+}
+
+/**
+ * The page's own modules (ui/*.js), minified once per process at their first request, each with a
+ * source map beside it (`<file>.map`, which browsers' developer tools load), so the page stays
+ * small (docs/inspector.md, "Size") and readable as written.
+ */
+const minified = new Map<string, Promise<{ code: string, map: string }>>()
+
+function ownModule (file: string): Promise<{ code: string, map: string }> {
+  let module = minified.get(file)
+  if (module === undefined) {
+    module = transform(readFileSync(join(UI_ROOT, file), 'utf8'), { loader: 'js', format: 'esm', minify: true, sourcemap: 'external', sourcefile: file })
+      .then(({ code, map }) => ({ code: `${code}//# sourceMappingURL=${file}.map\n`, map }), (error: unknown) => {
+        minified.delete(file)
+        throw error
+      })
+    minified.set(file, module)
+  }
+  return module
 }
 
 export const UI_CSP = [
@@ -109,6 +129,16 @@ export default async function ui (fastify: FastifyInstance): Promise<void> {
     return favicon
   })
 
+  for (const file of readdirSync(UI_ROOT).filter((f) => f.endsWith('.js'))) {
+    fastify.get(`/ui/${file}`, { schema: { hide: true } }, async (_request, reply) => {
+      reply.type('text/javascript; charset=utf-8')
+      return (await ownModule(file)).code
+    })
+    fastify.get(`/ui/${file}.map`, { schema: { hide: true } }, async (_request, reply) => {
+      reply.type('application/json; charset=utf-8')
+      return (await ownModule(file)).map
+    })
+  }
   for (const [file, specifiers] of Object.entries(BUNDLED)) {
     fastify.get(`/ui/vendor/${file}`, { schema: { hide: true } }, async (_request, reply) => {
       reply.type('text/javascript; charset=utf-8')
