@@ -123,7 +123,8 @@ function openStream (url: string, headers: Record<string, string> = {}) {
 
 async function workerFreeSlots (metricsPort: number): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()
-  return total(parseMetrics(text), 'temporal_worker_task_slots_available', { worker_type: 'ActivityWorker' })
+  // The steps' slots: the catalog's queue (deliveries have a queue and slots of their own).
+  return total(parseMetrics(text), 'temporal_worker_task_slots_available', { worker_type: 'ActivityWorker', task_queue: catalog })
 }
 
 const commit = (() => { try { return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim() } catch { return 'unknown' } })()
@@ -239,7 +240,7 @@ ${loadBefore} when the \`hello\` window started, ${webhooks.loadAfter} when it e
 | Phase | Figure | Measured |
 |---|---|---|
 | ${RUNS} runs with webhooks to a receiver trickling one byte every 2 s, all closing at once | \`hello\` through \`POST /workflow/run\` (${HELLO_IN_FLIGHT} in flight, ${HELLO_WINDOW_MS / 1000} s) | ${latencies.length} completed, p50 ${ms(hello.p50)}, p95 ${ms(hello.p95)}; ${failures.length} not completed |
-| | worker's free activity slots, sampled each second | min ${Math.min(...freeSlots)}, median ${median(freeSlots)} of ${ACTIVITY_SLOTS} |
+| | worker's free step slots (the catalog's queue; webhook POSTs have their own), sampled each second | min ${Math.min(...freeSlots)}, median ${median(freeSlots)} of ${ACTIVITY_SLOTS} |
 | | delivery attempts the receiver took in the window (each ends at its 10 s deadline) | ${webhooks.requests} (${webhooks.openAtEnd} open at the end) |
 | ${withIds.length} runs-feed clients reconnecting at once with their Last-Event-ID after a replica restart | the API's engine calls in the 5 s after | ${sum(reconnect)} = ${per(sum(reconnect), withIds.length)} per client (${list(reconnect)}); ${reconnected} answered 200 |
 | ${open} open SSE streams (${Math.ceil(STREAMS / 2)} on the runs feed, ${Math.floor(STREAMS / 2)} on ${idleRuns} idle runs' histories) | API memory after GC, before → with them | RSS ${mib(memBefore.rss)} → ${mib(memWith.rss)}, heap + external ${mib(memBefore.heapUsed + memBefore.external)} → ${mib(memWith.heapUsed + memWith.external)} (${((memWith.heapUsed + memWith.external - memBefore.heapUsed - memBefore.external) / Math.max(1, open) / 1024).toFixed(1)} KiB per stream) |

@@ -1,5 +1,5 @@
 /**
- * A webhook receiver that hangs holds no worker slot for long (docs/webhooks.md, "The request"):
+ * A webhook receiver that hangs holds no step slot, and a delivery slot for 10 s at most (docs/webhooks.md):
  * on a worker of the test's own with 2 activity slots, deliveries to a receiver that trickles its
  * answer and to one whose body never ends leave the steps of other runs free to run; each attempt
  * ends at its deadline or at the body's bound, or at once when the worker stops; the delivery is
@@ -13,6 +13,7 @@ import { call, eventually, newId } from './helpers/workflows.js'
 import { freePort } from './helpers/processes.js'
 import { parseMetrics, total } from './helpers/prometheus.js'
 import { catalogWorker, closedWithin, deliveryDone, newSecret, receiver, verified } from './helpers/webhooks.js'
+import { webhookDeliveryQueue } from '@flowport/core/contract'
 
 const SLOTS = 2
 
@@ -51,13 +52,23 @@ async function deliveredOnce (t: Test, app: App, hooks: Hooks, path: string, run
 t.test('a receiver that trickles its answer or sends a body without end holds no slot: other steps run, and it is delivered once it behaves', async (t) => {
   const catalog = newId('webhook-hang')
   const metricsPort = await freePort()
-  await catalogWorker(t, catalog, { ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_EXECUTIONS: String(SLOTS), ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_POLLS: String(SLOTS), SERVICE_WORKER_METRICS_PORT: String(metricsPort) })
+  await catalogWorker(t, catalog, {
+    ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_EXECUTIONS: String(SLOTS),
+    ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_POLLS: String(SLOTS),
+    ENGINE_MAX_CONCURRENT_WEBHOOK_DELIVERIES: String(SLOTS),
+    SERVICE_WORKER_METRICS_PORT: String(metricsPort)
+  })
+  const freeSlots = async (queue: string) => total(parseMetrics(await (await request(`http://127.0.0.1:${metricsPort}/metrics`)).body.text()),
+    'temporal_worker_task_slots_available', { worker_type: 'ActivityWorker', task_queue: queue })
   const app = await build(t, { SERVICE_CATALOG_ID: catalog })
   const hooks = await receiver(t)
   const trickled = await hello(t, app, 'Trickle', hooks.hang('/trickle', 'trickle'))
   const endless = await hello(t, app, 'Endless', hooks.hang('/endless', 'endless'))
   // Both deliveries are in an attempt: one that lasted as long as its receiver kept sending would hold both slots from now on.
   await Promise.all([hooks.until('/trickle', 1), hooks.until('/endless', 1)])
+  // They hold the delivery queue's slots, and none of the steps'.
+  t.equal(await eventually(async () => await freeSlots(webhookDeliveryQueue(catalog)), (free) => free === 0, 240), 0, 'both delivery slots are taken')
+  t.equal(await freeSlots(catalog), SLOTS, 'every step slot is free')
 
   const other = await hello(t, app, 'Other')
   const closed = await closedWithin(app, other.workflowId, 180_000)
@@ -72,9 +83,7 @@ t.test('a receiver that trickles its answer or sends a body without end holds no
 
   await deliveredOnce(t, app, hooks, '/trickle', trickled)
   await deliveredOnce(t, app, hooks, '/endless', endless)
-  const freeSlots = async () => total(parseMetrics(await (await request(`http://127.0.0.1:${metricsPort}/metrics`)).body.text()),
-    'temporal_worker_task_slots_available', { worker_type: 'ActivityWorker' })
-  t.equal(await eventually(freeSlots, (free) => free === SLOTS, 240), SLOTS, 'no attempt is left running')
+  t.equal(await eventually(async () => await freeSlots(webhookDeliveryQueue(catalog)), (free) => free === SLOTS, 240), SLOTS, 'no attempt is left running')
 })
 
 t.test('a worker that stops during an attempt to a trickling receiver ends the attempt at once; the next worker delivers', async (t) => {

@@ -53,7 +53,7 @@ t.test('50 open runs with webhooks on a worker with 10 activity slots: a step of
   const runs = await openRuns(t, app, hooks, secret, 'open', 50)
   t.ok(await allWaiting(app, runs), 'every delivery waits for its run')
   const metrics = async () => parseMetrics(await (await request(`http://127.0.0.1:${metricsPort}/metrics`)).body.text())
-  const freeSlots = async () => total(await metrics(), 'temporal_worker_task_slots_available', { worker_type: 'ActivityWorker' })
+  const freeSlots = async () => total(await metrics(), 'temporal_worker_task_slots_available', { worker_type: 'ActivityWorker', task_queue: catalog })
   // A look holds a slot for milliseconds: the worker is seen with every slot free while all 50 wait.
   t.equal(await eventually(freeSlots, (free) => free === 10, 240), 10, 'all 10 activity slots free while 50 deliveries wait')
 

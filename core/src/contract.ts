@@ -125,6 +125,12 @@ export const WEBHOOK_WORKFLOW_TYPE = '__flowport_webhook'
 /** Its activities: wait for the run's close and build the body, then POST it. */
 export const WEBHOOK_AWAIT_ACTIVITY = `${WEBHOOK_WORKFLOW_TYPE}#awaitClose`
 export const WEBHOOK_DELIVER_ACTIVITY = `${WEBHOOK_WORKFLOW_TYPE}#deliver`
+/**
+ * The task queue deliveries are POSTed from, beside the catalog's own, polled by every worker of
+ * the catalog with slots of its own (ENGINE_MAX_CONCURRENT_WEBHOOK_DELIVERIES): receivers that
+ * trickle or hang hold those slots only, never a step's (docs/webhooks.md).
+ */
+export const webhookDeliveryQueue = (catalogId: string): string => `${catalogId}:webhooks`
 /** Memo field of the delivery workflow: its DeliveryRecord, kept current as attempts are made. */
 export const WEBHOOK_DELIVERY_MEMO_KEY = 'flowportDelivery'
 /**

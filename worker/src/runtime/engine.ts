@@ -10,7 +10,9 @@ export const EngineOptionsSchema = Type.Object({
   maxConcurrentWorkflowTaskExecutions: Type.Integer({ minimum: 2, default: 40 }),
   maxCachedWorkflows: Type.Integer({ minimum: 0, default: 1000 }),
   maxConcurrentActivityTaskPolls: Type.Integer({ minimum: 1, default: 10 }),
-  maxConcurrentWorkflowTaskPolls: Type.Integer({ minimum: 2, default: 10 })
+  maxConcurrentWorkflowTaskPolls: Type.Integer({ minimum: 2, default: 10 }),
+  /** Webhook POSTs at once, on the catalog's delivery queue (webhookDeliveryQueue), apart from the steps' slots. */
+  maxConcurrentWebhookDeliveries: Type.Integer({ minimum: 1, default: 20 })
 }, { additionalProperties: false })
 
 export type EngineOptions = Static<typeof EngineOptionsSchema>

@@ -6,7 +6,7 @@ import { Client } from '@temporalio/client'
 import type { Duration, WorkerDeploymentVersion } from '@temporalio/common'
 import { NativeConnection, Runtime, Worker, type ActivityInterceptorsFactory, type NativeConnectionOptions } from '@temporalio/worker'
 import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry/lib/worker/index.js'
-import type { Catalog } from '@flowport/core/contract'
+import { WEBHOOK_DELIVER_ACTIVITY, webhookDeliveryQueue, type Catalog } from '@flowport/core/contract'
 import { bundleWorkflows } from './bundle.js'
 import { resolveEngineOptions, type EngineOptions } from './engine.js'
 import { consoleLogger, type Logger } from '../common/logger.js'
@@ -125,28 +125,34 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
     : new TraceKeeper({ client, taskQueue: options.catalogId, store, attemptWrites, isEvaluator: (type) => evaluators.has(type), logger: traceLogger })
   const tracing = options.tracing ?? null
   const version = deploymentVersion(options, workflowBundle)
-  let worker: Worker
+  const { maxConcurrentWebhookDeliveries, ...workerEngine } = engine
+  const activityInterceptors = [
+    ...(tracing === null ? [] : [tracingInterceptors]),
+    stepLogs(logger),
+    ...(options.metrics === true ? [stepMetrics()] : []),
+    ...(store === null || attemptWrites === null ? [] : [attemptRecorder(store, attemptWrites)]),
+    ...(hooks.size === 0 ? [] : [hooks.stepInterceptor()])
+  ]
+  const webhooks = webhookActivities({ client, store })
+  const common = {
+    connection,
+    namespace: options.namespace,
+    dataConverter,
+    shutdownGraceTime: options.shutdownGraceTime ?? '10s',
+    ...(options.identity === undefined ? {} : { identity: options.identity })
+  }
+  let worker: Worker | undefined
+  let deliveries: Worker
   try {
     worker = await Worker.create({
-      connection,
-      namespace: options.namespace,
+      ...common,
       taskQueue: options.catalogId,
       workflowBundle,
-      dataConverter,
-      // Completion webhooks of this catalog's runs are delivered here too (worker/src/workflow/webhook.ts), and its evals run here.
-      activities: { ...project.activities, ...webhookActivities({ client, store }), ...evalActivities({ client, registry: project.registry }) },
-      shutdownGraceTime: options.shutdownGraceTime ?? '10s',
-      ...(options.identity === undefined ? {} : { identity: options.identity }),
+      // The delivery workflows of this catalog's webhooks run here (the POSTs of those started before
+      // the delivery queue too), and its evals.
+      activities: { ...project.activities, ...webhooks, ...evalActivities({ client, registry: project.registry }) },
       ...(version === null ? {} : { workerDeploymentOptions: { useWorkerVersioning: true, version, defaultVersioningBehavior: 'PINNED' } }),
-      interceptors: {
-        activity: [
-          ...(tracing === null ? [] : [tracingInterceptors]),
-          stepLogs(logger),
-          ...(options.metrics === true ? [stepMetrics()] : []),
-          ...(store === null || attemptWrites === null ? [] : [attemptRecorder(store, attemptWrites)]),
-          ...(hooks.size === 0 ? [] : [hooks.stepInterceptor()])
-        ]
-      },
+      interceptors: { activity: activityInterceptors },
       sinks: {
         // Registered with tracing off too: every run calls it, and an unregistered sink is an error log per run.
         [TRACE_SINK]: { closing: { fn: (info) => { keeper?.closing(info.workflowId, info.runId) }, callDuringReplay: false } },
@@ -155,16 +161,30 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
         // Spans made inside the workflow sandbox leave through this sink.
         ...(tracing === null ? {} : { exporter: makeWorkflowExporter(tracing.processor, tracing.resource) })
       },
-      ...engine
+      ...workerEngine
+    })
+    // Completion webhooks are POSTed from a queue of their own, with slots of their own
+    // (worker/src/workflow/webhook.ts); unversioned, as the POST is Flowport's code, not the catalog's.
+    deliveries = await Worker.create({
+      ...common,
+      taskQueue: webhookDeliveryQueue(options.catalogId),
+      activities: { [WEBHOOK_DELIVER_ACTIVITY]: webhooks[WEBHOOK_DELIVER_ACTIVITY] },
+      maxConcurrentActivityTaskExecutions: maxConcurrentWebhookDeliveries,
+      maxConcurrentActivityTaskPolls: Math.min(engine.maxConcurrentActivityTaskPolls, maxConcurrentWebhookDeliveries),
+      interceptors: { activity: activityInterceptors }
     })
   } catch (err) {
+    // A worker made but never run holds the connection: run and stop it, so that it can close.
+    if (worker !== undefined) await Promise.all([worker.run(), worker.shutdown()]).catch(() => {})
     store?.close()
     payloadStore?.close()
     await connection.close()
     throw err
   }
 
-  const running = worker.run()
+  // Either stops: so does the other, and the worker is done.
+  const stopBoth = () => { for (const w of [worker, deliveries]) if (w.getState() === 'RUNNING') w.shutdown() }
+  const running = Promise.all([worker.run().finally(stopBoth), deliveries.run().finally(stopBoth)]).then(() => {})
   keeper?.startSweeping()
   // A worker that stops on an error (e.g. its pollers met an engine error) is a runtime error.
   running.catch((err: unknown) => { hooks.emit({ source: 'runtime', message: `The worker of catalog ${options.catalogId} stopped on an error`, workflowId: null, runId: null, error: errorInfo(err) }) })
@@ -178,7 +198,7 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
     await connection.close()
   })
   const shutdown = async (): Promise<void> => {
-    if (worker.getState() === 'RUNNING') worker.shutdown()
+    stopBoth()
     await done
   }
 
@@ -207,6 +227,8 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
   const isPolling = async (): Promise<boolean> => {
     const status = worker.getStatus()
     if (status.runState !== 'RUNNING' || status.workflowPollerState !== 'POLLING' || status.activityPollerState !== 'POLLING') return false
+    const delivering = deliveries.getStatus()
+    if (delivering.runState !== 'RUNNING' || delivering.activityPollerState !== 'POLLING') return false
     // The pollers keep their state while the engine is away (they retry); ask the engine itself.
     // The connection retries an unanswered call past its deadline, hence the timer of our own.
     let timer: NodeJS.Timeout | undefined

@@ -17,9 +17,9 @@
  *
  * Every attempt updates the memo's DeliveryRecord, which the API's status endpoint reports.
  */
-import { ActivityFailure, ApplicationFailure, proxyActivities, sleep, upsertMemo, workflowInfo } from '@temporalio/workflow'
+import { ActivityFailure, ApplicationFailure, patched, proxyActivities, sleep, upsertMemo, workflowInfo, type ActivityOptions } from '@temporalio/workflow'
 import {
-  WEBHOOK_AWAIT_ACTIVITY, WEBHOOK_DELIVER_ACTIVITY, WEBHOOK_DELIVERY_MEMO_KEY, type DeliveryRecord, type WebhookDeliveryInput
+  WEBHOOK_AWAIT_ACTIVITY, WEBHOOK_DELIVER_ACTIVITY, WEBHOOK_DELIVERY_MEMO_KEY, webhookDeliveryQueue, type DeliveryRecord, type WebhookDeliveryInput
 } from '@flowport/core/contract'
 
 export interface DeliverRequest {
@@ -76,11 +76,22 @@ const { [WEBHOOK_AWAIT_ACTIVITY]: awaitClose } = proxyActivities<Record<string, 
 
 const isWatchNext = (answer: unknown): answer is WatchNext => typeof answer === 'object' && answer !== null && 'watch' in answer
 
-const { [WEBHOOK_DELIVER_ACTIVITY]: deliver } = proxyActivities<Record<string, Deliver>>({
+const DELIVER_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '30 s',
   // Retries are this workflow's own (below): each one is recorded in the memo.
   retry: { maximumAttempts: 1 }
-})
+}
+
+/**
+ * The POST runs on the catalog's delivery queue, whose slots are its own: a thousand receivers
+ * that trickle their answers once took every step slot of the catalog (bench/RESULTS.md, scale).
+ * Deliveries started before this change replay with their POSTs on the catalog's queue.
+ */
+const DELIVERY_QUEUE_PATCH = 'flowport-webhook-delivery-queue'
+function deliverer (catalogQueue: string): Deliver {
+  const options = patched(DELIVERY_QUEUE_PATCH) ? { ...DELIVER_OPTIONS, taskQueue: webhookDeliveryQueue(catalogQueue) } : DELIVER_OPTIONS
+  return proxyActivities<Record<string, Deliver>>(options)[WEBHOOK_DELIVER_ACTIVITY]!
+}
 
 export async function webhookWorkflow (input: WebhookDeliveryInput): Promise<DeliveryRecord> {
   const info = workflowInfo()
@@ -111,6 +122,7 @@ export async function webhookWorkflow (input: WebhookDeliveryInput): Promise<Del
     allowLoopback: input.allowLoopback,
     allowLinkLocal: input.allowLinkLocal
   }
+  const deliver = deliverer(info.taskQueue)
   const record: DeliveryRecord = { state: 'pending', attempts: 0, lastResponseStatus: null, lastError: null, deliveredAt: null }
   const firstAttempt = Date.now()
   let delay = FIRST_RETRY_MS
