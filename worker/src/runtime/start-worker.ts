@@ -175,7 +175,11 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
     })
   } catch (err) {
     // A worker made but never run holds the connection: run and stop it, so that it can close.
-    if (worker !== undefined) await Promise.all([worker.run(), worker.shutdown()]).catch(() => {})
+    if (worker !== undefined) {
+      const ran = worker.run()
+      worker.shutdown()
+      await ran.catch(() => {})
+    }
     store?.close()
     payloadStore?.close()
     await connection.close()
