@@ -73,6 +73,8 @@ t.test('no WCAG A/AA violation on any view, at 1280×800 and 390×844; phone lay
   await inject('POST', `/workflow/${approval.workflowId}/update/relabel`, { payload: { label: 'a11y (checked)' } })
   await inject('POST', `/workflow/${approval.workflowId}/signal/approve`, { payload: { by: 'Ada' } })
   const failed = (await inject('POST', '/workflow/run', { workflowName: 'explode', workflowId: uniqueId('a11y-explode'), input: { message: 'boom' } })).json()
+  // Runs with two-letter ids: their links are small targets (WCAG 2.2 target size), between rows of links.
+  for (const workflowId of ['a1', 'b2', 'c3']) await inject('POST', '/workflow/run', { workflowName: 'hello', workflowId, input: { name: 'short' } })
   const evalStart = await inject('POST', '/evals', { workflowName: 'triage' })
   t.equal(evalStart.statusCode, 202, 'an eval run started')
   const evalRun = evalStart.json() as { evalId: string }
