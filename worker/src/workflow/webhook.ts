@@ -11,9 +11,9 @@
  *    activity is one look; while there is nothing new it fails (benign) and the engine retries it
  *    after a growing interval, so waiting holds no worker slot (docs/webhooks.md, "Waiting for the
  *    close");
- * 2. another activity POSTs it, signed per Standard Webhooks; a failed attempt is retried after a
- *    durable timer, 1 s, 2 s, 4 s … at most 10 min apart, with the same `webhook-id`, until
- *    `retryForMs` has passed since the first attempt.
+ * 2. another activity POSTs it from the catalog's delivery queue (slots of its own), signed per
+ *    Standard Webhooks; a failed attempt is retried after a durable timer, 1 s, 2 s, 4 s … at most
+ *    10 min apart, with the same `webhook-id`, until `retryForMs` has passed since the first attempt.
  *
  * Every attempt updates the memo's DeliveryRecord, which the API's status endpoint reports.
  */
