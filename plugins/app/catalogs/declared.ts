@@ -5,7 +5,7 @@
  * refused with a reason instead of failing on the worker.
  */
 import type { Catalog, CatalogWorkflow } from '@flowport/core/contract'
-import { ApiError } from '../../../lib/api-error.js'
+import { ApiError, validationError } from '../../../lib/api-error.js'
 
 /** The Temporal workflow type a start of `workflow` uses (a Flowport worker registers each workflow under its name). */
 export const workflowTypeOf = (workflow: CatalogWorkflow): string => workflow.workflowType ?? workflow.name
@@ -35,3 +35,17 @@ export function assertFitsDeclared (catalog: Catalog, value: unknown, thresholdB
 /** Why a feature of Flowport's worker SDK (evals) is not served for a declared catalog's workflows. */
 export const notForDeclared = (catalog: Catalog, feature: string): string =>
   `${feature} need Flowport's worker SDK, and catalog ${catalog.catalog} is declared in a catalog file for workers without it (docs/any-worker.md)`
+
+/**
+ * Completion webhooks are delivered by a workflow Flowport's worker runs on the catalog's task
+ * queue (docs/webhooks.md): a declared catalog's workers would be handed a type they do not know.
+ */
+export function assertNoWebhookOnDeclared (catalog: Catalog): void {
+  if (catalog.declared !== true) return
+  throw validationError([{
+    path: '/webhook',
+    in: 'body',
+    message: `is not available on catalog ${catalog.catalog}: completion webhooks are delivered by Flowport's worker, and this catalog is declared in a catalog file ` +
+      'for workers without it (docs/any-worker.md); follow the run with Prefer: wait, GET /workflow/{id}/result or the history stream instead'
+  }])
+}

@@ -11,7 +11,7 @@ import { ApiError, validationError } from '../../../lib/api-error.js'
 import { isReservedWorkflowId } from '../runs/execution.js'
 import { assertMatches } from '../../../lib/json-schema.js'
 import { durationMs } from '../../../lib/duration.js'
-import { assertFitsDeclared, workflowTypeOf } from '../catalogs/declared.js'
+import { assertFitsDeclared, assertNoWebhookOnDeclared, workflowTypeOf } from '../catalogs/declared.js'
 import { deliveryWorkflowId, webhookRunMemo } from '../webhooks/webhooks.js'
 import { IDEMPOTENCY_MEMO_KEY, callersKey, fingerprintOf, keyedWorkflowId, startWithKey } from './idempotency.js'
 import type { StartDeps } from './deps.js'
@@ -104,6 +104,7 @@ export async function startWorkflow (deps: StartDeps, body: StartWorkflowBody, o
   const catalog = catalogOf(deps, body)
   const input = await startInput(deps, body, signal)
   const workflow = await checkedWorkflow(deps, catalog, body.workflowName, input, signal, { pinned: body.version !== undefined })
+  if (webhook !== undefined) assertNoWebhookOnDeclared(await deps.catalogs.get(catalog, signal))
   const startDelay = body.startDelay === undefined ? undefined : durationMs(body.startDelay)
   const begin = async (workflowId: string, policies: Pick<WorkflowStartOptions, 'workflowIdReusePolicy' | 'workflowIdConflictPolicy' | 'memo'>) =>
     await deps.engine.call(() => deps.engine.as(identity).workflow.start(workflowTypeOf(workflow), {
