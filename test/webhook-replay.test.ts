@@ -4,7 +4,10 @@
  * 399f9c7~1: an attempt answered 500, a timer, a second attempt delivered, every POST on the
  * catalog's queue, no patch marker) replays against today's delivery workflow, which takes the old
  * path for it (patched('flowport-webhook-delivery-queue'), worker/src/workflow/webhook.ts).
- * Replay runs in the worker sandbox; no engine is involved.
+ * Replay compares the commands' kinds, activity types and ids with the history, not an activity's
+ * task queue (the delivery queue without its patch replays too): what this guards is the delivery
+ * workflow's sequence of commands for a history of that time, against any later change of it not
+ * behind a patch. Replay runs in the worker sandbox; no engine is involved.
  */
 import t from 'tap'
 import { readFileSync } from 'node:fs'
