@@ -55,8 +55,9 @@ t.test('a receiver that hangs holds at most its cap of the delivery slots: a hea
 
   const stuck = [await hello(t, app, 'Hung1', hung.url('/1')), await hello(t, app, 'Hung2', hung.url('/2')), await hello(t, app, 'Hung3', hung.url('/3'))]
   // The cap at work: a delivery to the hung receiver is not sent while another one is under way.
-  const deferred = await eventually(async () => await Promise.all(stuck.map(async (run) => await webhookOf(t, app, run))),
-    (hooks) => hooks.some((h) => /^Not sent: 1 POSTs to http:\/\/127\.0\.0\.1:\d+ are under way from this worker/.test(h.lastError ?? '')), 240)
+  const notSent = (h: { lastError: string | null }) => /^Not sent: 1 POSTs to http:\/\/127\.0\.0\.1:\d+ are under way from this worker/.test(h.lastError ?? '')
+  const deferred = await eventually(async () => await Promise.all(stuck.map(async (run) => await webhookOf(t, app, run))), (hooks) => hooks.some(notSent), 240)
+  t.ok(deferred.some(notSent), 'an attempt past the cap is not sent')
   t.ok(deferred.every((h) => h.state === 'pending'), 'the deliveries to the hung receiver wait, none failed')
 
   const healthy = await hello(t, app, 'Healthy', hooks.url('/ok'))
