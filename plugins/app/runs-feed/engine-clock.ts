@@ -9,7 +9,9 @@
  * time its clock has passed: `now()` is this replica's clock moved by the most the engine is known
  * to be ahead of it (or the least it is known to be behind), a lower bound of the engine's clock
  * that advances between the facts as time passes here. Durations are measured on this replica's
- * clock, so only its rate matters, never how it agrees with the engine's or another replica's.
+ * clock, so only its rate matters, never how it agrees with the engine's or another replica's
+ * (it keeps the largest lead it has seen: a step back of this clock, an NTP correction, by more
+ * than the feed's delay would let a window be read that much early).
  *
  * The first fact is the newest start or close time in the namespace (`seed`); every change the
  * feed lists after that is one more. Until it knows one (an engine that does not answer, a
