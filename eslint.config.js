@@ -5,6 +5,7 @@ import boundaries from 'eslint-plugin-boundaries'
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript'
 import { importX } from 'eslint-plugin-import-x'
 import neostandard from 'neostandard'
+import noTypeCycle from './scripts/no-type-cycle.mjs'
 
 // Layering (each folder's README.md says what it holds and may import): every file of ours belongs
 // to one element below, an import no policy allows fails the lint, and so does an import cycle.
@@ -22,7 +23,7 @@ const APP = { to: { file: { categories: 'app' } } }
 const layering = {
   files: ['**/*.{ts,js,mjs}'],
   ignores: ['eslint.config.js'],
-  plugins: { boundaries, 'import-x': importX },
+  plugins: { boundaries, 'import-x': importX, flowport: noTypeCycle },
   settings: {
     'import/resolver': { typescript: { conditionNames } },
     'import-x/resolver-next': [createTypeScriptImportResolver({ conditionNames })],
@@ -59,11 +60,14 @@ const layering = {
         { from: { element: { type: 'schemas' } }, allow: allow('schemas', 'core') },
         { from: { element: { type: 'lib' } }, allow: allow('lib', 'schemas', ...PACKAGES) },
         { from: { element: { type: 'plugin' } }, allow: allow('plugin', 'lib', 'schemas', ...PACKAGES) },
-        // Concepts import each other (their types, their factories' interfaces); no-cycle keeps that a tree.
-        { from: { element: { type: 'concept' } }, allow: allow('concept', 'lib', 'schemas', ...PACKAGES) },
+        { from: { element: { type: 'concept' } }, allow: allow('lib', 'schemas', ...PACKAGES) },
+        // A concept's own files import each other freely; another concept only through its face, its
+        // index.ts (the plugin that decorates the service, and what the concept lets others use).
+        { from: { element: { type: 'concept' } }, allow: { to: { element: { type: 'concept', captured: { concept: '{{ from.element.captured.concept }}' } } } } },
+        { from: { element: { type: 'concept' } }, allow: { to: { element: { type: 'concept', fileInternalPath: 'index.ts' } } } },
         { from: { element: { type: 'routes' } }, allow: allow('routes', 'lib', 'schemas', ...PACKAGES) },
-        // A route calls `fastify.<concept>`: it needs the service's type, never its code.
-        { from: { element: { type: 'routes' } }, allow: { to: { element: { type: 'concept' } }, dependency: { kind: 'type' } } },
+        // A route calls `fastify.<concept>`: it needs the service's type (from the concept's face), never its code.
+        { from: { element: { type: 'routes' } }, allow: { to: { element: { type: 'concept', fileInternalPath: 'index.ts' } }, dependency: { kind: 'type' } } },
         { from: { file: { categories: 'app' } }, allow: allow(...API, ...PACKAGES) },
         { from: { file: { categories: 'app' } }, allow: APP },
         { from: { element: { types: ['openapi', 'cli'] } }, allow: allow('openapi', 'cli', ...API, ...PACKAGES, 'client') },
@@ -81,7 +85,9 @@ const layering = {
     }],
     'boundaries/no-unknown-files': 'error',
     // Cycles are among our files: not following imports into node_modules keeps the lint fast.
-    'import-x/no-cycle': ['error', { ignoreExternal: true }]
+    'import-x/no-cycle': ['error', { ignoreExternal: true }],
+    // …which skips type-only imports: this one refuses a cycle that goes through one.
+    'flowport/no-type-cycle': 'error'
   }
 }
 

@@ -77,8 +77,7 @@ export function greetingOfStart (answer: StartAnswer): string | null {
 }
 `
 
-const BAD = `import type { paths } from './catalog-api.js'
-
+const BAD = `
 type RunBody = paths['/workflow/run']['post']['requestBody']['content']['application/json']
 
 export const body: RunBody = { workflowName: 'hello', input: { name: 42 } }

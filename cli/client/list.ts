@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander'
 import { DEFAULT_CATALOG_ID } from '@flowport/core/settings'
-import { TERMINAL_STATUSES } from '@flowport/core/run-status'
+import { TERMINAL_STATUSES } from '@flowport/core/run'
 import { action, clientCommand, clientOf, type CommonOptions } from './command.js'
 import { CliError, EXIT } from './exit-codes.js'
 import { positiveInteger } from './input.js'

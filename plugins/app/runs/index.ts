@@ -4,6 +4,12 @@
 import fp from 'fastify-plugin'
 import { createRuns, type Runs } from './runs.js'
 
+// What other concepts may use (eslint.config.js: a concept is imported through its index.ts only).
+export { STATUS_LOOKUPS, historyWorkflowOf } from './execution.js'
+export { INTERNAL_RUNS_EXCLUDED, visibilityQuery } from './list-runs.js'
+export type { Runs } from './runs.js'
+export type { Execution } from './types.js'
+
 declare module 'fastify' {
   interface FastifyInstance { runs: Runs }
 }
