@@ -19,6 +19,7 @@ const API = ['routes', 'plugin', 'concept', 'lib', 'schemas']
 const PACKAGES = ['core', 'worker']
 const allow = (...types) => ({ to: { element: { types } } })
 const APP = { to: { file: { categories: 'app' } } }
+const CONTRACT = { file: { categories: 'contract' } }
 
 const layering = {
   files: ['**/*.{ts,js,mjs}'],
@@ -49,11 +50,19 @@ const layering = {
       { type: 'examples', pattern: 'examples', partialMatch: false }
     ],
     // app.ts and server.ts are files at the root, not a folder: a file category stands for them.
-    'boundaries/files': [{ category: 'app', pattern: '{app,server}.ts' }]
+    'boundaries/files': [
+      { category: 'app', pattern: '{app,server}.ts' },
+      // Core's dependency-free contract (core/README.md): what the browser and workflow code take too.
+      { category: 'contract', pattern: 'core/src/{api,bounded,contract,duration,eval,fatal-error,run,steps}.ts' }
+    ]
   },
   rules: {
     'boundaries/dependencies': ['error', {
       default: 'disallow',
+      // Packages are checked too (the contract takes none but TypeBox), and so are imports within
+      // one element (the contract is files of core).
+      checkAllOrigins: true,
+      checkInternals: true,
       policies: [
         // npm packages and Node's built-ins (origin "core"; our core/ package is the element "core").
         { allow: { to: { module: { origin: ['external', 'core'] } } } },
@@ -80,7 +89,13 @@ const layering = {
         { from: { element: { type: 'core' } }, allow: allow('core') },
         { from: { element: { type: 'worker' } }, allow: allow('worker', 'core') },
         { from: { element: { type: 'client' } }, allow: allow('client', 'core') },
-        { from: { element: { type: 'examples' } }, allow: allow('examples', 'worker', 'core') }
+        { from: { element: { type: 'examples' } }, allow: allow('examples', 'worker', 'core') },
+        // The contract imports only itself and TypeBox (pure JavaScript): no Node built-in, no other
+        // package, none of core's I/O. The last policy that matches decides, hence this order.
+        { from: CONTRACT, disallow: { to: { element: { type: 'core' } } } },
+        { from: CONTRACT, disallow: { to: { module: { origin: ['external', 'core'] } } } },
+        { from: CONTRACT, allow: { to: { file: { categories: 'contract' } } } },
+        { from: CONTRACT, allow: { to: { module: { source: '@sinclair/typebox' } } } }
       ]
     }],
     'boundaries/no-unknown-files': 'error',

@@ -14,6 +14,9 @@ export const TERMINAL_STATUSES = ['completed', 'failed', 'canceled', 'terminated
 export const STATUSES = ['running', 'paused', ...TERMINAL_STATUSES, 'unknown'] as const
 
 export type Status = typeof STATUSES[number]
+
+/** What a run list filters by: `unknown` is no status the engine stores a run in. */
+export const FILTER_STATUSES = STATUSES.filter((s): s is Exclude<Status, 'unknown'> => s !== 'unknown')
 export type TerminalStatus = typeof TERMINAL_STATUSES[number]
 
 export const isTerminalStatus = (status: string): status is TerminalStatus => (TERMINAL_STATUSES as readonly string[]).includes(status)
