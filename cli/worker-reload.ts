@@ -8,7 +8,8 @@
  * start (a syntax error, a bad export, any definition error) is logged with its error, and the
  * running worker keeps serving until a change that loads.
  */
-import { watch, type FSWatcher, existsSync, statSync } from 'node:fs'
+import { watch, type FSWatcher } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { relative, resolve, sep } from 'node:path'
 import type { ChildProcess } from 'node:child_process'
 import { findWorkflowPackages } from '@flowport/worker/packages'

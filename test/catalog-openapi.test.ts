@@ -77,7 +77,8 @@ export function greetingOfStart (answer: StartAnswer): string | null {
 }
 `
 
-const BAD = `
+const BAD = `import type { paths } from './catalog-api.js'
+
 type RunBody = paths['/workflow/run']['post']['requestBody']['content']['application/json']
 
 export const body: RunBody = { workflowName: 'hello', input: { name: 42 } }

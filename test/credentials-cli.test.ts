@@ -14,7 +14,8 @@ const SECRET = 'sk-live-0123456789abcdef'
 /** A scripted editor: a Node program run as `$EDITOR <file>` that records the path and rewrites the file. */
 function editor (dir: string, name: string, body: string): string {
   const script = join(dir, `${name}.mjs`)
-  writeFileSync(script, `const file = process.argv[2]
+  writeFileSync(script, `import { readFileSync, writeFileSync } from 'node:fs'
+const file = process.argv[2]
 writeFileSync(${JSON.stringify(join(dir, `${name}.path`))}, file)
 const text = readFileSync(file, 'utf8')
 ${body}

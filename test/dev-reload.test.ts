@@ -33,7 +33,8 @@ export const reloaded = defineWorkflow({
 })
 `
 
-const steps = (body: string) => `import { defineStep } from '@flowport/worker'
+const steps = (body: string) => `import { Type } from '@sinclair/typebox'
+import { defineStep } from '@flowport/worker'
 
 ${body}
 `

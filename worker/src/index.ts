@@ -7,7 +7,7 @@ export type { DirectCallContext, Evaluation, EvaluatorDefinition, EvaluatorSpec,
 export { defineEval, isEval, type EvalDefinition, type EvalEntry, type EvalEvaluatorInput, type EvalInputOf, type EvalSpec } from './common/eval.js'
 export { DEFAULT_STEP_OPTIONS, type RetryOptions, type StepOptions } from './common/step-options.js'
 export { FatalError, ValidationError } from './common/errors.js'
-export { credentials, CredentialsError, MissingCredentialError } from '@flowport/core/credentials'
+export { credentials, CredentialsError, MissingCredentialError, resolveCredentialSettings } from '@flowport/core/credentials'
 export { startWorker, type WorkerHandle, type WorkerOptions } from './runtime/start-worker.js'
 export { buildWorkflowBundle, type BuildBundleOptions } from './runtime/build-bundle.js'
 export { EngineOptionsSchema, resolveEngineOptions, type EngineOptions } from './runtime/engine.js'

@@ -5,7 +5,6 @@ import fp from 'fastify-plugin'
 import { readRunInput } from '../engine/index.js'
 import { createCatalogs, type Catalogs } from './catalogs.js'
 
-// What other concepts may use (eslint.config.js: a concept is imported through its index.ts only).
 export type { Catalogs } from './catalogs.js'
 
 declare module 'fastify' {

@@ -4,7 +4,6 @@
 import fp from 'fastify-plugin'
 import { createControl, type Control } from './control.js'
 
-// What other concepts may use (eslint.config.js: a concept is imported through its index.ts only).
 export type { Control } from './control.js'
 export { handlerArgs, type HandlerCall, type HandlerKind } from './handlers.js'
 export { reapplyOptions } from './reset.js'

@@ -5,7 +5,6 @@
 import fp from 'fastify-plugin'
 import { createDeployments, type Deployments } from './deployments.js'
 
-// What other concepts may use (eslint.config.js: a concept is imported through its index.ts only).
 export type { ChangeOptions, Deployments, TaggedDeployment } from './deployments.js'
 
 declare module 'fastify' {

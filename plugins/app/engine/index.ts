@@ -6,7 +6,6 @@
 import fp from 'fastify-plugin'
 import { createEngine, type Engine } from './engine.js'
 
-// What other concepts may use (eslint.config.js: a concept is imported through its index.ts only).
 export { versionOf, versionValue } from './deployment-version.js'
 export type { Engine } from './engine.js'
 export { fromEngineError, grpcCode, grpcFailure } from './errors.js'

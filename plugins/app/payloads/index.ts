@@ -7,7 +7,6 @@
 import fp from 'fastify-plugin'
 import { createPayloads, type Payloads, type PayloadsOptions } from './payloads.js'
 
-// What other concepts may use (eslint.config.js: a concept is imported through its index.ts only).
 export type { Payloads } from './payloads.js'
 
 declare module 'fastify' {

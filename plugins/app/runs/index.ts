@@ -4,7 +4,6 @@
 import fp from 'fastify-plugin'
 import { createRuns, type Runs } from './runs.js'
 
-// What other concepts may use (eslint.config.js: a concept is imported through its index.ts only).
 export { STATUS_LOOKUPS, historyWorkflowOf } from './execution.js'
 export { INTERNAL_RUNS_EXCLUDED, visibilityQuery } from './list-runs.js'
 export type { Runs } from './runs.js'

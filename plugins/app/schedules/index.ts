@@ -4,7 +4,6 @@
 import fp from 'fastify-plugin'
 import { createSchedules, type Schedules } from './schedules.js'
 
-// What other concepts may use (eslint.config.js: a concept is imported through its index.ts only).
 export type { Schedules } from './schedules.js'
 
 declare module 'fastify' {

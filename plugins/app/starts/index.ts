@@ -5,7 +5,6 @@ import fp from 'fastify-plugin'
 import { createStarts, type Starts } from './starts.js'
 import { fixedWorkflowSegment } from './start-workflow.js'
 
-// What other concepts may use (eslint.config.js: a concept is imported through its index.ts only).
 export type { Starts } from './starts.js'
 
 declare module 'fastify' {

@@ -4,7 +4,6 @@
 import fp from 'fastify-plugin'
 import { createWebhooks, type Webhooks } from './webhooks.js'
 
-// What other concepts may use (eslint.config.js: a concept is imported through its index.ts only).
 export { deliveryWorkflowId, webhookRunMemo, type Webhooks } from './webhooks.js'
 
 declare module 'fastify' {
