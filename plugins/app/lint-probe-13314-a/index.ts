@@ -1,0 +1,1 @@
+export { part } from './part.js'
