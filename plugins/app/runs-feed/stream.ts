@@ -16,11 +16,11 @@
  * an EventSource keeps the id it has.
  */
 import type { FastifyReply } from 'fastify'
-import { fromEngineError } from '../engine/errors.js'
+import { fromEngineError } from '../engine/index.js'
 import { RETRY_MS, compactForLife, type OpenStream, type StreamRegistry } from '../../../lib/http/sse.js'
 import type { RunsFeedOpen, RunsFeedProgress, RunsFeedQuery } from '../../../schemas/runs-feed.js'
 import { validationError, type Issue } from '../../../lib/api-error.js'
-import { visibilityQuery } from '../runs/list-runs.js'
+import { visibilityQuery } from '../runs/index.js'
 import type { EngineClock } from './engine-clock.js'
 import type { FeedChange, FeedOptions, FeedSink, Joined, RunsFeed } from './feed.js'
 import { comparePositions, decodePosition, encodePosition, timePosition, type Position } from './position.js'
