@@ -1,1 +1,0 @@
-export { part } from './part.js'

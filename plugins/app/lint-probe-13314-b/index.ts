@@ -1,4 +1,0 @@
-import { part } from '../lint-probe-13314-a/part.js'
-
-export interface Inner { n: number }
-export const again = part
