@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto'
 import { build } from './helpers/app.js'
 import { launchChromium } from './helpers/browser.js'
 import { startPythonWorker } from './helpers/python-worker.js'
+import { eventually } from './helpers/workflows.js'
 import type { App } from '../app.js'
 
 const WAIT = 90_000
@@ -37,8 +38,8 @@ t.test('a Python run followed live in the inspector, and its declared handlers q
   const live = tab.locator('.live[data-live="open"]')
   await live.waitFor()
   const before = await eventsShown(live.textContent())
-  await tab.waitForFunction((n) => Number(/(\d+) events/.exec(document.querySelector('.live')?.textContent ?? '')?.[1] ?? 0) > n + 4, before)
-  t.ok(await eventsShown(live.textContent()) > before + 4, 'events arrive live from the Python run')
+  const grown = await eventually(async () => await eventsShown(live.textContent()), (n) => n > before + 4, 240)
+  t.ok(grown > before + 4, 'events arrive live from the Python run')
 
   const order = await startRun(app, 'order', { item: 'book', quantity: 1 })
   t.teardown(async () => { await app.inject({ method: 'POST', url: `/workflow/${order.workflowId}/terminate`, payload: {} }) })
