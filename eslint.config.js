@@ -18,6 +18,9 @@ const API = ['routes', 'plugin', 'concept', 'lib', 'schemas']
 const PACKAGES = ['core', 'worker']
 const allow = (...types) => ({ to: { element: { types } } })
 const APP = { to: { file: { categories: 'app' } } }
+// A cross-cutting concern's schemas sit in its folder (plugins/README.md) and are the wire all the same.
+const WIRE = { category: 'wire', pattern: 'plugins/*/*/schema.ts' }
+const TO_WIRE = { to: { file: { categories: 'wire' } } }
 
 const layering = {
   files: ['**/*.{ts,js,mjs}'],
@@ -31,7 +34,7 @@ const layering = {
     // First match wins: a package's test/ folder is test code, not the package.
     'boundaries/elements': [
       { type: 'routes', pattern: 'routes', partialMatch: false },
-      { type: 'plugin', pattern: 'plugins/external', partialMatch: false },
+      { type: 'plugin', pattern: ['plugins/external', 'plugins/http'], partialMatch: false },
       { type: 'concept', pattern: 'plugins/app/*', capture: ['concept'], partialMatch: false },
       { type: 'lib', pattern: 'lib', partialMatch: false },
       { type: 'schemas', pattern: 'schemas', partialMatch: false },
@@ -48,7 +51,7 @@ const layering = {
       { type: 'examples', pattern: 'examples', partialMatch: false }
     ],
     // app.ts and server.ts are files at the root, not a folder: a file category stands for them.
-    'boundaries/files': [{ category: 'app', pattern: '{app,server}.ts' }]
+    'boundaries/files': [{ category: 'app', pattern: '{app,server}.ts' }, WIRE]
   },
   rules: {
     'boundaries/dependencies': ['error', {
@@ -56,6 +59,8 @@ const layering = {
       policies: [
         // npm packages and Node's built-ins (origin "core"; our core/ package is the element "core").
         { allow: { to: { module: { origin: ['external', 'core'] } } } },
+        // The cross-cutting concerns sit below the concepts and the routes, which use their helpers.
+        { from: { element: { types: ['concept', 'routes'] } }, allow: allow('plugin') },
         { from: { element: { type: 'schemas' } }, allow: allow('schemas', 'core') },
         { from: { element: { type: 'lib' } }, allow: allow('lib', 'schemas', ...PACKAGES) },
         { from: { element: { type: 'plugin' } }, allow: allow('plugin', 'lib', 'schemas', ...PACKAGES) },
@@ -76,7 +81,10 @@ const layering = {
         { from: { element: { type: 'core' } }, allow: allow('core') },
         { from: { element: { type: 'worker' } }, allow: allow('worker', 'core') },
         { from: { element: { type: 'client' } }, allow: allow('client', 'core') },
-        { from: { element: { type: 'examples' } }, allow: allow('examples', 'worker', 'core') }
+        { from: { element: { type: 'examples' } }, allow: allow('examples', 'worker', 'core') },
+        { from: { element: { type: 'schemas' } }, allow: TO_WIRE },
+        { from: { file: { categories: 'wire' } }, disallow: allow('lib', 'plugin') },
+        { from: { file: { categories: 'wire' } }, allow: TO_WIRE }
       ]
     }],
     'boundaries/no-unknown-files': 'error',

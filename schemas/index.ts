@@ -10,7 +10,7 @@ import {
   CatalogWorkflowSchema, CatalogWorkflowSourceSchema, OpenApiDocumentSchema, OpenApiInfoSchema
 } from './catalog.js'
 import { WorkerDeploymentVersionSchema } from './deployment-version.js'
-import { ConditionalReadHeadersSchema, RunPreconditionHeadersSchema } from './conditional.js'
+import { ConditionalReadHeadersSchema, RunPreconditionHeadersSchema } from '../plugins/http/conditional/schema.js'
 import {
   HistoryEventSchema, HistoryPageSchema, HistoryQuerySchema, HistoryStreamDoneSchema, HistoryStreamHeadersSchema, HistoryStreamQuerySchema,
   HistoryStreamServerErrorSchema, HistoryWorkflowSchema

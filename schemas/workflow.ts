@@ -11,7 +11,7 @@ import { BASE64URL_PATTERN, Nullable, NameSchema, NOT_IN_QUERY_TEXT, QueryTextSc
 import { Literals, RunStatusSchema, STATUSES, TerminalRunStatusSchema } from './status.js'
 import { CatalogIdSchema } from './catalog.js'
 import { DurationSchema } from './schedules.js'
-import { IfMatchSchema } from './conditional.js'
+import { IfMatchSchema } from '../plugins/http/conditional/schema.js'
 import { AttentionSchema, ResetPointSchema } from './reset.js'
 import { InputRefSchema, PayloadLinkSchema } from './payloads.js'
 import { WorkerDeploymentVersionSchema } from './deployment-version.js'

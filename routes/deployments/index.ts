@@ -11,7 +11,7 @@ import { errorsFor, ref, response } from '../../schemas/common.js'
 import {
   DeploymentChangeHeadersSchema, DeploymentListSchema, DeploymentParamsSchema, DeploymentSchema, RampBodySchema, RollbackBodySchema, SetCurrentBodySchema
 } from '../../schemas/deployments.js'
-import { withEtag } from '../../schemas/conditional.js'
+import { withEtag } from '../../plugins/http/conditional/schema.js'
 import type { ChangeOptions, TaggedDeployment } from '../../plugins/app/deployments/deployments.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { clientGone } from '../../lib/abort.js'

@@ -10,7 +10,7 @@ import { ResetBodySchema, ResetResultSchema, type ResetBody } from '../../schema
 import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema, type StopBody, type TerminateBody } from '../../schemas/control.js'
 import { latestAndPinned, runCall } from '../latest-and-pinned.js'
 import { access } from '../../lib/http/access.js'
-import { RunPreconditionHeadersSchema } from '../../schemas/conditional.js'
+import { RunPreconditionHeadersSchema } from '../../plugins/http/conditional/schema.js'
 
 const stopDescription = 'Requests cancellation: the workflow\'s cleanup runs and the run ends `canceled`. Without ' +
   '`terminateAfterMs` the answer comes right after the request is recorded (outcome `cancel_requested`); with it the ' +

@@ -7,7 +7,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { RunVersioningBodySchema, RunVersioningSchema, type RunVersioningBody } from '../../schemas/run-versioning.js'
-import { RunPreconditionHeadersSchema } from '../../schemas/conditional.js'
+import { RunPreconditionHeadersSchema } from '../../plugins/http/conditional/schema.js'
 import { latestAndPinned, runCall } from '../latest-and-pinned.js'
 import { access } from '../../lib/http/access.js'
 

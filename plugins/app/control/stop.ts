@@ -10,7 +10,7 @@ import { timedOut } from '../runs/run-history.js'
 import type { RunRef } from '../runs/types.js'
 import { isTerminal, statusFromEngine } from '../runs/status.js'
 import type { HistoryEvent } from '../runs/close-events.js'
-import { assertRunMatches } from '../../../lib/http/conditional.js'
+import { assertRunMatches } from '../../http/conditional/entity-tags.js'
 import type { ControlDeps } from './deps.js'
 
 /** The run a call is about: the pinned one, or the latest run of the id. */
@@ -20,7 +20,7 @@ export interface ControlCall {
   signal?: AbortSignal
   /** The engine identity the call is recorded under (plugins/app/access/principal.ts). */
   identity?: string
-  /** `If-Match`: the run the caller saw (lib/http/conditional.ts). */
+  /** `If-Match`: the run the caller saw (plugins/http/conditional/entity-tags.ts). */
   ifMatch?: string
 }
 

@@ -1,10 +1,9 @@
 /**
- * Conditional requests, the one home (docs/conditional-requests.md): strong `ETag`s of reads,
- * `If-None-Match` → 304 (applied by plugins/external/conditional.ts to every route declaring `etag`), and
- * `If-Match` naming a run, checked by the calls that act on a run before anything reaches the engine.
+ * Entity tags: strong `ETag`s of reads, `If-None-Match` (applied by index.ts), and `If-Match`
+ * naming a run, checked by the calls that act on a run before anything reaches the engine.
  */
 import { hash } from 'node:crypto'
-import { ApiError } from '../api-error.js'
+import { ApiError } from '../../../lib/api-error.js'
 
 /** A strong ETag of serialized bytes: 96 bits of SHA-256, base64url. */
 export function etagOf (bytes: string | Buffer, prefix?: string): string {

@@ -1,14 +1,14 @@
 /**
- * `ETag` and `If-None-Match` → 304 for every route that declares `config.etag` (lib/http/conditional.ts):
- * the tag is computed from the bytes about to be sent, so it changes whenever anything in the
- * representation changes and never otherwise. `etag: 'run'` prefixes it with the body's `runId`, so
- * a status ETag also names its run for `If-Match`. The hooks are the routes' own: a route without
+ * Conditional requests (docs/conditional-requests.md): `ETag` and `If-None-Match` → 304 for every
+ * route that declares `config.etag`. The tag is computed from the bytes about to be sent, so it
+ * changes whenever the representation does; `etag: 'run'` prefixes it with the body's `runId`, so a
+ * status ETag also names its run for `If-Match`. The hooks are the routes' own: a route without
  * `etag` runs none of them.
  */
 import fp from 'fastify-plugin'
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler, RouteOptions } from 'fastify'
-import { etagOf, noneMatchHits } from '../../lib/http/conditional.js'
-import { addRouteHook } from '../../lib/http/route-hooks.js'
+import { etagOf, noneMatchHits } from './entity-tags.js'
+import { addRouteHook } from '../../../lib/http/route-hooks.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -3,7 +3,7 @@
  * carry an `ETag`, and the `If-Match` header of the calls that act on a run (docs/conditional-requests.md).
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import { ruled } from './common.js'
+import { ruled } from '../../../schemas/common.js'
 
 /**
  * An `If-Match` field as RFC 9110 §13.1.1 has it: `*`, or entity tags (`"…"`, weak `W/"…"`)
