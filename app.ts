@@ -28,7 +28,7 @@ import engine from './plugins/app/engine/index.js'
 import catalogs from './plugins/app/catalogs/index.js'
 import webhooks from './plugins/app/webhooks/index.js'
 import starts from './plugins/app/starts/index.js'
-import sse from './plugins/external/sse.js'
+import sse from './plugins/external/sse/index.js'
 import history from './plugins/app/history/index.js'
 import runsFeed from './plugins/app/runs-feed/index.js'
 import traces from './plugins/app/traces/index.js'
@@ -103,7 +103,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream, st
     routerOptions: { maxParamLength: MAX_HEADER_BYTES },
     frameworkErrors,
     clientErrorHandler,
-    // Long-lived SSE streams must not hold `close()`; plugins/external/sse.ts ends them first.
+    // Long-lived SSE streams must not hold `close()`; plugins/external/sse/index.ts ends them first.
     forceCloseConnections: true,
     requestIdHeader: false,
     genReqId: (req) => {

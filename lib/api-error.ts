@@ -33,7 +33,7 @@ export class ApiError extends Error {
 /** Seconds a client should wait before retrying a 503. */
 export const RETRY_AFTER_SECONDS = '3'
 
-/** Seconds a client should wait before retrying a stream refused at a cap (plugins/external/sse.ts, the runs feed): streams end over minutes, not seconds. */
+/** Seconds a client should wait before retrying a stream refused at a cap (plugins/external/sse/index.ts, the runs feed): streams end over minutes, not seconds. */
 export const STREAM_RETRY_AFTER_SECONDS = '10'
 
 export const validationError = (issues: Issue[]) =>

@@ -29,7 +29,7 @@ export interface RunRoute {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'
   /** Default: `workflows`. */
   tags?: string[]
-  /** An SSE-only route (plugins/external/sse.ts). */
+  /** An SSE-only route (plugins/external/sse/index.ts). */
   sse?: 'only'
   config: FastifyContextConfig
   /** The whole body is optional (lib/http/optional-body.ts). */

@@ -10,7 +10,7 @@ import { HistoryPageSchema, HistoryQuerySchema, HistoryStreamHeadersSchema, Hist
 import { streamResponses } from '../../schemas/history-stream.js'
 import { ConditionalReadHeadersSchema, notModified, withEtag } from '../../plugins/http/conditional/schema.js'
 import { access } from '../../lib/http/access.js'
-import { lastEventIdOf } from '../../lib/http/sse.js'
+import { lastEventIdOf } from '../../plugins/external/sse/streams.js'
 import { latestAndPinned } from '../latest-and-pinned.js'
 
 interface StreamRequest {

@@ -9,7 +9,7 @@
  */
 import type { FastifyBaseLogger, FastifyReply } from 'fastify'
 import { fromEngineError } from '../engine/errors.js'
-import { RETRY_MS, compactForLife, type OpenStream, type StreamRegistry } from '../../../lib/http/sse.js'
+import { RETRY_MS, compactForLife, type OpenStream, type StreamRegistry } from '../../external/sse/streams.js'
 import { validationError, type Issue } from '../../../lib/api-error.js'
 import { decodeCursor, encodeCursor } from './cursor.js'
 import type { Batch } from './batch.js'

@@ -10,9 +10,9 @@
 import fp from 'fastify-plugin'
 import { fastifySSE } from '@fastify/sse'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { ApiError, STREAM_RETRY_AFTER_SECONDS } from '../../lib/api-error.js'
-import { addRouteHook } from '../../lib/http/route-hooks.js'
-import type { OpenStream, StreamRegistry } from '../../lib/http/sse.js'
+import { ApiError, STREAM_RETRY_AFTER_SECONDS } from '../../../lib/api-error.js'
+import { addRouteHook } from '../../../lib/http/route-hooks.js'
+import type { OpenStream, StreamRegistry } from './streams.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,11 +1,11 @@
 /**
  * What the SSE streams (the history stream, plugins/app/history/stream.ts; the runs feed,
  * plugins/app/runs-feed/stream.ts) share: the reconnect hint, the client's Last-Event-ID, how an
- * open stream meets the registry of plugins/external/sse.ts, and making a long-lived stream's strings small.
+ * open stream meets the registry of plugins/external/sse/index.ts, and making a long-lived stream's strings small.
  */
 import type { FastifyReply } from 'fastify'
 import { symbols as pinoSymbols } from 'pino'
-import type { Issue } from '../api-error.js'
+import type { Issue } from '../../../lib/api-error.js'
 
 /** Reconnect delay hinted to EventSource: short, a resume costs one describe and a buffer replay (or one catch-up read). */
 export const RETRY_MS = 2000
@@ -17,7 +17,7 @@ export function lastEventIdOf (header: string | undefined, query: string | undef
     : { lastEventId: query, issue: { path: '/lastEventId', in: 'querystring' } }
 }
 
-/** An open stream as the registry of plugins/external/sse.ts sees it. */
+/** An open stream as the registry of plugins/external/sse/index.ts sees it. */
 export interface OpenStream {
   /** Ends the stream now (shutdown). */
   stop: () => void
@@ -25,7 +25,7 @@ export interface OpenStream {
   heartbeat: () => void
 }
 
-/** Where open streams register so shutdown can end them and one timer can keep them all alive (plugins/external/sse.ts). */
+/** Where open streams register so shutdown can end them and one timer can keep them all alive (plugins/external/sse/index.ts). */
 export interface StreamRegistry {
   add: (stream: OpenStream) => void
   delete: (stream: OpenStream) => void
