@@ -63,7 +63,7 @@ export const ConfigSchema = Type.Object({
   SERVICE_STREAMS_MAX_PER_KEY: Type.Integer({ minimum: 0, default: 500 }),
   SERVICE_RUNS_FEED_MAX_FEEDS: Type.Integer({ minimum: 0, default: 50 }),
   SERVICE_CORS_ORIGIN: Type.String({ default: '*' }),
-  // Prometheus metrics at GET /metrics (plugins/external/metrics.ts); the port, when set, serves them without auth.
+  // Prometheus metrics at GET /metrics (plugins/external/metrics/index.ts); the port, when set, serves them without auth.
   SERVICE_METRICS_ENABLED: Bool(true),
   SERVICE_METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
   // The run inspector at /ui (plugins/external/ui.ts, docs/inspector.md): unset = on outside production, off in it.

@@ -1,15 +1,15 @@
 /**
- * Prometheus metrics (lib/api-metrics.ts): every answered request is counted by method, route
+ * Prometheus metrics (plugins/external/metrics/api-metrics.ts): every answered request is counted by method, route
  * template and status; `GET /metrics` serves them (behind the token when auth is on) and, with
  * SERVICE_METRICS_PORT, a separate listener serves them without auth for a scraper inside the
  * cluster. SERVICE_METRICS_ENABLED=false leaves out the hook, the route and the engine
  * interceptor altogether. See docs/observability.md.
  * @see https://github.com/siimon/prom-client
  */
-import { access } from '../../lib/http/access.js'
+import { access } from '../../../lib/http/access.js'
 import { createServer, type Server } from 'node:http'
 import fp from 'fastify-plugin'
-import { ApiMetrics } from '../../lib/api-metrics.js'
+import { ApiMetrics } from './api-metrics.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
