@@ -1,6 +1,6 @@
 /**
  * Checks of JSON bodies that JSON Schema cannot express, each answered with a 400 naming where the
- * offending value is (plugins/external/json-body.ts runs them when the body is parsed). None of them
+ * offending value is (plugins/http/json-body/index.ts runs them when the body is parsed). None of them
  * recurses: a body nested 100,000 levels deep must cost a loop, not the call stack.
  */
 const LONE_SURROGATE = /\p{Cs}/u

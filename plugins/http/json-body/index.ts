@@ -10,8 +10,8 @@
  *   UnsupportedMediaTypeError the document promises (it was a 400 from the schema, "must be object").
  */
 import fp from 'fastify-plugin'
-import { validationError } from '../../lib/api-error.js'
-import { loneSurrogateAt, nestsDeeperThan, prototypeKeyAt } from '../../lib/json-body.js'
+import { validationError } from '../../../lib/api-error.js'
+import { loneSurrogateAt, nestsDeeperThan, prototypeKeyAt } from './json-checks.js'
 
 /** Plain JSON.parse (own `__proto__` properties, no prototype change), only to locate what the safe parser refused. */
 function parsedOrUndefined (text: string): unknown {
