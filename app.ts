@@ -11,7 +11,7 @@ import { buildSerializer } from './lib/serializer.js'
 import { Redactor, withRedaction } from './lib/log-redaction.js'
 import { redisPassword } from './lib/rate-limit-redis.js'
 import configPlugin from './plugins/external/config.js'
-import errors, { clientErrorHandler, frameworkErrors } from './plugins/external/errors.js'
+import errors, { clientErrorHandler, frameworkErrors } from './plugins/http/errors.js'
 import jsonBody from './plugins/http/json-body/index.js'
 import cors from './plugins/external/cors.js'
 import access from './plugins/app/access/index.js'
@@ -22,7 +22,7 @@ import swagger from './plugins/external/swagger.js'
 import conditional from './plugins/http/conditional/index.js'
 import metrics from './plugins/external/metrics/index.js'
 import tracing from './plugins/external/tracing.js'
-import runLog from './plugins/external/run-log.js'
+import runLog from './plugins/http/run-log.js'
 import payloads from './plugins/app/payloads/index.js'
 import engine from './plugins/app/engine/index.js'
 import catalogs from './plugins/app/catalogs/index.js'
@@ -68,7 +68,7 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/
  * Request line + headers Node accepts (its default is 16 KiB). The longest request the OpenAPI
  * document allows is about 25 KB: two 1000-character path parameters of 4-byte characters are
  * 12,000 bytes each once percent-encoded (`/workflow/{id}/update/{name}`), and the runs listing's
- * filters and page token add up to about as much. Larger requests get 431 (plugins/external/errors.ts).
+ * filters and page token add up to about as much. Larger requests get 431 (plugins/http/errors.ts).
  */
 const MAX_HEADER_BYTES = 64 * 1024
 
@@ -85,10 +85,10 @@ export async function buildApp ({ config, logger, historyObserver, logStream, st
     logger: withRedaction(logger ?? { level: config.LOG_LEVEL, stream: logStream }, redactor),
     bodyLimit: config.SERVICE_BODY_LIMIT_BYTES,
     // A request not received within these bounds is answered 408 RequestTimeoutError and closed
-    // (plugins/external/errors.ts). Node checks them every `connectionsCheckingInterval` (default 30 s,
+    // (plugins/http/errors.ts). Node checks them every `connectionsCheckingInterval` (default 30 s,
     // which would stretch a 10 s bound to 40 s). Fastify's `connectionTimeout` (socket inactivity)
     // stays off: a /workflow/run wait sends nothing for minutes and must not be cut.
-    // Node answers a missing Host header with an empty 400 of its own; plugins/external/errors.ts answers it in the error shape.
+    // Node answers a missing Host header with an empty 400 of its own; plugins/http/errors.ts answers it in the error shape.
     http: {
       maxHeaderSize: MAX_HEADER_BYTES,
       requireHostHeader: false,

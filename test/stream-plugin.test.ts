@@ -1,7 +1,7 @@
 import t from 'tap'
 import Fastify from 'fastify'
 import type { Test } from 'tap'
-import errors from '../plugins/external/errors.js'
+import errors from '../plugins/http/errors.js'
 import sse, { acceptsEventStream } from '../plugins/external/sse/index.js'
 import { loadConfig } from '../plugins/external/config.js'
 import { openSse } from './helpers/history.js'

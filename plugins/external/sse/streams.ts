@@ -37,7 +37,7 @@ export interface StreamRegistry {
  * - the response head Node wrote (`ServerResponse#_header`, internal): about 25 pieces, some 800
  *   bytes per stream, 250 once flat;
  * - the request logger's bindings (pino's `chindings`, built by appending `,"key":value` per
- *   binding): the request id and the run ids (plugins/external/run-log.ts), some 250 bytes saved.
+ *   binding): the request id and the run ids (plugins/http/run-log.ts), some 250 bytes saved.
  * Without those properties (another Node or pino) this does nothing.
  */
 export function compactForLife (reply: FastifyReply): void {
