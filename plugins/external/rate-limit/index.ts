@@ -2,7 +2,7 @@
  * Per-key request budgets (@fastify/rate-limit): SERVICE_RATE_LIMIT_MAX requests per
  * SERVICE_RATE_LIMIT_WINDOW_MS for each key (a key's own `rateLimit` in the keys file wins; 0 =
  * unlimited), counted per replica in memory, or in one Redis shared by every replica when
- * SERVICE_RATE_LIMIT_REDIS_URL is set (lib/rate-limit-redis.ts). Over budget → 429
+ * SERVICE_RATE_LIMIT_REDIS_URL is set (redis-store.ts). Over budget → 429
  * RateLimitedError with `Retry-After` and the `RateLimit-*` headers. A stream counts once, when it connects. A run token spends its
  * issuing key's budget. Only on with auth on (without keys there is no one to count for); open
  * routes are never counted. While the Redis is unreachable or hangs, requests pass uncounted (fail
@@ -11,8 +11,8 @@
  */
 import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
-import { ApiError } from '../../lib/api-error.js'
-import { connectRateLimitRedis } from '../../lib/rate-limit-redis.js'
+import { ApiError } from '../../../lib/api-error.js'
+import { connectRateLimitRedis } from './redis-store.js'
 
 export default fp(async (fastify) => {
   const { config } = fastify
