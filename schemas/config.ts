@@ -1,6 +1,6 @@
 /**
  * The API's settings: one TypeBox schema, validated at start (docs/settings.md documents each).
- * Environment values are strings; `loadConfig` (plugins/external/config.ts) converts and checks
+ * Environment values are strings; `loadConfig` (plugins/external/config/index.ts) converts and checks
  * them and names the first bad variable.
  */
 import { Type, type Static } from '@sinclair/typebox'

@@ -6,12 +6,12 @@
  */
 import fp from 'fastify-plugin'
 import { isProduction, loadSettings } from '@flowport/core/settings'
-import { ConfigSchema, type Config } from '../../schemas/config.js'
-import { WEBHOOK_SECRET_PATTERN } from '../../schemas/workflow.js'
-import { MIN_RUN_TOKEN_SECRET_LENGTH } from '../../schemas/keys-file.js'
-import { ConfigError } from '../../lib/config-error.js'
-import { runTokenSecrets } from '../../lib/run-token-secrets.js'
-import { resolveSettingCredentials } from '../../lib/credential-settings.js'
+import { ConfigSchema, type Config } from '../../../schemas/config.js'
+import { WEBHOOK_SECRET_PATTERN } from '../../../schemas/workflow.js'
+import { MIN_RUN_TOKEN_SECRET_LENGTH } from '../../../schemas/keys-file.js'
+import { ConfigError } from '../../../lib/config-error.js'
+import { runTokenSecrets } from '../../../lib/run-token-secrets.js'
+import { resolveSettingCredentials } from './credential-settings.js'
 
 declare module 'fastify' {
   interface FastifyInstance { config: Config }
@@ -26,7 +26,7 @@ export const MIN_PRODUCTION_TOKEN_LENGTH = 16
 
 /**
  * Builds the configuration from an environment, `credential:` settings resolved first
- * (lib/credential-settings.ts); throws a ConfigError naming the variable at fault.
+ * (credential-settings.ts); throws a ConfigError naming the variable at fault.
  */
 export function loadConfig (given: Record<string, string | undefined> = process.env): Config {
   const { env, hide } = resolveSettingCredentials(ConfigSchema, given)
