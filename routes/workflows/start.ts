@@ -11,12 +11,14 @@ import {
   type UpdateResult, type WorkflowResult, type WorkflowStarted
 } from '../../schemas/workflow.js'
 import { clientGone } from '../../lib/abort.js'
-import { idempotencyKeyOf } from '../../lib/http/idempotency-key.js'
 import { preferredWait } from '../../lib/http/prefer.js'
 import { access, starterOf } from '../../lib/http/access.js'
 
 /** The document's reference to a schema's component (a discriminator's mapping names components). */
 const component = (schema: { $id?: string }) => `#/components/schemas/${String(schema.$id)}`
+
+/** The `Idempotency-Key` header as a key (docs/idempotency.md): the draft's quoted Structured Field string and the bare form are one key. */
+const idempotencyKeyOf = (header: string | undefined) => header?.startsWith('"') ? header.slice(1, -1) : header
 
 /** `Retry-After` of a 202: when a status read is worth trying; never longer than the client chose to wait. */
 const RETRY_AFTER_MAX_SECONDS = 5
