@@ -61,6 +61,8 @@ const layering = {
         { allow: { to: { module: { origin: ['external', 'core'] } } } },
         // The cross-cutting concerns sit below the concepts and the routes, which use their helpers.
         { from: { element: { types: ['concept', 'routes'] } }, allow: allow('plugin') },
+        // A route declares the access it needs with the access concept's route face.
+        { from: { element: { type: 'routes' } }, allow: { to: { element: { type: 'concept', captured: { concept: 'access' }, fileInternalPath: 'route-access.ts' } } } },
         { from: { element: { type: 'schemas' } }, allow: allow('schemas', 'core') },
         { from: { element: { type: 'lib' } }, allow: allow('lib', 'schemas', ...PACKAGES) },
         { from: { element: { type: 'plugin' } }, allow: allow('plugin', 'lib', 'schemas', ...PACKAGES) },

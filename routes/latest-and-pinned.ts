@@ -9,7 +9,7 @@ import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/ty
 import { RunParamsSchema, WorkflowParamsSchema, ref } from '../schemas/common.js'
 import { optionalBody, optionalBodySchema } from '../lib/http/optional-body.js'
 import { clientGone } from '../lib/abort.js'
-import { engineIdentity, type Caller } from '../lib/http/access.js'
+import { engineIdentity, type Caller } from '../plugins/app/access/route-access.js'
 
 type RunGeneric<G extends RouteGenericInterface> = G & { Params: { id: string, rid?: string } }
 

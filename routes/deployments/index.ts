@@ -15,7 +15,7 @@ import { withEtag } from '../../plugins/http/conditional/schema.js'
 import type { ChangeOptions, TaggedDeployment } from '../../plugins/app/deployments/deployments.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { clientGone } from '../../lib/abort.js'
-import { access, engineIdentity } from '../../lib/http/access.js'
+import { access, engineIdentity } from '../../plugins/app/access/route-access.js'
 import { optionalBody, optionalBodySchema } from '../../lib/http/optional-body.js'
 
 const tags = ['deployments']

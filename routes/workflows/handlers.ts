@@ -17,7 +17,7 @@ import { optionalBody, optionalBodySchema } from '../../lib/http/optional-body.j
 import type { HandlerCall, HandlerKind } from '../../plugins/app/control/handlers.js'
 import { latestAndPinned, runCall } from '../latest-and-pinned.js'
 import { preferences } from '../../lib/http/prefer.js'
-import { access } from '../../lib/http/access.js'
+import { access } from '../../plugins/app/access/route-access.js'
 import { ConditionalReadHeadersSchema, RunPreconditionHeadersSchema, notModified, withEtag } from '../../plugins/http/conditional/schema.js'
 
 const common = '404: unknown workflow id, or a name the run\'s workflow does not declare in its catalog. ' +

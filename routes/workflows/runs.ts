@@ -8,7 +8,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { RunsQuerySchema, WorkflowRunsSchema } from '../../schemas/workflow.js'
 import { RunsFeedHeadersSchema, RunsFeedQuerySchema, runsFeedResponses } from '../../schemas/runs-feed.js'
-import { access } from '../../lib/http/access.js'
+import { access } from '../../plugins/app/access/route-access.js'
 import { lastEventIdOf } from '../../plugins/external/sse/streams.js'
 
 const runs: FastifyPluginAsyncTypebox = async (fastify) => {

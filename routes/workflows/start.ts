@@ -12,7 +12,7 @@ import {
 } from '../../schemas/workflow.js'
 import { clientGone } from '../../lib/abort.js'
 import { preferredWait } from '../../lib/http/prefer.js'
-import { access, starterOf } from '../../lib/http/access.js'
+import { access, starterOf } from '../../plugins/app/access/route-access.js'
 
 /** The document's reference to a schema's component (a discriminator's mapping names components). */
 const component = (schema: { $id?: string }) => `#/components/schemas/${String(schema.$id)}`

@@ -3,7 +3,7 @@
  * SERVICE_API_KEYS_FILE is set (./access.ts: the service; ./key-store.ts holds the keys, re-read without restart).
  *
  * - onRequest: who is calling (an API key in `Authorization`, or a run token: ./run-tokens.ts)
- *   → 401; then the route's declared scope (`config: access(scope, target)`, lib/http/access.ts) → 403.
+ *   → 401; then the route's declared scope (`config: access(scope, target)`, plugins/app/access/route-access.ts) → 403.
  *   Stream routes (`queryToken`) also read `?runToken=` (or its older name `?access_token=`), where
  *   only run tokens are accepted (a key there would be kept in logs and browser history) unless
  *   SERVICE_API_QUERY_KEYS_ALLOWED. A key in the query is refused on every route, whatever the
@@ -17,7 +17,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Redactor } from '../../../lib/log-redaction.js'
-import type { Target } from '../../../lib/http/access.js'
+import type { Target } from './route-access.js'
 import { SCOPES, type Scope } from '../../../schemas/access.js'
 import { runTokenSecrets } from '../../../lib/run-token-secrets.js'
 import { errors } from '../../../schemas/common.js'

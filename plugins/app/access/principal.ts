@@ -2,7 +2,7 @@
  * Who a request acts as, and the checks of what it may touch. A 403 ForbiddenError names what is
  * missing (the scope, the catalog, the workflow pattern, the bound workflow id); it never says
  * what the credential could do elsewhere. A key limited to catalogs or workflow-name patterns is
- * checked against what a request touches (the route's `target`, lib/http/access.ts); the concepts
+ * checked against what a request touches (the route's `target`, plugins/app/access/route-access.ts); the concepts
  * that know what a run, a start or a schedule names are asked through the slices of their
  * services in TargetLookup.
  */
@@ -10,7 +10,7 @@ import { ApiError } from '../../../lib/api-error.js'
 import type { ApiKey } from './keys.js'
 import type { Scope } from '../../../schemas/access.js'
 import type { StartWorkflowBody } from '../../../schemas/workflow.js'
-import type { Caller, Target } from '../../../lib/http/access.js'
+import type { Caller, Target } from './route-access.js'
 import { workflowOfEvalId } from '@flowport/core/eval'
 import type { Catalogs } from '../catalogs/catalogs.js'
 import type { Runs } from '../runs/runs.js'

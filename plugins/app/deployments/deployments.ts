@@ -29,7 +29,7 @@ export interface DeploymentsDeps {
 }
 
 export interface ChangeOptions {
-  /** The caller's engine identity (lib/http/access.ts); undefined: the API's own. */
+  /** The caller's engine identity (plugins/app/access/route-access.ts); undefined: the API's own. */
   identity?: string
   /** Route new runs to a version none of whose workers polls now. */
   allowNoPollers?: boolean

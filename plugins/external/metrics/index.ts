@@ -6,7 +6,6 @@
  * interceptor altogether. See docs/observability.md.
  * @see https://github.com/siimon/prom-client
  */
-import { access } from '../../../lib/http/access.js'
 import { createServer, type Server } from 'node:http'
 import fp from 'fastify-plugin'
 import { ApiMetrics } from './api-metrics.js'
@@ -46,7 +45,7 @@ export default fp(async (fastify) => {
     done()
   })
 
-  fastify.get('/metrics', { schema: { hide: true }, config: access('read', 'none') }, async (_request, reply) => {
+  fastify.get('/metrics', { schema: { hide: true }, config: { scope: 'read', target: 'none' } }, async (_request, reply) => {
     const text = await metrics.scrape()
     return await reply.type(metrics.contentType).send(text)
   })
