@@ -27,7 +27,7 @@ import payloads from './plugins/app/payloads/index.js'
 import engine from './plugins/app/engine/index.js'
 import catalogs from './plugins/app/catalogs/index.js'
 import webhooks from './plugins/app/webhooks/index.js'
-import starts from './plugins/app/starts/index.js'
+import runStarter from './plugins/app/run-starter/index.js'
 import sse from './plugins/external/sse/index.js'
 import history from './plugins/app/history/index.js'
 import runsFeed from './plugins/app/runs-feed/index.js'
@@ -127,7 +127,7 @@ export async function buildApp ({ config, logger, historyObserver, logStream, st
 
   // The concepts, each after those its factory takes (plugins/README.md).
   await app.register(payloads, { storeStarting })
-  for (const plugin of [traces, engine, deployments, catalogs, webhooks, runs, control, starts]) await app.register(plugin)
+  for (const plugin of [traces, engine, deployments, catalogs, webhooks, runs, control, runStarter]) await app.register(plugin)
   await app.register(history, { observer: historyObserver })
   for (const plugin of [runsFeed, schedules, batch, evals]) await app.register(plugin)
   // Access checks a limited key's targets by asking the concepts above; its hooks still run

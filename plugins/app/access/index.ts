@@ -85,13 +85,13 @@ export const RUN_TOKEN_SECRETS_MISSING = 'No run-token secret configured (SERVIC
 
 /** `redactor`: the log's (app.ts), told about the keys file's secrets. */
 export default fp<{ redactor: Redactor }>(async (fastify, { redactor }) => {
-  const { config, runs, starts, catalogs, schedules } = fastify
+  const { config, runs, runStarter, catalogs, schedules } = fastify
   const access = createAccess({
     config,
     runTokenSecrets: runTokenSecrets(config),
     log: fastify.log,
     redactor,
-    targets: { runs, starts, catalogs, schedules }
+    targets: { runs, runStarter, catalogs, schedules }
   })
   const { keys, runTokens } = access
   fastify.decorate('access', access)
@@ -140,4 +140,4 @@ export default fp<{ redactor: Redactor }>(async (fastify, { redactor }) => {
     }
     access.assertTarget({ target: request.routeOptions.config.target ?? 'none', params: request.params, query: request.query, body: request.body }, principal).then(() => { done() }, done)
   })
-}, { name: 'access', dependencies: ['config', 'errors', 'runs', 'starts', 'catalogs', 'schedules'] })
+}, { name: 'access', dependencies: ['config', 'errors', 'runs', 'run-starter', 'catalogs', 'schedules'] })

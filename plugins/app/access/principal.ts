@@ -15,7 +15,7 @@ import { workflowOfEvalId } from '@flowport/core/eval'
 import type { Catalogs } from '../catalogs/catalogs.js'
 import type { Runs } from '../runs/runs.js'
 import type { Schedules } from '../schedules/schedules.js'
-import type { Starts } from '../starts/starts.js'
+import type { RunStarter } from '../run-starter/run-starter.js'
 
 export interface Principal extends Caller {
   scopes: ReadonlySet<Scope>
@@ -65,7 +65,7 @@ export interface TargetLookup {
   /** The run's catalog (task queue) and workflow type (404 when there is none). */
   runs: Pick<Runs, 'describeRun'>
   /** The catalog a start (or schedule) body names. */
-  starts: Pick<Starts, 'catalogOf'>
+  runStarter: Pick<RunStarter, 'catalogOf'>
   /** The canonical name of a workflow or alias in a catalog. */
   catalogs: Pick<Catalogs, 'workflow'>
   /** What a stored schedule starts. */
@@ -129,7 +129,7 @@ export async function assertTarget (lookup: TargetLookup, defaultCatalog: string
 
 /** The catalog and workflow a start (or a schedule's body) names. */
 async function assertStartable (lookup: TargetLookup, p: Principal, body: StartWorkflowBody): Promise<void> {
-  const catalog = lookup.starts.catalogOf(body)
+  const catalog = lookup.runStarter.catalogOf(body)
   assertCatalog(p, catalog)
   // The canonical name is what runs: an alias must not open a workflow the patterns exclude.
   if (p.key.workflows) assertWorkflowName(p, (await lookup.catalogs.workflow(catalog, body.workflowName, undefined, { pinned: body.version !== undefined })).name)

@@ -9,9 +9,9 @@ import { updateWithStart } from './update-with-start.js'
 import { runWorkflow, waitForResult } from './run-workflow.js'
 import type { StartDeps } from './deps.js'
 
-export type Starts = ReturnType<typeof createStarts>
+export type RunStarter = ReturnType<typeof createRunStarter>
 
-export function createStarts (deps: StartDeps) {
+export function createRunStarter (deps: StartDeps) {
   return {
     catalogOf: catalogOf.bind(undefined, deps),
     checkedWorkflow: checkedWorkflow.bind(undefined, deps),
