@@ -1,9 +1,4 @@
-/**
- * The schemas at work: this plugin registers the named schemas of schemas/index.ts, once, before
- * any route refers to them; app.ts hands Fastify the compilers beside it (validator.ts,
- * serializer.ts). A rule set by the deployment enters its schema here, so that /openapi.json
- * states it: the run token request's `ttl` cap.
- */
+/** Registers the named schemas once; a rule the deployment sets enters its schema here, so /openapi.json states it. */
 import fp from 'fastify-plugin'
 import { schemas } from '../../../schemas/index.js'
 import { runTokenRequestSchema, RunTokenRequestSchema } from '../../../schemas/tokens.js'

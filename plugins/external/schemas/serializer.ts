@@ -1,11 +1,4 @@
-/**
- * Response serialization: Fastify's own compiler (fast-json-stringify), but each route's
- * serializer of each status is compiled on its first use instead of at start. Every route
- * declares a response schema for every status it can send, most of them errors that a process
- * may never send; compiled up front they were about a third of the API's heap at start
- * (docs/performance.md, "Read path and memory").
- * @see https://fastify.dev/docs/latest/Reference/Server/#schemacontroller
- */
+/** Serializers compiled at first use: up front, the error statuses a process may never send were a third of its heap (docs/performance.md). */
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler'
 
 type Factory = ReturnType<typeof SerializerSelector>

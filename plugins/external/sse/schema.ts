@@ -1,7 +1,3 @@
-/**
- * What every SSE stream's OpenAPI description shares: the JSON errors answered before the stream
- * starts, and its events as an SSE parser delivers them.
- */
 import { Type, type TSchema } from '@sinclair/typebox'
 import { CURSOR_PATTERN, ErrorResponseSchema, errors, ref } from '../../../schemas/common.js'
 
@@ -16,7 +12,6 @@ const STREAM_ERRORS = {
     'or (the runs feed) polls SERVICE_RUNS_FEED_MAX_FEEDS distinct filter sets already. `Retry-After` is set'
 }
 
-/** The JSON errors of a stream: every stream's, and its own 400 (and 404) described for it. */
 export function streamErrors (own: { 400: string, 404?: string }) {
   const described: Record<string, string> = { ...STREAM_ERRORS, ...own }
   return Object.fromEntries(Object.entries(described).map(([status, description]) => [status, {
@@ -26,11 +21,8 @@ export function streamErrors (own: { 400: string, 404?: string }) {
 }
 
 /**
- * One event of the stream as an SSE parser delivers it, `{event, data, id?, retry?}`, with `data`
- * the JSON text of the event's schema (`contentSchema`): the OpenAPI 3.2 reading of a
- * text/event-stream schema, which schemathesis and stream-aware client generators follow. A
- * parser carries the last `id:` over to later events, so `id` may appear on any event. `$id` names
- * it as a component: the stream's union maps each `event` to one (`sseEvents`).
+ * An event as an SSE parser delivers it, `data` the JSON text of its schema: the OpenAPI 3.2
+ * reading that schemathesis and stream-aware generators follow.
  */
 export function sseEvent ($id: string, event: string, data: TSchema, description: string, fields: { id?: 'required', retry?: true, idPattern?: string } = {}) {
   const id = Type.String({ pattern: fields.idPattern ?? CURSOR_PATTERN, description: 'Opaque cursor; reconnect with it as Last-Event-ID' })
@@ -42,10 +34,7 @@ export function sseEvent ($id: string, event: string, data: TSchema, description
   }, { $id, description, additionalProperties: false })
 }
 
-/**
- * A stream's events as a `oneOf` with a `discriminator` on `event`: every event names its kind,
- * and a generator builds the member that kind maps to (a mapping names components, hence `$id`s).
- */
+/** A `oneOf` with a `discriminator` on `event` (a mapping names components, hence the `$id`s). */
 export function sseEvents (events: Array<ReturnType<typeof sseEvent>>, description: string) {
   const mapping = Object.fromEntries(events.map((e) => [String(e.properties.event.const), `#/components/schemas/${String(e.$id)}`]))
   return Type.Unsafe({ oneOf: events.map((e) => ref(e)), discriminator: { propertyName: 'event', mapping }, description })

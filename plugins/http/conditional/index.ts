@@ -1,9 +1,6 @@
 /**
- * Conditional requests (docs/conditional-requests.md): `ETag` and `If-None-Match` → 304 for every
- * route that declares `config.etag`. The tag is computed from the bytes about to be sent, so it
- * changes whenever the representation does; `etag: 'run'` prefixes it with the body's `runId`, so a
- * status ETag also names its run for `If-Match`. The hooks are the routes' own: a route without
- * `etag` runs none of them.
+ * Conditional requests (docs/conditional-requests.md): the ETag is computed from the bytes about
+ * to be sent; the hooks are those of the routes declaring `config.etag` only.
  */
 import fp from 'fastify-plugin'
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler, RouteOptions } from 'fastify'
@@ -17,7 +14,6 @@ declare module 'fastify' {
   }
 }
 
-/** The `runId` of a body about to be serialized, taken before it becomes bytes (never parsed back). */
 const runIds = new WeakMap<FastifyReply, string>()
 
 const noteRunId: preSerializationHookHandler<unknown> = (_request, reply, payload, done) => {
