@@ -5,6 +5,8 @@ import fp from 'fastify-plugin'
 import { createRunStarter, type RunStarter } from './run-starter.js'
 import { fixedWorkflowSegment } from './start-workflow.js'
 
+export type { RunStarter } from './run-starter.js'
+
 declare module 'fastify' {
   interface FastifyInstance { runStarter: RunStarter }
 }

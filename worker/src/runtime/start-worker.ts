@@ -165,7 +165,7 @@ async function createWorkers ({ project, workflowBundle, engine: engineOptions }
   { engine, traces, hooks, version, logger }: { engine: Engine, traces: Traces, hooks: ErrorHooks, version: WorkerDeploymentVersion | null, logger: Logger }): Promise<Workers> {
   const tracing = options.tracing ?? null
   const { store, attemptWrites, keeper } = traces
-  const { maxConcurrentWebhookDeliveries, ...workerEngine } = engineOptions
+  const { maxConcurrentWebhookDeliveries, maxWebhookDeliveriesPerReceiver, ...workerEngine } = engineOptions
   const activityInterceptors = [
     ...(tracing === null ? [] : [tracingInterceptors]),
     stepLogs(logger),
@@ -173,7 +173,7 @@ async function createWorkers ({ project, workflowBundle, engine: engineOptions }
     ...(store === null || attemptWrites === null ? [] : [attemptRecorder(store, attemptWrites)]),
     ...(hooks.size === 0 ? [] : [hooks.stepInterceptor()])
   ]
-  const webhooks = webhookActivities({ client: engine.client, store })
+  const webhooks = webhookActivities({ client: engine.client, store, maxPerReceiver: maxWebhookDeliveriesPerReceiver })
   const common = {
     connection: engine.connection,
     namespace: options.namespace,
