@@ -4,6 +4,10 @@
  * types (a service's interface one way, a helper the other) passed it; a cycle made only of value
  * imports is left to import-x/no-cycle, which reports it already.
  *
+ * Concepts (the folders under plugins/app/) are held to the same at their own level: two that
+ * import each other in any files, in any kind of import, are refused even when no file cycle
+ * joins them (catalogs/index.ts once imported runs' history reads while runs took catalogs' type).
+ *
  * The graph is every static import and re-export among our files (workspace packages resolved to
  * their sources, as the `flowport-source` condition does), read once per lint run with
  * TypeScript's parser; dynamic `import()` is how code breaks a cycle on purpose, so it is no edge.
@@ -97,13 +101,51 @@ function components (graph, keep) {
   return component
 }
 
+const CONCEPTS = 'plugins/app/'
+
+/** The concept a file belongs to (the folder under plugins/app/), or undefined. */
+function conceptOf (root, path) {
+  const inside = relative(root, path)
+  return inside.startsWith(CONCEPTS) && inside.split('/').length > 3 ? inside.split('/')[2] : undefined
+}
+
+/** concept → the concepts its files import. */
+function conceptGraph (root, graph) {
+  const concepts = new Map()
+  for (const [path, imports] of graph) {
+    const from = conceptOf(root, path)
+    if (from === undefined) continue
+    for (const { target } of imports) {
+      const to = conceptOf(root, target)
+      if (to !== undefined && to !== from) concepts.set(from, (concepts.get(from) ?? new Set()).add(to))
+    }
+  }
+  return concepts
+}
+
+/** The concepts from `start` back to `end`, or undefined when there is no way back. */
+function conceptPath (concepts, start, end) {
+  const previous = new Map([[start, null]])
+  const queue = [start]
+  while (queue.length) {
+    const node = queue.shift()
+    if (node === end) {
+      const path = []
+      for (let at = end; at !== null; at = previous.get(at)) path.unshift(at)
+      return path
+    }
+    for (const next of concepts.get(node) ?? []) if (!previous.has(next)) { previous.set(next, node); queue.push(next) }
+  }
+  return undefined
+}
+
 const analyses = new Map()
 
 function analyse (root) {
   if (!analyses.has(root)) {
     const entries = workspaceEntries(root)
     const graph = new Map(sourceFiles(root).map((path) => [path, importsOf(path, entries)]))
-    analyses.set(root, { entries, graph, all: components(graph, () => true), values: components(graph, (e) => !e.typeOnly) })
+    analyses.set(root, { entries, graph, concepts: conceptGraph(root, graph), all: components(graph, () => true), values: components(graph, (e) => !e.typeOnly) })
   }
   return analyses.get(root)
 }
@@ -127,8 +169,11 @@ function pathBack (graph, start, end) {
 export const noTypeCycle = {
   meta: {
     type: 'problem',
-    docs: { description: 'Refuse an import cycle that goes through a type-only import.' },
-    messages: { cycle: 'Import cycle through a type-only import: {{path}}' },
+    docs: { description: 'Refuse an import cycle that goes through a type-only import, and concepts that import each other.' },
+    messages: {
+      cycle: 'Import cycle through a type-only import: {{path}}',
+      conceptCycle: 'Concepts import each other: {{path}}'
+    },
     schema: []
   },
   create (context) {
@@ -136,10 +181,14 @@ export const noTypeCycle = {
     const file = context.physicalFilename
     const check = (node) => {
       if (!node.source || typeof node.source.value !== 'string') return
-      const { entries, graph, all, values } = analyse(root)
+      const { entries, graph, concepts, all, values } = analyse(root)
       if (!graph.has(file)) return
       const target = resolveImport(file, node.source.value, entries)
-      if (!target || all.get(target) !== all.get(file)) return
+      if (!target) return
+      const [from, to] = [conceptOf(root, file), conceptOf(root, target)]
+      const back = from !== undefined && to !== undefined && from !== to ? conceptPath(concepts, to, from) : undefined
+      if (back) context.report({ node, messageId: 'conceptCycle', data: { path: [from, ...back].join(' → ') } })
+      if (all.get(target) !== all.get(file)) return
       // A cycle of value imports only: import-x/no-cycle reports it.
       if (values.get(target) === values.get(file)) return
       const path = [file, ...pathBack(graph, target, file)].map((p) => relative(root, p)).join(' → ')
