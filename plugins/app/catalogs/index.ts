@@ -6,6 +6,7 @@ import { readRunInput } from '../engine/index.js'
 import { createCatalogs, type Catalogs } from './catalogs.js'
 
 export type { Catalogs } from './catalogs.js'
+export { assertFitsDeclared, assertNoWebhookOnDeclared, entryOfType, notForDeclared, workflowTypeOf } from './declared.js'
 
 declare module 'fastify' {
   interface FastifyInstance { catalogs: Catalogs }

@@ -20,6 +20,7 @@ import type {
 } from '../../../schemas/schedules.js'
 import type { CatalogWorkflow } from '@flowport/core/contract'
 import { compilePolicies, compileSpec, overlapFromEngine, overlapToEngine, type EnginePolicies } from './spec.js'
+import { workflowTypeOf } from '../catalogs/index.js'
 
 /** What the schedules need: the engine, the default catalog, and the starts concept's check of a workflow. */
 export interface ScheduleDeps {
@@ -79,7 +80,7 @@ export function createSchedules ({ engine, defaultCatalog, checkWorkflow }: Sche
     return {
       spec,
       policies,
-      action: { type: 'startWorkflow', workflowType: workflow.name, taskQueue: catalog, args: [body.input], workflowId: scheduleId, memo: { [SCHEDULE_MEMO_KEY]: memo } },
+      action: { type: 'startWorkflow', workflowType: workflowTypeOf(workflow), taskQueue: catalog, args: [body.input], workflowId: scheduleId, memo: { [SCHEDULE_MEMO_KEY]: memo } },
       state: { paused: body.paused ?? false, note: body.note },
       revision
     }
