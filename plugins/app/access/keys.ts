@@ -27,7 +27,6 @@ export interface ApiKey {
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
-/** `*` stands for any run of characters, everything else is literal. */
 const compilePattern = (pattern: string) => new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`, 's')
 
 const digest = (value: string) => createHash('sha256').update(value).digest()

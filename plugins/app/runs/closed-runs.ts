@@ -1,11 +1,8 @@
 /**
- * Final facts about closed runs, so a repeated read costs no engine call (docs/performance.md,
- * "Read path and memory"). Only final facts, so every replica keeps its own copy: nothing here can
- * become wrong, only be missing. A closed run's history never grows (a reset or continue-as-new
- * makes a new run); but a reset names the new run in the old one's describe (`resetTo`): this
- * replica `forget`s it, others answer a stale `resetTo: null` until `ttlMs`. Search attributes
- * and the id's current run are not kept. `ttlMs` also bounds answers for a run the engine deleted
- * after retention.
+ * Final facts about closed runs, so a repeated read costs no engine call (docs/performance.md):
+ * nothing kept can become wrong, only be missing, so every replica keeps its own. Except `resetTo`:
+ * a reset names the new run in the old one's describe; this replica `forget`s it, others answer
+ * `resetTo: null` until `ttlMs`, which also bounds answers for a run the engine deleted.
  */
 import { LRUCache } from 'lru-cache'
 import type { TraceLog } from '../../../schemas/trace.js'

@@ -21,7 +21,6 @@ const CLOSE_KINDS: Record<TerminalStatus, Omit<CloseKind, 'status'>> = {
   continued_as_new: { reason: 'WORKFLOW_EXECUTION_CONTINUED_AS_NEW', attributes: 'workflowExecutionContinuedAsNewEventAttributes' }
 }
 
-/** Undefined for an event that does not close the run. */
 export function closeKindOf (event: HistoryEvent): CloseKind | undefined {
   const status = closeStatusOf(event)
   return status === undefined ? undefined : { status, ...CLOSE_KINDS[status] }

@@ -39,7 +39,6 @@ export function overrideOf (override: temporal.api.workflow.v1.IVersioningOverri
 }
 
 const DEPLOYMENT = defineSearchAttributeKey('TemporalWorkerDeployment', SearchAttributeType.KEYWORD)
-/** `<deploymentName>:<buildId>` */
 const DEPLOYMENT_VERSION = defineSearchAttributeKey('TemporalWorkerDeploymentVersion', SearchAttributeType.KEYWORD)
 const BEHAVIOR = defineSearchAttributeKey('TemporalWorkflowVersioningBehavior', SearchAttributeType.KEYWORD)
 
