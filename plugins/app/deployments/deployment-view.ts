@@ -54,7 +54,7 @@ const createdMs = (v: VersionSummary) => v.createTime ? tsToDate(v.createTime).g
 /** Most recently created first. */
 export const byCreation = (versions: VersionSummary[]) => [...versions].sort((a, b) => createdMs(b) - createdMs(a))
 
-/** `lastPoll` null: the engine lists none. */
+/** `lastPollTime` null: the engine lists none. */
 export interface Polling { pollers: number, lastPollTime: string | null }
 
 export interface Workers extends Polling { openRuns: number }

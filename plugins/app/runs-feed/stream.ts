@@ -25,7 +25,7 @@ export const sessionEnd = (sessionMs: number, now = Date.now()) => now + Math.ro
 /** Another replica may know a newer fact of the engine's clock (engine-clock.ts). */
 const MAX_CLOCK_AHEAD_MS = 24 * 3600_000
 
-/** It resumes from its last id. */
+/** A client this far behind on its socket is dropped; it resumes from its last id. */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024
 
 export interface FeedDeps {
