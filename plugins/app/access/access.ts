@@ -1,8 +1,3 @@
-/**
- * The access service: the valid API keys (./key-store.ts), run tokens (./run-tokens.ts), who a
- * credential is (authenticate), what a limited key may touch (./principal.ts), and the routes'
- * access declarations as registered (test/access-routes.test.ts walks them).
- */
 import type { FastifyBaseLogger } from 'fastify'
 import { isProduction } from '@flowport/core/settings'
 import { ApiError } from '../../../lib/api-error.js'
@@ -25,10 +20,9 @@ export type AccessConfig = Pick<Config, 'SERVICE_API_KEYS_FILE' | 'SERVICE_API_A
 
 export interface AccessDeps {
   config: AccessConfig
-  /** The run-token secrets of the settings (the keys file's, when it lists some, replace them). */
+  /** The keys file's, when it lists some, replace them. */
   runTokenSecrets: string[]
   log: FastifyBaseLogger
-  /** The log's redactor (app.ts), told about the keys file's secrets. */
   redactor: Redactor
   targets: TargetLookup
 }
@@ -45,10 +39,9 @@ export function createAccess ({ config, runTokenSecrets, log, redactor, targets 
   if (config.SERVICE_API_KEYS_FILE !== undefined && store.keys.length === 0 && isProduction(config.NODE_ENV)) {
     throw new ConfigError(`SERVICE_API_KEYS_FILE ${config.SERVICE_API_KEYS_FILE} holds no key and SERVICE_API_AUTH_TOKEN is unset: nobody could call the API`)
   }
-  // The keys file's secrets, when it lists some, replace the setting's, and rotate with the file.
   const runTokens = new RunTokens(() => store.runTokenSecrets ?? runTokenSecrets)
 
-  /** Who a credential is (401 when nobody); `viaQuery`: it came as `?runToken=` (or `?access_token=`). */
+  /** 401 when nobody; `viaQuery`: it came as `?runToken=` (or `?access_token=`). */
   async function authenticate (given: string, viaQuery: boolean): Promise<Principal> {
     const key = store.find(given)
     if (key) {
@@ -68,22 +61,16 @@ export function createAccess ({ config, runTokenSecrets, log, redactor, targets 
   }
 
   return {
-    /**
-     * A credential found in the query string: 401 when it is an API key, whatever else the request
-     * carries, unless the development switch allows keys on this route (a stream's).
-     */
+    /** A key in the query string is a 401 whatever else the request carries, unless the development switch allows it on this route. */
     refuseKeyInQuery (given: string, streamRoute: boolean): void {
       if (store.find(given) !== undefined && !(streamRoute && config.SERVICE_API_QUERY_KEYS_ALLOWED)) throw unauthorized(QUERY_KEY_REFUSED)
     },
-    /** The valid API keys; `enabled` is false when auth is off. */
     keys: store,
     runTokens,
-    /** Every route's access declaration, as registered (test/access-routes.test.ts walks it). */
     routes: [] as RouteAccess[],
     authenticate,
-    /** A limited key's catalogs and workflow patterns, against what the request touches (403). */
     assertTarget: async (request: TargetRequest, p: Principal) => { await assertTarget(targets, config.SERVICE_CATALOG_ID, request, p) },
-    /** POST /tokens: a run token with at most the issuer's scopes, for a run within its limits. */
+    /** At most the issuer's scopes, for a run within its limits. */
     async issueRunToken (principal: Principal | null, { workflowId, runId, scopes, ttl }: RunTokenRequest): Promise<{ token: string, expiresAt: Date }> {
       const missing = principal ? scopes.filter((s) => !principal.scopes.has(s)) : []
       if (principal && missing.length > 0) throw forbidden(`Key ${principal.keyId} cannot grant scope ${missing.join(', ')}: it does not hold it`)

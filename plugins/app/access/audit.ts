@@ -1,11 +1,7 @@
 /**
- * Who did what: one log line per call that acts on runs (every route whose scope is not `read`):
- * `{audit: true, keyId, action, workflowId, runId, outcome}`. `action` is the route's operationId,
- * `outcome` the status code and, for a failure, the error name. A change of a worker deployment
- * names the deployment, the build id it asked for (or, for a rollback, the one made current) and
- * the percentage instead of a run; a change of a run's versioning override names the override it
- * left (`versioningOverride`). The engine records the same key as the call's `identity`
- * (`engine.as`, plugins/app/engine/engine.ts).
+ * One log line per call that acts on runs (scope not `read`): `{audit: true, keyId, action,
+ * workflowId, runId, outcome}`; a deployment change names the deployment, build id and percentage
+ * instead. The engine records the same key as the call's `identity` (`engine.as`).
  */
 import fp from 'fastify-plugin'
 import type { onResponseHookHandler, onSendHookHandler, RouteOptions } from 'fastify'
@@ -15,12 +11,11 @@ interface Acted { workflowId?: string, runId?: string, error?: string, current?:
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** What the response named (ids, error), for the audit line. */
     acted: Acted | null
   }
 }
 
-/** Only routes that act on runs are audited: the hooks are theirs alone, so reads run none of them. */
+/** The hooks are those routes' alone, so reads run none of them. */
 const audited = (config: { scope?: string, public?: boolean } | undefined) => config?.public !== true && config?.scope !== undefined && config.scope !== 'read'
 
 // The ids are in the response (a start draws its workflow id): read them as it leaves.
@@ -34,7 +29,6 @@ const noteActed: onSendHookHandler<unknown> = (request, _reply, payload, done) =
   done(null, payload)
 }
 
-/** What a change of a worker deployment (routes/deployments/) acted on. */
 function deploymentActed (deploymentName: string, body: { buildId?: string, percentage?: number } | null | undefined, acted: Acted | null) {
   return { deploymentName, buildId: body?.buildId ?? acted?.current?.buildId ?? null, percentage: body?.percentage ?? null }
 }

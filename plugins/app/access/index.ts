@@ -1,18 +1,10 @@
 /**
- * Authentication and access control (docs/access-control.md). On when SERVICE_API_AUTH_TOKEN or
- * SERVICE_API_KEYS_FILE is set (./access.ts: the service; ./key-store.ts holds the keys, re-read without restart).
- *
- * - onRequest: who is calling (an API key in `Authorization`, or a run token: ./run-tokens.ts)
- *   → 401; then the route's declared scope (`config: access(scope, target)`, plugins/app/access/route-access.ts) → 403.
- *   Stream routes (`queryToken`) also read `?runToken=` (or its older name `?access_token=`), where
- *   only run tokens are accepted (a key there would be kept in logs and browser history) unless
- *   SERVICE_API_QUERY_KEYS_ALLOWED. A key in the query is refused on every route, whatever the
- *   header holds: a generated client that sends it there as well as in the header must not work.
- * - preHandler: a key limited to catalogs or workflow-name patterns, checked against what the
- *   request touches (the body and the run are known only by then; ./principal.ts) → 403.
- * Open routes declare `config: { public: true }` or lie under /docs or /ui (isOpenPath); CORS preflights
- * pass (no credentials come with them). Credentials never reach the log (lib/log-redaction.ts): the
- * keys file's run-token secrets are handed to the log's redactor, which re-reads them after each reload.
+ * Authentication and access control (docs/access-control.md); on when SERVICE_API_AUTH_TOKEN or
+ * SERVICE_API_KEYS_FILE is set. onRequest: who calls (401), then the route's declared scope (403).
+ * Stream routes also read `?runToken=`, where only run tokens count (a key would be kept in logs
+ * and browser history) unless SERVICE_API_QUERY_KEYS_ALLOWED; a key in the query is refused on every
+ * route whatever the header holds, so a client sending it there too never works. preHandler: a
+ * limited key against what the request touches (the body and run are known only then) → 403.
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
@@ -30,36 +22,28 @@ declare module 'fastify' {
     access: Access
   }
   interface FastifyRequest {
-    /** Who the request acts as; null when auth is off or the route is open. */
     principal: Principal | null
   }
 }
 
-/**
- * Paths open without a credential: Swagger UI and the run inspector's static files (plugins/external/ui.ts).
- * Neither holds data; the pages ask for a key and send it with each API call they make.
- */
+/** Swagger UI and the inspector's static files hold no data; their pages send a key with each call. */
 const isOpenPath = (url: string) => url.startsWith('/docs') || /^\/ui(?:[/?]|$)/.test(url)
 
-/** The credential in `Authorization` (`Bearer` or `Basic`, the raw value), or undefined. */
+/** `Bearer` or `Basic`, the raw value. */
 function headerCredential (authorization: string | undefined): string | undefined {
   return authorization?.match(/^(?:Basic|Bearer)\s+(\S+)\s*$/i)?.[1]
 }
 
 /**
- * `?runToken=`, or `?access_token=` (its name before issue 48: EventSource pages written for it keep
- * working; the document declares `runToken` only). Fastify's query parser has decoded names and
- * values; a repeated parameter (an array) is ignored, and so refused for want of a credential.
+ * `?access_token=` is the name before issue 48, kept for EventSource pages written for it (the
+ * document declares `runToken` only). A repeated parameter (an array) is ignored, so refused.
  */
 function queryCredentials (request: FastifyRequest): string[] {
   const query = request.query as Record<string, unknown> | undefined
   return [query?.runToken, query?.access_token].filter((value): value is string => typeof value === 'string' && value !== '')
 }
 
-/**
- * Records each route's declaration, and adds the statuses every protected route can answer and
- * its scope to the OpenAPI document.
- */
+/** Also adds the statuses every protected route can answer, and its scope, to the OpenAPI document. */
 function declareAccess (fastify: FastifyInstance, table: RouteAccess[]): void {
   fastify.addHook('onRoute', (route) => {
     const config = route.config as { public?: boolean, scope?: Scope, target?: Target, queryToken?: boolean } | undefined
@@ -72,8 +56,8 @@ function declareAccess (fastify: FastifyInstance, table: RouteAccess[]): void {
     schema.response = { ...schema.response, 401: schema.response?.[401] ?? errors[401], 403: errors[403], 429: errors[429] }
     // OpenAPI 3.1 lets non-OAuth schemes list required roles: the scope.
     const roles = scope ? [scope] : [...SCOPES]
-    // A stream's `?runToken=` is a declared query parameter (schemas/history.ts), not a security scheme: generators
-    // fill an `apiKey`-in-query scheme with the client's API key, which the query refuses.
+    // `?runToken=` is a declared query parameter, not a security scheme: generators fill an
+    // `apiKey`-in-query scheme with the client's API key, which the query refuses.
     schema.security = [{ bearerAuth: roles }, { basicToken: roles }]
     schema['x-flowport-scope'] = scope ?? 'every scope'
   })
@@ -83,7 +67,6 @@ export const RUN_TOKEN_SECRETS_MISSING = 'No run-token secret configured (SERVIC
   'this replica signs run tokens with a secret of its own, so tokens issued by other replicas (or before a restart) are refused (401). ' +
   'Give every replica the same SERVICE_RUN_TOKEN_SECRETS (docs/production.md)'
 
-/** `redactor`: the log's (app.ts), told about the keys file's secrets. */
 export default fp<{ redactor: Redactor }>(async (fastify, { redactor }) => {
   const { config, runs, runStarter, catalogs, schedules } = fastify
   const access = createAccess({
@@ -123,8 +106,7 @@ export default fp<{ redactor: Redactor }>(async (fastify, { redactor }) => {
     if (principal.bound && route.target !== 'self') assertBound(principal, route.target === 'workflow' ? params.id : undefined, params.rid)
   })
 
-  // Callback style: only a limited key waits (for the run it names), and an async hook would cost
-  // every request a promise.
+  // Callback style: only a limited key waits (for its run); an async hook costs every request a promise.
   fastify.addHook('preHandler', (request, _reply, done) => {
     const principal = request.principal
     try {

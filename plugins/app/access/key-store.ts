@@ -1,15 +1,10 @@
 /**
- * The valid keys: SERVICE_API_AUTH_TOKEN (key `default`, every scope) and those of the keys file,
- * and the run-token secrets the file may list (plugins/app/access/run-tokens.ts reads them from here).
- * The file is re-read when its content changes, however it was replaced, and on SIGHUP, with no
- * restart. Its directory is watched rather than its name, and any event there leads to a read
- * whose SHA-256 is compared with the last one: editors and `flowport keys create` rename a new file
- * over it, others write in place, and Kubernetes updates a mounted Secret or ConfigMap by renaming
- * a new `..data` symlink over the old one (`keys.json -> ..data/keys.json`), an event that names
- * neither the file nor anything it points to. A poll every KEYS_POLL_MS compares the same hash, for
- * file systems that report no events (network mounts) and a file that is a link into another
- * directory. A file that becomes invalid leaves the last good set in place and the log says why
- * (once per content); an invalid file at start stops the start.
+ * The keys file is re-read when its content changes and on SIGHUP, with no restart. The directory
+ * is watched, not the name, and every event leads to a read compared by SHA-256: editors rename a
+ * new file over it, others write in place, and Kubernetes swaps a `..data` symlink, an event that
+ * names neither the file nor its target. A poll every KEYS_POLL_MS covers network mounts (no
+ * events) and links into other directories. An invalid file keeps the last good set (logged once
+ * per content); at start it stops the start.
  */
 import { createHash } from 'node:crypto'
 import { readFileSync, watch, type FSWatcher } from 'node:fs'
@@ -30,20 +25,16 @@ function readText (file: string): string {
 }
 
 const hashOf = (text: string) => createHash('sha256').update(text).digest('hex')
-/** What `#seen` holds while the file cannot be read: the failure is logged once, not at every poll. */
+/** The failure is logged once, not at every poll. */
 const UNREADABLE = 'unreadable'
 
-/**
- * `credential:<path>` entries of `runTokenSecrets`, resolved like the settings (plugins/external/config/credential-settings.ts)
- * from the credentials file of this process's environment, at each read.
- */
+/** Resolved like the settings (plugins/external/config/credential-settings.ts), at each read. */
 function resolveSecrets (secrets: string[]): string[] {
   const named: Record<string, string | undefined> = Object.fromEntries(secrets.map((secret, i) => [`runTokenSecrets[${i}]`, secret]))
   resolveCredentialReferences(named, process.env)
   return secrets.map((_, i) => named[`runTokenSecrets[${i}]`]!)
 }
 
-/** Checks the keys file's text; throws a KeysFileError naming the file and the fault. */
 export function parseKeys (file: string, text: string, token: string | undefined): FileContent {
   let parsed: KeysFile
   try {
@@ -57,15 +48,13 @@ export function parseKeys (file: string, text: string, token: string | undefined
   return { keys: parsed.keys.map(keyFromEntry), runTokenSecrets: parsed.runTokenSecrets }
 }
 
-/** Coalesces the bursts of change events one save produces. */
 const RELOAD_DELAY_MS = 50
-/** The fallback poll: a change no event reported is seen within this. */
 const KEYS_POLL_MS = 5000
 
 export class KeyStore {
   #keys: ApiKey[]
   #runTokenSecrets: readonly string[] | undefined
-  /** SHA-256 of the content read last (taken or rejected): an unchanged file is not parsed again. */
+  /** Taken or rejected: an unchanged file is not parsed again. */
   #seen: string | undefined
   #watcher: FSWatcher | undefined
   #timer: NodeJS.Timeout | undefined
@@ -76,12 +65,11 @@ export class KeyStore {
     ({ keys: this.#keys, runTokenSecrets: this.#runTokenSecrets } = this.#read())
   }
 
-  /** Whether any credential is configured (auth is on). */
   get enabled () { return this.#keys.length > 0 || this.options.file !== undefined }
 
   get keys (): readonly ApiKey[] { return this.#keys }
 
-  /** The file's `runTokenSecrets` (a new array after each reload that took); undefined when it lists none. */
+  /** A new array after each reload that took. */
   get runTokenSecrets (): readonly string[] | undefined { return this.#runTokenSecrets }
 
   find (given: string): ApiKey | undefined { return findKey(this.#keys, given) }
@@ -98,7 +86,7 @@ export class KeyStore {
     return token === undefined ? content : { ...content, keys: [tokenKey(token), ...content.keys] }
   }
 
-  /** Reloads when the content differs from the last read (a file that became unreadable differs too). */
+  /** A file that became unreadable differs too. */
   #check (why: string): void {
     let text: string | undefined
     try {
@@ -107,7 +95,7 @@ export class KeyStore {
     if ((text === undefined ? UNREADABLE : hashOf(text)) !== this.#seen) this.reload(why, text)
   }
 
-  /** Re-reads the file (or takes `text`, just read); on failure keeps the last good set. Returns whether the new set is in place. */
+  /** On failure keeps the last good set. */
   reload (why: string, text?: string): boolean {
     try {
       ({ keys: this.#keys, runTokenSecrets: this.#runTokenSecrets } = this.#read(text))
@@ -120,11 +108,10 @@ export class KeyStore {
     }
   }
 
-  /** Follows the file's content and SIGHUP until `stop()`. */
   watch (): void {
     const { file } = this.options
     if (file === undefined) return
-    // Every event of the directory: the one that matters may name `..data` or a temporary file.
+    // Every event: the one that matters may name `..data` or a temporary file.
     this.#watcher = watch(dirname(resolve(file)), () => {
       clearTimeout(this.#timer)
       this.#timer = setTimeout(() => { this.#check('file changed') }, RELOAD_DELAY_MS)

@@ -1,8 +1,6 @@
 /**
- * API keys: how they are made, stored (as a SHA-256 hash, never the key) and recognised. A key is
- * 32 random bytes, so a fast unsalted hash is enough: nothing can be guessed from it. Recognition
- * compares the presented key's hash with every key's, in constant time and without stopping at a
- * match, so the time taken says nothing about which key (or how much of one) matched.
+ * Keys are stored as a SHA-256 hash: 32 random bytes need no slow salted hash. Recognition compares
+ * with every key in constant time without stopping at a match, so timing says nothing of which matched.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { Ajv, type ValidateFunction } from 'ajv'
@@ -14,7 +12,6 @@ import { SCOPES, type Scope } from '../../../schemas/access.js'
 
 const addFormats = addFormatsModule.default
 
-/** The key id SERVICE_API_AUTH_TOKEN is known by: one key with every scope. */
 export const TOKEN_KEY_ID = 'default'
 
 export interface ApiKey {
@@ -30,14 +27,13 @@ export interface ApiKey {
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
-/** A workflow-name pattern: `*` stands for any run of characters, everything else is literal (`invoice-*` matches `invoice-monthly`). */
 const compilePattern = (pattern: string) => new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`, 's')
 
 const digest = (value: string) => createHash('sha256').update(value).digest()
 
 export const hashKey = (key: string) => `sha256:${digest(key).toString('hex')}`
 
-/** A new key: `fpk_` and 32 random bytes, base64url (no dots, so never mistaken for a run token). */
+/** No dots, so never mistaken for a run token. */
 export const generateKey = () => `fpk_${randomBytes(32).toString('base64url')}`
 
 export function tokenKey (token: string): ApiKey {
@@ -57,21 +53,17 @@ export function keyFromEntry (entry: KeyEntry): ApiKey {
   }
 }
 
-/**
- * The key whose hash matches, looked at in constant time over every key. `equal` is
- * timingSafeEqual; test/access-keys.test.ts counts its calls.
- */
+/** `equal` is timingSafeEqual; test/access-keys.test.ts counts its calls. */
 export function findKey (keys: readonly ApiKey[], given: string, equal: (a: Buffer, b: Buffer) => boolean = timingSafeEqual): ApiKey | undefined {
   const presented = digest(given)
   let found: ApiKey | undefined
   for (const key of keys) {
-    // The comparison runs for every key, before and after a match; only the first match is kept.
     if (equal(presented, key.digest) && found === undefined) found = key
   }
   return found
 }
 
-/** Compiled on the first keys file read: an API run with a single token never holds it (about 0.1 MiB of heap). */
+/** Compiled on the first keys file read: an API with a single token never holds it (about 0.1 MiB of heap). */
 let compiledValidator: ValidateFunction<KeysFile> | undefined
 function keysFileValidator (): ValidateFunction<KeysFile> {
   if (compiledValidator === undefined) {
@@ -82,16 +74,12 @@ function keysFileValidator (): ValidateFunction<KeysFile> {
   return compiledValidator
 }
 
-/** A ConfigError: a start with a bad keys file stops with its message (server.ts). */
+/** A start with a bad keys file stops with its message. */
 export class KeysFileError extends ConfigError {
   override name = this.constructor.name
 }
 
-/**
- * Parses and checks a keys file's text (YAML, of which JSON is a subset); throws a KeysFileError
- * saying what is wrong. `resolveSecrets` replaces the `runTokenSecrets` before they are checked
- * (`credential:` references: ./key-store.ts).
- */
+/** YAML, of which JSON is a subset. `resolveSecrets` replaces `credential:` references before the check. */
 export function parseKeysFile (text: string, resolveSecrets: (secrets: string[]) => string[] = (s) => s): KeysFile {
   let value: unknown
   try {

@@ -1,11 +1,4 @@
-/**
- * Who a request acts as, and the checks of what it may touch. A 403 ForbiddenError names what is
- * missing (the scope, the catalog, the workflow pattern, the bound workflow id); it never says
- * what the credential could do elsewhere. A key limited to catalogs or workflow-name patterns is
- * checked against what a request touches (the route's `target`, plugins/app/access/route-access.ts); the concepts
- * that know what a run, a start or a schedule names are asked through the slices of their
- * services in TargetLookup.
- */
+/** A 403 names what is missing (scope, catalog, pattern, bound id), never what the credential could do elsewhere. */
 import { ApiError } from '../../../lib/api-error.js'
 import type { ApiKey } from './keys.js'
 import type { Scope } from '../../../schemas/access.js'
@@ -19,9 +12,8 @@ import type { RunStarter } from '../run-starter/index.js'
 
 export interface Principal extends Caller {
   scopes: ReadonlySet<Scope>
-  /** The key's limits (a run token keeps its issuer's). */
+  /** A run token keeps its issuer's. */
   key: ApiKey
-  /** A run token's workflow id and run. */
   bound?: { workflowId: string, runId?: string }
 }
 
@@ -34,13 +26,11 @@ export function assertScope (p: Principal, scope: Scope): void {
   if (!p.scopes.has(scope)) throw forbidden(`${who(p)} lacks scope ${scope}`)
 }
 
-/** A key limited to catalogs may only touch those. */
 export function assertCatalog (p: Principal, catalog: string, ctx: { workflowId?: string, runId?: string } = {}): void {
   const { catalogs } = p.key
   if (catalogs && !catalogs.includes(catalog)) throw forbidden(`${who(p)} may not use catalog ${catalog}`, ctx)
 }
 
-/** A key limited to workflow-name patterns may only touch matching workflows. */
 export function assertWorkflowName (p: Principal, name: string, ctx: { workflowId?: string, runId?: string } = {}): void {
   const { workflows, workflowPatterns } = p.key
   if (workflows && !workflows.some((w) => w.test(name))) {
@@ -50,7 +40,6 @@ export function assertWorkflowName (p: Principal, name: string, ctx: { workflowI
 
 export const isLimited = (p: Principal) => p.key.catalogs !== undefined || p.key.workflows !== undefined
 
-/** A run token opens its own workflow id only, and a run-bound one only routes naming that run. */
 export function assertBound (p: Principal, workflowId: string | undefined, runId: string | undefined): void {
   if (!p.bound) return
   if (workflowId === undefined) throw forbidden(`${who(p)} only opens the routes of workflow ${p.bound.workflowId}`)
@@ -60,19 +49,14 @@ export function assertBound (p: Principal, workflowId: string | undefined, runId
   }
 }
 
-/** What access asks the concepts about the things a request names. */
 export interface TargetLookup {
-  /** The run's catalog (task queue) and workflow type (404 when there is none). */
+  /** 404 when there is none. */
   runs: Pick<Runs, 'describeRun'>
-  /** The catalog a start (or schedule) body names. */
   runStarter: Pick<RunStarter, 'catalogOf'>
-  /** The canonical name of a workflow or alias in a catalog. */
   catalogs: Pick<Catalogs, 'workflow'>
-  /** What a stored schedule starts. */
   schedules: Pick<Schedules, 'target'>
 }
 
-/** What the check reads of a request. */
 export interface TargetRequest {
   target: Target
   params: unknown
@@ -80,7 +64,6 @@ export interface TargetRequest {
   body: unknown
 }
 
-/** The catalog and workflow-name limits of `p`, against the run a request names. */
 export async function assertRunWithin (lookup: TargetLookup, p: Principal, workflowId: string, runId?: string): Promise<void> {
   const run = await lookup.runs.describeRun({ workflowId, runId })
   const ctx = { workflowId, runId: run.runId }
@@ -88,7 +71,6 @@ export async function assertRunWithin (lookup: TargetLookup, p: Principal, workf
   assertWorkflowName(p, run.type, ctx)
 }
 
-/** The catalog and workflow-name limits, against what the request touches. */
 export async function assertTarget (lookup: TargetLookup, defaultCatalog: string, request: TargetRequest, p: Principal): Promise<void> {
   const { target } = request
   if (target === 'workflow') {
@@ -127,7 +109,6 @@ export async function assertTarget (lookup: TargetLookup, defaultCatalog: string
   }
 }
 
-/** The catalog and workflow a start (or a schedule's body) names. */
 async function assertStartable (lookup: TargetLookup, p: Principal, body: StartWorkflowBody): Promise<void> {
   const catalog = lookup.runStarter.catalogOf(body)
   assertCatalog(p, catalog)

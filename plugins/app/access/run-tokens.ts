@@ -1,23 +1,20 @@
 /**
- * Run tokens: short-lived, signed (JWS, HS256 via `jose`) and bound to one workflow id (and
- * optionally one run), for browsers, which can only carry a credential in the URL. The first
- * secret signs, every one verifies. The secrets are the keys file's `runTokenSecrets` when it lists
- * them (re-read with the keys, so they rotate without a restart: docs/access-control.md), else
- * SERVICE_RUN_TOKEN_SECRETS. Without either each process draws its own secret, so a token only
- * works on the replica that issued it.
+ * Short-lived JWS (HS256) bound to one workflow id (and maybe one run), for browsers, which can
+ * carry a credential only in the URL. The first secret signs, every one verifies. Without
+ * configured secrets each process draws its own: a token works only on its issuer replica.
  */
 import { createHash, randomBytes } from 'node:crypto'
 import type { Scope } from '../../../schemas/access.js'
 
 export interface RunTokenClaims {
-  /** The key that issued it: its requests are that key's (audit, rate limit). */
+  /** Its requests are that key's (audit, rate limit). */
   keyId: string
   workflowId: string
   runId?: string
   scopes: Scope[]
 }
 
-/** `jose` loads on the first token issued or checked: an API that never sees one does not hold it (about 0.5 MiB of heap). */
+/** Loaded on first use: an API that never sees a token does not hold it (about 0.5 MiB of heap). */
 const jose = async () => await import('jose')
 
 const ISSUER = 'flowport'
@@ -29,18 +26,16 @@ const secretOf = (text: string | Buffer): Secret =>
   ({ kid: createHash('sha256').update(text).digest('base64url').slice(0, 12), key: typeof text === 'string' ? Buffer.from(text) : text })
 
 export class RunTokens {
-  /** Drawn once: used whenever no secret is configured. */
   readonly #own = [secretOf(randomBytes(32))]
   #from: readonly string[] | undefined
   #derived: Secret[] = this.#own
 
-  /** `source` names the current secrets (a new array when they change); none: the process's own. */
+  /** None: the process's own. */
   constructor (readonly source: () => readonly string[]) {}
 
-  /** Whether tokens are signed with a secret drawn by this process (none configured). */
   get ephemeral (): boolean { return this.source().length === 0 }
 
-  /** The secrets, derived again only when the source hands over another list. */
+  /** Derived again only when the source hands over another list. */
   get #secrets (): Secret[] {
     const current = this.source()
     if (current !== this.#from) {
@@ -65,7 +60,6 @@ export class RunTokens {
     return { token, expiresAt: new Date((now + ttlSeconds) * 1000) }
   }
 
-  /** The claims of a valid token; throws a RunTokenError saying why one is not. */
   async verify (token: string): Promise<RunTokenClaims> {
     const { errors, jwtVerify } = await jose()
     try {
@@ -89,5 +83,5 @@ export class RunTokenError extends Error {
   override name = this.constructor.name
 }
 
-/** A JWS compact serialisation: three base64url parts. Keys (fpk_…) never hold a dot. */
+/** Keys (fpk_…) never hold a dot. */
 export const looksLikeRunToken = (value: string) => /^[\w-]+\.[\w-]+\.[\w-]+$/.test(value)

@@ -1,8 +1,6 @@
 /**
- * Batch operations: the engine's batcher (Temporal batch operations) carries out one action on
- * every run a visibility query matches, at its own pace, surviving API restarts. The API turns
- * the run-list filters into that query (plugins/app/runs/list-runs.ts), counts what it matches, and reads the
- * batcher's progress. docs/batch.md.
+ * The engine's batcher acts on every run a visibility query matches, at its own pace, surviving
+ * API restarts; the API builds the query from the run-list filters, counts, and reads progress (docs/batch.md).
  */
 import { randomUUID } from 'node:crypto'
 import protoRoot from '@temporalio/proto'
@@ -20,7 +18,7 @@ import { status as GrpcStatus } from '@grpc/grpc-js'
 const { BatchOperationType, BatchOperationState } = protoRoot.temporal.api.enums.v1
 type Operation = Omit<temporal.api.workflowservice.v1.IStartBatchOperationRequest, 'namespace' | 'visibilityQuery' | 'jobId' | 'reason'>
 
-/** The batch's visibility query; a raw query is narrowed so internal runs (catalogs, webhook deliveries, eval runs) stay out, as with filters; one that could escape the narrowing is a 400. */
+/** A raw query is narrowed so internal runs stay out, as with filters; one that could escape the narrowing is a 400. */
 function batchQuery (filter: BatchFilter): string {
   if (!('query' in filter)) return visibilityQuery(filter)
   // Text that closes the group early (`x) OR (y`) would undo the narrowing: refused, not sent.
@@ -48,15 +46,11 @@ async function operationOf (engine: Engine, body: BatchBody, identity: string): 
 
 const missing = (path: string, message: string) => validationError([{ path, in: 'body', message }])
 
-/** The engine's 404 for a batch, as the API's. */
 const orNotFound = (batchId: string) => (err: unknown): never => {
   throw err instanceof ApiError && err.statusCode === 404 ? new ApiError(404, 'BatchNotFoundError', `Batch ${batchId} not found`) : err
 }
 
-/**
- * A raw visibility query the engine cannot parse is the client's mistake: a 400, not a 500. So is
- * one its store cannot run (the engine's 400, plugins/app/engine/errors.ts), here named as the field.
- */
+/** A raw query the engine cannot parse, or its store cannot run, is the client's 400 at that field, not a 500. */
 function badQuery (err: unknown, filter: BatchFilter): unknown {
   if (!('query' in filter)) return err
   const code = (err as { code?: unknown, cause?: { code?: unknown } }).code ?? (err as { cause?: { code?: unknown } }).cause?.code
@@ -70,10 +64,9 @@ function badQuery (err: unknown, filter: BatchFilter): unknown {
 }
 
 /**
- * The engine runs a bounded number of batches per namespace (one on a dev server) and refuses
- * another with RESOURCE_EXHAUSTED, which the connection does not retry (plugins/app/engine/engine.ts):
- * the client's 429 at once. The engine counts running batches in its visibility store, which lists
- * a batch a moment after it starts: two batches started within that moment may both run.
+ * The engine caps concurrent batches per namespace (one on a dev server): its RESOURCE_EXHAUSTED is
+ * not retried (engine/engine.ts) and is the client's 429. It counts batches in visibility, which
+ * lags: two batches started within that moment may both run.
  */
 function tooManyBatches (err: unknown): unknown {
   if (grpcCode(err) !== GrpcStatus.RESOURCE_EXHAUSTED) return err
@@ -101,7 +94,6 @@ const STATES: Partial<Record<number, BatchStatus['state']>> = {
 
 const iso = (ts: temporal.api.workflowservice.v1.IDescribeBatchOperationResponse['startTime']) => ts ? tsToDate(ts).toISOString() : null
 
-/** POST /workflow/batch, GET and DELETE /workflow/batch/{batchId}. */
 export function createBatch ({ engine }: { engine: Engine }) {
   const { namespace } = engine
   const start = async (body: BatchBody, identity?: string, signal?: AbortSignal): Promise<BatchStarted> => {
@@ -133,7 +125,7 @@ export function createBatch ({ engine }: { engine: Engine }) {
     }
   }
 
-  /** DELETE: the batcher stops; runs it already acted on stay as they are. Answers where it stands. */
+  /** Runs the batcher already acted on stay as they are. */
   const stop = async (batchId: string, identity?: string, signal?: AbortSignal): Promise<BatchStatus> => {
     const before = await read(batchId, signal)
     if (before.state !== 'running') return before

@@ -1,6 +1,3 @@
-/**
- * The batch concept (batch.ts): `fastify.batch`, the engine's batch operations.
- */
 import fp from 'fastify-plugin'
 import { createBatch, type Batches } from './batch.js'
 

@@ -1,8 +1,6 @@
 /**
- * The engine's answers to the worker deployment APIs as API errors. The engine's generic mapping
- * (../engine/errors.ts) would call a NOT_FOUND a missing workflow; here it is a deployment or a
- * version, and every refusal of a change is a 409 carrying the engine's own reason (already
- * current, no pollers, a concurrent change), never a 500.
+ * The engine's generic mapping (../engine/errors.ts) would call a NOT_FOUND a missing workflow;
+ * here it is a deployment or a version, and a refused change is a 409 with the engine's reason.
  */
 import { status as GrpcStatus } from '@grpc/grpc-js'
 import { ApiError, validationError } from '../../../lib/api-error.js'
@@ -19,7 +17,7 @@ export const deploymentConflict = (message: string) => new ApiError(409, 'Deploy
 export const deploymentChanged = (deploymentName: string) => new ApiError(412, 'PreconditionFailedError',
   `Worker deployment ${deploymentName} was changed since that ETag was served: nothing was changed now; read it again (GET /deployments/${deploymentName}) and decide`)
 
-/** An ApiError for the engine's refusal of a deployment call; anything else is rethrown for the engine's own mapping. */
+/** Anything else is rethrown for the engine's own mapping. */
 export function deploymentError (err: unknown, target: { deploymentName: string, buildId?: string }): never {
   const grpc = grpcFailure(err)
   switch (grpc?.code) {
@@ -36,9 +34,8 @@ export function deploymentError (err: unknown, target: { deploymentName: string,
 }
 
 /**
- * The same for the describe every route starts with: there, an INVALID_ARGUMENT can only be about
- * the name. The route's schema holds the engine's rules (schemas/deployment-version.ts); an engine
- * with other limits still answers the client's 400 at the path parameter, with its reason.
+ * For the describe every route starts with, an INVALID_ARGUMENT can only be about the name: an
+ * engine with other limits than schemas/deployment-version.ts still answers 400 at the path parameter.
  */
 export function describeError (err: unknown, deploymentName: string): never {
   const grpc = grpcFailure(err)

@@ -1,7 +1,3 @@
-/**
- * The engine's description of a worker deployment as the wire's Deployment (schemas/deployments.ts):
- * each version's state and when it entered it, from the engine's version summaries and routing config.
- */
 import protoRoot, { type temporal } from '@temporalio/proto'
 import { tsToDate } from '@temporalio/common/lib/time.js'
 import { versionOf } from '../engine/index.js'
@@ -22,11 +18,9 @@ export function rampOf (routing: RoutingConfig | null | undefined): Ramp | null 
   return { version, percentage: routing?.rampingVersionPercentage ?? 0, since: iso(routing?.rampingVersionChangedTime) }
 }
 
-/** Whether no run needs the version any more (its status, or its drainage check). */
 export const isDrained = (v: VersionSummary) => v.status === Status.WORKER_DEPLOYMENT_VERSION_STATUS_DRAINED ||
   v.drainageInfo?.status === protoRoot.temporal.api.enums.v1.VersionDrainageStatus.VERSION_DRAINAGE_STATUS_DRAINED
 
-/** The engine's status and when the version entered it. */
 export function stateOf (v: VersionSummary): Pick<DeploymentVersionState, 'state' | 'since'> {
   switch (v.status) {
     case Status.WORKER_DEPLOYMENT_VERSION_STATUS_CURRENT: return { state: 'current', since: iso(v.currentSinceTime) }
@@ -57,13 +51,12 @@ export function versionState (v: VersionSummary, routing: RoutingConfig | null |
 
 const createdMs = (v: VersionSummary) => v.createTime ? tsToDate(v.createTime).getTime() : 0
 
-/** The versions the engine lists, most recently created first. */
+/** Most recently created first. */
 export const byCreation = (versions: VersionSummary[]) => [...versions].sort((a, b) => createdMs(b) - createdMs(a))
 
-/** A version's live pollers, and when one of its workers last polled (null: the engine lists none). */
+/** `lastPollTime` null: the engine lists none. */
 export interface Polling { pollers: number, lastPollTime: string | null }
 
-/** What is counted per version besides the engine's summary: its open runs and live pollers. */
 export interface Workers extends Polling { openRuns: number }
 
 export const NOT_COUNTED: Workers = { openRuns: 0, pollers: 0, lastPollTime: null }

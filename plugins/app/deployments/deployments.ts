@@ -1,8 +1,6 @@
 /**
- * The rollout service: the engine's worker deployments, read and changed through its worker
- * deployment APIs, which are the only record of them (nothing is stored elsewhere). Every change is
- * made with the caller's engine identity, which the engine keeps as the deployment's last modifier.
- * docs/deploys.md.
+ * The engine's worker deployment APIs are the only record of deployments (nothing is stored
+ * elsewhere). Every change carries the caller's engine identity, kept as the last modifier (docs/deploys.md).
  */
 import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '@flowport/core/contract'
 import type { Client } from '@temporalio/client'
@@ -26,31 +24,27 @@ export interface DeploymentsDeps {
 }
 
 export interface ChangeOptions {
-  /** The caller's engine identity (plugins/app/access/route-access.ts); undefined: the API's own. */
+  /** Undefined: the API's own. */
   identity?: string
-  /** Route new runs to a version none of whose workers polls now. */
   allowNoPollers?: boolean
-  /** The request's `If-Match`: the deployment's ETag as the caller last read it. */
   ifMatch?: string
   signal?: AbortSignal
 }
 
 export type Deployments = ReturnType<typeof createDeployments>
 
-/** A deployment with its `ETag`: the engine's conflict token, which changes with every change of its routing. */
+/** `ETag`: the engine's conflict token, which changes with every routing change. */
 export interface TaggedDeployment { etag: string, deployment: Deployment }
 
 const etagOf = (token: Uint8Array | null | undefined): string => `"${Buffer.from(token ?? []).toString('base64url')}"`
 
-/** Where a deployment sends new runs, and its versions: what the catalogs concept needs to pick and show a catalog. */
 export interface Routing {
   current: WorkerDeploymentVersion | null
   ramping: { version: WorkerDeploymentVersion, percentage: number } | null
-  /** Every version the deployment still lists, drained ones too, with its state. */
+  /** Drained ones too. */
   versions: Array<{ version: WorkerDeploymentVersion, drained: boolean, state: DeploymentVersionState['state'] }>
 }
 
-/** Deployments per page of the engine's listing. */
 const LIST_PAGE_SIZE = 1000
 
 export function createDeployments ({ engine }: DeploymentsDeps) {
@@ -62,7 +56,7 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
       .catch((err: unknown) => describeError(err, deploymentName)), { signal })
   }
 
-  /** Open runs on a version, Flowport's internal runs excepted (visibility: eventually consistent). */
+  /** Internal runs excepted; visibility lags. */
   async function openRuns (version: WorkerDeploymentVersion, signal?: AbortSignal): Promise<number> {
     const query = `TemporalWorkerDeploymentVersion = ${quote(versionValue(version))} AND ExecutionStatus = "Running" AND ` +
       `WorkflowType != ${quote(CATALOG_WORKFLOW_TYPE)} AND WorkflowType != ${quote(WEBHOOK_WORKFLOW_TYPE)}`
@@ -70,11 +64,8 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
   }
 
   /**
-   * Live workers of a version: its pollers on each of its workflow task queues, the fewest of them
-   * (a queue nobody of the version polls holds its runs there), and when any of them last polled
-   * (the engine lists a poller for minutes after its worker left, so a version whose workers just
-   * stopped says when they were last seen). Temporal's describe-version names the queues; the
-   * pollers come from each queue's description.
+   * The fewest pollers over the version's workflow task queues (a queue none of its workers polls
+   * holds its runs), and when one last polled: the engine lists a poller for minutes after its worker left.
    */
   async function pollers (version: WorkerDeploymentVersion, signal?: AbortSignal, describeQueue = queueDescriber(signal)): Promise<Polling> {
     const { workerDeploymentVersionInfo: info } = await engine.call(async () => await service.describeWorkerDeploymentVersion({ namespace, deploymentVersion: version }), { signal })
@@ -90,7 +81,7 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
     return { pollers: counts.length === 0 ? 0 : Math.min(...counts), lastPollTime: seenMs === 0 ? null : new Date(seenMs).toISOString() }
   }
 
-  /** Describes each workflow task queue once, however many versions poll it (the versions of a deployment share theirs). */
+  /** Once per queue: the versions of a deployment share theirs. */
   function queueDescriber (signal?: AbortSignal) {
     const described = new Map<string, ReturnType<typeof service.describeTaskQueue>>()
     return async (name: string) => {
@@ -119,10 +110,7 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
     return { etag: etagOf(described.conflictToken), deployment }
   }
 
-  /**
-   * Unversioned workers on the deployment's workflow task queues (those of its current version,
-   * else of its latest): the fewest over the queues, as for a version's pollers.
-   */
+  /** On the queues of the current version, else the latest; the fewest over the queues. */
   async function unversionedPollers (deploymentName: string, info: Info | null | undefined, signal?: AbortSignal): Promise<number> {
     const latest = byCreation(info?.versionSummaries ?? [])[0]?.deploymentVersion
     const version = versionOf(info?.routingConfig?.currentDeploymentVersion) ?? versionOf(latest)
@@ -135,7 +123,6 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
     return counts.length === 0 ? 0 : Math.min(...counts)
   }
 
-  /** Refuses to route new runs to a version none of whose workers polls, unless the caller says so. */
   async function assertPolled (deploymentName: string, buildId: string, opts: ChangeOptions): Promise<void> {
     if (opts.allowNoPollers === true || (await pollers({ deploymentName, buildId }, opts.signal)).pollers > 0) return
     throw deploymentConflict(`No worker of version ${buildId} of ${deploymentName} polls now (none within ${POLLER_RECENT_MS / 1000} s): ` +
@@ -143,10 +130,9 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
   }
 
   /**
-   * What a change starts from: the deployment as described now (so an unknown deployment or build
-   * id is a 404 of its own, not the engine's wording), checked against the caller's `If-Match`. Its
-   * conflict token goes with the change, so that the engine refuses it if another change came in
-   * between (a read-then-write such as rollback cannot undo a change it never saw).
+   * Described first, so an unknown deployment or build id is our own 404, and checked against
+   * `If-Match`. Its conflict token goes with the change, so the engine refuses a change that came
+   * in between (a rollback must not undo a change it never saw).
    */
   async function base (deploymentName: string, buildId: string | undefined, opts: ChangeOptions) {
     const described = await describe(deploymentName, opts.signal)
@@ -157,7 +143,7 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
     return { info: described.workerDeploymentInfo, conflictToken: token }
   }
 
-  /** The engine's refusal of a change; one that names the conflict token is a change that came in between. */
+  /** One that names the conflict token is a change that came in between. */
   function refused (err: unknown, target: { deploymentName: string, buildId?: string }, opts: ChangeOptions): never {
     const details = grpcFailure(err)?.details ?? ''
     if (/conflict.?token/i.test(details)) {
@@ -167,7 +153,6 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
     return deploymentError(err, target)
   }
 
-  /** The engine's client carrying the caller's identity, and that identity (the client's default when none). */
   function as (identity: string | undefined): { client: Client, identity: string } {
     const client = engine.as(identity)
     return { client, identity: client.options.identity }
@@ -182,7 +167,7 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
     return await show(deploymentName, opts.signal)
   }
 
-  /** `buildId` null: no version is current, new runs go to unversioned workers (the engine's empty build id). */
+  /** `buildId` null: new runs go to unversioned workers (the engine's empty build id). */
   async function setCurrent (deploymentName: string, buildId: string | null, opts: ChangeOptions = {}): Promise<TaggedDeployment> {
     const { info, conflictToken } = await base(deploymentName, buildId ?? undefined, opts)
     if (buildId !== null) return await makeCurrent(deploymentName, buildId, conflictToken, opts)
@@ -197,7 +182,7 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
     return await show(deploymentName, opts.signal)
   }
 
-  /** `buildId` undefined: stops the ramp (new runs all go to the current version). */
+  /** `buildId` undefined: stops the ramp. */
   async function setRamp (deploymentName: string, ramp: { buildId: string, percentage: number } | undefined, opts: ChangeOptions = {}): Promise<TaggedDeployment> {
     const { conflictToken } = await base(deploymentName, ramp?.buildId, opts)
     if (ramp !== undefined) await assertPolled(deploymentName, ramp.buildId, opts)
@@ -208,11 +193,7 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
     return await show(deploymentName, opts.signal)
   }
 
-  /**
-   * Makes the version that was current before the current one current again: of the versions not
-   * current now, the one that most recently became current (the engine's `lastCurrentTime`), or
-   * the one `buildId` names. A ramp is left as it is.
-   */
+  /** The version not current now that most recently was (the engine's `lastCurrentTime`), or `buildId`'s; a ramp stays. */
   async function rollback (deploymentName: string, buildId: string | undefined, opts: ChangeOptions = {}): Promise<TaggedDeployment> {
     const { info, conflictToken } = await base(deploymentName, buildId, opts)
     if (buildId !== undefined) return await makeCurrent(deploymentName, buildId, conflictToken, opts)
@@ -225,7 +206,7 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
     return await makeCurrent(deploymentName, previous.deploymentVersion!.buildId!, conflictToken, opts)
   }
 
-  /** The deployment's routing without counting runs; a deployment no worker has registered yet routes nothing. */
+  /** A deployment no worker has registered yet routes nothing. */
   async function routing (deploymentName: string, signal?: AbortSignal): Promise<Routing> {
     const info = await describe(deploymentName, signal).then((d) => d.workerDeploymentInfo, (err: unknown) => {
       if (err instanceof ApiError && err.statusCode === 404) return null

@@ -1,7 +1,3 @@
-/**
- * Decorates `fastify.deployments`, the rollout service (./deployments.ts): the engine's worker
- * deployments, which version new runs go to, ramps and rollbacks (docs/deploys.md).
- */
 import fp from 'fastify-plugin'
 import { createDeployments, type Deployments } from './deployments.js'
 

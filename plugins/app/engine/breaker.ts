@@ -1,40 +1,21 @@
 /**
- * Circuit breaker of the engine connection: once the engine is seen unreachable, engine calls are
- * refused at once (503 EngineUnavailableError) instead of each one retrying until its deadline
- * (10–15 s), and calls in flight are released; a probe finds the engine again.
- *
- * States: `closed` (calls go through), `open` (calls refused; a probe call runs every
- * PROBE_INTERVAL_MS: the half-open trial), back to `closed` on the first answer of the engine.
- *
- * What opens it: only the engine being away, never one request's failure. GetSystemInfo (the
- * cheapest call, used by the probe and /ready, with a short deadline) failing opens it. Any other
- * call's UNAVAILABLE is only a suspicion: the engine also answers UNAVAILABLE for one request whose
- * visibility query its store cannot run (a NUL once did, and closed the API to every client), so
- * the breaker asks the probe first and opens only if it fails. That costs a real outage one probe's
- * round trip (connection refused: at once). Another call passing its deadline says nothing: a long
- * call may pass it on an engine that answers everything else (and a busy machine would turn each
- * into a probe that can itself be late); a frozen engine is found by the next GetSystemInfo.
- *
- * Why not a library such as opossum: its breaker opens on the share of failed calls in a rolling
- * window and takes the next real request as the half-open trial. Here the signal is the transport
- * itself, seen on every gRPC attempt by an interceptor placed under the Temporal client's retry
- * interceptor (which otherwise hides it for the whole deadline), and recovery must not wait for
- * traffic, nor take a long poll of 70 s as its trial. That is the few lines below.
- *
- * Cost of a false alarm: a probe that fails although the engine is there (a dropped connection
- * the channel re-establishes at once) means 503s for about one probe interval.
+ * Circuit breaker of the engine connection: while the engine is unreachable, calls are refused at
+ * once (503) instead of each retrying to its deadline (10–15 s); a probe closes it again.
+ * Only a failed GetSystemInfo opens it. Another call's UNAVAILABLE is a suspicion the probe must
+ * confirm: the engine also answers UNAVAILABLE to one query its store cannot run (a NUL once closed
+ * the API to every client). A passed deadline says nothing (long calls, a busy machine).
+ * Not opossum: it opens on a share of failures and takes the next request as its trial; here the
+ * signal is the transport, seen per gRPC attempt under the client's retry interceptor (which hides
+ * it for the whole deadline), and recovery must wait neither for traffic nor for a 70 s long poll.
  */
 import { InterceptingCall, status, type Interceptor } from '@grpc/grpc-js'
 
-/** Set by the outermost interceptor on the options every attempt of a call is made with. */
 const CALL_STATE = Symbol('engine call state')
 interface CallState { cancelled: boolean }
 
 /**
- * An attempt that never reaches the channel and never ends. The Temporal client's retry
- * interceptor keeps scheduling attempts after its call was cancelled (it clears no timer): they
- * would repeat a start or a signal the client was already answered 503 for, and after shutdown
- * throw "Channel has been shut down" from a timer. Such attempts get this call instead.
+ * The client's retry interceptor keeps scheduling attempts after a cancel (it clears no timer): they
+ * would repeat a start already answered 503, or throw "Channel has been shut down" after shutdown.
  */
 function inertAttempt (): InterceptingCall {
   const inert = {
@@ -50,7 +31,6 @@ function inertAttempt (): InterceptingCall {
   return new InterceptingCall(inert, { start () {} })
 }
 
-/** A call refused, or ended early, because the breaker is open (plugins/app/engine/errors.ts maps it to 503). */
 export class EngineBreakerOpenError extends Error {
   constructor () { super('The workflow engine is unreachable') }
 }
@@ -58,7 +38,6 @@ export class EngineBreakerOpenError extends Error {
 /** How often the open breaker asks the engine; with gRPC's reconnect backoff capped at 1 s, recovery follows within ~2 s. */
 const PROBE_INTERVAL_MS = 500
 
-/** gRPC method whose failure means the engine is away: the cheapest call, used by readiness and the probe. */
 const SYSTEM_INFO = '/temporal.api.workflowservice.v1.WorkflowService/GetSystemInfo'
 
 /** gRPC channel arguments that keep reconnect attempts at most ~1 s apart (default backoff grows to 120 s). */
@@ -81,17 +60,11 @@ export class EngineBreaker {
   #stopped = false
   readonly #listeners = new Set<() => void>()
 
-  /** `probe` asks the engine something cheap with a short deadline, resolving if it answered. */
   constructor (private readonly probe: () => Promise<unknown>, private readonly events: EngineBreakerEvents = {}) {}
 
   get isOpen (): boolean { return this.#state === 'open' }
 
-  /**
-   * The gRPC interceptors of the connection around the client's `retry` interceptor: the outer one
-   * marks a cancelled call; the inner one sees every attempt: a failed GetSystemInfo opens the
-   * breaker, another call's UNAVAILABLE has the probe confirm first (`suspect`), any answer of the
-   * engine closes it, and attempts of a cancelled call, or after shutdown, are not made.
-   */
+  /** The outer interceptor marks a cancelled call; the inner one, under `retry`, sees every attempt. */
   interceptors (retry: Interceptor): Interceptor[] {
     const markCancel: Interceptor = (options, nextCall) => {
       const state: CallState = { cancelled: false }
@@ -122,10 +95,7 @@ export class EngineBreaker {
     return [markCancel, retry, watch]
   }
 
-  /**
-   * Runs `fn` unless the breaker is open; rejects with EngineBreakerOpenError at once when it is, or when it
-   * opens while `fn` runs (then `abort` releases the call).
-   */
+  /** Rejects at once while open, or when it opens while `fn` runs (then `abort` releases the call). */
   async run<T> (fn: () => Promise<T>, abort: () => void): Promise<T> {
     if (this.isOpen) throw new EngineBreakerOpenError()
     let onOpen: (() => void) | undefined
@@ -140,10 +110,7 @@ export class EngineBreaker {
     }
   }
 
-  /**
-   * A call went unanswered: the engine may be away, or may have failed that call alone. Opens only
-   * when the probe fails too; one probe at a time answers for every suspicion meanwhile.
-   */
+  /** Opens only if the probe fails too; one probe answers every suspicion meanwhile. */
   suspect (reason: string): void {
     if (this.#state === 'open' || this.#confirming || this.#stopped) return
     this.#confirming = true
@@ -166,7 +133,6 @@ export class EngineBreaker {
     this.events.onClose?.(Date.now() - this.#openedAt)
   }
 
-  /** Stops probing for good (shutdown). */
   stop (): void {
     this.#stopped = true
     clearTimeout(this.#timer)

@@ -1,10 +1,6 @@
 /**
- * The Temporal client as one service: every call goes through `call`, which gives it a deadline
- * and runs it under the engine breaker (./breaker.ts), which answers 503 at once while the engine
- * is unreachable; engine errors come out as API errors (./errors.ts). The connection is lazy, so
- * the API starts (and answers /health, and 503 on /ready) while the engine is down, and recovers
- * by itself when it returns.
- * @see https://typescript.temporal.io/api/classes/client.Connection
+ * Every engine call goes through `call`: a deadline, the breaker, API errors. The connection is
+ * lazy, so the API starts (and /health answers) while the engine is down.
  */
 import { status as GrpcStatus, type Interceptor } from '@grpc/grpc-js'
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type ConnectionOptions, type DataConverter, type WorkflowClientInterceptor } from '@temporalio/client'
@@ -14,9 +10,7 @@ import { EngineBreaker, RECONNECT_CHANNEL_ARGS } from './breaker.js'
 import { fromEngineError, isQueryError } from './errors.js'
 
 export interface EngineCallOptions {
-  /** Aborts the call, e.g. when the client disconnects. */
   signal?: AbortSignal
-  /** Overrides the default deadline (long polls). */
   timeoutMs?: number
   workflowId?: string
   runId?: string
@@ -28,14 +22,10 @@ export type EngineConfig = TlsSettings & Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMP
 
 export interface EngineDeps {
   config: EngineConfig
-  /** Told when the engine becomes unreachable and reachable again. */
   onOpen: (reason: string) => void
   onClose: (downMs: number) => void
-  /** The metrics' gRPC interceptor (outermost: it sees each call as a whole). */
   metrics?: Interceptor
-  /** With tracing on: carries the request's span to the workflow. */
   workflowInterceptors?: WorkflowClientInterceptor[]
-  /** With an object store: payloads above the threshold travel by reference. */
   dataConverter?: DataConverter
 }
 
@@ -43,11 +33,9 @@ export interface EngineDeps {
 const PROBE_DEADLINE_MS = 1000
 
 /**
- * Refusals the client's retries leave alone, by method (the SDK's call context carries no per-call
- * retry choice). StartBatchOperation's RESOURCE_EXHAUSTED is the engine's cap on batches running
- * at once in a namespace (frontend.MaxConcurrentBatchOperationPerNamespace, 1 by default): it holds
- * until the running batch ends, so retrying it only turned a second batch into a 503 at the
- * deadline; answered at once, it is the client's 429 (plugins/app/batch/batch.ts).
+ * Refusals not retried, by method (the SDK's call context has no per-call retry choice).
+ * StartBatchOperation's RESOURCE_EXHAUSTED is the engine's cap on concurrent batches per namespace:
+ * it holds until the running batch ends, so it is the client's 429 at once, not a 503 at the deadline.
  */
 const NOT_RETRIED: ReadonlyMap<string, number> = new Map([
   ['/temporal.api.workflowservice.v1.WorkflowService/StartBatchOperation', GrpcStatus.RESOURCE_EXHAUSTED]
@@ -77,8 +65,7 @@ function connectionOptions (config: EngineConfig, breaker?: EngineBreaker, metri
     // Short connect timeout: a down engine should answer 503 quickly, not hang requests.
     connectTimeout: '3s',
     channelArgs: RECONNECT_CHANNEL_ARGS,
-    // The client's own retries, with the breaker watching each attempt under them; metrics see
-    // each call as a whole, outermost.
+    // Metrics outermost (the whole call); the breaker watches each attempt under the retries.
     interceptors: metrics ? [metrics, ...interceptors] : interceptors
   }
 }
@@ -95,21 +82,15 @@ export function createEngine ({ config, onOpen, onClose, metrics, workflowInterc
   const byIdentity = new Map<string, Client>()
 
   return {
-    /** The default client (no identity). */
     client,
     namespace,
-    /**
-     * The client whose calls carry `identity` (`flowport:<key id>`, plugins/app/access/route-access.ts):
-     * the engine records it in the run's history for starts, signals, updates, cancels and
-     * terminations. One client per identity, sharing the connection; undefined = the default client.
-     */
+    /** One client per identity (`flowport:<key id>`), sharing the connection: the engine records the identity in the run's history. */
     as (identity: string | undefined): Client {
       if (identity === undefined) return client
       let found = byIdentity.get(identity)
       if (!found) byIdentity.set(identity, found = new Client({ connection, namespace, identity, interceptors, dataConverter }))
       return found
     },
-    /** Runs an engine call with a deadline and maps engine errors to API errors. */
     async call<T> (fn: () => Promise<T>, opts: EngineCallOptions = {}): Promise<T> {
       const deadline = Date.now() + (opts.timeoutMs ?? config.SERVICE_ENGINE_CALL_TIMEOUT_MS)
       // Each call has a signal of its own: the breaker aborts it, and the Temporal client's

@@ -1,7 +1,4 @@
-/**
- * Maps errors of the Temporal client to API errors, so no engine error name or gRPC detail
- * reaches a client. Routes add context (workflowId, runId) where they know it.
- */
+/** No engine error name or gRPC detail reaches a client. */
 import { status as GrpcStatus } from '@grpc/grpc-js'
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ServiceError, WorkflowNotFoundError, isGrpcServiceError } from '@temporalio/client'
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common'
@@ -10,7 +7,7 @@ import { EngineBreakerOpenError } from './breaker.js'
 
 interface Context { workflowId?: string, runId?: string }
 
-/** The gRPC status and details of an engine failure, also when the SDK wraps it (a start's WorkflowStartError-like ServiceError). */
+/** Also when the SDK wraps it in a ServiceError (a start). */
 export function grpcFailure (err: unknown): { code: number, details: string } | undefined {
   if (isGrpcServiceError(err)) return { code: err.code, details: err.details }
   if (err instanceof ServiceError && err.cause) return grpcFailure(err.cause)
@@ -20,16 +17,14 @@ export function grpcFailure (err: unknown): { code: number, details: string } | 
 export const grpcCode = (err: unknown) => grpcFailure(err)?.code
 
 /**
- * The engine's visibility store failing one request's query: it answers UNAVAILABLE with its SQL
- * error (SQLite "SQL logic error: unrecognized token" for a NUL, MySQL and PostgreSQL "syntax
- * error", PostgreSQL "invalid byte sequence"), though it is there and answers every other call.
- * Not worth a retry: the same query fails the same way.
+ * The visibility store failing one query (SQLite "unrecognized token" for a NUL, MySQL/PostgreSQL
+ * "syntax error", "invalid byte sequence"): UNAVAILABLE though the engine is up; a retry fails alike.
  */
 export function isQueryError (failure: { code: number, details: string }): boolean {
   return failure.code === GrpcStatus.UNAVAILABLE && /SQL logic error|syntax|unrecognized token|invalid byte sequence|invalid query/i.test(failure.details)
 }
 
-/** Returns an ApiError for a known engine failure, or undefined for a real internal error. */
+/** Undefined for a real internal error. */
 export function fromEngineError (err: unknown, ctx: Context = {}): ApiError | undefined {
   if (err instanceof ApiError) return err
   if (err instanceof EngineBreakerOpenError) return engineUnavailable()
@@ -44,9 +39,7 @@ export function fromEngineError (err: unknown, ctx: Context = {}): ApiError | un
   const failure = grpcFailure(err)
   switch (failure?.code) {
     case GrpcStatus.UNAVAILABLE:
-      // The breaker releases every call with EngineBreakerOpenError (above) when the engine is
-      // away, so an UNAVAILABLE that gets here failed this request alone while the engine answers
-      // its probe: not the 503 that tells every client to wait.
+      // The breaker answers for an engine away (above): this UNAVAILABLE failed this request alone.
       if (isQueryError(failure)) {
         return validationError([{ path: '', in: 'querystring', message: 'holds a value the engine\'s visibility store cannot search for' }])
       }

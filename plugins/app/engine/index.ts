@@ -1,8 +1,3 @@
-/**
- * Decorates `fastify.engine`: the Temporal client service (./engine.ts), with the metrics'
- * interceptor, the tracing interceptor and the claim-check codec when those are on. Closed on
- * shutdown.
- */
 import fp from 'fastify-plugin'
 import { createEngine, type Engine } from './engine.js'
 
@@ -22,8 +17,7 @@ declare module 'fastify' {
 }
 
 export default fp(async (fastify) => {
-  // With tracing on, starts, signals, queries and updates carry the request's span to the workflow.
-  // The interceptor is imported only then (docs/performance.md, "Memory of the API process at start").
+  // Imported only with tracing on (docs/performance.md, "Memory of the API process at start").
   const workflowInterceptors = fastify.tracing === null
     ? undefined
     : [new (await import('@temporalio/interceptors-opentelemetry/lib/client/index.js')).OpenTelemetryWorkflowClientInterceptor()]
@@ -33,7 +27,6 @@ export default fp(async (fastify) => {
     onClose: (downMs) => { fastify.log.info({ downMs }, 'engine reachable again') },
     metrics: fastify.metrics?.engineInterceptor(),
     workflowInterceptors,
-    // With an object store, payloads above the threshold travel by reference (plugins/app/payloads/).
     dataConverter: fastify.payloads.dataConverter
   })
   fastify.decorate('engine', engine)

@@ -1,7 +1,6 @@
 /**
- * A chunk of consecutive history events of one run, as read from the engine. Shared by every
- * client of the run: the JSON form and the finished SSE frame (bytes) are made once per payload
- * mode, not per client, so a fan-out to many clients costs one socket write each.
+ * Shared by every client of the run: the JSON form and the finished SSE frame are made once per
+ * payload mode, so a fan-out costs one socket write per client.
  */
 import { encodeCursor } from './cursor.js'
 import { eventIdOf, eventsToJson, type EventJson, type RawEvent } from './events.js'
@@ -22,7 +21,7 @@ export class EventChunk {
     return (this.#json[mode] ??= eventsToJson(this.events, includePayloads))
   }
 
-  /** The `history` SSE frame with the events after `position` (all of them for a client in step). */
+  /** All the events for a client in step. */
   frameAfter (position: number, includePayloads: boolean): Buffer {
     const mode = Number(includePayloads)
     if (position < this.firstId) return (this.#frame[mode] ??= this.#build(this.json(includePayloads)))

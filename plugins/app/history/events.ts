@@ -1,9 +1,7 @@
 /**
- * History events in the engine's canonical JSON form: the protobuf JSON mapping
- * the Temporal SDK's `historyToJSON` and the Temporal CLI use (string int64s, RFC 3339 times,
- * `EVENT_TYPE_…` enum names, durations like "10s"), produced by protobufjs' protojson with the
- * SDK's own reflected types, never by a hand-written table. Payload fields are then found by
- * their protobuf type, wherever they are nested, and decoded or removed.
+ * Events in the engine's canonical JSON (the mapping of the SDK's `historyToJSON` and the Temporal
+ * CLI), produced by protobufjs' protojson with the SDK's reflected types, never a hand-written
+ * table. Payload fields are found by their protobuf type, wherever nested.
  */
 import protoRoot from '@temporalio/proto'
 import type { temporal } from '@temporalio/proto'
@@ -24,7 +22,7 @@ const HistoryType = api.history.v1.History as unknown as Type
 const PAYLOAD = '.temporal.api.common.v1.Payload'
 const PAYLOADS = '.temporal.api.common.v1.Payloads'
 
-/** Message types that hold a payload somewhere below them, found once by a fixpoint over the type graph. */
+/** Found once by a fixpoint over the type graph. */
 const holdsPayload = (() => {
   const seen = new Set<Type>()
   const pending = [HistoryType]
@@ -53,10 +51,7 @@ const holdsPayload = (() => {
 
 interface JsonPayload { metadata?: Record<string, string>, data?: string }
 
-/**
- * The payload's JSON value through the default payload converter; a payload it cannot turn into
- * JSON (binary/plain, a codec's encrypted bytes, protobuf) keeps its canonical `{metadata, data}` form.
- */
+/** A payload the default converter cannot turn into JSON (binary, encrypted, protobuf) keeps its `{metadata, data}` form. */
 function decodePayload (json: JsonPayload): unknown {
   const metadata = Object.fromEntries(Object.entries(json.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64')]))
   try {
@@ -75,7 +70,6 @@ function rewriteValue (field: Field, value: unknown, decode: boolean): unknown {
   return rewrite(type, value as Record<string, unknown>, decode)
 }
 
-/** Decodes (`decode`) or deletes every payload below `json`, in place. */
 function rewrite (type: Type, json: Record<string, unknown>, decode: boolean): Record<string, unknown> {
   for (const field of type.fieldsArray) {
     const child = field.resolvedType
@@ -96,7 +90,7 @@ function rewrite (type: Type, json: Record<string, unknown>, decode: boolean): R
   return json
 }
 
-/** Converts a batch of raw events (one protojson pass for the batch: it re-resolves the type root per call). */
+/** One protojson pass per batch: it re-resolves the type root per call. */
 export function eventsToJson (events: RawEvent[], includePayloads: boolean): EventJson[] {
   const json = protojson.toJson(HistoryType, { events }) as { events?: Record<string, unknown>[] }
   return (json.events ?? []).map((e) => rewrite(api.history.v1.HistoryEvent as unknown as Type, e, includePayloads) as EventJson)
@@ -105,13 +99,11 @@ export function eventsToJson (events: RawEvent[], includePayloads: boolean): Eve
 export interface Terminal {
   eventId: number
   reason: TerminalReason
-  /** Only when the terminal event chains a run: continue-as-new, cron, retry. */
   newRunId?: string
 }
 
 export const eventIdOf = (event: RawEvent): number => Number(event.eventId ?? 0)
 
-/** The run's end, when `event` is its terminal event. */
 export function terminalOf (event: RawEvent): Terminal | undefined {
   const kind = closeKindOf(event)
   if (!kind) return undefined

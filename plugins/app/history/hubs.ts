@@ -1,13 +1,7 @@
 /**
- * One upstream long-poll per run, shared by every stream of that run, and the registry of the live
- * hubs (one per run, created by the first stream of a run and dropped when its last stream leaves)
- * with the counters of upstream engine calls.
- *
- * A RunHub reads the run's history from the engine with wait-for-new-event, from event 1 to the
- * terminal event, keeps the newest events in a bounded buffer and hands each new batch to its
- * subscribers. A subscriber that is behind the buffer (a late joiner with an old cursor, or a
- * client too slow to keep up) replays from the engine with plain page reads until the buffer
- * covers it, then follows the hub. The last subscriber to leave aborts the long-poll (lib/shared-poll.ts).
+ * One upstream long-poll per run (from event 1 to the terminal event), shared by every stream of
+ * it, with a bounded buffer of the newest events. A subscriber behind the buffer (an old cursor, a
+ * slow client) replays with plain page reads until the buffer covers it, then follows the hub.
  */
 import { SharedPoll, SharedPolls } from '../../../lib/shared-poll.js'
 import { EventChunk } from './event-chunk.js'
@@ -16,9 +10,8 @@ import { nextEngineToken, type EnginePage, type HistoryReader } from './reader.j
 import { Subscription, type SubscriptionSink } from './subscription.js'
 
 export interface HubOptions {
-  /** Events the hub keeps for late joiners and slow clients. */
   bufferEvents: number
-  /** Events a subscriber may have queued before it falls back to replaying (bounds a slow client's memory). */
+  /** Bounds a slow client's memory: past it, the client replays. */
   maxQueuedEvents: number
 }
 
@@ -53,7 +46,6 @@ export class RunHub extends SharedPoll<Subscription> {
     return subscription
   }
 
-  /** Whether the buffer holds every event after `position` that the hub has read. */
   covers (position: number): boolean {
     return position >= this.head || (this.#buffer.length > 0 && this.#buffer[0].firstId <= position + 1)
   }
@@ -72,8 +64,7 @@ export class RunHub extends SharedPoll<Subscription> {
         if (fresh.length > 0) this.#append(new EventChunk(this.runId, fresh))
         token = nextEngineToken(page)
         if (token) {
-          // Yield to I/O before asking again: events the engine commits meanwhile then come back
-          // as one page and cost each client one write, not one per event batch.
+          // Yield to I/O first: events committed meanwhile come back as one page, one write per client.
           if (fresh.length > 0) await new Promise<void>((resolve) => setImmediate(resolve))
           continue
         }
@@ -86,7 +77,6 @@ export class RunHub extends SharedPoll<Subscription> {
       if (this.closed) return
       this.failure = err
       for (const s of [...this.subscribers]) s.offer({ kind: 'error', error: err })
-      // Leave the registry now: the next stream for this run starts a fresh hub.
       this.close()
     }
   }
@@ -103,23 +93,14 @@ export class RunHub extends SharedPoll<Subscription> {
   }
 }
 
-/**
- * A seam for the benchmark (bench/sse.ts measures delivery lags with it); production passes none,
- * so the hubs keep no measuring state of their own.
- */
+/** bench/sse.ts measures delivery lags through this; production passes none, so hubs keep no measuring state. */
 export interface HubObserver {
-  /** A page arrived from the engine (its events are the objects later batches hold). */
+  /** Its events are the objects later batches hold. */
   onPage?: (page: EnginePage) => void
-  /** A batch was handed to one client's socket. */
   onDelivery?: (batch: EventChunk) => void
 }
 
-/** The registry of live hubs, one per run, and the counters of upstream calls. */
 export class HistoryHubs {
-  /**
-   * Every history call made to the engine (`upstreamCalls`: the long-polls and the replays), and
-   * those open right now (`inFlight`; `longPollsInFlight`, each shared by every stream of its run).
-   */
   readonly metrics = { upstreamCalls: 0, longPolls: 0, replayCalls: 0, inFlight: 0, longPollsInFlight: 0 }
   readonly #hubs = new SharedPolls<RunHub>(() => { this.#checkIdle() })
   readonly read: HistoryReader
@@ -146,7 +127,6 @@ export class HistoryHubs {
     }
   }
 
-  /** Resolves once no hub is live and no engine call is open (every share released). */
   async whenIdle (): Promise<void> {
     if (this.#isIdle()) return
     await new Promise<void>((resolve) => this.#idleWaiters.add(resolve))
@@ -160,13 +140,12 @@ export class HistoryHubs {
     this.#idleWaiters.clear()
   }
 
-  /** Follows a run from after `position` (0 = from its first event), handing its events to `sink`. */
+  /** `position` 0 = from the first event. */
   subscribe (workflowId: string, runId: string, position: number, sink: SubscriptionSink): Subscription {
     return this.#hubs.of(`${workflowId}\u0000${runId}`, (onEnd) => new RunHub(workflowId, runId, this.read, this.options, onEnd))
       .subscribe(position, sink)
   }
 
-  /** Live hubs and their subscribers, for tests and the benchmark. */
   get size (): number { return this.#hubs.size }
   get subscribers (): number {
     let n = 0

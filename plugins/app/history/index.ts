@@ -1,7 +1,3 @@
-/**
- * The history concept (history.ts): `fastify.history`, its pages, its live streams and the per-run
- * hubs they share.
- */
 import fp from 'fastify-plugin'
 import { createHistory, type History } from './history.js'
 import type { HubObserver } from './hubs.js'
@@ -10,7 +6,6 @@ declare module 'fastify' {
   interface FastifyInstance { history: History }
 }
 
-/** `observer`: the benchmark's seam (hubs.ts); absent in production. */
 export default fp<{ observer?: HubObserver }>(async (fastify, opts) => {
   const history = createHistory({
     engine: fastify.engine,
@@ -22,6 +17,5 @@ export default fp<{ observer?: HubObserver }>(async (fastify, opts) => {
   fastify.metrics?.gauge('flowport_history_hubs_live', 'Runs followed by at least one stream now (one shared upstream long-poll each)', () => history.hubs.size)
   fastify.metrics?.gauge('flowport_history_long_polls_in_flight', 'Upstream history long-polls open now, each shared by every stream of its run',
     () => history.hubs.metrics.longPollsInFlight)
-  // After the SSE plugin's preClose has ended the streams; this catches anything left.
   fastify.addHook('onClose', async () => { history.close() })
 }, { name: 'history', dependencies: ['metrics', 'engine', 'sse', 'runs'] })

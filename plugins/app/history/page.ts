@@ -1,9 +1,7 @@
 /**
- * One page of a run's history (GET /workflow/{id}/history and its pinned form). The engine keeps
- * its event batches whole, so its pages can hold more events than asked for: a page here holds at
- * most `pageSize`, and its token carries where in the engine's page the next one starts. The token
- * also names the run, so the unpinned form keeps paging the run it started on even when a new run
- * becomes current in between.
+ * The engine keeps its event batches whole, so its pages can hold more events than asked: a page
+ * here holds at most `pageSize`, and its token says where in the engine's page the next starts.
+ * The token also names the run, so unpinned paging stays on its run when a new one becomes current.
  */
 import { status as GrpcStatus } from '@grpc/grpc-js'
 import { isGrpcServiceError } from '@temporalio/client'
@@ -17,7 +15,6 @@ import { nextEngineToken, type HistoryReader } from './reader.js'
 
 export interface PageRequest {
   workflowId: string
-  /** Pins the run; absent = the run of the token, else the current run. */
   runId?: string
   pageSize: number
   pageToken?: string
@@ -25,7 +22,7 @@ export interface PageRequest {
   signal?: AbortSignal
 }
 
-/** Where the next page starts: the engine page that holds `nextEventId` (empty token = the engine's first page). */
+/** Empty token = the engine's first page. */
 interface Position { runId: string, nextEventId: number, engineToken: Uint8Array }
 
 const RUN_POSITION = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}):([1-9][0-9]{0,15})$/
@@ -51,7 +48,6 @@ function isInvalidArgument (err: unknown): boolean {
 
 export interface PageDeps {
   runs: Pick<Runs, 'describeRun'>
-  /** The hubs' counted reader (hubs.ts), so page reads count among the upstream calls. */
   read: HistoryReader
 }
 
@@ -68,7 +64,6 @@ export async function readHistoryPage ({ runs, read }: PageDeps, request: PageRe
   let engineToken = from?.engineToken ?? new Uint8Array()
   let nextEventId = from?.nextEventId ?? 1
   let next: Position | null = null
-  // Each pass reads one engine page, until this page is full or the history ends.
   for (;;) {
     const page = await read({ workflowId, runId, pageToken: engineToken.length > 0 ? engineToken : undefined, wait: false, pageSize, signal })
       .catch((err: unknown) => { throw from && isInvalidArgument(err) ? badToken('The engine rejected the page token') : err })

@@ -1,11 +1,8 @@
 /**
- * One SSE session on a run: `workflow`, then a `history` frame per batch of
- * events the client has not seen, then `done` (or `server_error`). Every `history` and `done`
- * frame carries a cursor id, so a reconnect resumes exactly after the last frame received.
- *
- * The route handler returns once the `workflow` frame is out (`reply.sse.keepAlive()`); from then
- * on the stream is driven by its subscription's callbacks, so an idle stream is a few small
- * objects rather than a suspended async call chain (docs/performance.md, "Memory per idle SSE stream").
+ * Every `history` and `done` frame carries a cursor id, so a reconnect resumes after the last
+ * frame received. The handler returns once the `workflow` frame is out; the subscription's
+ * callbacks drive the rest, so an idle stream is a few objects, not a suspended async chain
+ * (docs/performance.md, "Memory per idle SSE stream").
  */
 import type { FastifyBaseLogger, FastifyReply } from 'fastify'
 import { fromEngineError } from '../engine/index.js'
@@ -30,11 +27,9 @@ export interface StreamDeps {
 export interface StreamRequest {
   reply: FastifyReply
   workflowId: string
-  /** Pins the run (the pinned route); absent = the run named by the cursor, else the run current now. */
+  /** Absent = the run named by the cursor, else the run current now. */
   runId?: string
-  /** The client's Last-Event-ID, a cursor (absent = from the run's first event). */
   lastEventId?: string
-  /** Where the Last-Event-ID was sent, for the errors about it. */
   issue: Omit<Issue, 'message'>
   includePayloads: boolean
 }
@@ -46,11 +41,7 @@ function serverError (err: unknown, { workflowId, runId }: RunRef, log: FastifyB
   return { error: 'InternalServerError', message: 'The history stream failed', workflowId, runId }
 }
 
-/**
- * One client's stream: its subscription's sink and the registry's handle. Fields only, no per-stream
- * closures but the close callback, and not the `workflow` frame's data: the run's ids come from its
- * hub, one copy for all its streams.
- */
+/** Fields only, no per-stream closure but the close callback; the run's ids live once in the hub. */
 class RunStream implements SubscriptionSink, OpenStream {
   subscription: Subscription | undefined
 
@@ -61,7 +52,7 @@ class RunStream implements SubscriptionSink, OpenStream {
     private readonly streams: StreamRegistry
   ) {}
 
-  /** Writes the frame (built once per batch and shared by every client in step) straight to the response. */
+  /** The frame is built once per batch, shared by every client in step. */
   events (batch: EventChunk, after: number): boolean {
     const { reply } = this
     if (!reply.sse.isConnected) return false
@@ -99,18 +90,13 @@ class RunStream implements SubscriptionSink, OpenStream {
     if (this.reply.sse.isConnected) this.reply.raw.write(HEARTBEAT)
   }
 
-  /** The connection closed, by either side: let go of the hub and the registry. */
   closed (): void {
     this.subscription?.close()
     this.streams.delete(this)
   }
 }
 
-/**
- * Everything that can fail as JSON (cursor, run lookup, 204 after `done`) happens before the first
- * SSE byte; afterwards failures are `server_error` events. Sends the `workflow` frame, then leaves
- * the stream to its subscription; resolves once it runs on its own.
- */
+/** Whatever can fail as JSON (cursor, run lookup, 204 after `done`) does so before the first SSE byte; later failures are `server_error` events. */
 export async function streamRun ({ runs, hubs, streams }: StreamDeps, { reply, workflowId, runId, lastEventId, issue, includePayloads }: StreamRequest): Promise<void> {
   const cursor = lastEventId === undefined ? undefined : decodeCursor(lastEventId)
   if (lastEventId !== undefined && !cursor) throw validationError([{ ...issue, message: 'Not an event id of this API' }])
@@ -119,7 +105,6 @@ export async function streamRun ({ runs, hubs, streams }: StreamDeps, { reply, w
     await runs.describeRun({ workflowId, runId: cursor.runId })
     throw validationError([{ ...issue, message: 'The event id belongs to another run' }])
   }
-  // The unpinned route follows the run named by the cursor, else the run current now.
   const execution = await runs.describeRun({ workflowId, runId: runId ?? cursor?.runId })
   const attention = await runs.readAttention({ workflowId, runId: execution.runId }, execution.workflowTaskAttempt)
   const info = { ...historyWorkflowOf(execution), attention }

@@ -1,9 +1,3 @@
-/**
- * Large payloads by reference (docs/large-payloads.md): `fastify.payloads` is the payloads
- * service (./payloads.ts): the payload store (null when no object store is configured: the
- * feature is off), the data converter the engine client loads (plugins/app/engine/), uploads and
- * values answered inline or by link, with the settings the worker uses.
- */
 import fp from 'fastify-plugin'
 import { createPayloads, type Payloads, type PayloadsOptions } from './payloads.js'
 

@@ -1,9 +1,7 @@
 /**
- * Large payloads by reference, the API's side (docs/large-payloads.md): presigned uploads of
- * inputs (POST /payloads, `inputRef`), and values the engine holds by reference answered inline up
- * to SERVICE_PAYLOAD_INLINE_MAX_BYTES, beyond it as a presigned download (`inputRef`/`outputRef`
- * of results and inputs). The claim-check codec itself (core/src/payloads/codec.ts) is loaded by
- * the engine client (plugins/app/engine/), wrapped so its storage failures come out as API errors.
+ * Large payloads, the API's side (docs/large-payloads.md): presigned uploads, and values held by
+ * reference answered inline up to SERVICE_PAYLOAD_INLINE_MAX_BYTES, beyond as a presigned download.
+ * The claim-check codec (core/src/payloads/codec.ts) is wrapped so storage failures are API errors.
  */
 import { randomUUID } from 'node:crypto'
 import type { temporal } from '@temporalio/proto'
@@ -16,7 +14,6 @@ import type { PayloadLink, PayloadUpload } from '../../../schemas/payloads.js'
 import { ApiError, RETRY_AFTER_SECONDS, validationError } from '../../../lib/api-error.js'
 import { loneSurrogateAt, nestsDeeperThan } from '../../http/json-body/json-checks.js'
 
-/** A value the engine holds by reference and that is too large to answer inline: answered as a PayloadLink. */
 export class LargeValue {
   constructor (readonly reference: PayloadReference) {}
   toJSON (): PayloadReference { return this.reference }
@@ -25,11 +22,7 @@ export class LargeValue {
 const unavailable = (message: string): ApiError =>
   new ApiError(503, 'PayloadStorageUnavailableError', message, { headers: { 'retry-after': RETRY_AFTER_SECONDS } })
 
-/**
- * The API error of a payload-store failure (also when the codec meets it inside an engine call);
- * undefined for any other error. `starting`: why the store is not there yet, said instead of the
- * storage call's own failure.
- */
+/** Undefined for any other error. `starting`: why the store is not there yet, said instead of the call's own failure. */
 function payloadError (err: unknown, starting: string | null = null): ApiError | undefined {
   if (err instanceof PayloadMissingError) {
     return new ApiError(404, 'PayloadNotFoundError', `Payload ${err.payloadRef} is not in the payload store (never stored, or removed by the bucket's lifecycle rule)`)
@@ -43,23 +36,16 @@ export type PayloadsConfig = Parameters<typeof payloadSettingsFrom>[0] & Pick<Co
 
 export type Payloads = ReturnType<typeof createPayloads>
 
-/** Presigned URLs are signed as of the start of the minute, so answers within one minute are equal (and so are their ETags). */
+/** Signed as of the start of the minute, so answers within one minute (and their ETags) are equal. */
 const SIGNING_STEP_MS = 60_000
-/** The longest a presigned URL may live (S3's limit: seven days). */
+/** S3's limit: seven days. */
 const MAX_PRESIGN_S = 7 * 24 * 3600
-/**
- * After the store failed or did not answer, payload calls answer 503 at once for this long: a store
- * that hangs would otherwise hold every request for the check's deadline (2 s), one after another.
- */
+/** After a store failure, 503 at once for this long: a hanging store would hold every request for the check's 2 s deadline. */
 const FAILURE_REMEMBERED_MS = 5000
 
 export interface PayloadsOptions {
   config: PayloadsConfig
-  /**
-   * Why the configured store is not there yet (null once it is): `npm start` gives the API the
-   * settings of its object store before the store has started (cli/dev-stack.ts). Meanwhile
-   * every payload call answers 503 PayloadStorageUnavailableError with this message, at once.
-   */
+  /** `npm start` gives the API its store's settings before the store runs (cli/dev-stack.ts); null once it does. */
   storeStarting?: () => string | null
 }
 
@@ -82,13 +68,9 @@ export function createPayloads ({ config, storeStarting = () => null }: Payloads
         decode: async (payloads) => await claimCheck.decode(payloads).catch(asApiError)
       }
   const dataConverter = codec === null ? undefined : { payloadCodecs: [codec] }
-  // The engine client loads the same settings the same way (its options' loadedDataConverter).
   const loaded = loadDataConverter(dataConverter)
 
-  /**
-   * The payload store, or 404 PayloadStorageNotConfiguredError when the feature is off, or 503
-   * PayloadStorageUnavailableError while it starts (a presigned URL would only point at nothing).
-   */
+  /** 503 while the store starts: a presigned URL would only point at nothing. */
   function storeOrRefuse (): PayloadStore {
     if (store === null) {
       throw new ApiError(404, 'PayloadStorageNotConfiguredError',
@@ -112,11 +94,9 @@ export function createPayloads ({ config, storeStarting = () => null }: Payloads
   }
 
   return {
-    /** The payload store; null when no object store is configured (the feature is off). */
+  /** Null when no object store is configured. */
     store,
-    /** What the engine client encodes and decodes payloads with: the claim-check codec when the store is on. */
     dataConverter,
-    /** POST /payloads: a fresh upload reference and the presigned URL to PUT the input to. */
     async createUpload (signal?: AbortSignal): Promise<PayloadUpload> {
       // A URL to a store that does not answer (or refuses these credentials) would only fail the client's PUT.
       await storeOrRefuse().check(signal).catch(asApiError)
@@ -124,11 +104,6 @@ export function createPayloads ({ config, storeStarting = () => null }: Payloads
       const { url, expiresAt } = await presigned('PUT', payloadRef)
       return { payloadRef, uploadUrl: url, method: 'PUT', expiresAt }
     },
-    /**
-     * The input a client uploaded under `inputRef`: 404 PayloadNotFoundError when there is none or it
-     * is older than SERVICE_PAYLOAD_UPLOAD_TTL_S, 413 when larger than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES,
-     * 400 when it is not JSON.
-     */
     async uploadedInput (inputRef: string, signal?: AbortSignal): Promise<unknown> {
       const uploads = storeOrRefuse()
       const { SERVICE_PAYLOAD_UPLOAD_TTL_S: ttl, SERVICE_PAYLOAD_UPLOAD_MAX_BYTES: max } = config
@@ -156,20 +131,15 @@ export function createPayloads ({ config, storeStarting = () => null }: Payloads
       if (at !== undefined) throw validationError([{ path: at, in: 'input', message: 'must be well-formed Unicode (it contains a lone surrogate)' }])
       return value
     },
-    /**
-     * Decodes the first value of a payload list (absent or `undefined` → null); a value held by
-     * reference and larger than SERVICE_PAYLOAD_INLINE_MAX_BYTES is not fetched but answered as a LargeValue.
-     */
+    /** Absent or `undefined` → null; a value too large to inline is answered as a LargeValue, not fetched. */
     async decodeFirstValue (payloads: temporal.api.common.v1.IPayloads | null | undefined): Promise<unknown> {
       const reference = referenceOf(payloads?.payloads?.[0])
       if (reference !== null && reference.bytes > config.SERVICE_PAYLOAD_INLINE_MAX_BYTES) return new LargeValue(reference)
       return (await decodeFromPayloadsAtIndex(loaded, 0, payloads?.payloads).catch(asApiError)) ?? null
     },
     /**
-     * A value as a response field pair: inline, or null and the presigned download of a LargeValue.
      * The object is looked up first (one HEAD): a link to an object the bucket no longer holds would
-     * answer 200 and leave the client with a URL that fails, where a value fetched inline is a 404
-     * PayloadNotFoundError; both answer the same.
+     * answer 200 with a URL that fails, where an inline value is a 404; both answer the same.
      */
     async inlineOrLink (value: unknown): Promise<{ value: unknown, link?: PayloadLink }> {
       if (!(value instanceof LargeValue)) return { value }

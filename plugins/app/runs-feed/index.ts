@@ -1,6 +1,3 @@
-/**
- * The runs change feed concept (runs-feed.ts): `fastify.runsFeed`.
- */
 import fp from 'fastify-plugin'
 import { createRunsFeed, type RunsFeedService } from './runs-feed.js'
 
@@ -23,6 +20,5 @@ export default fp<{ localClock?: () => number }>(async (fastify, opts) => {
     () => runsFeed.size)
   fastify.metrics?.counter('flowport_runs_feed_refused_total', 'Runs-feed streams refused because the replica already polls SERVICE_RUNS_FEED_MAX_FEEDS filter sets (a 503)',
     'cap', () => ({ feeds: runsFeed.refused }))
-  // After the SSE plugin's preClose has ended the streams; this stops any feed left.
   fastify.addHook('onClose', async () => { runsFeed.close() })
 }, { name: 'runs-feed', dependencies: ['metrics', 'engine', 'runs', 'sse'] })

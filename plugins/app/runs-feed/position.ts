@@ -1,9 +1,6 @@
 /**
- * Positions in the runs change feed. A change is a run's start or close, placed by its engine
- * time: `<ms>.s.<runId>` or `<ms>.c.<runId>` (ms since the epoch, then start before close, then
- * run id). A bare `<ms>` is the position just before every change of that millisecond. Every frame
- * names its position as its SSE `id:`, so a client that comes back with Last-Event-ID gets exactly
- * the changes after it, from any replica: the position is made of engine facts only.
+ * `<ms>.s.<runId>` or `<ms>.c.<runId>`, in engine time; a bare `<ms>` is just before that
+ * millisecond. Made of engine facts only, so a Last-Event-ID resumes exactly on any replica.
  */
 import { POSITION_PATTERN } from '../../../schemas/runs-feed.js'
 
@@ -24,7 +21,6 @@ export function encodePosition ({ ms, rank, runId }: Position): string {
   return rank === -1 ? String(ms) : `${ms}.${rank === 0 ? 's' : 'c'}.${runId}`
 }
 
-/** The position an id names; undefined when it is not an id of this feed. */
 export function decodePosition (id: string): Position | undefined {
   if (!POSITION.test(id)) return undefined
   const [ms, code, runId] = id.split('.')
@@ -33,7 +29,6 @@ export function decodePosition (id: string): Position | undefined {
   return code === undefined ? timePosition(time) : { ms: time, rank: code === 's' ? 0 : 1, runId: runId! }
 }
 
-/** Feed order: time, then start before close, then run id. */
 export function comparePositions (a: Position, b: Position): number {
   if (a.ms !== b.ms) return a.ms - b.ms
   if (a.rank !== b.rank) return a.rank - b.rank

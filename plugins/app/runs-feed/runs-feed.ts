@@ -1,9 +1,4 @@
-/**
- * The runs change feed service: one shared visibility poll per set of filters (feed.ts), for every
- * client of GET /workflow/runs/stream with those filters (stream.ts). The engine side: the runs of
- * a filter's visibility query that started or closed in a window, as changes in feed order, each
- * carrying the run's status as the engine reports it when the window is read.
- */
+/** Each change carries the run's status as the engine reports it when the window is read. */
 import type { FastifyBaseLogger } from 'fastify'
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers.js'
 import { optionalTsToMs } from '@temporalio/common/lib/time.js'
@@ -26,13 +21,10 @@ const PAGE_SIZE = 1000
 
 export interface RunsFeedDeps {
   engine: Engine
-  /** A run's status, with whether a worker polls its catalog when it is open (runs concept). */
   statusOf: (execution: Execution, signal?: AbortSignal) => Promise<WorkflowStatus>
-  /** The open SSE streams (plugins/external/sse/index.ts). */
   streams: StreamRegistry
   options: FeedOptions
   log: FastifyBaseLogger
-  /** This replica's clock (a test's replica whose clock is off); production passes none. */
   localClock?: () => number
 }
 
@@ -72,11 +64,7 @@ function visibilityChanges ({ engine, statusOf, clock }: Pick<RunsFeedDeps, 'eng
   }
 }
 
-/**
- * The newest start and close times in the namespace: the first facts of the engine's clock. The
- * engine lists open runs first, newest start first, then closed ones, newest close first; any
- * time it lists is one its clock has passed, whatever its order.
- */
+/** The engine lists open runs newest start first, then closed ones newest close first. */
 function newestTimes (engine: Engine): NewestTimes {
   return async (signal) => {
     const { namespace } = engine.client.options
@@ -92,7 +80,7 @@ export function createRunsFeed ({ engine, statusOf, streams, options, log, local
   const feeds = new SharedPolls<RunsFeed>()
   /** Streams refused at SERVICE_RUNS_FEED_MAX_FEEDS since start. */
   let refused = 0
-  /** Subscribes `sink` to the feed of `query` (started if none is live); `resume` is where the client stands (absent: now). */
+  /** `resume` absent: now. */
   const join = (query: string, resume: Position | undefined, sink: FeedSink): Joined => {
     if (options.maxFeeds > 0 && feeds.size >= options.maxFeeds && !feeds.has(query)) {
       refused++
@@ -107,12 +95,10 @@ export function createRunsFeed ({ engine, statusOf, streams, options, log, local
     return { feed, position: resume, expired: false }
   }
   return {
-    /** Live feeds (one per distinct filter set with a subscriber). */
     get size () { return feeds.size },
     get refused () { return refused },
-    /** One SSE session on the feed of the request's filters. */
     stream: async (session: FeedSession) => { await streamRunsFeed({ join, options, streams, clock }, session) },
-    /** Stops every feed (after the SSE plugin's preClose has ended the streams). */
+    /** After the SSE plugin's preClose has ended the streams. */
     close: () => { for (const feed of feeds.values()) feed.close() }
   }
 }

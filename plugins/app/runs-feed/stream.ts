@@ -1,19 +1,10 @@
 /**
- * One SSE session on the runs feed: a `feed` frame (where the session starts), an `expired` frame
- * when the client's Last-Event-ID is older than the feed replays, the changes it missed (one
- * catch-up read), then every change the shared feed reads, each a `run` frame with its position as
- * `id:`. The heartbeat is a `progress` frame carrying the feed's frontier as its `id:`, so a client
- * that saw no change for hours still resumes from where it stood rather than from an expired
- * position (a comment could not carry it to every SSE parser). A session ends at a heartbeat
- * at a random moment between 75 % and 100 % of `sessionMs`: an EventSource reconnects and
- * resumes, so long-lived dashboards spread over the replicas that exist now, not those that
- * existed when they first connected, and the clients that connected together (after a restart)
- * do not all come back at the same moment.
- *
- * Ids only go forward: a frame carries an `id:` only when its position is past every id the client
- * already has (the one it resumed from, the ones sent since). A resumed session's `feed` frame and a
- * heartbeat while nothing moved carry none, so a client that keys on ids never sees one twice, and
- * an EventSource keeps the id it has.
+ * The heartbeat is a `progress` frame whose `id:` is the feed's frontier, so a client quiet for
+ * hours resumes where it stood, not from an expired position (a comment could not carry an id). A
+ * session ends at a heartbeat at a random moment in 75–100 % of `sessionMs`: clients reconnect
+ * onto the replicas that exist now, and those that came together do not all return together.
+ * Ids only go forward: a frame carries an `id:` only past every id the client has, so a client
+ * keying on ids never sees one twice.
  */
 import type { FastifyReply } from 'fastify'
 import { fromEngineError } from '../engine/index.js'
@@ -27,56 +18,45 @@ import { comparePositions, decodePosition, encodePosition, timePosition, type Po
 
 type RunsFeedFilters = Omit<RunsFeedQuery, 'lastEventId'>
 
-/** The share of `sessionMs` over which session ends are spread at random. */
 const SESSION_SPREAD = 0.25
 
-/** When a session that starts now ends: somewhere in the last SESSION_SPREAD of `sessionMs`. */
 export const sessionEnd = (sessionMs: number, now = Date.now()) => now + Math.round(sessionMs * (1 - SESSION_SPREAD * Math.random()))
 
-/** How far ahead of this replica's idea of the engine's clock another replica's id may be (it may know a newer fact, engine-clock.ts). */
+/** Another replica may know a newer fact of the engine's clock (engine-clock.ts). */
 const MAX_CLOCK_AHEAD_MS = 24 * 3600_000
 
 /** A client this far behind on its socket is dropped; it resumes from its last id. */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024
 
 export interface FeedDeps {
-  /** Subscribes a stream to the shared feed of a query (runs-feed.ts). */
   join: (query: string, resume: Position | undefined, sink: FeedSink) => Joined
   options: FeedOptions
   streams: StreamRegistry
-  /** The engine's clock, as this replica tells it (engine-clock.ts). */
   clock: EngineClock
 }
 
 export interface FeedSession {
   reply: FastifyReply
-  /** The filters of the request (those of GET /workflow/runs). */
   filters: RunsFeedFilters
-  /** The client's Last-Event-ID, a feed position (absent: from now). */
   lastEventId?: string
-  /** Where the Last-Event-ID was sent, for the errors about it. */
   issue: Omit<Issue, 'message'>
 }
 
-/** The position the client resumes from; checked before the first SSE byte (JSON errors). */
+/** Checked before the first SSE byte (JSON errors). */
 function resumeOf (lastEventId: string | undefined, issue: Omit<Issue, 'message'>, clock: EngineClock): Position | undefined {
   if (lastEventId === undefined) return undefined
   const position = decodePosition(lastEventId)
   if (!position) throw validationError([{ ...issue, message: 'Not an event id of this feed' }])
-  // An id names a point the client has every change up to, in the engine's time (a progress id:
-  // the frontier of the replica that sent it, engine-clock.ts). That replica may know a newer fact
-  // of the engine's clock than this one: an id ahead of this one's frontier resumes as well (no
-  // catch-up is owed, changes after it are sent as the feed reads them). Only an id further ahead
-  // than any replica could know was issued by none.
+  // An id ahead of this replica's frontier came from one that knew a newer engine fact: it resumes
+  // too. Only an id further ahead than any replica could know was issued by none.
   if (position.ms > clock.now() + MAX_CLOCK_AHEAD_MS) throw validationError([{ ...issue, message: 'The event id is ahead of the feed (a time still to come)' }])
   return position
 }
 
 class FeedStream implements FeedSink, OpenStream {
   feed: RunsFeed | undefined
-  /** Changes read by the feed while this stream catches up; undefined once it is live. */
+  /** Undefined once live. */
   pending: FeedChange[] | undefined
-  /** The furthest position the client has as an id: where it resumed from, then the last id sent. */
   sentUpTo: Position
   #ended = false
 
@@ -84,7 +64,7 @@ class FeedStream implements FeedSink, OpenStream {
     private readonly reply: FastifyReply,
     private readonly streams: StreamRegistry,
     public position: Position,
-    /** When the session ends (checked at heartbeats, so no timer per stream). */
+    /** Checked at heartbeats, so no timer per stream. */
     private readonly endsAt: number
   ) {
     this.sentUpTo = position
@@ -95,7 +75,6 @@ class FeedStream implements FeedSink, OpenStream {
     else this.#write(changes)
   }
 
-  /** The catch-up read arrived: it, then what the feed read meanwhile, without what overlaps. */
   live (missed: FeedChange[]): void {
     const pending = this.pending ?? []
     this.pending = undefined
@@ -104,7 +83,6 @@ class FeedStream implements FeedSink, OpenStream {
   }
 
   #write (changes: FeedChange[]): void {
-    // A change list is already in feed order.
     const fresh = changes.filter((c) => comparePositions(c.position, this.position) > 0)
     if (fresh.length === 0 || !this.reply.sse.isConnected) return
     this.position = this.sentUpTo = fresh.at(-1)!.position
@@ -114,7 +92,7 @@ class FeedStream implements FeedSink, OpenStream {
 
   heartbeat (): void {
     if (!this.reply.sse.isConnected) return
-    // The client reconnects by itself (`retry:`) and resumes exactly, maybe on a replica added since.
+    // The client reconnects by itself (`retry:`), maybe onto a replica added since.
     if (Date.now() >= this.endsAt) {
       this.stop()
       return
@@ -126,7 +104,6 @@ class FeedStream implements FeedSink, OpenStream {
     this.reply.raw.write(`${id === undefined ? '' : `id: ${id}\n`}event: progress\ndata: ${JSON.stringify(progress)}\n\n`)
   }
 
-  /** The `id:` of a frame at `position`, which the client then has; none unless it is past every id the client has. */
   idPast (position: Position): string | undefined {
     if (comparePositions(position, this.sentUpTo) <= 0) return undefined
     this.sentUpTo = position
@@ -146,7 +123,6 @@ class FeedStream implements FeedSink, OpenStream {
     this.reply.sse.close()
   }
 
-  /** The connection closed, by either side: let go of the feed and the registry. */
   closed (): void {
     if (this.#ended) return
     this.#ended = true
@@ -156,7 +132,6 @@ class FeedStream implements FeedSink, OpenStream {
 }
 
 export async function streamRunsFeed ({ join, options, streams, clock }: FeedDeps, { reply, filters, lastEventId, issue }: FeedSession): Promise<void> {
-  // The first fact of the engine's clock, before the first feed of this replica starts from it.
   await clock.seed()
   const resume = resumeOf(lastEventId, issue, clock)
   const query = visibilityQuery(filters)

@@ -1,10 +1,8 @@
 /**
- * Why an open run does not move. A run whose workflow task keeps failing (typically: its workflow
- * code changed so that its history no longer replays, after a deploy or a reset): the engine
- * retries the task forever and says so only through the pending task's attempt; the failure itself
- * is the last workflow task failure in the history (the engine records the first of a series). A
- * run pinned to a version none of whose workers polls: only that version's workers can take its
- * tasks, however many others poll.
+ * Why an open run does not move. A workflow task that keeps failing (code that no longer replays
+ * its history, after a deploy or a reset) is retried forever and shown only through the pending
+ * task's attempt; the failure is the last one in the history (the engine records the first of a
+ * series). A run pinned to a version none of whose workers polls waits however many others poll.
  */
 import protoRoot from '@temporalio/proto'
 import { parseActivityType } from '@flowport/core/steps'
@@ -15,7 +13,7 @@ import type { WorkflowStatus } from '../../../schemas/workflow.js'
 
 const { WorkflowTaskFailedCause } = protoRoot.temporal.api.enums.v1
 
-/** How many events from the end are searched for the failure: the series is at the end of the history. */
+/** The series is at the end of the history. */
 const TAIL_EVENTS = 20
 
 export async function readAttention ({ engine }: Pick<RunsContext, 'engine'>, run: RunRef, attempt: number | null | undefined, signal?: AbortSignal): Promise<Attention | null> {
@@ -37,7 +35,7 @@ export async function readAttention ({ engine }: Pick<RunsContext, 'engine'>, ru
   return { kind: 'workflowTaskFailing', message, attempts: attempt, remedy: fixThenReset(lastStep(events)) }
 }
 
-/** The step the run scheduled last (newest first in a reversed history), if the tail shows one. */
+/** Newest first in a reversed history. */
 function lastStep (events: ReadonlyArray<{ activityTaskScheduledEventAttributes?: { activityType?: { name?: string | null } | null } | null }>): string | null {
   for (const event of events) {
     const type = event.activityTaskScheduledEventAttributes?.activityType?.name
@@ -51,7 +49,6 @@ const fixThenReset = (step: string | null) =>
   `replay what the run already did (a nondeterminism error), reset the run ${step ? `from \`${step}\`` : 'from the step where the code changed'} ` +
   '(POST /workflow/{id}/reset): the steps before it keep their results'
 
-/** The attention of an open run pinned to a version whose workers are gone (`workersPolling` false), or null. */
 export function versionNotPolled ({ versioning, version, workersPolling }: Pick<WorkflowStatus, 'versioning' | 'version' | 'workersPolling'>): Attention | null {
   if (versioning !== 'pinned' || version === null || workersPolling !== false) return null
   return {

@@ -1,22 +1,8 @@
 /**
- * What the read endpoints answer about runs that can no longer change, kept by run id so a
- * repeated read costs no engine call (docs/performance.md, "Read path and memory").
- *
- * Only facts that are final are kept, which is why any number of API replicas can each keep
- * their own copy: nothing here can become wrong, only be missing.
- * - `execution`: the describe of a closed run (status, times, history length, type, task queue,
- *   parent, worker deployment version, and the run its reset made, `resetTo`). Nothing is appended to a closed run's history;
- *   a reset or a continue-as-new makes a new run with a new id. A reset through this API drops the
- *   reset run's entry (`forget`); other replicas answer a stale `resetTo: null` until their entry
- *   expires. What else changes after close (search attributes, the current run of the workflow
- *   id) is not kept: the unpinned routes still ask the engine for the current run every time.
- * - `input` and `workflowName`: the run's start input and workflow type, from its first history
- *   event, which never changes (also while the run is open).
- * - `outcome`: what the close event records.
- * - `trace`: the stored trace, once the worker wrote it to the destination the API prefers.
- *
- * The engine deletes a closed run after the namespace's retention period (or on request);
- * `ttlMs` bounds how long a pinned read can still answer for a run deleted meanwhile.
+ * Final facts about closed runs, so a repeated read costs no engine call (docs/performance.md):
+ * nothing kept can become wrong, only be missing, so every replica keeps its own. Except `resetTo`:
+ * a reset names the new run in the old one's describe; this replica `forget`s it, others answer
+ * `resetTo: null` until `ttlMs`, which also bounds answers for a run the engine deleted.
  */
 import { LRUCache } from 'lru-cache'
 import type { TraceLog } from '../../../schemas/trace.js'
@@ -27,7 +13,6 @@ export interface ClosedRun {
   execution?: Execution
   /** Present once read; `null` is a run started without input. */
   input?: unknown
-  /** The workflow type the run was started as; kept with `input`. */
   workflowName?: string
   outcome?: Outcome
   trace?: TraceLog
@@ -36,16 +21,15 @@ export interface ClosedRun {
 export interface ClosedRunsOptions {
   /** Most runs kept; 0 switches the cache off. */
   maxEntries: number
-  /** Bound of the approximate size of everything kept (JSON bytes of the values). */
+  /** Approximate: JSON bytes of the values. */
   maxBytes: number
-  /** Longest time a run is kept after it was last stored. */
+  /** Since it was last stored. */
   ttlMs: number
 }
 
-/** Per-entry overhead on top of its values' JSON: keys, the LRU's bookkeeping, the objects themselves. */
+/** Per-entry overhead on top of its values' JSON (keys, the LRU's bookkeeping). */
 const ENTRY_OVERHEAD_BYTES = 512
 
-/** The JSON size of what an entry holds, a fair stand-in for what it costs in memory. */
 function sizeOf (run: ClosedRun): number {
   let bytes = ENTRY_OVERHEAD_BYTES
   for (const value of [run.execution, run.input, run.outcome, run.trace]) {
@@ -55,7 +39,6 @@ function sizeOf (run: ClosedRun): number {
 }
 
 export class ClosedRuns {
-  /** Absent when the cache is switched off (`maxEntries` 0). */
   readonly #runs: LRUCache<string, ClosedRun> | undefined
 
   constructor (readonly options: ClosedRunsOptions) {
@@ -75,13 +58,13 @@ export class ClosedRuns {
   get size (): number { return this.#runs?.size ?? 0 }
   get bytes (): number { return this.#runs?.calculatedSize ?? 0 }
 
-  /** What is kept of run `runId`, only if it is a run of `workflowId` (run ids are never trusted alone). */
+  /** Run ids are never trusted alone: the run must be one of `workflowId`. */
   get (workflowId: string, runId: string): ClosedRun | undefined {
     const run = this.#runs?.get(runId)
     return run?.workflowId === workflowId ? run : undefined
   }
 
-  /** Adds facts about a run; callers pass only facts that can no longer change. */
+  /** Callers pass only facts that can no longer change. */
   remember (workflowId: string, runId: string, facts: Omit<ClosedRun, 'workflowId'>): void {
     if (this.#runs === undefined) return
     const known = this.get(workflowId, runId)
@@ -90,10 +73,7 @@ export class ClosedRuns {
     this.#runs.set(runId, { ...known, ...facts, workflowId })
   }
 
-  /**
-   * Drops a run whose kept describe went stale: a reset of a closed run changes its describe (it
-   * names the new run). Other replicas learn of it when their entry expires (`ttlMs`).
-   */
+  /** A reset of a closed run changes its describe (it names the new run); other replicas wait for `ttlMs`. */
   forget (workflowId: string, runId: string): void {
     if (this.get(workflowId, runId) !== undefined) this.#runs?.delete(runId)
   }

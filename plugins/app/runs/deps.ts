@@ -1,7 +1,3 @@
-/**
- * What the runs service is built from (RunsDeps) and what each of its functions takes first (RunsContext): the
- * service's dependencies and its two caches.
- */
 import type { TraceStore } from '@flowport/core/trace'
 import type { WebhookRunMemo } from '@flowport/core/contract'
 import type { Config } from '../../../schemas/config.js'
@@ -16,14 +12,12 @@ import type { RunRef } from '@flowport/core/run'
 export interface RunsDeps {
   engine: Engine
   catalogs: Pick<Catalogs, 'get' | 'workersPolling'>
-  /** Large values (docs/large-payloads.md): a payload list's first value (a LargeValue when held by reference), and a value inline or as its download. */
   payloads: Pick<Payloads, 'decodeFirstValue' | 'inlineOrLink'>
-  /** The trace destinations workers write (docs/traces.md); null when tracing is off. */
+  /** Null when tracing is off (docs/traces.md). */
   traces: TraceStore | null
-  /** Where the delivery of a run's completion webhook stands (docs/webhooks.md); `memo` is the run's. */
+  /** `memo` is the run's (docs/webhooks.md). */
   deliveryOf: (run: RunRef, memo: WebhookRunMemo, signal?: AbortSignal) => Promise<WebhookDelivery>
   config: Pick<Config, 'SERVICE_CLOSED_RUN_CACHE_ENTRIES' | 'SERVICE_CLOSED_RUN_CACHE_BYTES' | 'SERVICE_CLOSED_RUN_CACHE_TTL_MS'>
 }
 
-/** The service's dependencies and its two caches. */
 export type RunsContext = Omit<RunsDeps, 'config'> & { closedRuns: ClosedRuns, longHistories: LongHistories }

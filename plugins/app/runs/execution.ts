@@ -1,6 +1,5 @@
 /**
- * Finding the run a request is about: the latest run of a workflow id, or a pinned run. Every
- * later engine call of the request is pinned to the run found here, so a run that continues as
+ * Every later engine call of a request is pinned to the run found here, so a run that continues as
  * new or is restarted meanwhile is never touched by mistake, and responses name the run acted on.
  */
 import { SearchAttributeType, TypedSearchAttributes, defineSearchAttributeKey } from '@temporalio/common'
@@ -15,7 +14,7 @@ import { readAttention, versionNotPolled } from './attention.js'
 import type { RunsContext } from './deps.js'
 import type { DescribeOptions, Execution } from './types.js'
 
-/** What the engine records on a run a schedule started (Temporal's built-in search attributes). */
+/** Temporal's built-in search attributes of a run a schedule started. */
 const SCHEDULED_BY = defineSearchAttributeKey('TemporalScheduledById', SearchAttributeType.KEYWORD)
 const SCHEDULED_AT = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME)
 
@@ -34,13 +33,11 @@ export async function describeRun ({ engine }: Pick<RunsContext, 'engine'>, { wo
   }
 }
 
-/** Whether the run is closed for good: its describe can be kept (./closed-runs.ts). */
 export const isClosed = (execution: Execution): boolean => isTerminalStatus(statusFromEngine(execution.status.name))
 
 /**
- * `describeRun` for the read endpoints: a pinned run that is known closed is answered from the
- * closed-run cache; a describe that finds a closed run is kept. The unpinned form always asks the
- * engine, which alone knows the workflow id's current run (a new run, a continue-as-new, a reset).
+ * A pinned run known closed is answered from the cache; the unpinned form always asks the engine,
+ * which alone knows the id's current run.
  */
 export async function describeForRead (deps: Pick<RunsContext, 'engine' | 'closedRuns' | 'longHistories'>, options: DescribeOptions): Promise<Execution> {
   const known = options.runId === undefined ? undefined : deps.closedRuns.get(options.workflowId, options.runId)?.execution
@@ -52,10 +49,9 @@ export async function describeForRead (deps: Pick<RunsContext, 'engine' | 'close
   return execution
 }
 
-/** The memo fields the API reads (plugins/app/webhooks/webhooks.ts, `startedBy`). */
 const READ_MEMO_KEYS = [WEBHOOK_RUN_MEMO_KEY, STARTED_BY_MEMO_KEY]
 
-/** Only the fields the API answers with: the SDK's describe also carries search attributes, the raw response and memo fields it does not read. */
+/** The SDK's describe also carries search attributes, the raw response and memo fields not read here. */
 function pickExecution ({ type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution, memo, executionTime, typedSearchAttributes, resetTo, wasReset, resetFrom, runVersion }: Execution): Execution {
   const parent = parentExecution && { workflowId: parentExecution.workflowId, runId: parentExecution.runId }
   const scheduledBy = typedSearchAttributes?.get(SCHEDULED_BY)
@@ -69,16 +65,12 @@ function pickExecution ({ type, workflowId, runId, taskQueue, status, historyLen
   return { type, workflowId, runId, taskQueue, status, historyLength, startTime, closeTime, parentExecution: parent, executionTime, typedSearchAttributes: attributes, memo: Object.keys(kept).length === 0 ? undefined : kept, resetTo, wasReset, resetFrom, runVersion }
 }
 
-/** The key id a run's memo names as its starter; null for a run started outside the API or with auth off. */
+/** Null for a run started outside the API or with auth off. */
 export function startedByOf (memo: Record<string, unknown> | undefined): string | null {
   const keyId = memo?.[STARTED_BY_MEMO_KEY]
   return typeof keyId === 'string' ? keyId : null
 }
 
-/**
- * GET …/status: the status of the latest or a pinned run, of its completion webhook when it was
- * started with one, and its reset links and attention (docs/reset.md).
- */
 export async function readStatus (deps: RunsContext, options: DescribeOptions): Promise<WorkflowStatus> {
   const execution = await describeForRead(deps, options)
   const run = { workflowId: execution.workflowId, runId: execution.runId }
@@ -96,7 +88,6 @@ export async function readStatus (deps: RunsContext, options: DescribeOptions): 
   return delivery === undefined ? links : { ...links, webhook: delivery }
 }
 
-/** `workersPolling` is only known for open runs (see `statusWithWorkers`); null otherwise. */
 export function statusOf (execution: Execution, workersPolling: boolean | null = null): WorkflowStatus {
   return {
     workflowId: execution.workflowId,
@@ -118,23 +109,15 @@ export function statusOf (execution: Execution, workersPolling: boolean | null =
   }
 }
 
-/** The `workflow` object of a history page and of a stream's `workflow` event: the same facts, named by task queue. */
 export function historyWorkflowOf (execution: Execution): HistoryWorkflow {
   const { workflowId, runId, status, startTime, closeTime, historyLength, catalog } = statusOf(execution)
   return { workflowId, runId, status, startTime, closeTime, historyLength, taskQueue: catalog }
 }
 
-/**
- * How many runs of a page (a run list, a feed window) have their status looked up at once: a slow
- * `workersPolling` is paid about once per page, not once per run, and a page of a thousand runs
- * does not send a thousand engine calls together.
- */
+/** A slow `workersPolling` is paid about once per page, and a page of a thousand runs does not send a thousand calls at once. */
 export const STATUS_LOOKUPS = 16
 
-/**
- * The status, and for an open run whether a worker polls its task queue (a run nobody polls never
- * moves); null when the engine cannot say: the rest of the answer does not depend on it.
- */
+/** A run nobody polls never moves; `workersPolling` is null when the engine cannot say. */
 export async function statusWithWorkers ({ catalogs }: Pick<RunsContext, 'catalogs'>, execution: Execution, signal?: AbortSignal): Promise<WorkflowStatus> {
   const status = statusOf(execution)
   if (execution.closeTime) return status

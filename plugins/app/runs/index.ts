@@ -1,6 +1,3 @@
-/**
- * Decorates `fastify.runs`, the runs service (./runs.ts); its caches are emptied on close.
- */
 import fp from 'fastify-plugin'
 import { createRuns, type Runs } from './runs.js'
 

@@ -1,8 +1,4 @@
-/**
- * GET /workflow/runs: one page of the engine's visibility list. Filters become a visibility
- * query with quoted, escaped values. The page token (lib/page-token.ts) is bound to the query, so
- * a forged, damaged or other-filter token is a 400 before it reaches the engine.
- */
+/** The page token (lib/page-token.ts) is bound to the query: a forged or other-filter token is a 400 before the engine. */
 import { status as GrpcStatus } from '@grpc/grpc-js'
 import { isGrpcServiceError } from '@temporalio/client'
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers.js'
@@ -18,11 +14,7 @@ import { visibilityName } from '../engine/index.js'
 import type { Status } from '@flowport/core/run'
 import type { RunsContext } from './deps.js'
 
-/**
- * Internal runs (the published catalogs, webhook deliveries, eval checks) are never listed nor acted on by a
- * batch; eval runs have a listing of their own (GET /evals), and the runs of their cases are
- * listed here as any run. The clauses that leave them out, for every query made of filters or raw.
- */
+/** Internal runs (catalogs, webhook deliveries, eval checks) are never listed nor batched, whatever the query. */
 export const INTERNAL_RUNS_EXCLUDED = [CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE, EVAL_WORKFLOW_TYPE, EVAL_CHECK_WORKFLOW_TYPE].map((type) => `WorkflowType != ${quote(type)}`)
 
 export function visibilityQuery (q: Omit<RunsQuery, 'pageSize' | 'pageToken'>): string {
@@ -38,8 +30,7 @@ export function visibilityQuery (q: Omit<RunsQuery, 'pageSize' | 'pageToken'>): 
   return clauses.join(' AND ')
 }
 
-// The `date-time` format as the request schema's Ajv accepts it: RFC 3339 with `T`, `t` or any
-// whitespace between date and time, an offset `Z`, `±hh`, `±hhmm` or `±hh:mm`, and a leap second.
+// `date-time` as the schema's Ajv accepts it: `T`, `t` or whitespace, offsets `Z`/`±hh`/`±hhmm`/`±hh:mm`, a leap second.
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt\s](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:[Zz]|([+-])(\d{2})(?::?(\d{2}))?)$/
 
 /** The engine parses four-digit years only; no run starts outside them, so clamping changes no answer. */
@@ -47,10 +38,8 @@ const EARLIEST = Date.parse('0000-01-01T00:00:00.000Z')
 const LATEST = Date.parse('9999-12-31T23:59:59.999Z')
 
 /**
- * A `date-time` the schema accepted, as an ISO-8601 UTC instant the engine can parse. `Date`
- * cannot parse some of them (`…T23:59:60Z`, offsets like `+05`), and an Invalid Date would throw:
- * a leap second is the instant one second after `…:59`, as the engine counts time. An offset can
- * move year 0000 or 9999 out of four digits: those are clamped.
+ * `Date` cannot parse some accepted values (`…T23:59:60Z`, `+05`): a leap second is one second
+ * after `…:59`, as the engine counts. An offset can push year 0000 or 9999 out of four digits: clamped.
  */
 export function instant (value: string): string {
   const m = DATE_TIME.exec(value)
@@ -67,7 +56,6 @@ export function instant (value: string): string {
 
 const badToken = () => validationError([{ path: '/pageToken', in: 'querystring', message: 'is not a nextPageToken of this listing with these filters; start again without it' }])
 
-/** The engine's token behind a listing token, bound to the listing's query. */
 function engineTokenOf (query: string, value: string): Uint8Array {
   const token = decodePageToken(query, value)
   if (!token || token.state !== '' || token.engineToken.length === 0) throw badToken()

@@ -1,7 +1,6 @@
 /**
- * Whether a run was made by a reset, and from where: the engine marks the reset point in the new
- * run's history with a workflow task failure of cause RESET_WORKFLOW naming the old run and the new
- * one. A run's origin never changes, so it is read once and kept with a closed run's describe.
+ * The engine marks a reset point in the new run's history with a workflow task failure of cause
+ * RESET_WORKFLOW naming both runs. An origin never changes: read once, kept with a closed describe.
  */
 import protoRoot from '@temporalio/proto'
 import type { ResetPoint } from '../../../schemas/reset.js'
@@ -11,7 +10,7 @@ import type { RunRef } from '@flowport/core/run'
 
 const { WorkflowTaskFailedCause } = protoRoot.temporal.api.enums.v1
 
-/** The reset point recorded in a run's history: the one that made this run (a history may hold earlier ones, copied). */
+/** The one that made this run: a history may hold earlier ones, copied. */
 export function resetPointIn (events: HistoryEvent[], runId: string): ResetPoint | null {
   const marker = events.find((e) => {
     const failed = e.workflowTaskFailedEventAttributes
@@ -23,7 +22,6 @@ export function resetPointIn (events: HistoryEvent[], runId: string): ResetPoint
   return { runId: base, eventId, step: stepAfter(events, eventId) }
 }
 
-/** Reads the run's history until its reset point and the step after it. */
 export async function readResetFrom ({ engine }: Pick<RunsContext, 'engine'>, run: RunRef, signal?: AbortSignal): Promise<ResetPoint | null> {
   const events: HistoryEvent[] = []
   let nextPageToken: Uint8Array | undefined

@@ -1,9 +1,6 @@
 /**
- * GET …/input: the input a run was started with (the latest run for the unpinned form; after
- * continue-as-new, the input the newest run received). A run's first event never changes, so
- * the input is kept once read (./closed-runs.ts), also while the run is open; a pinned run is
- * read without a describe, and so is the latest run when the first page of its history is the whole
- * of it (a longer one costs that page and the describe).
+ * GET …/input. A run's first event never changes, so the input is kept once read, also while the
+ * run is open; a pinned run needs no describe, nor does the latest when its first page is whole.
  */
 import { CATALOG_WORKFLOW_TYPE } from '@flowport/core/contract'
 import type { WorkflowInput } from '../../../schemas/workflow.js'
@@ -15,7 +12,6 @@ import type { RunsContext } from './deps.js'
 
 export async function readInput (deps: Pick<RunsContext, 'engine' | 'payloads' | 'closedRuns' | 'longHistories'>, { workflowId, runId, signal }: DescribeOptions): Promise<WorkflowInput> {
   const pinned = runId !== undefined
-  // The latest run: the first page of the id's history names it when it is the whole history (plugins/app/engine/runs/history.ts).
   const page = pinned || isReservedWorkflowId(workflowId) ? undefined : await readLatestPage(deps, workflowId, signal)
   const run = { workflowId, runId: runId ?? page?.runId ?? (await describeForRead(deps, { workflowId, signal })).runId }
   const known = deps.closedRuns.get(workflowId, run.runId)
@@ -31,7 +27,6 @@ export async function readInput (deps: Pick<RunsContext, 'engine' | 'payloads' |
   return await inputOf(deps, run, start.input)
 }
 
-/** The answer, with a large input given as its presigned download (plugins/app/payloads/payloads.ts). */
 async function inputOf ({ payloads }: Pick<RunsContext, 'payloads'>, run: { workflowId: string, runId: string }, input: unknown): Promise<WorkflowInput> {
   const { value, link } = await payloads.inlineOrLink(input)
   return { ...run, input: value, ...(link === undefined ? {} : { inputRef: link }) }

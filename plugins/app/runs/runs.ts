@@ -1,11 +1,3 @@
-/**
- * The runs service: finding a run and reading what it is (status, result, input, trace, the
- * listing), and the history reads other concepts build on (a run's start input, its close event,
- * waiting for it). It owns the caches of what reads learnt: closed runs' final facts
- * (./closed-runs.ts) and which ids have long histories (./long-histories.ts).
- * Built like every service, a `createX(deps)` factory returning an object: the functions of the
- * folder take what they need of the dependencies first, and the factory binds it.
- */
 import { ClosedRuns } from './closed-runs.js'
 import { LongHistories } from './long-histories.js'
 import { describeRun, readStatus, statusWithWorkers } from './execution.js'
@@ -29,7 +21,6 @@ export function createRuns ({ config, ...deps }: RunsDeps) {
   const ctx: RunsContext = { ...deps, closedRuns, longHistories }
   return {
     closedRuns,
-    // What routes read of a run, then the history reads other concepts build on.
     describeRun: describeRun.bind(undefined, ctx),
     readStatus: readStatus.bind(undefined, ctx),
     statusWithWorkers: statusWithWorkers.bind(undefined, ctx),

@@ -1,7 +1,4 @@
-/**
- * Builds a WorkflowResult from the close event of one run. Nothing here follows
- * a run chain: callers that want to (POST /workflow/run, the latest-run result) pick the run first.
- */
+/** Nothing here follows a run chain: callers pick the run first. */
 import type { WorkflowResult } from '../../../schemas/workflow.js'
 import { ApiError, notFound } from '../../../lib/api-error.js'
 import { type HistoryEvent, isReservedWorkflowId, runNotFound, readCloseEvent, readCloseEventIfClosed, readLatestPage, readRunInput, type LatestPage, type RunStart, readStartAndClose, SHORT_HISTORY_EVENTS, statusFromEngine } from '../engine/index.js'
@@ -16,24 +13,23 @@ import type { RunsContext } from './deps.js'
 type Results = Pick<RunsContext, 'engine' | 'payloads' | 'traces'>
 type Reads = Results & Pick<RunsContext, 'closedRuns' | 'longHistories'>
 
-/** The outcome a close event records (core/src/outcome.ts, shared with the completion webhook); throws for an event that does not close a run. */
+/** Throws for an event that does not close a run. */
 export async function outcomeOf ({ engine, payloads }: Pick<RunsContext, 'engine' | 'payloads'>, event: HistoryEvent): Promise<Outcome> {
   const status = closeStatusOf(event)
-  // A large output held by reference is not fetched: the answer links to it (plugins/app/payloads/payloads.ts).
+  // A large output held by reference is not fetched: the answer links to it.
   if (status === 'completed') {
     const output = await payloads.decodeFirstValue(event.workflowExecutionCompletedEventAttributes?.result)
     return { status, output, error: null, errorDetails: null }
   }
-  // The engine's codec answers a payload store's failure as an ApiError itself (plugins/app/payloads/).
+  // The codec answers a payload store's failure as an ApiError itself.
   return await closeOutcome(engine.client.options.loadedDataConverter, event)
 }
 
-/** `start`: what the run was started as (its workflow type) and with (its input). */
 export async function resultOf (deps: Results, run: RunRef, start: RunStart, closeEvent: HistoryEvent): Promise<WorkflowResult> {
   return await resultFrom(deps, run, start, await outcomeOf(deps, closeEvent))
 }
 
-/** The run's start as kept (./closed-runs.ts): its input and its workflow type, both or nothing. */
+/** Both or nothing. */
 function keptStart (known: ClosedRun | undefined): RunStart | undefined {
   const type = known?.workflowName ?? known?.execution?.type
   return known?.input === undefined || type === undefined ? undefined : { type, input: known.input }
@@ -41,7 +37,7 @@ function keptStart (known: ClosedRun | undefined): RunStart | undefined {
 
 async function resultFrom ({ traces, payloads }: Results, run: RunRef, start: RunStart, outcome: Outcome): Promise<WorkflowResult> {
   if (start.type === undefined) throw new Error(`run ${run.runId} of ${run.workflowId} has no start event`)
-  // Where the worker's trace keeper wrote this run's trace (at its close; docs/traces.md): the bucket once it is there.
+  // The trace is in the bucket once the worker's trace keeper wrote it at close (docs/traces.md).
   const [destinations, inputField, outputField] = await Promise.all([
     traces?.writtenDestinations(run.workflowId, run.runId), payloads.inlineOrLink(start.input ?? null), payloads.inlineOrLink(outcome.output)
   ])
@@ -61,19 +57,10 @@ async function resultFrom ({ traces, payloads }: Results, run: RunRef, start: Ru
 }
 
 /**
- * GET …/result: the result of a closed run (the latest run, without `runId`: after continue-as-new,
- * the newest run of the chain), or 424 while it is open. The fewest engine calls
- * that answer it (docs/performance.md): a pinned run already read costs none; a pinned run read
- * for the first time costs the first page of its history, which holds both its first and its close
- * event when the run is short, and the last batch of its history otherwise, which holds the close
- * event once the run has closed (`readCloseEventIfClosed`: the run may be open, and the engine
- * long-polls a close-event read of an open run); the describe only when it turns out to be open,
- * for the 424. The latest run costs the first page of the id's history when that
- * is the whole of a closed run's, or of an open one's (the 424) (plugins/app/engine/runs/history.ts,
- * `readLatestPage`); otherwise a describe (which
- * run is current, whether it is closed, how long its history is) and then what is not kept
- * already: one page for a short history not read before, the first event and the close event side
- * by side otherwise.
+ * GET …/result with the fewest engine calls (docs/performance.md). A pinned run: none when kept;
+ * else the first page (whole for a short run) or the last batch (`readCloseEventIfClosed`: a
+ * close-event read of an open run long-polls), and a describe only for the 424. The latest run:
+ * the id's first page when it is whole; else a describe, then what is not kept already.
  */
 export async function readResult (deps: Reads, { workflowId, runId, signal }: DescribeOptions): Promise<WorkflowResult> {
   if (runId === undefined) return await readLatest(deps, { workflowId, signal })
@@ -95,11 +82,10 @@ export async function readResult (deps: Reads, { workflowId, runId, signal }: De
   return await resultFrom(deps, run, start, outcome)
 }
 
-/** The 424 of a run that is still open. */
 const notClosed = (run: RunRef, status: Status) =>
   new ApiError(424, 'WorkflowNotCompletedError', `Workflow ${run.workflowId} run ${run.runId} is not closed yet (status ${status})`, run)
 
-/** The latest run's result from the first page of the id's history when it is the whole of a closed run's; the describe's way otherwise, with the page's input when it is the described run's. */
+/** From the id's first page when it is a whole closed run; else the describe's way, with the page's input when it is that run's. */
 async function readLatest (deps: Reads, { workflowId, signal }: DescribeOptions): Promise<WorkflowResult> {
   const page = isReservedWorkflowId(workflowId) ? undefined : await readLatestPage(deps, workflowId, signal)
   // Not named by the page, not a workflow of the catalog (the 404), or open with a status only the describe knows.
@@ -112,7 +98,7 @@ async function readLatest (deps: Reads, { workflowId, signal }: DescribeOptions)
   return await resultFrom(deps, run, page.start, outcome)
 }
 
-/** The result once a describe (or the closed-run cache) has named the run and said it is closed; `page` may hold its input already. */
+/** `page` may hold its input already. */
 async function readDescribed (deps: Reads, { workflowId, runId, signal }: DescribeOptions, page?: LatestPage): Promise<WorkflowResult> {
   const execution = await describeForRead(deps, { workflowId, runId, signal })
   const run = { workflowId, runId: execution.runId }
@@ -127,7 +113,7 @@ async function readDescribed (deps: Reads, { workflowId, runId, signal }: Descri
   let input: unknown
   let outcome: Outcome
   if (knownInput === undefined && known?.outcome === undefined && execution.historyLength <= SHORT_HISTORY_EVENTS) {
-    // Both needed and the history is short: one page holds both (plugins/app/engine/runs/history.ts).
+    // Both needed and the history is short: one page holds both.
     const both = await readStartAndClose(deps, run, signal)
     ;[input, outcome] = [both.start.input, await outcomeFrom(both.closeEvent)]
   } else {
@@ -136,7 +122,6 @@ async function readDescribed (deps: Reads, { workflowId, runId, signal }: Descri
       known?.outcome ?? readCloseEvent(deps, run, signal).then(outcomeFrom)
     ])
   }
-  // The describe names the run's workflow type.
   deps.closedRuns.remember(workflowId, run.runId, { input, workflowName: execution.type, outcome })
   return await resultFrom(deps, run, { type: execution.type, input }, outcome)
 }

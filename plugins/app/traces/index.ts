@@ -1,7 +1,4 @@
-/**
- * Execution traces (docs/traces.md): `fastify.traces` reads the destinations workers write (the
- * local directory, the bucket) with the same settings they use; null when tracing is off.
- */
+/** Reads the destinations workers write (directory, bucket) with their settings; null when tracing is off (docs/traces.md). */
 import fp from 'fastify-plugin'
 import { TraceStore, traceSettingsFrom } from '@flowport/core/trace'
 

@@ -1,6 +1,3 @@
-/**
- * Decorates `fastify.webhooks`: completion webhooks, the API's part (./webhooks.ts).
- */
 import fp from 'fastify-plugin'
 import { createWebhooks, type Webhooks } from './webhooks.js'
 

@@ -1,9 +1,7 @@
 /**
- * Completion webhooks (docs/webhooks.md), the API's part: check the URL before anything starts,
- * start the delivery workflow on the engine (worker/src/workflow/webhook.ts) before the run whose
- * memo names it, and read where a delivery stands for the status endpoint. The delivery itself
- * never depends on an API process: it runs on the catalog's workers, and as it is started first,
- * no run with a webhook exists without its delivery.
+ * Completion webhooks, the API's part (docs/webhooks.md). The delivery workflow
+ * (worker/src/workflow/webhook.ts) runs on the catalog's workers, never on an API process, and is
+ * started before the run whose memo names it: no run with a webhook exists without its delivery.
  */
 import { createHash, randomUUID } from 'node:crypto'
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common'
@@ -17,12 +15,11 @@ import { isProduction } from '@flowport/core/settings'
 import { ApiError, validationError } from '../../../lib/api-error.js'
 import { RESERVED_ID_PREFIX, type Engine } from '../engine/index.js'
 
-/** A checked webhook: where to, and the secret to sign with. */
 export interface WebhookTarget { url: string, secret: string }
 
 const refused = (message: string) => validationError([{ path: '/webhook/url', in: 'body', message }])
 
-/** Whether `host` is one of the allowed hosts: an exact name, or `*.example.com` for its subdomains. */
+/** An exact name, or `*.example.com` for its subdomains. */
 function hostAllowed (host: string, allowed: string): boolean {
   return allowed.split(',').map((h) => h.trim().toLowerCase()).filter((h) => h !== '').some((pattern) =>
     pattern.startsWith('*.') ? host.endsWith(pattern.slice(1)) : host === pattern)
@@ -62,32 +59,29 @@ function addressPolicy (config: WebhooksConfig) {
 const reservedDeliveryId = (name: string) => `${RESERVED_ID_PREFIX}_webhook:${createHash('sha256').update(name).digest('base64url')}`
 
 /**
- * The id of the delivery workflow of a start request (reserved: the API never shows its history,
- * which holds the secret). Requests with one Idempotency-Key share one (they start one run);
- * any other request gets its own.
+ * Reserved: the API never shows its history, which holds the secret. Requests with one
+ * Idempotency-Key share one (they start one run); any other request gets its own.
  */
 export function deliveryWorkflowId (workflowId: string, idempotencyKey?: string): string {
   return reservedDeliveryId(idempotencyKey === undefined ? `${workflowId}\0${randomUUID()}` : `${workflowId}\0key\0${idempotencyKey}`)
 }
 
-/** The delivery workflow of a run: the one its memo names; runs started before deliveries were started first used an id of workflow and run id. */
+/** The one the run's memo names; runs from before deliveries were started first used an id of workflow and run id. */
 export function deliveryOfRun (run: { workflowId: string, runId: string }, memo: WebhookRunMemo): string {
   return memo.delivery ?? reservedDeliveryId(`${run.workflowId}\0${run.runId}`)
 }
 
-/** Memo of a run started with a webhook: the URL and the delivery workflow's id, never the secret. */
+/** Never the secret. */
 export const webhookRunMemo = (target: WebhookTarget, deliveryId: string): Record<string, WebhookRunMemo> =>
   ({ [WEBHOOK_RUN_MEMO_KEY]: { url: target.url, delivery: deliveryId } })
 
 const PENDING: DeliveryRecord = { state: 'pending', attempts: 0, lastResponseStatus: null, lastError: null, deliveredAt: null }
 
 export interface DeliveryStart {
-  /** The delivery workflow's id (deliveryWorkflowId), which the run's memo is to name. */
   id: string
-  /** The workflow id the run is about to be started with. */
   workflowId: string
   catalog: string
-  /** How long the delivery waits for the run to be started (default: the worker's, 10 minutes). */
+  /** Default: the worker's, 10 minutes. */
   runStartWithinMs?: number
 }
 
@@ -95,12 +89,11 @@ export type Webhooks = ReturnType<typeof createWebhooks>
 
 export function createWebhooks ({ engine, config }: { engine: Engine, config: WebhooksConfig }) {
   return {
-    /** The webhook of a start request, checked (400 before anything starts), or undefined when none was asked for. */
+    /** 400 before anything starts; undefined when none was asked for. */
     target: (webhook: WebhookRequest | undefined) => webhookTarget(config, webhook),
     /**
-     * Starts the delivery of a run that is started next, with a memo naming `delivery.id`: the
-     * delivery waits for it. A delivery already started under that id (a retry with an
-     * Idempotency-Key) is left alone; one whose run never came (it failed) may be started again.
+     * The delivery waits for its run. One already started under that id (an Idempotency-Key retry)
+     * is left alone; one whose run never came may be started again.
      */
     async startDelivery (delivery: DeliveryStart, target: WebhookTarget, signal?: AbortSignal): Promise<void> {
       const { id, workflowId } = delivery
@@ -129,11 +122,11 @@ export function createWebhooks ({ engine, config }: { engine: Engine, config: We
         throw err
       }
     },
-    /** Ends a delivery whose run was refused (no run will name it), instead of letting it wait for its run; best effort. */
+    /** Best effort: no run will name it, so it need not wait for its run. */
     async abandonDelivery (id: string): Promise<void> {
       await engine.client.workflow.getHandle(id).terminate('the run was not started').catch(() => undefined)
     },
-    /** Where the delivery of a run's webhook stands (the memo its workflow keeps current); `memo` is the run's. */
+    /** The memo its workflow keeps current; `memo` is the run's. */
     async readDelivery (run: { workflowId: string, runId: string }, memo: WebhookRunMemo, signal?: AbortSignal): Promise<WebhookDelivery> {
       const id = deliveryOfRun(run, memo)
       const { url } = memo

@@ -1,8 +1,6 @@
 /**
- * The two history reads a result needs, always pinned to one run: its first event (the start
- * input) and its close event (the outcome), or one page holding both for a short run. The close
- * read can long-poll until the run closes; the caller's deadline and abort signal bound it, so no
- * engine call outlives its request.
+ * History reads pinned to one run. The close read can long-poll until the run closes; the caller's
+ * deadline and signal bound it, so no engine call outlives its request.
  */
 // @temporalio/proto is CommonJS: its named exports are not visible to ESM.
 import protoRoot from '@temporalio/proto'
@@ -23,9 +21,7 @@ export interface CloseWait {
 
 interface HistoryDeps {
   engine: Engine
-  /** A payload list's first value (a LargeValue when held by reference: docs/large-payloads.md). */
   payloads: Pick<Payloads, 'decodeFirstValue'>
-  /** Ids whose current run was last seen with a history longer than one page (plugins/app/runs/long-histories.ts). */
   longHistories: { has: (workflowId: string) => boolean, seen: (workflowId: string, long: boolean) => void }
 }
 
@@ -40,9 +36,7 @@ const getHistory = ({ engine }: Pick<HistoryDeps, 'engine'>, run: RunRef | { wor
   })
 
 export interface RunStart {
-  /** The workflow type the run was started as. */
   type: string | undefined
-  /** The first argument it was started with, or null. */
   input: unknown
 }
 
@@ -51,29 +45,21 @@ async function startOf ({ payloads }: Pick<HistoryDeps, 'payloads'>, first: Hist
   return { type: started?.workflowType?.name ?? undefined, input: await payloads.decodeFirstValue(started?.input) }
 }
 
-/** What a run was started as and with: its first history event, the only one read. */
 export async function readRunStart (deps: Reads, run: RunRef, signal?: AbortSignal): Promise<RunStart> {
   const res = await deps.engine.call(() => getHistory(deps, run, { maximumPageSize: 1 }), { signal, ...run })
   return await startOf(deps, res.history?.events?.[0])
 }
 
 /**
- * A history of at most this many events is read whole when a result needs both its first and its
- * close event: one engine call instead of two (a `hello` run has 11 events). Longer ones are not
- * fetched whole: their pages may carry every step's payloads (docs/performance.md). It is also the
- * page size of a first page, which the engine counts in the batches events were written in (one
- * per transaction), not in events: such a page can hold more events, never more than this many
- * batches (measured: 123 events of an open run's 50 signals in one page).
+ * A history this short is read whole when a result needs its first and close event: one call, not
+ * two (a `hello` run has 11 events); longer pages may carry every step's payloads. As a page size,
+ * the engine counts write batches, not events (measured: 123 events in one page).
  */
 export const SHORT_HISTORY_EVENTS = 32
 
 export interface StartAndClose { start: RunStart, closeEvent: HistoryEvent | null }
 
-/**
- * The first event and the close event (null while open) of one run, which may be open. The first
- * page, of up to SHORT_HISTORY_EVENTS events, is read; when it holds the whole history its last
- * event is the close event, otherwise the close event is read as `readCloseEventIfClosed` reads it.
- */
+/** The close event is null while open; taken from the first page when that is the whole history. */
 export async function readStartAndClose (deps: Reads, run: RunRef, signal?: AbortSignal): Promise<StartAndClose> {
   const { events, whole } = await readFirstPage(deps, run, signal)
   const [start, closeEvent] = await Promise.all([
@@ -83,17 +69,15 @@ export async function readStartAndClose (deps: Reads, run: RunRef, signal?: Abor
   return { start, closeEvent }
 }
 
-/** The first page of a run's history (the id's current run without `runId`), of SHORT_HISTORY_EVENTS batches at most, and whether it is the whole history. */
+/** Without `runId`: the id's current run. */
 async function readFirstPage (deps: Pick<HistoryDeps, 'engine'>, run: RunRef | { workflowId: string, runId?: undefined }, signal?: AbortSignal): Promise<{ events: HistoryEvent[], whole: boolean }> {
   const res = await deps.engine.call(() => getHistory(deps, run, { maximumPageSize: SHORT_HISTORY_EVENTS }), { signal, ...run })
   return { events: res.history?.events ?? [], whole: !res.nextPageToken?.length }
 }
 
 /**
- * The id of the run a whole history belongs to: the run id its start event was written with, unless
- * a reset made the run. A reset copies the base run's events, start event included, and adds a
- * marker naming the new run; the newest marker names this one. Undefined when the start event does
- * not say (an engine older than the field).
+ * A reset copies the base run's events, start event included, and adds a marker naming the new
+ * run: the newest marker names this one. Undefined from an engine older than the field.
  */
 export function runIdOfHistory (events: HistoryEvent[]): string | undefined {
   const marker = events.findLast((e) => e.workflowTaskFailedEventAttributes?.cause === WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW)
@@ -108,21 +92,17 @@ const lastIfClose = (events: HistoryEvent[]): HistoryEvent | null => {
 export interface LatestPage extends StartAndClose {
   /** The run the page is of, when it can tell: when it is the whole history. */
   runId: string | undefined
-  /** The status of an open run it is the whole history of, when the events tell it: `running` unless it was ever paused. */
+  /** `running` when the whole history shows it open and never paused. */
   openStatus: 'running' | undefined
   /** Whether `start` is the first event of a run that a describe made after this read named. */
   startsRun: (runId: string) => boolean
 }
 
 /**
- * The first page of a workflow id's history (the engine reads the current run's): the raw client's
- * result makes this one call too. When it is the whole history it names the run
- * (`runIdOfHistory`) and holds its first and its close event. When it is not, a reset's
- * marker, which names the run, may lie beyond it; a run a describe names after this read is the
- * page's when the start event was written with that run's id (a run a reset made carries its
- * base's id there, and no run older than the page's can be current later). Undefined for an id the
- * engine does not know (the describe words that 404), and for one whose current run was last seen
- * long (plugins/app/runs/long-histories.ts): the describe comes first for those.
+ * The first page of the id's current run. A page that is not the whole history may miss the reset
+ * marker naming its run; a run a describe names later is the page's when its start event was
+ * written with that run's id. Undefined for an unknown id, and for an id last seen with a long
+ * history (plugins/app/runs/long-histories.ts): the describe comes first for those.
  */
 export async function readLatestPage (deps: Pick<HistoryDeps, 'engine' | 'payloads' | 'longHistories'>, workflowId: string, signal?: AbortSignal): Promise<LatestPage | undefined> {
   if (deps.longHistories.has(workflowId)) return undefined
@@ -146,16 +126,13 @@ export async function readLatestPage (deps: Pick<HistoryDeps, 'engine' | 'payloa
   }
 }
 
-/** The start input of one run (the first argument it was started with), or null. */
 export async function readRunInput (deps: Reads, run: RunRef, signal?: AbortSignal): Promise<unknown> {
   return (await readRunStart(deps, run, signal)).input
 }
 
 /**
- * The close event of a run known to be closed (a describe said so). Never of a run that may be
- * open: the engine long-polls this read while the run is open, even without `waitNewEvent`, until
- * the run closes or the engine's long-poll interval (20 s) or the call's deadline ends
- * (docs/performance.md); `readCloseEventIfClosed` is for those.
+ * Only for a run known closed: while it is open the engine long-polls this read, even without
+ * `waitNewEvent`, for up to 20 s (docs/performance.md); `readCloseEventIfClosed` is for those.
  */
 export async function readCloseEvent (deps: Pick<HistoryDeps, 'engine'>, run: RunRef, signal?: AbortSignal): Promise<HistoryEvent | null> {
   const res = await deps.engine.call(() => getHistory(deps, run, {
@@ -164,11 +141,7 @@ export async function readCloseEvent (deps: Pick<HistoryDeps, 'engine'>, run: Ru
   return res.history?.events?.[0] ?? null
 }
 
-/**
- * The close event of a run that may still be open, without waiting; null while it is open. A
- * close event is always a run's last event: the history is read backwards, one page of one batch
- * (the engine pages by the batches events were written in), which the engine answers at once.
- */
+/** Null while open, without waiting: the close event is last, and a reverse read of one batch is answered at once. */
 export async function readCloseEventIfClosed ({ engine }: Pick<HistoryDeps, 'engine'>, run: RunRef, signal?: AbortSignal): Promise<HistoryEvent | null> {
   const res = await engine.call(() => engine.client.workflowService.getWorkflowExecutionHistoryReverse({
     namespace: engine.namespace, execution: run, maximumPageSize: 1
@@ -179,17 +152,10 @@ export async function readCloseEventIfClosed ({ engine }: Pick<HistoryDeps, 'eng
 
 export const timedOut = Symbol('timedOut')
 
-/**
- * A wait with less time than this left ends without another long poll: the engine answers a call
- * whose deadline is a few milliseconds away with DEADLINE_EXCEEDED or, now and then, CANCELLED
- * (measured: 1 of 10 calls at 2 ms), which is no engine failure but the wait's own end.
- */
+/** Less time left ends the wait: a call a few ms from its deadline may answer DEADLINE_EXCEEDED or CANCELLED (measured: 1 of 10 at 2 ms). */
 const WAIT_SLACK_MS = 50
 
-/**
- * Long-polls the close event of one run until it arrives or `deadline` passes. The engine answers
- * an empty page when its own long-poll interval ends; the loop then asks again with the token.
- */
+/** The engine answers an empty page when its own long-poll interval ends; the loop asks again. */
 export async function waitForCloseEvent (deps: Pick<HistoryDeps, 'engine'>, run: RunRef, wait: CloseWait): Promise<HistoryEvent | typeof timedOut> {
   let nextPageToken: Uint8Array | undefined
   for (;;) {

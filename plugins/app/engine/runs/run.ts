@@ -1,7 +1,3 @@
-/**
- * What every concept says about one run it acts on: which workflow ids are Flowport's own, and
- * the errors that name a run.
- */
 import type { RunRef } from '@flowport/core/run'
 import { ApiError, notFound } from '../../../../lib/api-error.js'
 
@@ -12,7 +8,7 @@ export function isReservedWorkflowId (workflowId: string): boolean {
   return workflowId.startsWith(RESERVED_ID_PREFIX)
 }
 
-/** The 404 of a pinned run the engine does not know, worded as a describe of it words it. */
+/** Worded as the engine's describe words it. */
 export function runNotFound (run: RunRef): ApiError {
   return notFound(`Workflow ${run.workflowId} run ${run.runId} not found`, run)
 }

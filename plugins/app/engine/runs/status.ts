@@ -1,6 +1,3 @@
-/**
- * The engine's status names mapped onto the run statuses (core/src/run.ts).
- */
 import type { WorkflowExecutionStatusName } from '@temporalio/client'
 import type { Status } from '@flowport/core/run'
 
