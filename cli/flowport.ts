@@ -132,9 +132,12 @@ const [command] = process.argv.slice(2)
 // Loaded only when used (its schema checks cost every other command's start); listed in help either way.
 if (command === 'keys') program.addCommand((await import('./keys.js')).keysCommand())
 else program.command('keys').description('create|list|remove API keys in the keys file (flowport keys --help)')
+// `catalog publish|show|remove` (catalog files, engine side); any other `catalog` is the client's (a catalog's workflows).
+const declaring = command === 'catalog' && ['publish', 'show', 'remove'].includes(process.argv[3] ?? '')
+if (declaring) program.addCommand((await import('./catalog/command.js')).catalogCommand())
 
 // The server entries never load the client (the production image runs them).
-if (!SERVER_COMMANDS.includes(command ?? '')) {
+if (!SERVER_COMMANDS.includes(command ?? '') && !declaring) {
   const { registerClientCommands } = await import('./client/index.js')
   registerClientCommands(program)
 }

@@ -39,3 +39,13 @@ export function issueFromAjv (e: Pick<ErrorObject, 'instancePath' | 'params' | '
   const rule = typeof params.pattern === 'string' ? patternRule(params.pattern) : undefined
   return { path: path || '/', in: where, message: rule ?? e.message ?? 'is invalid' }
 }
+
+/** Why `schema` does not compile with the validator above (a catalog file's check), or null when it does. */
+export function schemaProblem (schema: unknown): string | null {
+  try {
+    validatorFor(schema as object)
+    return null
+  } catch (err) {
+    return (err as Error).message
+  }
+}

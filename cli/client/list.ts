@@ -65,7 +65,8 @@ export function registerList (program: Command): void {
     }))
 
   // --openapi rather than a subcommand: `catalog <word>` already names a workflow, and a workflow may be called `openapi`.
-  clientCommand(program, 'catalog [workflow]', 'list the workflows of a catalog, or show one (its input and output schemas)')
+  clientCommand(program, 'catalog [workflow]', 'list the workflows of a catalog, or show one (its input and output schemas); ' +
+    '`catalog publish|show|remove` manage catalog files for workers without Flowport\'s SDK (docs/any-worker.md)')
     .option('--catalog <catalog>', 'catalog id (default: the API\'s SERVICE_CATALOG_ID)')
     .option('--openapi', 'print the API\'s OpenAPI document typed for the catalog (JSON), for a client generator')
     .action(action(async (workflow: string | undefined, options: CommonOptions & { openapi?: boolean }) => {

@@ -9,10 +9,22 @@ import type { CatalogEval } from './eval.js'
 /** Workflow type of the internal catalog workflow; hidden from run listings. */
 export const CATALOG_WORKFLOW_TYPE = '__flowport_catalog'
 
+const CATALOG_WORKFLOW_ID_PREFIX = '__flowport_catalog:'
 /** One catalog workflow per catalog id, on the task queue of the same name. */
 export function catalogWorkflowId (catalogId: string): string {
-  return `__flowport_catalog:${catalogId}`
+  return `${CATALOG_WORKFLOW_ID_PREFIX}${catalogId}`
 }
+/** The catalog id a catalog workflow's id names (the task queue of a declared catalog's run is not it). */
+export function catalogIdOf (workflowId: string): string | null {
+  return workflowId.startsWith(CATALOG_WORKFLOW_ID_PREFIX) ? workflowId.slice(CATALOG_WORKFLOW_ID_PREFIX.length) : null
+}
+
+/**
+ * A catalog declared in a file (`flowport catalog publish`, docs/any-worker.md) for workers without
+ * Flowport's SDK: its catalog workflow's run, same id and input as a worker's, waits on this task
+ * queue, which no worker polls, so that the catalog's own queue hands its workers only their workflows.
+ */
+export const DECLARED_CATALOG_TASK_QUEUE = '__flowport_declared_catalogs'
 
 /**
  * The catalog itself is the start input of the catalog workflow's current run: a new catalog
@@ -83,6 +95,9 @@ export const CatalogWorkflowSchema = Type.Object({
   source: Type.Unsafe<Static<typeof CatalogWorkflowSourceSchema>>(Type.Ref('CatalogWorkflowSource')),
   /** The workflow's eval (an `eval` module beside it, docs/evals.md); absent when it has none. */
   eval: Type.Optional(Type.Unsafe<CatalogEval>(Type.Ref('CatalogEval'))),
+  workflowType: Type.Optional(Type.String({
+    description: 'The Temporal workflow type a start uses, when it is not `name` (declared catalogs: a worker without Flowport\'s SDK names its types itself)'
+  })),
   versioning: Type.Optional(Type.Union(VERSIONING_MODES.map((m) => Type.Literal(m)), {
     description: 'Under worker versioning, whether an open run stays on the version that started it (`pinned`) or moves to the current ' +
       'version (`autoUpgrade`); absent from catalogs that older workers published'
@@ -94,7 +109,11 @@ export const CatalogSchema = Type.Object({
   publishedAt: Type.String({ format: 'date-time' }),
   /** The version whose workers published these entries; null from an unversioned worker, absent from older workers. */
   deployment: Type.Optional(Type.Union([DeploymentVersionSchema, Type.Null()])),
-  workflows: Type.Array(Type.Unsafe<Static<typeof CatalogWorkflowSchema>>(Type.Ref('CatalogWorkflow')))
+  workflows: Type.Array(Type.Unsafe<Static<typeof CatalogWorkflowSchema>>(Type.Ref('CatalogWorkflow'))),
+  declared: Type.Optional(Type.Boolean({
+    description: 'Published from a catalog file (`flowport catalog publish`) for workers without Flowport\'s SDK: large inputs, evals and ' +
+      'traces written by the worker do not apply (docs/any-worker.md); absent from a Flowport worker\'s catalog'
+  }))
 }, { $id: 'Catalog', additionalProperties: false })
 
 /**

@@ -1319,6 +1319,8 @@ export interface components {
             updates: components["schemas"]["CatalogHandler"][];
             source: components["schemas"]["CatalogWorkflowSource"];
             eval?: components["schemas"]["CatalogEval"];
+            /** @description The Temporal workflow type a start uses, when it is not `name` (declared catalogs: a worker without Flowport's SDK names its types itself) */
+            workflowType?: string;
             /**
              * @description Under worker versioning, whether an open run stays on the version that started it (`pinned`) or moves to the current version (`autoUpgrade`); absent from catalogs that older workers published
              * @enum {string}
@@ -1402,6 +1404,8 @@ export interface components {
             /** @description The version whose workers published the entries shown: the current version's while several are live; null from unversioned (or older) workers */
             deployment: components["schemas"]["WorkerDeploymentVersion"] | null;
             workflows: components["schemas"]["CatalogWorkflow"][];
+            /** @description Published from a catalog file (`flowport catalog publish`) for workers without Flowport's SDK: large inputs, evals and traces written by the worker do not apply (docs/any-worker.md); absent from a Flowport worker's catalog */
+            declared?: boolean;
             /** @description Current, ramping and serving versions; null when the catalog's workers are unversioned */
             versions: components["schemas"]["CatalogVersions"] | null;
             workers: components["schemas"]["CatalogWorkers"];

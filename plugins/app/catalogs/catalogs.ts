@@ -15,7 +15,7 @@ import type { FastifyBaseLogger } from 'fastify'
 // @temporalio/proto is CommonJS: its named exports are not visible to ESM.
 import protoRoot from '@temporalio/proto'
 import {
-  CATALOG_FORMAT, CATALOG_FORMAT_MEMO_KEY, CATALOG_WORKFLOW_TYPE, catalogWorkflowId, type Catalog, type CatalogWorkflow, type CatalogWorkflowInput
+  CATALOG_FORMAT, CATALOG_FORMAT_MEMO_KEY, CATALOG_WORKFLOW_TYPE, catalogIdOf, catalogWorkflowId, type Catalog, type CatalogWorkflow, type CatalogWorkflowInput
 } from '@flowport/core/contract'
 import { untilAborted } from '../../../lib/abort.js'
 import { ApiError, RETRY_AFTER_SECONDS } from '../../../lib/api-error.js'
@@ -188,7 +188,8 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
     const { executions } = await engine.call(() => engine.client.workflowService.listWorkflowExecutions({
       namespace, pageSize: 1000, query: `WorkflowType = "${CATALOG_WORKFLOW_TYPE}" AND ExecutionStatus = "Running"`
     }))
-    return [...new Set((executions ?? []).map((e) => e.taskQueue ?? '').filter((q) => q !== ''))].sort()
+    // By workflow id: a declared catalog's run waits on a queue of its own (DECLARED_CATALOG_TASK_QUEUE).
+    return [...new Set((executions ?? []).flatMap((e) => catalogIdOf(e.execution?.workflowId ?? '') ?? []))].sort()
   })
   /** Ids of every published catalog (the engine's visibility list: eventually consistent). */
   const published = async (signal?: AbortSignal) => await listed('', signal)

@@ -8,7 +8,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client'
 import {
   CATALOG_FORMAT, CATALOG_FORMAT_MEMO_KEY, CATALOG_HASH_MEMO_KEY, CATALOG_PUBLISHED_AT_MEMO_KEY, CATALOG_WORKFLOW_TYPE,
-  catalogMemo, catalogWorkflowId, type Catalog
+  DECLARED_CATALOG_TASK_QUEUE, catalogMemo, catalogWorkflowId, type Catalog
 } from '@flowport/core/contract'
 import { replaceCatalogUpdate, type CatalogPublication, type PublishedCatalog } from '../workflow/catalog.js'
 
@@ -34,6 +34,13 @@ async function liveBuildIds (client: Client, deploymentName: string): Promise<st
   }
 }
 
+/** A Flowport worker and a catalog file never share a catalog id (docs/any-worker.md). */
+function declaredHere (catalogId: string): Error {
+  return new Error(`Catalog ${catalogId} is declared by a catalog file (flowport catalog publish), for workers without Flowport's SDK: ` +
+    'a Flowport worker cannot publish its own catalog under the same id. Give this worker another SERVICE_CATALOG_ID, or remove the ' +
+    `declared catalog first (flowport catalog remove ${catalogId})`)
+}
+
 export async function publishCatalog (client: Client, catalogId: string, catalog: Catalog, hash: string): Promise<Publication> {
   const version = catalog.deployment ?? null
   const published: PublishedCatalog = version === null ? { catalog, hash } : { catalog, hash, versions: { [version.buildId]: { catalog, hash } } }
@@ -47,6 +54,8 @@ export async function publishCatalog (client: Client, catalogId: string, catalog
   })
   let handle = await start()
   let description = await handle.describe()
+  // No worker handles a declared catalog's run: the update below would wait forever.
+  if (description.taskQueue === DECLARED_CATALOG_TASK_QUEUE) throw declaredHere(catalogId)
   if (description.memo?.[CATALOG_FORMAT_MEMO_KEY] !== CATALOG_FORMAT) {
     // A run published by an older worker: its catalog lives elsewhere and its history was made by
     // other workflow code, so it is ended (that run only: a concurrent publisher may already have
