@@ -3,7 +3,9 @@
  * no catalog: test/fixtures/foreign/) read through the API by workflow id: status, result with
  * `errorDetails` in the activity's own error type, history, the trace built from history alone
  * (`source: "history"`: steps named by activity type, attempts as the history records them, a
- * local activity's output from its marker), and a reset from a step named by activity type.
+ * local activity's output from its marker), and a reset from a step named by activity type. Last,
+ * with the task queue declared in a catalog file (docs/any-worker.md): run through the API, traced
+ * the same way.
  */
 import t, { type Test } from 'tap'
 import { fileURLToPath } from 'node:url'
@@ -13,6 +15,8 @@ import type { App } from '../app.js'
 import { build } from './helpers/app.js'
 import { engineAddress } from './helpers/env.js'
 import { call, newId } from './helpers/workflows.js'
+import { readCatalogFile } from '../cli/catalog/file.js'
+import { publishDeclaredCatalog, removeDeclaredCatalog } from '../cli/catalog/publish.js'
 import * as activities from './fixtures/foreign/activities.js'
 
 interface TraceLog { source: string, location: string | null, partial: boolean, trace: Trace }
@@ -140,4 +144,19 @@ t.test('reset from a step named by its activity type', async (t) => {
   t.equal(log.trace.workflow.runId, res.body.runId, 'the new run')
   t.equal(log.trace.workflow.resetFrom?.runId, res.body.resetFrom.runId)
   t.equal(log.trace.workflow.status, 'completed')
+})
+
+t.test('declared in a catalog file, run through the API: the trace is still built from the history', async (t) => {
+  const file = JSON.stringify({ catalog: taskQueue, workflows: [{ name: 'placeOrder', activities: ['priceOf', 'chargeCard', 'shipOrder'] }] })
+  const { catalog, hash } = readCatalogFile(file, 'catalog.json')
+  await publishDeclaredCatalog(app.engine.client, catalog, hash)
+  t.teardown(async () => { await removeDeclaredCatalog(app.engine.client, taskQueue) })
+  const res = await call(t, app, {
+    method: 'POST', url: '/workflow/run', route: '/workflow/run', payload: { catalog: taskQueue, workflowName: 'placeOrder', input: { item: 'rug', failUntil: 2 } }
+  })
+  t.equal(res.status, 200)
+  t.same(res.body.output, { price: 300, charged: 300, shipment: 'shipped rug' })
+  const log = (await get(t, res.body.workflowId as string, 'trace-log')).body as TraceLog
+  t.equal(log.source, 'history', 'a declared catalog has no trace writer')
+  t.same(node(log.trace, 'chargeCard').attempts.map((a) => a.status), ['unknown', 'completed'])
 })

@@ -1,9 +1,9 @@
 /**
  * Whether a Flowport worker writes the traces of a catalog's runs (and records the failed
  * attempts the engine forgets), told by the catalog of the run's task queue: a catalog published
- * by Flowport's workers says so; a task queue no Flowport worker ever published (a worker of
- * another SDK, or of Temporal's TypeScript SDK without Flowport's) has none. The trace of such a
- * run is its history alone (docs/foreign-history.md).
+ * by Flowport's workers says so; a catalog declared in a file (workers of another SDK) and a task
+ * queue nobody published (a plain Temporal worker) have none. The trace of such a run is its
+ * history alone (docs/any-worker.md).
  */
 import type { Catalog } from '@flowport/core/contract'
 import { evaluatorTypes } from '@flowport/core/trace'
@@ -16,8 +16,8 @@ export type TraceWriter =
   /** Nobody writes the trace or records attempts: it is built from the history alone. */
   | { kind: 'none' }
 
-/** Published by Flowport's workers (a catalog of any other origin is not theirs). */
-const byFlowportWorkers = (_catalog: Catalog) => true
+/** Published by Flowport's workers, not declared in a catalog file (`flowport catalog publish`). */
+const byFlowportWorkers = (catalog: Catalog) => catalog.declared !== true
 
 export async function traceWriterOf ({ catalogs }: Pick<RunsContext, 'catalogs'>, catalogId: string, signal?: AbortSignal): Promise<TraceWriter> {
   try {
