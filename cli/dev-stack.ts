@@ -15,7 +15,7 @@ import { readWorkerEnv } from '@flowport/worker/env'
 import { resolve } from 'node:path'
 import { formatMs } from '@flowport/core/duration'
 import { DEV_ENGINE_PORT, DEV_ENGINE_UI_PORT, devEngineDbFile, freePort, startEngine, type Engine, type EngineOptions } from './engine.js'
-import { STORE_BUCKET, hasOwnBucket, newStoreCredentials, startObjectStore, storeSettings, type ObjectStore, type ObjectStoreOptions } from './object-store.js'
+import { STORE_BUCKET, hasOwnBucket, isLoopback, newStoreCredentials, startObjectStore, storeSettings, type ObjectStore, type ObjectStoreOptions } from './object-store.js'
 import { findObjectStoreBinary, objectStoreBinaryPlan } from './object-store-binary.js'
 import { onParentExit, supervise, type Supervised } from './supervise.js'
 import { startApi } from '../server.js'
@@ -194,8 +194,14 @@ async function planDevStore (env: NodeJS.ProcessEnv) {
     // only a preferred port already taken could be (then a start fails and is retried).
     port: await freePort(enginePort(env, 'FLOWPORT_STORE_PORT', DEV_STORE_PORT)),
     strictPort: true,
+    host: isLoopback(env.HOST!) ? '127.0.0.1' : env.HOST,
     credentials: newStoreCredentials(),
     log: (m) => { log(`store: ${m}`) }
+  }
+  // Presigned URLs name the address clients upload to: on a HOST others reach, 127.0.0.1 is not it.
+  if (!isLoopback(env.HOST!) && !env.SERVICE_CLOUD_PUBLIC_ENDPOINT) {
+    log(`store: listens on ${env.HOST}:${options.port}, but upload and download URLs name 127.0.0.1, which only this machine reaches; ` +
+      `for clients on other machines set SERVICE_CLOUD_PUBLIC_ENDPOINT=http://<this machine's name>:${options.port}`)
   }
   const abort = new AbortController()
   const began = Date.now()

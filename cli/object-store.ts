@@ -25,6 +25,8 @@ export interface ObjectStoreOptions {
   /** Preferred port; a free one is chosen when it is taken, unless `strictPort`. */
   port?: number
   strictPort?: boolean
+  /** The address it listens on: loopback unless the stack's HOST is another (clients elsewhere upload to it). */
+  host?: string
   /** The root user's keys; random ones by default (the data does not depend on them). */
   credentials?: StoreCredentials
   log?: (message: string) => void
@@ -40,6 +42,12 @@ export type ObjectStore = Awaited<ReturnType<typeof startObjectStore>>
  */
 export const storeServerArgs = (listen: string, dataDir: string): string[] =>
   ['--port', listen, '--health', '/health', '--region', REGION, 'posix', '--sidecar', `${dataDir}/meta`, `${dataDir}/buckets`]
+
+/** `host` as an address with a port after it: an IPv6 one in brackets. */
+const listenAddress = (host: string): string => (host.includes(':') ? `[${host}]` : host)
+
+/** Whether `host` is a loopback name or address, reached only from this machine. */
+export const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || host.startsWith('127.')
 
 /** The settings that name a bucket of the user's own: then no store is started for them. */
 export const hasOwnBucket = (env: NodeJS.ProcessEnv): boolean => (env.SERVICE_TRACE_S3_BUCKET ?? '') !== ''
@@ -69,7 +77,7 @@ export async function startObjectStore (opts: ObjectStoreOptions) {
   const port = await freePort(opts.port ?? 0, opts.strictPort)
   const credentials = opts.credentials ?? newStoreCredentials()
   // Keys through the environment, not the command line, where `ps` would show them.
-  const child = spawn(binary.path, storeServerArgs(`127.0.0.1:${port}`, opts.dataDir), {
+  const child = spawn(binary.path, storeServerArgs(`${listenAddress(opts.host ?? '127.0.0.1')}:${port}`, opts.dataDir), {
     env: { ...process.env, ROOT_ACCESS_KEY: credentials.accessKeyId, ROOT_SECRET_KEY: credentials.secretAccessKey },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true

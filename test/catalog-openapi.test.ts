@@ -5,11 +5,9 @@
  * The document follows a republished catalog; `flowport catalog --openapi` prints it.
  */
 import t from 'tap'
-import { execFile } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { promisify } from 'node:util'
+import { join } from 'node:path'
 import SwaggerParser from '@apidevtools/swagger-parser'
 import openapiTS, { astToString } from 'openapi-typescript'
 import type { OpenAPI3 } from 'openapi-typescript'
@@ -22,22 +20,10 @@ import { publishCatalog } from './helpers/poller.js'
 import { call, eventually, newId } from './helpers/workflows.js'
 import { catalogArgs, flowport, listening } from './helpers/flowport-cli.js'
 import { inlineObjects, literalUnions, unusedComponents } from './helpers/openapi-lint.js'
+import { compileTypeScript } from './helpers/compile-typescript.js'
 
 const addFormats = addFormatsModule.default
-const run = promisify(execFile)
-const TSC = resolve('node_modules/.bin/tsc')
-
-/** Compiles one file with the generated types beside it; returns tsc's exit code and output. */
-async function compile (dir: string, file: string): Promise<{ code: number, output: string }> {
-  try {
-    const { stdout } = await run(TSC, ['--noEmit', '--strict', '--target', 'ES2022', '--module', 'NodeNext', '--moduleResolution', 'NodeNext',
-      '--skipLibCheck', join(dir, file)], { cwd: dir })
-    return { code: 0, output: stdout }
-  } catch (err) {
-    const failed = err as { code: number, stdout: string }
-    return { code: failed.code, output: failed.stdout }
-  }
-}
+const compile = compileTypeScript
 
 const GOOD = `import type { components, paths } from './catalog-api.js'
 

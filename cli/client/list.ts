@@ -65,9 +65,15 @@ export function registerList (program: Command): void {
     }))
 
   // --openapi rather than a subcommand: `catalog <word>` already names a workflow, and a workflow may be called `openapi`.
-  clientCommand(program, 'catalog [workflow]', 'list the workflows of a catalog, or show one (its input and output schemas); ' +
-    '`catalog publish|show|remove` manage catalog files for workers without Flowport\'s SDK (docs/any-worker.md)')
+  clientCommand(program, 'catalog [workflow]', 'list the workflows of a catalog, or show one (its input and output schemas)')
     .option('--catalog <catalog>', 'catalog id (default: the API\'s SERVICE_CATALOG_ID)')
+    // cli/catalog/command.ts: the words are taken before this command is parsed.
+    .addHelpText('after', `
+Catalog files, for workers without Flowport's SDK (docs/any-worker.md; they talk to the engine, TEMPORAL_* settings):
+  flowport catalog publish <file> [--check]   validate a catalog file and publish it (--check: only validate)
+  flowport catalog show <catalogId>           print the catalog published under an id
+  flowport catalog remove <catalogId>         unpublish a declared catalog
+(A workflow named publish, show or remove is shown with an option first: flowport catalog --catalog <id> show.)`)
     .option('--openapi', 'print the API\'s OpenAPI document typed for the catalog (JSON), for a client generator')
     .action(action(async (workflow: string | undefined, options: CommonOptions & { openapi?: boolean }) => {
       if (options.openapi === true) {

@@ -238,7 +238,8 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
    */
   async function workflow (catalogId: string, name: string, signal?: AbortSignal, { pinned = false } = {}): Promise<CatalogWorkflow> {
     const catalog = await get(catalogId, signal)
-    const found = catalog.workflows.find((w) => w.name === name || w.aliases.includes(name))
+    // Or a declared workflow's Temporal type: what a schedule's action stores.
+    const found = catalog.workflows.find((w) => w.name === name || w.aliases.includes(name)) ?? catalog.workflows.find((w) => w.workflowType === name)
     if (!found) throw new ApiError(404, 'WorkflowNotFoundError', `Workflow ${name} is not in catalog ${catalogId}`)
     // The engine would accept the start and keep the run waiting, unseen, until a worker comes.
     const { workers: { polling }, unversioned } = await taskQueue(catalogId, signal)

@@ -14,5 +14,5 @@ export interface ControlDeps {
   catalogs: Pick<Catalogs, 'get' | 'workersPolling'>
   /** Which versions a deployment has (moving a run to one: plugins/app/control/run-versioning.ts). */
   deployments: Pick<Deployments, 'routing'>
-  config: Pick<Config, 'SERVICE_RUN_MAX_TIMEOUT_MS'>
+  config: Pick<Config, 'SERVICE_RUN_MAX_TIMEOUT_MS' | 'SERVICE_PAYLOAD_REF_THRESHOLD_BYTES'>
 }

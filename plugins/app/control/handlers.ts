@@ -21,8 +21,9 @@ import type { UpdateState } from '../../../schemas/workflow.js'
 import type { Status } from '../../../schemas/status.js'
 import type { ControlDeps } from './deps.js'
 import type { ControlCall } from './stop.js'
+import { assertFitsDeclared, entryOfType } from '../catalogs/declared.js'
 
-type Deps = Pick<ControlDeps, 'engine' | 'runs' | 'catalogs'>
+type Deps = Pick<ControlDeps, 'engine' | 'runs' | 'catalogs' | 'config'>
 
 const { UpdateWorkflowExecutionLifecycleStage } = protoRoot.temporal.api.enums.v1
 
@@ -39,13 +40,14 @@ export interface HandlerCall extends ControlCall {
 }
 
 /** The checked run, its handle under the caller's identity, and the handler's arguments. */
-async function prepare ({ engine, runs, catalogs }: Deps, call: HandlerCall) {
+async function prepare ({ engine, runs, catalogs, config }: Deps, call: HandlerCall) {
   const execution = await runs.describeRun({ workflowId: call.workflowId, runId: call.runId, signal: call.signal })
   const run = { workflowId: call.workflowId, runId: execution.runId }
   if (call.kind !== 'query') assertRunMatches(call.ifMatch, run)
   const catalog = await catalogs.get(execution.taskQueue, call.signal)
-  const workflow = catalog.workflows.find((w) => w.name === execution.type || w.aliases.includes(execution.type))
+  const workflow = entryOfType(catalog, execution.type)
   const args = handlerArgs(workflow, { type: execution.type, catalog: execution.taskQueue, run }, call)
+  assertFitsDeclared(catalog, call.payload, config.SERVICE_PAYLOAD_REF_THRESHOLD_BYTES, 'payload')
   // Queries may still be answered by a closed run; signals and updates cannot reach one.
   const status = statusFromEngine(execution.status.name)
   if (call.kind !== 'query' && isTerminal(status)) throw alreadyClosed(run, status)

@@ -15,6 +15,7 @@ import type { Config } from '../../../schemas/config.js'
 import type { EvalRun, EvalRunSummary, EvalRuns, EvalsQuery, StartEvalBody } from '../../../schemas/evals.js'
 import { notFound, validationError } from '../../../lib/api-error.js'
 import type { Catalogs } from '../catalogs/catalogs.js'
+import { notForDeclared } from '../catalogs/declared.js'
 import type { Engine } from '../engine/engine.js'
 import { quote } from '../../../lib/visibility-query.js'
 import { isTerminal, statusFromEngine } from '../runs/status.js'
@@ -23,7 +24,7 @@ export type Evals = ReturnType<typeof createEvals>
 
 export interface EvalsDeps {
   engine: Engine
-  catalogs: Pick<Catalogs, 'workflow'>
+  catalogs: Pick<Catalogs, 'workflow' | 'get'>
   config: Pick<Config, 'SERVICE_CATALOG_ID'>
 }
 
@@ -86,6 +87,8 @@ export function createEvals ({ engine, catalogs, config }: EvalsDeps) {
       const catalog = body.catalog ?? config.SERVICE_CATALOG_ID
       const workflow = await catalogs.workflow(catalog, body.workflowName, signal)
       if (workflow.eval === undefined) {
+        const published = await catalogs.get(catalog, signal)
+        if (published.declared === true) throw notFound(notForDeclared(published, 'Evals'))
         throw notFound(`Workflow ${workflow.name} has no eval: add an eval module (defineEval) and datasets beside the workflow file`)
       }
       const evalId = `${evalWorkflowIdPrefix(workflow.name)}${randomUUID()}`

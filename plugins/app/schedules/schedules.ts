@@ -22,6 +22,7 @@ import type {
 import type { CatalogWorkflow } from '@flowport/core/contract'
 import type { Engine } from '../engine/engine.js'
 import { compilePolicies, compileSpec, overlapFromEngine, overlapToEngine, type EnginePolicies } from './spec.js'
+import { workflowTypeOf } from '../catalogs/declared.js'
 
 /** What the schedules need: the engine, the default catalog, and the starts concept's check of a workflow. */
 export interface ScheduleDeps {
@@ -81,7 +82,7 @@ export function createSchedules ({ engine, defaultCatalog, checkWorkflow }: Sche
     return {
       spec,
       policies,
-      action: { type: 'startWorkflow', workflowType: workflow.name, taskQueue: catalog, args: [body.input], workflowId: scheduleId, memo: { [SCHEDULE_MEMO_KEY]: memo } },
+      action: { type: 'startWorkflow', workflowType: workflowTypeOf(workflow), taskQueue: catalog, args: [body.input], workflowId: scheduleId, memo: { [SCHEDULE_MEMO_KEY]: memo } },
       state: { paused: body.paused ?? false, note: body.note },
       revision
     }

@@ -11,6 +11,7 @@ import { ApiError, validationError } from '../../../lib/api-error.js'
 import { isReservedWorkflowId } from '../runs/execution.js'
 import { assertMatches } from '../../../lib/json-schema.js'
 import { durationMs } from '../../../lib/duration.js'
+import { assertFitsDeclared, assertNoWebhookOnDeclared, workflowTypeOf } from '../catalogs/declared.js'
 import { deliveryWorkflowId, webhookRunMemo } from '../webhooks/webhooks.js'
 import { IDEMPOTENCY_MEMO_KEY, callersKey, fingerprintOf, keyedWorkflowId, startWithKey } from './idempotency.js'
 import type { StartDeps } from './deps.js'
@@ -61,10 +62,11 @@ export function assertUsableId (deps: Pick<StartDeps, 'reservedIds'>, workflowId
  * unknown workflow or catalog, 400 with one issue per problem. Starts and schedules (plugins/app/schedules/)
  * both check here, so a schedule stores nothing a start would refuse.
  */
-export async function checkedWorkflow (deps: Pick<StartDeps, 'catalogs'>, catalog: string, workflowName: string, input: unknown, signal?: AbortSignal,
+export async function checkedWorkflow (deps: Pick<StartDeps, 'catalogs' | 'config'>, catalog: string, workflowName: string, input: unknown, signal?: AbortSignal,
   { pinned = false } = {}): Promise<CatalogWorkflow> {
   const workflow = await deps.catalogs.workflow(catalog, workflowName, signal, { pinned })
   assertMatches(workflow.inputSchema, input, 'input')
+  assertFitsDeclared(await deps.catalogs.get(catalog, signal), input, deps.config.SERVICE_PAYLOAD_REF_THRESHOLD_BYTES, 'input')
   return workflow
 }
 
@@ -102,9 +104,10 @@ export async function startWorkflow (deps: StartDeps, body: StartWorkflowBody, o
   const catalog = catalogOf(deps, body)
   const input = await startInput(deps, body, signal)
   const workflow = await checkedWorkflow(deps, catalog, body.workflowName, input, signal, { pinned: body.version !== undefined })
+  if (webhook !== undefined) assertNoWebhookOnDeclared(await deps.catalogs.get(catalog, signal))
   const startDelay = body.startDelay === undefined ? undefined : durationMs(body.startDelay)
   const begin = async (workflowId: string, policies: Pick<WorkflowStartOptions, 'workflowIdReusePolicy' | 'workflowIdConflictPolicy' | 'memo'>) =>
-    await deps.engine.call(() => deps.engine.as(identity).workflow.start(workflow.name, {
+    await deps.engine.call(() => deps.engine.as(identity).workflow.start(workflowTypeOf(workflow), {
       workflowId, taskQueue: catalog, args: [input], startDelay, ...versioningOverrideOf(body.version), ...policies
     }), { signal, workflowId }).catch((err: unknown) => { throw versionRefused(err, body.version, catalog) })
   // The delivery first, then the run whose memo names it: a run with a webhook never exists

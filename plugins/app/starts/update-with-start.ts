@@ -13,6 +13,7 @@ import { isTerminal, statusFromEngine } from '../runs/status.js'
 import type { StartDeps } from './deps.js'
 import { versionRefused, versioningOverrideOf } from './pinned-version.js'
 import { assertUsableId, catalogOf, checkedWorkflow, startInput, starterMemo, type StartOptions, type Started } from './start-workflow.js'
+import { workflowTypeOf } from '../catalogs/declared.js'
 
 export interface UpdatedWithStart {
   /** The run that received the update: started by this call, or the open run that held the id. */
@@ -58,9 +59,9 @@ export async function updateWithStart (deps: StartDeps, body: StartWorkflowBody 
   const call = { kind: 'update' as const, name: body.update.name, payload: body.update.payload }
   const args = handlerArgs(workflow, { type: workflow.name, catalog }, call)
   const workflowId = body.workflowId ?? randomUUID()
-  if (body.workflowId !== undefined) await assertNoOtherOpenRun(deps, workflowId, workflow.name, catalog, signal)
+  if (body.workflowId !== undefined) await assertNoOtherOpenRun(deps, workflowId, workflowTypeOf(workflow), catalog, signal)
 
-  const startWorkflowOperation = new WithStartWorkflowOperation(workflow.name, {
+  const startWorkflowOperation = new WithStartWorkflowOperation(workflowTypeOf(workflow), {
     workflowId,
     taskQueue: catalog,
     args: [input],
