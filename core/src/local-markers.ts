@@ -1,7 +1,7 @@
 /**
  * The markers Temporal SDKs record for a local activity, read whatever the worker's language. The
  * engine sees a local activity only as the marker its SDK records when it ends, and each SDK has
- * its own layout (docs/foreign-history.md):
+ * its own layout (docs/any-worker.md):
  *
  * - Temporal Core (the TypeScript SDK, so Flowport's local steps, and Python, .NET, Ruby):
  *   `core_local_activity`, detail `data` = `{activity_type, activity_id, attempt, backoff, …}`.
