@@ -15,6 +15,7 @@ import type { App } from '../app.js'
 import { build } from './helpers/app.js'
 import { engineAddress } from './helpers/env.js'
 import { call, newId } from './helpers/workflows.js'
+import { launchChromium } from './helpers/browser.js'
 import { readCatalogFile } from '../cli/catalog/file.js'
 import { publishDeclaredCatalog, removeDeclaredCatalog } from '../cli/catalog/publish.js'
 import * as activities from './fixtures/foreign/activities.js'
@@ -107,6 +108,15 @@ t.test('a completed run: status, result, history and a trace built from its hist
 
   const again = await get(t, workflowId, 'trace-log')
   t.same(again.body, log, 'a closed run\'s trace reads the same again')
+
+  // The inspector says where the timeline comes from (needs Debian's chromium at /usr/bin/chromium).
+  const base = (await app.listen({ port: 0, host: '127.0.0.1' })).replace(/\/$/, '')
+  const tab = await (await launchChromium(t)).newPage()
+  await tab.goto(`${base}/ui/#/run/${encodeURIComponent(workflowId)}`)
+  const label = tab.locator('[data-trace-source="history"]')
+  await label.waitFor({ timeout: 60_000 })
+  t.match(await label.textContent(), /Built from the run's history/, 'the timeline is labelled as built from history')
+  t.equal(await tab.locator('.timeline [data-node="chargeCard"]').count(), 1, 'with the activity as a step')
 })
 
 t.test('a failed run: errorDetails in the activity\'s own error type and retryable flag', async (t) => {
