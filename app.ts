@@ -56,6 +56,8 @@ export interface BuildOptions {
   logger?: FastifyServerOptions['logger']
   /** The benchmark's seam into the history hubs (plugins/app/history/hubs.ts); production passes none. */
   historyObserver?: HubObserver
+  /** The runs feed's seam: this replica's clock (a test's replica whose clock is off, plugins/app/runs-feed/engine-clock.ts); production passes none. */
+  localClock?: () => number
   /** Destination of the default logger (default: stdout). */
   logStream?: NodeJS.WritableStream
   /** `npm start`'s object store not yet attached: why (plugins/app/payloads/payloads.ts); production passes none. */
@@ -76,7 +78,7 @@ const MAX_HEADER_BYTES = 64 * 1024
 const PROBES = new Set(['/health', '/ready'])
 const logController = new LogController({ disableRequestLogging: (req) => PROBES.has(req.url.split('?')[0]) })
 
-export async function buildApp ({ config, logger, historyObserver, logStream, storeStarting }: BuildOptions) {
+export async function buildApp ({ config, logger, historyObserver, localClock, logStream, storeStarting }: BuildOptions) {
   // Whatever the caller's logger options, credentials never reach the log (lib/log-redaction.ts).
   // The settings' secrets are known now; the keys file's are added by the auth plugin, which reads it.
   const redactor = new Redactor([config.SERVICE_API_AUTH_TOKEN, config.TEMPORAL_API_KEY, ...runTokenSecrets(config), redisPassword(config.SERVICE_RATE_LIMIT_REDIS_URL)])
@@ -129,7 +131,8 @@ export async function buildApp ({ config, logger, historyObserver, logStream, st
   await app.register(payloads, { storeStarting })
   for (const plugin of [traces, engine, deployments, catalogs, webhooks, runs, control, starts]) await app.register(plugin)
   await app.register(history, { observer: historyObserver })
-  for (const plugin of [runsFeed, schedules, batch, evals]) await app.register(plugin)
+  await app.register(runsFeed, { localClock })
+  for (const plugin of [schedules, batch, evals]) await app.register(plugin)
   // Access checks a limited key's targets by asking the concepts above; its hooks still run
   // after those of the plugins registered earlier (metrics, tracing, CORS) and before every route.
   await app.register(access, { redactor })

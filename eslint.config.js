@@ -5,6 +5,7 @@ import boundaries from 'eslint-plugin-boundaries'
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript'
 import { importX } from 'eslint-plugin-import-x'
 import neostandard from 'neostandard'
+import noTypeCycle from './scripts/no-type-cycle.mjs'
 
 // Layering (each folder's README.md says what it holds and may import): every file of ours belongs
 // to one element below, an import no policy allows fails the lint, and so does an import cycle.
@@ -18,11 +19,12 @@ const API = ['routes', 'plugin', 'concept', 'lib', 'schemas']
 const PACKAGES = ['core', 'worker']
 const allow = (...types) => ({ to: { element: { types } } })
 const APP = { to: { file: { categories: 'app' } } }
+const CONTRACT = { file: { categories: 'contract' } }
 
 const layering = {
   files: ['**/*.{ts,js,mjs}'],
   ignores: ['eslint.config.js'],
-  plugins: { boundaries, 'import-x': importX },
+  plugins: { boundaries, 'import-x': importX, flowport: noTypeCycle },
   settings: {
     'import/resolver': { typescript: { conditionNames } },
     'import-x/resolver-next': [createTypeScriptImportResolver({ conditionNames })],
@@ -48,22 +50,33 @@ const layering = {
       { type: 'examples', pattern: 'examples', partialMatch: false }
     ],
     // app.ts and server.ts are files at the root, not a folder: a file category stands for them.
-    'boundaries/files': [{ category: 'app', pattern: '{app,server}.ts' }]
+    'boundaries/files': [
+      { category: 'app', pattern: '{app,server}.ts' },
+      // Core's dependency-free contract (core/README.md): what the browser and workflow code take too.
+      { category: 'contract', pattern: 'core/src/{api,bounded,contract,duration,eval,fatal-error,run,steps}.ts' }
+    ]
   },
   rules: {
     'boundaries/dependencies': ['error', {
       default: 'disallow',
+      // Packages are checked too (the contract takes none but TypeBox), and so are imports within
+      // one element (the contract is files of core).
+      checkAllOrigins: true,
+      checkInternals: true,
       policies: [
         // npm packages and Node's built-ins (origin "core"; our core/ package is the element "core").
         { allow: { to: { module: { origin: ['external', 'core'] } } } },
         { from: { element: { type: 'schemas' } }, allow: allow('schemas', 'core') },
         { from: { element: { type: 'lib' } }, allow: allow('lib', 'schemas', ...PACKAGES) },
         { from: { element: { type: 'plugin' } }, allow: allow('plugin', 'lib', 'schemas', ...PACKAGES) },
-        // Concepts import each other (their types, their factories' interfaces); no-cycle keeps that a tree.
-        { from: { element: { type: 'concept' } }, allow: allow('concept', 'lib', 'schemas', ...PACKAGES) },
+        { from: { element: { type: 'concept' } }, allow: allow('lib', 'schemas', ...PACKAGES) },
+        // A concept's own files import each other freely; another concept only through its face, its
+        // index.ts (the plugin that decorates the service, and what the concept lets others use).
+        { from: { element: { type: 'concept' } }, allow: { to: { element: { type: 'concept', captured: { concept: '{{ from.element.captured.concept }}' } } } } },
+        { from: { element: { type: 'concept' } }, allow: { to: { element: { type: 'concept', fileInternalPath: 'index.ts' } } } },
         { from: { element: { type: 'routes' } }, allow: allow('routes', 'lib', 'schemas', ...PACKAGES) },
-        // A route calls `fastify.<concept>`: it needs the service's type, never its code.
-        { from: { element: { type: 'routes' } }, allow: { to: { element: { type: 'concept' } }, dependency: { kind: 'type' } } },
+        // A route calls `fastify.<concept>`: it needs the service's type (from the concept's face), never its code.
+        { from: { element: { type: 'routes' } }, allow: { to: { element: { type: 'concept', fileInternalPath: 'index.ts' } }, dependency: { kind: 'type' } } },
         { from: { file: { categories: 'app' } }, allow: allow(...API, ...PACKAGES) },
         { from: { file: { categories: 'app' } }, allow: APP },
         { from: { element: { types: ['openapi', 'cli'] } }, allow: allow('openapi', 'cli', ...API, ...PACKAGES, 'client') },
@@ -76,12 +89,21 @@ const layering = {
         { from: { element: { type: 'core' } }, allow: allow('core') },
         { from: { element: { type: 'worker' } }, allow: allow('worker', 'core') },
         { from: { element: { type: 'client' } }, allow: allow('client', 'core') },
-        { from: { element: { type: 'examples' } }, allow: allow('examples', 'worker', 'core') }
+        { from: { element: { type: 'examples' } }, allow: allow('examples', 'worker', 'core') },
+        // The contract imports only itself and TypeBox (pure JavaScript): no Node built-in, no other
+        // package, none of core's I/O. The last policy that matches decides, hence this order.
+        { from: CONTRACT, disallow: { to: { element: { type: 'core' } } } },
+        { from: CONTRACT, disallow: { to: { module: { origin: ['external', 'core'] } } } },
+        { from: CONTRACT, allow: { to: { file: { categories: 'contract' } } } },
+        { from: CONTRACT, allow: { to: { module: { source: '@sinclair/typebox' } } } }
       ]
     }],
     'boundaries/no-unknown-files': 'error',
     // Cycles are among our files: not following imports into node_modules keeps the lint fast.
-    'import-x/no-cycle': ['error', { ignoreExternal: true }]
+    'import-x/no-cycle': ['error', { ignoreExternal: true }],
+    // …which skips type-only imports: this one refuses a cycle that goes through one, and two
+    // concepts that import each other.
+    'flowport/no-type-cycle': 'error'
   }
 }
 

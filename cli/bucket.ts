@@ -7,7 +7,7 @@
  * (cli/object-store.ts).
  */
 import { BucketAlreadyExists, BucketAlreadyOwnedByYou, CreateBucketCommand, S3Client } from '@aws-sdk/client-s3'
-import { CredentialsError, resolveCredentialReferences } from '@flowport/worker/credentials'
+import { CredentialsError, resolveCredentialReferences } from '@flowport/core/credentials'
 
 export interface BucketTarget {
   bucket: string

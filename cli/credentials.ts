@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util'
 import {
   credentialAt, credentialsLocation, CredentialsError, generateKey, maskedText, parseCredentials, parseKey, pathSegments,
   readCredentials, readKey, writeCredentials, type CredentialsLocation
-} from '@flowport/worker/credentials'
+} from '@flowport/core/credentials'
 
 export const credentialsUsage = `Usage: flowport credentials <command> [--env ENV] [--file PATH]
   init                 create the file, encrypted with a new key (printed once; refuses to overwrite)

@@ -8,7 +8,7 @@
  */
 import { pathToFileURL } from 'node:url'
 import { Command, CommanderError, InvalidArgumentError } from 'commander'
-import { DEFAULT_PORT } from '@flowport/core/settings'
+import { DEFAULT_PORT } from '@flowport/core/api'
 
 const SERVER_COMMANDS = ['dev', 'cluster', 'api', 'worker', 'engine', 'replay', 'bucket', 'credentials', 'keys']
 

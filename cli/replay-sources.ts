@@ -10,7 +10,7 @@ import type { Client } from '@temporalio/client'
 import { historyFromJSON, type History } from '@temporalio/common/lib/proto-utils.js'
 import type { temporal } from '@temporalio/proto'
 import type { RecordedRun } from '@flowport/worker'
-import { runVersionOfInfo, type RunVersion } from '../plugins/app/runs/run-version.js'
+import { runVersionOfInfo, type RunVersion } from '../plugins/app/engine/runs/run-version.js'
 import type { WorkerDeploymentVersion } from '../schemas/deployment-version.js'
 import { versionValue } from '../plugins/app/engine/deployment-version.js'
 import { quote } from '../lib/visibility-query.js'
@@ -45,7 +45,7 @@ type HistoryEvent = NonNullable<History['events']>[number]
 
 /**
  * As the history records it: the last completed workflow task's version and behaviour, under the
- * override set at the start or changed since (the engine's own rule, plugins/app/runs/run-version.ts).
+ * override set at the start or changed since (the engine's own rule, plugins/app/engine/runs/run-version.ts).
  */
 export function versionInHistory (events: HistoryEvent[]): RunVersion {
   let override: temporal.api.workflow.v1.IVersioningOverride | null | undefined

@@ -6,7 +6,7 @@
  * with one line naming the setting and the path, never a value: taken literally, it would be a
  * 20-odd character secret that passes every check.
  */
-import { CredentialsError, resolveCredentialReferences } from '@flowport/worker/credentials'
+import { CredentialsError, resolveCredentialReferences } from '@flowport/core/credentials'
 import type { TObject } from '@sinclair/typebox'
 import { ConfigError } from './config-error.js'
 

@@ -4,7 +4,8 @@
  * them and names the first bad variable.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { CatalogIdSetting, DEFAULT_PORT, EngineEnvProperties, LogLevelSetting, NodeEnvSetting } from '@flowport/core/settings'
+import { DEFAULT_PORT } from '@flowport/core/api'
+import { CatalogIdSetting, EngineEnvProperties, LogLevelSetting, NodeEnvSetting } from '@flowport/core/settings'
 import { TraceEnvProperties } from '@flowport/core/trace-settings'
 import { OtelEnvProperties } from '@flowport/core/tracing'
 import { PayloadEnvProperties } from '@flowport/core/payloads'

@@ -1,15 +1,9 @@
 /**
- * The API's one status vocabulary: lower-case, `canceled` with one L, plus `paused` (Temporal
- * 1.28+ can pause a run) and `unknown` for codes newer than this SDK. plugins/app/runs/status.ts maps the
- * engine's names onto it.
+ * The run statuses (core/src/run.ts) as schemas; plugins/app/engine/runs/status.ts maps the
+ * engine's names onto them.
  */
 import { Type } from '@sinclair/typebox'
-import { TERMINAL_STATUSES } from '@flowport/core/run-status'
-
-// Which of them are final is written once, in core (core/src/run-status.ts).
-export const STATUSES = ['running', 'paused', ...TERMINAL_STATUSES, 'unknown'] as const
-
-export type Status = typeof STATUSES[number]
+import { STATUSES, TERMINAL_STATUSES } from '@flowport/core/run'
 
 /** A string enum: one `enum` keyword, so a bad value gives one issue (a union of literals gives one per branch). */
 export const Literals = <T extends readonly string[]>(values: T, options = {}) =>

@@ -8,7 +8,8 @@ import type { FailureCause } from '@flowport/core/failure'
 import { VERSIONING_MODES } from '@flowport/core/contract'
 import { VersioningOverrideSchema } from './run-versioning.js'
 import { BASE64URL_PATTERN, Nullable, NameSchema, NOT_IN_QUERY_TEXT, QueryTextSchema, RunIdSchema, ruled, WorkflowIdSchema, ref, response } from './common.js'
-import { Literals, RunStatusSchema, STATUSES, TerminalRunStatusSchema } from './status.js'
+import { FILTER_STATUSES } from '@flowport/core/run'
+import { Literals, RunStatusSchema, TerminalRunStatusSchema } from './status.js'
 import { CatalogIdSchema } from './catalog.js'
 import { DurationSchema } from './schedules.js'
 import { IfMatchSchema } from './conditional.js'
@@ -265,7 +266,7 @@ export const WorkflowInputSchema = Type.Object({
 
 export const RunsQuerySchema = Type.Object({
   workflowName: Type.Optional(Type.String({ ...QueryTextSchema, description: 'Only runs of this workflow type' })),
-  status: Type.Optional(Literals(STATUSES.filter((s) => s !== 'unknown'), { description: 'Only runs in this status' })),
+  status: Type.Optional(Literals(FILTER_STATUSES, { description: 'Only runs in this status' })),
   catalog: Type.Optional(CatalogIdSchema),
   scheduleId: Type.Optional(Type.String({ ...QueryTextSchema, maxLength: 200, description: 'Only runs started by this schedule' })),
   version: Type.Optional(Type.String({

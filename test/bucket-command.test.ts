@@ -10,7 +10,7 @@ import { HeadBucketCommand, S3Client } from '@aws-sdk/client-s3'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { credentialsLocation, generateKey, writeCredentials } from '@flowport/worker/credentials'
+import { credentialsLocation, generateKey, writeCredentials } from '@flowport/core/credentials'
 import { bucketCommand } from '../cli/bucket.js'
 import { flowport } from './helpers/flowport-cli.js'
 

@@ -95,7 +95,7 @@ t.test('relative links and their anchors resolve', async (t) => {
 t.test('every SERVICE_ and ENGINE_ setting the docs name is declared by the API or the worker', async (t) => {
   const declared = new Set([...Object.keys(ConfigSchema.properties), ...Object.keys(WorkerEnvSchema.properties)])
   // Read outside the schemas, before them: the credentials file's path (worker and API alike).
-  const readBy: Record<string, string> = { SERVICE_CREDENTIALS_FILE: 'worker/src/credentials/location.ts' }
+  const readBy: Record<string, string> = { SERVICE_CREDENTIALS_FILE: 'core/src/credentials/location.ts' }
   for (const [name, file] of Object.entries(readBy)) {
     t.match(readFileSync(file, 'utf8'), name, `${file} reads ${name}`)
     declared.add(name)

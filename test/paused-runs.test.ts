@@ -2,7 +2,7 @@
  * A paused run (the engine's Workflow Pause, experimental: an engine of the test's own with
  * `frontend.WorkflowPauseEnabled`): its status says `paused`, and its result is a 424 that says so,
  * unpinned and pinned. The unpinned result is read from the first page of the id's history when
- * that names an open run (plugins/app/runs/run-history.ts, `readLatestPage`); a run that was ever paused is left
+ * that names an open run (plugins/app/engine/runs/history.ts, `readLatestPage`); a run that was ever paused is left
  * to the describe, which alone knows whether it still is.
  */
 import t from 'tap'

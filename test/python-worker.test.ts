@@ -199,3 +199,19 @@ export const body: RunBody = { catalog: '${catalog}', workflowName: 'order', inp
   t.not(bad.code, 0, 'a wrong input type does not')
   t.match(bad.output, /bad\.ts\(3,\d+\): error TS2322/)
 })
+
+t.test('a schedule starts the declared workflow under its Temporal type, and reads back without warnings', async (t) => {
+  const app = await build(t)
+  const scheduleId = newId('sched-python')
+  const created = await post(t, app, '/schedules', '/schedules', { scheduleId, catalog, workflowName: 'greet', input: { name: 'Lin' }, spec: { every: [{ interval: '1h' }] } })
+  t.equal(created.status, 201)
+  t.teardown(async () => { await app.engine.client.schedule.getHandle(scheduleId).delete().catch(() => undefined) })
+  t.equal((await post(t, app, `/schedules/${scheduleId}/trigger`, '/schedules/{scheduleId}/trigger', undefined)).status, 204)
+  const read = async () => await get(t, app, `/schedules/${scheduleId}`, '/schedules/{scheduleId}')
+  const triggered = await eventually(read, (r) => r.body.recentActions?.length >= 1, 120)
+  t.same(triggered.body.warnings, [], 'the stored action still matches the declared workflow')
+  const [action] = triggered.body.recentActions
+  t.equal(await waitClosed(app, action.workflowId, action.runId), 'COMPLETED', 'the Python worker ran it: the action names its type')
+  const result = await get(t, app, `/workflow/${encodeURIComponent(action.workflowId)}/result`, '/workflow/{id}/result')
+  t.same(result.body.output, { greeting: 'Hello, Lin!' })
+})

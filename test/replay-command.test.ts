@@ -17,7 +17,7 @@ import { spawnWorker } from './helpers/worker-process.js'
 import { flowport } from './helpers/flowport-cli.js'
 import { replayQuery } from '../cli/replay.js'
 import { pinnedElsewhere } from '../cli/replay-sources.js'
-import { runVersionOfInfo } from '../plugins/app/runs/run-version.js'
+import { runVersionOfInfo } from '../plugins/app/engine/runs/run-version.js'
 import type { App } from '../app.js'
 
 const catalog = `replay-${randomUUID()}`

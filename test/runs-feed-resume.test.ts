@@ -28,9 +28,16 @@ t.test('clients resuming from the same or nearby ids share one catch-up read', a
   const base = await app.listen({ port: 0, host: '127.0.0.1' })
   const run = await start(t, app, 'hello', { name: 'resume-together' }, newId('resume-together'))
   await waitClosed(app, run.workflowId)
-  // The run's start and close are older than the feed (made below), so only a catch-up read brings them.
+  // The run's start and close are older than the feed (made below), so only a catch-up read brings
+  // them: the feed stands SERVICE_RUNS_FEED_DELAY_MS before the newest change the engine lists when
+  // it starts (plugins/app/runs-feed/engine-clock.ts), a later run's.
   await new Promise((resolve) => setTimeout(resolve, 1500))
+  await waitClosed(app, (await start(t, app, 'hello', { name: 'resume-later' }, newId('resume-later'))).workflowId)
   const url = `${base}/workflow/runs/stream?catalog=${encodeURIComponent(testCatalog())}`
+  // The replica's first stream reads the engine's newest times once (engine-clock.ts): not counted.
+  const opener = await openSse(url)
+  await opener.until((f) => f.length >= 1)
+  opener.close()
   const before = await listCalls(app)
   const since = Date.now() - 20_000
   // One client opens the feed, then 30 come back at once from ids a few hundred ms apart.

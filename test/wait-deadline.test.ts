@@ -2,11 +2,11 @@
  * A wait for a run's close (`/workflow/run`, `Prefer: wait`) that reaches its deadline ends as
  * "still open", however little time was left for its last long poll: the engine answers a call
  * due in a few milliseconds with DEADLINE_EXCEEDED or, now and then, CANCELLED, and neither may
- * become a 500 (plugins/app/runs/run-history.ts, `waitForCloseEvent`).
+ * become a 500 (plugins/app/engine/runs/history.ts, `waitForCloseEvent`).
  */
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
-import { timedOut } from '../plugins/app/runs/run-history.js'
+import { timedOut } from '../plugins/app/engine/runs/history.js'
 import { build } from './helpers/app.js'
 
 t.test('waits with 0 to 5 ms or up to 120 ms left all end as timed out, never as an error', async (t) => {

@@ -111,7 +111,8 @@ export class RunView extends Component {
       client().input(workflowId, { runId: this.runId }).then((r) => this.setState({ input: r.input }), () => {})
       if (isTerminalStatus(status.status)) this.readResult()
       client().catalog(status.catalog).then((catalog) => {
-        const workflow = catalog.workflows.find((w) => w.name === status.workflowName || w.aliases.includes(status.workflowName))
+        // A declared workflow's runs carry its Temporal type (docs/any-worker.md).
+        const workflow = catalog.workflows.find((w) => w.name === status.workflowName || w.aliases.includes(status.workflowName) || w.workflowType === status.workflowName)
         this.setState({ workflow: workflow ?? null })
       }, () => {})
     } catch (error) {

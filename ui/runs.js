@@ -5,9 +5,10 @@ import { client } from './session.js'
 import { live } from './live.js'
 import { Problem, Status, Version, go, runHref, streamState, time } from './common.js'
 import { Progressive } from './progressive.js'
+// The statuses a run list filters by: core's list (core/src/run.ts), served as a module.
+import { FILTER_STATUSES as STATUSES } from './vendor/core.mjs'
 
 const FILTERS = ['workflowName', 'status', 'catalog', 'version', 'startedAfter', 'startedBefore']
-const STATUSES = ['running', 'completed', 'failed', 'canceled', 'terminated', 'timed_out', 'continued_as_new', 'paused']
 
 export class RunsView extends Component {
   state = { runs: [], next: null, error: null, loading: true, live: 'connecting', feedError: null, changes: 0 }

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander'
 import { DEFAULT_CATALOG_ID } from '@flowport/core/settings'
-import { TERMINAL_STATUSES } from '@flowport/core/run-status'
+import { FILTER_STATUSES } from '@flowport/core/run'
 import { action, clientCommand, clientOf, type CommonOptions } from './command.js'
 import { CliError, EXIT } from './exit-codes.js'
 import { positiveInteger } from './input.js'
@@ -40,7 +40,7 @@ async function watch (options: RunFilter): Promise<number> {
 export function registerList (program: Command): void {
   clientCommand(program, 'runs', 'list runs, newest first')
     .option('--workflow <name>', 'only runs of this workflow')
-    .option('--status <status>', `only runs in this status (${['running', ...TERMINAL_STATUSES].join(', ')})`)
+    .option('--status <status>', `only runs in this status (${FILTER_STATUSES.join(', ')})`)
     .option('--catalog <catalog>', 'only runs of this catalog')
     .option('--version <buildId>', 'only runs on this worker deployment version (`<deployment>:<buildId>`; a build id alone: of the catalog\'s deployment)')
     .option('--limit <n>', 'at most this many runs', positiveInteger('--limit'), 20)

@@ -8,6 +8,7 @@ import { action, clientCommand, clientOf, type CommonOptions } from './command.j
 import { CliError, EXIT } from './exit-codes.js'
 import { readInput } from './input.js'
 import { info, printJson } from './output.js'
+import { retryRateLimited } from './retry-after.js'
 
 /** `failed-step`, `start`, `last-workflow-task`, `step:<name>` or `step:<name>#<occurrence>`. */
 export function parseFrom (value: string): ResetFrom {
@@ -59,7 +60,7 @@ export function registerReset (program: Command): void {
       ? { query: options.query }
       : JSON.parse(JSON.stringify({ workflowName: options.workflow, status: options.status, catalog: options.catalog })) as Record<string, never>
     const client = clientOf(options)
-    const started = await client.startBatch({ ...body, filter, reason: options.reason })
+    const started = await retryRateLimited(`Batch ${body.action}`, async () => await client.startBatch({ ...body, filter, reason: options.reason }))
     if (options.json) printJson(started)
     else info(`Batch ${started.batchId}: ${body.action} on ${started.matched} matching run(s). Progress: flowport batch status ${started.batchId}`)
     return EXIT.ok

@@ -21,8 +21,8 @@ export interface LocalStepResult {
  * The SDK's data of a local step's marker (the JSON of its `data` detail, Temporal Core's
  * LocalActivityMarkerData; or another SDK's layout, ./local-markers.ts), decoded from the engine's
  * payloads; null for any other marker, or one whose data this reader does not understand. The
- * trace and the reset point (the API's plugins/app/runs/step-calls.ts) both place local steps by
- * it (steps.ts, `localStep` option).
+ * trace and the reset point (the API's plugins/app/engine/runs/step-calls.ts) both place local
+ * steps by it (steps.ts, `localStep` option).
  */
 export function localStepMarkerData (marker: { markerName?: string | null, details?: unknown } | null | undefined): LocalStepMarker | null {
   const details = marker?.details as temporal.api.history.v1.IMarkerRecordedEventAttributes['details']

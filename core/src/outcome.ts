@@ -8,7 +8,7 @@ import { decodeFromPayloadsAtIndex, decodeOptionalFailureToOptionalError } from 
 // @temporalio/proto is CommonJS: its named exports are not visible to ESM.
 import protoRoot, { type temporal } from '@temporalio/proto'
 import { closeDetails, failureDetails, type ErrorDetails } from './failure-chain.js'
-import type { TerminalStatus } from './run-status.js'
+import type { TerminalStatus } from './run.js'
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent
 

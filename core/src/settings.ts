@@ -18,9 +18,6 @@ export type LogLevel = typeof LOG_LEVELS[number]
 /** The catalog a worker serves, and the API starts runs in, when SERVICE_CATALOG_ID is unset. */
 export const DEFAULT_CATALOG_ID = 'main'
 
-/** The API's port unless PORT says otherwise (schemas/config.ts), also the CLI's and the client's default. */
-export const DEFAULT_PORT = 3001
-
 // The settings both processes read, each declared (with its default) once.
 /** `production`: JSON log lines; anything else: readable ones. */
 export const NodeEnvSetting = Type.String({ default: 'development' })

@@ -40,7 +40,7 @@ const VENDOR: Record<string, string> = {
  */
 const BUNDLED: Record<string, string[]> = {
   'client.mjs': ['@flowport/client'],
-  'core.mjs': ['@flowport/core/steps', '@flowport/core/duration', '@flowport/core/run-status'],
+  'core.mjs': ['@flowport/core/steps', '@flowport/core/duration', '@flowport/core/run'],
   // The page's JSON Schema validator (ui/schema.js): its package ships ES modules, one file each; one bundle is one request.
   'json-schema.mjs': ['@cfworker/json-schema']
 }

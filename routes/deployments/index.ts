@@ -12,7 +12,7 @@ import {
   DeploymentChangeHeadersSchema, DeploymentListSchema, DeploymentParamsSchema, DeploymentSchema, RampBodySchema, RollbackBodySchema, SetCurrentBodySchema
 } from '../../schemas/deployments.js'
 import { withEtag } from '../../schemas/conditional.js'
-import type { ChangeOptions, TaggedDeployment } from '../../plugins/app/deployments/deployments.js'
+import type { ChangeOptions, TaggedDeployment } from '../../plugins/app/deployments/index.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { clientGone } from '../../lib/abort.js'
 import { access, engineIdentity } from '../../lib/http/access.js'

@@ -14,7 +14,7 @@ import {
 } from '../../schemas/workflow.js'
 import { clientGone } from '../../lib/abort.js'
 import { optionalBody, optionalBodySchema } from '../../lib/http/optional-body.js'
-import type { HandlerCall, HandlerKind } from '../../plugins/app/control/handlers.js'
+import type { HandlerCall, HandlerKind } from '../../plugins/app/control/index.js'
 import { latestAndPinned, runCall } from '../latest-and-pinned.js'
 import { preferences } from '../../lib/http/prefer.js'
 import { access } from '../../lib/http/access.js'

@@ -27,6 +27,7 @@ export const WorkerEnvSchema = Type.Object({
   ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_POLLS: Count(10, 1),
   ENGINE_MAX_CONCURRENT_WORKFLOW_TASK_POLLS: Count(10, 2),
   ENGINE_MAX_CONCURRENT_WEBHOOK_DELIVERIES: Count(20, 1),
+  ENGINE_MAX_WEBHOOK_DELIVERIES_PER_RECEIVER: Count(10, 1),
   ENGINE_SHUTDOWN_GRACE_MS: Count(10_000, 0),
   /** How long the engine may stay out of reach (at start or later) before the worker exits 1. */
   SERVICE_WORKER_ENGINE_RETRY_MS: Count(120_000, 0),
@@ -96,7 +97,8 @@ export function workerOptionsFromEnv (config: WorkerEnv): WorkerOptions {
       maxCachedWorkflows: config.ENGINE_MAX_CACHED_WORKFLOWS,
       maxConcurrentActivityTaskPolls: config.ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_POLLS,
       maxConcurrentWorkflowTaskPolls: config.ENGINE_MAX_CONCURRENT_WORKFLOW_TASK_POLLS,
-      maxConcurrentWebhookDeliveries: config.ENGINE_MAX_CONCURRENT_WEBHOOK_DELIVERIES
+      maxConcurrentWebhookDeliveries: config.ENGINE_MAX_CONCURRENT_WEBHOOK_DELIVERIES,
+      maxWebhookDeliveriesPerReceiver: config.ENGINE_MAX_WEBHOOK_DELIVERIES_PER_RECEIVER
     }
   }
 }

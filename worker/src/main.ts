@@ -5,8 +5,7 @@
  * error: a worker is either polling or gone, so that a supervisor can restart it.
  */
 import type { Server } from 'node:http'
-import { CredentialsError } from './credentials/errors.js'
-import { resolveCredentialSettings } from './credentials/credentials.js'
+import { CredentialsError, resolveCredentialSettings } from '@flowport/core/credentials'
 import { readWorkerEnv, workerLogger, workerOptionsFromEnv, type WorkerEnv } from './env.js'
 import { keepPolling } from './runtime/keep-polling.js'
 import { serveHealth } from './runtime/health-server.js'

@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto'
 import { readFileSync, watch, type FSWatcher } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import type { FastifyBaseLogger } from 'fastify'
-import { resolveCredentialReferences } from '@flowport/worker/credentials'
+import { resolveCredentialReferences } from '@flowport/core/credentials'
 import type { KeysFile } from '../../../schemas/keys-file.js'
 import { findKey, keyFromEntry, KeysFileError, parseKeysFile, TOKEN_KEY_ID, tokenKey, type ApiKey } from './keys.js'
 

@@ -12,10 +12,10 @@ import type { Scope } from '../../../schemas/access.js'
 import type { StartWorkflowBody } from '../../../schemas/workflow.js'
 import type { Caller, Target } from '../../../lib/http/access.js'
 import { workflowOfEvalId } from '@flowport/core/eval'
-import type { Catalogs } from '../catalogs/catalogs.js'
-import type { Runs } from '../runs/runs.js'
-import type { Schedules } from '../schedules/schedules.js'
-import type { Starts } from '../starts/starts.js'
+import type { Catalogs } from '../catalogs/index.js'
+import type { Runs } from '../runs/index.js'
+import type { Schedules } from '../schedules/index.js'
+import type { Starts } from '../starts/index.js'
 
 export interface Principal extends Caller {
   scopes: ReadonlySet<Scope>

@@ -11,11 +11,10 @@ import { encodeToPayloads } from '@temporalio/common/lib/internal-non-workflow/c
 import { tsToDate } from '@temporalio/common/lib/time.js'
 import type { BatchBody, BatchFilter, BatchStarted, BatchStatus } from '../../../schemas/batch.js'
 import { ApiError, RETRY_AFTER_SECONDS, validationError } from '../../../lib/api-error.js'
-import { reapplyOptions } from '../control/reset.js'
-import { INTERNAL_RUNS_EXCLUDED, visibilityQuery } from '../runs/list-runs.js'
+import { reapplyOptions } from '../control/index.js'
+import { INTERNAL_RUNS_EXCLUDED, visibilityQuery } from '../runs/index.js'
 import { ungroupableReason } from '../../../lib/visibility-query.js'
-import type { Engine } from '../engine/engine.js'
-import { grpcCode } from '../engine/errors.js'
+import { type Engine, grpcCode } from '../engine/index.js'
 import { status as GrpcStatus } from '@grpc/grpc-js'
 
 const { BatchOperationType, BatchOperationState } = protoRoot.temporal.api.enums.v1

@@ -19,16 +19,13 @@ import {
 } from '@flowport/core/contract'
 import { untilAborted } from '../../../lib/abort.js'
 import { ApiError, RETRY_AFTER_SECONDS } from '../../../lib/api-error.js'
-import type { RunRef } from '../runs/types.js'
-import { isoOrNull } from '../runs/status.js'
+import { type RunRef, isoOrNull } from '@flowport/core/run'
 import type { CatalogVersion, CatalogVersions, CatalogWorkers } from '../../../schemas/catalog.js'
 import type { Config } from '../../../schemas/config.js'
-import type { Engine } from '../engine/engine.js'
-import { isAlive, lastPollMs, POLLER_RECENT_MS } from '../engine/pollers.js'
-import { versionOf, versionValue } from '../engine/deployment-version.js'
+import { type Engine, isAlive, lastPollMs, POLLER_RECENT_MS, versionOf, versionValue } from '../engine/index.js'
 import type { WorkerDeploymentVersion } from '../../../schemas/deployment-version.js'
 import { catalogDocuments } from './catalog-openapi.js'
-import type { Deployments } from '../deployments/deployments.js'
+import type { Deployments } from '../deployments/index.js'
 
 const { TaskQueueKind, TaskQueueType, WorkerVersioningMode } = protoRoot.temporal.api.enums.v1
 

@@ -2,8 +2,11 @@
  * Decorates `fastify.catalogs`: the published catalogs and their workers (./catalogs.ts).
  */
 import fp from 'fastify-plugin'
-import { readRunInput } from '../runs/run-history.js'
+import { readRunInput } from '../engine/index.js'
 import { createCatalogs, type Catalogs } from './catalogs.js'
+
+export type { Catalogs } from './catalogs.js'
+export { assertFitsDeclared, assertNoWebhookOnDeclared, entryOfType, notForDeclared, workflowTypeOf } from './declared.js'
 
 declare module 'fastify' {
   interface FastifyInstance { catalogs: Catalogs }

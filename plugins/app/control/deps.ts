@@ -2,10 +2,10 @@
  * What the control service is built from and its parts are given.
  */
 import type { Config } from '../../../schemas/config.js'
-import type { Engine } from '../engine/engine.js'
-import type { Catalogs } from '../catalogs/catalogs.js'
-import type { Runs } from '../runs/runs.js'
-import type { Deployments } from '../deployments/deployments.js'
+import type { Engine } from '../engine/index.js'
+import type { Catalogs } from '../catalogs/index.js'
+import type { Runs } from '../runs/index.js'
+import type { Deployments } from '../deployments/index.js'
 
 /** What the parts are given: which run a call is about and its close event come from the runs service. */
 export interface ControlDeps {

@@ -11,17 +11,14 @@ import { status as GrpcStatus } from '@grpc/grpc-js'
 import { decodeFromPayloadsAtIndex, encodeToPayloads } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js'
 import type { CatalogHandler, CatalogWorkflow } from '@flowport/core/contract'
 import { ApiError, engineUnavailable, validationError, type ErrorName } from '../../../lib/api-error.js'
-import { alreadyClosed, closedMeanwhile } from '../runs/execution.js'
+import { alreadyClosed, closedMeanwhile, statusFromEngine, grpcCode } from '../engine/index.js'
 import { assertMatches } from '../../../lib/json-schema.js'
 import { assertRunMatches } from '../../../lib/http/conditional.js'
-import { isTerminal, statusFromEngine } from '../runs/status.js'
-import { grpcCode } from '../engine/errors.js'
-import type { RunRef } from '../runs/types.js'
+import { isTerminalStatus, type RunRef, type Status } from '@flowport/core/run'
 import type { UpdateState } from '../../../schemas/workflow.js'
-import type { Status } from '../../../schemas/status.js'
 import type { ControlDeps } from './deps.js'
 import type { ControlCall } from './stop.js'
-import { assertFitsDeclared, entryOfType } from '../catalogs/declared.js'
+import { assertFitsDeclared, entryOfType } from '../catalogs/index.js'
 
 type Deps = Pick<ControlDeps, 'engine' | 'runs' | 'catalogs' | 'config'>
 
@@ -50,7 +47,7 @@ async function prepare ({ engine, runs, catalogs, config }: Deps, call: HandlerC
   assertFitsDeclared(catalog, call.payload, config.SERVICE_PAYLOAD_REF_THRESHOLD_BYTES, 'payload')
   // Queries may still be answered by a closed run; signals and updates cannot reach one.
   const status = statusFromEngine(execution.status.name)
-  if (call.kind !== 'query' && isTerminal(status)) throw alreadyClosed(run, status)
+  if (call.kind !== 'query' && isTerminalStatus(status)) throw alreadyClosed(run, status)
   return { execution, run, args, handle: engine.as(call.identity).workflow.getHandle(run.workflowId, run.runId) }
 }
 
@@ -97,7 +94,7 @@ export async function runQuery (deps: Deps, call: HandlerCall) {
 }
 
 function noFirstTask (run: RunRef, status: Status): ApiError {
-  if (isTerminal(status)) return alreadyClosed(run, `${status} before a worker took its first workflow task: no worker can answer a query`)
+  if (isTerminalStatus(status)) return alreadyClosed(run, `${status} before a worker took its first workflow task: no worker can answer a query`)
   return new ApiError(409, 'WorkflowNotStartedError',
     `Workflow ${run.workflowId} run ${run.runId} has not started yet (a startDelay or a retry's backoff holds its first workflow task): a worker answers queries once it took that task`, run)
 }

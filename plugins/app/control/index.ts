@@ -4,6 +4,10 @@
 import fp from 'fastify-plugin'
 import { createControl, type Control } from './control.js'
 
+export type { Control } from './control.js'
+export { handlerArgs, type HandlerCall, type HandlerKind } from './handlers.js'
+export { reapplyOptions } from './reset.js'
+
 declare module 'fastify' {
   interface FastifyInstance { control: Control }
 }

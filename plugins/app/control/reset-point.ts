@@ -8,9 +8,8 @@
 import type { temporal } from '@temporalio/proto'
 import type { ResetFrom } from '../../../schemas/reset.js'
 import { ApiError } from '../../../lib/api-error.js'
-import type { HistoryEvent } from '../runs/close-events.js'
-import type { RunRef } from '../runs/types.js'
-import { idOf, stepAfter, stepCalls, type StepCall } from '../runs/step-calls.js'
+import { type HistoryEvent, idOf, stepAfter, stepCalls, type StepCall } from '../engine/index.js'
+import type { RunRef } from '@flowport/core/run'
 
 type Failure = temporal.api.failure.v1.IFailure
 

@@ -15,8 +15,8 @@ import type { ResetFrom, ResetReapply, ResetResult } from '../../../schemas/rese
 import { assertRunMatches } from '../../../lib/http/conditional.js'
 import { resetNotPossible, resolveResetPoint } from './reset-point.js'
 import type { ControlCall } from './stop.js'
-import type { RunRef } from '../runs/types.js'
-import { isTerminal, statusFromEngine } from '../runs/status.js'
+import { type RunRef, isTerminalStatus } from '@flowport/core/run'
+import { statusFromEngine } from '../engine/index.js'
 import type { ControlDeps } from './deps.js'
 
 const { ResetReapplyType, ResetReapplyExcludeType } = protoRoot.temporal.api.enums.v1
@@ -52,7 +52,7 @@ export async function resetRun ({ engine, runs }: Pick<ControlDeps, 'engine' | '
   if (call.runId !== undefined) {
     // Temporal would terminate the workflow id's open run to make room for the new one: never by surprise.
     const latest = await runs.describeRun({ workflowId: call.workflowId, signal: call.signal })
-    if (latest.runId !== run.runId && !isTerminal(statusFromEngine(latest.status.name))) {
+    if (latest.runId !== run.runId && !isTerminalStatus(statusFromEngine(latest.status.name))) {
       throw resetNotPossible(run, `run ${latest.runId} of the workflow id is open; stop or reset that one instead`)
     }
   }

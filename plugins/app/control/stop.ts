@@ -5,11 +5,8 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { StopResult, TerminateResult } from '../../../schemas/control.js'
-import { alreadyClosed, closedMeanwhile } from '../runs/execution.js'
-import { timedOut } from '../runs/run-history.js'
-import type { RunRef } from '../runs/types.js'
-import { isTerminal, statusFromEngine } from '../runs/status.js'
-import type { HistoryEvent } from '../runs/close-events.js'
+import { alreadyClosed, closedMeanwhile, timedOut, statusFromEngine, type HistoryEvent } from '../engine/index.js'
+import { type RunRef, isTerminalStatus } from '@flowport/core/run'
 import { assertRunMatches } from '../../../lib/http/conditional.js'
 import type { ControlDeps } from './deps.js'
 
@@ -30,7 +27,7 @@ export async function openRun ({ runs }: Pick<ControlDeps, 'runs'>, call: Contro
   const run: RunRef = { workflowId: call.workflowId, runId: execution.runId }
   assertRunMatches(call.ifMatch, run)
   const status = statusFromEngine(execution.status.name)
-  if (isTerminal(status)) throw alreadyClosed(run, status)
+  if (isTerminalStatus(status)) throw alreadyClosed(run, status)
   return { run, status, execution }
 }
 

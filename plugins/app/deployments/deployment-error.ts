@@ -6,7 +6,7 @@
  */
 import { status as GrpcStatus } from '@grpc/grpc-js'
 import { ApiError, validationError } from '../../../lib/api-error.js'
-import { grpcFailure } from '../engine/errors.js'
+import { grpcFailure } from '../engine/index.js'
 
 export const deploymentNotFound = (deploymentName: string) =>
   new ApiError(404, 'DeploymentNotFoundError', `Worker deployment ${deploymentName} not found: no worker of it has polled the engine`)

@@ -4,7 +4,7 @@
  */
 import protoRoot, { type temporal } from '@temporalio/proto'
 import { tsToDate } from '@temporalio/common/lib/time.js'
-import { versionOf } from '../engine/deployment-version.js'
+import { versionOf } from '../engine/index.js'
 import type { Deployment, DeploymentSummary, DeploymentVersionState, Ramp } from '../../../schemas/deployments.js'
 
 type Info = temporal.api.deployment.v1.IWorkerDeploymentInfo

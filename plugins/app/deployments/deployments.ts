@@ -12,13 +12,10 @@ import { ApiError } from '../../../lib/api-error.js'
 import { entityTags } from '../../../lib/http/conditional.js'
 import { quote } from '../../../lib/visibility-query.js'
 import type { Deployment, DeploymentList, DeploymentVersionState } from '../../../schemas/deployments.js'
-import type { Engine } from '../engine/engine.js'
+import { type Engine, versionOf, versionValue, grpcFailure, isAlive, lastPollMs, POLLER_RECENT_MS } from '../engine/index.js'
 import type { WorkerDeploymentVersion } from '../../../schemas/deployment-version.js'
 import { deploymentChanged, deploymentConflict, deploymentError, describeError, versionNotFound } from './deployment-error.js'
 import { byCreation, deploymentOf, isDrained, NOT_COUNTED, stateOf, summaryOf, type Polling, type VersionSummary } from './deployment-view.js'
-import { versionOf, versionValue } from '../engine/deployment-version.js'
-import { grpcFailure } from '../engine/errors.js'
-import { isAlive, lastPollMs, POLLER_RECENT_MS } from '../engine/pollers.js'
 
 const { TaskQueueKind, TaskQueueType, WorkerVersioningMode } = protoRoot.temporal.api.enums.v1
 

@@ -5,6 +5,8 @@
 import fp from 'fastify-plugin'
 import { createDeployments, type Deployments } from './deployments.js'
 
+export type { ChangeOptions, Deployments, TaggedDeployment } from './deployments.js'
+
 declare module 'fastify' {
   interface FastifyInstance { deployments: Deployments }
 }

@@ -6,6 +6,17 @@
 import fp from 'fastify-plugin'
 import { createEngine, type Engine } from './engine.js'
 
+export { versionOf, versionValue } from './deployment-version.js'
+export type { Engine } from './engine.js'
+export { fromEngineError, grpcCode, grpcFailure } from './errors.js'
+export { POLLER_RECENT_MS, isAlive, lastPollMs } from './pollers.js'
+export { closeKindOf, continuedAs, nextRunOf, type HistoryEvent } from './runs/close-events.js'
+export { SHORT_HISTORY_EVENTS, readCloseEvent, readCloseEventIfClosed, readLatestPage, readRunInput, readRunStart, readStartAndClose, timedOut, waitForCloseEvent, type CloseWait, type LatestPage, type RunStart } from './runs/history.js'
+export { RESERVED_ID_PREFIX, alreadyClosed, closedMeanwhile, isReservedWorkflowId, runNotFound } from './runs/run.js'
+export { overrideOf, runVersionOfAttributes, runVersionOfInfo, type RunVersion } from './runs/run-version.js'
+export { statusFromEngine, visibilityName } from './runs/status.js'
+export { idOf, stepAfter, stepCalls, type StepCall } from './runs/step-calls.js'
+
 declare module 'fastify' {
   interface FastifyInstance { engine: Engine }
 }

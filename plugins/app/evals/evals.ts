@@ -14,11 +14,10 @@ import {
 import type { Config } from '../../../schemas/config.js'
 import type { EvalRun, EvalRunSummary, EvalRuns, EvalsQuery, StartEvalBody } from '../../../schemas/evals.js'
 import { notFound, validationError } from '../../../lib/api-error.js'
-import type { Catalogs } from '../catalogs/catalogs.js'
-import { notForDeclared } from '../catalogs/declared.js'
-import type { Engine } from '../engine/engine.js'
+import { notForDeclared, type Catalogs } from '../catalogs/index.js'
+import { type Engine, statusFromEngine } from '../engine/index.js'
 import { quote } from '../../../lib/visibility-query.js'
-import { isTerminal, statusFromEngine } from '../runs/status.js'
+import { isTerminalStatus } from '@flowport/core/run'
 
 export type Evals = ReturnType<typeof createEvals>
 
@@ -136,7 +135,7 @@ export function createEvals ({ engine, catalogs, config }: EvalsDeps) {
       const summary = summaryOf(description, workflowName)
       let report: EvalReport | null = null
       let error: string | null = null
-      if (isTerminal(summary.status)) {
+      if (isTerminalStatus(summary.status)) {
         try {
           report = await engine.call(() => engine.client.workflow.getHandle(evalId, description.runId).result() as Promise<EvalReport>, { signal, workflowId: evalId })
         } catch (err) {

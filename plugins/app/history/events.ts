@@ -11,7 +11,7 @@ import protojson from 'protobufjs/ext/protojson.js'
 import protobuf, { type Field, type Type } from 'protobufjs'
 import { defaultPayloadConverter } from '@temporalio/common'
 import type { TerminalReason } from '../../../schemas/history.js'
-import { closeKindOf, nextRunOf } from '../runs/close-events.js'
+import { closeKindOf, nextRunOf } from '../engine/index.js'
 
 export type RawEvent = temporal.api.history.v1.IHistoryEvent
 export type EventJson = Record<string, unknown> & { eventId: string, eventType: string, eventTime: string }

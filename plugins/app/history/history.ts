@@ -5,11 +5,11 @@
  */
 import type { HistoryPage } from '../../../schemas/history.js'
 import type { StreamRegistry } from '../../../lib/http/sse.js'
-import type { Engine } from '../engine/engine.js'
+import type { Engine } from '../engine/index.js'
 import { HistoryHubs, type HubObserver } from './hubs.js'
 import { readHistoryPage, type PageRequest } from './page.js'
 import { nextEngineToken, type HistoryReader } from './reader.js'
-import type { Runs } from '../runs/runs.js'
+import type { Runs } from '../runs/index.js'
 import { streamRun, type StreamRequest } from './stream.js'
 import { mayEndWithUnstoredTask, persistedOnly } from './unpersisted.js'
 

@@ -8,10 +8,9 @@
 import { status as GrpcStatus } from '@grpc/grpc-js'
 import { isGrpcServiceError } from '@temporalio/client'
 import type { HistoryPage } from '../../../schemas/history.js'
-import { isTerminal } from '../runs/status.js'
+import { isTerminalStatus } from '@flowport/core/run'
 import { validationError } from '../../../lib/api-error.js'
-import type { Runs } from '../runs/runs.js'
-import { historyWorkflowOf } from '../runs/execution.js'
+import { type Runs, historyWorkflowOf } from '../runs/index.js'
 import { decodePageToken, encodePageToken } from '../../../lib/page-token.js'
 import { eventIdOf, eventsToJson, type RawEvent } from './events.js'
 import { nextEngineToken, type HistoryReader } from './reader.js'
@@ -64,7 +63,7 @@ export async function readHistoryPage ({ runs, read }: PageDeps, request: PageRe
   const { runId } = workflow
 
   // A closed run's history is complete: past its last event there is nothing more to read.
-  const complete = isTerminal(workflow.status)
+  const complete = isTerminalStatus(workflow.status)
   const events: RawEvent[] = []
   let engineToken = from?.engineToken ?? new Uint8Array()
   let nextEventId = from?.nextEventId ?? 1

@@ -8,17 +8,16 @@
  * objects rather than a suspended async call chain (docs/performance.md, "Memory per idle SSE stream").
  */
 import type { FastifyBaseLogger, FastifyReply } from 'fastify'
-import { fromEngineError } from '../engine/errors.js'
+import { fromEngineError } from '../engine/index.js'
 import { RETRY_MS, compactForLife, type OpenStream, type StreamRegistry } from '../../../lib/http/sse.js'
 import { validationError, type Issue } from '../../../lib/api-error.js'
 import { decodeCursor, encodeCursor } from './cursor.js'
 import type { Batch } from './batch.js'
 import type { HistoryHubs } from './hubs.js'
 import type { HubEnd, Subscription, SubscriptionSink } from './subscription.js'
-import type { RunRef } from '../runs/types.js'
+import type { RunRef } from '@flowport/core/run'
 import type { HistoryStreamDone, HistoryStreamServerError } from '../../../schemas/history.js'
-import type { Runs } from '../runs/runs.js'
-import { historyWorkflowOf } from '../runs/execution.js'
+import { type Runs, historyWorkflowOf } from '../runs/index.js'
 
 const HEARTBEAT = ': heartbeat\n\n'
 

@@ -9,7 +9,7 @@
 import { Batch } from './batch.js'
 import { eventIdOf, type Terminal } from './events.js'
 import { nextEngineToken, type HistoryReader } from './reader.js'
-import type { RunRef } from '../runs/types.js'
+import type { RunRef } from '@flowport/core/run'
 
 export type HubEnd = { kind: 'done', terminal: Terminal } | { kind: 'error', error: unknown }
 export type HubItem = { kind: 'events', batch: Batch } | HubEnd

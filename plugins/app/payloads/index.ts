@@ -7,6 +7,8 @@
 import fp from 'fastify-plugin'
 import { createPayloads, type Payloads, type PayloadsOptions } from './payloads.js'
 
+export type { Payloads } from './payloads.js'
+
 declare module 'fastify' {
   interface FastifyInstance { payloads: Payloads }
 }

@@ -13,6 +13,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify'
 import { SharedPoll } from '../../../lib/shared-poll.js'
+import type { EngineClock } from './engine-clock.js'
 import type { Position } from './position.js'
 
 /** One change, its frame built once for every subscriber. */
@@ -22,7 +23,7 @@ export interface FeedChange {
   frame: string
 }
 
-/** Reads the changes of a filter's query in `[fromMs, toMs)`, in feed order. */
+/** Reads the changes of a filter's query in `[fromMs, toMs)` (toMs Infinity: all from fromMs on), in feed order. */
 export type ChangeSource = (query: string, fromMs: number, toMs: number, signal?: AbortSignal) => Promise<FeedChange[]>
 
 export interface FeedOptions {
@@ -62,7 +63,7 @@ interface SharedRead {
 }
 
 export class RunsFeed extends SharedPoll<FeedSink> {
-  /** Every change before this instant (ms) has been handed out. */
+  /** Every change before this instant (ms, the engine's time: engine-clock.ts) has been handed out. */
   frontier: number
   #timer: NodeJS.Timeout | undefined
   #failing = false
@@ -77,10 +78,11 @@ export class RunsFeed extends SharedPoll<FeedSink> {
     private readonly source: ChangeSource,
     private readonly options: FeedOptions,
     private readonly log: FastifyBaseLogger,
-    onEmpty: (feed: SharedPoll<FeedSink>) => void
+    onEmpty: (feed: SharedPoll<FeedSink>) => void,
+    private readonly clock: EngineClock
   ) {
     super(onEmpty)
-    this.frontier = Date.now() - options.delayMs
+    this.frontier = clock.now() - options.delayMs
     this.#recentFrom = this.frontier
     this.#schedule()
   }
@@ -148,10 +150,12 @@ export class RunsFeed extends SharedPoll<FeedSink> {
   }
 
   async #poll (): Promise<void> {
-    const to = Date.now() - this.options.delayMs
+    const to = this.clock.now() - this.options.delayMs
     if (to > this.frontier) {
       try {
-        const changes = await this.source(this.query, this.frontier, to, this.signal)
+        // Read to the end, not to `to`: the newest changes tell the engine's clock (engine-clock.ts);
+        // they are handed out at a later poll, once `delayMs` old by it.
+        const changes = (await this.source(this.query, this.frontier, Infinity, this.signal)).filter((c) => c.position.ms < to)
         this.frontier = to
         this.#keep(to, changes)
         for (const sink of this.subscribers) sink.changes(changes)

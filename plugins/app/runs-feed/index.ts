@@ -8,14 +8,15 @@ declare module 'fastify' {
   interface FastifyInstance { runsFeed: RunsFeedService }
 }
 
-export default fp(async (fastify) => {
+export default fp<{ localClock?: () => number }>(async (fastify, opts) => {
   const { SERVICE_RUNS_FEED_POLL_MS, SERVICE_RUNS_FEED_DELAY_MS, SERVICE_RUNS_FEED_RESUME_MS, SERVICE_RUNS_FEED_SESSION_MS, SERVICE_RUNS_FEED_MAX_FEEDS } = fastify.config
   const runsFeed = createRunsFeed({
     engine: fastify.engine,
     statusOf: fastify.runs.statusWithWorkers,
     streams: fastify.openStreams,
     options: { pollMs: SERVICE_RUNS_FEED_POLL_MS, delayMs: SERVICE_RUNS_FEED_DELAY_MS, resumeMs: SERVICE_RUNS_FEED_RESUME_MS, sessionMs: SERVICE_RUNS_FEED_SESSION_MS, maxFeeds: SERVICE_RUNS_FEED_MAX_FEEDS },
-    log: fastify.log
+    log: fastify.log,
+    ...(opts.localClock === undefined ? {} : { localClock: opts.localClock })
   })
   fastify.decorate('runsFeed', runsFeed)
   fastify.metrics?.gauge('flowport_runs_feeds_live', 'Runs feeds polling now: one per filter set with a client (one shared visibility query per poll each)',

@@ -6,16 +6,17 @@
  */
 import type { FastifyBaseLogger } from 'fastify'
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers.js'
+import { optionalTsToMs } from '@temporalio/common/lib/time.js'
 import type { StreamRegistry } from '../../../lib/http/sse.js'
 import { SharedPolls } from '../../../lib/shared-poll.js'
 import type { RunChange } from '../../../schemas/runs-feed.js'
 import type { WorkflowStatus } from '../../../schemas/workflow.js'
-import type { Engine } from '../engine/engine.js'
-import type { Execution } from '../runs/types.js'
-import { STATUS_LOOKUPS } from '../runs/execution.js'
+import type { Engine } from '../engine/index.js'
+import { type Execution, STATUS_LOOKUPS } from '../runs/index.js'
 import { quote } from '../../../lib/visibility-query.js'
 import { ApiError, STREAM_RETRY_AFTER_SECONDS } from '../../../lib/api-error.js'
 import { mapBounded } from '@flowport/core/bounded'
+import { EngineClock, type NewestTimes } from './engine-clock.js'
 import { RunsFeed, type ChangeSource, type FeedChange, type FeedOptions, type FeedSink, type Joined } from './feed.js'
 import { comparePositions, encodePosition, timePosition, type ChangeKind, type Position } from './position.js'
 import { streamRunsFeed, type FeedSession } from './stream.js'
@@ -31,6 +32,8 @@ export interface RunsFeedDeps {
   streams: StreamRegistry
   options: FeedOptions
   log: FastifyBaseLogger
+  /** This replica's clock (a test's replica whose clock is off); production passes none. */
+  localClock?: () => number
 }
 
 function frameOf (kind: ChangeKind, ms: number, run: RunChange['run']): FeedChange {
@@ -39,12 +42,13 @@ function frameOf (kind: ChangeKind, ms: number, run: RunChange['run']): FeedChan
   return { position, frame: `id: ${encodePosition(position)}\nevent: run\ndata: ${JSON.stringify(change)}\n\n` }
 }
 
-function visibilityChanges ({ engine, statusOf }: Pick<RunsFeedDeps, 'engine' | 'statusOf'>): ChangeSource {
+function visibilityChanges ({ engine, statusOf, clock }: Pick<RunsFeedDeps, 'engine' | 'statusOf'> & { clock: EngineClock }): ChangeSource {
   return async (query, fromMs, toMs, signal) => {
     const { namespace, loadedDataConverter } = engine.client.options
     const from = quote(new Date(fromMs).toISOString())
-    const to = quote(new Date(toMs).toISOString())
-    const windowed = `${query} AND ((StartTime >= ${from} AND StartTime < ${to}) OR (CloseTime >= ${from} AND CloseTime < ${to}))`
+    const windowed = Number.isFinite(toMs)
+      ? `${query} AND ((StartTime >= ${from} AND StartTime < ${quote(new Date(toMs).toISOString())}) OR (CloseTime >= ${from} AND CloseTime < ${quote(new Date(toMs).toISOString())}))`
+      : `${query} AND (StartTime >= ${from} OR CloseTime >= ${from})`
     const changes: FeedChange[] = []
     let nextPageToken: Uint8Array | undefined
     do {
@@ -58,6 +62,7 @@ function visibilityChanges ({ engine, statusOf }: Pick<RunsFeedDeps, 'engine' | 
       for (const { info, run } of runs) {
         const started = info.startTime.getTime()
         const closed = info.closeTime?.getTime()
+        clock.saw(closed ?? started)
         if (started >= fromMs && started < toMs) changes.push(frameOf('started', started, run))
         if (closed !== undefined && closed >= fromMs && closed < toMs) changes.push(frameOf('closed', closed, run))
       }
@@ -67,8 +72,23 @@ function visibilityChanges ({ engine, statusOf }: Pick<RunsFeedDeps, 'engine' | 
   }
 }
 
-export function createRunsFeed ({ engine, statusOf, streams, options, log }: RunsFeedDeps) {
-  const source = visibilityChanges({ engine, statusOf })
+/**
+ * The newest start and close times in the namespace: the first facts of the engine's clock. The
+ * engine lists open runs first, newest start first, then closed ones, newest close first; any
+ * time it lists is one its clock has passed, whatever its order.
+ */
+function newestTimes (engine: Engine): NewestTimes {
+  return async (signal) => {
+    const { namespace } = engine.client.options
+    const newest = async (query: string) => (await engine.call(() => engine.client.workflowService.listWorkflowExecutions({ namespace, pageSize: 1, query }), { signal })).executions ?? []
+    const [open, closed] = await Promise.all([newest('ExecutionStatus = "Running"'), newest('ExecutionStatus != "Running"')])
+    return [...open.map((e) => optionalTsToMs(e.startTime)), ...closed.map((e) => optionalTsToMs(e.closeTime))].filter((t) => t !== undefined)
+  }
+}
+
+export function createRunsFeed ({ engine, statusOf, streams, options, log, localClock }: RunsFeedDeps) {
+  const clock = new EngineClock(newestTimes(engine), localClock)
+  const source = visibilityChanges({ engine, statusOf, clock })
   const feeds = new SharedPolls<RunsFeed>()
   /** Streams refused at SERVICE_RUNS_FEED_MAX_FEEDS since start. */
   let refused = 0
@@ -79,11 +99,11 @@ export function createRunsFeed ({ engine, statusOf, streams, options, log }: Run
       throw new ApiError(503, 'StreamCapacityError', `This replica polls ${feeds.size} runs feeds, one per distinct filter set, its most (SERVICE_RUNS_FEED_MAX_FEEDS); ` +
         'retry later, or use the filters of a feed already open (fewer filters, filter on your side)', { headers: { 'retry-after': STREAM_RETRY_AFTER_SECONDS } })
     }
-    const feed = feeds.of(query, (onEnd) => new RunsFeed(query, source, options, log, onEnd))
+    const feed = feeds.of(query, (onEnd) => new RunsFeed(query, source, options, log, onEnd, clock))
     feed.subscribers.add(sink)
     const live = timePosition(feed.frontier)
     if (resume === undefined) return { feed, position: live, expired: false }
-    if (resume.ms < Date.now() - options.resumeMs) return { feed, position: live, expired: true }
+    if (resume.ms < clock.now() - options.resumeMs) return { feed, position: live, expired: true }
     return { feed, position: resume, expired: false }
   }
   return {
@@ -91,7 +111,7 @@ export function createRunsFeed ({ engine, statusOf, streams, options, log }: Run
     get size () { return feeds.size },
     get refused () { return refused },
     /** One SSE session on the feed of the request's filters. */
-    stream: async (session: FeedSession) => { await streamRunsFeed({ join, options, streams }, session) },
+    stream: async (session: FeedSession) => { await streamRunsFeed({ join, options, streams, clock }, session) },
     /** Stops every feed (after the SSE plugin's preClose has ended the streams). */
     close: () => { for (const feed of feeds.values()) feed.close() }
   }

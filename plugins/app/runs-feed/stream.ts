@@ -16,11 +16,12 @@
  * an EventSource keeps the id it has.
  */
 import type { FastifyReply } from 'fastify'
-import { fromEngineError } from '../engine/errors.js'
+import { fromEngineError } from '../engine/index.js'
 import { RETRY_MS, compactForLife, type OpenStream, type StreamRegistry } from '../../../lib/http/sse.js'
 import type { RunsFeedOpen, RunsFeedProgress, RunsFeedQuery } from '../../../schemas/runs-feed.js'
 import { validationError, type Issue } from '../../../lib/api-error.js'
-import { visibilityQuery } from '../runs/list-runs.js'
+import { visibilityQuery } from '../runs/index.js'
+import type { EngineClock } from './engine-clock.js'
 import type { FeedChange, FeedOptions, FeedSink, Joined, RunsFeed } from './feed.js'
 import { comparePositions, decodePosition, encodePosition, timePosition, type Position } from './position.js'
 
@@ -32,7 +33,7 @@ const SESSION_SPREAD = 0.25
 /** When a session that starts now ends: somewhere in the last SESSION_SPREAD of `sessionMs`. */
 export const sessionEnd = (sessionMs: number, now = Date.now()) => now + Math.round(sessionMs * (1 - SESSION_SPREAD * Math.random()))
 
-/** How far ahead of this replica's clock another replica's id may be (clock skew, however large in practice). */
+/** How far ahead of this replica's idea of the engine's clock another replica's id may be (it may know a newer fact, engine-clock.ts). */
 const MAX_CLOCK_AHEAD_MS = 24 * 3600_000
 
 /** A client this far behind on its socket is dropped; it resumes from its last id. */
@@ -43,6 +44,8 @@ export interface FeedDeps {
   join: (query: string, resume: Position | undefined, sink: FeedSink) => Joined
   options: FeedOptions
   streams: StreamRegistry
+  /** The engine's clock, as this replica tells it (engine-clock.ts). */
+  clock: EngineClock
 }
 
 export interface FeedSession {
@@ -56,16 +59,16 @@ export interface FeedSession {
 }
 
 /** The position the client resumes from; checked before the first SSE byte (JSON errors). */
-function resumeOf (lastEventId: string | undefined, issue: Omit<Issue, 'message'>): Position | undefined {
+function resumeOf (lastEventId: string | undefined, issue: Omit<Issue, 'message'>, clock: EngineClock): Position | undefined {
   if (lastEventId === undefined) return undefined
   const position = decodePosition(lastEventId)
   if (!position) throw validationError([{ ...issue, message: 'Not an event id of this feed' }])
-  // An id names a point the client has every change up to, by the clock of the replica that sent
-  // it (a progress id: its frontier). Another replica's clock may be behind: an id ahead of this
-  // one's clock resumes as well (no catch-up is owed, changes after it are sent as the feed reads
-  // them), so resuming never depends on clocks agreeing. Only an id further ahead than any clock
-  // is wrong was issued by no replica.
-  if (position.ms > Date.now() + MAX_CLOCK_AHEAD_MS) throw validationError([{ ...issue, message: 'The event id is ahead of the feed (a time still to come)' }])
+  // An id names a point the client has every change up to, in the engine's time (a progress id:
+  // the frontier of the replica that sent it, engine-clock.ts). That replica may know a newer fact
+  // of the engine's clock than this one: an id ahead of this one's frontier resumes as well (no
+  // catch-up is owed, changes after it are sent as the feed reads them). Only an id further ahead
+  // than any replica could know was issued by none.
+  if (position.ms > clock.now() + MAX_CLOCK_AHEAD_MS) throw validationError([{ ...issue, message: 'The event id is ahead of the feed (a time still to come)' }])
   return position
 }
 
@@ -152,8 +155,10 @@ class FeedStream implements FeedSink, OpenStream {
   }
 }
 
-export async function streamRunsFeed ({ join, options, streams }: FeedDeps, { reply, filters, lastEventId, issue }: FeedSession): Promise<void> {
-  const resume = resumeOf(lastEventId, issue)
+export async function streamRunsFeed ({ join, options, streams, clock }: FeedDeps, { reply, filters, lastEventId, issue }: FeedSession): Promise<void> {
+  // The first fact of the engine's clock, before the first feed of this replica starts from it.
+  await clock.seed()
+  const resume = resumeOf(lastEventId, issue, clock)
   const query = visibilityQuery(filters)
   const stream = new FeedStream(reply, streams, resume ?? timePosition(0), sessionEnd(options.sessionMs))
   // Subscribed before the first byte: whatever the feed reads from now on reaches this stream.

@@ -9,7 +9,7 @@
 import protoRoot from '@temporalio/proto'
 import { parseActivityType } from '@flowport/core/steps'
 import type { Attention } from '../../../schemas/reset.js'
-import type { RunRef } from './types.js'
+import type { RunRef } from '@flowport/core/run'
 import type { RunsContext } from './deps.js'
 import type { WorkflowStatus } from '../../../schemas/workflow.js'
 

@@ -6,12 +6,12 @@ import type { TraceStore } from '@flowport/core/trace'
 import type { WebhookRunMemo } from '@flowport/core/contract'
 import type { Config } from '../../../schemas/config.js'
 import type { WebhookDelivery } from '../../../schemas/workflow.js'
-import type { Engine } from '../engine/engine.js'
-import type { Catalogs } from '../catalogs/catalogs.js'
-import type { Payloads } from '../payloads/payloads.js'
+import type { Engine } from '../engine/index.js'
+import type { Catalogs } from '../catalogs/index.js'
+import type { Payloads } from '../payloads/index.js'
 import type { ClosedRuns } from './closed-runs.js'
 import type { LongHistories } from './long-histories.js'
-import type { RunRef } from './types.js'
+import type { RunRef } from '@flowport/core/run'
 
 export interface RunsDeps {
   engine: Engine

@@ -7,21 +7,13 @@ import { SearchAttributeType, TypedSearchAttributes, defineSearchAttributeKey } 
 import { CATALOG_WORKFLOW_TYPE, STARTED_BY_MEMO_KEY, WEBHOOK_RUN_MEMO_KEY, type WebhookRunMemo } from '@flowport/core/contract'
 import type { HistoryWorkflow } from '../../../schemas/history.js'
 import type { WorkflowStatus } from '../../../schemas/workflow.js'
-import { ApiError, notFound } from '../../../lib/api-error.js'
-import { isoOrNull, isTerminal, statusFromEngine } from './status.js'
+import { notFound } from '../../../lib/api-error.js'
+import { isoOrNull, isTerminalStatus } from '@flowport/core/run'
+import { isReservedWorkflowId, runVersionOfAttributes, runVersionOfInfo, SHORT_HISTORY_EVENTS, statusFromEngine } from '../engine/index.js'
 import { readResetFrom } from './reset-origin.js'
 import { readAttention, versionNotPolled } from './attention.js'
-import { runVersionOfAttributes, runVersionOfInfo } from './run-version.js'
-import { SHORT_HISTORY_EVENTS } from './run-history.js'
 import type { RunsContext } from './deps.js'
 import type { DescribeOptions, Execution } from './types.js'
-
-/** Internal workflows (the published catalogs, `__flowport_catalog:<id>`) are not the API's to show, signal or stop. */
-export const RESERVED_ID_PREFIX = '__flowport'
-
-export function isReservedWorkflowId (workflowId: string): boolean {
-  return workflowId.startsWith(RESERVED_ID_PREFIX)
-}
 
 /** What the engine records on a run a schedule started (Temporal's built-in search attributes). */
 const SCHEDULED_BY = defineSearchAttributeKey('TemporalScheduledById', SearchAttributeType.KEYWORD)
@@ -42,13 +34,8 @@ export async function describeRun ({ engine }: Pick<RunsContext, 'engine'>, { wo
   }
 }
 
-/** The 404 of a pinned run the engine does not know, worded as `describeRun` words it. */
-export function runNotFound (run: { workflowId: string, runId: string }): ApiError {
-  return notFound(`Workflow ${run.workflowId} run ${run.runId} not found`, run)
-}
-
 /** Whether the run is closed for good: its describe can be kept (./closed-runs.ts). */
-export const isClosed = (execution: Execution): boolean => isTerminal(statusFromEngine(execution.status.name))
+export const isClosed = (execution: Execution): boolean => isTerminalStatus(statusFromEngine(execution.status.name))
 
 /**
  * `describeRun` for the read endpoints: a pinned run that is known closed is answered from the
@@ -152,13 +139,4 @@ export async function statusWithWorkers ({ catalogs }: Pick<RunsContext, 'catalo
   const status = statusOf(execution)
   if (execution.closeTime) return status
   return { ...status, workersPolling: await catalogs.workersPolling(execution.taskQueue, signal, status.versioning === 'pinned' ? status.version : null) }
-}
-
-export function alreadyClosed (run: { workflowId: string, runId: string }, status: string): ApiError {
-  return new ApiError(409, 'WorkflowAlreadyClosedError', `Workflow ${run.workflowId} run ${run.runId} is already closed (${status})`, run)
-}
-
-/** After a describe said "open", a not-found from the engine means the run closed in between. */
-export function closedMeanwhile (err: unknown, run: { workflowId: string, runId: string }): unknown {
-  return err instanceof ApiError && err.statusCode === 404 ? alreadyClosed(run, 'closed meanwhile') : err
 }

@@ -14,8 +14,8 @@ import { STATUS_LOOKUPS, statusWithWorkers } from './execution.js'
 import { mapBounded } from '@flowport/core/bounded'
 import { decodePageToken, encodePageToken } from '../../../lib/page-token.js'
 import { quote } from '../../../lib/visibility-query.js'
-import { visibilityName } from './status.js'
-import type { Status } from '../../../schemas/status.js'
+import { visibilityName } from '../engine/index.js'
+import type { Status } from '@flowport/core/run'
 import type { RunsContext } from './deps.js'
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Workflow ids whose current run was last seen with a history longer than one page. The latest
  * result and input start with the first page of the id's history, which names a short run in one
- * engine call (./run-history.ts, `readLatestPage`); for a longer one it cannot, and a describe
+ * engine call (plugins/app/engine/runs/history.ts, `readLatestPage`); for a longer one it cannot, and a describe
  * must follow. Reads of these ids start with the describe instead, so that polling a long run
  * costs one call, not two. A hint, not a fact: a stale entry costs a call, never a wrong answer.
  */

@@ -5,10 +5,9 @@
  */
 import protoRoot from '@temporalio/proto'
 import type { ResetPoint } from '../../../schemas/reset.js'
-import type { HistoryEvent } from './close-events.js'
+import { type HistoryEvent, stepAfter } from '../engine/index.js'
 import type { RunsContext } from './deps.js'
-import type { RunRef } from './types.js'
-import { stepAfter } from './step-calls.js'
+import type { RunRef } from '@flowport/core/run'
 
 const { WorkflowTaskFailedCause } = protoRoot.temporal.api.enums.v1
 

@@ -8,14 +8,14 @@
 import { CATALOG_WORKFLOW_TYPE } from '@flowport/core/contract'
 import type { WorkflowInput } from '../../../schemas/workflow.js'
 import { ApiError, notFound } from '../../../lib/api-error.js'
-import { describeForRead, isReservedWorkflowId, runNotFound } from './execution.js'
+import { describeForRead } from './execution.js'
+import { isReservedWorkflowId, runNotFound, readLatestPage, readRunStart } from '../engine/index.js'
 import type { DescribeOptions } from './types.js'
-import { readLatestPage, readRunStart } from './run-history.js'
 import type { RunsContext } from './deps.js'
 
 export async function readInput (deps: Pick<RunsContext, 'engine' | 'payloads' | 'closedRuns' | 'longHistories'>, { workflowId, runId, signal }: DescribeOptions): Promise<WorkflowInput> {
   const pinned = runId !== undefined
-  // The latest run: the first page of the id's history names it when it is the whole history (./run-history.ts).
+  // The latest run: the first page of the id's history names it when it is the whole history (plugins/app/engine/runs/history.ts).
   const page = pinned || isReservedWorkflowId(workflowId) ? undefined : await readLatestPage(deps, workflowId, signal)
   const run = { workflowId, runId: runId ?? page?.runId ?? (await describeForRead(deps, { workflowId, signal })).runId }
   const known = deps.closedRuns.get(workflowId, run.runId)

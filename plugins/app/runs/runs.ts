@@ -12,7 +12,7 @@ import { listRuns } from './list-runs.js'
 import { readInput } from './run-input.js'
 import { readResult, resultOf, outcomeOf } from './workflow-result.js'
 import { readTraceLog } from './trace-log.js'
-import { readCloseEventIfClosed, readRunStart, waitForCloseEvent } from './run-history.js'
+import { readCloseEventIfClosed, readRunStart, waitForCloseEvent } from '../engine/index.js'
 import type { RunsContext, RunsDeps } from './deps.js'
 import { bindParts } from '../../../lib/bind-parts.js'
 

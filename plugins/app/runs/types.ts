@@ -5,8 +5,8 @@
 import type { WorkflowExecutionInfo } from '@temporalio/client'
 import type { Outcome as CloseOutcome } from '@flowport/core/outcome'
 import type { ResetPoint } from '../../../schemas/reset.js'
-import type { TerminalStatus } from '@flowport/core/run-status'
-import type { RunVersion } from './run-version.js'
+import type { TerminalStatus } from '@flowport/core/run'
+import type { RunVersion } from '../engine/index.js'
 
 export interface RunRef { workflowId: string, runId: string }
 

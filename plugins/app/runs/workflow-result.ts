@@ -4,15 +4,13 @@
  */
 import type { WorkflowResult } from '../../../schemas/workflow.js'
 import { ApiError, notFound } from '../../../lib/api-error.js'
-import type { HistoryEvent } from './close-events.js'
+import { type HistoryEvent, isReservedWorkflowId, runNotFound, readCloseEvent, readCloseEventIfClosed, readLatestPage, readRunInput, type LatestPage, type RunStart, readStartAndClose, SHORT_HISTORY_EVENTS, statusFromEngine } from '../engine/index.js'
 import { CATALOG_WORKFLOW_TYPE } from '@flowport/core/contract'
-import { describeForRead, isReservedWorkflowId, runNotFound } from './execution.js'
+import { describeForRead } from './execution.js'
 import { closeOutcome, closeStatusOf } from '@flowport/core/outcome'
-import { readCloseEvent, readCloseEventIfClosed, readLatestPage, readRunInput, type LatestPage, type RunStart, readStartAndClose, SHORT_HISTORY_EVENTS } from './run-history.js'
 import type { ClosedRun } from './closed-runs.js'
-import type { DescribeOptions, Outcome, RunRef } from './types.js'
-import { isTerminal, statusFromEngine } from './status.js'
-import type { Status } from '../../../schemas/status.js'
+import type { DescribeOptions, Outcome } from './types.js'
+import { type RunRef, isTerminalStatus, type Status } from '@flowport/core/run'
 import type { RunsContext } from './deps.js'
 
 type Results = Pick<RunsContext, 'engine' | 'payloads' | 'traces'>
@@ -71,7 +69,7 @@ async function resultFrom ({ traces, payloads }: Results, run: RunRef, start: Ru
  * event once the run has closed (`readCloseEventIfClosed`: the run may be open, and the engine
  * long-polls a close-event read of an open run); the describe only when it turns out to be open,
  * for the 424. The latest run costs the first page of the id's history when that
- * is the whole of a closed run's, or of an open one's (the 424) (./run-history.ts,
+ * is the whole of a closed run's, or of an open one's (the 424) (plugins/app/engine/runs/history.ts,
  * `readLatestPage`); otherwise a describe (which
  * run is current, whether it is closed, how long its history is) and then what is not kept
  * already: one page for a short history not read before, the first event and the close event side
@@ -119,7 +117,7 @@ async function readDescribed (deps: Reads, { workflowId, runId, signal }: Descri
   const execution = await describeForRead(deps, { workflowId, runId, signal })
   const run = { workflowId, runId: execution.runId }
   const status = statusFromEngine(execution.status.name)
-  if (!isTerminal(status)) throw notClosed(run, status)
+  if (!isTerminalStatus(status)) throw notClosed(run, status)
   const known = deps.closedRuns.get(workflowId, run.runId)
   const knownInput = known?.input !== undefined ? known.input : page?.startsRun(run.runId) === true ? page.start.input : undefined
   const outcomeFrom = async (closeEvent: HistoryEvent | null) => {
@@ -129,7 +127,7 @@ async function readDescribed (deps: Reads, { workflowId, runId, signal }: Descri
   let input: unknown
   let outcome: Outcome
   if (knownInput === undefined && known?.outcome === undefined && execution.historyLength <= SHORT_HISTORY_EVENTS) {
-    // Both needed and the history is short: one page holds both (./run-history.ts).
+    // Both needed and the history is short: one page holds both (plugins/app/engine/runs/history.ts).
     const both = await readStartAndClose(deps, run, signal)
     ;[input, outcome] = [both.start.input, await outcomeFrom(both.closeEvent)]
   } else {

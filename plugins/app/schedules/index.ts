@@ -4,6 +4,8 @@
 import fp from 'fastify-plugin'
 import { createSchedules, type Schedules } from './schedules.js'
 
+export type { Schedules } from './schedules.js'
+
 declare module 'fastify' {
   interface FastifyInstance { schedules: Schedules }
 }

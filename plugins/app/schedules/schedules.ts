@@ -13,16 +13,14 @@ import {
 import { entityTags } from '../../../lib/http/conditional.js'
 import { ApiError, validationError } from '../../../lib/api-error.js'
 import { decodePageToken, encodePageToken } from '../../../lib/page-token.js'
-import { isReservedWorkflowId } from '../runs/execution.js'
-import { isoOrNull, statusFromEngine } from '../runs/status.js'
-import type { Status } from '../../../schemas/status.js'
+import { isReservedWorkflowId, statusFromEngine, type Engine } from '../engine/index.js'
+import { isoOrNull, type Status } from '@flowport/core/run'
 import type {
   CreateScheduleBody, OverlapPolicy, Schedule, ScheduleSpecBody, ScheduleSummary, SchedulesQuery, UpdateScheduleBody
 } from '../../../schemas/schedules.js'
 import type { CatalogWorkflow } from '@flowport/core/contract'
-import type { Engine } from '../engine/engine.js'
 import { compilePolicies, compileSpec, overlapFromEngine, overlapToEngine, type EnginePolicies } from './spec.js'
-import { workflowTypeOf } from '../catalogs/declared.js'
+import { workflowTypeOf } from '../catalogs/index.js'
 
 /** What the schedules need: the engine, the default catalog, and the starts concept's check of a workflow. */
 export interface ScheduleDeps {

@@ -2,12 +2,12 @@
  * What the starts service is built from and its parts are given.
  */
 import type { Config } from '../../../schemas/config.js'
-import type { Runs } from '../runs/runs.js'
-import type { Control } from '../control/control.js'
-import type { Engine } from '../engine/engine.js'
-import type { Catalogs } from '../catalogs/catalogs.js'
-import type { Payloads } from '../payloads/payloads.js'
-import type { Webhooks } from '../webhooks/webhooks.js'
+import type { Runs } from '../runs/index.js'
+import type { Control } from '../control/index.js'
+import type { Engine } from '../engine/index.js'
+import type { Catalogs } from '../catalogs/index.js'
+import type { Payloads } from '../payloads/index.js'
+import type { Webhooks } from '../webhooks/index.js'
 
 export interface StartDeps {
   engine: Engine

@@ -17,8 +17,8 @@ import type { WorkerDeploymentVersion } from '../../../schemas/deployment-versio
 import { createHash } from 'node:crypto'
 import { WorkflowIdReusePolicy } from '@temporalio/common'
 import { ApiError } from '../../../lib/api-error.js'
-import { isTerminal, statusFromEngine } from '../runs/status.js'
-import type { Engine } from '../engine/engine.js'
+import { isTerminalStatus } from '@flowport/core/run'
+import { statusFromEngine, type Engine } from '../engine/index.js'
 
 /** Memo field of a run started with a key: `{key, fingerprint}`. */
 export const IDEMPOTENCY_MEMO_KEY = 'flowportIdempotency'
@@ -126,7 +126,7 @@ async function ownerOf (engine: Engine, workflowId: string, signal?: AbortSignal
   const first = firstRunId === latest.runId ? latest : await describe(firstRunId)
   return {
     runId: latest.runId,
-    closed: isTerminal(statusFromEngine(latest.status.name)),
+    closed: isTerminalStatus(statusFromEngine(latest.status.name)),
     firstRunId,
     record: recordOf(first.memo?.[IDEMPOTENCY_MEMO_KEY])
   }

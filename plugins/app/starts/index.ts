@@ -5,6 +5,8 @@ import fp from 'fastify-plugin'
 import { createStarts, type Starts } from './starts.js'
 import { fixedWorkflowSegment } from './start-workflow.js'
 
+export type { Starts } from './starts.js'
+
 declare module 'fastify' {
   interface FastifyInstance { starts: Starts }
 }

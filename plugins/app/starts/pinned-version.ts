@@ -6,7 +6,7 @@ import { status as GrpcStatus } from '@grpc/grpc-js'
 import type { WorkflowStartOptions } from '@temporalio/client'
 import type { WorkerDeploymentVersion } from '../../../schemas/deployment-version.js'
 import { validationError } from '../../../lib/api-error.js'
-import { grpcCode } from '../engine/errors.js'
+import { grpcCode } from '../engine/index.js'
 
 export function versioningOverrideOf (version: WorkerDeploymentVersion | undefined): Pick<WorkflowStartOptions, 'versioningOverride'> {
   return version === undefined ? {} : { versioningOverride: { pinnedTo: { deploymentName: version.deploymentName, buildId: version.buildId } } }

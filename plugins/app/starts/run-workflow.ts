@@ -6,9 +6,8 @@
  */
 import type { RunWorkflowBody, WorkflowResult } from '../../../schemas/workflow.js'
 import { ApiError } from '../../../lib/api-error.js'
-import { continuedAs } from '../runs/close-events.js'
-import { timedOut, type CloseWait, type RunStart } from '../runs/run-history.js'
-import type { RunRef } from '../runs/types.js'
+import { continuedAs, timedOut, type CloseWait, type RunStart } from '../engine/index.js'
+import type { RunRef } from '@flowport/core/run'
 import type { StartDeps } from './deps.js'
 import { startWorkflow, type Started, type StartOptions } from './start-workflow.js'
 import { updateWithStart } from './update-with-start.js'

@@ -8,12 +8,13 @@ import { WithStartWorkflowOperation, WorkflowUpdateStage } from '@temporalio/cli
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common'
 import type { StartWorkflowBody } from '../../../schemas/workflow.js'
 import { ApiError, validationError, type Issue } from '../../../lib/api-error.js'
-import { handlerArgs } from '../control/handlers.js'
-import { isTerminal, statusFromEngine } from '../runs/status.js'
+import { handlerArgs } from '../control/index.js'
+import { isTerminalStatus } from '@flowport/core/run'
+import { statusFromEngine } from '../engine/index.js'
 import type { StartDeps } from './deps.js'
 import { versionRefused, versioningOverrideOf } from './pinned-version.js'
 import { assertUsableId, catalogOf, checkedWorkflow, startInput, starterMemo, type StartOptions, type Started } from './start-workflow.js'
-import { workflowTypeOf } from '../catalogs/declared.js'
+import { workflowTypeOf } from '../catalogs/index.js'
 
 export interface UpdatedWithStart {
   /** The run that received the update: started by this call, or the open run that held the id. */
@@ -41,7 +42,7 @@ async function assertNoOtherOpenRun (deps: StartDeps, workflowId: string, workfl
     if (err instanceof ApiError && err.statusCode === 404) return undefined
     throw err
   })
-  if (open === undefined || isTerminal(statusFromEngine(open.status.name))) return
+  if (open === undefined || isTerminalStatus(statusFromEngine(open.status.name))) return
   if (open.type === workflowName && open.taskQueue === catalog) return
   throw new ApiError(409, 'WorkflowAlreadyStartedError',
     `Workflow ${workflowId} is already running as ${open.type} in catalog ${open.taskQueue} (run ${open.runId}); the update is for ${workflowName} in catalog ${catalog}`,

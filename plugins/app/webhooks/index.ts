@@ -4,6 +4,8 @@
 import fp from 'fastify-plugin'
 import { createWebhooks, type Webhooks } from './webhooks.js'
 
+export { deliveryWorkflowId, webhookRunMemo, type Webhooks } from './webhooks.js'
+
 declare module 'fastify' {
   interface FastifyInstance { webhooks: Webhooks }
 }

@@ -15,8 +15,7 @@ import type { WebhookDelivery, WebhookRequest } from '../../../schemas/workflow.
 import type { Config } from '../../../schemas/config.js'
 import { isProduction } from '@flowport/core/settings'
 import { ApiError, validationError } from '../../../lib/api-error.js'
-import { RESERVED_ID_PREFIX } from '../runs/execution.js'
-import type { Engine } from '../engine/engine.js'
+import { RESERVED_ID_PREFIX, type Engine } from '../engine/index.js'
 
 /** A checked webhook: where to, and the secret to sign with. */
 export interface WebhookTarget { url: string, secret: string }

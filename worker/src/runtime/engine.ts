@@ -12,7 +12,9 @@ export const EngineOptionsSchema = Type.Object({
   maxConcurrentActivityTaskPolls: Type.Integer({ minimum: 1, default: 10 }),
   maxConcurrentWorkflowTaskPolls: Type.Integer({ minimum: 2, default: 10 }),
   /** Webhook POSTs at once, on the catalog's delivery queue (webhookDeliveryQueue), apart from the steps' slots. */
-  maxConcurrentWebhookDeliveries: Type.Integer({ minimum: 1, default: 20 })
+  maxConcurrentWebhookDeliveries: Type.Integer({ minimum: 1, default: 20 }),
+  /** Of those, POSTs to one receiver (origin) at once: a receiver that hangs leaves the others slots (worker/src/webhook/receiver-cap.ts). */
+  maxWebhookDeliveriesPerReceiver: Type.Integer({ minimum: 1, default: 10 })
 }, { additionalProperties: false })
 
 export type EngineOptions = Static<typeof EngineOptionsSchema>

@@ -3,12 +3,14 @@
  * (connecting, creating the worker, publishing the catalog, a poller that stops on an error) is
  * retried with backoff until the engine has been out of reach for `retryWindowMs`; then `done`
  * resolves to 1 so that a supervisor (the dev stack, Kubernetes, systemd) restarts the process.
- * Workflow definition errors are not retried: they are the same on every attempt.
+ * Workflow definition errors are not retried: they are the same on every attempt; nor is a catalog
+ * id that a catalog file declared (docs/any-worker.md).
  */
 import { isGrpcServiceError, ServiceError, WorkflowNotFoundError } from '@temporalio/client'
 import { formatMs, formatSeconds } from '@flowport/core/duration'
 import { consoleLogger, type Logger } from '../common/logger.js'
 import { prepareWorker, startPreparedWorker, type WorkerHandle, type WorkerOptions } from './start-worker.js'
+import { CatalogDeclaredError } from './publish.js'
 
 export interface KeepPollingOptions {
   /** How long the engine may stay out of reach before giving up. */
@@ -61,6 +63,11 @@ export function keepPolling (options: WorkerOptions, { retryWindowMs, minBackoff
         throw new Error('the worker stopped polling')
       } catch (err) {
         if (stopped()) break
+        // The same on every attempt, until someone removes the declared catalog.
+        if (err instanceof CatalogDeclaredError) {
+          logger.error(err.message)
+          return 1
+        }
         if (state === 'polling') outSince = Date.now()
         state = 'retrying'
         const outFor = Date.now() - outSince

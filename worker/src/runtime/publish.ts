@@ -34,9 +34,11 @@ async function liveBuildIds (client: Client, deploymentName: string): Promise<st
   }
 }
 
-/** A Flowport worker and a catalog file never share a catalog id (docs/any-worker.md). */
+/** A Flowport worker and a catalog file never share a catalog id (docs/any-worker.md): not retried, as a definition error. */
+export class CatalogDeclaredError extends Error {}
+
 function declaredHere (catalogId: string): Error {
-  return new Error(`Catalog ${catalogId} is declared by a catalog file (flowport catalog publish), for workers without Flowport's SDK: ` +
+  return new CatalogDeclaredError(`Catalog ${catalogId} is declared by a catalog file (flowport catalog publish), for workers without Flowport's SDK: ` +
     'a Flowport worker cannot publish its own catalog under the same id. Give this worker another SERVICE_CATALOG_ID, or remove the ' +
     `declared catalog first (flowport catalog remove ${catalogId})`)
 }

@@ -125,7 +125,7 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
     : new TraceKeeper({ client, taskQueue: options.catalogId, store, attemptWrites, isEvaluator: (type) => evaluators.has(type), logger: traceLogger })
   const tracing = options.tracing ?? null
   const version = deploymentVersion(options, workflowBundle)
-  const { maxConcurrentWebhookDeliveries, ...workerEngine } = engine
+  const { maxConcurrentWebhookDeliveries, maxWebhookDeliveriesPerReceiver, ...workerEngine } = engine
   const activityInterceptors = [
     ...(tracing === null ? [] : [tracingInterceptors]),
     stepLogs(logger),
@@ -133,7 +133,7 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
     ...(store === null || attemptWrites === null ? [] : [attemptRecorder(store, attemptWrites)]),
     ...(hooks.size === 0 ? [] : [hooks.stepInterceptor()])
   ]
-  const webhooks = webhookActivities({ client, store })
+  const webhooks = webhookActivities({ client, store, maxPerReceiver: maxWebhookDeliveriesPerReceiver })
   const common = {
     connection,
     namespace: options.namespace,

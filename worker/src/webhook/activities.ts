@@ -19,6 +19,7 @@ import { closeOutcome, decodeFirstPayload } from '@flowport/core/outcome'
 import type { TraceStore } from '@flowport/core/trace'
 import { RUN_NEVER_STARTED, type AwaitRequest, type DeliverRequest, type WatchNext } from '../workflow/webhook.js'
 import { refusalOf, type AddressPolicy } from '@flowport/core/webhook-address'
+import { ReceiverCap } from './receiver-cap.js'
 
 const { HistoryEventFilterType, WorkflowExecutionStatus } = protoRoot.temporal.api.enums.v1
 
@@ -50,12 +51,15 @@ export interface WebhookActivityOptions {
   client: Client
   /** Where traces go, for the body's `trace` (null: tracing is off). */
   store: TraceStore | null
+  /** POSTs to one receiver at once from this worker, at most (receiver-cap.ts; default: no cap). */
+  maxPerReceiver?: number
 }
 
-export function webhookActivities ({ client, store }: WebhookActivityOptions): Record<string, (arg: never) => Promise<unknown>> {
+export function webhookActivities ({ client, store, maxPerReceiver = Infinity }: WebhookActivityOptions): Record<string, (arg: never) => Promise<unknown>> {
+  const cap = new ReceiverCap(maxPerReceiver)
   return {
     [WEBHOOK_AWAIT_ACTIVITY]: async (request: AwaitRequest) => await lookForClose(client, store, request),
-    [WEBHOOK_DELIVER_ACTIVITY]: async (request: DeliverRequest) => await deliver(request)
+    [WEBHOOK_DELIVER_ACTIVITY]: async (request: DeliverRequest) => await deliver(request, cap)
   }
 }
 
@@ -142,11 +146,24 @@ async function history (client: Client, execution: { workflowId: string, runId: 
 const failure = (message: string, status: number | null = null) =>
   ApplicationFailure.create({ type: 'WebhookDeliveryError', message, details: [status], nonRetryable: true })
 
-async function deliver (request: DeliverRequest): Promise<{ status: number }> {
+async function deliver (request: DeliverRequest, cap: ReceiverCap): Promise<{ status: number }> {
   const url = new URL(request.url)
   const policy = { allowLoopback: request.allowLoopback, allowLinkLocal: request.allowLinkLocal }
   const refusal = refusalOf(url.hostname, policy)
   if (refusal !== undefined) throw failure(`Refused: ${refusal}`)
+  const release = cap.take(url.origin)
+  if (release === undefined) {
+    throw failure(`Not sent: ${cap.perReceiver} POSTs to ${url.origin} are under way from this worker, its most (ENGINE_MAX_WEBHOOK_DELIVERIES_PER_RECEIVER); tried again later`)
+  }
+  try {
+    return await sendAttempt(url, request, policy)
+  } finally {
+    release()
+  }
+}
+
+/** One attempt: the signed POST, within ATTEMPT_TIMEOUT_MS. */
+async function sendAttempt (url: URL, request: DeliverRequest, policy: AddressPolicy): Promise<{ status: number }> {
   const timestamp = new Date()
   const headers = {
     'content-type': 'application/json',

@@ -3,8 +3,8 @@
  * stream's `done` names. Results, waits and streams all read a close event through this table.
  */
 import type { temporal } from '@temporalio/proto'
-import type { TerminalReason } from '../../../schemas/history.js'
-import type { TerminalStatus } from '@flowport/core/run-status'
+import type { TerminalReason } from '../../../../schemas/history.js'
+import type { TerminalStatus } from '@flowport/core/run'
 import { closeStatusOf } from '@flowport/core/outcome'
 
 export type HistoryEvent = temporal.api.history.v1.IHistoryEvent

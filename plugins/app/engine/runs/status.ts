@@ -1,9 +1,8 @@
 /**
- * The engine's status names mapped onto the API's status vocabulary (schemas/status.ts).
+ * The engine's status names mapped onto the run statuses (core/src/run.ts).
  */
 import type { WorkflowExecutionStatusName } from '@temporalio/client'
-import { TERMINAL_STATUSES, type TerminalStatus } from '@flowport/core/run-status'
-import type { Status } from '../../../schemas/status.js'
+import type { Status } from '@flowport/core/run'
 
 const byEngineName: Record<WorkflowExecutionStatusName, Status> = {
   RUNNING: 'running',
@@ -22,10 +21,6 @@ export function statusFromEngine (name: WorkflowExecutionStatusName): Status {
   return byEngineName[name] ?? 'unknown'
 }
 
-export function isTerminal (status: Status): status is TerminalStatus {
-  return (TERMINAL_STATUSES as readonly string[]).includes(status)
-}
-
 /** The engine's status name for a visibility query, e.g. `ExecutionStatus = "Canceled"`. */
 export const visibilityName: Record<Exclude<Status, 'unknown'>, string> = {
   running: 'Running',
@@ -36,9 +31,4 @@ export const visibilityName: Record<Exclude<Status, 'unknown'>, string> = {
   terminated: 'Terminated',
   continued_as_new: 'ContinuedAsNew',
   timed_out: 'TimedOut'
-}
-
-/** ISO-8601 or null: the one time format of the API. */
-export function isoOrNull (date: Date | undefined | null): string | null {
-  return date ? date.toISOString() : null
 }

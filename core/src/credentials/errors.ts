@@ -3,7 +3,7 @@
  * credential stays so on the next attempt), and no message ever carries a credential or a key:
  * they name settings, paths and files only.
  */
-import { FatalError } from '../common/errors.js'
+import { FatalError } from '../fatal-error.js'
 
 /** A credentials problem that is not one of the specific kinds below (e.g. a path that holds a mapping). */
 export class CredentialsError extends FatalError {}

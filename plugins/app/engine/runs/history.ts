@@ -7,10 +7,11 @@
 // @temporalio/proto is CommonJS: its named exports are not visible to ESM.
 import protoRoot from '@temporalio/proto'
 import type { temporal } from '@temporalio/proto'
-import { ApiError } from '../../../lib/api-error.js'
+import type { RunRef } from '@flowport/core/run'
+import { ApiError } from '../../../../lib/api-error.js'
+import type { Payloads } from '../../payloads/index.js'
+import type { Engine } from '../engine.js'
 import { isCloseEvent, type HistoryEvent } from './close-events.js'
-import type { RunsContext } from './deps.js'
-import type { RunRef } from './types.js'
 
 const { HistoryEventFilterType, WorkflowTaskFailedCause } = protoRoot.temporal.api.enums.v1
 
@@ -20,9 +21,17 @@ export interface CloseWait {
   deadline: number
 }
 
-type Reads = Pick<RunsContext, 'engine' | 'payloads'>
+interface HistoryDeps {
+  engine: Engine
+  /** A payload list's first value (a LargeValue when held by reference: docs/large-payloads.md). */
+  payloads: Pick<Payloads, 'decodeFirstValue'>
+  /** Ids whose current run was last seen with a history longer than one page (plugins/app/runs/long-histories.ts). */
+  longHistories: { has: (workflowId: string) => boolean, seen: (workflowId: string, long: boolean) => void }
+}
 
-const getHistory = ({ engine }: Pick<RunsContext, 'engine'>, run: RunRef | { workflowId: string, runId?: undefined }, request: Omit<temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryRequest, 'namespace' | 'execution'>) =>
+type Reads = Pick<HistoryDeps, 'engine' | 'payloads'>
+
+const getHistory = ({ engine }: Pick<HistoryDeps, 'engine'>, run: RunRef | { workflowId: string, runId?: undefined }, request: Omit<temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryRequest, 'namespace' | 'execution'>) =>
   engine.client.workflowService.getWorkflowExecutionHistory({
     namespace: engine.namespace,
     execution: { workflowId: run.workflowId, runId: run.runId },
@@ -37,7 +46,7 @@ export interface RunStart {
   input: unknown
 }
 
-async function startOf ({ payloads }: Pick<RunsContext, 'payloads'>, first: HistoryEvent | undefined): Promise<RunStart> {
+async function startOf ({ payloads }: Pick<HistoryDeps, 'payloads'>, first: HistoryEvent | undefined): Promise<RunStart> {
   const started = first?.workflowExecutionStartedEventAttributes
   return { type: started?.workflowType?.name ?? undefined, input: await payloads.decodeFirstValue(started?.input) }
 }
@@ -75,7 +84,7 @@ export async function readStartAndClose (deps: Reads, run: RunRef, signal?: Abor
 }
 
 /** The first page of a run's history (the id's current run without `runId`), of SHORT_HISTORY_EVENTS batches at most, and whether it is the whole history. */
-async function readFirstPage (deps: Pick<RunsContext, 'engine'>, run: RunRef | { workflowId: string, runId?: undefined }, signal?: AbortSignal): Promise<{ events: HistoryEvent[], whole: boolean }> {
+async function readFirstPage (deps: Pick<HistoryDeps, 'engine'>, run: RunRef | { workflowId: string, runId?: undefined }, signal?: AbortSignal): Promise<{ events: HistoryEvent[], whole: boolean }> {
   const res = await deps.engine.call(() => getHistory(deps, run, { maximumPageSize: SHORT_HISTORY_EVENTS }), { signal, ...run })
   return { events: res.history?.events ?? [], whole: !res.nextPageToken?.length }
 }
@@ -113,9 +122,9 @@ export interface LatestPage extends StartAndClose {
  * page's when the start event was written with that run's id (a run a reset made carries its
  * base's id there, and no run older than the page's can be current later). Undefined for an id the
  * engine does not know (the describe words that 404), and for one whose current run was last seen
- * long (./long-histories.ts): the describe comes first for those.
+ * long (plugins/app/runs/long-histories.ts): the describe comes first for those.
  */
-export async function readLatestPage (deps: Pick<RunsContext, 'engine' | 'payloads' | 'longHistories'>, workflowId: string, signal?: AbortSignal): Promise<LatestPage | undefined> {
+export async function readLatestPage (deps: Pick<HistoryDeps, 'engine' | 'payloads' | 'longHistories'>, workflowId: string, signal?: AbortSignal): Promise<LatestPage | undefined> {
   if (deps.longHistories.has(workflowId)) return undefined
   const page = await readFirstPage(deps, { workflowId }, signal).catch((err: unknown) => {
     if (err instanceof ApiError && err.statusCode === 404) return undefined
@@ -148,7 +157,7 @@ export async function readRunInput (deps: Reads, run: RunRef, signal?: AbortSign
  * the run closes or the engine's long-poll interval (20 s) or the call's deadline ends
  * (docs/performance.md); `readCloseEventIfClosed` is for those.
  */
-export async function readCloseEvent (deps: Pick<RunsContext, 'engine'>, run: RunRef, signal?: AbortSignal): Promise<HistoryEvent | null> {
+export async function readCloseEvent (deps: Pick<HistoryDeps, 'engine'>, run: RunRef, signal?: AbortSignal): Promise<HistoryEvent | null> {
   const res = await deps.engine.call(() => getHistory(deps, run, {
     historyEventFilterType: HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT
   }), { signal, ...run })
@@ -160,7 +169,7 @@ export async function readCloseEvent (deps: Pick<RunsContext, 'engine'>, run: Ru
  * close event is always a run's last event: the history is read backwards, one page of one batch
  * (the engine pages by the batches events were written in), which the engine answers at once.
  */
-export async function readCloseEventIfClosed ({ engine }: Pick<RunsContext, 'engine'>, run: RunRef, signal?: AbortSignal): Promise<HistoryEvent | null> {
+export async function readCloseEventIfClosed ({ engine }: Pick<HistoryDeps, 'engine'>, run: RunRef, signal?: AbortSignal): Promise<HistoryEvent | null> {
   const res = await engine.call(() => engine.client.workflowService.getWorkflowExecutionHistoryReverse({
     namespace: engine.namespace, execution: run, maximumPageSize: 1
   }), { signal, ...run })
@@ -181,7 +190,7 @@ const WAIT_SLACK_MS = 50
  * Long-polls the close event of one run until it arrives or `deadline` passes. The engine answers
  * an empty page when its own long-poll interval ends; the loop then asks again with the token.
  */
-export async function waitForCloseEvent (deps: Pick<RunsContext, 'engine'>, run: RunRef, wait: CloseWait): Promise<HistoryEvent | typeof timedOut> {
+export async function waitForCloseEvent (deps: Pick<HistoryDeps, 'engine'>, run: RunRef, wait: CloseWait): Promise<HistoryEvent | typeof timedOut> {
   let nextPageToken: Uint8Array | undefined
   for (;;) {
     const remaining = wait.deadline - Date.now()

@@ -6,10 +6,10 @@
  */
 import { SearchAttributeType, decodeVersioningBehavior, defineSearchAttributeKey, type TypedSearchAttributes } from '@temporalio/common'
 import type { temporal } from '@temporalio/proto'
-import type { WorkerDeploymentVersion } from '../../../schemas/deployment-version.js'
-import type { VersioningOverride } from '../../../schemas/run-versioning.js'
+import type { WorkerDeploymentVersion } from '../../../../schemas/deployment-version.js'
+import type { VersioningOverride } from '../../../../schemas/run-versioning.js'
 import type { VersioningMode } from '@flowport/core/contract'
-import { versionOf, versionOfValue } from '../engine/deployment-version.js'
+import { versionOf, versionOfValue } from '../deployment-version.js'
 
 export interface RunVersion {
   version: WorkerDeploymentVersion | null
