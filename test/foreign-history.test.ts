@@ -16,6 +16,7 @@ import { build } from './helpers/app.js'
 import { engineAddress } from './helpers/env.js'
 import { call, newId } from './helpers/workflows.js'
 import { launchChromium } from './helpers/browser.js'
+import { flowport } from './helpers/flowport-cli.js'
 import { readCatalogFile } from '../cli/catalog/file.js'
 import { publishDeclaredCatalog, removeDeclaredCatalog } from '../cli/catalog/publish.js'
 import * as activities from './fixtures/foreign/activities.js'
@@ -109,8 +110,13 @@ t.test('a completed run: status, result, history and a trace built from its hist
   const again = await get(t, workflowId, 'trace-log')
   t.same(again.body, log, 'a closed run\'s trace reads the same again')
 
-  // The inspector says where the timeline comes from (needs Debian's chromium at /usr/bin/chromium).
   const base = (await app.listen({ port: 0, host: '127.0.0.1' })).replace(/\/$/, '')
+  const printed = await flowport(['trace', workflowId], { env: { FLOWPORT_URL: base } })
+  t.equal(printed.code, 0)
+  t.equal((JSON.parse(printed.stdout) as TraceLog).source, 'history', 'flowport trace prints it')
+  t.match(printed.stderr, /built from the run's history/, 'and says so on stderr')
+
+  // The inspector says where the timeline comes from (needs Debian's chromium at /usr/bin/chromium).
   const tab = await (await launchChromium(t)).newPage()
   await tab.goto(`${base}/ui/#/run/${encodeURIComponent(workflowId)}`)
   const label = tab.locator('[data-trace-source="history"]')
