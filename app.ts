@@ -6,29 +6,29 @@ import Fastify, { LogController, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './schemas/config.js'
 import { runTokenSecrets } from './lib/run-token-secrets.js'
-import { buildValidator } from './lib/validator.js'
-import { buildSerializer } from './lib/serializer.js'
+import { buildValidator } from './plugins/external/schemas/validator.js'
+import { buildSerializer } from './plugins/external/schemas/serializer.js'
 import { Redactor, withRedaction } from './lib/log-redaction.js'
-import { redisPassword } from './lib/rate-limit-redis.js'
-import configPlugin from './plugins/external/config.js'
-import errors, { clientErrorHandler, frameworkErrors } from './plugins/external/errors.js'
-import jsonBody from './plugins/external/json-body.js'
+import { redisPassword } from './plugins/external/rate-limit/redis-store.js'
+import configPlugin from './plugins/external/config/index.js'
+import errors, { clientErrorHandler, frameworkErrors } from './plugins/http/errors.js'
+import jsonBody from './plugins/http/json-body/index.js'
 import cors from './plugins/external/cors.js'
 import access from './plugins/app/access/index.js'
-import rateLimit from './plugins/external/rate-limit.js'
+import rateLimit from './plugins/external/rate-limit/index.js'
 import audit from './plugins/app/access/audit.js'
-import schemas from './plugins/external/schemas.js'
+import schemas from './plugins/external/schemas/index.js'
 import swagger from './plugins/external/swagger.js'
-import conditional from './plugins/external/conditional.js'
-import metrics from './plugins/external/metrics.js'
+import conditional from './plugins/http/conditional/index.js'
+import metrics from './plugins/external/metrics/index.js'
 import tracing from './plugins/external/tracing.js'
-import runLog from './plugins/external/run-log.js'
+import runLog from './plugins/http/run-log.js'
 import payloads from './plugins/app/payloads/index.js'
 import engine from './plugins/app/engine/index.js'
 import catalogs from './plugins/app/catalogs/index.js'
 import webhooks from './plugins/app/webhooks/index.js'
-import starts from './plugins/app/starts/index.js'
-import sse from './plugins/external/sse.js'
+import runStarter from './plugins/app/run-starter/index.js'
+import sse from './plugins/external/sse/index.js'
 import history from './plugins/app/history/index.js'
 import runsFeed from './plugins/app/runs-feed/index.js'
 import traces from './plugins/app/traces/index.js'
@@ -70,7 +70,7 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/
  * Request line + headers Node accepts (its default is 16 KiB). The longest request the OpenAPI
  * document allows is about 25 KB: two 1000-character path parameters of 4-byte characters are
  * 12,000 bytes each once percent-encoded (`/workflow/{id}/update/{name}`), and the runs listing's
- * filters and page token add up to about as much. Larger requests get 431 (plugins/external/errors.ts).
+ * filters and page token add up to about as much. Larger requests get 431 (plugins/http/errors.ts).
  */
 const MAX_HEADER_BYTES = 64 * 1024
 
@@ -87,10 +87,10 @@ export async function buildApp ({ config, logger, historyObserver, localClock, l
     logger: withRedaction(logger ?? { level: config.LOG_LEVEL, stream: logStream }, redactor),
     bodyLimit: config.SERVICE_BODY_LIMIT_BYTES,
     // A request not received within these bounds is answered 408 RequestTimeoutError and closed
-    // (plugins/external/errors.ts). Node checks them every `connectionsCheckingInterval` (default 30 s,
+    // (plugins/http/errors.ts). Node checks them every `connectionsCheckingInterval` (default 30 s,
     // which would stretch a 10 s bound to 40 s). Fastify's `connectionTimeout` (socket inactivity)
     // stays off: a /workflow/run wait sends nothing for minutes and must not be cut.
-    // Node answers a missing Host header with an empty 400 of its own; plugins/external/errors.ts answers it in the error shape.
+    // Node answers a missing Host header with an empty 400 of its own; plugins/http/errors.ts answers it in the error shape.
     http: {
       maxHeaderSize: MAX_HEADER_BYTES,
       requireHostHeader: false,
@@ -105,7 +105,7 @@ export async function buildApp ({ config, logger, historyObserver, localClock, l
     routerOptions: { maxParamLength: MAX_HEADER_BYTES },
     frameworkErrors,
     clientErrorHandler,
-    // Long-lived SSE streams must not hold `close()`; plugins/external/sse.ts ends them first.
+    // Long-lived SSE streams must not hold `close()`; plugins/external/sse/index.ts ends them first.
     forceCloseConnections: true,
     requestIdHeader: false,
     genReqId: (req) => {
@@ -129,7 +129,7 @@ export async function buildApp ({ config, logger, historyObserver, localClock, l
 
   // The concepts, each after those its factory takes (plugins/README.md).
   await app.register(payloads, { storeStarting })
-  for (const plugin of [traces, engine, deployments, catalogs, webhooks, runs, control, starts]) await app.register(plugin)
+  for (const plugin of [traces, engine, deployments, catalogs, webhooks, runs, control, runStarter]) await app.register(plugin)
   await app.register(history, { observer: historyObserver })
   await app.register(runsFeed, { localClock })
   for (const plugin of [schedules, batch, evals]) await app.register(plugin)

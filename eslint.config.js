@@ -20,6 +20,9 @@ const PACKAGES = ['core', 'worker']
 const allow = (...types) => ({ to: { element: { types } } })
 const APP = { to: { file: { categories: 'app' } } }
 const CONTRACT = { file: { categories: 'contract' } }
+// A cross-cutting concern's schemas sit in its folder (plugins/README.md) and are the wire all the same.
+const WIRE = { category: 'wire', pattern: 'plugins/*/*/schema.ts' }
+const TO_WIRE = { to: { file: { categories: 'wire' } } }
 
 const layering = {
   files: ['**/*.{ts,js,mjs}'],
@@ -33,7 +36,7 @@ const layering = {
     // First match wins: a package's test/ folder is test code, not the package.
     'boundaries/elements': [
       { type: 'routes', pattern: 'routes', partialMatch: false },
-      { type: 'plugin', pattern: 'plugins/external', partialMatch: false },
+      { type: 'plugin', pattern: ['plugins/external', 'plugins/http'], partialMatch: false },
       { type: 'concept', pattern: 'plugins/app/*', capture: ['concept'], partialMatch: false },
       { type: 'lib', pattern: 'lib', partialMatch: false },
       { type: 'schemas', pattern: 'schemas', partialMatch: false },
@@ -53,7 +56,8 @@ const layering = {
     'boundaries/files': [
       { category: 'app', pattern: '{app,server}.ts' },
       // Core's dependency-free contract (core/README.md): what the browser and workflow code take too.
-      { category: 'contract', pattern: 'core/src/{api,bounded,contract,duration,eval,fatal-error,local-markers,run,steps}.ts' }
+      { category: 'contract', pattern: 'core/src/{api,bounded,contract,duration,eval,fatal-error,local-markers,run,steps}.ts' },
+      WIRE
     ]
   },
   rules: {
@@ -66,6 +70,10 @@ const layering = {
       policies: [
         // npm packages and Node's built-ins (origin "core"; our core/ package is the element "core").
         { allow: { to: { module: { origin: ['external', 'core'] } } } },
+        // The cross-cutting concerns sit below the concepts and the routes, which use their helpers.
+        { from: { element: { types: ['concept', 'routes'] } }, allow: allow('plugin') },
+        // A route declares the access it needs with the access concept's route face.
+        { from: { element: { type: 'routes' } }, allow: { to: { element: { type: 'concept', captured: { concept: 'access' }, fileInternalPath: 'route-access.ts' } } } },
         { from: { element: { type: 'schemas' } }, allow: allow('schemas', 'core') },
         { from: { element: { type: 'lib' } }, allow: allow('lib', 'schemas', ...PACKAGES) },
         { from: { element: { type: 'plugin' } }, allow: allow('plugin', 'lib', 'schemas', ...PACKAGES) },
@@ -95,7 +103,10 @@ const layering = {
         { from: CONTRACT, disallow: { to: { element: { type: 'core' } } } },
         { from: CONTRACT, disallow: { to: { module: { origin: ['external', 'core'] } } } },
         { from: CONTRACT, allow: { to: { file: { categories: 'contract' } } } },
-        { from: CONTRACT, allow: { to: { module: { source: '@sinclair/typebox' } } } }
+        { from: CONTRACT, allow: { to: { module: { source: '@sinclair/typebox' } } } },
+        { from: { element: { type: 'schemas' } }, allow: TO_WIRE },
+        { from: { file: { categories: 'wire' } }, disallow: allow('lib', 'plugin') },
+        { from: { file: { categories: 'wire' } }, allow: TO_WIRE }
       ]
     }],
     'boundaries/no-unknown-files': 'error',

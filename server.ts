@@ -3,7 +3,7 @@
  */
 import closeWithGrace from 'close-with-grace'
 import { buildApp, type BuildOptions } from './app.js'
-import { loadConfig } from './plugins/external/config.js'
+import { loadConfig } from './plugins/external/config/index.js'
 import { ConfigError } from './lib/config-error.js'
 
 /** `logStream`: where the log lines go (default stdout, as JSON); the dev stack prettifies them. */

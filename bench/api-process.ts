@@ -7,7 +7,7 @@
 import diagnostics from 'node:diagnostics_channel'
 import type { IncomingMessage } from 'node:http'
 import { buildApp } from '../app.js'
-import { loadConfig } from '../plugins/external/config.js'
+import { loadConfig } from '../plugins/external/config/index.js'
 import { DeliveryLags } from './delivery-lags.js'
 
 const lags = new DeliveryLags()

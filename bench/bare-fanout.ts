@@ -2,7 +2,7 @@
  * The SSE fan-out's floor (bench/latency.ts): a minimal SSE server on node:http in its own process,
  * in place of the API (bench/api-process.ts) and answering the same IPC commands. No Fastify, no
  * auth, no hubs, subscriptions, buffers or backpressure: per run, ONE raw engine long-poll loop
- * that writes each page of new events as one pre-serialized `history` frame (plugins/app/history/batch.ts,
+ * that writes each page of new events as one pre-serialized `history` frame (plugins/app/history/event-chunk.ts,
  * so the bytes, the `id:` cursors and the serialization cost are Flowport's) to every connected
  * socket, then `done` and the end of every response. It serves Flowport's stream path
  * (`GET /workflow/{id}/history/stream`, the current run), so bench/sse.ts' clients read it unchanged;
@@ -11,7 +11,7 @@
  */
 import { createServer, type ServerResponse } from 'node:http'
 import { Connection } from '@temporalio/client'
-import { Batch } from '../plugins/app/history/batch.js'
+import { EventChunk } from '../plugins/app/history/event-chunk.js'
 import { encodeCursor } from '../plugins/app/history/cursor.js'
 import { eventIdOf, terminalOf, type Terminal } from '../plugins/app/history/events.js'
 
@@ -58,7 +58,7 @@ async function follow (workflowId: string, run: Run): Promise<void> {
       }
       head = eventIdOf(fresh[fresh.length - 1])
       for (const e of fresh) terminal ??= terminalOf(e)
-      broadcast(run, new Batch(runId, fresh).frameAfter(0, false))
+      broadcast(run, new EventChunk(runId, fresh).frameAfter(0, false))
     }
     if (!page.nextPageToken?.length) break
     token = page.nextPageToken

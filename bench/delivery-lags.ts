@@ -4,7 +4,7 @@
  * engine's eventTime → API read lag, and per delivered frame the API read → frame handed to the
  * socket lag (ms). Off until `track` is called.
  */
-import type { Batch } from '../plugins/app/history/batch.js'
+import type { EventChunk } from '../plugins/app/history/event-chunk.js'
 import type { RawEvent } from '../plugins/app/history/events.js'
 import type { HubObserver } from '../plugins/app/history/hubs.js'
 import type { EnginePage } from '../plugins/app/history/reader.js'
@@ -18,7 +18,7 @@ export class DeliveryLags implements HubObserver {
   reads = 0
   /** When the API got each event from the engine: batches hold the page's own event objects. */
   readonly #readAt = new WeakMap<RawEvent, ReadTime>()
-  readonly #readRecorded = new WeakSet<Batch>()
+  readonly #readRecorded = new WeakSet<EventChunk>()
 
   /** Starts (or restarts) keeping the last `capacity` lags of each kind. */
   track (capacity: number): void {
@@ -33,7 +33,7 @@ export class DeliveryLags implements HubObserver {
     for (const event of page.events) this.#readAt.set(event, at)
   }
 
-  onDelivery = (batch: Batch): void => {
+  onDelivery = (batch: EventChunk): void => {
     if (!this.deliveryLags || !this.readLags) return
     const read = this.#readAt.get(batch.events[0])
     if (!read) return

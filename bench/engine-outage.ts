@@ -16,7 +16,7 @@ import { formatMs } from '@flowport/core/duration'
 import { buildApp } from '../app.js'
 import { startEngine, type Engine } from '../cli/engine.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
-import { loadConfig } from '../plugins/external/config.js'
+import { loadConfig } from '../plugins/external/config/index.js'
 import { machineNote, writeSection } from './results.js'
 import { percentiles } from './measure.js'
 

@@ -13,7 +13,7 @@ import { brotliCompressSync, gzipSync } from 'node:zlib'
 import { fileURLToPath } from 'node:url'
 import { chromium, type Page, type Route } from 'playwright-core'
 import { buildApp } from '../app.js'
-import { loadConfig } from '../plugins/external/config.js'
+import { loadConfig } from '../plugins/external/config/index.js'
 import { median } from './measure.js'
 import { machineNote, writeSection } from './results.js'
 

@@ -46,7 +46,7 @@ export async function openStartSession (api: Api, opts: StartBenchOptions) {
     taskQueue: opts.taskQueue,
     workflowId: randomUUID(),
     args: [input],
-    // What plugins/app/starts/start-workflow.ts asks for, so both sides make the same engine request.
+    // What plugins/app/run-starter/start-workflow.ts asks for, so both sides make the same engine request.
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL
   })

@@ -19,7 +19,7 @@ import { STORE_BUCKET, hasOwnBucket, isLoopback, newStoreCredentials, startObjec
 import { findObjectStoreBinary, objectStoreBinaryPlan } from './object-store-binary.js'
 import { onParentExit, supervise, type Supervised } from './supervise.js'
 import { startApi } from '../server.js'
-import { loadConfig } from '../plugins/external/config.js'
+import { loadConfig } from '../plugins/external/config/index.js'
 import { workerNodeArgs } from './worker-entry.js'
 import { devLogStream } from './dev-log.js'
 import { watchAndReload } from './worker-reload.js'

@@ -13,8 +13,7 @@ import { buildWorkflowBundle, defaultBuildId, DefinitionError, replayRuns } from
 import { readWorkerEnv, workerLogger, WorkerConfigError, type WorkerEnv } from '@flowport/worker/env'
 import { ClaimCheckCodec, payloadSettingsFrom, PayloadStore } from '@flowport/core/payloads'
 import { tlsFromSettings } from '@flowport/core/tls'
-import { durationMs } from '../lib/duration.js'
-import type { Duration } from '../schemas/schedules.js'
+import { durationMs } from '@flowport/core/duration'
 import type { WorkerDeploymentVersion } from '../schemas/deployment-version.js'
 import { versionValue } from '../plugins/app/engine/deployment-version.js'
 import { describeVersion, fromEngine, fromFile, pinnedElsewhere, type VersionedRun } from './replay-sources.js'
@@ -48,7 +47,7 @@ export const ENGINE_CONNECT_TIMEOUT_MS = 3_000
 /** `--since`: a duration as the API writes them (`30m`, `24h`, `7d`); null when it is not one. */
 export function windowMs (value: string): number | null {
   if (!/^\d+(ms|s|m|h|d)$/.test(value)) return null
-  return durationMs(value as Duration)
+  return durationMs(value)
 }
 
 type Print = (line: string) => void

@@ -1,12 +1,6 @@
-/**
- * Abort signals of a request's engine calls.
- */
 import type { FastifyReply } from 'fastify'
 
-/**
- * An AbortSignal that fires when the client goes away before its response is written, so long
- * waits (POST /workflow/run, stop escalation) release their engine calls with the request.
- */
+/** Fires when the client goes away before its response is written, so long waits release their engine calls. */
 export function clientGone (reply: FastifyReply): AbortSignal {
   const controller = new AbortController()
   // The response's `close` (not the request's, which fires once the body is read) marks a lost client.
@@ -14,11 +8,7 @@ export function clientGone (reply: FastifyReply): AbortSignal {
   return controller.signal
 }
 
-/**
- * Waits for `shared` until `signal` aborts, then rejects with the signal's reason; `shared` runs on
- * for whoever else waits on it (a cache entry that many requests share: one leaving must not fail
- * the others).
- */
+/** Waits for `shared` until `signal` aborts; `shared` runs on for the others waiting on it (one leaving must not fail them). */
 export async function untilAborted<T> (shared: Promise<T>, signal?: AbortSignal): Promise<T> {
   if (signal === undefined) return await shared
   signal.throwIfAborted()

@@ -1,14 +1,10 @@
-/**
- * The one error type routes throw for expected failures. The error handler turns it into the
- * documented ErrorResponse body; anything else becomes a 500 without internals.
- */
+/** The one error type thrown for expected failures; anything else becomes a 500 without internals. */
 import type { ErrorName } from '../schemas/common.js'
 
 export type { ErrorName }
 
 export interface Issue { path: string, in: string, message: string }
 
-/** What the error handler sends: an ErrorResponse, or a ValidationError with its issues. */
 export interface ErrorBody { error: ErrorName, message: string, workflowId?: string, runId?: string, issues?: Issue[] }
 
 export interface ApiErrorExtras {
@@ -30,10 +26,9 @@ export class ApiError extends Error {
   }
 }
 
-/** Seconds a client should wait before retrying a 503. */
 export const RETRY_AFTER_SECONDS = '3'
 
-/** Seconds a client should wait before retrying a stream refused at a cap (plugins/external/sse.ts, the runs feed): streams end over minutes, not seconds. */
+/** A stream refused at a cap: streams end over minutes, not seconds. */
 export const STREAM_RETRY_AFTER_SECONDS = '10'
 
 export const validationError = (issues: Issue[]) =>

@@ -1,7 +1,4 @@
-/**
- * Validates values against the JSON Schemas of the catalog (workflow input, handler payloads)
- * before anything reaches the engine. Compiled validators are cached by schema text.
- */
+/** Values against the catalog's JSON Schemas, before anything reaches the engine. */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import { validationError, type Issue } from './api-error.js'
@@ -24,14 +21,12 @@ function validatorFor (schema: object): ValidateFunction {
   return validate
 }
 
-/** Throws a 400 ValidationError whose issues point into `where` (e.g. `input`, `payload`). */
 export function assertMatches (schema: object, value: unknown, where: Issue['in']): void {
   const validate = validatorFor(schema)
   if (validate(value)) return
   throw validationError((validate.errors ?? []).map((e) => issueFromAjv(e, where)))
 }
 
-/** One issue per ajv error; the path names the missing or extra property itself. */
 export function issueFromAjv (e: Pick<ErrorObject, 'instancePath' | 'params' | 'message'>, where: string): Issue {
   const params = e.params as Record<string, unknown>
   const child = params.missingProperty ?? params.additionalProperty

@@ -1,33 +1,19 @@
-/**
- * Keeps credentials out of the log, whatever their name and however they are percent-encoded.
- * Two passes, because neither is enough alone:
- * - by name and by value in URLs (requests are logged without their headers): a query parameter
- *   whose decoded name looks like a credential (`token`, `api_key`, `authorization`,
- *   `access%5Ftoken` …), or a path segment or parameter whose decoded value holds a configured
- *   secret, is logged as `[redacted]`;
- * - by value in every log line: the configured secrets (the API token) are replaced wherever they
- *   appear, literally, percent-encoded (even character by character) or JSON-escaped, in any
- *   field of any log record.
- * Secrets known at start are given to the constructor; those that change at run time (the keys
- * file's run-token secrets, plugins/app/access/key-store.ts) come from a source the redactor follows.
- */
+/** Credentials out of the log, in two passes because neither is enough: URLs by name and value, every line by value in any encoding. */
 import { unescape } from 'node:querystring'
 import type { FastifyServerOptions } from 'fastify'
 
 export const REDACTED = '[redacted]'
 
-/** Names of credentials: matched anywhere in the decoded, lower-cased name. */
 const CREDENTIAL_NAME = /token|key|secret|passw|pwd|auth|credential|session|cookie|signature/
 /** Parameters of this API that match the pattern but are opaque cursors, useful when reading a log. */
 const NOT_CREDENTIALS = new Set(['pagetoken'])
 /** Secrets shorter than this would blank out ordinary words of every line; only the URL/header pass covers them. */
 const MIN_SECRET_LENGTH_IN_TEXT = 4
 
-/** Percent-decoding (and `+` as space) repeated until nothing changes, so double encoding does not hide a name. */
+/** Repeated, so double encoding does not hide a name. */
 export function decodeFully (text: string): string {
   let current = text
   for (let i = 0; i < 5; i++) {
-    // querystring.unescape leaves malformed escapes as they are instead of throwing.
     const next = unescape(current.replace(/\+/g, ' '))
     if (next === current) return current
     current = next
@@ -42,10 +28,7 @@ export function isCredentialName (name: string): boolean {
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
-/**
- * A pattern of the secret with each character as itself, JSON-escaped, percent-encoded (once or
- * twice, any case): however a client encoded it in a URL, the logged form matches.
- */
+/** Each character as itself, JSON-escaped or percent-encoded (once or twice): however a client encoded it, the logged form matches. */
 function anyEncodingOf (secret: string): string {
   return [...secret].map((ch) => {
     const hex = [...Buffer.from(ch)].map((b) => b.toString(16).padStart(2, '0'))
@@ -54,7 +37,6 @@ function anyEncodingOf (secret: string): string {
   }).join('')
 }
 
-/** Secrets that can change at run time: a new array each time they do. */
 export type SecretSource = () => readonly string[] | undefined
 
 export class Redactor {
@@ -66,11 +48,7 @@ export class Redactor {
     this.#add(secrets)
   }
 
-  /**
-   * Also redacts the secrets `source` names, read again before each use (so a secret a reload
-   * adds is redacted from its first line on). A secret the source drops stays redacted: other
-   * replicas may sign with it until they re-read, and it was a secret all the same.
-   */
+  /** A secret the source drops stays redacted: other replicas may sign with it until they re-read. */
   follow (source: SecretSource): void {
     this.#sources.push({ read: source, last: undefined })
   }
@@ -83,7 +61,6 @@ export class Redactor {
     this.#inText = patterns.length === 0 ? undefined : new RegExp(patterns.join('|'), 'gi')
   }
 
-  /** Takes in what the sources name, when they hand over another array than last time. */
   #refresh (): void {
     for (const source of this.#sources) {
       const current = source.read()
@@ -93,7 +70,6 @@ export class Redactor {
     }
   }
 
-  /** Whether a URL component or header value, decoded, holds a configured secret. */
   holdsSecret (component: string): boolean {
     this.#refresh()
     if (this.#secrets.size === 0) return false
@@ -102,7 +78,6 @@ export class Redactor {
     return false
   }
 
-  /** The URL with path segments and query parameters that hold credentials replaced. */
   url (url: string): string {
     const q = url.indexOf('?')
     const path = q < 0 ? url : url.slice(0, q)
@@ -118,7 +93,6 @@ export class Redactor {
     return `${safePath}?${query}`
   }
 
-  /** A serialized log line with every form of every secret replaced. */
   text (line: string): string {
     this.#refresh()
     return this.#inText ? line.replace(this.#inText, REDACTED) : line
@@ -128,11 +102,7 @@ export class Redactor {
 type LoggerOption = FastifyServerOptions['logger']
 type LoggerOptions = Exclude<LoggerOption, boolean | undefined>
 
-/**
- * Fastify logger options with both passes applied, whatever options the caller chose (level,
- * stream, transport): requests are logged with a redacted URL and no headers, and every
- * serialized line goes through `Redactor.text` before it is written.
- */
+/** Both passes applied to whatever logger options the caller chose. */
 export function withRedaction (logger: LoggerOption, redactor: Redactor): LoggerOption {
   if (logger === false || logger === undefined) return logger
   const options: LoggerOptions = logger === true ? {} : logger

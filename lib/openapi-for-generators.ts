@@ -1,14 +1,7 @@
 /**
- * What client generators need of an OpenAPI document beyond what @fastify/swagger writes, applied
- * to both documents: /openapi.json (plugins/external/swagger.ts) and the typed per-catalog one
- * (plugins/app/catalogs/catalog-openapi.ts). docs/catalog-openapi.md, "Generating clients".
- * - A union of one-value string enums (TypeBox's `Type.Union` of literals) is one `enum`: Java's
- *   `native` library of openapi-generator cannot read the union, and every generator makes a
- *   named enum of a plain one. Validation keeps the schemas as written; both forms accept the same values.
- * - The headers a client must read on an error are declared once as components and referenced by
- *   every 401, 429 and 503: `WWW-Authenticate`, `Retry-After`, `RateLimit-*`.
- * - Components no operation reaches are dropped: the path, query and header schemas that
- *   @fastify/swagger inlines as parameters, and whatever a typed document replaced.
+ * What client generators need beyond what @fastify/swagger writes, for both documents
+ * (docs/catalog-openapi.md): a union of string literals as one `enum` (Java's generator cannot read
+ * the union), error headers declared once, and unreached components dropped.
  */
 type Json = Record<string, any>
 
@@ -22,7 +15,6 @@ const isStringEnum = (s: unknown): s is Json => {
   return Array.isArray(values) && values.every((v) => typeof v === 'string')
 }
 
-/** Rewrites, bottom-up and in place, every `anyOf`/`oneOf` whose members are all string enums into one `enum`. */
 export function plainEnums (node: unknown): void {
   if (node === null || typeof node !== 'object') return
   for (const value of Object.values(node)) plainEnums(value)
@@ -37,7 +29,6 @@ export function plainEnums (node: unknown): void {
   }
 }
 
-/** The response headers of errors, as components (`#/components/headers/<name>`). */
 export const ERROR_HEADERS = {
   'WWW-Authenticate': {
     description: 'The authentication scheme to use: `Bearer realm="flowport"`',
@@ -63,14 +54,12 @@ export const ERROR_HEADERS = {
   }
 } as const
 
-/** Which error statuses carry which of ERROR_HEADERS. */
 const HEADERS_OF_STATUS: Record<string, Array<keyof typeof ERROR_HEADERS>> = {
   401: ['WWW-Authenticate'],
   429: ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
   503: ['Retry-After']
 }
 
-/** Adds ERROR_HEADERS to `components.headers` and a reference to each on every 401, 429 and 503 of `doc`'s operations. */
 export function declareErrorHeaders (doc: Json): void {
   doc.components.headers = { ...doc.components.headers, ...structuredClone(ERROR_HEADERS) }
   for (const item of Object.values<Json>(doc.paths ?? {})) {
@@ -84,7 +73,6 @@ export function declareErrorHeaders (doc: Json): void {
   }
 }
 
-/** Removes the schema and header components that nothing reached from `paths` and `webhooks` refers to. */
 export function pruneUnusedComponents (doc: Json): void {
   const reached = new Set<string>()
   const visit = (node: unknown): void => {

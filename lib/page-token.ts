@@ -1,10 +1,7 @@
 /**
- * The opaque page tokens of every paged read (the runs listing, history pages): the engine's own
- * page token, plus what the API needs to resume there (`state`, e.g. a history page's run and next
- * event), behind a short digest that binds the token to the request it continues (the listing's
- * filters, the workflow id). As base64url: opaque, URL-safe, no server state; a forged, damaged or
- * other-request token is refused before it reaches the engine, which answers a garbage token with
- * an unhelpful error.
+ * Page tokens: the engine's own, plus what the API resumes from, behind a digest that binds it to
+ * the request it continues. A forged or other-request token is refused before the engine, which
+ * answers garbage with an unhelpful error.
  */
 import { createHash } from 'node:crypto'
 
@@ -13,9 +10,7 @@ const DIGEST_BYTES = 8
 const SEPARATOR = 0x0a
 
 export interface PageToken {
-  /** What the API resumes from besides the engine's token (no newline); '' when nothing. */
   state: string
-  /** The engine's page token; empty = the engine's first page. */
   engineToken: Uint8Array
 }
 
@@ -27,7 +22,6 @@ export function encodePageToken (scope: string, { state, engineToken }: PageToke
   return Buffer.concat([digest(scope, payload), payload]).toString('base64url')
 }
 
-/** The token, or undefined when `value` is not a token this API issued for `scope`. */
 export function decodePageToken (scope: string, value: string): PageToken | undefined {
   if (!BASE64URL.test(value)) return undefined
   const raw = Buffer.from(value, 'base64url')

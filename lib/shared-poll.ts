@@ -1,18 +1,14 @@
 /**
- * One upstream poll per key, shared by every subscriber of that key: the history hubs (one
- * long-poll per run, plugins/app/history/hubs.ts) and the runs feeds (one visibility poll per set of
- * filters, plugins/app/runs-feed/feed.ts). The first subscriber of a key starts its poll, the last
- * to leave stops it, and a stopped poll leaves the registry: the next subscriber starts a fresh one.
+ * One upstream poll per key, shared by its subscribers (the history hubs, the runs feeds): the
+ * first starts it, the last to leave stops it, and the next starts a fresh one.
  */
 
-/** One key's poll and its subscribers; the subclass polls until `signal` aborts. */
 export abstract class SharedPoll<S> {
   readonly subscribers = new Set<S>()
   readonly #abort = new AbortController()
 
   constructor (private readonly onStop: (poll: SharedPoll<S>) => void) {}
 
-  /** Aborts the upstream call in flight when the poll stops. */
   get signal (): AbortSignal { return this.#abort.signal }
   get closed (): boolean { return this.#abort.signal.aborted }
 
@@ -29,11 +25,9 @@ export abstract class SharedPoll<S> {
   }
 }
 
-/** The live polls, one per key. */
 export class SharedPolls<P> {
   readonly #polls = new Map<string, P>()
 
-  /** `onStop`: a poll stopped (and left the registry). */
   constructor (private readonly onStop?: () => void) {}
 
   get size (): number { return this.#polls.size }
@@ -42,7 +36,6 @@ export class SharedPolls<P> {
 
   has (key: string): boolean { return this.#polls.has(key) }
 
-  /** The live poll of `key`, started by `start` when there is none. */
   of (key: string, start: (onStop: (poll: unknown) => void) => P): P {
     let poll = this.#polls.get(key)
     if (!poll) {

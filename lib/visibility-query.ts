@@ -1,11 +1,7 @@
 /**
- * A raw visibility query joined to clauses of the API's own (`(<query>) AND WorkflowType != …`,
- * plugins/app/batch/batch.ts) must stay one group: the tokens below follow the engine's SQL scanner (MySQL
- * rules) so that a parenthesis inside a string literal or a backtick identifier is not mistaken
- * for one that closes the group, and anything that could end the group early (an unmatched `)`,
- * an unterminated literal, a comment swallowing the text after it, a `;`) is refused. What is
- * left is for the engine to parse; it rejects what it cannot (a 400 too). docs/batch.md. `quote`
- * writes a value as a literal for the API's own clauses.
+ * A raw visibility query joined to the API's own clauses must stay one group (docs/batch.md): the
+ * tokens follow the engine's SQL scanner (MySQL rules), and whatever could end the group early is
+ * refused; the rest is for the engine to parse.
  */
 
 /** A visibility-query string literal: backslashes and double quotes escaped, so a value can never end the literal. */
@@ -15,11 +11,9 @@ export function quote (value: string): string {
 
 interface Token { kind: 'open' | 'close' | 'literal' | 'comment' | 'end-of-statement' | 'unterminated' | 'other', at: number }
 
-/** Where the literal opened at `start` ends (the index after its closing quote), or -1 when it never does. */
 function endOfLiteral (query: string, start: number): number {
   const quote = query[start]
-  // String literals take backslash escapes; a backtick identifier does not (MySQL). A doubled
-  // quote ends one literal and opens the next at once, so its boundaries come out the same.
+  // A backtick identifier takes no backslash escapes (MySQL); a doubled quote ends one literal and opens the next.
   const escapes = quote !== '`'
   for (let i = start + 1; i < query.length; i++) {
     if (escapes && query[i] === '\\') i++
@@ -47,7 +41,6 @@ function * tokens (query: string): Generator<Token> {
   }
 }
 
-/** Why `query` could not be kept as one group when joined to other clauses, or undefined when it can. */
 export function ungroupableReason (query: string): string | undefined {
   let depth = 0
   for (const token of tokens(query)) {

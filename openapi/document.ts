@@ -3,7 +3,7 @@
  * (the Temporal connection is lazy).
  */
 import { buildApp } from '../app.js'
-import { loadConfig } from '../plugins/external/config.js'
+import { loadConfig } from '../plugins/external/config/index.js'
 
 export async function openapiDocument (): Promise<Record<string, unknown>> {
   const app = await buildApp({ config: loadConfig({ LOG_LEVEL: 'silent' }), logger: false })

@@ -6,8 +6,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { ErrorResponseSchema, errorsFor, ref, response } from '../schemas/common.js'
 import { CatalogParamsSchema, CatalogSchema, OpenApiDocumentSchema, type CatalogResponse } from '../schemas/catalog.js'
-import { ConditionalReadHeadersSchema, notModified, withEtag } from '../schemas/conditional.js'
-import { access } from '../lib/http/access.js'
+import { ConditionalReadHeadersSchema, notModified, withEtag } from '../plugins/http/conditional/schema.js'
+import { access } from '../plugins/app/access/route-access.js'
 
 const ok = withEtag(CatalogSchema, 'The catalog: its workflows with their JSON Schemas, and whether any worker polls its task queue')
 const unavailable = response(ErrorResponseSchema, 'CatalogNotAvailableError: the default catalog is not published yet (its worker has not ' +

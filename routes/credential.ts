@@ -3,7 +3,7 @@
  * that the inspector and tools disable what a key cannot do instead of learning it from a 403.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { access } from '../lib/http/access.js'
+import { access } from '../plugins/app/access/route-access.js'
 import { errorsFor, response } from '../schemas/common.js'
 import { CredentialSchema, SCOPES, type Credential } from '../schemas/access.js'
 

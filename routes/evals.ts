@@ -8,7 +8,7 @@ import { workflowOfEvalId } from '@flowport/core/eval'
 import { errorsFor, ref, response } from '../schemas/common.js'
 import { EvalParamsSchema, EvalStartedSchema, EvalRunSchema, EvalRunsSchema, EvalsQuerySchema, StartEvalBodySchema } from '../schemas/evals.js'
 import { clientGone } from '../lib/abort.js'
-import { access, engineIdentity } from '../lib/http/access.js'
+import { access, engineIdentity } from '../plugins/app/access/route-access.js'
 
 const evals: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/evals', {

@@ -9,7 +9,7 @@ import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/ty
 import { RunParamsSchema, WorkflowParamsSchema, ref } from '../schemas/common.js'
 import { optionalBody, optionalBodySchema } from '../lib/http/optional-body.js'
 import { clientGone } from '../lib/abort.js'
-import { engineIdentity, type Caller } from '../lib/http/access.js'
+import { engineIdentity, type Caller } from '../plugins/app/access/route-access.js'
 
 type RunGeneric<G extends RouteGenericInterface> = G & { Params: { id: string, rid?: string } }
 
@@ -29,7 +29,7 @@ export interface RunRoute {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'
   /** Default: `workflows`. */
   tags?: string[]
-  /** An SSE-only route (plugins/external/sse.ts). */
+  /** An SSE-only route (plugins/external/sse/index.ts). */
   sse?: 'only'
   config: FastifyContextConfig
   /** The whole body is optional (lib/http/optional-body.ts). */

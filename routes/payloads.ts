@@ -3,7 +3,7 @@
  * then started with `inputRef` (docs/large-payloads.md).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { access } from '../lib/http/access.js'
+import { access } from '../plugins/app/access/route-access.js'
 import { errorsFor, response } from '../schemas/common.js'
 import { PayloadUploadSchema } from '../schemas/payloads.js'
 

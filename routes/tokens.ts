@@ -4,7 +4,7 @@
  * names only gets tokens for runs within its limits.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { access } from '../lib/http/access.js'
+import { access } from '../plugins/app/access/route-access.js'
 import { errorsFor, ref, response } from '../schemas/common.js'
 import { RunTokenRequestSchema, RunTokenSchema } from '../schemas/tokens.js'
 

@@ -69,7 +69,7 @@ export const CURSOR_PATTERN = '^[A-Za-z0-9_-]{32}$'
  * SQL store fails the whole query on a NUL (an UNAVAILABLE, as if the engine were away); no name
  * the API or a worker issues holds one. A lone surrogate, which the engine refuses as invalid
  * UTF-8, cannot come in a URL, and the JSON body parser refuses it in a body
- * (plugins/external/json-body.ts): it is not in the pattern, whose surrogate range generators
+ * (plugins/http/json-body/index.ts): it is not in the pattern, whose surrogate range generators
  * built on Rust's regex cannot read (the fuzzer dropped every such pattern). Ranges of a negated
  * character class, for patterns with rules of their own (schemas/deployment-version.ts).
  */

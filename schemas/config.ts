@@ -1,6 +1,6 @@
 /**
  * The API's settings: one TypeBox schema, validated at start (docs/settings.md documents each).
- * Environment values are strings; `loadConfig` (plugins/external/config.ts) converts and checks
+ * Environment values are strings; `loadConfig` (plugins/external/config/index.ts) converts and checks
  * them and names the first bad variable.
  */
 import { Type, type Static } from '@sinclair/typebox'
@@ -53,18 +53,18 @@ export const ConfigSchema = Type.Object({
   // The runs change feed (plugins/app/runs-feed/): how often each filter set's feed polls visibility, how old
   // a change is before it is sent (the store lists runs a little late), how far back a resume reaches.
   SERVICE_RUNS_FEED_POLL_MS: Millis(1000, 50),
-  // Heartbeat of every SSE stream: below the idle timeout of the proxies in front (plugins/external/sse.ts).
+  // Heartbeat of every SSE stream: below the idle timeout of the proxies in front (plugins/external/sse/index.ts).
   SERVICE_SSE_HEARTBEAT_MS: Millis(15_000, 100),
   SERVICE_RUNS_FEED_DELAY_MS: Millis(2000, 0),
   SERVICE_RUNS_FEED_RESUME_MS: Millis(3_600_000, 1000),
   SERVICE_RUNS_FEED_SESSION_MS: Millis(1_800_000, 100),
-  // Caps on what stays open (plugins/external/sse.ts, plugins/app/runs-feed/): open streams per replica and per key, and
+  // Caps on what stays open (plugins/external/sse/index.ts, plugins/app/runs-feed/): open streams per replica and per key, and
   // the distinct filter sets the runs feed polls (one visibility query per poll each). 0 = no cap.
   SERVICE_STREAMS_MAX: Type.Integer({ minimum: 0, default: 5000 }),
   SERVICE_STREAMS_MAX_PER_KEY: Type.Integer({ minimum: 0, default: 500 }),
   SERVICE_RUNS_FEED_MAX_FEEDS: Type.Integer({ minimum: 0, default: 50 }),
   SERVICE_CORS_ORIGIN: Type.String({ default: '*' }),
-  // Prometheus metrics at GET /metrics (plugins/external/metrics.ts); the port, when set, serves them without auth.
+  // Prometheus metrics at GET /metrics (plugins/external/metrics/index.ts); the port, when set, serves them without auth.
   SERVICE_METRICS_ENABLED: Bool(true),
   SERVICE_METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
   // The run inspector at /ui (plugins/external/ui.ts, docs/inspector.md): unset = on outside production, off in it.

@@ -6,7 +6,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Nullable, QueryTextSchema, ref } from './common.js'
 import { Literals } from './status.js'
 import { DEPLOYMENT_NAME, WorkerDeploymentVersionSchema } from './deployment-version.js'
-import { IF_MATCH_PATTERN } from './conditional.js'
+import { IF_MATCH_PATTERN } from '../plugins/http/conditional/schema.js'
 
 /** A nullable field with its description on the union (where OpenAPI readers look for it). */
 const NullableOf = <T extends TSchema>(schema: T, description: string) => Type.Union([schema, Type.Null()], { description })

@@ -1,5 +1,5 @@
 /**
- * Every named schema, in dependency order; plugins/external/schemas.ts adds them all to Fastify so routes
+ * Every named schema, in dependency order; plugins/external/schemas/index.ts adds them all to Fastify so routes
  * can `ref()` them and the OpenAPI document lists them as components.
  */
 import { ErrorResponseSchema, IssueSchema, RunParamsSchema, ValidationErrorSchema, WorkflowParamsSchema } from './common.js'
@@ -10,7 +10,7 @@ import {
   CatalogWorkflowSchema, CatalogWorkflowSourceSchema, OpenApiDocumentSchema, OpenApiInfoSchema
 } from './catalog.js'
 import { WorkerDeploymentVersionSchema } from './deployment-version.js'
-import { ConditionalReadHeadersSchema, RunPreconditionHeadersSchema } from './conditional.js'
+import { ConditionalReadHeadersSchema, RunPreconditionHeadersSchema } from '../plugins/http/conditional/schema.js'
 import {
   HistoryEventSchema, HistoryPageSchema, HistoryQuerySchema, HistoryStreamDoneSchema, HistoryStreamHeadersSchema, HistoryStreamQuerySchema,
   HistoryStreamServerErrorSchema, HistoryWorkflowSchema

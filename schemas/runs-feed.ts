@@ -5,7 +5,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { ref } from './common.js'
 import { RunsQuerySchema, WorkflowStatusSchema } from './workflow.js'
-import { sseEvent, sseEvents, streamErrors } from './history-stream.js'
+import { sseEvent, sseEvents, streamErrors } from '../plugins/external/sse/schema.js'
 
 /** What a feed id looks like (plugins/app/runs-feed/position.ts): `<ms>`, or `<ms>.s.<runId>` / `<ms>.c.<runId>`. */
 export const POSITION_PATTERN = '^\\d{1,15}(?:\\.[sc]\\.[0-9A-Za-z-]{1,64})?$'

@@ -7,7 +7,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { BASE64URL_PATTERN, NOT_IN_QUERY_TEXT, Nullable, QueryTextSchema, ref, ruled } from './common.js'
 import { Literals, RunStatusSchema } from './status.js'
 import { CatalogIdSchema } from './catalog.js'
-import { IF_MATCH_PATTERN } from './conditional.js'
+import { IF_MATCH_PATTERN } from '../plugins/http/conditional/schema.js'
 
 /** A duration: `"15m"`-style (a whole number and one unit of ms, s, m, h, d) or milliseconds. */
 export const DURATION_PATTERN = '^[0-9]{1,12}(ms|s|m|h|d)$'

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import { buildApp } from '../app.js'
-import { loadConfig } from '../plugins/external/config.js'
+import { loadConfig } from '../plugins/external/config/index.js'
 import { traceEnv } from './helpers/app.js'
 import { engineAddress, testCatalog } from './helpers/env.js'
 import { bearer, keysFile } from './helpers/keys.js'

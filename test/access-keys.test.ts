@@ -7,7 +7,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import t, { type Test } from 'tap'
 import { buildApp } from '../app.js'
-import { loadConfig } from '../plugins/external/config.js'
+import { loadConfig } from '../plugins/external/config/index.js'
 import { findKey, generateKey, hashKey, keyFromEntry } from '../plugins/app/access/keys.js'
 import { build, traceEnv } from './helpers/app.js'
 import { engineAddress, testCatalog } from './helpers/env.js'

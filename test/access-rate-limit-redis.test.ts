@@ -8,7 +8,7 @@
 import t, { type Test } from 'tap'
 import { PassThrough } from 'node:stream'
 import { buildApp } from '../app.js'
-import { loadConfig } from '../plugins/external/config.js'
+import { loadConfig } from '../plugins/external/config/index.js'
 import { freePort } from '../cli/engine.js'
 import { build, traceEnv } from './helpers/app.js'
 import { engineAddress, testCatalog } from './helpers/env.js'

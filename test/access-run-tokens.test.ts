@@ -5,7 +5,7 @@
  */
 import t, { type Test } from 'tap'
 import { buildApp, type App } from '../app.js'
-import { loadConfig } from '../plugins/external/config.js'
+import { loadConfig } from '../plugins/external/config/index.js'
 import { build, traceEnv } from './helpers/app.js'
 import { engineAddress, testCatalog } from './helpers/env.js'
 import { bearer, keysFile } from './helpers/keys.js'

@@ -6,7 +6,7 @@
  */
 import t from 'tap'
 import { buildApp } from '../app.js'
-import { loadConfig } from '../plugins/external/config.js'
+import { loadConfig } from '../plugins/external/config/index.js'
 import { traceEnv } from './helpers/app.js'
 import { launchChromium, servePage } from './helpers/browser.js'
 import { engineAddress, testCatalog } from './helpers/env.js'

@@ -6,7 +6,7 @@ import t from 'tap'
 import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { resolve } from 'node:path'
-import { loadConfig } from '../plugins/external/config.js'
+import { loadConfig } from '../plugins/external/config/index.js'
 import { engineAddress } from './helpers/env.js'
 import { descendants, survivors, until } from './helpers/processes.js'
 

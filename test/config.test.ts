@@ -1,5 +1,5 @@
 import t from 'tap'
-import { loadConfig } from '../plugins/external/config.js'
+import { loadConfig } from '../plugins/external/config/index.js'
 import { ConfigError } from '../lib/config-error.js'
 
 t.test('defaults match docs/settings.md', async (t) => {

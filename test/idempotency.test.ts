@@ -1,13 +1,13 @@
 /**
  * Idempotency-Key on POST /workflow/start and /workflow/run against the real engine
- * (plugins/app/starts/idempotency.ts, docs/idempotency.md).
+ * (plugins/app/run-starter/idempotency.ts, docs/idempotency.md).
  */
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { build } from './helpers/app.js'
 import { bearer, keysFile } from './helpers/keys.js'
 import { call, newId, waitClosed } from './helpers/workflows.js'
-import { canonicalJson, keyedWorkflowId } from '../plugins/app/starts/idempotency.js'
+import { canonicalJson, keyedWorkflowId } from '../plugins/app/run-starter/idempotency.js'
 
 const startCall = (payload: unknown, key?: string) => ({
   method: 'POST' as const, url: '/workflow/start', route: '/workflow/start', payload, headers: key === undefined ? undefined : { 'idempotency-key': key }

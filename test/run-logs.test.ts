@@ -5,7 +5,7 @@
 import t from 'tap'
 import { PassThrough } from 'node:stream'
 import { buildApp } from '../app.js'
-import { loadConfig } from '../plugins/external/config.js'
+import { loadConfig } from '../plugins/external/config/index.js'
 import { traceEnv } from './helpers/app.js'
 import { engineAddress, testCatalog } from './helpers/env.js'
 import { newId } from './helpers/workflows.js'

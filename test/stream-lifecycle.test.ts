@@ -6,7 +6,7 @@ import type { Test } from 'tap'
 import { Client, Connection } from '@temporalio/client'
 import { build } from './helpers/app.js'
 import { engineClient, eventIds, openSse, startExample, startIdle, type SseConnection } from './helpers/history.js'
-import type { Batch } from '../plugins/app/history/batch.js'
+import type { EventChunk } from '../plugins/app/history/event-chunk.js'
 import { HistoryHubs } from '../plugins/app/history/hubs.js'
 import type { HubEnd, Subscription, SubscriptionSink } from '../plugins/app/history/subscription.js'
 import { startEngine } from '../cli/engine.js'
@@ -104,7 +104,7 @@ class Collector implements SubscriptionSink {
     return collector
   }
 
-  events (batch: Batch, after: number): boolean {
+  events (batch: EventChunk, after: number): boolean {
     this.ids.push(...batch.events.map((e) => Number(e.eventId)).filter((id) => id > after))
     this.#notify()
     return !this.full

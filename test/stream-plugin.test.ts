@@ -1,9 +1,9 @@
 import t from 'tap'
 import Fastify from 'fastify'
 import type { Test } from 'tap'
-import errors from '../plugins/external/errors.js'
-import sse, { acceptsEventStream } from '../plugins/external/sse.js'
-import { loadConfig } from '../plugins/external/config.js'
+import errors from '../plugins/http/errors.js'
+import sse, { acceptsEventStream } from '../plugins/external/sse/index.js'
+import { loadConfig } from '../plugins/external/config/index.js'
 import { openSse } from './helpers/history.js'
 
 /** The SSE plugin alone, with a heartbeat short enough to observe, on a stream that never ends by itself. */

@@ -7,7 +7,7 @@
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { build } from './helpers/app.js'
-import { loadConfig } from '../plugins/external/config.js'
+import { loadConfig } from '../plugins/external/config/index.js'
 import { uiEnabled } from '../plugins/external/ui.js'
 
 const KEY = 'ui-test-key-0123456789abcdef'

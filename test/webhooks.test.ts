@@ -14,7 +14,7 @@ import { call, eventually, newId, waitClosed } from './helpers/workflows.js'
 import { deliveryWorkflowId, webhookRunMemo } from '../plugins/app/webhooks/webhooks.js'
 import { deliveryDone, deliveryIdOf, newSecret, receiver, verified } from './helpers/webhooks.js'
 import { engineAddress, testCatalog } from './helpers/env.js'
-import { loadConfig } from '../plugins/external/config.js'
+import { loadConfig } from '../plugins/external/config/index.js'
 import { WEBHOOK_AWAIT_ACTIVITY, WEBHOOK_DELIVER_ACTIVITY, webhookDeliveryQueue } from '@flowport/core/contract'
 
 const startCall = (payload: unknown, headers?: Record<string, string>) => ({ method: 'POST' as const, url: '/workflow/start', route: '/workflow/start', payload, headers })

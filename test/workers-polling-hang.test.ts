@@ -9,7 +9,7 @@
 import t, { type Test } from 'tap'
 import { randomUUID } from 'node:crypto'
 import { buildApp } from '../app.js'
-import { loadConfig } from '../plugins/external/config.js'
+import { loadConfig } from '../plugins/external/config/index.js'
 import { traceEnv } from './helpers/app.js'
 import { engineAddress, testCatalog } from './helpers/env.js'
 import { grpcStallProxy } from './helpers/grpc-stall-proxy.js'

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { request } from 'undici'
 import { buildApp } from '../app.js'
-import { loadConfig } from '../plugins/external/config.js'
+import { loadConfig } from '../plugins/external/config/index.js'
 import { engineAddress, testCatalog } from './helpers/env.js'
 import { eventually, newId } from './helpers/workflows.js'
 

@@ -1,10 +1,6 @@
-/**
- * For routes whose whole body is optional (handlers, stop, terminate): a request without a body
- * is validated as `{}`, and the OpenAPI document marks the body as not required.
- */
 import type { FastifyRequest } from 'fastify'
 
-/** Marker in a route schema: the body may be left out entirely (Fastify's swagger marks every body required; plugins/external/swagger.ts unmarks these). */
+/** A body that may be left out is validated as `{}`; swagger.ts unmarks it as required in the document. */
 export const OPTIONAL_BODY = 'x-optional-body'
 
 export const optionalBody = {

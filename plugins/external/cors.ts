@@ -1,16 +1,10 @@
-/**
- * CORS for browsers and Swagger UI on other origins. Registered before auth so preflights are
- * answered without credentials; PATCH (stop), Last-Event-ID (SSE resume) and the conditional-request
- * headers (If-None-Match, If-Match; ETag exposed) are allowed.
- * @see https://github.com/fastify/fastify-cors
- */
+/** CORS, registered before auth so preflights are answered without credentials. */
 import fp from 'fastify-plugin'
 import cors from '@fastify/cors'
 import { validationError } from '../../lib/api-error.js'
 
 export default fp(async (fastify) => {
   // OPTIONS is only ever a CORS preflight here; without its headers the plugin would answer a text/plain 400.
-  // Callback style: it never waits, and an async hook costs every request a promise.
   fastify.addHook('onRequest', (request, _reply, done) => {
     const missing = request.method === 'OPTIONS' ? ['origin', 'access-control-request-method'].filter((name) => request.headers[name] === undefined) : []
     if (missing.length > 0) {
@@ -22,8 +16,7 @@ export default fp(async (fastify) => {
   const origin = fastify.config.SERVICE_CORS_ORIGIN
   await fastify.register(cors, {
     origin: origin === '*' ? '*' : origin.split(',').map((o) => o.trim()),
-    // Strings, not arrays: the plugin joins an array on every response, a new string each time
-    // (which an open SSE stream then keeps in its sent headers).
+    // Strings: the plugin joins an array on every response, a new string an open stream then keeps.
     methods: 'GET, POST, PATCH, OPTIONS',
     allowedHeaders: 'content-type, authorization, last-event-id, x-request-id, if-none-match, if-match',
     exposedHeaders: 'x-request-id, retry-after, www-authenticate, etag',

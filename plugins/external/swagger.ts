@@ -1,8 +1,4 @@
-/**
- * The OpenAPI 3.1 document, generated from the routes' TypeBox schemas, served at /openapi.json
- * with Swagger UI at /docs. Named schemas become components under their `$id`.
- * @see https://github.com/fastify/fastify-swagger
- */
+/** The OpenAPI 3.1 document at /openapi.json, from the routes' schemas, and Swagger UI at /docs. */
 import fp from 'fastify-plugin'
 import { OPTIONAL_BODY } from '../../lib/http/optional-body.js'
 import swagger from '@fastify/swagger'
@@ -24,10 +20,8 @@ const webhookHeader = (name: string, description: string, example: string) =>
   ({ name, in: 'header' as const, required: true, description, schema: { type: 'string' as const }, example })
 
 /**
- * The request Flowport sends to a run's webhook URL (docs/webhooks.md), so receivers get types too:
- * a callback of the operations that take `webhook`, not a top-level `webhooks` entry, which some
- * generators (openapi-generator's Go) turn into a client method POSTing to a path the API does not have.
- * Written in place on both operations, without an operationId (it would appear twice).
+ * The webhook request, as a callback: a top-level `webhooks` entry becomes, in some generators, a
+ * client method POSTing to a path the API does not have.
  */
 const completionCallback = {
   '{$request.body#/webhook/url}': {
@@ -50,10 +44,7 @@ const completionCallback = {
 }
 const CALLBACK_OPERATIONS = ['startWorkflow', 'runWorkflow']
 
-/**
- * The completion callback on each operation that takes `webhook`, written in place: openapi-python-client
- * 0.29 refuses a callback given as a `$ref` (it fails to parse the whole document).
- */
+/** Written in place: openapi-python-client 0.29 refuses a callback given as a `$ref`. */
 function declareCallbacks (doc: { paths?: Record<string, Record<string, any>>, components?: Record<string, any> }) {
   for (const item of Object.values(doc.paths ?? {})) {
     for (const op of Object.values(item)) {
@@ -84,8 +75,7 @@ export default fp(async (fastify) => {
     openapi: {
       openapi: '3.1.0',
       info: openapiInfo,
-      // Relative: resolved against wherever the document was fetched, so it follows the host (and
-      // stays the same in the committed openapi/openapi.json); docs/catalog-openapi.md, "Generating clients".
+      // Relative: it follows the host, and stays the same in the committed openapi/openapi.json.
       servers: [{ url: '/', description: 'The host that serves this document' }],
       tags: [
         { name: 'health', description: 'Liveness and readiness' },

@@ -1,10 +1,6 @@
 /**
- * OpenTelemetry traces of the API, on only when an OTLP endpoint is set (OTEL_EXPORTER_OTLP_ENDPOINT
- * or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT): then every request gets a server span named
- * `<method> <route template>`, a child of the caller's `traceparent` when it sent one, and the
- * handler runs inside it, so the Temporal client's interceptor (plugins/app/engine/) carries it
- * into the workflow and its steps. Off: no hook, no decorator, no span. See docs/observability.md.
- * @see https://github.com/temporalio/sdk-typescript/tree/main/packages/interceptors-opentelemetry
+ * OpenTelemetry server spans, on only when an OTLP endpoint is set (docs/observability.md): the
+ * handler runs inside the span, so the engine's interceptor carries it into the workflow.
  */
 import fp from 'fastify-plugin'
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type Context } from '@opentelemetry/api'
@@ -12,7 +8,6 @@ import { startTracing, type Tracing } from '@flowport/core/tracing'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** null when tracing is off. */
     tracing: Tracing | null
   }
   interface FastifyRequest {

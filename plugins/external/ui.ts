@@ -1,16 +1,7 @@
 /**
- * The run inspector (docs/inspector.md): a static page at /ui that talks only to the public API.
- * Its own modules come from ui/, Preact and htm as the ES modules their packages ship, and the
- * workspace packages it uses (@flowport/client: the API client and its resuming SSE reader;
- * @flowport/core: a run's steps, durations, terminal statuses) as browser ES modules esbuild
- * bundles once per process, at their first request (no build step); the page's own modules are
- * minified the same way, with source maps.
- * Every response under /ui carries a strict Content-Security-Policy: scripts, styles and
- * connections from this origin only, no inline script, no plugins, no framing. The routes are
- * hidden from the OpenAPI document (they are a page, not API operations) and open without a
- * credential (plugins/app/access/index.ts): the page holds no data and asks for a key itself.
- * SERVICE_UI_ENABLED=false registers nothing (default: on outside production, off in it).
- * @see https://github.com/fastify/fastify-static
+ * The run inspector (docs/inspector.md): a static page at /ui that talks only to the public API,
+ * under a strict Content-Security-Policy. Workspace packages are bundled by esbuild at their first
+ * request (no build step). Open without a credential: the page holds no data and asks for a key.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -24,20 +15,12 @@ import { isProduction } from '@flowport/core/settings'
 /** ui/ at the root of the source tree, and beside dist/plugins/ in the built image (Dockerfile copies it). */
 const UI_ROOT = fileURLToPath(new URL('../../ui/', import.meta.url))
 
-/** The vendored modules the page imports, by the name it imports them under (ui/html.js imports ./vendor/preact.mjs and ./vendor/htm.mjs). */
 const VENDOR: Record<string, string> = {
   'preact.mjs': fileURLToPath(import.meta.resolve('preact')),
   'htm.mjs': fileURLToPath(import.meta.resolve('htm'))
 }
 
-/**
- * The workspace modules the page imports, bundled for the browser, by the name it imports them
- * under (ui/session.js imports ./vendor/client.mjs): one bundle re-exports everything its modules
- * export. Each module resolves as this process resolves it: the TypeScript sources under
- * `--conditions=flowport-source` (npm start, tests), the package's dist in the built image; their
- * dependencies come from node_modules. core.mjs holds only core's pure modules (no Node built-in,
- * S3 or OpenTelemetry code: the rest of @flowport/core is the server's).
- */
+/** Each resolves as this process does (sources under `--conditions=flowport-source`, dist in the image); core.mjs only core's pure modules. */
 const BUNDLED: Record<string, string[]> = {
   'client.mjs': ['@flowport/client'],
   'core.mjs': ['@flowport/core/steps', '@flowport/core/duration', '@flowport/core/run'],
@@ -45,7 +28,7 @@ const BUNDLED: Record<string, string[]> = {
   'json-schema.mjs': ['@cfworker/json-schema']
 }
 
-/** Each bundle once per process, at its first request (most apps, every test's, never serve one); a failed one is tried again. */
+/** At first request: most apps, every test's, never serve one. */
 const bundles = new Map<string, Promise<string>>()
 
 function browserModule (file: string, specifiers: string[]): Promise<string> {
@@ -70,11 +53,7 @@ function browserModule (file: string, specifiers: string[]): Promise<string> {
   return bundle
 }
 
-/**
- * The page's own modules (ui/*.js), minified once per process at their first request, each with a
- * source map beside it (`<file>.map`, which browsers' developer tools load), so the page stays
- * small (docs/inspector.md, "Size") and readable as written.
- */
+/** The page's own modules, minified at their first request with a source map beside each: small, and readable as written. */
 const minified = new Map<string, Promise<{ code: string, map: string }>>()
 
 function ownModule (file: string): Promise<{ code: string, map: string }> {
@@ -115,7 +94,6 @@ export default async function ui (fastify: FastifyInstance): Promise<void> {
     reply.header('cross-origin-opener-policy', 'same-origin')
   })
 
-  // What only the server knows: where Temporal's UI is, for the page's "open in Temporal UI" link.
   fastify.get('/ui/settings.json', { schema: { hide: true } }, async () => ({
     temporalUiUrl: config.SERVICE_UI_TEMPORAL_URL ?? null,
     namespace: config.TEMPORAL_NAMESPACE,

@@ -11,11 +11,11 @@ import { errorsFor, ref, response } from '../../schemas/common.js'
 import {
   DeploymentChangeHeadersSchema, DeploymentListSchema, DeploymentParamsSchema, DeploymentSchema, RampBodySchema, RollbackBodySchema, SetCurrentBodySchema
 } from '../../schemas/deployments.js'
-import { withEtag } from '../../schemas/conditional.js'
+import { withEtag } from '../../plugins/http/conditional/schema.js'
 import type { ChangeOptions, TaggedDeployment } from '../../plugins/app/deployments/index.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { clientGone } from '../../lib/abort.js'
-import { access, engineIdentity } from '../../lib/http/access.js'
+import { access, engineIdentity } from '../../plugins/app/access/route-access.js'
 import { optionalBody, optionalBodySchema } from '../../lib/http/optional-body.js'
 
 const tags = ['deployments']

@@ -8,9 +8,9 @@ import type { FastifyReply } from 'fastify'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { HistoryPageSchema, HistoryQuerySchema, HistoryStreamHeadersSchema, HistoryStreamQuerySchema, type HistoryQuery } from '../../schemas/history.js'
 import { streamResponses } from '../../schemas/history-stream.js'
-import { ConditionalReadHeadersSchema, notModified, withEtag } from '../../schemas/conditional.js'
-import { access } from '../../lib/http/access.js'
-import { lastEventIdOf } from '../../lib/http/sse.js'
+import { ConditionalReadHeadersSchema, notModified, withEtag } from '../../plugins/http/conditional/schema.js'
+import { access } from '../../plugins/app/access/route-access.js'
+import { lastEventIdOf } from '../../plugins/external/sse/streams.js'
 import { latestAndPinned } from '../latest-and-pinned.js'
 
 interface StreamRequest {

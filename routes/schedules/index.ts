@@ -13,7 +13,7 @@ import {
 } from '../../schemas/schedules.js'
 import { validationError } from '../../lib/api-error.js'
 import { clientGone } from '../../lib/abort.js'
-import { access, engineIdentity } from '../../lib/http/access.js'
+import { access, engineIdentity } from '../../plugins/app/access/route-access.js'
 import { optionalBody, optionalBodySchema } from '../../lib/http/optional-body.js'
 
 const schedules: FastifyPluginAsyncTypebox = async (fastify) => {

@@ -8,7 +8,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { BatchBodySchema, BatchParamsSchema, BatchStartedSchema, BatchStatusSchema } from '../../schemas/batch.js'
 import { clientGone } from '../../lib/abort.js'
-import { access, engineIdentity } from '../../lib/http/access.js'
+import { access, engineIdentity } from '../../plugins/app/access/route-access.js'
 
 const batch: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/workflow/batch', {

@@ -9,8 +9,8 @@ import { errorsFor, ref } from '../../schemas/common.js'
 import { ResetBodySchema, ResetResultSchema, type ResetBody } from '../../schemas/reset.js'
 import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema, type StopBody, type TerminateBody } from '../../schemas/control.js'
 import { latestAndPinned, runCall } from '../latest-and-pinned.js'
-import { access } from '../../lib/http/access.js'
-import { RunPreconditionHeadersSchema } from '../../schemas/conditional.js'
+import { access } from '../../plugins/app/access/route-access.js'
+import { RunPreconditionHeadersSchema } from '../../plugins/http/conditional/schema.js'
 
 const stopDescription = 'Requests cancellation: the workflow\'s cleanup runs and the run ends `canceled`. Without ' +
   '`terminateAfterMs` the answer comes right after the request is recorded (outcome `cancel_requested`); with it the ' +

@@ -17,8 +17,8 @@ import { optionalBody, optionalBodySchema } from '../../lib/http/optional-body.j
 import type { HandlerCall, HandlerKind } from '../../plugins/app/control/index.js'
 import { latestAndPinned, runCall } from '../latest-and-pinned.js'
 import { preferences } from '../../lib/http/prefer.js'
-import { access } from '../../lib/http/access.js'
-import { ConditionalReadHeadersSchema, RunPreconditionHeadersSchema, notModified, withEtag } from '../../schemas/conditional.js'
+import { access } from '../../plugins/app/access/route-access.js'
+import { ConditionalReadHeadersSchema, RunPreconditionHeadersSchema, notModified, withEtag } from '../../plugins/http/conditional/schema.js'
 
 const common = '404: unknown workflow id, or a name the run\'s workflow does not declare in its catalog. ' +
   '503: the run\'s catalog is not published (its handlers cannot be checked).'

@@ -5,8 +5,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { WorkflowInputSchema, WorkflowResultSchema, WorkflowStatusSchema } from '../../schemas/workflow.js'
-import { access } from '../../lib/http/access.js'
-import { ConditionalReadHeadersSchema, notModified, withEtag } from '../../schemas/conditional.js'
+import { access } from '../../plugins/app/access/route-access.js'
+import { ConditionalReadHeadersSchema, notModified, withEtag } from '../../plugins/http/conditional/schema.js'
 import { latestAndPinned, runOf } from '../latest-and-pinned.js'
 
 /**

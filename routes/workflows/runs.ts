@@ -8,8 +8,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { RunsQuerySchema, WorkflowRunsSchema } from '../../schemas/workflow.js'
 import { RunsFeedHeadersSchema, RunsFeedQuerySchema, runsFeedResponses } from '../../schemas/runs-feed.js'
-import { access } from '../../lib/http/access.js'
-import { lastEventIdOf } from '../../lib/http/sse.js'
+import { access } from '../../plugins/app/access/route-access.js'
+import { lastEventIdOf } from '../../plugins/external/sse/streams.js'
 
 const runs: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/workflow/runs', {

@@ -1,5 +1,5 @@
 /**
- * POST /workflow/run: start, then wait for the result (plugins/app/starts/run-workflow.ts). POST
+ * POST /workflow/run: start, then wait for the result (plugins/app/run-starter/run-workflow.ts). POST
  * /workflow/start: start and answer at once with the ids to poll, or, with `Prefer: wait=<seconds>`,
  * wait that long for the result first (lib/http/prefer.ts).
  */
@@ -11,12 +11,14 @@ import {
   type UpdateResult, type WorkflowResult, type WorkflowStarted
 } from '../../schemas/workflow.js'
 import { clientGone } from '../../lib/abort.js'
-import { idempotencyKeyOf } from '../../lib/http/idempotency-key.js'
 import { preferredWait } from '../../lib/http/prefer.js'
-import { access, starterOf } from '../../lib/http/access.js'
+import { access, starterOf } from '../../plugins/app/access/route-access.js'
 
 /** The document's reference to a schema's component (a discriminator's mapping names components). */
 const component = (schema: { $id?: string }) => `#/components/schemas/${String(schema.$id)}`
+
+/** The `Idempotency-Key` header as a key (docs/idempotency.md): the draft's quoted Structured Field string and the bare form are one key. */
+const idempotencyKeyOf = (header: string | undefined) => header?.startsWith('"') ? header.slice(1, -1) : header
 
 /** `Retry-After` of a 202: when a status read is worth trying; never longer than the client chose to wait. */
 const RETRY_AFTER_MAX_SECONDS = 5
@@ -54,7 +56,7 @@ const start: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async (request, reply) => {
     const signal = clientGone(reply)
     try {
-      return await fastify.starts.runWorkflow(request.body, signal, { idempotencyKey: idempotencyKeyOf(request.headers['idempotency-key']), ...starterOf(request) })
+      return await fastify.runStarter.runWorkflow(request.body, signal, { idempotencyKey: idempotencyKeyOf(request.headers['idempotency-key']), ...starterOf(request) })
     } catch (err) {
       if (!signal.aborted) throw err
       // Nobody is left to answer; the workflow is not touched.
@@ -99,16 +101,16 @@ const start: FastifyPluginAsyncTypebox = async (fastify) => {
     const idempotencyKey = idempotencyKeyOf(request.headers['idempotency-key'])
     const { update } = request.body
     if (update !== undefined) {
-      const updated = await fastify.starts.updateWithStart({ ...request.body, update }, { signal, idempotencyKey, ...starterOf(request) })
+      const updated = await fastify.runStarter.updateWithStart({ ...request.body, update }, { signal, idempotencyKey, ...starterOf(request) })
       return { kind: 'update' as const, workflowId: updated.run.workflowId, runId: updated.run.runId, updateId: updated.updateId, result: updated.result }
     }
-    const started = await fastify.starts.startWorkflow(request.body, { signal, idempotencyKey, ...starterOf(request) })
+    const started = await fastify.runStarter.startWorkflow(request.body, { signal, idempotencyKey, ...starterOf(request) })
     const ids = { kind: 'started' as const, workflowId: started.workflowId, runId: started.runId }
     const wait = preferredWait(request.headers.prefer)
     if (wait === undefined) return ids
     const waited = Math.min(wait, Math.floor(fastify.config.SERVICE_RUN_MAX_TIMEOUT_MS / 1000))
     reply.header('preference-applied', `wait=${waited}`).header('vary', 'Prefer')
-    const result = await fastify.starts.waitForResult(started, { signal, deadline: Date.now() + waited * 1000 })
+    const result = await fastify.runStarter.waitForResult(started, { signal, deadline: Date.now() + waited * 1000 })
     if (!('open' in result)) return result
     const location = `/workflow/${encodeURIComponent(started.workflowId)}/runs/${started.runId}/status`
     return reply.code(202).header('location', location).header('retry-after', String(Math.max(1, Math.min(waited, RETRY_AFTER_MAX_SECONDS)))).send(ids)

@@ -4,7 +4,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { TraceLogSchema } from '../../schemas/trace.js'
-import { access } from '../../lib/http/access.js'
+import { access } from '../../plugins/app/access/route-access.js'
 import { latestAndPinned, runOf } from '../latest-and-pinned.js'
 
 const description = 'The trace of a closed run, read from the bucket (SERVICE_TRACE_S3_BUCKET) or else SERVICE_TRACE_DIR. ' +

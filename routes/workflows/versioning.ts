@@ -7,9 +7,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { RunVersioningBodySchema, RunVersioningSchema, type RunVersioningBody } from '../../schemas/run-versioning.js'
-import { RunPreconditionHeadersSchema } from '../../schemas/conditional.js'
+import { RunPreconditionHeadersSchema } from '../../plugins/http/conditional/schema.js'
 import { latestAndPinned, runCall } from '../latest-and-pinned.js'
-import { access } from '../../lib/http/access.js'
+import { access } from '../../plugins/app/access/route-access.js'
 
 const setDescription = 'Sets the engine\'s versioning override of an open run, which wins over the behaviour its workers report until ' +
   'it is removed. `pinned` with `version`: the run\'s next workflow tasks go to that version\'s workers, whatever version is ' +

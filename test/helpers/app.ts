@@ -3,7 +3,7 @@
  */
 import type { Test } from 'tap'
 import { buildApp, type App, type BuildOptions } from '../../app.js'
-import { loadConfig } from '../../plugins/external/config.js'
+import { loadConfig } from '../../plugins/external/config/index.js'
 import { engineAddress, testCatalog } from './env.js'
 
 /** The trace settings scripts/test.ts gives the shared worker, so apps read what it writes. */

@@ -3,7 +3,7 @@
  * SERVICE_API_KEYS_FILE is set (./access.ts: the service; ./key-store.ts holds the keys, re-read without restart).
  *
  * - onRequest: who is calling (an API key in `Authorization`, or a run token: ./run-tokens.ts)
- *   → 401; then the route's declared scope (`config: access(scope, target)`, lib/http/access.ts) → 403.
+ *   → 401; then the route's declared scope (`config: access(scope, target)`, plugins/app/access/route-access.ts) → 403.
  *   Stream routes (`queryToken`) also read `?runToken=` (or its older name `?access_token=`), where
  *   only run tokens are accepted (a key there would be kept in logs and browser history) unless
  *   SERVICE_API_QUERY_KEYS_ALLOWED. A key in the query is refused on every route, whatever the
@@ -17,7 +17,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Redactor } from '../../../lib/log-redaction.js'
-import type { Target } from '../../../lib/http/access.js'
+import type { Target } from './route-access.js'
 import { SCOPES, type Scope } from '../../../schemas/access.js'
 import { runTokenSecrets } from '../../../lib/run-token-secrets.js'
 import { errors } from '../../../schemas/common.js'
@@ -85,13 +85,13 @@ export const RUN_TOKEN_SECRETS_MISSING = 'No run-token secret configured (SERVIC
 
 /** `redactor`: the log's (app.ts), told about the keys file's secrets. */
 export default fp<{ redactor: Redactor }>(async (fastify, { redactor }) => {
-  const { config, runs, starts, catalogs, schedules } = fastify
+  const { config, runs, runStarter, catalogs, schedules } = fastify
   const access = createAccess({
     config,
     runTokenSecrets: runTokenSecrets(config),
     log: fastify.log,
     redactor,
-    targets: { runs, starts, catalogs, schedules }
+    targets: { runs, runStarter, catalogs, schedules }
   })
   const { keys, runTokens } = access
   fastify.decorate('access', access)
@@ -140,4 +140,4 @@ export default fp<{ redactor: Redactor }>(async (fastify, { redactor }) => {
     }
     access.assertTarget({ target: request.routeOptions.config.target ?? 'none', params: request.params, query: request.query, body: request.body }, principal).then(() => { done() }, done)
   })
-}, { name: 'access', dependencies: ['config', 'errors', 'runs', 'starts', 'catalogs', 'schedules'] })
+}, { name: 'access', dependencies: ['config', 'errors', 'runs', 'run-starter', 'catalogs', 'schedules'] })

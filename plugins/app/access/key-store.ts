@@ -34,7 +34,7 @@ const hashOf = (text: string) => createHash('sha256').update(text).digest('hex')
 const UNREADABLE = 'unreadable'
 
 /**
- * `credential:<path>` entries of `runTokenSecrets`, resolved like the settings (lib/credential-settings.ts)
+ * `credential:<path>` entries of `runTokenSecrets`, resolved like the settings (plugins/external/config/credential-settings.ts)
  * from the credentials file of this process's environment, at each read.
  */
 function resolveSecrets (secrets: string[]): string[] {

@@ -2,7 +2,7 @@
  * Who a request acts as, and the checks of what it may touch. A 403 ForbiddenError names what is
  * missing (the scope, the catalog, the workflow pattern, the bound workflow id); it never says
  * what the credential could do elsewhere. A key limited to catalogs or workflow-name patterns is
- * checked against what a request touches (the route's `target`, lib/http/access.ts); the concepts
+ * checked against what a request touches (the route's `target`, plugins/app/access/route-access.ts); the concepts
  * that know what a run, a start or a schedule names are asked through the slices of their
  * services in TargetLookup.
  */
@@ -10,12 +10,12 @@ import { ApiError } from '../../../lib/api-error.js'
 import type { ApiKey } from './keys.js'
 import type { Scope } from '../../../schemas/access.js'
 import type { StartWorkflowBody } from '../../../schemas/workflow.js'
-import type { Caller, Target } from '../../../lib/http/access.js'
+import type { Caller, Target } from './route-access.js'
 import { workflowOfEvalId } from '@flowport/core/eval'
 import type { Catalogs } from '../catalogs/index.js'
 import type { Runs } from '../runs/index.js'
 import type { Schedules } from '../schedules/index.js'
-import type { Starts } from '../starts/index.js'
+import type { RunStarter } from '../run-starter/index.js'
 
 export interface Principal extends Caller {
   scopes: ReadonlySet<Scope>
@@ -65,7 +65,7 @@ export interface TargetLookup {
   /** The run's catalog (task queue) and workflow type (404 when there is none). */
   runs: Pick<Runs, 'describeRun'>
   /** The catalog a start (or schedule) body names. */
-  starts: Pick<Starts, 'catalogOf'>
+  runStarter: Pick<RunStarter, 'catalogOf'>
   /** The canonical name of a workflow or alias in a catalog. */
   catalogs: Pick<Catalogs, 'workflow'>
   /** What a stored schedule starts. */
@@ -129,7 +129,7 @@ export async function assertTarget (lookup: TargetLookup, defaultCatalog: string
 
 /** The catalog and workflow a start (or a schedule's body) names. */
 async function assertStartable (lookup: TargetLookup, p: Principal, body: StartWorkflowBody): Promise<void> {
-  const catalog = lookup.starts.catalogOf(body)
+  const catalog = lookup.runStarter.catalogOf(body)
   assertCatalog(p, catalog)
   // The canonical name is what runs: an alias must not open a workflow the patterns exclude.
   if (p.key.workflows) assertWorkflowName(p, (await lookup.catalogs.workflow(catalog, body.workflowName, undefined, { pinned: body.version !== undefined })).name)

@@ -2,16 +2,29 @@
  * The control service: acting on one run (stop, terminate, reset, moving it to another version)
  * and talking to it (signals, queries, updates, and where an accepted update stands). Every call is
  * pinned to the run the runs service names first, and the answer names that run.
+ * Built like every service, a `createX(deps)` factory returning an object: the functions of the
+ * folder take what they need of the dependencies first, and the factory binds it.
  */
 import { stopRun, terminateRun } from './stop.js'
 import { readUpdate, runQuery, runUpdate, sendSignal, startUpdate, updateFailure } from './handlers.js'
 import { resetRun } from './reset.js'
 import { clearRunVersioning, setRunVersioning } from './run-versioning.js'
 import type { ControlDeps } from './deps.js'
-import { bindParts } from '../../../lib/bind-parts.js'
 
 export type Control = ReturnType<typeof createControl>
 
 export function createControl (deps: ControlDeps) {
-  return bindParts(deps, { stopRun, terminateRun, resetRun, setRunVersioning, clearRunVersioning, sendSignal, runQuery, runUpdate, startUpdate, updateFailure, readUpdate })
+  return {
+    stopRun: stopRun.bind(undefined, deps),
+    terminateRun: terminateRun.bind(undefined, deps),
+    resetRun: resetRun.bind(undefined, deps),
+    setRunVersioning: setRunVersioning.bind(undefined, deps),
+    clearRunVersioning: clearRunVersioning.bind(undefined, deps),
+    sendSignal: sendSignal.bind(undefined, deps),
+    runQuery: runQuery.bind(undefined, deps),
+    runUpdate: runUpdate.bind(undefined, deps),
+    startUpdate: startUpdate.bind(undefined, deps),
+    updateFailure: updateFailure.bind(undefined, deps),
+    readUpdate: readUpdate.bind(undefined, deps)
+  }
 }

@@ -1,5 +1,5 @@
 /**
- * What the control service is built from and its parts are given.
+ * What the control service is built from, and what each of its functions takes first.
  */
 import type { Config } from '../../../schemas/config.js'
 import type { Engine } from '../engine/index.js'
@@ -7,7 +7,7 @@ import type { Catalogs } from '../catalogs/index.js'
 import type { Runs } from '../runs/index.js'
 import type { Deployments } from '../deployments/index.js'
 
-/** What the parts are given: which run a call is about and its close event come from the runs service. */
+/** Which run a call is about and its close event come from the runs service. */
 export interface ControlDeps {
   engine: Engine
   runs: Pick<Runs, 'describeRun' | 'readCloseEventIfClosed' | 'waitForCloseEvent' | 'outcomeOf' | 'closedRuns'>

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto'
 import type { StopResult, TerminateResult } from '../../../schemas/control.js'
 import { alreadyClosed, closedMeanwhile, timedOut, statusFromEngine, type HistoryEvent } from '../engine/index.js'
 import { type RunRef, isTerminalStatus } from '@flowport/core/run'
-import { assertRunMatches } from '../../../lib/http/conditional.js'
+import { assertRunMatches } from '../../http/conditional/entity-tags.js'
 import type { ControlDeps } from './deps.js'
 
 /** The run a call is about: the pinned one, or the latest run of the id. */
@@ -17,7 +17,7 @@ export interface ControlCall {
   signal?: AbortSignal
   /** The engine identity the call is recorded under (plugins/app/access/principal.ts). */
   identity?: string
-  /** `If-Match`: the run the caller saw (lib/http/conditional.ts). */
+  /** `If-Match`: the run the caller saw (plugins/http/conditional/entity-tags.ts). */
   ifMatch?: string
 }
 

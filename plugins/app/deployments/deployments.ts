@@ -9,7 +9,7 @@ import type { Client } from '@temporalio/client'
 import protoRoot, { type temporal } from '@temporalio/proto'
 import { tsToDate } from '@temporalio/common/lib/time.js'
 import { ApiError } from '../../../lib/api-error.js'
-import { entityTags } from '../../../lib/http/conditional.js'
+import { entityTags } from '../../http/conditional/entity-tags.js'
 import { quote } from '../../../lib/visibility-query.js'
 import type { Deployment, DeploymentList, DeploymentVersionState } from '../../../schemas/deployments.js'
 import { type Engine, versionOf, versionValue, grpcFailure, isAlive, lastPollMs, POLLER_RECENT_MS } from '../engine/index.js'
@@ -26,7 +26,7 @@ export interface DeploymentsDeps {
 }
 
 export interface ChangeOptions {
-  /** The caller's engine identity (lib/http/access.ts); undefined: the API's own. */
+  /** The caller's engine identity (plugins/app/access/route-access.ts); undefined: the API's own. */
   identity?: string
   /** Route new runs to a version none of whose workers polls now. */
   allowNoPollers?: boolean

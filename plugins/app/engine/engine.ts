@@ -99,7 +99,7 @@ export function createEngine ({ config, onOpen, onClose, metrics, workflowInterc
     client,
     namespace,
     /**
-     * The client whose calls carry `identity` (`flowport:<key id>`, lib/http/access.ts):
+     * The client whose calls carry `identity` (`flowport:<key id>`, plugins/app/access/route-access.ts):
      * the engine records it in the run's history for starts, signals, updates, cancels and
      * terminations. One client per identity, sharing the connection; undefined = the default client.
      */

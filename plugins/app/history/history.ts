@@ -4,7 +4,7 @@
  * history call, for tests and the benchmark.
  */
 import type { HistoryPage } from '../../../schemas/history.js'
-import type { StreamRegistry } from '../../../lib/http/sse.js'
+import type { StreamRegistry } from '../../external/sse/streams.js'
 import type { Engine } from '../engine/index.js'
 import { HistoryHubs, type HubObserver } from './hubs.js'
 import { readHistoryPage, type PageRequest } from './page.js'
@@ -23,7 +23,7 @@ const MAX_QUEUED_EVENTS = 2000
 export interface HistoryDeps {
   engine: Engine
   runs: Pick<Runs, 'describeRun' | 'readAttention'>
-  /** The open SSE streams (plugins/external/sse.ts). */
+  /** The open SSE streams (plugins/external/sse/index.ts). */
   streams: StreamRegistry
   /** The benchmark's seam (hubs.ts); absent in production. */
   observer?: HubObserver

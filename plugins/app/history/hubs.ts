@@ -10,7 +10,7 @@
  * covers it, then follows the hub. The last subscriber to leave aborts the long-poll (lib/shared-poll.ts).
  */
 import { SharedPoll, SharedPolls } from '../../../lib/shared-poll.js'
-import { Batch } from './batch.js'
+import { EventChunk } from './event-chunk.js'
 import { eventIdOf, terminalOf, type Terminal } from './events.js'
 import { nextEngineToken, type EnginePage, type HistoryReader } from './reader.js'
 import { Subscription, type SubscriptionSink } from './subscription.js'
@@ -28,7 +28,7 @@ export class RunHub extends SharedPoll<Subscription> {
   /** The terminal event has been read and the engine has nothing after it. */
   finished = false
   failure: unknown
-  readonly #buffer: Batch[] = []
+  readonly #buffer: EventChunk[] = []
   #buffered = 0
   #started = false
 
@@ -58,7 +58,7 @@ export class RunHub extends SharedPoll<Subscription> {
     return position >= this.head || (this.#buffer.length > 0 && this.#buffer[0].firstId <= position + 1)
   }
 
-  batchesAfter (position: number): Batch[] {
+  chunksAfter (position: number): EventChunk[] {
     return this.#buffer.filter((b) => b.lastId > position)
   }
 
@@ -69,7 +69,7 @@ export class RunHub extends SharedPoll<Subscription> {
         const page = await this.read({ workflowId: this.workflowId, runId: this.runId, pageToken: token, wait: true, signal: this.signal })
         if (this.closed) return
         const fresh = page.events.filter((e) => eventIdOf(e) > this.head)
-        if (fresh.length > 0) this.#append(new Batch(this.runId, fresh))
+        if (fresh.length > 0) this.#append(new EventChunk(this.runId, fresh))
         token = nextEngineToken(page)
         if (token) {
           // Yield to I/O before asking again: events the engine commits meanwhile then come back
@@ -91,7 +91,7 @@ export class RunHub extends SharedPoll<Subscription> {
     }
   }
 
-  #append (batch: Batch): void {
+  #append (batch: EventChunk): void {
     this.#buffer.push(batch)
     this.#buffered += batch.events.length
     this.head = batch.lastId
@@ -111,7 +111,7 @@ export interface HubObserver {
   /** A page arrived from the engine (its events are the objects later batches hold). */
   onPage?: (page: EnginePage) => void
   /** A batch was handed to one client's socket. */
-  onDelivery?: (batch: Batch) => void
+  onDelivery?: (batch: EventChunk) => void
 }
 
 /** The registry of live hubs, one per run, and the counters of upstream calls. */

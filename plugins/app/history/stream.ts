@@ -9,10 +9,10 @@
  */
 import type { FastifyBaseLogger, FastifyReply } from 'fastify'
 import { fromEngineError } from '../engine/index.js'
-import { RETRY_MS, compactForLife, type OpenStream, type StreamRegistry } from '../../../lib/http/sse.js'
+import { RETRY_MS, compactForLife, type OpenStream, type StreamRegistry } from '../../external/sse/streams.js'
 import { validationError, type Issue } from '../../../lib/api-error.js'
 import { decodeCursor, encodeCursor } from './cursor.js'
-import type { Batch } from './batch.js'
+import type { EventChunk } from './event-chunk.js'
 import type { HistoryHubs } from './hubs.js'
 import type { HubEnd, Subscription, SubscriptionSink } from './subscription.js'
 import type { RunRef } from '@flowport/core/run'
@@ -62,7 +62,7 @@ class RunStream implements SubscriptionSink, OpenStream {
   ) {}
 
   /** Writes the frame (built once per batch and shared by every client in step) straight to the response. */
-  events (batch: Batch, after: number): boolean {
+  events (batch: EventChunk, after: number): boolean {
     const { reply } = this
     if (!reply.sse.isConnected) return false
     this.hubs.observer.onDelivery?.(batch)

@@ -6,18 +6,18 @@
  * stream holds no suspended async call chain and a fan-out to many clients is one plain loop of
  * socket writes. Only a client whose socket is full (or a replay reading the engine) waits.
  */
-import { Batch } from './batch.js'
+import { EventChunk } from './event-chunk.js'
 import { eventIdOf, type Terminal } from './events.js'
 import { nextEngineToken, type HistoryReader } from './reader.js'
 import type { RunRef } from '@flowport/core/run'
 
 export type HubEnd = { kind: 'done', terminal: Terminal } | { kind: 'error', error: unknown }
-export type HubItem = { kind: 'events', batch: Batch } | HubEnd
+export type HubItem = { kind: 'events', batch: EventChunk } | HubEnd
 
 /** Where a subscription hands its items, in order, each event exactly once (stream.ts writes them to a client). */
 export interface SubscriptionSink {
   /** The events of `batch` after `after`; false when the client cannot take more now (call `resume()` once it can). */
-  events: (batch: Batch, after: number) => boolean
+  events: (batch: EventChunk, after: number) => boolean
   /** The run ended, or its history cannot be read; nothing follows and the subscription is closed. `run`: the hub's. */
   end: (item: HubEnd, run: RunRef) => void
 }
@@ -31,7 +31,7 @@ interface SubscriptionSource extends Readonly<RunRef> {
   readonly failure: unknown
   /** Whether the hub's buffer holds every event after `position` that the hub has read. */
   covers: (position: number) => boolean
-  batchesAfter: (position: number) => Batch[]
+  chunksAfter: (position: number) => EventChunk[]
   leave: (subscription: Subscription) => void
 }
 
@@ -120,7 +120,7 @@ export class Subscription {
           this.#live = true
           this.#replayToken = undefined
           this.#replayFresh = 0
-          for (const batch of hub.batchesAfter(this.position)) this.#push({ kind: 'events', batch })
+          for (const batch of hub.chunksAfter(this.position)) this.#push({ kind: 'events', batch })
           if (hub.finished && hub.terminal) this.#push({ kind: 'done', terminal: hub.terminal })
           else if (hub.failure !== undefined) this.#push({ kind: 'error', error: hub.failure })
           return
@@ -140,7 +140,7 @@ export class Subscription {
           this.#replayFresh = 0
         }
         // Not live and not paused: this goes straight to the sink.
-        if (fresh.length > 0) this.#push({ kind: 'events', batch: new Batch(hub.runId, fresh) })
+        if (fresh.length > 0) this.#push({ kind: 'events', batch: new EventChunk(hub.runId, fresh) })
       }
     } catch (err) {
       if (!this.#closed) this.#push({ kind: 'error', error: err })

@@ -14,7 +14,7 @@ import { ClaimCheckCodec, PayloadMissingError, PayloadStorageError, PayloadStore
 import type { Config } from '../../../schemas/config.js'
 import type { PayloadLink, PayloadUpload } from '../../../schemas/payloads.js'
 import { ApiError, RETRY_AFTER_SECONDS, validationError } from '../../../lib/api-error.js'
-import { loneSurrogateAt, nestsDeeperThan } from '../../../lib/json-body.js'
+import { loneSurrogateAt, nestsDeeperThan } from '../../http/json-body/json-checks.js'
 
 /** A value the engine holds by reference and that is too large to answer inline: answered as a PayloadLink. */
 export class LargeValue {
@@ -141,7 +141,7 @@ export function createPayloads ({ config, storeStarting = () => null }: Payloads
         throw new ApiError(413, 'PayloadTooLargeError', `Payload ${inputRef} has ${stored.bytes} bytes, more than SERVICE_PAYLOAD_UPLOAD_MAX_BYTES (${max})`)
       }
       const text = Buffer.from(await uploads.get(inputRef, signal).catch(asApiError)).toString('utf8')
-      // The checks a request body gets (plugins/external/json-body.ts): what follows the parser recurses per level.
+      // The checks a request body gets (plugins/http/json-body/index.ts): what follows the parser recurses per level.
       const maxDepth = config.SERVICE_JSON_MAX_DEPTH
       if (nestsDeeperThan(text, maxDepth)) {
         throw validationError([{ path: '/inputRef', in: 'body', message: `the uploaded payload must not nest arrays and objects more than ${maxDepth} levels deep` }])

@@ -7,7 +7,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers.js'
 import { optionalTsToMs } from '@temporalio/common/lib/time.js'
-import type { StreamRegistry } from '../../../lib/http/sse.js'
+import type { StreamRegistry } from '../../external/sse/streams.js'
 import { SharedPolls } from '../../../lib/shared-poll.js'
 import type { RunChange } from '../../../schemas/runs-feed.js'
 import type { WorkflowStatus } from '../../../schemas/workflow.js'
@@ -28,7 +28,7 @@ export interface RunsFeedDeps {
   engine: Engine
   /** A run's status, with whether a worker polls its catalog when it is open (runs concept). */
   statusOf: (execution: Execution, signal?: AbortSignal) => Promise<WorkflowStatus>
-  /** The open SSE streams (plugins/external/sse.ts). */
+  /** The open SSE streams (plugins/external/sse/index.ts). */
   streams: StreamRegistry
   options: FeedOptions
   log: FastifyBaseLogger

@@ -17,7 +17,7 @@
  */
 import type { FastifyReply } from 'fastify'
 import { fromEngineError } from '../engine/index.js'
-import { RETRY_MS, compactForLife, type OpenStream, type StreamRegistry } from '../../../lib/http/sse.js'
+import { RETRY_MS, compactForLife, type OpenStream, type StreamRegistry } from '../../external/sse/streams.js'
 import type { RunsFeedOpen, RunsFeedProgress, RunsFeedQuery } from '../../../schemas/runs-feed.js'
 import { validationError, type Issue } from '../../../lib/api-error.js'
 import { visibilityQuery } from '../runs/index.js'

@@ -1,5 +1,5 @@
 /**
- * What the runs service is built from (RunsDeps) and what its parts are given (RunsContext): the
+ * What the runs service is built from (RunsDeps) and what each of its functions takes first (RunsContext): the
  * service's dependencies and its two caches.
  */
 import type { TraceStore } from '@flowport/core/trace'
@@ -25,5 +25,5 @@ export interface RunsDeps {
   config: Pick<Config, 'SERVICE_CLOSED_RUN_CACHE_ENTRIES' | 'SERVICE_CLOSED_RUN_CACHE_BYTES' | 'SERVICE_CLOSED_RUN_CACHE_TTL_MS'>
 }
 
-/** What the parts are given: the service's dependencies and its two caches. */
+/** The service's dependencies and its two caches. */
 export type RunsContext = Omit<RunsDeps, 'config'> & { closedRuns: ClosedRuns, longHistories: LongHistories }

@@ -3,6 +3,8 @@
  * listing), and the history reads other concepts build on (a run's start input, its close event,
  * waiting for it). It owns the caches of what reads learnt: closed runs' final facts
  * (./closed-runs.ts) and which ids have long histories (./long-histories.ts).
+ * Built like every service, a `createX(deps)` factory returning an object: the functions of the
+ * folder take what they need of the dependencies first, and the factory binds it.
  */
 import { ClosedRuns } from './closed-runs.js'
 import { LongHistories } from './long-histories.js'
@@ -14,7 +16,6 @@ import { readResult, resultOf, outcomeOf } from './workflow-result.js'
 import { readTraceLog } from './trace-log.js'
 import { readCloseEventIfClosed, readRunStart, waitForCloseEvent } from '../engine/index.js'
 import type { RunsContext, RunsDeps } from './deps.js'
-import { bindParts } from '../../../lib/bind-parts.js'
 
 export type Runs = ReturnType<typeof createRuns>
 
@@ -29,8 +30,19 @@ export function createRuns ({ config, ...deps }: RunsDeps) {
   return {
     closedRuns,
     // What routes read of a run, then the history reads other concepts build on.
-    ...bindParts(ctx, { describeRun, readStatus, statusWithWorkers, readResult, readInput, listRuns, readTraceLog, readAttention }),
-    ...bindParts(ctx, { readRunStart, readCloseEventIfClosed, waitForCloseEvent, outcomeOf, resultOf }),
+    describeRun: describeRun.bind(undefined, ctx),
+    readStatus: readStatus.bind(undefined, ctx),
+    statusWithWorkers: statusWithWorkers.bind(undefined, ctx),
+    readResult: readResult.bind(undefined, ctx),
+    readInput: readInput.bind(undefined, ctx),
+    listRuns: listRuns.bind(undefined, ctx),
+    readTraceLog: readTraceLog.bind(undefined, ctx),
+    readAttention: readAttention.bind(undefined, ctx),
+    readRunStart: readRunStart.bind(undefined, ctx),
+    readCloseEventIfClosed: readCloseEventIfClosed.bind(undefined, ctx),
+    waitForCloseEvent: waitForCloseEvent.bind(undefined, ctx),
+    outcomeOf: outcomeOf.bind(undefined, ctx),
+    resultOf: resultOf.bind(undefined, ctx),
     close () {
       closedRuns.clear()
       longHistories.clear()

@@ -1,5 +1,5 @@
 /**
- * The types the runs concept's parts and its dependencies share, in a file that imports none of
+ * The types the runs concept's files and its dependencies share, in a file that imports none of
  * them, so that no type reference goes round in a circle (deps.ts → closed-runs.ts → here).
  */
 import type { WorkflowExecutionInfo } from '@temporalio/client'

@@ -14,6 +14,6 @@ export default fp(async (fastify) => {
   fastify.decorate('schedules', createSchedules({
     engine: fastify.engine,
     defaultCatalog: fastify.config.SERVICE_CATALOG_ID,
-    checkWorkflow: fastify.starts.checkedWorkflow
+    checkWorkflow: fastify.runStarter.checkedWorkflow
   }))
-}, { name: 'schedules', dependencies: ['engine', 'starts'] })
+}, { name: 'schedules', dependencies: ['engine', 'run-starter'] })

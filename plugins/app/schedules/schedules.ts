@@ -10,7 +10,7 @@ import type { ScheduleDescription, ScheduleHandle, ScheduleOptionsStartWorkflowA
 import {
   compileUpdatedScheduleOptions, encodeScheduleAction, encodeSchedulePolicies, encodeScheduleSpec, encodeScheduleState
 } from '@temporalio/client/lib/schedule-helpers.js'
-import { entityTags } from '../../../lib/http/conditional.js'
+import { entityTags } from '../../http/conditional/entity-tags.js'
 import { ApiError, validationError } from '../../../lib/api-error.js'
 import { decodePageToken, encodePageToken } from '../../../lib/page-token.js'
 import { isReservedWorkflowId, statusFromEngine, type Engine } from '../engine/index.js'

@@ -7,7 +7,7 @@
  */
 import type { ScheduleOverlapPolicy, ScheduleSpec } from '@temporalio/client'
 import { validationError, type Issue } from '../../../lib/api-error.js'
-import { durationMs } from '../../../lib/duration.js'
+import { durationMs } from '@flowport/core/duration'
 import { MIN_INTERVAL_MS, type OverlapPolicy, type SchedulePolicies, type ScheduleSpecBody } from '../../../schemas/schedules.js'
 
 interface Field { name: string, min: number, max: number, names?: string[] }

@@ -101,31 +101,71 @@ export async function startWorker (options: WorkerOptions): Promise<WorkerHandle
 }
 
 /** Connects, polls and publishes the catalog; every failure here is one of the engine's. */
-export async function startPreparedWorker ({ project, workflowBundle, engine }: PreparedWorker, options: WorkerOptions): Promise<WorkerHandle> {
+export async function startPreparedWorker (prepared: PreparedWorker, options: WorkerOptions): Promise<WorkerHandle> {
   const logger = options.logger ?? consoleLogger
+  const engine = await connectEngine(options)
+  const { project } = prepared
+  const owners = new Map(project.registry.workflows.map((w) => [w.meta.name, w.origin.package]))
+  const hooks = new ErrorHooks(project.errorHooks, logger, options.errorHookTimeoutMs, (name) => owners.get(name))
+  // The trace's failures (a write that failed, records dropped) are the worker's own: runtime errors for the hooks.
+  const traces = await openTraces(project, options, engine.client, hooks.size === 0 ? logger : hooks.reporting(logger), logger)
+  const version = deploymentVersion(options, prepared.workflowBundle)
+  let workers: Workers
+  try {
+    workers = await createWorkers(prepared, options, { engine, traces, hooks, version, logger })
+  } catch (err) {
+    traces.store?.close()
+    await engine.close()
+    throw err
+  }
+  const { running, done, shutdown } = runWorkers(workers, options, { engine, traces, hooks })
+  const catalog = await publishOnceRunning(project, options, engine.client, version, running, logger).catch(async (err: unknown) => {
+    await shutdown().catch(() => {})
+    throw err
+  })
+  return { shutdown, done, catalog, isPolling: () => isPolling(workers, engine.connection), version }
+}
+
+/** The engine connection and a client on it; payloads above the threshold go through the claim check. */
+async function connectEngine (options: WorkerOptions) {
   const connection = await NativeConnection.connect({ address: options.address, tls: options.tls, apiKey: options.apiKey })
   // The claim check: workflow and step payloads above the threshold, and what this worker's client
   // reads and sends (webhook bodies, trace sweeps), go through the same codec as the API's.
   const payloadStore = options.payloads ? new PayloadStore(options.payloads) : null
   const dataConverter = payloadStore === null ? undefined : { payloadCodecs: [new ClaimCheckCodec(payloadStore)] }
   const client = new Client({ connection, namespace: options.namespace, dataConverter })
-  const owners = new Map(project.registry.workflows.map((w) => [w.meta.name, w.origin.package]))
-  const hooks = new ErrorHooks(project.errorHooks, logger, options.errorHookTimeoutMs, (name) => owners.get(name))
-  // The trace's failures (a write that failed, records dropped) are the worker's own: runtime errors for the hooks.
-  const traceLogger = hooks.size === 0 ? logger : hooks.reporting(logger)
+  const close = async (): Promise<void> => {
+    payloadStore?.close()
+    await connection.close()
+  }
+  return { connection, client, dataConverter, close }
+}
+type Engine = Awaited<ReturnType<typeof connectEngine>>
+
+/** The trace store, the queue of failed-attempt records and the keeper of closing runs; all null without traces. */
+async function openTraces (project: Project, options: WorkerOptions, client: Client, traceLogger: Logger, logger: Logger) {
   const store = options.trace ? new TraceStore(options.trace) : null
-  const traceDirProblem = await store?.checkLocalDir()
+  if (store === null) return { store, attemptWrites: null, keeper: null }
+  const traceDirProblem = await store.checkLocalDir()
   if (traceDirProblem) logger.warn(traceDirProblem)
-  const attemptWrites = store === null
-    ? null
-    : new TraceWriteQueue({ limit: store.settings.writeQueueMax, logger: traceLogger, metrics: options.metrics === true ? writeQueueMetrics(Runtime.instance().metricMeter) : null })
+  const attemptWrites = new TraceWriteQueue({ limit: store.settings.writeQueueMax, logger: traceLogger, metrics: options.metrics === true ? writeQueueMetrics(Runtime.instance().metricMeter) : null })
   const evaluators = evaluatorTypes(project.catalog)
-  const keeper = store === null || attemptWrites === null
-    ? null
-    : new TraceKeeper({ client, taskQueue: options.catalogId, store, attemptWrites, isEvaluator: (type) => evaluators.has(type), logger: traceLogger })
+  const keeper = new TraceKeeper({ client, taskQueue: options.catalogId, store, attemptWrites, isEvaluator: (type) => evaluators.has(type), logger: traceLogger })
+  return { store, attemptWrites, keeper }
+}
+type Traces = Awaited<ReturnType<typeof openTraces>>
+
+interface Workers { steps: Worker, deliveries: Worker }
+
+/**
+ * Two Workers on one connection: the catalog's (workflows, steps, webhook delivery workflows,
+ * evals) and the webhook deliveries' POSTs, on a queue with slots of their own.
+ */
+async function createWorkers ({ project, workflowBundle, engine: engineOptions }: PreparedWorker, options: WorkerOptions,
+  { engine, traces, hooks, version, logger }: { engine: Engine, traces: Traces, hooks: ErrorHooks, version: WorkerDeploymentVersion | null, logger: Logger }): Promise<Workers> {
   const tracing = options.tracing ?? null
-  const version = deploymentVersion(options, workflowBundle)
-  const { maxConcurrentWebhookDeliveries, maxWebhookDeliveriesPerReceiver, ...workerEngine } = engine
+  const { store, attemptWrites, keeper } = traces
+  const { maxConcurrentWebhookDeliveries, maxWebhookDeliveriesPerReceiver, ...workerEngine } = engineOptions
   const activityInterceptors = [
     ...(tracing === null ? [] : [tracingInterceptors]),
     stepLogs(logger),
@@ -133,119 +173,113 @@ export async function startPreparedWorker ({ project, workflowBundle, engine }: 
     ...(store === null || attemptWrites === null ? [] : [attemptRecorder(store, attemptWrites)]),
     ...(hooks.size === 0 ? [] : [hooks.stepInterceptor()])
   ]
-  const webhooks = webhookActivities({ client, store, maxPerReceiver: maxWebhookDeliveriesPerReceiver })
+  const webhooks = webhookActivities({ client: engine.client, store, maxPerReceiver: maxWebhookDeliveriesPerReceiver })
   const common = {
-    connection,
+    connection: engine.connection,
     namespace: options.namespace,
-    dataConverter,
+    dataConverter: engine.dataConverter,
     shutdownGraceTime: options.shutdownGraceTime ?? '10s',
     ...(options.identity === undefined ? {} : { identity: options.identity })
   }
-  let worker: Worker | undefined
-  let deliveries: Worker
+  const steps = await Worker.create({
+    ...common,
+    taskQueue: options.catalogId,
+    workflowBundle,
+    // The delivery workflows of this catalog's webhooks run here (the POSTs of those started before
+    // the delivery queue too), and its evals.
+    activities: { ...project.activities, ...webhooks, ...evalActivities({ client: engine.client, registry: project.registry }) },
+    ...(version === null ? {} : { workerDeploymentOptions: { useWorkerVersioning: true, version, defaultVersioningBehavior: 'PINNED' } }),
+    interceptors: { activity: activityInterceptors },
+    sinks: {
+      // Registered with tracing off too: every run calls it, and an unregistered sink is an error log per run.
+      [TRACE_SINK]: { closing: { fn: (info) => { keeper?.closing(info.workflowId, info.runId) }, callDuringReplay: false } },
+      // Registered without hooks too, for the same reason; a failed run leaves the sandbox through it.
+      ...hooks.sink((type) => project.manifest.workflows[type] ?? type),
+      // Spans made inside the workflow sandbox leave through this sink.
+      ...(tracing === null ? {} : { exporter: makeWorkflowExporter(tracing.processor, tracing.resource) })
+    },
+    ...workerEngine
+  })
   try {
-    worker = await Worker.create({
-      ...common,
-      taskQueue: options.catalogId,
-      workflowBundle,
-      // The delivery workflows of this catalog's webhooks run here (the POSTs of those started before
-      // the delivery queue too), and its evals.
-      activities: { ...project.activities, ...webhooks, ...evalActivities({ client, registry: project.registry }) },
-      ...(version === null ? {} : { workerDeploymentOptions: { useWorkerVersioning: true, version, defaultVersioningBehavior: 'PINNED' } }),
-      interceptors: { activity: activityInterceptors },
-      sinks: {
-        // Registered with tracing off too: every run calls it, and an unregistered sink is an error log per run.
-        [TRACE_SINK]: { closing: { fn: (info) => { keeper?.closing(info.workflowId, info.runId) }, callDuringReplay: false } },
-        // Registered without hooks too, for the same reason; a failed run leaves the sandbox through it.
-        ...hooks.sink((type) => project.manifest.workflows[type] ?? type),
-        // Spans made inside the workflow sandbox leave through this sink.
-        ...(tracing === null ? {} : { exporter: makeWorkflowExporter(tracing.processor, tracing.resource) })
-      },
-      ...workerEngine
-    })
-    // Completion webhooks are POSTed from a queue of their own, with slots of their own
-    // (worker/src/workflow/webhook.ts); unversioned, as the POST is Flowport's code, not the catalog's.
-    deliveries = await Worker.create({
+    // Completion webhooks are POSTed from a queue of their own (worker/src/workflow/webhook.ts);
+    // unversioned, as the POST is Flowport's code, not the catalog's.
+    const deliveries = await Worker.create({
       ...common,
       taskQueue: webhookDeliveryQueue(options.catalogId),
       activities: { [WEBHOOK_DELIVER_ACTIVITY]: webhooks[WEBHOOK_DELIVER_ACTIVITY] },
       maxConcurrentActivityTaskExecutions: maxConcurrentWebhookDeliveries,
-      maxConcurrentActivityTaskPolls: Math.min(engine.maxConcurrentActivityTaskPolls, maxConcurrentWebhookDeliveries),
+      maxConcurrentActivityTaskPolls: Math.min(engineOptions.maxConcurrentActivityTaskPolls, maxConcurrentWebhookDeliveries),
       interceptors: { activity: activityInterceptors }
     })
+    return { steps, deliveries }
   } catch (err) {
     // A worker made but never run holds the connection: run and stop it, so that it can close.
-    if (worker !== undefined) {
-      const ran = worker.run()
-      worker.shutdown()
-      await ran.catch(() => {})
-    }
-    store?.close()
-    payloadStore?.close()
-    await connection.close()
+    const ran = steps.run()
+    steps.shutdown()
+    await ran.catch(() => {})
     throw err
   }
+}
 
-  // Either stops: so does the other, and the worker is done.
-  const stopBoth = () => { for (const w of [worker, deliveries]) if (w.getState() === 'RUNNING') w.shutdown() }
-  const running = Promise.all([worker.run().finally(stopBoth), deliveries.run().finally(stopBoth)]).then(() => {})
-  keeper?.startSweeping()
+/** Runs both Workers: either stops, so does the other; `done` settles once everything is closed. */
+function runWorkers ({ steps, deliveries }: Workers, options: WorkerOptions, { engine, traces, hooks }: { engine: Engine, traces: Traces, hooks: ErrorHooks }) {
+  const stopBoth = () => { for (const w of [steps, deliveries]) if (w.getState() === 'RUNNING') w.shutdown() }
+  const running = Promise.all([steps.run().finally(stopBoth), deliveries.run().finally(stopBoth)]).then(() => {})
+  traces.keeper?.startSweeping()
   // A worker that stops on an error (e.g. its pollers met an engine error) is a runtime error.
   running.catch((err: unknown) => { hooks.emit({ source: 'runtime', message: `The worker of catalog ${options.catalogId} stopped on an error`, workflowId: null, runId: null, error: errorInfo(err) }) })
   const done = running.finally(async () => {
     await hooks.drain()
     // Steps have ended: the records of their last failures are written before the store closes.
-    await attemptWrites?.close(SHUTDOWN_FLUSH_MS)
-    await keeper?.stop()
-    store?.close()
-    payloadStore?.close()
-    await connection.close()
+    await traces.attemptWrites?.close(SHUTDOWN_FLUSH_MS)
+    await traces.keeper?.stop()
+    traces.store?.close()
+    await engine.close()
   })
   const shutdown = async (): Promise<void> => {
     stopBoth()
     await done
   }
+  return { running, done, shutdown }
+}
 
-  let catalog: Catalog
+/**
+ * Publishes the catalog. The update that replaces a catalog is handled by this very worker, so it
+ * must already run; if it stops meanwhile, this gives up instead of waiting forever.
+ */
+async function publishOnceRunning (project: Project, options: WorkerOptions, client: Client, version: WorkerDeploymentVersion | null, running: Promise<void>, logger: Logger): Promise<Catalog> {
+  const stopped = running.then(() => { throw new Error('Worker stopped before the catalog was published') })
+  stopped.catch(() => {}) // only raced below; a later stop is reported through `done`
+  // A versioned worker's catalog names its version, so the API can show the current version's entries.
+  const own = version === null ? { catalog: project.catalog, hash: project.hash } : buildCatalog(options.catalogId, project.registry, version)
+  const publication = await Promise.race([publishCatalog(client, options.catalogId, own.catalog, own.hash), stopped])
+  // A versioned worker's catalog is kept beside the other versions' ("current" would read as the deployment's current version).
+  const outcome = version === null ? publication.outcome : `of build ${version.buildId} ${publication.outcome === 'current' ? 'already published' : 'published'}`
+  logger.info(`Worker polling catalog ${options.catalogId}; catalog ${outcome}`, {
+    workflows: project.catalog.workflows.map((w) => w.name),
+    hash: own.hash,
+    ...(version === null ? {} : { deploymentName: version.deploymentName, buildId: version.buildId })
+  })
+  return publication.catalog
+}
+
+/** Whether both Workers' pollers run and the engine answers its health check now. */
+async function isPolling ({ steps, deliveries }: Workers, connection: NativeConnection): Promise<boolean> {
+  const status = steps.getStatus()
+  if (status.runState !== 'RUNNING' || status.workflowPollerState !== 'POLLING' || status.activityPollerState !== 'POLLING') return false
+  const delivering = deliveries.getStatus()
+  if (delivering.runState !== 'RUNNING' || delivering.activityPollerState !== 'POLLING') return false
+  // The pollers keep their state while the engine is away (they retry); ask the engine itself.
+  // The connection retries an unanswered call past its deadline, hence the timer of our own.
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<false>((resolve) => { timer = setTimeout(() => { resolve(false) }, 1000) })
+  const check = connection.withDeadline(Date.now() + 1000, () => connection.healthService.check({}))
+    .then((health) => health.status === 1, () => false) // 1 = SERVING
   try {
-    // The update that replaces a catalog is handled by this very worker, so it must already run;
-    // if it stops meanwhile, give up instead of waiting forever.
-    const stopped = running.then(() => { throw new Error('Worker stopped before the catalog was published') })
-    stopped.catch(() => {}) // only raced below; a later stop is reported through `done`
-    // A versioned worker's catalog names its version, so the API can show the current version's entries.
-    const own = version === null ? { catalog: project.catalog, hash: project.hash } : buildCatalog(options.catalogId, project.registry, version)
-    const publication = await Promise.race([publishCatalog(client, options.catalogId, own.catalog, own.hash), stopped])
-    catalog = publication.catalog
-    // A versioned worker's catalog is kept beside the other versions' ("current" would read as the deployment's current version).
-    const outcome = version === null ? publication.outcome : `of build ${version.buildId} ${publication.outcome === 'current' ? 'already published' : 'published'}`
-    logger.info(`Worker polling catalog ${options.catalogId}; catalog ${outcome}`, {
-      workflows: project.catalog.workflows.map((w) => w.name),
-      hash: own.hash,
-      ...(version === null ? {} : { deploymentName: version.deploymentName, buildId: version.buildId })
-    })
-  } catch (err) {
-    await shutdown().catch(() => {})
-    throw err
+    return await Promise.race([check, late])
+  } finally {
+    clearTimeout(timer)
   }
-
-  const isPolling = async (): Promise<boolean> => {
-    const status = worker.getStatus()
-    if (status.runState !== 'RUNNING' || status.workflowPollerState !== 'POLLING' || status.activityPollerState !== 'POLLING') return false
-    const delivering = deliveries.getStatus()
-    if (delivering.runState !== 'RUNNING' || delivering.activityPollerState !== 'POLLING') return false
-    // The pollers keep their state while the engine is away (they retry); ask the engine itself.
-    // The connection retries an unanswered call past its deadline, hence the timer of our own.
-    let timer: NodeJS.Timeout | undefined
-    const late = new Promise<false>((resolve) => { timer = setTimeout(() => { resolve(false) }, 1000) })
-    const check = connection.withDeadline(Date.now() + 1000, () => connection.healthService.check({}))
-      .then((health) => health.status === 1, () => false) // 1 = SERVING
-    try {
-      return await Promise.race([check, late])
-    } finally {
-      clearTimeout(timer)
-    }
-  }
-  return { shutdown, done, catalog, isPolling, version }
 }
 
 /** A step's span (`RunActivity:<workflow>#<step>`), a child of the workflow's `StartActivity` span. */

@@ -1,15 +1,7 @@
-/**
- * Conditional requests (RFC 9110 §13): the request headers and the 304 response of the reads that
- * carry an `ETag`, and the `If-Match` header of the calls that act on a run (docs/conditional-requests.md).
- */
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import { ruled } from './common.js'
+import { ruled } from '../../../schemas/common.js'
 
-/**
- * An `If-Match` field as RFC 9110 §13.1.1 has it: `*`, or entity tags (`"…"`, weak `W/"…"`)
- * separated by commas. Anything else is a 400, not the 412 of a tag that names something else:
- * a value that is no entity tag cannot have come from an `ETag` this API sent.
- */
+/** RFC 9110 §13.1.1: anything else is a 400, not a 412, as it cannot have come from an `ETag` this API sent. */
 const ENTITY_TAG = '(W/)?"[\\x21\\x23-\\x7e]*"'
 export const IF_MATCH_PATTERN = ruled(`^(\\*|${ENTITY_TAG}([ \\t]*,[ \\t]*${ENTITY_TAG})*)$`,
   'must be `*` or entity tags (`"…"`, comma-separated), as an `ETag` of this API is')
@@ -38,7 +30,6 @@ export const RunPreconditionHeadersSchema = Type.Object({
   'if-match': Type.Optional(ifMatch)
 }, { $id: 'RunPreconditionHeaders' })
 
-/** The `ETag` response header, declared on every 200 of a conditional read. */
 export const etagHeader = {
   etag: {
     type: 'string',
@@ -47,7 +38,6 @@ export const etagHeader = {
   }
 } as const
 
-/** The 304 of a conditional read: no body, the same `ETag`. */
 export const notModified = Type.Unsafe<undefined>({
   type: 'null',
   description: 'Not Modified: `If-None-Match` named the current representation; no body',
@@ -56,7 +46,6 @@ export const notModified = Type.Unsafe<undefined>({
 
 export { ifMatch as IfMatchSchema, ifNoneMatch as IfNoneMatchSchema }
 
-/** A 200 `$ref` response that carries an `ETag` (declared in the document as a response header). */
 export function withEtag<T extends TSchema> (schema: T, description: string) {
   return Type.Unsafe<Static<T>>(Type.Ref(String(schema.$id), { description, headers: etagHeader }))
 }

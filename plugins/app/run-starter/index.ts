@@ -1,14 +1,14 @@
 /**
- * Decorates `fastify.starts`: starting runs from requests (./starts.ts).
+ * Decorates `fastify.runStarter`: starting runs from requests (./run-starter.ts).
  */
 import fp from 'fastify-plugin'
-import { createStarts, type Starts } from './starts.js'
+import { createRunStarter, type RunStarter } from './run-starter.js'
 import { fixedWorkflowSegment } from './start-workflow.js'
 
-export type { Starts } from './starts.js'
+export type { RunStarter } from './run-starter.js'
 
 declare module 'fastify' {
-  interface FastifyInstance { starts: Starts }
+  interface FastifyInstance { runStarter: RunStarter }
 }
 
 export default fp(async (fastify) => {
@@ -19,5 +19,5 @@ export default fp(async (fastify) => {
     const segment = fixedWorkflowSegment(route.url)
     if (segment !== undefined) reservedIds.add(segment)
   })
-  fastify.decorate('starts', createStarts({ engine, catalogs, payloads, webhooks, runs, control, config, reservedIds }))
-}, { name: 'starts', dependencies: ['config', 'engine', 'catalogs', 'payloads', 'webhooks', 'runs', 'control'] })
+  fastify.decorate('runStarter', createRunStarter({ engine, catalogs, payloads, webhooks, runs, control, config, reservedIds }))
+}, { name: 'run-starter', dependencies: ['config', 'engine', 'catalogs', 'payloads', 'webhooks', 'runs', 'control'] })

@@ -1,8 +1,4 @@
-/**
- * Checks of JSON bodies that JSON Schema cannot express, each answered with a 400 naming where the
- * offending value is (plugins/external/json-body.ts runs them when the body is parsed). None of them
- * recurses: a body nested 100,000 levels deep must cost a loop, not the call stack.
- */
+/** What JSON Schema cannot check. None recurses: a body nested 100,000 levels deep must cost a loop, not the stack. */
 const LONE_SURROGATE = /\p{Cs}/u
 
 const OPEN_BRACE = 0x7b
@@ -12,11 +8,7 @@ const CLOSE_BRACKET = 0x5d
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
 
-/**
- * Whether JSON text nests arrays and objects deeper than `maxDepth` (the outermost one is level 1).
- * Read from the text, before it is parsed: everything after the parser (validation, the payload
- * converter's JSON.stringify, response serialization) recurses once per level.
- */
+/** Read from the text, before it is parsed: everything after the parser recurses once per level. */
 export function nestsDeeperThan (text: string, maxDepth: number): boolean {
   // A text shorter than the limit cannot hold more opening brackets than the limit.
   if (text.length <= maxDepth) return false
@@ -48,10 +40,7 @@ function pointerOf (node: Node): string {
   return keys.length === 0 ? '/' : `/${keys.reverse().join('/')}`
 }
 
-/**
- * The JSON pointer of the first value (depth first, in document order) for which `test` holds;
- * `key` is undefined for the root value. Walks with an explicit stack, never recursion.
- */
+/** The JSON pointer of the first value, in document order, for which `test` holds. */
 function findPath (root: unknown, test: (key: string | undefined, value: unknown) => boolean): string | undefined {
   const stack: Node[] = [{ value: root }]
   for (let node = stack.pop(); node; node = stack.pop()) {
@@ -64,20 +53,12 @@ function findPath (root: unknown, test: (key: string | undefined, value: unknown
   return undefined
 }
 
-/**
- * JSON may escape half of a surrogate pair on its own (`"\udc00"`); such a string has no UTF-8
- * form, so the engine's gRPC API refuses it. The pointer of the first string or property name
- * holding one, else undefined.
- */
+/** A lone surrogate (`"\udc00"`) has no UTF-8 form: the engine's gRPC API would refuse it. */
 export function loneSurrogateAt (value: unknown): string | undefined {
   return findPath(value, (key, v) => (key !== undefined && LONE_SURROGATE.test(key)) || (typeof v === 'string' && LONE_SURROGATE.test(v)))
 }
 
-/**
- * Fastify's JSON parser refuses the keys of prototype poisoning (secure-json-parse with
- * `protoAction`/`constructorAction: 'error'`): `__proto__`, and `constructor` holding an object
- * with a `prototype`. Its error says only "not valid JSON"; this finds which key it was.
- */
+/** Fastify's parser refuses prototype-poisoning keys saying only "not valid JSON"; this finds which key it was. */
 export function prototypeKeyAt (value: unknown): string | undefined {
   return findPath(value, (key, v) => key === '__proto__' ||
     (key === 'constructor' && typeof v === 'object' && v !== null && Object.prototype.hasOwnProperty.call(v, 'prototype')))

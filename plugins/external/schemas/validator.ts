@@ -1,11 +1,7 @@
 /**
- * Request validation with two Ajv instances: query strings, params and headers are text and are
- * coerced to their declared types (`?pageSize=10` → 10); JSON bodies are not, so
- * `{"workflowName": 5}` is a ValidationError instead of silently becoming "5".
- * Ajv coerces text with `+value`, which also reads `Infinity`, `1e999`, `0x10`, `0b1`, ` 10` and
- * `1e2`, and its integer check lets an infinite value through (`Infinity % 1` is NaN): a coerced
+ * Two Ajv instances: text (query, params, headers) is coerced, JSON bodies are not (`{"workflowName": 5}`
+ * is a 400, not "5"). Ajv coerces with `+value`, which reads `Infinity`, `0x10`, ` 10`: a coerced
  * number is kept only when its text was a plain finite decimal.
- * @see https://fastify.dev/docs/latest/Reference/Validation-and-Serialization/#validator-compiler
  */
 import AjvCompiler, { type Options } from '@fastify/ajv-compiler'
 import type { ErrorObject } from 'ajv'
@@ -18,12 +14,10 @@ type Validate = ((data: unknown) => unknown) & { errors?: ErrorObject[] | null }
 
 const DECIMAL = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/
 
-/** The text a number was coerced from reads as that number in plain decimal, finite, and not `-0`. */
 function plainDecimal (text: string, value: number): boolean {
   return DECIMAL.test(text) && Number.isFinite(value) && !(value === 0 && text.startsWith('-'))
 }
 
-/** Wraps a coercing validator: a top-level value coerced from other text than a plain decimal is an error. */
 function strictNumbers (validate: Validate): Validate {
   const wrapped: Validate = (data) => {
     const given = data !== null && typeof data === 'object' ? { ...(data as Record<string, unknown>) } : undefined
@@ -42,9 +36,7 @@ function strictNumbers (validate: Validate): Validate {
   return wrapped
 }
 
-// Module-wide pools: Fastify asks for a compiler once per encapsulation context (about twenty),
-// and each pool keeps one Ajv per set of shared schemas, so the contexts share two Ajv instances
-// instead of building two each (docs/performance.md, "Memory of the API process at start").
+// Module-wide pools: the twenty-odd encapsulation contexts share two Ajv instances (docs/performance.md).
 const coercingPool = AjvCompiler()
 const exactPool = AjvCompiler()
 

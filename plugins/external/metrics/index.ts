@@ -1,28 +1,21 @@
 /**
- * Prometheus metrics (lib/api-metrics.ts): every answered request is counted by method, route
- * template and status; `GET /metrics` serves them (behind the token when auth is on) and, with
- * SERVICE_METRICS_PORT, a separate listener serves them without auth for a scraper inside the
- * cluster. SERVICE_METRICS_ENABLED=false leaves out the hook, the route and the engine
- * interceptor altogether. See docs/observability.md.
- * @see https://github.com/siimon/prom-client
+ * Prometheus metrics (docs/observability.md): `GET /metrics`, and with SERVICE_METRICS_PORT a
+ * listener without auth for a scraper inside the cluster.
  */
-import { access } from '../../lib/http/access.js'
 import { createServer, type Server } from 'node:http'
 import fp from 'fastify-plugin'
-import { ApiMetrics } from '../../lib/api-metrics.js'
+import { ApiMetrics } from './api-metrics.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** null when SERVICE_METRICS_ENABLED=false. */
     metrics: ApiMetrics | null
-    /** The separate listener of SERVICE_METRICS_PORT, once the app is ready. */
     metricsServer: Server | null
   }
 }
 
-/** Requests that reached no route share one label, so unknown paths cannot explode the label set. */
 const UNMATCHED = 'unmatched'
-/** nginx's code for a request whose client closed the connection before the response. */
+/** nginx's code for a client that left before the response. */
 const CLIENT_CLOSED_REQUEST = 499
 
 export default fp(async (fastify) => {
@@ -32,12 +25,10 @@ export default fp(async (fastify) => {
     fastify.decorate('metrics', null)
     return
   }
-  // Each concept registers the gauges of what it counts (metrics.gauge, metrics.cacheStats).
   const metrics = new ApiMetrics()
   fastify.decorate('metrics', metrics)
 
-  // On the socket's `close`, not onResponse: that hook never runs for a response the client left
-  // (every SSE stream ends that way). A client that left before the headers went out is a 499.
+  // On `close`, not onResponse: that hook never runs for a response the client left (every SSE stream).
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.raw.once('close', () => {
       const status = reply.raw.headersSent ? reply.statusCode : CLIENT_CLOSED_REQUEST
@@ -46,7 +37,7 @@ export default fp(async (fastify) => {
     done()
   })
 
-  fastify.get('/metrics', { schema: { hide: true }, config: access('read', 'none') }, async (_request, reply) => {
+  fastify.get('/metrics', { schema: { hide: true }, config: { scope: 'read', target: 'none' } }, async (_request, reply) => {
     const text = await metrics.scrape()
     return await reply.type(metrics.contentType).send(text)
   })

@@ -1,5 +1,5 @@
 /**
- * What the starts service is built from and its parts are given.
+ * What the starts service is built from, and what each of its functions takes first.
  */
 import type { Config } from '../../../schemas/config.js'
 import type { Runs } from '../runs/index.js'

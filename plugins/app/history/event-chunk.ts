@@ -1,12 +1,12 @@
 /**
- * A batch of consecutive history events of one run, as read from the engine. Shared by every
+ * A chunk of consecutive history events of one run, as read from the engine. Shared by every
  * client of the run: the JSON form and the finished SSE frame (bytes) are made once per payload
  * mode, not per client, so a fan-out to many clients costs one socket write each.
  */
 import { encodeCursor } from './cursor.js'
 import { eventIdOf, eventsToJson, type EventJson, type RawEvent } from './events.js'
 
-export class Batch {
+export class EventChunk {
   readonly firstId: number
   readonly lastId: number
   readonly #json: Array<EventJson[] | undefined> = [undefined, undefined]

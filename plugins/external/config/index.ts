@@ -1,17 +1,12 @@
-/**
- * The API's settings: `loadConfig` reads them from the environment against their schema
- * (schemas/config.ts) and the rules that join several of them; the plugin decorates
- * `fastify.config` with them. The app receives its config from the caller, so tests and the dev
- * stack can pass their own.
- */
+/** The API's settings: the app receives them from the caller, so tests and the dev stack pass their own. */
 import fp from 'fastify-plugin'
 import { isProduction, loadSettings } from '@flowport/core/settings'
-import { ConfigSchema, type Config } from '../../schemas/config.js'
-import { WEBHOOK_SECRET_PATTERN } from '../../schemas/workflow.js'
-import { MIN_RUN_TOKEN_SECRET_LENGTH } from '../../schemas/keys-file.js'
-import { ConfigError } from '../../lib/config-error.js'
-import { runTokenSecrets } from '../../lib/run-token-secrets.js'
-import { resolveSettingCredentials } from '../../lib/credential-settings.js'
+import { ConfigSchema, type Config } from '../../../schemas/config.js'
+import { WEBHOOK_SECRET_PATTERN } from '../../../schemas/workflow.js'
+import { MIN_RUN_TOKEN_SECRET_LENGTH } from '../../../schemas/keys-file.js'
+import { ConfigError } from '../../../lib/config-error.js'
+import { runTokenSecrets } from '../../../lib/run-token-secrets.js'
+import { resolveSettingCredentials } from './credential-settings.js'
 
 declare module 'fastify' {
   interface FastifyInstance { config: Config }
@@ -24,10 +19,7 @@ export default fp<{ config: Config }>(async (fastify, opts) => {
 /** Shortest SERVICE_API_AUTH_TOKEN a production start accepts. */
 export const MIN_PRODUCTION_TOKEN_LENGTH = 16
 
-/**
- * Builds the configuration from an environment, `credential:` settings resolved first
- * (lib/credential-settings.ts); throws a ConfigError naming the variable at fault.
- */
+/** `credential:` settings resolved first; a ConfigError names the variable at fault. */
 export function loadConfig (given: Record<string, string | undefined> = process.env): Config {
   const { env, hide } = resolveSettingCredentials(ConfigSchema, given)
   const result = loadSettings(ConfigSchema, env, (message) => new ConfigError(hide(message)))
@@ -46,10 +38,7 @@ export function loadConfig (given: Record<string, string | undefined> = process.
   return result
 }
 
-/**
- * Auth fails closed: a set token always turns auth on, and production refuses a token that is
- * blank or short. Messages never repeat the token.
- */
+/** Auth fails closed: a set token always turns auth on; production refuses a blank or short one. */
 function checkAuthSettings (config: Config, rawToken: string | undefined): void {
   const token = config.SERVICE_API_AUTH_TOKEN
   const production = isProduction(config.NODE_ENV)

@@ -8,7 +8,7 @@
  */
 import { CredentialsError, resolveCredentialReferences } from '@flowport/core/credentials'
 import type { TObject } from '@sinclair/typebox'
-import { ConfigError } from './config-error.js'
+import { ConfigError } from '../../../lib/config-error.js'
 
 type Env = Record<string, string | undefined>
 

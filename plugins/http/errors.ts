@@ -1,11 +1,4 @@
-/**
- * One error shape for every failure: ApiError bodies, schema validation
- * issues, malformed JSON, oversized bodies, unknown routes, wrong methods, and the failures Node
- * and the router answer before any route runs (bad URL encoding, oversized header section).
- * 500s carry no internals and are logged with the request id. Concepts throw ApiError themselves
- * (the engine service maps engine errors, the payloads service the payload store's): this plugin
- * knows only Fastify's and Node's own errors.
- */
+/** One error shape for every failure; concepts throw ApiError, this knows only Fastify's and Node's errors. */
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import fp from 'fastify-plugin'
@@ -14,14 +7,12 @@ import { ApiError, validationError, type ErrorBody } from '../../lib/api-error.j
 import { issueFromAjv } from '../../lib/json-schema.js'
 import { ERROR_DESCRIPTIONS, ErrorResponseSchema, response, type ErrorResponse } from '../../schemas/common.js'
 
-/** Fastify's own client-error codes and the API error each becomes. */
 const clientErrors: Record<string, (err: FastifyError) => ApiError> = {
   FST_ERR_CTP_INVALID_JSON_BODY: (err) => validationError([{ path: '/', in: 'body', message: `Malformed JSON: ${err.message}` }]),
   FST_ERR_CTP_EMPTY_JSON_BODY: () => validationError([{ path: '/', in: 'body', message: 'Body is empty but Content-Type is application/json' }]),
   FST_ERR_CTP_BODY_TOO_LARGE: () => new ApiError(413, 'PayloadTooLargeError', 'Request body is larger than the limit'),
   FST_ERR_CTP_INVALID_MEDIA_TYPE: (err) => new ApiError(415, 'UnsupportedMediaTypeError', err.message),
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => validationError([{ path: '/', in: 'headers', message: 'Content-Length does not match the body' }]),
-  // Percent-encoding that does not decode to UTF-8, in the path.
   FST_ERR_BAD_URL: () => validationError([{ path: '/', in: 'params', message: 'The path is not valid percent-encoded UTF-8' }]),
   // Unreachable while maxParamLength >= MAX_HEADER_BYTES (app.ts); mapped so it can never answer in another shape.
   FST_ERR_MAX_PARAM_LENGTH: () => validationError([{ path: '/', in: 'params', message: 'A path parameter is too long' }])
@@ -32,7 +23,6 @@ export function toApiError (err: FastifyError): ApiError | undefined {
   if (err.validation) return validationError(err.validation.map((v) => issueFromAjv(v, err.validationContext ?? 'body')))
   const mapped = err.code ? clientErrors[err.code] : undefined
   if (mapped) return mapped(err)
-  // Remaining 4xx from Fastify or plugins (406 from SSE-only routes …).
   if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
     if (err.statusCode === 406) return new ApiError(406, 'NotAcceptableError', err.message)
     return validationError([{ path: '/', in: 'headers', message: err.message }])
@@ -53,20 +43,13 @@ function sendError (request: FastifyRequest, reply: FastifyReply, err: FastifyEr
   return reply.code(apiError.statusCode).send(apiError.toBody())
 }
 
-/**
- * Fastify's `frameworkErrors`: failures of the router (a path that is not valid percent-encoding),
- * answered before any route or hook runs. Without it Fastify writes its own body shape.
- */
+/** Router failures, answered before any route or hook runs: without it Fastify writes its own body shape. */
 export function frameworkErrors (this: FastifyInstance, err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   reply.header('x-request-id', request.id)
   void sendError(request, reply, err)
 }
 
-/**
- * Fastify's `clientErrorHandler`: requests Node's HTTP parser refuses (header section above
- * maxHeaderSize, unparsable request) never become a request, so there is no reply to send through;
- * the answer is written to the socket, in the API's error shape instead of Fastify's.
- */
+/** What Node's parser refuses never becomes a request: the answer is written to the socket, in our shape. */
 export function clientErrorHandler (this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket) {
   if (err.code === 'ECONNRESET' || socket.destroyed) return
   const [status, body]: [number, ErrorBody] = err.code === 'HPE_HEADER_OVERFLOW'
@@ -76,8 +59,7 @@ export function clientErrorHandler (this: FastifyInstance, err: NodeJS.ErrnoExce
       : [400, validationError([{ path: '/', in: 'headers', message: 'Malformed HTTP request' }]).toBody()]
   // Not the whole error: its rawPacket holds the request's bytes, credentials included.
   this.log.trace({ code: err.code, message: err.message }, 'client error')
-  // A response already begun on this socket (an early answer to a request whose body then
-  // stalled) cannot be followed by another one.
+  // An early answer to a request whose body then stalled cannot be followed by another one.
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage
   if (socket.writable && !inFlight?.headersSent) {
     const json = JSON.stringify(body)
@@ -86,11 +68,7 @@ export function clientErrorHandler (this: FastifyInstance, err: NodeJS.ErrnoExce
   socket.destroy(err)
 }
 
-/**
- * The methods each path template answers, for 405 instead of 404 when the path exists but the
- * method does not. Catch-all routes (the CORS preflight route `OPTIONS *`) say nothing about a
- * resource and are left out, or every path would seem to exist.
- */
+/** The methods each path answers, for 405 instead of 404; catch-alls (`OPTIONS *`) are left out, or every path would seem to exist. */
 class RouteIndex {
   readonly #routes: Array<{ segments: string[], methods: Set<string> }> = []
 
@@ -102,7 +80,6 @@ class RouteIndex {
     else this.#routes.push({ segments, methods: new Set(methods) })
   }
 
-  /** Methods of every route whose template matches the path (`:param` = one non-empty segment, `*` = the rest). */
   allowed (path: string): string[] {
     const parts = path.split('/')
     const methods = new Set<string>()
@@ -131,13 +108,10 @@ export default fp(async (fastify) => {
 
   fastify.addHook('onRoute', (route) => {
     routes.add(route.url, [route.method].flat())
-    // Node answers 431 for any request whose header section is above maxHeaderSize, before a route
-    // runs; app.ts sets the limit above every request the document describes, and every operation
-    // declares it. Routes with another representation of their responses (none so far) are left alone.
+    // Node answers 431 (header section above maxHeaderSize) and 408 (SERVICE_HEADERS_TIMEOUT_MS /
+    // SERVICE_REQUEST_TIMEOUT_MS) before any route runs: every operation declares both.
     const responses = route.schema?.response as Record<string, unknown> | undefined
     if (responses && !route.schema?.hide && responses['431'] === undefined) responses['431'] = response(ErrorResponseSchema, ERROR_DESCRIPTIONS[431])
-    // Likewise 408 RequestTimeoutError for a request not received within SERVICE_HEADERS_TIMEOUT_MS /
-    // SERVICE_REQUEST_TIMEOUT_MS (/workflow/run also sends 408 for its own wait, in the same shape).
     if (responses && !route.schema?.hide && responses['408'] === undefined) responses['408'] = response(ErrorResponseSchema, REQUEST_TIMEOUT)
   })
 
@@ -151,8 +125,7 @@ export default fp(async (fastify) => {
     done()
   })
 
-  // After the onRequest hooks (CORS headers, auth) and before the body is parsed, so a method the
-  // path does not have is a 405 whatever body or content type it was sent with.
+  // Before the body is parsed: a 405 whatever body or content type came with it.
   fastify.addHook('preParsing', (request, reply, payload, done) => {
     const path = request.is404 ? request.url.split('?')[0] : undefined
     const allow = path === undefined ? [] : routes.allowed(path)

@@ -1,21 +1,13 @@
 /**
- * The shared rate-limit store (SERVICE_RATE_LIMIT_REDIS_URL): one ioredis client per replica,
- * behind @fastify/rate-limit's own Redis store, so that every replica counts a key in the same
- * Redis counter. A rate limiter must not take the API down with it, nor slow every request: while
- * Redis is unreachable a command fails at once instead of waiting (no offline queue, short connect
- * and command timeouts, as the plugin's README recommends), and the plugin lets the request through
- * uncounted (`skipOnError`: fail open). A Redis that accepts and never answers (a stopped process,
- * a full network buffer) would still cost every request the command timeout: after
- * BREAKER_FAILURES failed commands in a row a breaker opens, and for BREAKER_OPEN_MS at a time
- * requests pass uncounted without asking Redis; then one request tries it (half open) and closes
- * the breaker if it answers, as does the client reconnecting. The log says once when Redis went
- * away and once when it is back.
+ * The rate-limit store every replica shares (SERVICE_RATE_LIMIT_REDIS_URL). A rate limiter must not
+ * take the API down with it: an unreachable Redis fails a command at once and the request passes
+ * uncounted (fail open); one that never answers opens a breaker, so requests stop paying its timeout.
  */
 import { createRequire } from 'node:module'
 import type { FastifyBaseLogger } from 'fastify'
 import type { FastifyRateLimitOptions, FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
 
-/** The password of a Redis URL, so that the log redactor can keep it out of every line. */
+/** For the log redactor. */
 export function redisPassword (url: string | undefined): string | undefined {
   if (url === undefined) return undefined
   try {
@@ -26,14 +18,11 @@ export function redisPassword (url: string | undefined): string | undefined {
   }
 }
 
-/** Failed commands in a row that open the breaker. */
 export const BREAKER_FAILURES = 3
-/** How long an open breaker lets requests through uncounted without asking Redis. */
 export const BREAKER_OPEN_MS = 10_000
 
 type Counted = { current: number, ttl: number } | null
 type Done = (err: Error | null, res: Counted) => void
-/** What @fastify/rate-limit asks of a store (its store/RedisStore.js). */
 interface LimitStore {
   incr: (key: string, done: Done, timeWindow: number, max: number) => void
   read?: (key: string, done: Done, timeWindow: number, max: number) => void
@@ -41,10 +30,8 @@ interface LimitStore {
 }
 type RedisStoreClass = new (continueExceeding: boolean, exponentialBackoff: boolean, redis: unknown, key: string) => LimitStore
 
-/** The breaker in front of Redis: `admit` says whether to ask it now, `outcome` what came of it. */
 class Breaker {
   failures = 0
-  /** While Date.now() is before this, Redis is not asked (0: closed). */
   openUntil = 0
 
   constructor (private readonly opened: (reason: string) => void, private readonly closed: () => void) {}
@@ -77,10 +64,7 @@ class Breaker {
   }
 }
 
-/**
- * The store class for @fastify/rate-limit's `store` option: its Redis store behind the breaker.
- * An open breaker answers an error at once, which `skipOnError` turns into an uncounted request.
- */
+/** An open breaker answers an error at once, which `skipOnError` turns into an uncounted request. */
 function breakerStore (redis: unknown, nameSpace: string, breaker: Breaker): FastifyRateLimitStoreCtor {
   const RedisStore = createRequire(import.meta.url)('@fastify/rate-limit/store/RedisStore.js') as RedisStoreClass
   const guard = (store: LimitStore): LimitStore => {
@@ -105,9 +89,7 @@ function breakerStore (redis: unknown, nameSpace: string, breaker: Breaker): Fas
   } as unknown as FastifyRateLimitStoreCtor
 }
 
-/** Connects (or starts retrying: ioredis keeps reconnecting in the background) and never throws. */
 export async function connectRateLimitRedis (url: string, log: FastifyBaseLogger) {
-  // Where, never the URL itself (it may hold a password).
   const where = new URL(url).host
   // Imported here, not at the top: without a shared store the API never loads the client (about 0.8 MiB of heap).
   const { Redis } = await import('ioredis')
@@ -120,8 +102,6 @@ export async function connectRateLimitRedis (url: string, log: FastifyBaseLogger
   })
   let down = false
   let closing = false
-  // A refused or failed connection is an 'error'; a server that goes away is first a 'close'; one
-  // that hangs is a breaker opened by its timeouts.
   const wentDown = (reason: string): void => {
     if (down || closing) return
     down = true
@@ -135,7 +115,6 @@ export async function connectRateLimitRedis (url: string, log: FastifyBaseLogger
   const breaker = new Breaker(wentDown, cameBack)
   redis.on('error', (err: Error) => { wentDown(err.message) })
   redis.on('close', () => { wentDown('connection closed') })
-  // A new connection answers: ask Redis again at once.
   redis.on('ready', () => {
     breaker.reset()
     cameBack()
@@ -143,7 +122,6 @@ export async function connectRateLimitRedis (url: string, log: FastifyBaseLogger
   try {
     await redis.connect()
   } catch { /* logged by the listeners; ioredis keeps reconnecting */ }
-  /** Ends the client and its reconnection attempts (app close). */
   const close = async (): Promise<void> => {
     closing = true
     if (redis.status === 'ready') await redis.quit().catch(() => {})
@@ -152,9 +130,7 @@ export async function connectRateLimitRedis (url: string, log: FastifyBaseLogger
   return {
     redis,
     close,
-    /** The `store` option of @fastify/rate-limit: Redis behind the breaker, keys under `nameSpace`. */
     store: (nameSpace: string) => breakerStore(redis, nameSpace, breaker),
-    /** Whether requests pass uncounted without asking Redis now (a metric). */
     get breakerOpen (): boolean { return breaker.open }
   }
 }

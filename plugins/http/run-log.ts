@@ -1,15 +1,9 @@
-/**
- * Log lines about a run carry its ids next to the request id: a request whose path names a run
- * (`/workflow/:id[/runs/:rid]/…`) logs with `workflowId` (and `runId`) from its handler on; a
- * response that names a run (a start, a result, an error about a run) adds what was not bound yet
- * to the request's completion line. Ids are bound once per request, never twice.
- */
+/** Log lines about a run carry its ids, from the path or the response body, bound once per request. */
 import fp from 'fastify-plugin'
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 
 interface RunIds { workflowId?: string, runId?: string }
 
-/** The app's logger is Fastify's pino (app.ts), whose loggers can extend their bindings. */
 type Pino = FastifyBaseLogger & { setBindings: (bindings: RunIds) => void }
 
 /** Which ids a request's logger has (a number, not an object: a stream keeps it for its whole life). */

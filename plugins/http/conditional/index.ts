@@ -1,14 +1,11 @@
 /**
- * `ETag` and `If-None-Match` → 304 for every route that declares `config.etag` (lib/http/conditional.ts):
- * the tag is computed from the bytes about to be sent, so it changes whenever anything in the
- * representation changes and never otherwise. `etag: 'run'` prefixes it with the body's `runId`, so
- * a status ETag also names its run for `If-Match`. The hooks are the routes' own: a route without
- * `etag` runs none of them.
+ * Conditional requests (docs/conditional-requests.md): the ETag is computed from the bytes about
+ * to be sent; the hooks are those of the routes declaring `config.etag` only.
  */
 import fp from 'fastify-plugin'
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler, RouteOptions } from 'fastify'
-import { etagOf, noneMatchHits } from '../../lib/http/conditional.js'
-import { addRouteHook } from '../../lib/http/route-hooks.js'
+import { etagOf, noneMatchHits } from './entity-tags.js'
+import { addRouteHook } from '../../../lib/http/route-hooks.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -17,7 +14,6 @@ declare module 'fastify' {
   }
 }
 
-/** The `runId` of a body about to be serialized, taken before it becomes bytes (never parsed back). */
 const runIds = new WeakMap<FastifyReply, string>()
 
 const noteRunId: preSerializationHookHandler<unknown> = (_request, reply, payload, done) => {

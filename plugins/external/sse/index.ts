@@ -1,18 +1,14 @@
 /**
- * Server-Sent Events (@fastify/sse) for the stream routes: heartbeats every SERVICE_SSE_HEARTBEAT_MS (15 s; proxies drop
- * quieter connections; the plugin's default is 30 s) from one timer for all streams, a JSON 406 for
- * clients that refuse `text/event-stream`, a registry of open streams so shutdown ends them
- * instead of waiting, and caps on open streams (StreamSlots): a stream counts once against the
- * rate limit, when it connects, and then holds memory and a share of the engine's polls for as
- * long as it stays open, so open streams are counted and capped per key and per replica.
- * @see https://github.com/fastify/sse
+ * Server-Sent Events (@fastify/sse): one heartbeat timer for all streams, a JSON 406, shutdown that
+ * ends open streams, and caps on them: a stream counts once against the rate limit, then holds
+ * memory and engine polls as long as it is open.
  */
 import fp from 'fastify-plugin'
 import { fastifySSE } from '@fastify/sse'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { ApiError, STREAM_RETRY_AFTER_SECONDS } from '../../lib/api-error.js'
-import { addRouteHook } from '../../lib/http/route-hooks.js'
-import type { OpenStream, StreamRegistry } from '../../lib/http/sse.js'
+import { ApiError, STREAM_RETRY_AFTER_SECONDS } from '../../../lib/api-error.js'
+import { addRouteHook } from '../../../lib/http/route-hooks.js'
+import type { OpenStream, StreamRegistry } from './streams.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -23,29 +19,20 @@ declare module 'fastify' {
 
 /** Caps on open streams per replica (docs/settings.md); 0 = no cap. */
 export interface StreamCaps {
-  /** SERVICE_STREAMS_MAX: every open stream. */
   total: number
-  /** SERVICE_STREAMS_MAX_PER_KEY: the open streams of one API key (its run tokens' included). */
   perKey: number
 }
 
-/**
- * The open streams as counted for the caps: a slot is taken before the stream's first byte (after
- * auth and validation, so the refusal is a JSON error) and given back when its connection closes,
- * whatever ended it. Past a key's cap → 429 RateLimitedError; past the replica's → 503
- * StreamCapacityError; both with `Retry-After` (a client that resumes by itself waits it out).
- */
+/** A slot is taken before the stream's first byte, so a refusal is a JSON error, and given back when its connection closes. */
 export class StreamSlots {
   #open = 0
   readonly #perKey = new Map<string, number>()
-  /** Streams refused since start, by which cap refused them (flowport_sse_streams_refused_total). */
   readonly refused = { key: 0, total: 0 }
 
   constructor (private readonly caps: StreamCaps = { total: 0, perKey: 0 }) {}
 
   get open (): number { return this.#open }
 
-  /** Takes a slot for a stream of `key` (undefined: no key, auth off) or throws; returns its release (safe to call twice). */
   take (key: string | undefined): () => void {
     const { total, perKey } = this.caps
     const ofKey = key === undefined ? 0 : this.#perKey.get(key) ?? 0
@@ -74,10 +61,7 @@ export class StreamSlots {
   }
 }
 
-/**
- * The open streams: shutdown ends them, and one timer writes every stream's heartbeat (a timer per
- * stream, as the plugin would start, costs each idle stream its own Timeout and closures).
- */
+/** One timer for every stream's heartbeat: one per stream, as the plugin would start, costs each idle stream a Timeout. */
 export class OpenStreams implements StreamRegistry {
   readonly #streams = new Set<OpenStream>()
   #timer: NodeJS.Timeout | undefined
@@ -130,14 +114,12 @@ export function acceptsEventStream (accept: string | undefined): boolean {
 
 export default fp(async (fastify, opts: { heartbeatMs: number, caps?: StreamCaps }) => {
   await fastify.register(fastifySSE, {
-    // Heartbeats come from the registry's one timer (streams register there).
     heartbeatInterval: 0,
     // Strings are JSON the route serialized already, once for every client of a run.
     serializer: (data: unknown) => (typeof data === 'string' ? data : JSON.stringify(data))
   })
   const openStreams = new OpenStreams(opts.heartbeatMs)
   fastify.decorate('openStreams', openStreams)
-  // metrics registers first in the app (app.ts); a bare SSE plugin (its own test) has none.
   const slots = new StreamSlots(opts.caps)
   fastify.decorate('streamSlots', slots)
   fastify.metrics?.gauge('flowport_sse_streams_open', 'SSE streams (run histories and the runs feed) open now', () => slots.open)

@@ -1,17 +1,10 @@
 /**
- * The JSON body parser: Fastify's own (prototype-poisoning protection) plus what it cannot say.
- * - An empty body sent with a JSON content type means "no body" (optional bodies stay optional).
- * - A refused `__proto__` key is a 400 naming the key (Fastify says only "not valid JSON").
- * - JSON may escape a lone surrogate (`"\udc00"`), a string no UTF-8 encoder can send on: the
- *   engine refuses it (gRPC: invalid UTF-8), so it is the client's 400, not a 500 later.
- * - Arrays and objects nested deeper than SERVICE_JSON_MAX_DEPTH are a 400, found before parsing:
- *   what handles a parsed body (validation, the engine's payload converter) recurses per level.
- * - JSON is the only body: Fastify's own `text/plain` parser is removed, so a text body is the 415
- *   UnsupportedMediaTypeError the document promises (it was a 400 from the schema, "must be object").
+ * Fastify's JSON parser plus what it cannot say, each a 400 naming where (json-checks.ts). An empty
+ * body means none; `text/plain` is removed, so a text body is the 415 the document promises.
  */
 import fp from 'fastify-plugin'
-import { validationError } from '../../lib/api-error.js'
-import { loneSurrogateAt, nestsDeeperThan, prototypeKeyAt } from '../../lib/json-body.js'
+import { validationError } from '../../../lib/api-error.js'
+import { loneSurrogateAt, nestsDeeperThan, prototypeKeyAt } from './json-checks.js'
 
 /** Plain JSON.parse (own `__proto__` properties, no prototype change), only to locate what the safe parser refused. */
 function parsedOrUndefined (text: string): unknown {

@@ -1,8 +1,6 @@
 /**
- * The API's Prometheus metrics (prom-client): one registry per app, so two apps in one process
- * (tests, the benchmark) never share counts; process metrics once per process (prom-client's
- * default registry), merged into every scrape. Names and labels are listed in docs/observability.md.
- * Labels are bounded: route templates (never raw paths), gRPC method names, status codes.
+ * One registry per app, so two apps in one process never share counts; process metrics once per
+ * process. Labels are bounded: route templates, gRPC method names, status codes (docs/observability.md).
  */
 import { InterceptingCall, status as grpcStatus, type Interceptor } from '@grpc/grpc-js'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, register as processRegistry } from 'prom-client'
@@ -14,7 +12,6 @@ const ENGINE_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
 
 const STATUS_NAMES = new Map(Object.entries(grpcStatus).map(([name, code]) => [code, name]))
 
-/** Hits and misses per cache, since start. */
 export type CacheStats = Record<string, { hits: number, misses: number }>
 
 let processMetrics = false
@@ -26,7 +23,6 @@ export class ApiMetrics {
   readonly #engineDuration = new Histogram({ name: 'flowport_engine_call_duration_seconds', help: 'Temporal gRPC calls made by the API, retries included, by method and gRPC status', labelNames: ['method', 'code'] as const, buckets: ENGINE_BUCKETS, registers: [this.registry] })
   readonly #engineErrors = new Counter({ name: 'flowport_engine_call_errors_total', help: 'Temporal gRPC calls that ended with a status other than OK, by method and gRPC status', labelNames: ['method', 'code'] as const, registers: [this.registry] })
 
-  /** The caches' counts, read at scrape time (cacheStats). */
   readonly #cacheSources: Array<() => CacheStats> = []
 
   constructor () {
@@ -50,12 +46,11 @@ export class ApiMetrics {
     })
   }
 
-  /** A gauge of what a concept counts, read at scrape time: the concept registers it, so metrics know no concept. */
+  /** The concept registers its gauges, so metrics know no concept. */
   gauge (name: string, help: string, read: () => number): void {
     new Gauge({ name, help, registers: [this.registry], collect () { this.set(read()) } }) // eslint-disable-line no-new
   }
 
-  /** A counter a concept keeps itself, by one label, read at scrape time (like `gauge`): `read` returns the totals since start per label value. */
   counter (name: string, help: string, label: string, read: () => Record<string, number>): void {
     new Counter({ // eslint-disable-line no-new
       name,
@@ -69,12 +64,11 @@ export class ApiMetrics {
     })
   }
 
-  /** A concept's caches, counted in `flowport_cache_requests_total` at scrape time. */
   cacheStats (read: () => CacheStats): void {
     this.#cacheSources.push(read)
   }
 
-  /** Label children per method, route and status: bounded, and made once rather than on every request (prom-client still hashes the labels on each call). */
+  /** Label children made once, not per request (prom-client hashes the labels on each call). */
   readonly #requestSeries = new Map<string, { count: { inc: () => void }, duration: { observe: (value: number) => void } }>()
 
   observeRequest (method: string, route: string, statusCode: number, seconds: number): void {
@@ -89,10 +83,7 @@ export class ApiMetrics {
     series.duration.observe(seconds)
   }
 
-  /**
-   * A gRPC interceptor placed outermost on the engine connection: one observation per call as the
-   * API made it (the client's retries inside it), labelled by the short method name.
-   */
+  /** Outermost on the engine connection: one observation per call as the API made it, retries inside. */
   engineInterceptor (): Interceptor {
     return (options, nextCall) => {
       const path = options.method_definition.path
@@ -110,7 +101,6 @@ export class ApiMetrics {
     }
   }
 
-  /** Label children per gRPC method and status, as for requests: bounded (the service's methods and the gRPC codes). */
   readonly #engineSeriesByKey = new Map<string, { observe: (seconds: number) => void }>()
 
   #engineSeries (path: string, code: number): { observe: (seconds: number) => void } {
@@ -128,7 +118,6 @@ export class ApiMetrics {
 
   contentType = this.registry.contentType
 
-  /** The exposition text: this app's metrics, then the process's. */
   async scrape (): Promise<string> {
     return await Registry.merge([this.registry, processRegistry]).metrics()
   }

@@ -1,37 +1,26 @@
-/**
- * Conditional requests, the one home (docs/conditional-requests.md): strong `ETag`s of reads,
- * `If-None-Match` → 304 (applied by plugins/external/conditional.ts to every route declaring `etag`), and
- * `If-Match` naming a run, checked by the calls that act on a run before anything reaches the engine.
- */
 import { hash } from 'node:crypto'
-import { ApiError } from '../api-error.js'
+import { ApiError } from '../../../lib/api-error.js'
 
-/** A strong ETag of serialized bytes: 96 bits of SHA-256, base64url. */
 export function etagOf (bytes: string | Buffer, prefix?: string): string {
   // The one-shot form: no Hash object per response.
   const digest = hash('sha256', bytes, 'base64url').slice(0, 16)
   return `"${prefix === undefined ? '' : `${prefix}.`}${digest}"`
 }
 
-/** The entity tags of an `If-None-Match` / `If-Match` field; `*` as itself. Weak tags are compared by their opaque part (RFC 9110 §8.8.3.2). */
+/** Weak tags are compared by their opaque part (RFC 9110 §8.8.3.2). */
 export function entityTags (header: string | string[] | undefined): string[] {
   if (header === undefined) return []
   const field = Array.isArray(header) ? header.join(',') : header
   return [...field.matchAll(/\*|(?:W\/)?"([^"]*)"/g)].map(([all, opaque]) => opaque === undefined ? all : `"${opaque}"`)
 }
 
-/** Whether `If-None-Match` names the current representation (weak comparison, as RFC 9110 §13.1.2 asks). */
 export function noneMatchHits (header: string | string[] | undefined, etag: string): boolean {
   return entityTags(header).some((tag) => tag === '*' || tag === etag)
 }
 
-/** The run id an `If-Match` entity tag names: `"<runId>"` or a status ETag `"<runId>.<hash>"`. */
 const runOfTag = (tag: string) => tag.slice(1, -1).split('.')[0]
 
-/**
- * Throws 412 PreconditionFailedError unless `If-Match` names `run` (or is `*`). Called with the run
- * the request is about to act on, after it was described and before any call that changes it.
- */
+/** Called with the run a request is about to act on, before any call that changes it. */
 export function assertRunMatches (ifMatch: string | undefined, run: { workflowId: string, runId: string }): void {
   if (ifMatch === undefined) return
   const tags = entityTags(ifMatch)

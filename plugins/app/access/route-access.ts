@@ -2,10 +2,11 @@
  * What a credential may do (docs/access-control.md). Every route declares the scope it needs and
  * what it touches in its route options, `config: access('read', 'workflow')`; test/access-routes.test.ts
  * walks the route table so a route without a declaration fails. A route that declares nothing
- * needs a key holding every scope (fail closed). The access concept (plugins/app/access/) checks
- * the declarations; routes read who calls (`request.principal`) through the helpers below.
+ * needs a key holding every scope (fail closed). This file is the access concept's face for routes:
+ * the rest of the concept checks the declarations; routes read who calls (`request.principal`)
+ * through the helpers below.
  */
-import type { Scope } from '../../schemas/access.js'
+import type { Scope } from '../../../schemas/access.js'
 
 /**
  * What a request touches, so a key limited to catalogs or workflow-name patterns can be checked:

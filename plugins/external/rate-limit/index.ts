@@ -1,18 +1,11 @@
 /**
- * Per-key request budgets (@fastify/rate-limit): SERVICE_RATE_LIMIT_MAX requests per
- * SERVICE_RATE_LIMIT_WINDOW_MS for each key (a key's own `rateLimit` in the keys file wins; 0 =
- * unlimited), counted per replica in memory, or in one Redis shared by every replica when
- * SERVICE_RATE_LIMIT_REDIS_URL is set (lib/rate-limit-redis.ts). Over budget → 429
- * RateLimitedError with `Retry-After` and the `RateLimit-*` headers. A stream counts once, when it connects. A run token spends its
- * issuing key's budget. Only on with auth on (without keys there is no one to count for); open
- * routes are never counted. While the Redis is unreachable or hangs, requests pass uncounted (fail
- * open, logged; a breaker stops asking a Redis that times out): a rate limiter that turned its own outage into an API outage would do more harm than
- * the traffic it holds back. docs/access-control.md has the details.
+ * Per-key request budgets (docs/access-control.md), in memory or in one Redis every replica shares
+ * (redis-store.ts). Only with auth on: without keys there is no one to count for.
  */
 import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
-import { ApiError } from '../../lib/api-error.js'
-import { connectRateLimitRedis } from '../../lib/rate-limit-redis.js'
+import { ApiError } from '../../../lib/api-error.js'
+import { connectRateLimitRedis } from './redis-store.js'
 
 export default fp(async (fastify) => {
   const { config } = fastify
@@ -27,7 +20,6 @@ export default fp(async (fastify) => {
   const budgetOf = (keyId: string) => fastify.access.keys.keys.find((k) => k.id === keyId)?.rateLimit ?? config.SERVICE_RATE_LIMIT_MAX
   await fastify.register(rateLimit, {
     global: true,
-    // After auth's onRequest hook (registered first): the key is known.
     hook: 'onRequest',
     timeWindow: config.SERVICE_RATE_LIMIT_WINDOW_MS,
     keyGenerator: (request) => request.principal?.keyId ?? '',
