@@ -56,7 +56,7 @@ const layering = {
     'boundaries/files': [
       { category: 'app', pattern: '{app,server}.ts' },
       // Core's dependency-free contract (core/README.md): what the browser and workflow code take too.
-      { category: 'contract', pattern: 'core/src/{api,bounded,contract,duration,eval,fatal-error,run,steps}.ts' },
+      { category: 'contract', pattern: 'core/src/{api,bounded,contract,duration,eval,fatal-error,local-markers,run,steps}.ts' },
       WIRE
     ]
   },

@@ -172,7 +172,7 @@ export const ErrorDetailsSchema = Type.Object({
   message: Nullable(Type.String({ description: 'Message of the underlying application error' })),
   name: Nullable(Type.String({ description: 'Name (type) of the underlying application error, e.g. ExplosionError' })),
   retryable: Nullable(Type.Boolean({ description: 'Whether the engine considered the failure retryable; null if unknown' })),
-  activityId: Nullable(Type.String({ description: 'The failing step as `workflow#step` (the activity type); null when no step failed' })),
+  activityId: Nullable(Type.String({ description: 'The failing step\'s activity type (`workflow#step` for Flowport\'s workers, the activity\'s own name for another SDK\'s); null when no step failed' })),
   cause: Nullable(ref(FailureCauseSchema))
 }, { $id: 'ErrorDetails', additionalProperties: false })
 

@@ -15,6 +15,7 @@ import { Client, Connection } from '@temporalio/client'
 import { startEngine } from '../cli/engine.js'
 import { findTestServerBinary } from '../cli/test-server-binary.js'
 import { findObjectStoreBinary } from '../cli/object-store-binary.js'
+import { goWorkerBinary } from '../test/helpers/go-worker.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
 import { waitForCatalog } from '../test/helpers/wait-for-catalog.js'
 import { createBucket, S3_TEST_CREDENTIALS, startS3Server } from '../test/helpers/s3-server.js'
@@ -39,7 +40,11 @@ const [engine, s3, testServer] = await Promise.all([
   // Workflow tests (@flowport/worker/testing) start their own time-skipping server from this binary.
   findTestServerBinary((m) => console.log(`# test server: ${m}`)),
   // The dev stack's object store (test/dev-stack*.test.ts): built here on a cold machine, so no test waits minutes for it.
-  findObjectStoreBinary((m) => console.log(`# store: ${m}`))
+  findObjectStoreBinary((m) => console.log(`# store: ${m}`)),
+  // The example Go worker (test/go-worker.test.ts), likewise, when that test runs.
+  process.argv.slice(2).some((a) => a.endsWith('.ts')) && !process.argv.includes('test/go-worker.test.ts')
+    ? undefined
+    : goWorkerBinary((m) => console.log(`# go worker: ${m}`))
 ])
 const TRACE_BUCKET = 'flowport-traces'
 await createBucket(s3.endpoint, TRACE_BUCKET)

@@ -287,6 +287,7 @@ export class RunView extends Component {
       <section class="trace">
         <h3>Timeline</h3>
         ${trace?.partial && html`<p class="muted">So far: the run is open.</p>`}
+        ${trace?.source === 'history' && html`<p class="muted" data-trace-source="history">Built from the run's history: its worker does not run Flowport's trace writer, so a retried step's earlier attempts show only their number and last failure.</p>`}
         ${s.traceError && html`<${Problem} error=${s.traceError} />`}
         ${trace && html`<${Timeline} trace=${trace.trace} marks=${marks} />`}
       </section>

@@ -6,7 +6,7 @@ import { FlowportError } from '@flowport/client'
 import { action, clientCommand, clientOf, type CommonOptions } from './command.js'
 import { CliError, EXIT } from './exit-codes.js'
 import { printResult } from './follow.js'
-import { printJson, printTable } from './output.js'
+import { info, printJson, printTable } from './output.js'
 
 const withRun = (command: Command) => command.option('--run <runId>', 'this run instead of the latest run of the id')
 
@@ -48,7 +48,9 @@ export function registerInspect (program: Command): void {
 
   withRun(clientCommand(program, 'trace <id>', 'print the trace of a run (its steps, attempts, inputs and outputs) as JSON'))
     .action(action(async (id: string, options: CommonOptions) => {
-      printJson(await clientOf(options).trace(id, { runId: options.run }))
+      const log = await clientOf(options).trace(id, { runId: options.run })
+      printJson(log)
+      if (log.source === 'history') info('built from the run\'s history: its worker does not run Flowport\'s trace writer (attempts as the history records them)')
       return EXIT.ok
     }))
 }

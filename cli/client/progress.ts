@@ -6,7 +6,7 @@
  * carries the attempt number and the previous attempt's failure), so retries show up then.
  */
 import type { FlowportClient } from '@flowport/client'
-import { foldSteps, LOCAL_ACTIVITY_MARKER, localStepMarkerOf, stepIdOf, type StepHistoryEvent, type Steps } from '@flowport/core/steps'
+import { foldSteps, isLocalActivityMarker, localStepMarkerOf, stepIdOf, type StepHistoryEvent, type Steps } from '@flowport/core/steps'
 import { paint, type Style } from './output.js'
 
 export type FollowEvent = ReturnType<FlowportClient['follow']> extends AsyncIterable<infer E> ? E : never
@@ -101,7 +101,7 @@ export class ProgressRenderer {
         // data is decoded only when the stream includes payloads. A decoded marker the fold skips
         // is an attempt the SDK retries after a backoff: its step has not ended.
         const marker = event.markerRecordedEventAttributes
-        if (marker?.markerName !== LOCAL_ACTIVITY_MARKER || (step === undefined && localStepMarkerOf(marker) !== null)) break
+        if (!isLocalActivityMarker(marker?.markerName) || (step === undefined && localStepMarkerOf(marker) !== null)) break
         const name = step === undefined ? 'a local step' : `step ${step.name} (local)`
         const on = attempt > 1 ? ` on attempt ${attempt}` : ''
         if (a.failure) this.line('✗', 'red', `${name} failed${on}: ${a.failure.cause?.message ?? a.failure.message ?? 'unknown error'}`, e.eventTime)

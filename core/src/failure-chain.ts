@@ -28,7 +28,9 @@ const MAX_DEPTH = 20
 function describeLevel (err: Error): FailureCause {
   const level: FailureCause = { name: err.name || 'Error', message: err.message ?? '', cause: null }
   if (err instanceof ApplicationFailure) {
-    level.name = err.type ?? 'Error'
+    // An untyped application error (Python's `ApplicationError(msg)`, Go's `errors.New`) has an
+    // empty type on the wire: named `Error` however it was decoded (a codec's copy loses the '').
+    level.name = err.type || 'Error'
     if (typeof err.nonRetryable === 'boolean') level.retryable = !err.nonRetryable
   } else if (err instanceof ActivityFailure) {
     level.name = 'ActivityFailure'

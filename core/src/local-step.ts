@@ -7,7 +7,7 @@
  */
 import type { temporal } from '@temporalio/proto'
 import { defaultPayloadConverter } from '@temporalio/common'
-import { LOCAL_ACTIVITY_MARKER, type LocalStepMarker } from './steps.js'
+import { readLocalActivityMarker, type LocalStepMarker } from './local-markers.js'
 
 /** What a local step's activity returns to the workflow (and what its marker records). */
 export interface LocalStepResult {
@@ -19,18 +19,27 @@ export interface LocalStepResult {
 
 /**
  * The SDK's data of a local step's marker (the JSON of its `data` detail, Temporal Core's
- * LocalActivityMarkerData), decoded from the engine's payload; null for any other marker, or one
- * whose data this reader does not understand. The trace and the reset point (the API's
- * plugins/app/engine/runs/step-calls.ts) both place local steps by it (steps.ts, `localStep` option).
+ * LocalActivityMarkerData; or another SDK's layout, ./local-markers.ts), decoded from the engine's
+ * payloads; null for any other marker, or one whose data this reader does not understand. The
+ * trace and the reset point (the API's plugins/app/engine/runs/step-calls.ts) both place local
+ * steps by it (steps.ts, `localStep` option).
  */
 export function localStepMarkerData (marker: { markerName?: string | null, details?: unknown } | null | undefined): LocalStepMarker | null {
   const details = marker?.details as temporal.api.history.v1.IMarkerRecordedEventAttributes['details']
-  const payload = marker?.markerName === LOCAL_ACTIVITY_MARKER ? details?.data?.payloads?.[0] : undefined
-  if (!payload) return null
-  try {
-    const data = defaultPayloadConverter.fromPayload(payload as never) as LocalStepMarker | null
-    return data !== null && typeof data === 'object' && typeof data.activity_type === 'string' ? data : null
-  } catch {
-    return null
-  }
+  return readLocalActivityMarker(marker?.markerName, (key) => {
+    const payload = details?.[key]?.payloads?.[0]
+    if (!payload) return undefined
+    try {
+      return defaultPayloadConverter.fromPayload(payload as never)
+    } catch {
+      return undefined
+    }
+  })
+}
+
+/** Whether a local activity's output is a Flowport local step's (its input and times beside the output), not another SDK's bare output. */
+export function isLocalStepResult (value: unknown): value is LocalStepResult {
+  const result = value as Partial<LocalStepResult> | null
+  return result !== null && typeof result === 'object' && 'input' in result && 'output' in result &&
+    typeof result.startTime === 'string' && typeof result.endTime === 'string'
 }

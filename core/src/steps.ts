@@ -9,8 +9,10 @@
  * engine's event objects and their JSON alike, by which `…EventAttributes` field an event carries.
  */
 
-/** The marker the Temporal SDK records for a local activity (a step run with `options.local`). */
-export const LOCAL_ACTIVITY_MARKER = 'core_local_activity'
+import { readLocalActivityMarker, type LocalStepMarker } from './local-markers.js'
+
+// The markers of local activities (a step run with `options.local`, or another SDK's), whatever the SDK.
+export { isLocalActivityMarker, type LocalStepMarker } from './local-markers.js'
 
 /** The activity type a workflow's step or evaluator runs as. */
 export const activityTypeOf = (workflow: string, step: string) => `${workflow}#${step}`
@@ -60,15 +62,6 @@ export interface Steps {
   cancelRequested: boolean
 }
 
-/** What a local step's marker says about it (Temporal Core's LocalActivityMarkerData, or part of it). */
-export interface LocalStepMarker {
-  activity_type: string
-  activity_id?: string
-  attempt?: number
-  /** Set when the step failed and the SDK retries it after a timer (a later marker finishes it). */
-  backoff?: unknown
-}
-
 type Id = string | number | { toString: () => string } | null | undefined
 interface Failure { message?: string | null, cause?: Failure | null }
 interface Ending { scheduledEventId?: Id, initiatedEventId?: Id, failure?: Failure | null }
@@ -105,12 +98,13 @@ export interface StepOptions {
   localStep?: (marker: Marker) => LocalStepMarker | null
 }
 
-/** A local step's marker data from a marker whose details are decoded JSON; null for any other marker. */
+/** A local step's marker data from a marker whose details are decoded JSON (any SDK's layout, ./local-markers.ts); null for any other marker. */
 export function localStepMarkerOf (marker: Marker | null | undefined): LocalStepMarker | null {
-  if (marker?.markerName !== LOCAL_ACTIVITY_MARKER) return null
-  const data = (marker.details as { data?: unknown } | null | undefined)?.data
-  const first: unknown = Array.isArray(data) ? data[0] : undefined
-  return first !== null && typeof first === 'object' && typeof (first as LocalStepMarker).activity_type === 'string' ? first as LocalStepMarker : null
+  const details = marker?.details as Record<string, unknown> | null | undefined
+  return readLocalActivityMarker(marker?.markerName, (key) => {
+    const values = details?.[key]
+    return Array.isArray(values) ? values[0] as unknown : undefined
+  })
 }
 
 const ENDINGS = [

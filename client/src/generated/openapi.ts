@@ -2277,10 +2277,10 @@ export interface components {
             workflowId: string;
             runId: string;
             /**
-             * @description `remote`: read from the bucket; `local`: from SERVICE_TRACE_DIR; `engine`: assembled now from the engine's history (the run is open, or its worker has not written the trace yet)
+             * @description `remote`: read from the bucket; `local`: from SERVICE_TRACE_DIR; `engine`: assembled now from the engine's history and the attempts workers recorded (the run is open, or its worker has not written the trace yet); `history`: built from the engine's history alone, because no Flowport worker traces the run (a worker of another SDK, its catalog declared in a file or not published): attempts are as the history records them (the last one, and the number and last failure of those before it), and a local activity shows its output without its input
              * @enum {string}
              */
-            source: "remote" | "local" | "engine";
+            source: "remote" | "local" | "engine" | "history";
             location: string | null;
             /** @description True while the run is open: the trace so far; calls still running have status `running` */
             partial: boolean;

@@ -10,7 +10,7 @@ import protoRoot from '@temporalio/proto'
 import { defaultFailureConverter, defaultPayloadConverter } from '@temporalio/common'
 import { tsToDate } from '@temporalio/common/lib/time.js'
 import { failureDetails } from '../failure-chain.js'
-import { localStepMarkerData, type LocalStepResult } from '../local-step.js'
+import { isLocalStepResult, localStepMarkerData } from '../local-step.js'
 import { STARTED_BY_MEMO_KEY } from '../contract.js'
 import { stepsOf, type Step } from '../steps.js'
 import { ATTEMPTS_KEPT } from './layout.js'
@@ -174,9 +174,14 @@ export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueByt
   /**
    * A local step: one marker when it finished (the engine saw nothing before). Its input and
    * times come from its result, or for a failed one from the worker's record of the last attempt.
+   * Another SDK's local activity (no `workflow#step` type) records its bare output: no input, and
+   * the marker's time alone.
    */
   const localNode = (node: TraceNode, step: Step, marker: Marker): TraceNode => {
-    const result = decode(marker.details?.result) as LocalStepResult | null
+    const decoded = decode(marker.details?.result)
+    const flowport = step.type.includes('#')
+    const result = flowport && isLocalStepResult(decoded) ? decoded : null
+    const output = flowport ? result?.output : decoded
     const records = attempts.filter((r) => r.activityId === step.activityId).sort((a, b) => a.attempt - b.attempt)
     const lastRecord = records.find((r) => r.attempt === step.attempt)
     const startTime = result?.startTime ?? lastRecord?.startTime ?? null
@@ -187,7 +192,7 @@ export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueByt
       startTime,
       endTime: result?.endTime ?? lastRecord?.endTime ?? node.endTime,
       status: marker.failure ? localOutcome(marker.failure) : 'completed',
-      output: marker.failure ? null : cap(result?.output ?? null),
+      output: marker.failure ? null : cap(output ?? null),
       error: traceError(marker.failure)
     })
   }

@@ -4,9 +4,11 @@
  * the same document assembled from the engine's history and the recorded attempts (`source:
  * "engine"`; `partial: true` while the run is open). A pinned run the engine no longer keeps is
  * still found in the destinations. An open run's `attention` is the status's (./attention.ts): a
- * run whose workflow task keeps failing looks stuck here too, not merely running.
+ * run whose workflow task keeps failing looks stuck here too, not merely running. A run no
+ * Flowport worker traces (./trace-writer.ts) is answered from its history alone (`source:
+ * "history"`), kept once closed.
  */
-import { assembleTrace, evaluatorTypes, readWholeHistory, TraceStorageError, type Trace, type TraceStore } from '@flowport/core/trace'
+import { assembleTrace, readWholeHistory, TraceStorageError, type Trace, type TraceStore } from '@flowport/core/trace'
 import { ApiError, RETRY_AFTER_SECONDS, type ApiErrorExtras } from '../../../lib/api-error.js'
 import { describeForRead, isClosed } from './execution.js'
 import type { DescribeOptions, Execution } from './types.js'
@@ -14,6 +16,7 @@ import type { RunRef } from '@flowport/core/run'
 import { readAttention } from './attention.js'
 import type { TraceLog } from '../../../schemas/trace.js'
 import type { RunsContext } from './deps.js'
+import { traceWriterOf, type TraceWriter } from './trace-writer.js'
 
 type Reads = Pick<RunsContext, 'engine' | 'closedRuns' | 'longHistories' | 'catalogs' | 'traces'>
 
@@ -39,20 +42,26 @@ export async function readTraceLog (deps: Reads, { workflowId, runId, signal }: 
     throw err
   }
   const run = { workflowId, runId: execution.runId }
+  let writer: Promise<TraceWriter> | undefined
+  const writerOf = async () => await (writer ??= traceWriterOf(deps, execution.taskQueue, signal))
   if (isClosed(execution)) {
     const kept = deps.closedRuns.get(workflowId, run.runId)?.trace
     if (kept) return kept
-    const stored = await readStored(store, run, signal)
+    // Destinations nobody writes to need not be up.
+    const stored = await readStored(store, run, signal).catch(async (err: unknown) => { if ((await writerOf()).kind === 'none') return null; throw err })
     // Kept only when read from the destination preferred: a local copy read while the bucket
     // was away is answered from the bucket once it is back.
     if (stored?.source === (store.hasRemote ? 'remote' : 'local')) deps.closedRuns.remember(workflowId, run.runId, { trace: stored })
     if (stored !== null) return stored
   }
-  const [trace, attention] = await Promise.all([
-    assembleFromEngine(deps, store, run, execution.taskQueue, signal),
-    execution.closeTime ? null : readAttention(deps, run, execution.workflowTaskAttempt, signal)
+  const [trace, attention, historyOnly] = await Promise.all([
+    assembleFromEngine(deps, store, run, writerOf(), signal),
+    execution.closeTime ? null : readAttention(deps, run, execution.workflowTaskAttempt, signal),
+    writerOf().then((w) => w.kind === 'none')
   ])
-  return { ...run, source: 'engine', location: null, partial: trace.workflow.status === 'running', attention, trace }
+  const log: TraceLog = { ...run, source: historyOnly ? 'history' : 'engine', location: null, partial: trace.workflow.status === 'running', attention, trace }
+  if (historyOnly && isClosed(execution)) deps.closedRuns.remember(workflowId, run.runId, { trace: log })
+  return log
 }
 
 /** The stored document, from the bucket or the local directory; null when neither has it. */
@@ -74,17 +83,20 @@ async function readStored (store: TraceStore, run: RunRef, signal?: AbortSignal)
   return null
 }
 
-async function assembleFromEngine ({ engine, catalogs }: Reads, store: TraceStore, run: RunRef, catalogId: string, signal?: AbortSignal): Promise<Trace> {
+async function assembleFromEngine ({ engine }: Reads, store: TraceStore, run: RunRef, whose: Promise<TraceWriter>, signal?: AbortSignal): Promise<Trace> {
   const namespace = engine.namespace
-  const [events, attempts, evaluators] = await Promise.all([
+  const [events, [writer, attempts]] = await Promise.all([
     readWholeHistory(async (nextPageToken) => await engine.call(() => engine.client.workflowService.getWorkflowExecutionHistory({
       namespace, execution: run, nextPageToken, skipArchival: true
     }), { signal, ...run })),
-    store.readAttempts(run.workflowId, run.runId, signal).catch((err: unknown) => {
-      throw err instanceof TraceStorageError ? storageDown(err, run) : err
-    }),
-    // Which steps are evaluators comes from the catalog; without it every call reads as a step.
-    catalogs.get(catalogId, signal).then(evaluatorTypes, () => new Set<string>())
+    // Only Flowport's workers record attempts; the engine keeps the last of each step.
+    whose.then(async (writer) => [writer, writer.kind === 'none'
+      ? []
+      : await store.readAttempts(run.workflowId, run.runId, signal).catch((err: unknown) => {
+        throw err instanceof TraceStorageError ? storageDown(err, run) : err
+      })] as const)
   ])
+  // Which steps are evaluators comes from the catalog; without it every call reads as a step.
+  const evaluators = writer.kind === 'flowport' ? writer.evaluators : new Set<string>()
   return assembleTrace({ run, events, attempts, isEvaluator: (type) => evaluators.has(type), maxValueBytes: store.settings.maxValueBytes })
 }
