@@ -1,16 +1,7 @@
 /**
- * The OpenAPI document of one catalog (docs/catalog-openapi.md): the API's own document (the one
- * @fastify/swagger generates from the routes' schemas, served at /openapi.json), with the catalog's
- * JSON Schemas filled in where the generic document says "any JSON value":
- * - `StartWorkflowBody` / `RunWorkflowBody` become unions discriminated by `workflowName`, one
- *   member per workflow (`<name>.StartBody`, `<name>.RunBody`) whose `input` is `<name>.Input`;
- * - each workflow's result is a component `<name>.WorkflowResult` (`workflowName` the workflow's
- *   name, `input`/`output` typed), and `WorkflowResult` becomes their union discriminated by
- *   `workflowName`, so every operation that answers a result answers the typed one;
- * - each signal, query and update name gets its own operation at its concrete path
- *   (`/workflow/{id}/update/relabel`), beside the generic templated one, with a typed `payload`
- *   and a typed `result`.
- * Built once per published catalog run (a new worker deploy publishes a new run).
+ * The API's own document with the catalog's schemas where it says "any JSON value": start/run
+ * bodies and WorkflowResult become unions discriminated by `workflowName`, and each handler name
+ * gets a typed operation at its concrete path beside the generic one (docs/catalog-openapi.md).
  */
 import type { Catalog, CatalogHandler, CatalogWorkflow } from '@flowport/core/contract'
 import type { OpenApiDocument } from '../../../schemas/catalog.js'
@@ -20,7 +11,6 @@ type Json = Record<string, any>
 type Kind = 'signal' | 'query' | 'update'
 
 const LIST = { signal: 'signals', query: 'queries', update: 'updates' } as const
-/** The generic operation of each kind, and the name of its path parameter. */
 const GENERIC = {
   signal: { path: '/workflow/{id}/signal/{name}', param: 'name', result: null },
   query: { path: '/workflow/{id}/query/{query}', param: 'query', result: 'QueryResult' },
@@ -28,7 +18,6 @@ const GENERIC = {
 } as const
 
 const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` })
-/** The component name of a handler's payload or result schema (`<workflow>.<kind>.<name>.Payload`). */
 const handlerKey = (w: CatalogWorkflow, kind: Kind, name: string, part: 'Payload' | 'Result') => `${w.name}.${kind}.${name}.${part}`
 const orNull = (schema: Json) => ({ anyOf: [schema, { type: 'null' }] })
 
@@ -38,7 +27,6 @@ function component (schema: Json): Json {
   return rest
 }
 
-/** The component name of update-with-start naming one of a workflow's updates (`<workflow>.update.<name>.WithStart`). */
 const withStartKey = (w: CatalogWorkflow, name: string) => `${w.name}.update.${name}.WithStart`
 
 function bodyVariant (base: Json, schemas: Json, workflow: CatalogWorkflow, catalogId: string, defaultCatalog: string): Json {
@@ -46,7 +34,6 @@ function bodyVariant (base: Json, schemas: Json, workflow: CatalogWorkflow, cata
   body.properties.workflowName = { type: 'string', enum: [workflow.name, ...workflow.aliases], description: `${workflow.name}${workflow.aliases.length ? ` or an alias (${workflow.aliases.join(', ')})` : ''}` }
   body.properties.input = { ...schemaRef(`${workflow.name}.Input`), description: workflow.description }
   body.properties.catalog = { type: 'string', enum: [catalogId], description: 'This document\'s catalog' }
-  // Update-with-start: one of the workflow's own updates, with its payload's schema; none declared, no `update`.
   if (workflow.updates.length === 0) delete body.properties.update
   else {
     // Each a component: generators name an inline object after where it sits, and two such names can collide.
@@ -61,18 +48,13 @@ function bodyVariant (base: Json, schemas: Json, workflow: CatalogWorkflow, cata
     }
     const updates = workflow.updates.map((u) => schemaRef(withStartKey(workflow, u.name)))
     const description = 'Update-with-start (docs/update-with-start.md): one of this workflow\'s updates, typed'
-    // A single update is written plainly: linters refuse a one-branch `oneOf`.
     body.properties.update = updates.length === 1 ? { ...updates[0], description } : { description, oneOf: updates }
   }
-  // A run on another catalog than the default one must say so.
   if (catalogId !== defaultCatalog) body.required = [...new Set([...(body.required ?? []), 'catalog'])]
   return body
 }
 
-/**
- * One member per workflow, discriminated by `workflowName` (`names`: the values that pick the
- * workflow's member); a single member is written plainly, as linters refuse a one-branch `oneOf`.
- */
+/** A single member is written plainly: linters refuse a one-branch `oneOf`. */
 function union (variants: string[], workflows: CatalogWorkflow[], names: (w: CatalogWorkflow) => string[], description: string): Json {
   if (variants.length === 1) return { ...schemaRef(variants[0]), description }
   const mapping: Record<string, string> = {}
@@ -81,7 +63,7 @@ function union (variants: string[], workflows: CatalogWorkflow[], names: (w: Cat
 }
 const withAliases = (w: CatalogWorkflow) => [w.name, ...w.aliases]
 
-/** The typed operation of one handler name: the workflows declaring it share the path, so their schemas are a union. */
+/** The workflows declaring a handler name share its path, so their schemas are a union. */
 function handlerOperation (doc: Json, kind: Kind, name: string, declared: Array<{ workflow: CatalogWorkflow, handler: CatalogHandler }>): Json {
   const generic = doc.paths[GENERIC[kind].path]?.post
   const op = structuredClone(generic)
@@ -149,7 +131,6 @@ export function catalogDocument (base: Json, catalog: Catalog, defaultCatalog: s
   }
   schemas.StartWorkflowBody = union(workflows.map((w) => `${w.name}.StartBody`), workflows, withAliases, 'Start one of the catalog\'s workflows; `workflowName` says which')
   schemas.RunWorkflowBody = union(workflows.map((w) => `${w.name}.RunBody`), workflows, withAliases, 'Run one of the catalog\'s workflows; `workflowName` says which')
-  // Every answer that is a WorkflowResult (run, result, start with `Prefer: wait`, the webhook's body) is the typed one.
   schemas.WorkflowResult = union(workflows.map((w) => `${w.name}.WorkflowResult`), workflows, (w) => [w.name],
     'The outcome of a closed run of one of the catalog\'s workflows; `workflowName` says which, and so the type of `input` and `output`')
 
@@ -169,7 +150,7 @@ export function catalogDocument (base: Json, catalog: Catalog, defaultCatalog: s
   return doc
 }
 
-/** The catalog's document, built once per published catalog (the catalog object is new with each publication). */
+/** Keyed by the catalog object, which is new with each publication. */
 export function catalogDocuments (get: (catalogId: string, signal?: AbortSignal) => Promise<Catalog>, apiDocument: () => unknown, defaultCatalog: string) {
   const built = new WeakMap<Catalog, OpenApiDocument>()
   return async (catalogId: string, signal?: AbortSignal): Promise<OpenApiDocument> => {

@@ -1,18 +1,10 @@
 /**
- * Reads published catalogs from Temporal (`describe` of the catalog workflow for its current run,
- * then, once per run, that run's start input, which is the catalog; no worker round trip; with
- * versioned workers, the current version's entries, asked of the deployments service) and
- * whether any worker polls a catalog's task queue (the engine's DescribeTaskQueue). Short caches
- * keep a start at one engine call (the start itself) and let clients poll /status or /ready
- * without adding engine load.
- *
- * Never published, not the default catalog: 404 WorkflowNotFoundError (a typo or a catalog that
- * does not exist; retrying will not help). The default catalog before its worker has published
- * it, or a published catalog that no worker polls: 503 CatalogNotAvailableError with Retry-After
- * (a worker is expected to come: the stack is starting, or its workers are restarting).
+ * A catalog is its workflow's current run's start input: no worker round trip. Short caches keep a
+ * start at one engine call and let clients poll /status without adding engine load. Never
+ * published, not the default: 404 (retrying will not help). The default before its worker
+ * published, or no worker polling: 503 with Retry-After (a worker is expected to come).
  */
 import type { FastifyBaseLogger } from 'fastify'
-// @temporalio/proto is CommonJS: its named exports are not visible to ESM.
 import protoRoot from '@temporalio/proto'
 import {
   CATALOG_FORMAT, CATALOG_FORMAT_MEMO_KEY, CATALOG_WORKFLOW_TYPE, catalogIdOf, catalogWorkflowId, type Catalog, type CatalogWorkflow, type CatalogWorkflowInput
@@ -30,11 +22,7 @@ import type { Deployments } from '../deployments/index.js'
 const { TaskQueueKind, TaskQueueType, WorkerVersioningMode } = protoRoot.temporal.api.enums.v1
 
 const CACHE_TTL_MS = 2000
-/**
- * After DescribeTaskQueue failed or did not answer within SERVICE_WORKERS_POLLING_TIMEOUT_MS, a
- * catalog's `workersPolling` is null at once for this long: an engine that hangs on it then costs
- * one deadline per catalog every few seconds, not one per run of every answer.
- */
+/** After DescribeTaskQueue failed or timed out, null at once for this long: a hanging engine costs one deadline per catalog every few seconds. */
 const UNKNOWN_FOR_MS = 5000
 
 export type Catalogs = ReturnType<typeof createCatalogs>
@@ -43,15 +31,11 @@ export interface CatalogsDeps {
   engine: Engine
   config: Pick<Config, 'SERVICE_CATALOG_ID' | 'SERVICE_WORKERS_POLLING_TIMEOUT_MS'>
   log: FastifyBaseLogger
-  /** The input a run was started with (the runs concept): a catalog run's input is the catalog. */
   readRunInput: (run: RunRef) => Promise<unknown>
-  /** The API's own OpenAPI document, which a catalog's document fills in. */
   apiDocument: () => unknown
-  /** The engine's worker deployments: which version's catalog to show, and the versions serving open runs. */
   deployments: Pick<Deployments, 'routing' | 'openRuns'>
 }
 
-/** A published catalog as shown, its deployment's name, and the workflows of each version's catalog (by build id). */
 interface Publication { catalog: Catalog, deploymentName: string | null, workflowsOf: Record<string, string[]> }
 
 const howToPublish = (catalogId: string) => `start a worker with SERVICE_CATALOG_ID=${catalogId} to publish it`
@@ -59,11 +43,7 @@ const howToPublish = (catalogId: string) => `start a worker with SERVICE_CATALOG
 const notAvailable = (catalogId: string, why: string) => new ApiError(503, 'CatalogNotAvailableError',
   `Catalog ${catalogId} is not available: ${why}`, { headers: { 'retry-after': RETRY_AFTER_SECONDS } })
 
-/**
- * Caches a promise per key for CACHE_TTL_MS; concurrent callers share one engine call, failures are
- * not kept. The shared call runs under the engine call's own deadline, not a caller's signal: each
- * caller stops waiting on its own signal, and one leaving never fails the others.
- */
+/** Callers share one engine call under its own deadline, not a caller's signal: one leaving never fails the others. Failures are not kept. */
 function cached<T> (stats: { hits: number, misses: number }, load: (key: string) => Promise<T>) {
   const cache = new Map<string, { at: number, value: Promise<T> }>()
   return async (key: string, signal?: AbortSignal): Promise<T> => {
@@ -82,12 +62,11 @@ function cached<T> (stats: { hits: number, misses: number }, load: (key: string)
 
 export function createCatalogs ({ engine, config, log, readRunInput, apiDocument, deployments }: CatalogsDeps) {
   const defaultCatalog = config.SERVICE_CATALOG_ID
-  /** Hits and misses of each cache since start (./index.ts gives them to the metrics). */
   const cacheStats = {
     catalog: { hits: 0, misses: 0 }, catalog_workers: { hits: 0, misses: 0 }, catalog_list: { hits: 0, misses: 0 }, catalog_deployment: { hits: 0, misses: 0 }
   }
 
-  /** The input of each catalog workflow's current run (the published catalogs): a new catalog comes with a new run. */
+  // A new catalog comes with a new run.
   const ofRun = new Map<string, { runId: string, input: Promise<CatalogWorkflowInput | null> }>()
   async function inputOfRun (workflowId: string, runId: string): Promise<CatalogWorkflowInput | null> {
     const known = ofRun.get(workflowId)
@@ -99,14 +78,9 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
     return await input
   }
 
-  /** A worker deployment's current and ramping version and its versions. */
   const routing = cached(cacheStats.catalog_deployment, async (deploymentName) => await deployments.routing(deploymentName))
 
-  /**
-   * The entries to show: while versioned workers have published, the current version's (new runs
-   * go to it, so starts are checked against its schemas), else the latest published. Catalogs
-   * published by older workers have no `deployment`: null.
-   */
+  /** The current version's entries while versioned workers have published (starts go to it), else the latest published. */
   async function shown (input: CatalogWorkflowInput): Promise<Publication> {
     const versions = Object.values(input.versions ?? {})
     const deploymentName = input.catalog.deployment?.deploymentName ?? versions[0]?.catalog.deployment?.deploymentName ?? null
@@ -117,7 +91,6 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
     return { catalog: { ...catalog, deployment: catalog.deployment ?? null }, deploymentName, workflowsOf }
   }
 
-  /** The published catalog and its deployment's name, or WorkflowNotFoundError (404) / CatalogNotAvailableError (503). */
   const publication = cached(cacheStats.catalog, async (catalogId): Promise<Publication> => {
     const workflowId = catalogWorkflowId(catalogId)
     const description = await engine.call(() => engine.client.workflow.getHandle(workflowId).describe()).catch((err: unknown) => {
@@ -132,13 +105,9 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
     if (input === null) throw gone()
     return await shown(input)
   })
-  /** The published catalog (the current version's entries while several versions are live). */
   const get = async (catalogId: string, signal?: AbortSignal): Promise<Catalog> => (await publication(catalogId, signal)).catalog
 
-  /**
-   * The catalog's deployment as the engine describes it (current, ramping, and the versions with
-   * open runs: a drained one has none and is not counted); null when its workers are unversioned.
-   */
+  /** A drained version has no open runs and is not counted; null when the workers are unversioned. */
   async function versions (catalogId: string, signal?: AbortSignal): Promise<CatalogVersions | null> {
     const { deploymentName, workflowsOf } = await publication(catalogId, signal)
     if (deploymentName === null) return null
@@ -154,10 +123,7 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
     return { deploymentName, current, ramping, polling, serving: counted.filter((v) => v.openRuns > 0) }
   }
 
-  /**
-   * Workers polling the catalog's task queue (= the catalog id) for workflow tasks, and how many of
-   * them are unversioned (they take the new runs of a deployment with no current version).
-   */
+  /** Unversioned pollers take the new runs of a deployment with no current version. */
   const taskQueue = cached(cacheStats.catalog_workers, async (catalogId): Promise<{ workers: CatalogWorkers, unversioned: number, versions: Map<string, number> }> => {
     const { namespace } = engine.client.options
     const { pollers } = await engine.call(() => engine.client.workflowService.describeTaskQueue({
@@ -170,7 +136,6 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
     return {
       workers: { polling: alive.length > 0, pollers: alive.length, lastPollTime: isoOrNull(last) },
       unversioned: alive.filter((p) => p.deploymentOptions?.workerVersioningMode !== WorkerVersioningMode.WORKER_VERSIONING_MODE_VERSIONED).length,
-      // The versions whose workers poll, with their pollers: whether a run pinned to one can move, and the catalog's versions.
       versions: alive.reduce((counts, p) => {
         const version = versionOf(p.deploymentOptions)
         if (version !== null) counts.set(versionValue(version), (counts.get(versionValue(version)) ?? 0) + 1)
@@ -188,21 +153,14 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
     // By workflow id: a declared catalog's run waits on a queue of its own (DECLARED_CATALOG_TASK_QUEUE).
     return [...new Set((executions ?? []).flatMap((e) => catalogIdOf(e.execution?.workflowId ?? '') ?? []))].sort()
   })
-  /** Ids of every published catalog (the engine's visibility list: eventually consistent). */
+  /** Visibility: eventually consistent. */
   const published = async (signal?: AbortSignal) => await listed('', signal)
 
-  // A secondary fact never fails nor holds up the answer it is part of (status, run lists, the
-  // feed). Failures come in episodes (an engine call that fails keeps failing for a while): logged
-  // when one starts and when it ends, not once per request; meanwhile the answer is null at once.
+  // A secondary fact never fails nor holds up its answer. Failures come in episodes: logged when one
+  // starts and ends, not per request; meanwhile the answer is null at once.
   const undescribed = new Set<string>()
-  /** Catalog → until when its `workersPolling` is null without asking the engine (UNKNOWN_FOR_MS). */
   const unknownUntil = new Map<string, number>()
-  /**
-   * Whether a worker polls the task queue, as a run's `workersPolling`: for a run pinned to a
-   * version, a worker of that version (no other can take its tasks); null when the engine cannot
-   * say within SERVICE_WORKERS_POLLING_TIMEOUT_MS. The engine call itself runs on under its own
-   * deadline, shared with whoever else waits for it (starts check the same description).
-   */
+  /** A pinned run needs a worker of its version. Null when the engine cannot say in time; its call runs on, shared with starts. */
   async function workersPolling (catalogId: string, signal?: AbortSignal, pinnedTo?: WorkerDeploymentVersion | null): Promise<boolean | null> {
     const until = unknownUntil.get(catalogId)
     if (until !== undefined) {
@@ -228,11 +186,7 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
     }
   }
 
-  /**
-   * A workflow of the catalog by name or alias, or WorkflowNotFoundError (404); 503 when no worker
-   * would run a new run of it. `pinned`: the start names the version its run goes to, so where the
-   * deployment sends new runs does not matter.
-   */
+  /** 503 when no worker would run a new run. `pinned`: the start names its version, so the deployment's routing does not matter. */
   async function workflow (catalogId: string, name: string, signal?: AbortSignal, { pinned = false } = {}): Promise<CatalogWorkflow> {
     const catalog = await get(catalogId, signal)
     // Or a declared workflow's Temporal type: what a schedule's action stores.
@@ -256,7 +210,6 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
     return found
   }
 
-  /** The API's OpenAPI document typed for the catalog (./catalog-openapi.ts). */
   const document = catalogDocuments(get, apiDocument, defaultCatalog)
   return { get, versions, workflow, workers, workersPolling, published, document, cacheStats }
 }

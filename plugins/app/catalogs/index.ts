@@ -1,6 +1,3 @@
-/**
- * Decorates `fastify.catalogs`: the published catalogs and their workers (./catalogs.ts).
- */
 import fp from 'fastify-plugin'
 import { readRunInput } from '../engine/index.js'
 import { createCatalogs, type Catalogs } from './catalogs.js'
@@ -17,7 +14,6 @@ export default fp(async (fastify) => {
     engine: fastify.engine,
     config: fastify.config,
     log: fastify.log,
-    // The catalog is the input of its workflow's run: read from the history, as any run's start input.
     readRunInput: async (run) => await readRunInput({ engine: fastify.engine, payloads: fastify.payloads }, run),
     // The API's own document exists once every route is registered: asked for at request time.
     apiDocument: () => fastify.swagger(),

@@ -1,10 +1,4 @@
-/**
- * The control service: acting on one run (stop, terminate, reset, moving it to another version)
- * and talking to it (signals, queries, updates, and where an accepted update stands). Every call is
- * pinned to the run the runs service names first, and the answer names that run.
- * Built like every service, a `createX(deps)` factory returning an object: the functions of the
- * folder take what they need of the dependencies first, and the factory binds it.
- */
+/** Every call is pinned to the run the runs service names first, and the answer names that run. */
 import { stopRun, terminateRun } from './stop.js'
 import { readUpdate, runQuery, runUpdate, sendSignal, startUpdate, updateFailure } from './handlers.js'
 import { resetRun } from './reset.js'

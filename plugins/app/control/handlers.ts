@@ -1,8 +1,6 @@
 /**
- * Signals, queries and updates, and where an accepted update stands. The run's catalog (= its task
- * queue) says which handlers its workflow declares and what payload each takes, so unknown names
- * and bad payloads are answered by the API before anything reaches the engine. Every engine call
- * is pinned to the run that was checked, and the response names that run.
+ * The run's catalog says which handlers its workflow declares and their payloads: unknown names and
+ * bad payloads are answered before anything reaches the engine.
  */
 import { randomUUID } from 'node:crypto'
 import { QueryNotRegisteredError, QueryRejectedError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client'
@@ -29,14 +27,13 @@ export type HandlerKind = 'signal' | 'query' | 'update'
 const LIST = { signal: 'signals', query: 'queries', update: 'updates' } as const
 const NOT_FOUND: Record<HandlerKind, ErrorName> = { signal: 'SignalNotFoundError', query: 'QueryNotFoundError', update: 'UpdateNotFoundError' }
 
-/** `ifMatch` is checked for signals and updates; `runId` pins the run (the pinned query route). */
+/** `ifMatch` is checked for signals and updates only. */
 export interface HandlerCall extends ControlCall {
   kind: HandlerKind
   name: string
   payload: unknown
 }
 
-/** The checked run, its handle under the caller's identity, and the handler's arguments. */
 async function prepare ({ engine, runs, catalogs, config }: Deps, call: HandlerCall) {
   const execution = await runs.describeRun({ workflowId: call.workflowId, runId: call.runId, signal: call.signal })
   const run = { workflowId: call.workflowId, runId: execution.runId }
@@ -51,10 +48,6 @@ async function prepare ({ engine, runs, catalogs, config }: Deps, call: HandlerC
   return { execution, run, args, handle: engine.as(call.identity).workflow.getHandle(run.workflowId, run.runId) }
 }
 
-/**
- * The handler's arguments, once the catalog's workflow declares it and `payload` fits its
- * payloadSchema: 404 (Signal|Query|Update)NotFoundError otherwise, 400 with issues `in: payload`.
- */
 export function handlerArgs (workflow: CatalogWorkflow | undefined, where: { type: string, catalog: string, run?: RunRef },
   { kind, name, payload }: Pick<HandlerCall, 'kind' | 'name' | 'payload'>): unknown[] {
   const handler: CatalogHandler | undefined = workflow?.[LIST[kind]].find((h) => h.name === name)
@@ -110,16 +103,13 @@ export async function runUpdate (deps: Deps, call: HandlerCall) {
   }
 }
 
-/**
- * `Prefer: respond-async`: returns once the workflow accepted the update (its validator passed);
- * the handler runs on, and `readUpdate` (below) reads how it ended. A rejection is the same 422.
- */
+/** `Prefer: respond-async`: returns once the validator passed; the handler runs on. */
 export async function startUpdate (deps: Deps, call: HandlerCall) {
   const { execution, run, args } = await prepare(deps, call)
   const client = deps.engine.as(call.identity)
   const updateId = randomUUID()
-  // The raw call, not WorkflowHandle.startUpdate: its handle hides whether the validator rejected
-  // the update (the outcome is only thrown by a later result()), and a rejection must be a 422 now.
+  // Not WorkflowHandle.startUpdate: it hides a validator's rejection until a later result(), and a
+  // rejection must be a 422 now.
   const response = await deps.engine.call(async () => await client.workflowService.updateWorkflowExecution({
     namespace: client.options.namespace,
     workflowExecution: run,
@@ -130,8 +120,7 @@ export async function startUpdate (deps: Deps, call: HandlerCall) {
     }
   }), { signal: call.signal, ...run }).catch((err: unknown) => { throw updateError(err, call.name, run) })
   const failure = response.outcome?.failure
-  // A handler that failed right after the acceptance is reported here too: accepted is accepted
-  // (GET …/updates/{updateId} says `failed`); only a rejection by the validator is a 422.
+  // A handler that failed right after acceptance is still accepted (its update reads `failed`); only a rejection is a 422.
   if (failure && !(await updateWasAccepted(deps, run, updateId, execution.historyLength, call.signal))) {
     throw new ApiError(422, 'UpdateRejectedError', `Update ${call.name} was rejected: ${failure.message ?? 'by its validator'}`, run)
   }
@@ -156,10 +145,7 @@ function updateError (err: unknown, name: string, run: { workflowId: string, run
   return closedMeanwhile(err, run)
 }
 
-/**
- * Reads the history backwards down to the length it had before the update was sent: an
- * accepted update has an UpdateAccepted (or UpdateCompleted) event with its id up there.
- */
+/** Backwards down to the length before the update was sent: an accepted update left an event with its id there. */
 async function updateWasAccepted ({ engine }: Pick<ControlDeps, 'engine'>, run: { workflowId: string, runId: string }, updateId: string, lengthBefore: number, signal?: AbortSignal): Promise<boolean> {
   let nextPageToken: Uint8Array | undefined
   do {
@@ -179,11 +165,7 @@ async function updateWasAccepted ({ engine }: Pick<ControlDeps, 'engine'>, run: 
 
 export interface UpdateRef { workflowId: string, updateId: string, signal?: AbortSignal }
 
-/**
- * GET /workflow/{id}/updates/{updateId}: where an update stands, from the engine's update record
- * (PollWorkflowExecutionUpdate, asked for the accepted stage so it answers at once): accepted and
- * running, completed with its result, or failed with the handler's error.
- */
+/** PollWorkflowExecutionUpdate asked for the accepted stage, so it answers at once. */
 export async function readUpdate ({ engine }: Pick<ControlDeps, 'engine'>, ref: UpdateRef): Promise<UpdateState> {
   const { namespace, loadedDataConverter } = engine.client.options
   const ctx = { workflowId: ref.workflowId }

@@ -1,6 +1,3 @@
-/**
- * Decorates `fastify.control`, the control service (./control.ts).
- */
 import fp from 'fastify-plugin'
 import { createControl, type Control } from './control.js'
 

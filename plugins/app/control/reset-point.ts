@@ -1,9 +1,6 @@
 /**
- * Where to reset a run, in the user's words (a step name, "the step that failed", "the start"),
- * turned into the engine's: the id of a workflow task event of the run's history. A reset to a
- * workflow task's completion keeps every event before it and runs the task again, so the commands
- * that task issued (scheduling the step) are issued anew and everything recorded earlier (the
- * results of earlier steps) is replayed, not run again. docs/reset.md tells the whole story.
+ * A reset to a workflow task's completion runs that task again: its commands (scheduling the step)
+ * are issued anew, and earlier results are replayed, not run again (docs/reset.md).
  */
 import type { temporal } from '@temporalio/proto'
 import type { ResetFrom } from '../../../schemas/reset.js'
@@ -14,9 +11,8 @@ import type { RunRef } from '@flowport/core/run'
 type Failure = temporal.api.failure.v1.IFailure
 
 export interface ResolvedResetPoint {
-  /** The WorkflowTaskCompleted (or, for `start`, any task-finishing) event the new run continues from. */
   eventId: number
-  /** The first step scheduled after the point in the old run: the first that runs again; null when none was. */
+  /** The first step that runs again; null when none was scheduled after the point. */
   step: string | null
 }
 
@@ -24,10 +20,8 @@ export const resetNotPossible = (run: RunRef, reason: string) =>
   new ApiError(409, 'ResetNotPossibleError', `Run ${run.runId} of workflow ${run.workflowId} cannot be reset: ${reason}`, run)
 
 /**
- * The call whose failure is the run's failure, if a step's is: the one the failure chain names
- * (a step on a task queue), else the call that failed last (a local step's failure reaches the
- * workflow without the scheduled event id, and a run that did not fail, or failed in workflow code
- * after a step failed, names none).
+ * The step the failure chain names, else the call that failed last: a local step's failure reaches
+ * the workflow without the scheduled event id.
  */
 function failingStep (events: HistoryEvent[]): StepCall | null {
   const calls = stepCalls(events)
@@ -42,7 +36,6 @@ function failingStep (events: HistoryEvent[]): StepCall | null {
   return last
 }
 
-/** The last workflow task completion before `eventId`: the task whose commands include that event's. */
 function taskBefore (events: HistoryEvent[], eventId: number): number | null {
   let found: number | null = null
   for (const e of events) {
@@ -53,11 +46,8 @@ function taskBefore (events: HistoryEvent[], eventId: number): number | null {
 }
 
 /**
- * The workflow task that issued the call: the last one completed before its event (a local step's
- * marker is a command of the task in which the step ended). Running that task again calls the step
- * again. A local step that outlasted a workflow task was requested in an earlier one: the new run
- * replays that request, finds no marker for it in the copied history and runs the step, as a worker
- * that took over a run in the middle of a local step does.
+ * A local step's marker is a command of the task in which it ended. One that outlasted a workflow
+ * task: the new run replays its request, finds no marker and runs the step, as a worker taking over does.
  */
 function stepPoint (events: HistoryEvent[], run: RunRef, call: StepCall): ResolvedResetPoint {
   const eventId = taskBefore(events, call.eventId)
@@ -90,7 +80,6 @@ function namedStep (events: HistoryEvent[], run: RunRef, from: { step: string, o
   return stepPoint(events, run, call)
 }
 
-/** Resolves `from` against the run's whole history; throws 400 (unknown step) or 409 (no usable point). */
 export function resolveResetPoint (events: HistoryEvent[], run: RunRef, from: ResetFrom): ResolvedResetPoint {
   if (typeof from === 'object') return namedStep(events, run, from)
   if (from === 'failedStep') {

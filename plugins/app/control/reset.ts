@@ -1,14 +1,11 @@
 /**
- * POST …/reset: "retry from here". Temporal's workflow reset makes a new run of the same workflow
- * id that replays the old run's history up to a workflow task and continues from there, so steps
- * completed before that point are not run again. Temporal takes an event id; the API takes a step
- * name (./reset-point.ts) and answers the new run. docs/reset.md.
+ * "Retry from here": a new run replays the old history up to a workflow task, so earlier steps are
+ * not run again. The API takes a step name where Temporal takes an event id (docs/reset.md).
  */
 import { randomUUID } from 'node:crypto'
 import Long from 'long'
 import { status as GrpcStatus } from '@grpc/grpc-js'
 import { isGrpcServiceError } from '@temporalio/client'
-// @temporalio/proto is CommonJS: its named exports are not visible to ESM.
 import protoRoot from '@temporalio/proto'
 import { readWholeHistory } from '@flowport/core/trace'
 import type { ResetFrom, ResetReapply, ResetResult } from '../../../schemas/reset.js'
@@ -27,7 +24,6 @@ export interface ResetCall extends ControlCall {
   reapply?: ResetReapply
 }
 
-/** The API's reapply choices in Temporal's terms (reapply everything eligible, minus the excluded kinds). */
 export function reapplyOptions (reapply: ResetReapply = 'all') {
   const { RESET_REAPPLY_EXCLUDE_TYPE_SIGNAL: SIGNAL, RESET_REAPPLY_EXCLUDE_TYPE_UPDATE: UPDATE } = ResetReapplyExcludeType
   if (reapply === 'none') return { resetReapplyType: ResetReapplyType.RESET_REAPPLY_TYPE_NONE, resetReapplyExcludeTypes: [] }

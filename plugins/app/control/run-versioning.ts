@@ -1,11 +1,6 @@
 /**
- * Moving one open run to another worker deployment version, or letting it follow the current one:
- * the engine's versioning override (UpdateWorkflowExecutionOptions), which wins over the behaviour
- * the run's workers report until it is removed (docs/deploys.md, "Moving a run to another
- * version"). The typical use: a run pinned to a version whose workers are gone (its status's
- * attention `versionNotPolled`) moved to a version that runs. The version must be one the engine
- * knows on the run's catalog (else 400), and one whose workers poll it (else 409, unless the
- * caller says so, as for making a version current).
+ * The engine's versioning override wins over what the run's workers report until removed; typical
+ * use: moving a run off a version whose workers are gone (docs/deploys.md).
  */
 import { status as GrpcStatus } from '@grpc/grpc-js'
 import protoRoot, { type temporal } from '@temporalio/proto'
@@ -20,12 +15,11 @@ import type { ControlDeps } from './deps.js'
 const { VersioningBehavior } = protoRoot.temporal.api.enums.v1
 const { PinnedOverrideBehavior } = protoRoot.temporal.api.workflow.v1.VersioningOverride
 
-/** The field of the run's options the change sets (or, set to nothing, removes). */
 const MASK = { paths: ['versioning_override'] }
 
 type Override = temporal.api.workflow.v1.IVersioningOverride
 
-/** The override as the engine takes it (with the deprecated `behavior` too, as the SDK's start sends it). */
+/** With the deprecated `behavior` too, as the SDK's start sends it. */
 function overrideFor (body: RunVersioningBody): Override {
   if (body.behavior === 'autoUpgrade') return { autoUpgrade: true, behavior: VersioningBehavior.VERSIONING_BEHAVIOR_AUTO_UPGRADE }
   return {
@@ -37,10 +31,6 @@ function overrideFor (body: RunVersioningBody): Override {
 const unknownVersion = (why: string) =>
   validationError([{ path: '/version', in: 'body', message: `names no version the engine knows: ${why}` }])
 
-/**
- * A version the deployment lists (a 400 otherwise, before anything is sent), whose workers poll
- * the run's catalog (a 409 otherwise, unless `allowNoPollers`).
- */
 async function assertRunnable (deps: Pick<ControlDeps, 'deployments' | 'catalogs'>, version: WorkerDeploymentVersion, catalog: string, opts: { allowNoPollers?: boolean, signal?: AbortSignal }) {
   const { versions } = await deps.deployments.routing(version.deploymentName, opts.signal)
   if (versions.length === 0) throw unknownVersion(`no versioned worker of deployment ${version.deploymentName} has polled the engine`)
@@ -72,7 +62,6 @@ async function update (deps: Pick<ControlDeps, 'engine'>, run: RunRef, body: Run
   return { ...run, versioningOverride: overrideOf(workflowExecutionOptions?.versioningOverride) }
 }
 
-/** PUT …/versioning: sets the run's override. */
 export async function setRunVersioning (deps: ControlDeps, call: ControlCall & { body: RunVersioningBody }): Promise<RunVersioning> {
   const { run, execution } = await openRun(deps, call)
   const { body } = call
@@ -80,7 +69,6 @@ export async function setRunVersioning (deps: ControlDeps, call: ControlCall & {
   return await update(deps, run, body, execution.taskQueue, call)
 }
 
-/** DELETE …/versioning: removes the run's override; it follows what its workers report again. */
 export async function clearRunVersioning (deps: ControlDeps, call: ControlCall): Promise<RunVersioning> {
   const { run, execution } = await openRun(deps, call)
   return await update(deps, run, null, execution.taskQueue, call)

@@ -1,7 +1,6 @@
 /**
- * Graceful stop (Temporal cancellation: the workflow's cleanup runs, the run ends `canceled`),
- * optionally escalated to termination, and termination. Both act on exactly one run: the pinned
- * one, or the latest run as described before acting; a newer run is never touched.
+ * Stop is Temporal cancellation (cleanup runs), optionally escalated to termination. Both act on
+ * exactly one run, described before acting: a newer run is never touched.
  */
 import { randomUUID } from 'node:crypto'
 import type { StopResult, TerminateResult } from '../../../schemas/control.js'
@@ -10,18 +9,14 @@ import { type RunRef, isTerminalStatus } from '@flowport/core/run'
 import { assertRunMatches } from '../../http/conditional/entity-tags.js'
 import type { ControlDeps } from './deps.js'
 
-/** The run a call is about: the pinned one, or the latest run of the id. */
 export interface ControlCall {
   workflowId: string
   runId?: string
   signal?: AbortSignal
-  /** The engine identity the call is recorded under (plugins/app/access/principal.ts). */
   identity?: string
-  /** `If-Match`: the run the caller saw (plugins/http/conditional/entity-tags.ts). */
   ifMatch?: string
 }
 
-/** The run a call acts on, described once: 412 when it is not the one `If-Match` names, 409 when it is closed. */
 export async function openRun ({ runs }: Pick<ControlDeps, 'runs'>, call: ControlCall) {
   const execution = await runs.describeRun(call)
   const run: RunRef = { workflowId: call.workflowId, runId: execution.runId }

@@ -1,9 +1,6 @@
 /**
- * Eval runs (docs/evals.md). An eval run is a run of the worker's eval workflow
- * (worker/src/workflow/eval.ts) on the judged workflow's catalog, id `eval:<workflow>:<uuid>`:
- * the engine is its only record. A workflow's eval runs are one visibility query by that id
- * prefix, their summaries come from the memo the eval workflow sets when it finishes, and a report
- * is the run's result.
+ * An eval run is a run of the worker's eval workflow, id `eval:<workflow>:<uuid>`: the engine is its
+ * only record (an id-prefix query lists them, the memo summarizes, the result is the report; docs/evals.md).
  */
 import { randomUUID } from 'node:crypto'
 import { WorkflowFailedError, type WorkflowExecutionInfo } from '@temporalio/client'
@@ -27,7 +24,6 @@ export interface EvalsDeps {
   config: Pick<Config, 'SERVICE_CATALOG_ID'>
 }
 
-/** Who asks, and until when they listen. */
 export interface EvalCallOptions {
   identity?: string
   signal?: AbortSignal
@@ -51,14 +47,13 @@ function summaryOf (info: Info, workflowName: string): EvalRunSummary {
   }
 }
 
-/** The deepest message of a failure chain: what went wrong, not "Workflow execution failed". */
 /**
- * How long the API waits for the worker's check of a request (EVAL_CHECK_WORKFLOW_TYPE) before it
- * starts the eval run unchecked: a worker that is busy or away must not hold the start back, and
- * the eval run itself still fails on a mistake the check would have refused.
+ * Then the eval run starts unchecked: a busy or absent worker must not hold it back, and the run
+ * itself still fails on a mistake the check would have refused.
  */
 const CHECK_TIMEOUT_S = 15
 
+/** The deepest message: what went wrong, not "Workflow execution failed". */
 function messageOf (err: unknown): string {
   let e = err as { message?: unknown, cause?: unknown }
   while (e.cause !== undefined && e.cause !== null) e = e.cause as typeof e
@@ -66,7 +61,7 @@ function messageOf (err: unknown): string {
 }
 
 export function createEvals ({ engine, catalogs, config }: EvalsDeps) {
-  /** The worker's answer to "can this eval run start?" (a mistake of the request, or null); null too when it does not answer in time. */
+  /** The request's mistake, or null; null too when the worker does not answer in time. */
   const check = async (catalog: string, input: EvalRunInput, { identity, signal }: EvalCallOptions): Promise<EvalCheck> => {
     const workflowId = evalCheckWorkflowId(randomUUID())
     try {
@@ -81,7 +76,6 @@ export function createEvals ({ engine, catalogs, config }: EvalsDeps) {
   }
 
   return {
-    /** Starts an eval run of a workflow that has an eval; 404 for an unknown workflow or one without an eval. */
     async start (body: StartEvalBody, { identity, signal }: EvalCallOptions = {}): Promise<{ evalId: string, runId: string }> {
       const catalog = body.catalog ?? config.SERVICE_CATALOG_ID
       const workflow = await catalogs.workflow(catalog, body.workflowName, signal)
@@ -109,7 +103,6 @@ export function createEvals ({ engine, catalogs, config }: EvalsDeps) {
       return { evalId, runId: handle.firstExecutionRunId }
     },
 
-    /** A workflow's eval runs, most recent first. */
     async list ({ workflowName, catalog, pageSize = 20 }: EvalsQuery, signal?: AbortSignal): Promise<EvalRuns> {
       const query = [
         `WorkflowType = ${quote(EVAL_WORKFLOW_TYPE)}`,
@@ -127,7 +120,6 @@ export function createEvals ({ engine, catalogs, config }: EvalsDeps) {
       return { evals }
     },
 
-    /** One eval run with its report once it completed; 404 when the id names no eval run. */
     async read (evalId: string, workflowName: string, signal?: AbortSignal): Promise<EvalRun> {
       const handle = engine.client.workflow.getHandle(evalId)
       const description = await engine.call(() => handle.describe(), { signal, workflowId: evalId })

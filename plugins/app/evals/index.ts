@@ -1,6 +1,3 @@
-/**
- * Decorates `fastify.evals`: eval runs, started and read through the engine (./evals.ts).
- */
 import fp from 'fastify-plugin'
 import { createEvals, type Evals } from './evals.js'
 

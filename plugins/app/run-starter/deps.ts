@@ -1,6 +1,3 @@
-/**
- * What the starts service is built from, and what each of its functions takes first.
- */
 import type { Config } from '../../../schemas/config.js'
 import type { Runs } from '../runs/index.js'
 import type { Control } from '../control/index.js'

@@ -1,17 +1,8 @@
 /**
- * Idempotency-Key on POST /workflow/start and /workflow/run (docs/idempotency.md), kept with no
- * store but the engine:
- *
- * - The key, scoped to the caller's API key when keys are in use (`callersKey`), names the
- *   workflow id: without a `workflowId` in the body the run's id is a name-based UUID (v5) of
- *   catalog and key, so every request with one key asks the engine for
- *   one id, and the engine's own id uniqueness decides which request starts the run.
- * - The start uses reuse policy REJECT_DUPLICATE (a closed run's id is not started again while
- *   the engine keeps that run) and conflict policy USE_EXISTING (an open run is answered, not
- *   refused), so concurrent and later retries never start a second run.
- * - The run's memo records the key and a fingerprint of the request; a request whose fingerprint
- *   differs is a 422. The answer is always the first run of the id's chain: the run the first
- *   request started, also after it continued as new.
+ * Idempotency-Key with no store but the engine (docs/idempotency.md): the key names the workflow id
+ * (a v5 UUID of catalog and key), so the engine's id uniqueness decides which request starts the
+ * run; REJECT_DUPLICATE and USE_EXISTING keep retries from starting a second one. The memo's
+ * fingerprint makes a different request with the key a 422. The answer is the chain's first run.
  */
 import type { WorkerDeploymentVersion } from '../../../schemas/deployment-version.js'
 import { createHash } from 'node:crypto'
@@ -20,15 +11,13 @@ import { ApiError } from '../../../lib/api-error.js'
 import { isTerminalStatus } from '@flowport/core/run'
 import { statusFromEngine, type Engine } from '../engine/index.js'
 
-/** Memo field of a run started with a key: `{key, fingerprint}`. */
 export const IDEMPOTENCY_MEMO_KEY = 'flowportIdempotency'
 
 export interface IdempotencyRecord { key: string, fingerprint: string }
 
 /**
- * The key as the API keeps it: with API keys in use it belongs to the caller's key, so clients of
- * two keys that both send `order-42` make two requests, not one. A space is in neither a key nor a
- * key id, so `<keyId> <key>` never spells another caller's key, nor a key sent with auth off.
+ * Two API keys that both send `order-42` make two requests. A space is in neither a key nor a key
+ * id, so `<keyId> <key>` never spells another caller's key, nor a key sent with auth off.
  */
 export function callersKey (key: string, keyId: string | undefined): string {
   return keyId === undefined ? key : `${keyId} ${key}`
@@ -46,12 +35,11 @@ export function canonicalJson (value: unknown): string {
 
 export interface Fingerprinted {
   catalog: string
-  /** Canonical workflow name (an alias and its workflow are one request). */
+  /** Canonical: an alias and its workflow are one request. */
   workflowName: string
   input: unknown
-  /** Where the completion webhook goes; its secret is left out (it must not reach the memo). */
+  /** The webhook's secret is left out: it must not reach the memo. */
   webhookUrl: string | null
-  /** The version a start pins its run to; absent when it names none. */
   version?: WorkerDeploymentVersion
 }
 
@@ -59,7 +47,7 @@ export function fingerprintOf (request: Fingerprinted): string {
   return createHash('sha256').update(canonicalJson(request)).digest('base64url')
 }
 
-/** RFC 9562 name-based UUID (version 5, SHA-1) of catalog and key, in the URL namespace. */
+/** RFC 9562 version 5, in the URL namespace. */
 export function keyedWorkflowId (catalog: string, key: string): string {
   const namespace = Buffer.from('6ba7b8119dad11d180b400c04fd430c8', 'hex')
   const name = `flowport:idempotency:${encodeURIComponent(catalog)}:${encodeURIComponent(key)}`
@@ -74,7 +62,6 @@ export interface KeyedStart {
   workflowId: string
   key: string
   fingerprint: string
-  /** Starts the run with the given reuse policy, conflict policy USE_EXISTING and the key's memo. */
   start: (reusePolicy: WorkflowIdReusePolicy) => Promise<unknown>
   signal?: AbortSignal
 }
@@ -83,11 +70,7 @@ const reused = (workflowId: string, runId: string) => new ApiError(422, 'Idempot
   `This Idempotency-Key started run ${runId} of ${workflowId} with another request (workflow name, input, catalog or webhook URL); ` +
   'send a new key for a new request', { workflowId, runId })
 
-/**
- * Starts a run for a key, or finds the one the key started: returns the first run of the id's
- * chain. Two rounds at most: a closed run of another key (an explicit `workflowId` reused) is
- * followed by one start that allows the id's reuse.
- */
+/** Two rounds at most: a closed run of another key (an explicit `workflowId` reused) is followed by one start allowing reuse. */
 export async function startWithKey (engine: Engine, keyed: KeyedStart): Promise<string> {
   const { workflowId, key, fingerprint, signal } = keyed
   for (const reusePolicy of [WorkflowIdReusePolicy.REJECT_DUPLICATE, WorkflowIdReusePolicy.ALLOW_DUPLICATE]) {
@@ -110,15 +93,13 @@ export async function startWithKey (engine: Engine, keyed: KeyedStart): Promise<
 }
 
 interface Owner {
-  /** The latest run of the id and whether it is closed. */
   runId: string
   closed: boolean
-  /** The first run of its chain and the key record it was started with. */
   firstRunId: string
   record: IdempotencyRecord | undefined
 }
 
-/** The id's latest run, and the key record of the first run of its chain (a continue-as-new may not carry the memo over). */
+/** The key record is read from the chain's first run: a continue-as-new may not carry the memo over. */
 async function ownerOf (engine: Engine, workflowId: string, signal?: AbortSignal): Promise<Owner> {
   const describe = async (runId?: string) => await engine.call(() => engine.client.workflow.getHandle(workflowId, runId).describe(), { signal, workflowId, runId })
   const latest = await describe()

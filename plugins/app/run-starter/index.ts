@@ -1,6 +1,3 @@
-/**
- * Decorates `fastify.runStarter`: starting runs from requests (./run-starter.ts).
- */
 import fp from 'fastify-plugin'
 import { createRunStarter, type RunStarter } from './run-starter.js'
 import { fixedWorkflowSegment } from './start-workflow.js'

@@ -1,7 +1,3 @@
-/**
- * A start's `version`: the run is pinned to that worker deployment version by the engine's
- * versioning override, whatever version is current (docs/versioning.md).
- */
 import { status as GrpcStatus } from '@grpc/grpc-js'
 import type { WorkflowStartOptions } from '@temporalio/client'
 import type { WorkerDeploymentVersion } from '../../../schemas/deployment-version.js'
@@ -13,9 +9,8 @@ export function versioningOverrideOf (version: WorkerDeploymentVersion | undefin
 }
 
 /**
- * The engine refuses a pin to a version no worker of it ever polled the catalog's task queue with
- * FAILED_PRECONDITION ("Pinned version … is not present in task queue …"): the client named a
- * version that is not there, a 400 at `/version` rather than a 500. Other failures pass unchanged.
+ * A pin to a version no worker of it ever polled the task queue is the engine's FAILED_PRECONDITION
+ * ("Pinned version … is not present in task queue …"): the client's 400 at `/version`, not a 500.
  */
 export function versionRefused (err: unknown, version: WorkerDeploymentVersion | undefined, catalog: string): unknown {
   if (version === undefined || grpcCode(err) !== GrpcStatus.FAILED_PRECONDITION) return err

@@ -1,9 +1,3 @@
-/**
- * The starts service: starting runs from requests (./start-workflow.ts), update-with-start
- * (./update-with-start.ts), and waiting for a started run's result (./run-workflow.ts).
- * Built like every service, a `createX(deps)` factory returning an object: the functions of the
- * folder take what they need of the dependencies first, and the factory binds it.
- */
 import { catalogOf, checkedWorkflow, startWorkflow } from './start-workflow.js'
 import { updateWithStart } from './update-with-start.js'
 import { runWorkflow, waitForResult } from './run-workflow.js'

@@ -1,8 +1,6 @@
 /**
- * POST /workflow/run: start, then wait for the result. The wait long-polls the run's close event
- * with the request's deadline, so no timer outlives the request, and follows continue-as-new to
- * the last run of the chain. A client that disconnects (`signal`) ends the wait and its engine
- * calls, never the workflow. POST /workflow/start with `Prefer: wait` waits the same way.
+ * The wait long-polls the close event with the request's deadline, so no timer outlives the
+ * request; a client that disconnects ends the wait and its engine calls, never the workflow.
  */
 import type { RunWorkflowBody, WorkflowResult } from '../../../schemas/workflow.js'
 import { ApiError } from '../../../lib/api-error.js'
@@ -16,8 +14,6 @@ export async function runWorkflow (deps: StartDeps, body: RunWorkflowBody, signa
   const { SERVICE_RUN_TIMEOUT_MS, SERVICE_RUN_MAX_TIMEOUT_MS } = deps.config
   const timeout = Math.min(body.timeout ?? SERVICE_RUN_TIMEOUT_MS, SERVICE_RUN_MAX_TIMEOUT_MS)
   const deadline = Date.now() + timeout
-  // With `update`, the run that took the update is waited for; it may be one already open, started
-  // with another input (its Started has no input: waitForResult reads it).
   const { update } = body
   const started = update === undefined
     ? await startWorkflow(deps, body, { ...options, signal })
@@ -30,14 +26,9 @@ export async function runWorkflow (deps: StartDeps, body: RunWorkflowBody, signa
   return result
 }
 
-/** The deadline passed while this run of the chain was still open. */
 export interface StillOpen { open: RunRef }
 
-/**
- * The result of the last run of the chain that starts with `run` (started as `workflowName` with
- * `input`; an undefined input: both read from the run's history, as for an `inputRef` start or the
- * open run an update-with-start found), or the run open at the deadline.
- */
+/** An undefined input is read from the run's history (an `inputRef` start, or the open run an update-with-start found). */
 export async function waitForResult (deps: Pick<StartDeps, 'runs' | 'payloads'>, run: Pick<Started, 'workflowId' | 'runId' | 'workflowName' | 'input'>, wait: CloseWait): Promise<WorkflowResult | StillOpen> {
   let current = { workflowId: run.workflowId, runId: run.runId }
   let start: RunStart | undefined = run.input === undefined ? undefined : { type: run.workflowName, input: run.input }

@@ -1,7 +1,3 @@
-/**
- * Starting a workflow from a request: catalog and name resolution, input validation against the
- * catalog, then one start call. Shared by POST /workflow/start and POST /workflow/run.
- */
 import { randomUUID } from 'node:crypto'
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common'
 import type { WorkflowStartOptions } from '@temporalio/client'
@@ -20,14 +16,12 @@ import { versionRefused, versioningOverrideOf } from './pinned-version.js'
 export interface Started {
   workflowId: string
   runId: string
-  /** The input the run was started with; undefined when it came by `inputRef` (then read from the run's history when needed). */
+  /** Undefined when it came by `inputRef`: read from the run's history when needed. */
   input: unknown
-  /** Canonical workflow name (an alias in the request is resolved). */
   workflowName: string
   catalog: string
 }
 
-/** `catalog` wins over the deprecated `taskQueue`; neither = the default catalog. */
 export function catalogOf (deps: Pick<StartDeps, 'config'>, body: StartWorkflowBody): string {
   return body.catalog ?? body.taskQueue ?? deps.config.SERVICE_CATALOG_ID
 }
@@ -35,11 +29,7 @@ export function catalogOf (deps: Pick<StartDeps, 'config'>, body: StartWorkflowB
 /** The engine's limit on ids, in UTF-8 bytes (the schema's maxLength counts characters). */
 const MAX_WORKFLOW_ID_BYTES = 1000
 
-/**
- * The fixed segment a route takes right under /workflow/ (`/workflow/catalog/{catalogId}` → `catalog`),
- * or undefined for `/workflow/{id}/…`: a run whose id is such a segment could not be read or
- * controlled through /workflow/{id}/…, so starts refuse it (the starts plugin collects them as routes register).
- */
+/** A run whose id is a fixed segment under /workflow/ (`catalog`) could not be read through /workflow/{id}/…: starts refuse it. */
 export function fixedWorkflowSegment (url: string): string | undefined {
   const segment = /^\/workflow\/([^/]+)/.exec(url)?.[1]
   return segment === undefined || /[:*{]/.test(segment) ? undefined : segment
@@ -57,11 +47,7 @@ export function assertUsableId (deps: Pick<StartDeps, 'reservedIds'>, workflowId
   }
 }
 
-/**
- * The catalog's workflow of a name or alias, once `input` matches its inputSchema: 404 for an
- * unknown workflow or catalog, 400 with one issue per problem. Starts and schedules (plugins/app/schedules/)
- * both check here, so a schedule stores nothing a start would refuse.
- */
+/** Starts and schedules both check here, so a schedule stores nothing a start would refuse. */
 export async function checkedWorkflow (deps: Pick<StartDeps, 'catalogs' | 'config'>, catalog: string, workflowName: string, input: unknown, signal?: AbortSignal,
   { pinned = false } = {}): Promise<CatalogWorkflow> {
   const workflow = await deps.catalogs.workflow(catalog, workflowName, signal, { pinned })
@@ -70,10 +56,6 @@ export async function checkedWorkflow (deps: Pick<StartDeps, 'catalogs' | 'confi
   return workflow
 }
 
-/**
- * The input of a start: `input`, or the upload `inputRef` names (plugins/app/payloads/payloads.ts); exactly one of
- * the two, or a 400.
- */
 export async function startInput (deps: Pick<StartDeps, 'payloads'>, body: StartWorkflowBody, signal?: AbortSignal): Promise<unknown> {
   if (body.inputRef === undefined) {
     if (!('input' in body)) throw validationError([{ path: '/input', in: 'body', message: 'must have required property \'input\' (or send inputRef)' }])
@@ -83,16 +65,12 @@ export async function startInput (deps: Pick<StartDeps, 'payloads'>, body: Start
   return await deps.payloads.uploadedInput(body.inputRef, signal)
 }
 
-/** The memo entry that shows who started a run (`startedBy`); none when auth is off. */
 export const starterMemo = (startedBy: string | undefined) => startedBy === undefined ? {} : { [STARTED_BY_MEMO_KEY]: startedBy }
 
 export interface StartOptions {
   signal?: AbortSignal
-  /** The request's Idempotency-Key (./idempotency.ts). */
   idempotencyKey?: string
-  /** The engine records it as the run's starter (plugins/app/access/principal.ts). */
   identity?: string
-  /** The id of the key that starts the run: kept in its memo, shown as `startedBy`. */
   startedBy?: string
 }
 

@@ -1,7 +1,6 @@
 /**
- * Update-with-start (`update` in a start or run body): one engine call (Temporal's update-with-start)
- * that starts the run unless an open run holds the workflow id, and delivers the update to whichever
- * run it is: "get or create a session and tell it something". docs/update-with-start.md.
+ * One engine call starts the run unless an open run holds the id, and updates whichever run it is:
+ * "get or create a session and tell it something" (docs/update-with-start.md).
  */
 import { randomUUID } from 'node:crypto'
 import { WithStartWorkflowOperation, WorkflowUpdateStage } from '@temporalio/client'
@@ -17,13 +16,11 @@ import { assertUsableId, catalogOf, checkedWorkflow, startInput, starterMemo, ty
 import { workflowTypeOf } from '../catalogs/index.js'
 
 export interface UpdatedWithStart {
-  /** The run that received the update: started by this call, or the open run that held the id. */
   run: Started
   updateId: string
   result: unknown
 }
 
-/** What update-with-start cannot honour, as 400 issues (the body's `update` says why). */
 function refusedCombinations (body: StartWorkflowBody, idempotencyKey: string | undefined): Issue[] {
   const with_ = (what: string) => `cannot be combined with ${what}`
   return [
@@ -77,7 +74,6 @@ export async function updateWithStart (deps: StartDeps, body: StartWorkflowBody 
   const handle = await deps.engine.call(() => client.workflow.startUpdateWithStart(call.name, {
     args: args as [], updateId, startWorkflowOperation, waitForStage: WorkflowUpdateStage.ACCEPTED
   }), { signal, workflowId }).catch((err: unknown) => { throw versionRefused(err, body.version, catalog) })
-  // The engine names the run that took the update (the one started, or the open one that held the id).
   const runId = handle.workflowRunId ?? (await deps.runs.describeRun({ workflowId, signal })).runId
   try {
     const result = await deps.engine.call(() => handle.result(), { signal, workflowId, runId })

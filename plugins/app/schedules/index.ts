@@ -1,6 +1,3 @@
-/**
- * The schedules concept (schedules.ts): `fastify.schedules`.
- */
 import fp from 'fastify-plugin'
 import { createSchedules, type Schedules } from './schedules.js'
 

@@ -1,9 +1,7 @@
 /**
- * The schedules service. Schedules are kept by the engine (Temporal Schedules): the API holds no
- * state. What the engine does not keep verbatim (it turns cron strings into calendar structures)
- * travels in the schedule action's memo under SCHEDULE_MEMO_KEY: the spec as the client sent it,
- * and a revision that tells an update whether it was the one the engine applied (see `replace`).
- * Specs and policies are checked and compiled in spec.ts.
+ * The engine keeps schedules; the API holds no state. The engine turns cron strings into calendar
+ * structures, so the action's memo carries the spec as sent, and a revision that tells an update
+ * whether the engine applied it (see `replace`).
  */
 import { randomUUID } from 'node:crypto'
 import type { ScheduleDescription, ScheduleHandle, ScheduleOptionsStartWorkflowAction, ScheduleSpec } from '@temporalio/client'
@@ -22,12 +20,9 @@ import type { CatalogWorkflow } from '@flowport/core/contract'
 import { compilePolicies, compileSpec, overlapFromEngine, overlapToEngine, type EnginePolicies } from './spec.js'
 import { workflowTypeOf } from '../catalogs/index.js'
 
-/** What the schedules need: the engine, the default catalog, and the starts concept's check of a workflow. */
 export interface ScheduleDeps {
   engine: Engine
-  /** The catalog of a schedule whose body names none (SERVICE_CATALOG_ID). */
   defaultCatalog: string
-  /** The catalog's workflow, its input checked against its schema (a 400 or 404 when it does not fit). */
   checkWorkflow: (catalog: string, workflowName: string, input: unknown, signal?: AbortSignal) => Promise<CatalogWorkflow>
 }
 
@@ -46,15 +41,14 @@ interface Compiled {
   revision: string
 }
 
-/** The conflict token as an ETag: base64url, quoted (RFC 9110 strong validator). */
+/** RFC 9110 strong validator: the engine's conflict token, base64url, quoted. */
 const etagOf = (d: ScheduleDescription): string => `"${Buffer.from(d.raw.conflictToken ?? []).toString('base64url')}"`
 
-/** `If-Match` names the current ETag (a weak tag by its opaque part), or is `*`: any current schedule. */
+/** A weak tag matches by its opaque part. */
 const matches = (ifMatch: string, etag: string): boolean => entityTags(ifMatch).some((tag) => tag === '*' || tag === etag)
 
 const memoOf = (d: ScheduleDescription): ScheduleMemo | undefined => d.action.memo?.[SCHEDULE_MEMO_KEY] as ScheduleMemo | undefined
 
-/** What GET /schedules lists of a schedule (and GET /schedules/{scheduleId} shows with the rest). */
 const summaryOf = (d: ScheduleDescription): ScheduleSummary => ({
   scheduleId: d.scheduleId,
   workflowName: d.action.workflowType,
@@ -64,10 +58,6 @@ const summaryOf = (d: ScheduleDescription): ScheduleSummary => ({
 })
 
 export function createSchedules ({ engine, defaultCatalog, checkWorkflow }: ScheduleDeps) {
-  /**
-   * Everything a create or update checks before the engine sees it: the spec and policies (400 naming
-   * the field), the workflow and catalog (404), the input against the catalog's inputSchema (400).
-   */
   const compile = async (scheduleId: string, body: UpdateScheduleBody, signal?: AbortSignal): Promise<Compiled> => {
     // Runs are named `<scheduleId>-<time>`: an id the API reserves for itself would make them unreachable.
     if (isReservedWorkflowId(scheduleId)) throw validationError([{ path: '/scheduleId', in: 'body', message: 'is reserved (ids starting with "__flowport")' }])
@@ -115,7 +105,6 @@ export function createSchedules ({ engine, defaultCatalog, checkWorkflow }: Sche
     return warnings
   }
 
-  /** GET /schedules/{scheduleId}: the spec as sent, the state, what is due and what ran; with its `ETag` (the engine's conflict token). */
   const tagged = async (d: ScheduleDescription, signal?: AbortSignal): Promise<{ etag: string, schedule: Schedule }> => {
     const recent = d.info.recentActions.slice(-10)
     const [statuses, warnings] = await Promise.all([
@@ -164,11 +153,8 @@ export function createSchedules ({ engine, defaultCatalog, checkWorkflow }: Sche
       return scheduleId
     },
     /**
-     * GET /schedules: one page of the engine's schedule list, each described for its workflow,
-     * catalog and next times. The engine's list cannot filter by workflow or catalog (its action
-     * summary names the workflow only), so the filters apply to each page: a page may hold fewer
-     * schedules than pageSize, or none, while nextPageToken says more may follow. Paging as in
-     * plugins/app/runs/list-runs.ts: the engine's token, bound to the filters (lib/page-token.ts).
+     * The engine's list cannot filter by workflow or catalog, so the filters apply to each page: a
+     * page may hold fewer schedules than pageSize, or none, while nextPageToken says more may follow.
      */
     list: async (q: SchedulesQuery, signal?: AbortSignal): Promise<{ schedules: ScheduleSummary[], nextPageToken: string | null }> => {
       const scope = `schedules\0${q.workflowName ?? ''}\0${q.catalog ?? ''}`
@@ -194,11 +180,8 @@ export function createSchedules ({ engine, defaultCatalog, checkWorkflow }: Sche
     },
     read: async (scheduleId: string, signal?: AbortSignal) => await tagged(await describe(scheduleId, signal), signal),
     /**
-     * PUT: a full replacement guarded by If-Match. The engine applies an update only while the
-     * conflict token it is sent is current, and drops a stale one without saying so. So: the
-     * client's ETag must be the current token (else 412), the update carries it, and a read-back
-     * shows whether this update's revision is the one stored; if a concurrent update won the race,
-     * this one was dropped: 412, never a lost update.
+     * The engine silently drops an update whose conflict token is stale: a read-back shows whether
+     * this update's revision is stored; if a concurrent one won, 412, never a lost update.
      */
     replace: async (scheduleId: string, ifMatch: string, body: UpdateScheduleBody, identity: string | undefined, signal?: AbortSignal) => {
       const compiled = await compile(scheduleId, body, signal)
@@ -224,7 +207,7 @@ export function createSchedules ({ engine, defaultCatalog, checkWorkflow }: Sche
       if (memoOf(after)?.revision !== compiled.revision) throw scheduleConflict(scheduleId, 'was changed by another update meanwhile; this one was not applied')
       return await tagged(after, signal)
     },
-    /** The catalog and workflow a stored schedule starts (the access plugin checks them). */
+    /** For the access plugin's check. */
     target: async (scheduleId: string): Promise<{ catalog: string, workflowName: string }> => {
       const d = await describe(scheduleId)
       return { catalog: d.action.taskQueue, workflowName: d.action.workflowType }

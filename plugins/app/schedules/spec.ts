@@ -1,9 +1,6 @@
 /**
- * A schedule request's `spec` and `policies`, checked and turned into the engine's terms before
- * anything reaches it: every cron string, calendar field, duration and time zone is validated
- * here, so a mistake is a 400 naming the field (the engine would answer INVALID_ARGUMENT, or worse,
- * store a spec that never fires). Calendar entries become 7-field cron strings (second … year), the
- * form the engine itself parses calendars from.
+ * Every cron string, calendar field, duration and time zone is checked here: a 400 naming the field,
+ * where the engine would answer INVALID_ARGUMENT or, worse, store a spec that never fires.
  */
 import type { ScheduleOverlapPolicy, ScheduleSpec } from '@temporalio/client'
 import { validationError, type Issue } from '../../../lib/api-error.js'
@@ -55,7 +52,6 @@ export function fieldProblem (text: string, field: Field): string | undefined {
   return undefined
 }
 
-/** Why a cron string is invalid, or undefined. */
 export function cronProblem (cron: string): string | undefined {
   const text = cron.trim()
   if (/^(CRON_)?TZ=/i.test(text)) return 'carries a time zone: set spec.timezone instead'
@@ -88,7 +84,6 @@ export function isTimeZone (zone: string): boolean {
 
 type Calendar = NonNullable<ScheduleSpecBody['calendar']>[number]
 
-/** The engine's spec for a request's spec; every problem found is one issue, thrown as a 400. */
 export function compileSpec (spec: ScheduleSpecBody, base = '/spec'): ScheduleSpec {
   const issues: Issue[] = []
   const issue = (path: string, message: string) => { issues.push({ path: `${base}${path}`, in: 'body', message }) }
