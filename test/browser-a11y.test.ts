@@ -16,6 +16,10 @@ import { build } from './helpers/app.js'
 import { launchChromium } from './helpers/browser.js'
 import { uniqueId } from './helpers/history.js'
 import { eventually } from './helpers/workflows.js'
+import { flowport } from './helpers/flowport-cli.js'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 const KEY = 'a11y-test-key-0123456789abcdef'
 const WAIT = 90_000
@@ -75,6 +79,12 @@ t.test('no WCAG A/AA violation on any view, at 1280×800 and 390×844; phone lay
   const failed = (await inject('POST', '/workflow/run', { workflowName: 'explode', workflowId: uniqueId('a11y-explode'), input: { message: 'boom' } })).json()
   // Runs with two-letter ids: their links are small targets (WCAG 2.2 target size), between rows of links.
   for (const workflowId of ['a1', 'b2', 'c3']) await inject('POST', '/workflow/run', { workflowName: 'hello', workflowId, input: { name: 'short' } })
+  // A catalog with a long id, as a full suite publishes many: the catalog picker must still fit a phone.
+  const longCatalog = join(mkdtempSync(join(tmpdir(), 'flowport-a11y-')), 'catalog.yaml')
+  writeFileSync(longCatalog, `catalog: ${uniqueId('a11y-a-catalog-with-a-long-declared-id')}\nworkflows:\n  - name: greet\n`)
+  t.equal((await flowport(['catalog', 'publish', longCatalog])).code, 0, 'a catalog with a long id is published')
+  const ready = await eventually(async () => (await inject('GET', '/ready')).json(), (r) => r.catalogs?.some((c: { catalog?: string }) => c.catalog?.includes('a-long-declared-id')), 120)
+  t.ok(ready.catalogs?.some((c: { catalog?: string }) => c.catalog?.includes('a-long-declared-id')), '/ready lists it')
   const evalStart = await inject('POST', '/evals', { workflowName: 'triage' })
   t.equal(evalStart.statusCode, 202, 'an eval run started')
   const evalRun = evalStart.json() as { evalId: string }
