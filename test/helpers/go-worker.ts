@@ -6,17 +6,14 @@
  * its catalog file published under that id with `flowport catalog publish`, as a user would. Go
  * missing fails the test; it never skips it. scripts/test.ts builds it before the tests start.
  */
-import { execFile, spawn } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import type { Test } from 'tap'
-import { parseDocument } from 'yaml'
 import { isExecutable } from '../../cli/temporal-binary.js'
-import { engineAddress } from './env.js'
-import { flowport } from './flowport-cli.js'
+import { startForeignWorker, type ForeignWorker } from './foreign-worker.js'
 
 export const GO_WORKER_DIR = resolve('examples/go-worker')
 
@@ -61,39 +58,11 @@ export async function goWorkerBinary (log: (message: string) => void = () => {})
   return { path, source: 'built', buildMs }
 }
 
-export interface GoWorker {
-  taskQueue: string
-  output: () => string
-}
+export type GoWorker = ForeignWorker
 
-/** Starts the Go worker on `taskQueue` (stopped at teardown) and publishes the example's catalog file under that id once it polls. */
+/** Starts the Go worker on `taskQueue` and publishes the example's catalog file under that id (./foreign-worker.ts). */
 export async function startGoWorker (t: Test, taskQueue: string): Promise<GoWorker> {
   const { path, source, buildMs } = await goWorkerBinary((m) => { t.comment(m) })
   t.comment(`go worker binary: ${source}${source === 'built' ? ` in ${buildMs} ms` : ''}`)
-  const child = spawn(path, [], {
-    env: { ...process.env, TEMPORAL_ADDRESS: engineAddress(), TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default', GO_WORKER_TASK_QUEUE: taskQueue },
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
-  let output = ''
-  child.stdout.on('data', (c: Buffer) => { output += c.toString() })
-  child.stderr.on('data', (c: Buffer) => { output += c.toString() })
-  const exited = new Promise<number | null>((done) => child.once('exit', done))
-  t.teardown(async () => {
-    child.kill('SIGTERM')
-    await exited
-  })
-  await Promise.race([
-    new Promise<void>((done) => {
-      const check = () => { if (output.includes(`Go worker polling ${taskQueue}`)) done(); else setTimeout(check, 100) }
-      check()
-    }),
-    exited.then((code) => { throw new Error(`the Go worker exited (${String(code)}) before polling:\n${output}`) })
-  ])
-  const doc = parseDocument(readFileSync(join(GO_WORKER_DIR, 'catalog.yaml'), 'utf8'))
-  doc.set('catalog', taskQueue)
-  const file = join(mkdtempSync(join(tmpdir(), 'flowport-go-')), 'catalog.yaml')
-  writeFileSync(file, doc.toString())
-  const published = await flowport(['catalog', 'publish', file])
-  if (published.code !== 0) throw new Error(`flowport catalog publish failed (${String(published.code)}): ${published.stderr}`)
-  return { taskQueue, output: () => output }
+  return await startForeignWorker(t, taskQueue, { language: 'Go', command: path, dir: GO_WORKER_DIR, taskQueueVariable: 'GO_WORKER_TASK_QUEUE' })
 }
