@@ -1664,7 +1664,7 @@ export interface components {
             workflowId: string;
             /** @description The run this result belongs to */
             runId: string;
-            /** @description Workflow type (canonical name) of that run: which workflow's output `output` is */
+            /** @description Canonical name of that run's workflow (for a catalog file's workflow, its `name`, not its Temporal `workflowType`): which workflow's output `output` is */
             workflowName: string;
             /** @description The start input of this run; null if it had none */
             input: unknown;
@@ -1695,7 +1695,7 @@ export interface components {
         WorkflowStatus: {
             workflowId: string;
             runId: string;
-            /** @description Workflow type (canonical name) */
+            /** @description Canonical name of the workflow (for a catalog file's workflow, its `name`, not its Temporal `workflowType`) */
             workflowName: string;
             /** @description Catalog (= task queue) the run executes on */
             catalog: string;
@@ -2042,7 +2042,7 @@ export interface components {
         };
         /** @description The filters of GET /workflow/runs (all optional; none = every run) */
         BatchRunFilter: {
-            /** @description Only runs of this workflow type */
+            /** @description Only runs of this workflow type. A catalog file's workflow whose `name` differs from its `workflowType` is matched by name (or alias) only together with `catalog` */
             workflowName?: string;
             /**
              * @description Only runs in this status
@@ -5344,7 +5344,7 @@ export interface operations {
     listRuns: {
         parameters: {
             query?: {
-                /** @description Only runs of this workflow type */
+                /** @description Only runs of this workflow type. A catalog file's workflow whose `name` differs from its `workflowType` is matched by name (or alias) only together with `catalog` */
                 workflowName?: string;
                 /** @description Only runs in this status */
                 status?: "running" | "paused" | "completed" | "failed" | "canceled" | "terminated" | "timed_out" | "continued_as_new";
@@ -5476,7 +5476,7 @@ export interface operations {
     streamRuns: {
         parameters: {
             query?: {
-                /** @description Only runs of this workflow type */
+                /** @description Only runs of this workflow type. A catalog file's workflow whose `name` differs from its `workflowType` is matched by name (or alias) only together with `catalog` */
                 workflowName?: string;
                 /** @description Only runs in this status */
                 status?: "running" | "paused" | "completed" | "failed" | "canceled" | "terminated" | "timed_out" | "continued_as_new";

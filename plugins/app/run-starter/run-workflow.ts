@@ -29,9 +29,9 @@ export async function runWorkflow (deps: StartDeps, body: RunWorkflowBody, signa
 export interface StillOpen { open: RunRef }
 
 /** An undefined input is read from the run's history (an `inputRef` start, or the open run an update-with-start found). */
-export async function waitForResult (deps: Pick<StartDeps, 'runs' | 'payloads'>, run: Pick<Started, 'workflowId' | 'runId' | 'workflowName' | 'input'>, wait: CloseWait): Promise<WorkflowResult | StillOpen> {
+export async function waitForResult (deps: Pick<StartDeps, 'runs' | 'payloads'>, run: Pick<Started, 'workflowId' | 'runId' | 'workflowName' | 'catalog' | 'input'>, wait: CloseWait): Promise<WorkflowResult | StillOpen> {
   let current = { workflowId: run.workflowId, runId: run.runId }
-  let start: RunStart | undefined = run.input === undefined ? undefined : { type: run.workflowName, input: run.input }
+  let start: RunStart | undefined = run.input === undefined ? undefined : { type: run.workflowName, input: run.input, taskQueue: run.catalog }
   for (;;) {
     const event = await deps.runs.waitForCloseEvent(current, wait)
     if (event === timedOut) return { open: current }
@@ -39,7 +39,7 @@ export async function waitForResult (deps: Pick<StartDeps, 'runs' | 'payloads'>,
     if (next === undefined) return await deps.runs.resultOf(current, start ?? await deps.runs.readRunStart(current, wait.signal), event)
     // The continue-as-new event carries the next run's workflow type and input: no extra read.
     const continued = event.workflowExecutionContinuedAsNewEventAttributes
-    start = { type: continued?.workflowType?.name ?? undefined, input: await deps.payloads.decodeFirstValue(continued?.input) }
+    start = { type: continued?.workflowType?.name ?? undefined, input: await deps.payloads.decodeFirstValue(continued?.input), taskQueue: continued?.taskQueue?.name ?? undefined }
     current = { workflowId: current.workflowId, runId: next }
   }
 }

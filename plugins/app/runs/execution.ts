@@ -119,7 +119,7 @@ export const STATUS_LOOKUPS = 16
 
 /** A run nobody polls never moves; `workersPolling` is null when the engine cannot say. */
 export async function statusWithWorkers ({ catalogs }: Pick<RunsContext, 'catalogs'>, execution: Execution, signal?: AbortSignal): Promise<WorkflowStatus> {
-  const status = statusOf(execution)
+  const status = { ...statusOf(execution), workflowName: await catalogs.clientName(execution.taskQueue, execution.type, signal) }
   if (execution.closeTime) return status
   return { ...status, workersPolling: await catalogs.workersPolling(execution.taskQueue, signal, status.versioning === 'pinned' ? status.version : null) }
 }

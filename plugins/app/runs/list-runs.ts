@@ -65,7 +65,7 @@ function engineTokenOf (query: string, value: string): Uint8Array {
 export async function listRuns (deps: Pick<RunsContext, 'engine' | 'catalogs'>, q: RunsQuery, signal?: AbortSignal): Promise<{ runs: WorkflowStatus[], nextPageToken: string | null }> {
   const { engine } = deps
   const { namespace, loadedDataConverter } = engine.client.options
-  const query = visibilityQuery(q)
+  const query = visibilityQuery(await deps.catalogs.typeFiltered(q, signal))
   const nextPageToken = q.pageToken ? engineTokenOf(query, q.pageToken) : undefined
   let res
   try {

@@ -10,7 +10,7 @@ import type { DescribeOptions, Outcome } from './types.js'
 import { type RunRef, isTerminalStatus, type Status } from '@flowport/core/run'
 import type { RunsContext } from './deps.js'
 
-type Results = Pick<RunsContext, 'engine' | 'payloads' | 'traces'>
+type Results = Pick<RunsContext, 'engine' | 'payloads' | 'traces' | 'catalogs'>
 type Reads = Results & Pick<RunsContext, 'closedRuns' | 'longHistories'>
 
 /** Throws for an event that does not close a run. */
@@ -32,21 +32,22 @@ export async function resultOf (deps: Results, run: RunRef, start: RunStart, clo
 /** Both or nothing. */
 function keptStart (known: ClosedRun | undefined): RunStart | undefined {
   const type = known?.workflowName ?? known?.execution?.type
-  return known?.input === undefined || type === undefined ? undefined : { type, input: known.input }
+  return known?.input === undefined || type === undefined ? undefined : { type, input: known.input, taskQueue: known.taskQueue ?? known.execution?.taskQueue }
 }
 
-async function resultFrom ({ traces, payloads }: Results, run: RunRef, start: RunStart, outcome: Outcome): Promise<WorkflowResult> {
+async function resultFrom ({ traces, payloads, catalogs }: Results, run: RunRef, start: RunStart, outcome: Outcome, signal?: AbortSignal): Promise<WorkflowResult> {
   if (start.type === undefined) throw new Error(`run ${run.runId} of ${run.workflowId} has no start event`)
   // The trace is in the bucket once the worker's trace keeper wrote it at close (docs/traces.md).
-  const [destinations, inputField, outputField] = await Promise.all([
-    traces?.writtenDestinations(run.workflowId, run.runId), payloads.inlineOrLink(start.input ?? null), payloads.inlineOrLink(outcome.output)
+  const [destinations, inputField, outputField, workflowName] = await Promise.all([
+    traces?.writtenDestinations(run.workflowId, run.runId), payloads.inlineOrLink(start.input ?? null), payloads.inlineOrLink(outcome.output),
+    start.taskQueue === undefined ? start.type : catalogs.clientName(start.taskQueue, start.type, signal)
   ])
   const trace = destinations === undefined ? null : { destinations }
   return {
     kind: 'result',
     workflowId: run.workflowId,
     runId: run.runId,
-    workflowName: start.type,
+    workflowName,
     input: inputField.value,
     trace,
     ...outcome,
@@ -67,7 +68,7 @@ export async function readResult (deps: Reads, { workflowId, runId, signal }: De
   const run = { workflowId, runId }
   const known = deps.closedRuns.get(workflowId, runId)
   const kept = keptStart(known)
-  if (known?.outcome && kept) return await resultFrom(deps, run, kept, known.outcome)
+  if (known?.outcome && kept) return await resultFrom(deps, run, kept, known.outcome, signal)
   if (known?.execution) return await readDescribed(deps, { workflowId, runId, signal })
   if (isReservedWorkflowId(workflowId)) throw notFound(`Workflow ${workflowId} not found`, run)
   const { start, closeEvent } = await (kept
@@ -78,8 +79,8 @@ export async function readResult (deps: Reads, { workflowId, runId, signal }: De
   // Open (or closed since the read): the describe names its status for the 424.
   if (!closeEvent) return await readDescribed(deps, { workflowId, runId, signal })
   const outcome = await outcomeOf(deps, closeEvent)
-  deps.closedRuns.remember(workflowId, runId, { input: start.input, workflowName: start.type, outcome })
-  return await resultFrom(deps, run, start, outcome)
+  deps.closedRuns.remember(workflowId, runId, { input: start.input, workflowName: start.type, taskQueue: start.taskQueue, outcome })
+  return await resultFrom(deps, run, start, outcome, signal)
 }
 
 const notClosed = (run: RunRef, status: Status) =>
@@ -94,8 +95,8 @@ async function readLatest (deps: Reads, { workflowId, signal }: DescribeOptions)
   if (page.openStatus !== undefined) throw notClosed(run, page.openStatus)
   if (page.closeEvent === null) return await readDescribed(deps, { workflowId, signal }, page)
   const outcome = deps.closedRuns.get(workflowId, run.runId)?.outcome ?? await outcomeOf(deps, page.closeEvent)
-  deps.closedRuns.remember(workflowId, run.runId, { input: page.start.input, workflowName: page.start.type, outcome })
-  return await resultFrom(deps, run, page.start, outcome)
+  deps.closedRuns.remember(workflowId, run.runId, { input: page.start.input, workflowName: page.start.type, taskQueue: page.start.taskQueue, outcome })
+  return await resultFrom(deps, run, page.start, outcome, signal)
 }
 
 /** `page` may hold its input already. */
@@ -122,6 +123,6 @@ async function readDescribed (deps: Reads, { workflowId, runId, signal }: Descri
       known?.outcome ?? readCloseEvent(deps, run, signal).then(outcomeFrom)
     ])
   }
-  deps.closedRuns.remember(workflowId, run.runId, { input, workflowName: execution.type, outcome })
-  return await resultFrom(deps, run, { type: execution.type, input }, outcome)
+  deps.closedRuns.remember(workflowId, run.runId, { input, workflowName: execution.type, taskQueue: execution.taskQueue, outcome })
+  return await resultFrom(deps, run, { type: execution.type, input, taskQueue: execution.taskQueue }, outcome, signal)
 }
