@@ -2,7 +2,8 @@
  * Names on a declared catalog (docs/any-worker.md) whose worker's names are not the API's: a plain
  * Temporal worker (test/fixtures/declared-names/) registers `OrderWorkflow`, which clients call
  * `order`. Every read names the run as clients do: status, the runs list (and its filter), result,
- * schedules.
+ * schedules. Its handlers' names (`order.approve`, `order state`, `set-discount`) are mapped by the
+ * catalog file from the names the API's paths carry.
  */
 import t, { type Test } from 'tap'
 import { fileURLToPath } from 'node:url'
@@ -22,7 +23,10 @@ let app: App
 const order = {
   name: 'order',
   workflowType: 'OrderWorkflow',
-  inputSchema: { type: 'object', properties: { amount: { type: 'number' } }, required: ['amount'] }
+  inputSchema: { type: 'object', properties: { amount: { type: 'number' } }, required: ['amount'] },
+  signals: [{ name: 'approve', handlerName: 'order.approve', payloadSchema: { type: 'object', properties: { by: { type: 'string' } }, required: ['by'] } }],
+  queries: [{ name: 'state', handlerName: 'order state' }],
+  updates: [{ name: 'set_discount', handlerName: 'set-discount', payloadSchema: { type: 'integer', minimum: 0 } }]
 }
 
 t.before(async () => {
@@ -90,4 +94,31 @@ t.test('a schedule of a declared workflow reads back under its name', async (t) 
   const listed = await eventually(async () => await get(t, `/schedules?catalog=${catalog}&workflowName=order`, '/schedules'),
     (r) => r.body.schedules.some((s: { scheduleId: string }) => s.scheduleId === scheduleId))
   t.match(listed.body.schedules.find((s: { scheduleId: string }) => s.scheduleId === scheduleId), { workflowName: 'order' })
+})
+
+t.test('signal, query and update go to the handler names the catalog file maps', async (t) => {
+  const { workflowId, runId } = await startOrder(t)
+  const update = await post(t, `/workflow/${workflowId}/update/set_discount`, '/workflow/{id}/update/{name}', { payload: 25 })
+  t.equal(update.status, 200)
+  t.equal(update.body.result, 25, 'the worker\'s set-discount handler answered')
+  const invalid = await post(t, `/workflow/${workflowId}/update/set_discount`, '/workflow/{id}/update/{name}', { payload: -1 })
+  t.equal(invalid.status, 400, 'validated against the declared payloadSchema first')
+  const query = await post(t, `/workflow/${workflowId}/query/state`, '/workflow/{id}/query/{query}', {})
+  t.equal(query.status, 200)
+  t.same(query.body.result, { approved: false, discount: 25 }, 'the worker\'s "order state" query answered')
+  const signal = await post(t, `/workflow/${workflowId}/signal/approve`, '/workflow/{id}/signal/{name}', { payload: { by: 'Grace' } })
+  t.equal(signal.status, 200)
+  const output = await app.engine.client.workflow.getHandle(workflowId, runId).result()
+  t.same(output, { charged: 30, approvedBy: 'Grace', discount: 25 }, 'the worker\'s order.approve signal handler ran')
+  const unknown = await post(t, `/workflow/${workflowId}/query/order_state`, '/workflow/{id}/query/{query}', {})
+  t.equal(unknown.status, 404, 'only the declared names are served')
+})
+
+t.test('update-with-start sends the mapped update name', async (t) => {
+  const workflowId = newId('order-uws')
+  const res = await post(t, '/workflow/start', '/workflow/start', { catalog, workflowName: 'order', input: { amount: 10 }, workflowId, update: { name: 'set_discount', payload: 10 } })
+  t.equal(res.status, 200)
+  t.equal(res.body.result, 10)
+  t.same(await app.engine.client.workflow.getHandle(workflowId).query('order state'), { approved: false, discount: 10 }, 'the update reached set-discount')
+  await app.engine.client.workflow.getHandle(workflowId).terminate('done')
 })

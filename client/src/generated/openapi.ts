@@ -1293,6 +1293,8 @@ export interface components {
             resultSchema: {
                 [key: string]: unknown;
             } | null;
+            /** @description The name the worker registers the handler under, when it is not `name` (declared catalogs: another SDK allows names the API's paths do not) */
+            handlerName?: string;
         };
         CatalogWorkflowSource: {
             /** @description npm package the workflow comes from (the worker's own project for local workflows) */

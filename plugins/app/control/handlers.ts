@@ -45,8 +45,12 @@ async function prepare ({ engine, runs, catalogs, config }: Deps, call: HandlerC
   // Queries may still be answered by a closed run; signals and updates cannot reach one.
   const status = statusFromEngine(execution.status.name)
   if (call.kind !== 'query' && isTerminalStatus(status)) throw alreadyClosed(run, status)
-  return { execution, run, args, handle: engine.as(call.identity).workflow.getHandle(run.workflowId, run.runId) }
+  return { execution, run, args, handlerName: handlerNameOf(workflow, call.kind, call.name), handle: engine.as(call.identity).workflow.getHandle(run.workflowId, run.runId) }
 }
+
+/** The name the engine knows the handler by: a catalog file may map the API's name to the worker's (docs/any-worker.md). */
+export const handlerNameOf = (workflow: CatalogWorkflow | undefined, kind: HandlerKind, name: string): string =>
+  workflow?.[LIST[kind]].find((h) => h.name === name)?.handlerName ?? name
 
 export function handlerArgs (workflow: CatalogWorkflow | undefined, where: { type: string, catalog: string, run?: RunRef },
   { kind, name, payload }: Pick<HandlerCall, 'kind' | 'name' | 'payload'>): unknown[] {
@@ -63,15 +67,15 @@ export function handlerArgs (workflow: CatalogWorkflow | undefined, where: { typ
 }
 
 export async function sendSignal (deps: Deps, call: HandlerCall) {
-  const { run, args, handle } = await prepare(deps, call)
-  await deps.engine.call(() => handle.signal(call.name, ...args), { signal: call.signal, ...run }).catch((err: unknown) => { throw closedMeanwhile(err, run) })
+  const { run, args, handlerName, handle } = await prepare(deps, call)
+  await deps.engine.call(() => handle.signal(handlerName, ...args), { signal: call.signal, ...run }).catch((err: unknown) => { throw closedMeanwhile(err, run) })
   return run
 }
 
 export async function runQuery (deps: Deps, call: HandlerCall) {
-  const { execution, run, args, handle } = await prepare(deps, call)
+  const { execution, run, args, handlerName, handle } = await prepare(deps, call)
   try {
-    const result = await deps.engine.call(() => handle.query(call.name, ...args), { signal: call.signal, ...run })
+    const result = await deps.engine.call(() => handle.query(handlerName, ...args), { signal: call.signal, ...run })
     return { ...run, result: result ?? null }
   } catch (err) {
     // The engine reports an unknown query and a query handler that threw the same way.
@@ -93,10 +97,10 @@ function noFirstTask (run: RunRef, status: Status): ApiError {
 }
 
 export async function runUpdate (deps: Deps, call: HandlerCall) {
-  const { execution, run, args, handle } = await prepare(deps, call)
+  const { execution, run, args, handlerName, handle } = await prepare(deps, call)
   const updateId = randomUUID()
   try {
-    const result = await deps.engine.call(() => handle.executeUpdate(call.name, { args: args as [], updateId }), { signal: call.signal, ...run })
+    const result = await deps.engine.call(() => handle.executeUpdate(handlerName, { args: args as [], updateId }), { signal: call.signal, ...run })
     return { kind: 'update' as const, ...run, updateId, result: result ?? null }
   } catch (err) {
     throw await updateFailure(deps, err, { call, run, updateId, lengthBefore: execution.historyLength })
@@ -105,7 +109,7 @@ export async function runUpdate (deps: Deps, call: HandlerCall) {
 
 /** `Prefer: respond-async`: returns once the validator passed; the handler runs on. */
 export async function startUpdate (deps: Deps, call: HandlerCall) {
-  const { execution, run, args } = await prepare(deps, call)
+  const { execution, run, args, handlerName } = await prepare(deps, call)
   const client = deps.engine.as(call.identity)
   const updateId = randomUUID()
   // Not WorkflowHandle.startUpdate: it hides a validator's rejection until a later result(), and a
@@ -116,7 +120,7 @@ export async function startUpdate (deps: Deps, call: HandlerCall) {
     waitPolicy: { lifecycleStage: UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ACCEPTED },
     request: {
       meta: { updateId, identity: client.options.identity },
-      input: { name: call.name, args: { payloads: await encodeToPayloads(client.options.loadedDataConverter, ...args) } }
+      input: { name: handlerName, args: { payloads: await encodeToPayloads(client.options.loadedDataConverter, ...args) } }
     }
   }), { signal: call.signal, ...run }).catch((err: unknown) => { throw updateError(err, call.name, run) })
   const failure = response.outcome?.failure
