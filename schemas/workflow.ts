@@ -187,7 +187,11 @@ export const WorkflowResultSchema = Type.Object({
     '(and kept by reference: docs/large-payloads.md): where to download it; `input` is then null')),
   outputRef: Type.Optional(response(PayloadLinkSchema, 'Only when the output is larger than SERVICE_PAYLOAD_INLINE_MAX_BYTES ' +
     '(and kept by reference: docs/large-payloads.md): where to download it; `output` is then null')),
-  trace: Nullable(ref(TraceInfoSchema)),
+  trace: Type.Union([ref(TraceInfoSchema), Type.Null()], {
+    description: 'Where the run\'s trace file is written; null when tracing is off (SERVICE_TRACE_ENABLED=false) or when no trace file is ' +
+      'written for the run: a run of a catalog file\'s workers, or on a task queue no catalog is published for, whose trace ' +
+      'GET /workflow/{id}/trace-log builds from the history (docs/any-worker.md)'
+  }),
   status: ref(TerminalRunStatusSchema),
   error: Nullable(Type.String({ description: 'Why the run did not complete (failed, canceled, terminated, timed_out); null otherwise' })),
   errorDetails: Nullable(ref(ErrorDetailsSchema))

@@ -78,6 +78,7 @@ t.test('status, the runs list and result name a declared run by its name, not it
   await app.engine.client.workflow.getHandle(workflowId, runId).result()
   const result = await get(t, `/workflow/${workflowId}/result`, '/workflow/{id}/result')
   t.match(result.body, { status: 'completed', workflowName: 'order', output: { charged: 40, approvedBy: 'Ada' } })
+  t.equal(result.body.trace, null, 'no trace file is written for a declared run: its trace is built from the history')
   const again = await get(t, `/workflow/${workflowId}/result`, '/workflow/{id}/result')
   t.equal(again.body.workflowName, 'order', 'and again, from what the API kept')
   const closed = await get(t, `/workflow/${workflowId}/status`, '/workflow/{id}/status')

@@ -1674,6 +1674,7 @@ export interface components {
             output: unknown;
             inputRef?: components["schemas"]["PayloadLink"];
             outputRef?: components["schemas"]["PayloadLink"];
+            /** @description Where the run's trace file is written; null when tracing is off (SERVICE_TRACE_ENABLED=false) or when no trace file is written for the run: a run of a catalog file's workers, or on a task queue no catalog is published for, whose trace GET /workflow/{id}/trace-log builds from the history (docs/any-worker.md) */
             trace: components["schemas"]["TraceInfo"] | null;
             status: components["schemas"]["TerminalRunStatus"];
             error: string | null;

@@ -9,6 +9,8 @@ import type { ClosedRun } from './closed-runs.js'
 import type { DescribeOptions, Outcome } from './types.js'
 import { type RunRef, isTerminalStatus, type Status } from '@flowport/core/run'
 import type { RunsContext } from './deps.js'
+import type { TraceStore } from '@flowport/core/trace'
+import { traceWriterOf } from './trace-writer.js'
 
 type Results = Pick<RunsContext, 'engine' | 'payloads' | 'traces' | 'catalogs'>
 type Reads = Results & Pick<RunsContext, 'closedRuns' | 'longHistories'>
@@ -38,8 +40,12 @@ function keptStart (known: ClosedRun | undefined): RunStart | undefined {
 async function resultFrom ({ traces, payloads, catalogs }: Results, run: RunRef, start: RunStart, outcome: Outcome, signal?: AbortSignal): Promise<WorkflowResult> {
   if (start.type === undefined) throw new Error(`run ${run.runId} of ${run.workflowId} has no start event`)
   // The trace is in the bucket once the worker's trace keeper wrote it at close (docs/traces.md).
+  // No trace file is written for a run no Flowport worker traces: its trace is built from the history (./trace-writer.ts).
+  const traced = async (store: TraceStore) => start.taskQueue === undefined || (await traceWriterOf({ catalogs }, start.taskQueue, signal)).kind === 'flowport'
+    ? await store.writtenDestinations(run.workflowId, run.runId)
+    : undefined
   const [destinations, inputField, outputField, workflowName] = await Promise.all([
-    traces?.writtenDestinations(run.workflowId, run.runId), payloads.inlineOrLink(start.input ?? null), payloads.inlineOrLink(outcome.output),
+    traces == null ? undefined : traced(traces), payloads.inlineOrLink(start.input ?? null), payloads.inlineOrLink(outcome.output),
     start.taskQueue === undefined ? start.type : catalogs.clientName(start.taskQueue, start.type, signal)
   ])
   const trace = destinations === undefined ? null : { destinations }
