@@ -79,6 +79,10 @@ t.test('status, the runs list and result name a declared run by its name, not it
   const result = await get(t, `/workflow/${workflowId}/result`, '/workflow/{id}/result')
   t.match(result.body, { status: 'completed', workflowName: 'order', output: { charged: 40, approvedBy: 'Ada' } })
   t.equal(result.body.trace, null, 'no trace file is written for a declared run: its trace is built from the history')
+  const log = await get(t, `/workflow/${workflowId}/trace-log`, '/workflow/{id}/trace-log')
+  t.equal(log.body.source, 'history')
+  t.same(log.body.trace.nodes.filter((n: { kind: string }) => n.kind === 'step').map((n: { name: string }) => n.name), ['charge#card'],
+    'another SDK\'s activity type with # is the step\'s name, not Flowport\'s workflow#step')
   const again = await get(t, `/workflow/${workflowId}/result`, '/workflow/{id}/result')
   t.equal(again.body.workflowName, 'order', 'and again, from what the API kept')
   const closed = await get(t, `/workflow/${workflowId}/status`, '/workflow/{id}/status')

@@ -98,5 +98,5 @@ async function assembleFromEngine ({ engine }: Reads, store: TraceStore, run: Ru
   ])
   // Which steps are evaluators comes from the catalog; without it every call reads as a step.
   const evaluators = writer.kind === 'flowport' ? writer.evaluators : new Set<string>()
-  return assembleTrace({ run, events, attempts, isEvaluator: (type) => evaluators.has(type), maxValueBytes: store.settings.maxValueBytes })
+  return assembleTrace({ run, events, attempts, isEvaluator: (type) => evaluators.has(type), maxValueBytes: store.settings.maxValueBytes, flowport: writer.kind === 'flowport' })
 }
