@@ -24,6 +24,10 @@ Settings (the engine's, from the environment, as a worker reads them):
   TEMPORAL_ADDRESS (localhost:7233), TEMPORAL_NAMESPACE (default), TEMPORAL_API_KEY,
   TEMPORAL_TLS, TEMPORAL_TLS_SERVER_NAME, TEMPORAL_TLS_CA_PATH, TEMPORAL_TLS_CERT_PATH, TEMPORAL_TLS_KEY_PATH`
 
+/** `catalog <word>` is also the client's command showing workflow <word> (cli/client/list.ts). */
+const NOT_A_WORKFLOW = (word: string) =>
+  `(flowport catalog ${word} is the catalog-file command, on the engine; to show a workflow named ${word} through the API: flowport catalog --catalog <id> ${word})`
+
 class UsageError extends Error {}
 class EngineError extends Error {}
 
@@ -61,10 +65,12 @@ function readFile (file: string): ReturnType<typeof readCatalogFile> {
 }
 
 export function catalogCommand (): Command {
-  const catalog = new Command('catalog').description('publish|show|remove a catalog declared in a file, for workers without Flowport\'s SDK (docs/any-worker.md)')
+  // Its subcommands inherit the override (addCommand does not pass the program's on): a usage error exits 2, as the docs say.
+  const catalog = new Command('catalog').exitOverride().description('publish|show|remove a catalog declared in a file, for workers without Flowport\'s SDK (docs/any-worker.md)')
   catalog.command('publish')
     .description('validate a catalog file (YAML or JSON) and publish it: the API serves its workflows on the catalog\'s task queue; publishing again replaces it')
     .argument('<file>')
+    .showHelpAfterError(NOT_A_WORKFLOW('publish'))
     .option('--check', 'only validate the file')
     .addHelpText('after', SETTINGS)
     .action(async (file: string, options: { check?: boolean }) => {
@@ -89,6 +95,7 @@ export function catalogCommand (): Command {
   catalog.command('show')
     .description('print the catalog published under an id (declared or a Flowport worker\'s), as YAML')
     .argument('<catalogId>')
+    .showHelpAfterError(NOT_A_WORKFLOW('show'))
     .addHelpText('after', SETTINGS)
     .action(async (catalogId: string) => {
       await withEngine(async (client) => {
@@ -102,6 +109,7 @@ export function catalogCommand (): Command {
   catalog.command('remove')
     .description('unpublish a declared catalog: the API answers 503 for its workflows until it is published again (runs are untouched)')
     .argument('<catalogId>')
+    .showHelpAfterError(NOT_A_WORKFLOW('remove'))
     .addHelpText('after', SETTINGS)
     .action(async (catalogId: string) => {
       await withEngine(async (client) => {
