@@ -1,15 +1,15 @@
 /**
  * The example Java worker (examples/java-worker: Temporal's Java SDK from Maven Central, nothing of
  * Flowport's) for the end-to-end tests of declared catalogs: built with `mvn package` from the
- * example's own files and its pinned pom.xml into one runnable jar in .flowport/ (gitignored), in a
- * folder named by the hash of those files, so a second run finds it at once and an edit builds
- * anew; then run with `java -jar` on a task queue of the test's own, its catalog file published
- * under that id. Java or Maven missing fails the test; it never skips it. scripts/test.ts builds
- * it before the tests start, like the Go worker (./go-worker.ts).
+ * example's own files and its pinned pom.xml into a runnable jar (the SDK's jars in lib/ beside
+ * it) in .flowport/ (gitignored), in a folder named by the hash of those files, so a second run
+ * finds it at once and an edit builds anew; then run with `java -jar` on a task queue of the
+ * test's own, its catalog file published under that id. Java or Maven missing fails the test; it
+ * never skips it. scripts/test.ts builds it before the tests start, like the Go worker (./go-worker.ts).
  */
 import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import type { Test } from 'tap'
@@ -31,9 +31,9 @@ export function javaWorkerPath (): string {
 
 /**
  * The worker's jar, built first when missing (the SDK and Maven's plugins come from Maven Central
- * into ~/.m2 on a cold machine). Maven builds into a folder of its own beside the jar's place
- * (pom.xml's worker.buildDir), and the jar is renamed into place, so an interrupted or concurrent
- * build is never used.
+ * into ~/.m2 on a cold machine). Maven builds into a folder of its own beside the jar's (pom.xml's
+ * worker.buildDir), renamed into place when the build is done, so an interrupted build is never
+ * used; of two concurrent builds, the second finds the first's in place and drops its own.
  */
 export async function javaWorkerJar (log: (message: string) => void = () => {}): Promise<{ path: string, source: 'cache' | 'built', buildMs: number }> {
   const path = javaWorkerPath()
@@ -43,13 +43,16 @@ export async function javaWorkerJar (log: (message: string) => void = () => {}):
   const began = Date.now()
   try {
     await run('mvn', ['-B', '-q', `-Dworker.buildDir=${buildDir}`, 'package'], { cwd: JAVA_WORKER_DIR, timeout: 1_800_000, maxBuffer: 16 * 1024 * 1024 })
-    mkdirSync(dirname(path), { recursive: true })
-    renameSync(join(buildDir, 'java-worker.jar'), path)
   } catch (err) {
+    rmSync(buildDir, { recursive: true, force: true })
     const { stdout, stderr } = err as { stdout?: string, stderr?: string }
     const output = `${stdout ?? ''}${stderr ?? ''}`.trim() || (err as Error).message
     throw new Error(`Could not build the Java worker (mvn package in ${JAVA_WORKER_DIR}; needs Maven and a JDK 17 on PATH): ${output.split('\n').slice(-8).join('\n')}`)
-  } finally {
+  }
+  try {
+    renameSync(buildDir, dirname(path))
+  } catch (err) {
+    if (!existsSync(path)) throw err
     rmSync(buildDir, { recursive: true, force: true })
   }
   const buildMs = Date.now() - began
