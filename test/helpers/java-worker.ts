@@ -42,12 +42,15 @@ export async function javaWorkerJar (log: (message: string) => void = () => {}):
   log(`building the Java worker into ${path} (first time only)`)
   const began = Date.now()
   try {
-    await run('mvn', ['-B', '-q', `-Dworker.buildDir=${buildDir}`, 'package'], { cwd: JAVA_WORKER_DIR, timeout: 1_800_000, maxBuffer: 16 * 1024 * 1024 })
+    await run('mvn', ['-B', '-q', '-Dstyle.color=never', `-Dworker.buildDir=${buildDir}`, 'package'], { cwd: JAVA_WORKER_DIR, timeout: 1_800_000, maxBuffer: 16 * 1024 * 1024 })
   } catch (err) {
     rmSync(buildDir, { recursive: true, force: true })
     const { stdout, stderr } = err as { stdout?: string, stderr?: string }
-    const output = `${stdout ?? ''}${stderr ?? ''}`.trim() || (err as Error).message
-    throw new Error(`Could not build the Java worker (mvn package in ${JAVA_WORKER_DIR}; needs Maven and a JDK 17 on PATH): ${output.split('\n').slice(-8).join('\n')}`)
+    // Maven's first errors say what failed (a compile error, an artifact it could not resolve); its last lines are boilerplate.
+    const lines = `${stdout ?? ''}${stderr ?? ''}`.split('\n')
+    const help = lines.findIndex((l) => l.includes('-> [Help'))
+    const errors = lines.slice(0, help < 0 ? undefined : help).filter((l) => l.startsWith('[ERROR] ')).slice(0, 8)
+    throw new Error(`Could not build the Java worker (mvn package in ${JAVA_WORKER_DIR}; needs Maven and a JDK 17 on PATH): ${errors.join('\n') || (err as Error).message}`)
   }
   try {
     renameSync(buildDir, dirname(path))
