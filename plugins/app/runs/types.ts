@@ -5,8 +5,6 @@ import type { ResetPoint } from '../../../schemas/reset.js'
 import type { TerminalStatus } from '@flowport/core/run'
 import type { RunVersion } from '../engine/index.js'
 
-export interface RunRef { workflowId: string, runId: string }
-
 export interface DescribeOptions {
   workflowId: string
   runId?: string
