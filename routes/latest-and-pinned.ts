@@ -27,7 +27,6 @@ interface Variant { operationId: string, summary: string, description?: string, 
 
 export interface RunRoute {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'
-  /** Default: `workflows`. */
   tags?: string[]
   /** An SSE-only route (plugins/external/sse/index.ts). */
   sse?: 'only'
@@ -38,7 +37,6 @@ export interface RunRoute {
   description?: string
   latest: Variant
   pinned: Variant
-  /** The rest of the schema (headers, body, response). */
   schema: Omit<FastifySchema, 'params' | 'summary' | 'description' | 'tags' | 'operationId'>
 }
 

@@ -32,7 +32,6 @@ const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
   const params = ref(DeploymentParamsSchema)
   const deployment = withEtag(DeploymentSchema, 'The deployment and its versions, as the engine holds them; `ETag` is its conflict token: send it as `If-Match` with a change')
   const headers = ref(DeploymentChangeHeadersSchema)
-  /** The deployment as the answer's body, its ETag as the header. */
   const answer = async (reply: FastifyReply, tagged: Promise<TaggedDeployment>) => {
     const { etag, deployment } = await tagged
     reply.header('etag', etag)

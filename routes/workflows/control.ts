@@ -1,9 +1,4 @@
-/**
- * Graceful stop (PATCH …/stop), forced termination (POST …/terminate) and retry from a step (POST
- * …/reset), each for the latest run of a workflow id and for a pinned run. Stop and terminate answer
- * 409 WorkflowAlreadyClosedError for a closed run; the run a reset makes is the workflow id's latest
- * run from then on.
- */
+/** Stop, terminate and reset, each for the latest run of a workflow id and for a pinned run. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { ResetBodySchema, ResetResultSchema, type ResetBody } from '../../schemas/reset.js'

@@ -44,7 +44,6 @@ const runReads: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request) => await fastify.runs.readResult(runOf(request)))
 
-  // After continue-as-new, the latest run's input is the one the newest run received.
   latestAndPinned(fastify, '/input', {
     method: 'GET',
     config,

@@ -25,7 +25,6 @@ export type HandlerKind = 'signal' | 'query' | 'update'
 const LIST = { signal: 'signals', query: 'queries', update: 'updates' } as const
 const NOT_FOUND: Record<HandlerKind, ErrorName> = { signal: 'SignalNotFoundError', query: 'QueryNotFoundError', update: 'UpdateNotFoundError' }
 
-/** `ifMatch` is checked for signals and updates only. */
 export interface HandlerCall extends ControlCall {
   kind: HandlerKind
   name: string

@@ -14,7 +14,6 @@ import { readAttention, versionNotPolled } from './attention.js'
 import type { RunsContext } from './deps.js'
 import type { DescribeOptions, Execution } from './types.js'
 
-/** Temporal's built-in search attributes of a run a schedule started. */
 const SCHEDULED_BY = defineSearchAttributeKey('TemporalScheduledById', SearchAttributeType.KEYWORD)
 const SCHEDULED_AT = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME)
 

@@ -19,7 +19,6 @@ export type Execution = Pick<WorkflowExecutionInfo, 'type' | 'workflowId' | 'run
     wasReset?: boolean
     /** Above 1 the task failed or timed out before. */
     workflowTaskAttempt?: number | null
-    /** Undefined = not read yet. */
     resetFrom?: ResetPoint | null
     /** Undefined for a listed run (read from its search attributes). */
     runVersion?: RunVersion

@@ -10,7 +10,6 @@ import type { DescribeOptions, Outcome } from './types.js'
 import { type RunRef, isTerminalStatus, type Status } from '@flowport/core/run'
 import type { RunsContext } from './deps.js'
 
-/** Both or nothing. */
 function keptStart (known: ClosedRun | undefined): RunStart | undefined {
   const type = known?.workflowName ?? known?.execution?.type
   return known?.input === undefined || type === undefined ? undefined : { type, input: known.input }
@@ -97,7 +96,6 @@ export function resultReads (deps: RunsContext & ExecutionReads) {
     return await resultFrom(run, page.start, outcome)
   }
 
-  /** `page` may hold its input already. */
   async function readDescribed ({ workflowId, runId, signal }: DescribeOptions, page?: LatestPage): Promise<WorkflowResult> {
     const execution = await describeForRead({ workflowId, runId, signal })
     const run = { workflowId, runId: execution.runId }
