@@ -40,9 +40,9 @@ export interface RunRoute {
   schema: Omit<FastifySchema, 'params' | 'summary' | 'description' | 'tags' | 'operationId'>
 }
 
-type Handler<G extends RouteGenericInterface> = RouteHandlerMethod<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, RunGeneric<G>, unknown, FastifySchema, TypeBoxTypeProvider>
+export type RunHandler<G extends RouteGenericInterface> = RouteHandlerMethod<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, RunGeneric<G>, unknown, FastifySchema, TypeBoxTypeProvider>
 
-export function latestAndPinned<G extends RouteGenericInterface> (fastify: Parameters<FastifyPluginAsyncTypebox>[0], path: string, route: RunRoute, handler: Handler<G>): void {
+export function latestAndPinned<G extends RouteGenericInterface> (fastify: Parameters<FastifyPluginAsyncTypebox>[0], path: string, route: RunRoute, handler: RunHandler<G>): void {
   const variants = [
     { url: `/workflow/:id${path}`, params: ref(WorkflowParamsSchema), ...route.latest },
     { url: `/workflow/:id/runs/:rid${path}`, params: ref(RunParamsSchema), ...route.pinned }
