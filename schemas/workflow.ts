@@ -368,7 +368,6 @@ export type UpdateResult = Static<typeof UpdateResultSchema>
 export type WebhookRequest = Static<typeof WebhookRequestSchema>
 export type WebhookDelivery = Static<typeof WebhookDeliverySchema>
 export type WorkflowResult = Static<typeof WorkflowResultSchema>
-export type ErrorDetails = Static<typeof ErrorDetailsSchema>
 export type WorkflowStatus = Static<typeof WorkflowStatusSchema>
 export type WorkflowInput = Static<typeof WorkflowInputSchema>
 export type RunsQuery = Static<typeof RunsQuerySchema>
