@@ -1,9 +1,9 @@
 /** Stop, terminate and reset, each for the latest run of a workflow id and for a pinned run. */
-import type { TSchema } from '@sinclair/typebox'
+import type { Static, TSchema } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
-import { ResetBodySchema, ResetResultSchema, type ResetBody } from '../../schemas/reset.js'
-import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema, type StopBody, type TerminateBody } from '../../schemas/control.js'
+import { ResetBodySchema, ResetResultSchema } from '../../schemas/reset.js'
+import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema } from '../../schemas/control.js'
 import { latestAndPinned, runCall, type RunHandler, type RunRoute } from '../latest-and-pinned.js'
 import { access } from '../../plugins/app/access/route-access.js'
 import { RunPreconditionHeadersSchema } from '../../plugins/http/conditional/schema.js'
@@ -22,8 +22,8 @@ const resetDescription = 'Makes a new run of the workflow id that keeps the old 
   'with nothing sent to the engine, when the run it would reset is another one.'
 
 const control: FastifyPluginAsyncTypebox = async (fastify) => {
-  const route = <Body>(path: string, method: 'PATCH' | 'POST', description: string, names: Pick<RunRoute, 'latest' | 'pinned'>, body: TSchema, result: TSchema,
-    handler: RunHandler<{ Body?: Body, Headers: { 'if-match'?: string } }>) => {
+  const route = <Body extends TSchema>(path: string, method: 'PATCH' | 'POST', description: string, names: Pick<RunRoute, 'latest' | 'pinned'>, body: Body, result: TSchema,
+    handler: RunHandler<{ Body?: Static<Body>, Headers: { 'if-match'?: string } }>) => {
     latestAndPinned(fastify, path, {
       method,
       config: access('control', 'workflow'),
@@ -34,18 +34,18 @@ const control: FastifyPluginAsyncTypebox = async (fastify) => {
     }, handler)
   }
 
-  route<StopBody>('/stop', 'PATCH', stopDescription, {
+  route('/stop', 'PATCH', stopDescription, {
     latest: { operationId: 'stopWorkflow', summary: 'Gracefully stop the latest run' },
     pinned: { operationId: 'stopRun', summary: 'Gracefully stop one run' }
   }, StopBodySchema, StopResultSchema, async (request, reply) =>
     await fastify.control.stopRun({ ...runCall(request, reply), terminateAfterMs: request.body?.terminateAfterMs, reason: request.body?.reason }))
 
-  route<TerminateBody>('/terminate', 'POST', terminateDescription, {
+  route('/terminate', 'POST', terminateDescription, {
     latest: { operationId: 'terminateWorkflow', summary: 'Terminate the latest run' },
     pinned: { operationId: 'terminateRun', summary: 'Terminate one run' }
   }, TerminateBodySchema, TerminateResultSchema, async (request, reply) => await fastify.control.terminateRun({ ...runCall(request, reply), reason: request.body?.reason }))
 
-  route<ResetBody>('/reset', 'POST', resetDescription, {
+  route('/reset', 'POST', resetDescription, {
     latest: { operationId: 'resetWorkflow', summary: 'Retry the latest run from a step' },
     pinned: { operationId: 'resetRun', summary: 'Retry one run from a step' }
   }, ResetBodySchema, ResetResultSchema, async (request, reply) =>
