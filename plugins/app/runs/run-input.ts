@@ -11,11 +11,10 @@ import type { DescribeOptions } from './types.js'
 import type { RunsContext } from './deps.js'
 
 export function inputReads (deps: RunsContext & ExecutionReads) {
-  const { describeForRead } = deps
   async function readInput ({ workflowId, runId, signal }: DescribeOptions): Promise<WorkflowInput> {
     const pinned = runId !== undefined
     const page = pinned || isReservedWorkflowId(workflowId) ? undefined : await readLatestPage(deps, workflowId, signal)
-    const run = { workflowId, runId: runId ?? page?.runId ?? (await describeForRead({ workflowId, signal })).runId }
+    const run = { workflowId, runId: runId ?? page?.runId ?? (await deps.describeForRead({ workflowId, signal })).runId }
     const known = deps.closedRuns.get(workflowId, run.runId)
     if (known?.input !== undefined) return await inputOf(run, known.input)
     if (isReservedWorkflowId(workflowId)) throw notFound(`Workflow ${workflowId} not found`, run)

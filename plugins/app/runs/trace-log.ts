@@ -59,7 +59,6 @@ async function assembleFromEngine (engine: RunsContext['engine'], store: TraceSt
 }
 
 export function traceLogReads (deps: RunsContext & ExecutionReads) {
-  const { describeForRead } = deps
   async function readTraceLog ({ workflowId, runId, signal }: DescribeOptions): Promise<TraceLog> {
     const store = deps.traces
     if (store === null) {
@@ -69,7 +68,7 @@ export function traceLogReads (deps: RunsContext & ExecutionReads) {
     if (known) return known
     let execution: Execution
     try {
-      execution = await describeForRead({ workflowId, runId, signal })
+      execution = await deps.describeForRead({ workflowId, runId, signal })
     } catch (err) {
       // The engine forgets closed runs after its retention period; their traces outlive it.
       const stored = err instanceof ApiError && err.statusCode === 404 && runId !== undefined

@@ -19,7 +19,6 @@ const notClosed = (run: RunRef, status: Status) =>
   new ApiError(424, 'WorkflowNotCompletedError', `Workflow ${run.workflowId} run ${run.runId} is not closed yet (status ${status})`, run)
 
 export function resultReads (deps: RunsContext & ExecutionReads) {
-  const { describeForRead } = deps
   /** Throws for an event that does not close a run. */
   async function outcomeOf (event: HistoryEvent): Promise<Outcome> {
     const status = closeStatusOf(event)
@@ -97,7 +96,7 @@ export function resultReads (deps: RunsContext & ExecutionReads) {
   }
 
   async function readDescribed ({ workflowId, runId, signal }: DescribeOptions, page?: LatestPage): Promise<WorkflowResult> {
-    const execution = await describeForRead({ workflowId, runId, signal })
+    const execution = await deps.describeForRead({ workflowId, runId, signal })
     const run = { workflowId, runId: execution.runId }
     const status = statusFromEngine(execution.status.name)
     if (!isTerminalStatus(status)) throw notClosed(run, status)
