@@ -41,7 +41,6 @@ const etagOf = (token: Uint8Array | null | undefined): string => `"${Buffer.from
 export interface Routing {
   current: WorkerDeploymentVersion | null
   ramping: { version: WorkerDeploymentVersion, percentage: number } | null
-  /** Drained ones too. */
   versions: Array<{ version: WorkerDeploymentVersion, drained: boolean, state: DeploymentVersionState['state'] }>
 }
 
