@@ -4,6 +4,7 @@
  * the error class of the API's `error` name (errors.ts). No Node built-ins: runs in browsers too.
  */
 import createClient, { type Client } from 'openapi-fetch'
+import { DEFAULT_PORT } from '@flowport/core/api'
 import { errorFromResponse, FlowportNetworkError } from './errors.js'
 import { follow, type FollowOptions } from './follow.js'
 import { watchRuns, type WatchRunsOptions } from './watch-runs.js'
@@ -19,10 +20,10 @@ import type {
   RunVersioning, RunVersioningBody
 } from './types.js'
 
-export const DEFAULT_BASE_URL = 'http://127.0.0.1:3001'
+export const DEFAULT_BASE_URL = `http://127.0.0.1:${DEFAULT_PORT}`
 
 export interface ClientOptions {
-  /** Default: the `FLOWPORT_URL` environment variable (Node), else http://127.0.0.1:3001. */
+  /** Default: the `FLOWPORT_URL` environment variable (Node), else DEFAULT_BASE_URL. */
   baseUrl?: string
   /** Bearer token. Default: the `FLOWPORT_TOKEN` environment variable (Node). */
   token?: string
