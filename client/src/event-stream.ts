@@ -63,8 +63,8 @@ function sleep (ms: number, signal: AbortSignal): Promise<void> {
   })
 }
 
-async function readBody (response: Response): Promise<unknown> {
-  const text = await response.text().catch(() => '')
+/** An error body: its JSON, or its text when it is not JSON. */
+function jsonOrText (text: string): unknown {
   try {
     return JSON.parse(text)
   } catch {
@@ -74,14 +74,7 @@ async function readBody (response: Response): Promise<unknown> {
 
 /** The error a `server_error` frame stands for (the API's side of the stream failed; it resumes after the last id). */
 function frameError (message: EventSourceMessage): FlowportError | undefined {
-  if (message.event !== 'server_error') return undefined
-  let body: unknown
-  try {
-    body = JSON.parse(message.data)
-  } catch {
-    body = message.data
-  }
-  return errorFromBody(200, body, 'The stream failed on the API\'s side')
+  return message.event === 'server_error' ? errorFromBody(200, jsonOrText(message.data), 'The stream failed on the API\'s side') : undefined
 }
 
 export async function * readEventStream (context: StreamContext, url: string, opts: ReconnectOptions, ends: (message: EventSourceMessage) => boolean): AsyncGenerator<EventSourceMessage, void, undefined> {
@@ -134,7 +127,7 @@ export async function * readEventStream (context: StreamContext, url: string, op
       }
       if (response.status === 204) return
       if (!response.ok || response.body === null) {
-        const error = errorFromResponse(response, await readBody(response))
+        const error = errorFromResponse(response, jsonOrText(await response.text().catch(() => '')))
         if (PASSING.has(response.status)) {
           await backoff(error)
           continue
