@@ -14,10 +14,8 @@
  * ./steps.ts): the caller decodes a detail's first value, from a payload or from the API's JSON.
  */
 
-/** Temporal Core's marker (TypeScript, Python, .NET, Ruby). */
-export const LOCAL_ACTIVITY_MARKER = 'core_local_activity'
-/** The Go and Java SDKs' marker. */
-export const LOCAL_ACTIVITY_MARKER_GO_JAVA = 'LocalActivity'
+const LOCAL_ACTIVITY_MARKER = 'core_local_activity'
+const LOCAL_ACTIVITY_MARKER_GO_JAVA = 'LocalActivity'
 
 /** What a local activity's marker says about it, in Temporal Core's words (the other layouts are read into them). */
 export interface LocalStepMarker {
