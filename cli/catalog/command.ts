@@ -24,10 +24,6 @@ Settings (the engine's, from the environment, as a worker reads them):
   TEMPORAL_ADDRESS (localhost:7233), TEMPORAL_NAMESPACE (default), TEMPORAL_API_KEY,
   TEMPORAL_TLS, TEMPORAL_TLS_SERVER_NAME, TEMPORAL_TLS_CA_PATH, TEMPORAL_TLS_CERT_PATH, TEMPORAL_TLS_KEY_PATH`
 
-/** `catalog <word>` is also the client's command showing workflow <word> (cli/client/list.ts). */
-const NOT_A_WORKFLOW = (word: string) =>
-  `(flowport catalog ${word} is the catalog-file command, on the engine; to show a workflow named ${word} through the API: flowport catalog --catalog <id> ${word})`
-
 class UsageError extends Error {}
 class EngineError extends Error {}
 
@@ -64,15 +60,20 @@ function readFile (file: string): ReturnType<typeof readCatalogFile> {
   return readCatalogFile(text, file)
 }
 
+/** A subcommand of one argument, with the engine's settings in its help. */
+/** `catalog <word>` is also the client's command showing workflow <word> (cli/client/list.ts). */
+const NOT_A_WORKFLOW = (word: string) =>
+  `(flowport catalog ${word} is the catalog-file command, on the engine; to show a workflow named ${word} through the API: flowport catalog --catalog <id> ${word})`
+
+function subcommand (parent: Command, name: string, argument: string, description: string): Command {
+  return parent.command(name).description(description).argument(argument).showHelpAfterError(NOT_A_WORKFLOW(name)).addHelpText('after', SETTINGS)
+}
+
 export function catalogCommand (): Command {
   // Its subcommands inherit the override (addCommand does not pass the program's on): a usage error exits 2, as the docs say.
   const catalog = new Command('catalog').exitOverride().description('publish|show|remove a catalog declared in a file, for workers without Flowport\'s SDK (docs/any-worker.md)')
-  catalog.command('publish')
-    .description('validate a catalog file (YAML or JSON) and publish it: the API serves its workflows on the catalog\'s task queue; publishing again replaces it')
-    .argument('<file>')
-    .showHelpAfterError(NOT_A_WORKFLOW('publish'))
+  subcommand(catalog, 'publish', '<file>', 'validate a catalog file (YAML or JSON) and publish it: the API serves its workflows on the catalog\'s task queue; publishing again replaces it')
     .option('--check', 'only validate the file')
-    .addHelpText('after', SETTINGS)
     .action(async (file: string, options: { check?: boolean }) => {
       if (options.check === true) {
         try {
@@ -92,30 +93,18 @@ export function catalogCommand (): Command {
         console.log(`catalog ${catalog.catalog} ${what}: ${catalog.workflows.map((w) => w.name).join(', ')}`)
       })
     })
-  catalog.command('show')
-    .description('print the catalog published under an id (declared or a Flowport worker\'s), as YAML')
-    .argument('<catalogId>')
-    .showHelpAfterError(NOT_A_WORKFLOW('show'))
-    .addHelpText('after', SETTINGS)
-    .action(async (catalogId: string) => {
-      await withEngine(async (client) => {
-        const published = await readPublishedCatalog(client, catalogId)
-        if (published === null) throw new CatalogConflictError(`Catalog ${catalogId} is not published`)
-        const by = published.publishedBy === 'file' ? 'a catalog file (flowport catalog publish)' : 'a Flowport worker'
-        console.log(`# catalog ${catalogId}, published by ${by} at ${published.catalog.publishedAt} (run ${published.runId})`)
-        process.stdout.write(stringify(published.catalog))
-      })
-    })
-  catalog.command('remove')
-    .description('unpublish a declared catalog: the API answers 503 for its workflows until it is published again (runs are untouched)')
-    .argument('<catalogId>')
-    .showHelpAfterError(NOT_A_WORKFLOW('remove'))
-    .addHelpText('after', SETTINGS)
-    .action(async (catalogId: string) => {
-      await withEngine(async (client) => {
-        await removeDeclaredCatalog(client, catalogId)
-        console.log(`catalog ${catalogId} removed`)
-      })
-    })
+  subcommand(catalog, 'show', '<catalogId>', 'print the catalog published under an id (declared or a Flowport worker\'s), as YAML')
+    .action(async (catalogId: string) => await withEngine(async (client) => {
+      const published = await readPublishedCatalog(client, catalogId)
+      if (published === null) throw new CatalogConflictError(`Catalog ${catalogId} is not published`)
+      const by = published.publishedBy === 'file' ? 'a catalog file (flowport catalog publish)' : 'a Flowport worker'
+      console.log(`# catalog ${catalogId}, published by ${by} at ${published.catalog.publishedAt} (run ${published.runId})`)
+      process.stdout.write(stringify(published.catalog))
+    }))
+  subcommand(catalog, 'remove', '<catalogId>', 'unpublish a declared catalog: the API answers 503 for its workflows until it is published again (runs are untouched)')
+    .action(async (catalogId: string) => await withEngine(async (client) => {
+      await removeDeclaredCatalog(client, catalogId)
+      console.log(`catalog ${catalogId} removed`)
+    }))
   return catalog
 }
