@@ -127,3 +127,16 @@ t.test('update-with-start sends the mapped update name', async (t) => {
   t.same(await app.engine.client.workflow.getHandle(workflowId).query('order state'), { approved: false, discount: 10 }, 'the update reached set-discount')
   await app.engine.client.workflow.getHandle(workflowId).terminate('done')
 })
+
+t.test('a batch signal to runs of one declared workflow goes to the handler name the catalog file maps', async (t) => {
+  const { workflowId, runId } = await startOrder(t)
+  await eventually(async () => await get(t, `/workflow/runs?catalog=${catalog}&workflowName=order&status=running`, '/workflow/runs'),
+    (r) => r.body.runs.some((run: { runId: string }) => run.runId === runId))
+  // The engine runs one batch per namespace at a time: another test's batch is waited out (429).
+  const started = await eventually(async () => await post(t, '/workflow/batch', '/workflow/batch', {
+    action: 'signal', filter: { catalog, workflowName: 'order', status: 'running' }, signal: { name: 'approve', payload: { by: 'Batch' } }, reason: 'approve every open order'
+  }), (r) => r.status !== 429, 240)
+  t.equal(started.status, 202, JSON.stringify(started.body))
+  const output = await app.engine.client.workflow.getHandle(workflowId, runId).result()
+  t.match(output, { approvedBy: 'Batch' }, 'the worker\'s order.approve handler got the batch\'s signal')
+})

@@ -18,8 +18,11 @@ const batch: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 202: ref(BatchStartedSchema), ...errorsFor(400, 401, 413, 415, 429, 500, 502, 503) }
     }
   }, async (request, reply) => {
-    const filter = 'query' in request.body.filter ? request.body.filter : await fastify.catalogs.typeFiltered(request.body.filter)
-    const started = await fastify.batch.start({ ...request.body, filter }, engineIdentity(request), clientGone(reply))
+    const { filter: asked, signal } = request.body
+    const filter = 'query' in asked ? asked : await fastify.catalogs.typeFiltered(asked)
+    // A declared workflow's signal goes by its worker's handler name (docs/any-worker.md).
+    const named = signal === undefined || 'query' in asked ? signal : { ...signal, name: await fastify.catalogs.signalNameFor(asked, signal.name) }
+    const started = await fastify.batch.start({ ...request.body, filter, signal: named }, engineIdentity(request), clientGone(reply))
     return await reply.code(202).header('location', `/workflow/batch/${started.batchId}`).send(started)
   })
 

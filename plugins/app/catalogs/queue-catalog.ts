@@ -5,7 +5,7 @@
  * catalog for is remembered as such as long, so a page of plain runs costs one read per queue, not
  * one per run.
  */
-import type { Catalog } from '@flowport/core/contract'
+import type { Catalog, CatalogWorkflow } from '@flowport/core/contract'
 import { untilAborted } from '../../../lib/abort.js'
 import { ApiError } from '../../../lib/api-error.js'
 import { entryOfType, workflowTypeOf } from './declared.js'
@@ -39,18 +39,27 @@ export function createQueueCatalogs (get: (catalogId: string, signal?: AbortSign
     return catalog?.declared === true ? entryOfType(catalog, workflowType)?.name ?? workflowType : workflowType
   }
 
+  /** The declared entry the filters name (by name or alias, in their `catalog`); undefined when they name none. */
+  async function declaredEntry ({ workflowName, catalog }: { workflowName?: string, catalog?: string }, signal?: AbortSignal): Promise<CatalogWorkflow | undefined> {
+    if (workflowName === undefined || catalog === undefined) return undefined
+    const declared = await ofQueue(catalog, signal).catch(() => { signal?.throwIfAborted(); return null })
+    if (declared?.declared !== true || entryOfType(declared, workflowName) !== undefined) return undefined
+    return declared.workflows.find((w) => w.name === workflowName || w.aliases.includes(workflowName))
+  }
+
   /**
    * The run filters with `workflowName` as the engine matches it: in a declared `catalog`, the
    * Temporal type of the entry of that name or alias; else as given (without a catalog, the type).
    */
   async function typeFiltered<F extends { workflowName?: string, catalog?: string }> (filters: F, signal?: AbortSignal): Promise<F> {
-    const { workflowName, catalog } = filters
-    if (workflowName === undefined || catalog === undefined) return filters
-    const declared = await ofQueue(catalog, signal).catch(() => { signal?.throwIfAborted(); return null })
-    if (declared?.declared !== true || entryOfType(declared, workflowName) !== undefined) return filters
-    const entry = declared.workflows.find((w) => w.name === workflowName || w.aliases.includes(workflowName))
+    const entry = await declaredEntry(filters, signal)
     return entry === undefined ? filters : { ...filters, workflowName: workflowTypeOf(entry) }
   }
 
-  return { ofQueue, clientName, typeFiltered }
+  /** A signal's name as the worker knows it when the filters name one declared workflow; else as given (the runs may be of several). */
+  async function signalNameFor (filters: { workflowName?: string, catalog?: string }, name: string, signal?: AbortSignal): Promise<string> {
+    return (await declaredEntry(filters, signal))?.signals.find((h) => h.name === name)?.handlerName ?? name
+  }
+
+  return { ofQueue, clientName, typeFiltered, signalNameFor }
 }
