@@ -1,5 +1,5 @@
 /**
- * `npm start`'s promise: one command brings up engine, object store, worker and API on 127.0.0.1,
+ * `npm start`'s promise: one command brings up engine, object store, worker, delivery worker and API on 127.0.0.1,
  * large payloads and traces work with no setting, the API and the worker never wait for the
  * store, and SIGTERM, sent to the npm process, to the `flowport` process or to the process group,
  * stops all of it.
@@ -18,6 +18,8 @@ async function ready (t: Test, stack: Stack, withStore = true): Promise<void> {
   t.teardown(() => { killStack(stack) })
   t.ok(await until(async () => await status(`${stack.base}/ready`) === 200), '/ready answers 200 once the worker published the catalog')
   t.ok(stack.find('worker') && stack.find('engine'), 'engine and worker run as child processes')
+  t.ok(await until(() => stack.find('deliveries') !== undefined && stack.output().includes('Delivery worker polling __flowport_deliveries')),
+    'and the delivery worker, which polls the queue of declared catalogs\' webhooks (docs/webhooks.md)')
   if (withStore) t.ok(await until(() => stack.find('store') !== undefined), 'and so does the object store')
 }
 

@@ -19,9 +19,9 @@ export interface WorkerProcess {
   kill: (signal?: NodeJS.Signals) => Promise<number | null>
 }
 
-/** Starts the worker in `cwd` with `env` over the test's own environment; SIGKILLed at teardown. */
-export function spawnWorker (t: Test, env: Record<string, string>, cwd: string): WorkerProcess {
-  const child = spawn(process.execPath, workerNodeArgs, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+/** Starts the worker in `cwd` with `env` over the test's own environment (`args`: `deliveries` for the delivery worker); SIGKILLed at teardown. */
+export function spawnWorker (t: Test, env: Record<string, string>, cwd: string, args: string[] = []): WorkerProcess {
+  const child = spawn(process.execPath, [...workerNodeArgs, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   const waiters: Array<{ text: string, done: () => void }> = []
   const collect = (chunk: Buffer): void => {

@@ -7,7 +7,7 @@ import { ApiError, validationError } from '../../../lib/api-error.js'
 import { isReservedWorkflowId } from '../engine/index.js'
 import { assertMatches } from '../../../lib/json-schema.js'
 import { durationMs } from '@flowport/core/duration'
-import { assertFitsDeclared, assertNoWebhookOnDeclared, workflowTypeOf } from '../catalogs/index.js'
+import { assertFitsDeclared, deliveryTaskQueueOf, workflowTypeOf } from '../catalogs/index.js'
 import { deliveryWorkflowId, webhookRunMemo } from '../webhooks/index.js'
 import { IDEMPOTENCY_MEMO_KEY, callersKey, fingerprintOf, keyedWorkflowId, startWithKey } from './idempotency.js'
 import type { StartDeps } from './deps.js'
@@ -82,7 +82,7 @@ export async function startWorkflow (deps: StartDeps, body: StartWorkflowBody, o
   const catalog = catalogOf(deps, body)
   const input = await startInput(deps, body, signal)
   const workflow = await checkedWorkflow(deps, catalog, body.workflowName, input, signal, { pinned: body.version !== undefined })
-  if (webhook !== undefined) assertNoWebhookOnDeclared(await deps.catalogs.get(catalog, signal))
+  const deliveryQueue = webhook === undefined ? undefined : deliveryTaskQueueOf(await deps.catalogs.get(catalog, signal))
   const startDelay = body.startDelay === undefined ? undefined : durationMs(body.startDelay)
   const begin = async (workflowId: string, policies: Pick<WorkflowStartOptions, 'workflowIdReusePolicy' | 'workflowIdConflictPolicy' | 'memo'>) =>
     await deps.engine.call(() => deps.engine.as(identity).workflow.start(workflowTypeOf(workflow), {
@@ -93,7 +93,7 @@ export async function startWorkflow (deps: StartDeps, body: StartWorkflowBody, o
   const withDelivery = async (workflowId: string): Promise<{ deliveryId?: string, runMemo: Record<string, unknown> }> => {
     if (webhook === undefined) return { runMemo: starterMemo(startedBy) }
     const deliveryId = deliveryWorkflowId(workflowId, idempotencyKey)
-    await deps.webhooks.startDelivery({ id: deliveryId, workflowId, catalog }, webhook, signal)
+    await deps.webhooks.startDelivery({ id: deliveryId, workflowId, catalog, taskQueue: deliveryQueue }, webhook, signal)
     return { deliveryId, runMemo: { ...webhookRunMemo(webhook, deliveryId), ...starterMemo(startedBy) } }
   }
   const started = (workflowId: string, runId: string): Started =>
