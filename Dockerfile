@@ -6,28 +6,25 @@
 # Every step below is run literally by test/production-image.test.ts (part of `npm test`).
 ARG NODE_IMAGE=node:20.20.2-bookworm-slim
 
-FROM ${NODE_IMAGE} AS build
+# The workspaces' manifests, which both stages install from.
+FROM ${NODE_IMAGE} AS manifests
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY core/package.json core/
 COPY worker/package.json worker/
 COPY examples/package.json examples/
 COPY client/package.json client/
+
+FROM manifests AS build
 RUN npm ci --no-audit --no-fund
 COPY . .
 # Compiles API, core, worker, client and examples, then prebundles the workflow code (worker/dist/workflow-bundle.js).
 RUN npm run build
 
-FROM ${NODE_IMAGE} AS runtime
+FROM manifests AS runtime
 ENV NODE_ENV=production
 # The worker skips webpack at start when this bundle matches its workflows (it rebundles otherwise).
 ENV WORKFLOW_BUNDLE=/app/worker/dist/workflow-bundle.js
-WORKDIR /app
-COPY package.json package-lock.json ./
-COPY core/package.json core/
-COPY worker/package.json worker/
-COPY examples/package.json examples/
-COPY client/package.json client/
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force \
  && find node_modules/@temporalio/core-bridge/releases -mindepth 1 -maxdepth 1 ! -name "$(uname -m)-unknown-linux-gnu" -exec rm -rf {} +
 COPY --from=build /app/dist ./dist

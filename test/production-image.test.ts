@@ -45,7 +45,12 @@ t.test('the image steps produce working api and worker entry points', async (t) 
   const root = mkdtempSync(join(tmpdir(), 'flowport-image-'))
   const build = join(root, 'build')
   const runtime = join(root, 'runtime')
-  const manifests = ['package.json', 'package-lock.json', 'core/package.json', 'worker/package.json', 'examples/package.json', 'client/package.json']
+  const dockerfile = readFileSync(join(repo, 'Dockerfile'), 'utf8')
+  // The manifests stage's COPY lines: `COPY a b ./` or `COPY core/package.json core/`.
+  const manifestStage = dockerfile.split(/^FROM /m).find((stage) => / AS manifests\n/.test(stage)) ?? ''
+  const manifests = [...manifestStage.matchAll(/^COPY (.+) \S+$/gm)].flatMap((m) => m[1].split(' '))
+  const workspaces = (JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { workspaces: string[] }).workspaces
+  t.same(manifests.sort(), ['package.json', 'package-lock.json', ...workspaces.map((w) => `${w}/package.json`)].sort(), 'the manifests stage copies every workspace\'s manifest')
 
   // Build stage: the committed files only, as `COPY . .` with .dockerignore would give.
   const tracked = execFileSync('git', ['ls-files'], { cwd: repo, encoding: 'utf8' }).split('\n').filter(Boolean)
@@ -62,7 +67,7 @@ t.test('the image steps produce working api and worker entry points', async (t) 
 
   // The runtime stage's trace directory: set by ENV, made and given to `node` before `USER node`
   // (/app belongs to root). Here it is made under the test's root, as this user.
-  const runtimeStage = readFileSync(join(repo, 'Dockerfile'), 'utf8').split(/^FROM /m).at(-1)!
+  const runtimeStage = dockerfile.split(/^FROM /m).at(-1)!
   const traceDir = /^ENV SERVICE_TRACE_DIR=(\S+)$/m.exec(runtimeStage)?.[1] ?? ''
   t.match(traceDir, /^\/(?!app\/)/, 'the image sets SERVICE_TRACE_DIR to an absolute directory outside /app')
   const prepared = new RegExp(`^RUN mkdir -p ${traceDir} && chown -R node:node (\\S+)$`, 'm').exec(runtimeStage.slice(0, runtimeStage.indexOf('\nUSER node')))
