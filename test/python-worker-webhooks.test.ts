@@ -4,7 +4,8 @@
  * test's own) delivers them from DELIVERIES_TASK_QUEUE with the contract of Flowport's own catalogs
  * (docs/webhooks.md): the WorkflowResult, signed, one `webhook-id` across retries, the status's
  * delivery record. A start while no delivery worker polls is kept and delivered once one does;
- * a delivery worker killed while the run is open and started again still delivers, once.
+ * a delivery worker killed while the run is open and started again still delivers, once; of two,
+ * one that hangs leaves the delivery to the other.
  */
 import t from 'tap'
 import type { Test } from 'tap'
@@ -108,4 +109,22 @@ t.test('a delivery worker killed while the run is open and started again deliver
   t.match(await deliveryDone(app, run), { state: 'delivered', attempts: 1, lastResponseStatus: 200 })
   t.equal(hooks.received('/restart').length, 1, 'delivered once')
   t.match(verified(t, secret, hooks.received('/restart')[0]!), { kind: 'result', workflowId: run.workflowId, runId: run.runId, status: 'completed' })
+})
+
+t.test('of two delivery workers, one that hangs (SIGSTOP) while the run is open: the other delivers, once', async (t) => {
+  const app = await build(t)
+  const [hung] = [await deliveryWorker(t), await deliveryWorker(t)]
+  t.teardown(() => { process.kill(hung!.pid, 'SIGCONT') })
+  const hooks = await receiver(t)
+  const secret = newSecret()
+  const run = await startHooked(t, app, 'order', { item: 'pen', quantity: 2 }, { url: hooks.url('/hang'), secret })
+  const delivery = app.engine.client.workflow.getHandle(await deliveryIdOf(app, run))
+  t.ok((await eventually(async () => (await delivery.describe()).raw.pendingActivities ?? [], (p) => p.length > 0, 240)).length > 0, 'the delivery watches the open run')
+  // It may hold the delivery's workflow in its cache, or the look at the run: the engine's timeouts hand them to the other.
+  process.kill(hung!.pid, 'SIGSTOP')
+  const approved = await call(t, app, { method: 'POST', url: `/workflow/${run.workflowId}/signal/approve`, route: '/workflow/{id}/signal/{name}', payload: { payload: { by: 'ops' } } })
+  t.equal(approved.status, 200)
+  t.match(await deliveryDone(app, run), { state: 'delivered', attempts: 1, lastResponseStatus: 200 })
+  t.equal(hooks.received('/hang').length, 1, 'delivered once')
+  t.match(verified(t, secret, hooks.received('/hang')[0]!), { kind: 'result', workflowId: run.workflowId, status: 'completed', output: { item: 'pen', approvedBy: 'ops' } })
 })

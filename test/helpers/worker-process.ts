@@ -10,6 +10,8 @@ export interface WorkerProcess {
   /** Everything it printed so far (stdout and stderr). */
   output: () => string
   exited: Promise<number | null>
+  /** For signals that do not end it (SIGSTOP, SIGCONT). */
+  pid: number
   /** Resolves once the output contains `text`; rejects if the process exits first. */
   waitFor: (text: string) => Promise<void>
   /**
@@ -35,6 +37,7 @@ export function spawnWorker (t: Test, env: Record<string, string>, cwd: string, 
   return {
     output: () => output,
     exited,
+    pid: child.pid!,
     waitFor: async (text) => {
       await Promise.race([
         new Promise<void>((done) => { output.includes(text) ? done() : waiters.push({ text, done }) }),
