@@ -11,6 +11,7 @@ import { startCluster, type Cluster, type ClusterState } from '../cli/cluster/to
 import { closedLoop, f1, machineCpuMs, percentiles, processCpuMs } from './measure.js'
 import { descendants } from '../test/helpers/processes.js'
 import { machineNote, writeSection } from './results.js'
+import { post } from './stack.js'
 import { bottleneckAnalysis, type ClusterResults, type RunFigure, type StartFigure, type StepFigure } from './cluster-analysis.js'
 
 const SETTINGS = {
@@ -54,12 +55,6 @@ async function withCpu<T> (state: ClusterState, work: () => Promise<T>): Promise
   }
   share.others = Math.max(0, mb.busy - ma.busy - ours) / capacity
   return { result, share, machineBusy: (mb.busy - ma.busy) / capacity }
-}
-
-async function post (base: string, path: string, body: unknown): Promise<any> {
-  const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`)
-  return await res.json()
 }
 
 async function startThroughput (state: ClusterState, bases: string[]): Promise<StartFigure> {

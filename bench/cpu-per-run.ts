@@ -21,14 +21,16 @@
  * (bench/cpu-profile.ts); measured, never asserted.
  */
 import { execSync, spawn, type ChildProcess } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { basename, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client, Connection } from '@temporalio/client'
 import { stopProcess } from '../cli/supervise.js'
 import { closedLoop, f1, median, processCpuMs } from './measure.js'
-import { machineNote, writeSection } from './results.js'
+import { keepFigures, machineNote, writeSection } from './results.js'
+import { post } from './stack.js'
+import { commandLine, descendants } from '../test/helpers/processes.js'
 import { profileReport, summariseDir } from './cpu-profile.js'
 
 const RUNS = Number(process.env.CPU_RUNS ?? 1000)
@@ -61,31 +63,10 @@ interface Round {
 const commitOf = (tree: string) => execSync('git log -1 --format=%h', { cwd: tree, encoding: 'utf8' }).trim()
 const sideName = (tree: string) => (tree === here ? 'this tree' : basename(tree))
 
-/** Every descendant of `pid`, with its command line. */
-function descendants (pid: number): { pid: number, cmd: string }[] {
-  const children = new Map<number, number[]>()
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)])
-    } catch { /* gone meanwhile */ }
-  }
-  const found: { pid: number, cmd: string }[] = []
-  const walk = (p: number) => {
-    for (const c of children.get(p) ?? []) {
-      try { found.push({ pid: c, cmd: readFileSync(`/proc/${c}/cmdline`, 'utf8').replaceAll('\0', ' ') }) } catch { continue }
-      walk(c)
-    }
-  }
-  walk(pid)
-  return found
-}
-
 function stackPids (dev: ChildProcess): Pids {
   const pids: Pids = { api: dev.pid }
-  for (const { pid, cmd } of descendants(dev.pid ?? 0)) {
+  for (const pid of descendants(dev.pid ?? 0)) {
+    const cmd = commandLine(pid)
     if (/worker\/(src\/main\.ts|dist\/main\.js)/.test(cmd)) pids.worker = pid
     else if (/versitygw/.test(cmd)) pids.store = pid
     else if (/temporal.* server start-dev/.test(cmd)) pids.engine = pid
@@ -127,11 +108,7 @@ async function startStack (tree: string, profileDir: string | undefined) {
   return { dev, base, temporal, data, hasStore }
 }
 
-async function postRun (base: string): Promise<void> {
-  const res = await fetch(`${base}/workflow/run`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ workflowName: 'hello', input: { name: 'bench' } }) })
-  const body = await res.text()
-  if (res.status !== 200) throw new Error(`POST /workflow/run answered ${res.status}: ${body}`)
-}
+const postRun = async (base: string) => { await post(base, '/workflow/run', { workflowName: 'hello', input: { name: 'bench' } }) }
 
 async function untilAnswered (op: () => Promise<void>, timeoutMs = 180_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
@@ -256,9 +233,7 @@ for (let r = 0; r < ROUNDS && process.env.CPU_REPORT_FROM === undefined; r++) {
     rounds.push(result)
   }
 }
-const json = resolve(tmpdir(), 'flowport-bench-cpu-per-run.json')
-if (process.env.CPU_REPORT_FROM === undefined) writeFileSync(json, JSON.stringify(rounds, null, 2))
-console.log(`all figures in ${json}`)
+if (process.env.CPU_REPORT_FROM === undefined) console.log(`all figures in ${keepFigures('cpu-per-run', rounds)}`)
 if (PROFILE === undefined) writeSection('cpu-per-run', report(rounds))
 else {
   // Profiled rounds' /proc figures carry the profiler's cost: printed, not written; the profiles' section is.

@@ -18,20 +18,18 @@
  * API, followed by the same clients next to Flowport's "after" API in every round.
  * Writes the `latency` section of bench/RESULTS.md; measured, never asserted.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Client, Connection } from '@temporalio/client'
+import type { Client } from '@temporalio/client'
 import { tsToMs } from '@temporalio/common/lib/time.js'
-import { ENGINE_SERVER_DEFAULTS, startEngine, type Engine } from '../cli/engine.js'
-import { workerNodeArgs } from '../cli/worker-entry.js'
+import { ENGINE_SERVER_DEFAULTS } from '../cli/engine.js'
 import { closedLoop, f1, interleaved, now, percentiles, verdict, type Percentiles } from './measure.js'
 import { machineNote, writeSection } from './results.js'
 import { livePhase } from './sse.js'
-import { startApi, stopAll, type Api } from './stack.js'
-import { waitForCatalog } from '../test/helpers/wait-for-catalog.js'
+import { post as postJson, startStack, type Api, type Stack } from './stack.js'
 
 const ROUNDS = Number(process.env.LATENCY_ROUNDS ?? 5)
 const RUNS = Number(process.env.LATENCY_RUNS ?? 40)
@@ -46,39 +44,24 @@ const SETTINGS: Setting[] = ['before', 'after']
 
 const BARE_QUEUE = 'bench-bare-sdk'
 
-interface Stack { engine: Engine, workers: ChildProcess[], api: Api, apiProcess: ChildProcess, client: Client, connection: Connection, fanout?: { api: Api, child: ChildProcess } }
+type LatencyStack = Omit<Stack, 'api'> & { api: Api, fanout?: Api }
 
-async function startStack (setting: Setting): Promise<Stack> {
+async function startLatencyStack (setting: Setting): Promise<LatencyStack> {
   const dbFile = join(mkdtempSync(join(tmpdir(), `flowport-bench-latency-${setting}-`)), 'temporal.db')
-  const engine = await startEngine(setting === 'before'
-    ? { dbFile, dynamicConfig: ENGINE_SERVER_DEFAULTS, sqlitePragmas: [] }
-    : { dbFile })
-  const env = { ...process.env, TEMPORAL_ADDRESS: engine.address, TEMPORAL_NAMESPACE: engine.namespace, SERVICE_CATALOG_ID: CATALOG, LOG_LEVEL: 'warn' }
-  const workers = [spawn(process.execPath, workerNodeArgs, { env: { ...env, SERVICE_TRACE_ENABLED: 'false' }, stdio: ['ignore', 'inherit', 'inherit'] })]
+  const stack = await startStack([CATALOG], {
+    engine: setting === 'before' ? { dbFile, dynamicConfig: ENGINE_SERVER_DEFAULTS, sqlitePragmas: [] } : { dbFile },
+    workerEnv: { SERVICE_TRACE_ENABLED: 'false' }
+  })
   if (setting === 'after') {
     const bare = fileURLToPath(new URL('./bare-sdk/worker.ts', import.meta.url))
-    workers.push(spawn(process.execPath, ['--import', 'tsx', bare], { env: { ...env, TASK_QUEUE: BARE_QUEUE }, stdio: ['ignore', 'ignore', 'inherit'] }))
+    stack.children.push(spawn(process.execPath, ['--import', 'tsx', bare], { env: { ...stack.env(CATALOG), TASK_QUEUE: BARE_QUEUE }, stdio: ['ignore', 'ignore', 'inherit'] }))
   }
-  const connection = await Connection.connect({ address: engine.address })
-  const client = new Client({ connection, namespace: engine.namespace })
-  await waitForCatalog(client, CATALOG)
-  const { api, child } = await startApi(env)
-  const fanout = setting === 'after' ? await startApi(env, 'bench/bare-fanout.ts') : undefined
-  return { engine, workers, api, apiProcess: child, client, connection, fanout }
+  const { api } = await stack.api(CATALOG)
+  const fanout = setting === 'after' ? (await stack.api(CATALOG, {}, 'bench/bare-fanout.ts')).api : undefined
+  return { ...stack, api, fanout }
 }
 
-async function stopStack (s: Stack): Promise<void> {
-  await stopAll([s.apiProcess, s.fanout?.child, ...s.workers])
-  await s.connection.close()
-  await s.engine.stop()
-}
-
-async function post (api: Api, path: string, body: unknown): Promise<{ workflowId: string, runId: string, status?: string }> {
-  const res = await fetch(`${api.base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-  const json = await res.json() as { workflowId: string, runId: string, status?: string }
-  if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(json)}`)
-  return json
-}
+const post = async (api: Api, path: string, body: unknown) => await postJson<{ workflowId: string, runId: string, status?: string }>(api.base, path, body)
 
 let bareRuns = 0
 /** A run of a bare-SDK workflow through the raw client: its client-observed time and its ids. */
@@ -126,7 +109,7 @@ async function stepOverhead (client: Client, workflowId: string, runId: string, 
   return (at(events.at(-1)!) - at(events[0]) - stepMs) / steps
 }
 
-const stacks = {} as Record<Setting, Stack>
+const stacks = {} as Record<Setting, LatencyStack>
 const samples = {
   hello: { before: [] as number[], after: [] as number[] },
   local: { before: [] as number[], after: [] as number[] },
@@ -141,7 +124,7 @@ const sse: Record<Setting | 'bare', Map<number, SseFigure>> = { before: new Map(
 const machine = machineNote()
 
 try {
-  for (const setting of SETTINGS) stacks[setting] = await startStack(setting)
+  for (const setting of SETTINGS) stacks[setting] = await startLatencyStack(setting)
   // Warm both: the worker's first runs load its workflow bundle.
   for (const setting of SETTINGS) for (let i = 0; i < 5; i++) await post(stacks[setting].api, '/workflow/run', { workflowName: 'pipeline', input: { stages: 2, local: i % 2 === 0 } })
   await waitForBare(stacks.after.client)
@@ -187,7 +170,7 @@ try {
     // The bare fan-out server next to Flowport's "after" API in every round, on the same stack and engine.
     const servers = [
       ...SETTINGS.map((name) => ({ name, api: stacks[name].api, client: stacks[name].client })),
-      { name: 'bare' as const, api: stacks.after.fanout!.api, client: stacks.after.client }
+      { name: 'bare' as const, api: stacks.after.fanout!, client: stacks.after.client }
     ]
     for (const { name } of servers) sse[name].set(clients, { latency: [], raw: [], exact: true })
     await interleaved(SSE_ROUNDS, servers, async ({ name, api, client }, round) => {
@@ -200,7 +183,7 @@ try {
     })
   }
 } finally {
-  for (const setting of SETTINGS) if (stacks[setting]) await stopStack(stacks[setting])
+  for (const setting of SETTINGS) if (stacks[setting]) await stacks[setting].stop()
 }
 
 const p = (values: number[]): Percentiles => percentiles(values)

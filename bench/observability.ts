@@ -7,17 +7,12 @@
  * order, so all three see the same machine; the figure is each variant's median starts per second
  * over the off variant's. Writes the `observability` section of bench/RESULTS.md; never asserted.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Agent, request } from 'undici'
-import { Client, Connection } from '@temporalio/client'
-import { startEngine } from '../cli/engine.js'
-import { workerNodeArgs } from '../cli/worker-entry.js'
 import { closedLoop, f1, f2, median, processCpuMs, verdict } from './measure.js'
 import { machineNote, writeSection } from './results.js'
-import { startApi, stopAll } from './stack.js'
-import { waitForCatalog } from '../test/helpers/wait-for-catalog.js'
+import { startStack } from './stack.js'
 
 const ROUNDS = Number(process.env.OBS_ROUNDS ?? 6)
 const STARTS = Number(process.env.OBS_STARTS ?? 200)
@@ -29,9 +24,7 @@ const VARIANTS: Variant[] = ['off', 'metrics', 'metrics+tracing']
 const TARGET: Record<Variant, number> = { off: 0, metrics: 0.03, 'metrics+tracing': 0.10 }
 
 const machine = machineNote()
-const engine = await startEngine({ log: (m) => console.log(`engine: ${m}`) })
-const env = { ...process.env, TEMPORAL_ADDRESS: engine.address, TEMPORAL_NAMESPACE: engine.namespace, SERVICE_CATALOG_ID: CATALOG }
-const worker: ChildProcess = spawn(process.execPath, workerNodeArgs, { env: { ...env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'inherit', 'inherit'] })
+const stack = await startStack([CATALOG])
 
 // The spans' destination: received and dropped, as a collector that keeps up would.
 let exports = 0
@@ -48,8 +41,7 @@ const variantEnv: Record<Variant, Record<string, string>> = {
   'metrics+tracing': { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_TRACES_SAMPLER: 'always_on', OTEL_SERVICE_NAME: 'flowport-bench' }
 }
 
-const connection = await Connection.connect({ address: engine.address })
-const apis = await Promise.all(VARIANTS.map(async (v) => await startApi({ ...env, ...variantEnv[v] })))
+const apis = await Promise.all(VARIANTS.map(async (v) => await stack.api(CATALOG, variantEnv[v])))
 const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 10_000 })
 const rates: Record<Variant, number[]> = { off: [], metrics: [], 'metrics+tracing': [] }
 /** CPU ms the API process spent per start: the cost itself, less blurred than throughput by the engine and the machine's load. */
@@ -66,7 +58,6 @@ async function startRound (base: string): Promise<number> {
 }
 
 try {
-  await waitForCatalog(new Client({ connection, namespace: engine.namespace }), CATALOG)
   // One warm-up round each: JIT, connection pools, the catalog cache.
   for (const [i] of VARIANTS.entries()) await startRound(apis[i].api.base)
   for (let round = 0; round < ROUNDS; round++) {
@@ -81,10 +72,8 @@ try {
     }
   }
 } finally {
-  await stopAll([...apis.map((a) => a.child), worker])
+  await stack.stop()
   await agent.close()
-  await connection.close()
-  await engine.stop()
   sink.close()
 }
 

@@ -8,17 +8,12 @@
  * sample is one run's latency) go to each stack in turn. Writes the `payloads` section of
  * bench/RESULTS.md; measured, never asserted.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
-import { Client, Connection } from '@temporalio/client'
 import { defaultPayloadConverter } from '@temporalio/common'
 import { ClaimCheckCodec, PayloadStore } from '@flowport/core/payloads'
-import { startEngine } from '../cli/engine.js'
-import { workerNodeArgs } from '../cli/worker-entry.js'
 import { createBucket, S3_TEST_CREDENTIALS, startS3Server } from '../test/helpers/s3-server.js'
 import { machineNote, writeSection } from './results.js'
 import { f2, interleaved, percentiles } from './measure.js'
-import { startApi, stopAll, type Api } from './stack.js'
-import { waitForCatalog } from '../test/helpers/wait-for-catalog.js'
+import { startStack, type Api } from './stack.js'
 
 const ROUNDS = Number(process.env.PAYLOAD_ROUNDS ?? 8)
 const RUNS = Number(process.env.PAYLOAD_RUNS ?? 100)
@@ -42,28 +37,19 @@ async function passThroughNs (): Promise<{ ns: number, iterations: number }> {
 }
 const passThrough = await passThroughNs()
 
-const engine = await startEngine({ log: (m) => console.log(`engine: ${m}`) })
 const s3 = await startS3Server((m) => console.log(`s3: ${m}`))
 await createBucket(s3.endpoint, 'bench-payloads')
 const catalogOf = (v: Variant) => `bench-codec-${v}`
-const envOf = (v: Variant): NodeJS.ProcessEnv => ({
-  ...process.env,
-  TEMPORAL_ADDRESS: engine.address,
-  TEMPORAL_NAMESPACE: engine.namespace,
-  SERVICE_CATALOG_ID: catalogOf(v),
-  LOG_LEVEL: 'warn',
-  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-  SERVICE_TRACE_ENABLED: 'false',
-  SERVICE_TRACE_S3_BUCKET: 'bench-payloads',
-  SERVICE_CLOUD_ENDPOINT: s3.endpoint,
-  ...S3_TEST_CREDENTIALS,
-  SERVICE_PAYLOAD_REFS_ENABLED: v === 'on' ? 'true' : 'false'
+const stack = await startStack(VARIANTS.map(catalogOf), {
+  env: (i) => ({
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    SERVICE_TRACE_ENABLED: 'false',
+    SERVICE_TRACE_S3_BUCKET: 'bench-payloads',
+    SERVICE_CLOUD_ENDPOINT: s3.endpoint,
+    ...S3_TEST_CREDENTIALS,
+    SERVICE_PAYLOAD_REFS_ENABLED: VARIANTS[i] === 'on' ? 'true' : 'false'
+  })
 })
-
-const workers: ChildProcess[] = VARIANTS.map((v) => spawn(process.execPath, workerNodeArgs, { env: envOf(v), stdio: ['ignore', 'inherit', 'inherit'] }))
-const apis: Array<{ api: Api, child: ChildProcess }> = []
-const connection = await Connection.connect({ address: engine.address })
-const client = new Client({ connection, namespace: engine.namespace })
 
 /** RUNS sequential /workflow/run calls of hello; every call's latency in ms. */
 async function round (api: Api): Promise<number[]> {
@@ -83,9 +69,9 @@ async function round (api: Api): Promise<number[]> {
 }
 
 try {
-  await Promise.all(VARIANTS.map(async (v) => { await waitForCatalog(client, catalogOf(v)) }))
-  for (const v of VARIANTS) apis.push(await startApi(envOf(v)))
-  const apiOf = (v: Variant) => apis[VARIANTS.indexOf(v)].api
+  const apis: Api[] = []
+  for (const v of VARIANTS) apis.push((await stack.api(catalogOf(v))).api)
+  const apiOf = (v: Variant) => apis[VARIANTS.indexOf(v)]
   for (const v of VARIANTS) await round(apiOf(v)) // warm-up: bundles, caches, JIT
   const samples: Record<Variant, number[]> = { off: [], on: [] }
   const medians: Record<Variant, number[]> = { off: [], on: [] }
@@ -125,7 +111,5 @@ payload the codec does one length comparison per payload in the API and in the w
 `)
   console.log('wrote the payloads section of bench/RESULTS.md')
 } finally {
-  await stopAll([...apis.map((a) => a.child), ...workers])
-  await connection.close()
-  await Promise.all([engine.stop(), s3.stop()])
+  await Promise.all([stack.stop(), s3.stop()])
 }

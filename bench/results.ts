@@ -4,7 +4,8 @@
  * Writing a section replaces that section only; the others stay as their last run left them.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
-import { cpus, loadavg, totalmem } from 'node:os'
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
+import { resolve } from 'node:path'
 
 /** Sections in the order they appear in the file. */
 export const SECTIONS = ['first-start', 'latency', 'cpu-per-run', 'cpu-profile', 'start', 'sse', 'read', 'engine-outage', 'trace', 'observability', 'payloads', 'inspector', 'cluster', 'scale'] as const
@@ -42,4 +43,11 @@ export function writeSection (name: SectionName, body: string, file: URL | strin
   sections[name] = body.endsWith('\n') ? body : `${body}\n`
   const parts = SECTIONS.filter((s) => sections[s] !== undefined).map((s) => `<!-- bench:${s} -->\n${sections[s]}<!-- /bench:${s} -->\n`)
   writeFileSync(file, `${HEADER}\n${parts.join('\n')}`)
+}
+
+/** Everything a run measured, for a closer look than its section shows: written to a file in tmp, whose path it returns. */
+export function keepFigures (name: string, figures: unknown): string {
+  const file = resolve(tmpdir(), `flowport-bench-${name}.json`)
+  writeFileSync(file, JSON.stringify(figures, null, 2))
+  return file
 }

@@ -18,22 +18,18 @@
  * Writes the `scale` section of bench/RESULTS.md with the commit and the machine's load.
  * A benchmark, not a test: nothing is asserted.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { loadavg } from 'node:os'
-import { Client, Connection } from '@temporalio/client'
 import { formatMs } from '@flowport/core/duration'
 import { mapBounded } from '@flowport/core/bounded'
-import { startEngine } from '../cli/engine.js'
-import { workerNodeArgs } from '../cli/worker-entry.js'
-import { waitForCatalog } from '../test/helpers/wait-for-catalog.js'
 import { freePort } from '../test/helpers/processes.js'
 import { parseMetrics, total } from '../test/helpers/prometheus.js'
 import { machineNote, writeSection } from './results.js'
 import { median } from './measure.js'
-import { startApi, stopAll, type Api } from './stack.js'
+import { startStack, stopAll, type Api } from './stack.js'
 
 const SCALE = Number(process.env.SCALE ?? 1)
 const RUNS = Math.round(1000 * SCALE)
@@ -129,22 +125,16 @@ async function workerFreeSlots (metricsPort: number): Promise<number> {
 
 const commit = (() => { try { return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim() } catch { return 'unknown' } })()
 const machine = machineNote()
-const engine = await startEngine({ log: (m) => console.log(`engine: ${m}`) })
 const catalog = `bench-scale-${randomUUID()}`
 const metricsPort = await freePort()
-const env = { ...process.env, TEMPORAL_ADDRESS: engine.address, TEMPORAL_NAMESPACE: engine.namespace, SERVICE_CATALOG_ID: catalog, SERVICE_RATE_LIMIT_MAX: '0', SERVICE_STREAMS_MAX: '0', SERVICE_STREAMS_MAX_PER_KEY: '0' }
-const worker = spawn(process.execPath, workerNodeArgs, {
-  env: { ...env, LOG_LEVEL: 'error', SERVICE_WORKFLOWS_DIR: '', SERVICE_WORKER_METRICS_PORT: String(metricsPort), ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_EXECUTIONS: String(ACTIVITY_SLOTS) },
-  stdio: ['ignore', 'inherit', 'inherit']
+const stack = await startStack([catalog], {
+  env: () => ({ SERVICE_RATE_LIMIT_MAX: '0', SERVICE_STREAMS_MAX: '0', SERVICE_STREAMS_MAX_PER_KEY: '0' }),
+  workerEnv: { LOG_LEVEL: 'error', SERVICE_WORKFLOWS_DIR: '', SERVICE_WORKER_METRICS_PORT: String(metricsPort), ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_EXECUTIONS: String(ACTIVITY_SLOTS) }
 })
-const connection = await Connection.connect({ address: engine.address })
-const temporal = new Client({ connection, namespace: engine.namespace })
+const temporal = stack.client
 const receiver = await tricklingReceiver()
-let apiChild: ChildProcess | undefined
 try {
-  await waitForCatalog(temporal, catalog)
-  let started = await startApi(env)
-  apiChild = started.child
+  let started = await stack.api(catalog)
   let api = started.api
   console.log(`scale ${SCALE}: ${RUNS} webhook runs, ${FEED_CLIENTS} feed clients, ${STREAMS} streams; API at ${api.base}; commit ${commit}`)
 
@@ -190,10 +180,9 @@ try {
   const ids = await Promise.all(takers.map(async (s) => await s.firstId))
   for (const s of takers) s.close()
   const withIds = ids.filter((id): id is string => id !== undefined)
-  await stopAll([apiChild])
+  await stopAll([started.child])
   await sleep(3000) // the ids fall behind the new replica's frontier: each resume needs a catch-up read
-  started = await startApi(env)
-  apiChild = started.child
+  started = await stack.api(catalog)
   api = started.api
   const before = await engineCalls(api)
   const resumed = withIds.map((id) => openStream(`${api.base}/workflow/runs/stream`, { 'last-event-id': id }))
@@ -257,7 +246,5 @@ after forced GCs.
   console.log('wrote the scale section of bench/RESULTS.md')
 } finally {
   receiver.close()
-  await stopAll([apiChild, worker])
-  await connection.close()
-  await engine.stop()
+  await stack.stop()
 }

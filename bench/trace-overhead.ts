@@ -7,21 +7,16 @@
  * the latency a step pays, and steps per second of each round the throughput. Also the size of a
  * 100-step run's trace. Writes the `trace` section of bench/RESULTS.md; measured, never asserted.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { mkdtempSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Client, Connection } from '@temporalio/client'
 import { tsToMs } from '@temporalio/common/lib/time.js'
 import { TraceStore } from '@flowport/core/trace'
-import { startEngine } from '../cli/engine.js'
-import { workerNodeArgs } from '../cli/worker-entry.js'
 import { createBucket, S3_TEST_CREDENTIALS, startS3Server } from '../test/helpers/s3-server.js'
 import { machineNote, writeSection } from './results.js'
 import { closedLoop, interleaved, percentiles } from './measure.js'
-import { stopAll } from './stack.js'
-import { waitForCatalog } from '../test/helpers/wait-for-catalog.js'
+import { startStack } from './stack.js'
 
 const ROUNDS = Number(process.env.TRACE_ROUNDS ?? 6)
 const RUNS = Number(process.env.TRACE_RUNS ?? 24)
@@ -34,7 +29,6 @@ const VARIANTS: Variant[] = ['off', 'local', 'local+bucket']
 /** The middle sample (measure.ts' p50), as the engine's whole-millisecond latencies have it. */
 const median = (values: number[]) => percentiles(values).p50
 
-const engine = await startEngine({ log: (m) => console.log(`engine: ${m}`) })
 const s3 = await startS3Server((m) => console.log(`s3: ${m}`))
 await createBucket(s3.endpoint, 'bench-traces')
 const traceDir = mkdtempSync(join(tmpdir(), 'flowport-bench-traces-'))
@@ -42,13 +36,10 @@ const catalogOf = (v: Variant) => `bench-trace-${v.replace('+', '-')}`
 const traceEnv = (v: Variant): Record<string, string> => v === 'off'
   ? { SERVICE_TRACE_ENABLED: 'false' }
   : { SERVICE_TRACE_DIR: join(traceDir, v.replace('+', '-')), ...(v === 'local+bucket' ? { SERVICE_TRACE_S3_BUCKET: 'bench-traces', SERVICE_CLOUD_ENDPOINT: s3.endpoint, ...S3_TEST_CREDENTIALS } : {}) }
-
-const workers: ChildProcess[] = VARIANTS.map((v) => spawn(process.execPath, workerNodeArgs, {
-  env: { ...process.env, TEMPORAL_ADDRESS: engine.address, TEMPORAL_NAMESPACE: engine.namespace, SERVICE_CATALOG_ID: catalogOf(v), LOG_LEVEL: 'warn', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...traceEnv(v) },
-  stdio: ['ignore', 'inherit', 'inherit']
-}))
-const connection = await Connection.connect({ address: engine.address })
-const client = new Client({ connection, namespace: engine.namespace })
+const stack = await startStack(VARIANTS.map(catalogOf), {
+  env: (i) => ({ AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...traceEnv(VARIANTS[i]) })
+})
+const { client } = stack
 
 /** Runs RUNS sleepy runs, CONCURRENCY at once; returns steps per second and every step's engine-side latency. */
 async function round (variant: Variant): Promise<{ stepsPerSecond: number, latencies: number[] }> {
@@ -72,7 +63,6 @@ async function round (variant: Variant): Promise<{ stepsPerSecond: number, laten
 }
 
 try {
-  await Promise.all(VARIANTS.map(async (v) => { await waitForCatalog(client, catalogOf(v)) }))
   for (const v of VARIANTS) await round(v) // warm-up: bundles, caches, JIT
   const results = Object.fromEntries(VARIANTS.map((v) => [v, { rates: [] as number[], latencies: [] as number[] }])) as Record<Variant, { rates: number[], latencies: number[] }>
   await interleaved(ROUNDS, VARIANTS, async (v, r) => {
@@ -122,7 +112,5 @@ its input, output and one attempt.
 `)
   console.log('wrote the trace section of bench/RESULTS.md')
 } finally {
-  await stopAll(workers)
-  await connection.close()
-  await Promise.all([engine.stop(), s3.stop()])
+  await Promise.all([stack.stop(), s3.stop()])
 }

@@ -14,7 +14,7 @@ import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } f
 import { delimiter, join } from 'node:path'
 import { promisify } from 'node:util'
 import { formatSeconds } from '@flowport/core/duration'
-import { cacheDir, isExecutable } from './temporal-binary.js'
+import { binaryFromEnv, cacheDir, isExecutable } from './temporal-binary.js'
 import { goInstallCached } from './go-install.js'
 
 const run = promisify(execFile)
@@ -93,11 +93,8 @@ async function downloadRelease (asset: string, dir: string, signal?: AbortSignal
 }
 
 export async function findObjectStoreBinary (log: (m: string) => void = () => {}, signal?: AbortSignal): Promise<{ path: string, source: 'environment' | 'cache' | 'downloaded' | 'built' }> {
-  const own = process.env.VERSITYGW_PATH
-  if (own !== undefined && own !== '') {
-    if (!isExecutable(own)) throw new Error(`VERSITYGW_PATH=${own} is not an executable file`)
-    return { path: own, source: 'environment' }
-  }
+  const own = binaryFromEnv('VERSITYGW_PATH')
+  if (own !== undefined) return { path: own, source: 'environment' }
   const dir = cachedDir()
   const cached = join(dir, 'versitygw')
   if (isExecutable(cached)) return { path: cached, source: 'cache' }

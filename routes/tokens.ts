@@ -1,8 +1,4 @@
-/**
- * POST /tokens: a run token for a browser (plugins/app/access/run-tokens.ts). Needs scope `admin`; the
- * token carries at most the issuing key's own scopes, and a key limited to catalogs or workflow
- * names only gets tokens for runs within its limits.
- */
+/** A run token carries at most the issuing key's scopes, and a limited key only gets tokens for runs within its limits. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { access } from '../plugins/app/access/route-access.js'
 import { errorsFor, ref, response } from '../schemas/common.js'

@@ -105,7 +105,6 @@ export const NameSchema = Type.String({ minLength: 1, maxLength: 1000 })
 export const WorkflowParamsSchema = Type.Object({ id: WorkflowIdSchema }, { $id: 'WorkflowParams' })
 export const RunParamsSchema = Type.Object({ id: WorkflowIdSchema, rid: RunIdSchema }, { $id: 'RunParams' })
 
-export type Issue = Static<typeof IssueSchema>
 export type ErrorResponse = Static<typeof ErrorResponseSchema>
 
 /**

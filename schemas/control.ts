@@ -44,7 +44,5 @@ export const TerminateResultSchema = Type.Object({
   reason: Nullable(Type.String())
 }, { $id: 'TerminateResult', additionalProperties: false, description: 'The run was terminated' })
 
-export type StopBody = Static<typeof StopBodySchema>
 export type StopResult = Static<typeof StopResultSchema>
-export type TerminateBody = Static<typeof TerminateBodySchema>
 export type TerminateResult = Static<typeof TerminateResultSchema>

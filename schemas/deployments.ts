@@ -118,9 +118,6 @@ export type DeploymentSummary = Static<typeof DeploymentSummarySchema>
 export type DeploymentList = Static<typeof DeploymentListSchema>
 export type DeploymentVersionState = Static<typeof DeploymentVersionStateSchema>
 export type Ramp = Static<typeof RampSchema>
-export type RampBody = Static<typeof RampBodySchema>
-export type SetCurrentBody = Static<typeof SetCurrentBodySchema>
-export type RollbackBody = Static<typeof RollbackBodySchema>
 
 export const deploymentSchemas = [
   DeploymentParamsSchema, DeploymentChangeHeadersSchema, RampSchema, DeploymentVersionStateSchema, DeploymentSchema,

@@ -93,7 +93,6 @@ export const HistoryStreamServerErrorSchema = Type.Object({
   runId: Type.String()
 }, { $id: 'HistoryStreamServerError', additionalProperties: false })
 
-export type HistoryEvent = Static<typeof HistoryEventSchema>
 export type HistoryWorkflow = Static<typeof HistoryWorkflowSchema>
 export type HistoryPage = Static<typeof HistoryPageSchema>
 export type HistoryQuery = Static<typeof HistoryQuerySchema>

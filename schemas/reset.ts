@@ -70,7 +70,6 @@ export const AttentionSchema = Type.Object({
 }, { $id: 'Attention', additionalProperties: false, description: 'Why an open run needs someone to look at it' })
 
 export type ResetFrom = Static<typeof ResetFromSchema>
-export type ResetBody = Static<typeof ResetBodySchema>
 export type ResetPoint = Static<typeof ResetPointSchema>
 export type ResetResult = Static<typeof ResetResultSchema>
 export type Attention = Static<typeof AttentionSchema>

@@ -249,7 +249,6 @@ export const scheduleSchemas = [
   ScheduleAppliedPoliciesSchema, ScheduleSchema, ScheduleSummarySchema, SchedulesQuerySchema, SchedulesSchema
 ]
 
-export type Duration = Static<typeof DurationSchema>
 export type OverlapPolicy = Static<typeof OverlapPolicySchema>
 export type ScheduleSpecBody = Static<typeof ScheduleSpecSchema>
 export type SchedulePolicies = Static<typeof SchedulePoliciesSchema>

@@ -19,6 +19,8 @@ import { WorkerDeploymentVersionSchema } from './deployment-version.js'
 
 const Json = (description: string) => Type.Unknown({ description })
 const IsoTime = (description: string) => Nullable(Type.String({ format: 'date-time', description }))
+/** The `Prefer` request header (lib/http/prefer.ts). */
+const Prefer = (description: string, example: string) => Type.Optional(Type.String({ maxLength: 1000, description, examples: [example] }))
 
 /** Standard Webhooks secret: `whsec_` and the base64 of 24 to 64 random bytes. */
 export const WEBHOOK_SECRET_PATTERN = '^whsec_(?:[A-Za-z0-9+/]{4}){8,22}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$'
@@ -125,13 +127,9 @@ export const RunWorkflowHeadersSchema = Type.Object({
 
 export const StartWorkflowHeadersSchema = Type.Object({
   'idempotency-key': Type.Optional(IdempotencyKeySchema),
-  prefer: Type.Optional(Type.String({
-    maxLength: 1000,
-    description: 'RFC 7240 preferences; `wait=<seconds>` waits up to that long (capped by SERVICE_RUN_MAX_TIMEOUT_MS) for the run ' +
-      'to close: 200 with its WorkflowResult if it did, else 202 with its ids, `Location` and `Retry-After`. Other preferences ' +
-      'and malformed values are ignored (RFC 7240 §2).',
-    examples: ['wait=10']
-  }))
+  prefer: Prefer('RFC 7240 preferences; `wait=<seconds>` waits up to that long (capped by SERVICE_RUN_MAX_TIMEOUT_MS) for the run ' +
+    'to close: 200 with its WorkflowResult if it did, else 202 with its ids, `Location` and `Retry-After`. Other preferences ' +
+    'and malformed values are ignored (RFC 7240 §2).', 'wait=10')
 }, { $id: 'StartWorkflowHeaders' })
 
 /**
@@ -332,13 +330,9 @@ export const UpdateResultSchema = Type.Object({
 
 export const UpdateHeadersSchema = Type.Object({
   'if-match': Type.Optional(IfMatchSchema),
-  prefer: Type.Optional(Type.String({
-    maxLength: 1000,
-    description: 'RFC 7240 preferences; `respond-async` answers 202 as soon as the workflow accepted the update (its validator ' +
-      'passed), with `Location` of GET /workflow/{id}/updates/{updateId}, instead of waiting for the handler. Other preferences ' +
-      'are ignored (RFC 7240 §2).',
-    examples: ['respond-async']
-  }))
+  prefer: Prefer('RFC 7240 preferences; `respond-async` answers 202 as soon as the workflow accepted the update (its validator ' +
+    'passed), with `Location` of GET /workflow/{id}/updates/{updateId}, instead of waiting for the handler. Other preferences ' +
+    'are ignored (RFC 7240 §2).', 'respond-async')
 }, { $id: 'UpdateHeaders' })
 
 export const UpdateAcceptedSchema = Type.Object({
@@ -370,7 +364,6 @@ export type UpdateResult = Static<typeof UpdateResultSchema>
 export type WebhookRequest = Static<typeof WebhookRequestSchema>
 export type WebhookDelivery = Static<typeof WebhookDeliverySchema>
 export type WorkflowResult = Static<typeof WorkflowResultSchema>
-export type ErrorDetails = Static<typeof ErrorDetailsSchema>
 export type WorkflowStatus = Static<typeof WorkflowStatusSchema>
 export type WorkflowInput = Static<typeof WorkflowInputSchema>
 export type RunsQuery = Static<typeof RunsQuerySchema>

@@ -16,6 +16,7 @@ import { startEngine } from '../cli/engine.js'
 import { findTestServerBinary } from '../cli/test-server-binary.js'
 import { findObjectStoreBinary } from '../cli/object-store-binary.js'
 import { goWorkerBinary } from '../test/helpers/go-worker.js'
+import { javaWorkerJar } from '../test/helpers/java-worker.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
 import { waitForCatalog } from '../test/helpers/wait-for-catalog.js'
 import { createBucket, S3_TEST_CREDENTIALS, startS3Server } from '../test/helpers/s3-server.js'
@@ -34,6 +35,9 @@ async function waitForTestCatalog (address: string, timeoutMs: number): Promise<
   }
 }
 
+/** Whether this run includes a test file: all of them when no file is named. */
+const runs = (file: string) => !process.argv.slice(2).some((a) => a.endsWith('.ts')) || process.argv.includes(file)
+
 const [engine, s3, testServer] = await Promise.all([
   startEngine({ log: (m) => console.log(`# engine: ${m}`) }),
   startS3Server((m) => console.log(`# s3: ${m}`)),
@@ -41,10 +45,9 @@ const [engine, s3, testServer] = await Promise.all([
   findTestServerBinary((m) => console.log(`# test server: ${m}`)),
   // The dev stack's object store (test/dev-stack*.test.ts): built here on a cold machine, so no test waits minutes for it.
   findObjectStoreBinary((m) => console.log(`# store: ${m}`)),
-  // The example Go worker (test/go-worker.test.ts), likewise, when that test runs.
-  process.argv.slice(2).some((a) => a.endsWith('.ts')) && !process.argv.includes('test/go-worker.test.ts')
-    ? undefined
-    : goWorkerBinary((m) => console.log(`# go worker: ${m}`))
+  // The example Go and Java workers (test/go-worker.test.ts, test/java-worker.test.ts), likewise, when their test runs.
+  runs('test/go-worker.test.ts') ? goWorkerBinary((m) => console.log(`# go worker: ${m}`)) : undefined,
+  runs('test/java-worker.test.ts') ? javaWorkerJar((m) => console.log(`# java worker: ${m}`)) : undefined
 ])
 const TRACE_BUCKET = 'flowport-traces'
 await createBucket(s3.endpoint, TRACE_BUCKET)

@@ -36,13 +36,13 @@ const goDone = {
 }
 /** Go's side effects and versions are markers too, of other names. */
 const goVersion = { eventId: 10, eventTime: at(4), markerRecordedEventAttributes: { markerName: 'Version', details: { data: payloads({ ChangeID: 'x', Version: 1 }) } } }
-/** Java: details `type`, `activityId`, `meta` ({attempt, backoff}), `result`. */
+/** Java: details `type`, `activityId`, `input`, `time`, `meta` ({firstSkd, atpt, backoff}), `result`, as test/java-worker.test.ts's real worker records them. */
 const javaDone = {
   eventId: 13,
   eventTime: at(5),
   markerRecordedEventAttributes: {
     markerName: 'LocalActivity',
-    details: { type: payloads('Reserve'), activityId: payloads('8'), time: payloads(1_800_000_005_000), meta: payloads({ attempt: 1, backoff: null }), result: payloads({ reserved: true }) }
+    details: { type: payloads('Reserve'), activityId: payloads('8'), input: payloads('seat 4'), time: payloads(1_800_000_005_000), meta: payloads({ firstSkd: 1_800_000_005_000, atpt: 1, backoff: null }), result: payloads({ reserved: true }) }
   }
 }
 const completed = { eventId: 15, eventTime: at(6), workflowExecutionCompletedEventAttributes: { result: payloads('done') } }
@@ -64,17 +64,17 @@ t.test('the engine\'s objects: Go\'s and Java\'s markers read as local steps; a 
 t.test('the API\'s JSON (payloads decoded into arrays) reads the same', async (t) => {
   const json = { markerName: 'LocalActivity', details: { data: [{ ActivityID: '7', ActivityType: 'LookupPrice', Attempt: 2, Backoff: 0 }], result: [1250] } }
   t.same(localStepMarkerOf(json), { activity_type: 'LookupPrice', activity_id: '7', attempt: 2 })
-  t.same(localStepMarkerOf({ markerName: 'LocalActivity', details: { type: ['Reserve'], activityId: ['8'], meta: [{ attempt: 3, backoff: 1500 }] } }),
-    { activity_type: 'Reserve', activity_id: '8', attempt: 3, backoff: 1500 })
+  t.same(localStepMarkerOf({ markerName: 'LocalActivity', details: { type: ['Reserve'], activityId: ['8'], meta: [{ firstSkd: 1_800_000_005_000, atpt: 3, backoff: 1.5 }] } }),
+    { activity_type: 'Reserve', activity_id: '8', attempt: 3, backoff: 1.5 })
   t.equal(localStepMarkerOf({ markerName: 'LocalActivity', details: {} }), null, 'payloads left out of the stream: not readable, no step')
   t.equal(localStepMarkerOf({ markerName: 'SideEffect', details: { data: [1] } }), null)
 })
 
-t.test('the trace shows their bare output and the attempts the markers number', async (t) => {
+t.test('the trace shows their bare output (and the input Java records) and the attempts the markers number', async (t) => {
   const trace = assembleTrace({ run: { workflowId: 'order-7', runId: 'r1' }, events: events as never, attempts: [], isEvaluator: () => false, maxValueBytes: 65536 })
   t.same(trace.nodes.map((n) => [n.id, n.name, n.type, n.status, n.output, n.input]), [
     ['r1/7', 'LookupPrice', 'LookupPrice', 'completed', 1250, null],
-    ['r1/8', 'Reserve', 'Reserve', 'completed', { reserved: true }, null]
+    ['r1/8', 'Reserve', 'Reserve', 'completed', { reserved: true }, 'seat 4']
   ])
   const [lookup] = trace.nodes
   t.same(lookup!.attempts.map((a) => [a.attempt, a.status]), [[1, 'unknown'], [2, 'completed']])

@@ -60,13 +60,15 @@ function readFile (file: string): ReturnType<typeof readCatalogFile> {
   return readCatalogFile(text, file)
 }
 
+/** A subcommand of one argument, with the engine's settings in its help. */
+function subcommand (parent: Command, name: string, argument: string, description: string): Command {
+  return parent.command(name).description(description).argument(argument).addHelpText('after', SETTINGS)
+}
+
 export function catalogCommand (): Command {
   const catalog = new Command('catalog').description('publish|show|remove a catalog declared in a file, for workers without Flowport\'s SDK (docs/any-worker.md)')
-  catalog.command('publish')
-    .description('validate a catalog file (YAML or JSON) and publish it: the API serves its workflows on the catalog\'s task queue; publishing again replaces it')
-    .argument('<file>')
+  subcommand(catalog, 'publish', '<file>', 'validate a catalog file (YAML or JSON) and publish it: the API serves its workflows on the catalog\'s task queue; publishing again replaces it')
     .option('--check', 'only validate the file')
-    .addHelpText('after', SETTINGS)
     .action(async (file: string, options: { check?: boolean }) => {
       if (options.check === true) {
         try {
@@ -86,28 +88,18 @@ export function catalogCommand (): Command {
         console.log(`catalog ${catalog.catalog} ${what}: ${catalog.workflows.map((w) => w.name).join(', ')}`)
       })
     })
-  catalog.command('show')
-    .description('print the catalog published under an id (declared or a Flowport worker\'s), as YAML')
-    .argument('<catalogId>')
-    .addHelpText('after', SETTINGS)
-    .action(async (catalogId: string) => {
-      await withEngine(async (client) => {
-        const published = await readPublishedCatalog(client, catalogId)
-        if (published === null) throw new CatalogConflictError(`Catalog ${catalogId} is not published`)
-        const by = published.publishedBy === 'file' ? 'a catalog file (flowport catalog publish)' : 'a Flowport worker'
-        console.log(`# catalog ${catalogId}, published by ${by} at ${published.catalog.publishedAt} (run ${published.runId})`)
-        process.stdout.write(stringify(published.catalog))
-      })
-    })
-  catalog.command('remove')
-    .description('unpublish a declared catalog: the API answers 503 for its workflows until it is published again (runs are untouched)')
-    .argument('<catalogId>')
-    .addHelpText('after', SETTINGS)
-    .action(async (catalogId: string) => {
-      await withEngine(async (client) => {
-        await removeDeclaredCatalog(client, catalogId)
-        console.log(`catalog ${catalogId} removed`)
-      })
-    })
+  subcommand(catalog, 'show', '<catalogId>', 'print the catalog published under an id (declared or a Flowport worker\'s), as YAML')
+    .action(async (catalogId: string) => await withEngine(async (client) => {
+      const published = await readPublishedCatalog(client, catalogId)
+      if (published === null) throw new CatalogConflictError(`Catalog ${catalogId} is not published`)
+      const by = published.publishedBy === 'file' ? 'a catalog file (flowport catalog publish)' : 'a Flowport worker'
+      console.log(`# catalog ${catalogId}, published by ${by} at ${published.catalog.publishedAt} (run ${published.runId})`)
+      process.stdout.write(stringify(published.catalog))
+    }))
+  subcommand(catalog, 'remove', '<catalogId>', 'unpublish a declared catalog: the API answers 503 for its workflows until it is published again (runs are untouched)')
+    .action(async (catalogId: string) => await withEngine(async (client) => {
+      await removeDeclaredCatalog(client, catalogId)
+      console.log(`catalog ${catalogId} removed`)
+    }))
   return catalog
 }

@@ -4,7 +4,8 @@
  */
 import { Command } from 'commander'
 import { DEFAULT_BASE_URL, FlowportClient } from '@flowport/client'
-import { describeError, exitCodeOf } from './exit-codes.js'
+import { describeError, EXIT, exitCodeOf } from './exit-codes.js'
+import { info, printJson } from './output.js'
 
 export interface CommonOptions {
   url?: string
@@ -43,4 +44,12 @@ export function action<A extends unknown[]> (run: (...args: A) => Promise<number
       process.exitCode = exitCodeOf(err)
     }
   }
+}
+
+/** A command's answer, exit 0: `value` as JSON with --json; else `human`, a line on stderr or what it prints. */
+export function answer (options: CommonOptions, value: unknown, human: string | (() => void)): number {
+  if (options.json === true) printJson(value)
+  else if (typeof human === 'string') info(human)
+  else human()
+  return EXIT.ok
 }

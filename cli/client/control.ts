@@ -2,11 +2,9 @@
  * `stop` (graceful: the workflow's cleanup runs) and `terminate` (at once).
  */
 import type { Command } from 'commander'
-import { action, clientCommand, clientOf, type CommonOptions } from './command.js'
-import { EXIT } from './exit-codes.js'
+import { action, answer, clientCommand, clientOf, type CommonOptions } from './command.js'
 import { positiveInteger } from './input.js'
 import { IF_MATCH_HELP } from './handlers.js'
-import { info, printJson } from './output.js'
 
 export function registerControl (program: Command): void {
   clientCommand(program, 'stop <id>', 'gracefully stop a run: its cleanup runs and it ends canceled')
@@ -16,9 +14,7 @@ export function registerControl (program: Command): void {
     .option('--if-match <runId>', IF_MATCH_HELP)
     .action(action(async (id: string, options: CommonOptions & { escalateAfter?: number, reason?: string, ifMatch?: string }) => {
       const stopped = await clientOf(options).stop(id, { runId: options.run, terminateAfterMs: options.escalateAfter, reason: options.reason, ifMatch: options.ifMatch })
-      if (options.json) printJson(stopped)
-      else info(`Workflow ${stopped.workflowId} (run ${stopped.runId}): ${stopped.outcome.replace('_', ' ')}, status ${stopped.status}.`)
-      return EXIT.ok
+      return answer(options, stopped, `Workflow ${stopped.workflowId} (run ${stopped.runId}): ${stopped.outcome.replace('_', ' ')}, status ${stopped.status}.`)
     }))
 
   clientCommand(program, 'terminate <id>', 'terminate a run at once (no cleanup)')
@@ -27,8 +23,6 @@ export function registerControl (program: Command): void {
     .option('--if-match <runId>', IF_MATCH_HELP)
     .action(action(async (id: string, options: CommonOptions & { reason?: string, ifMatch?: string }) => {
       const terminated = await clientOf(options).terminate(id, { runId: options.run, reason: options.reason, ifMatch: options.ifMatch })
-      if (options.json) printJson(terminated)
-      else info(`Workflow ${terminated.workflowId} (run ${terminated.runId}) terminated.`)
-      return EXIT.ok
+      return answer(options, terminated, `Workflow ${terminated.workflowId} (run ${terminated.runId}) terminated.`)
     }))
 }

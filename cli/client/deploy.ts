@@ -10,7 +10,7 @@
 import type { Command } from 'commander'
 import { PreconditionFailedError, type Deployment, type DeploymentSummary, type FlowportClient, type RunVersioning, type VersioningOverride, type WorkerDeploymentVersion } from '@flowport/client'
 import { DEFAULT_CATALOG_ID } from '@flowport/core/settings'
-import { action, clientCommand, clientOf, type CommonOptions } from './command.js'
+import { action, answer, clientCommand, clientOf, type CommonOptions } from './command.js'
 import { CliError, EXIT } from './exit-codes.js'
 import { IF_MATCH_HELP } from './handlers.js'
 import { info, printJson, printTable } from './output.js'
@@ -81,12 +81,10 @@ async function guarded (client: FlowportClient, options: DeployOptions, send: (i
 }
 
 function done (d: Deployment, options: DeployOptions, line: string): number {
-  if (options.json) printJson(d)
-  else {
+  return answer(options, d, () => {
     info(line)
     printDeployment(d)
-  }
-  return EXIT.ok
+  })
 }
 
 const overrideText = (o: VersioningOverride | null) =>
@@ -181,8 +179,6 @@ export function registerDeploy (program: Command): void {
     .option('--if-match <runId>', IF_MATCH_HELP)
     .action(action(async (workflowId: string, options: MoveOptions) => {
       const moved = await move(workflowId, options)
-      if (options.json) printJson(moved)
-      else info(`Workflow ${moved.workflowId} (run ${moved.runId}): ${overrideText(moved.versioningOverride)}.`)
-      return EXIT.ok
+      return answer(options, moved, `Workflow ${moved.workflowId} (run ${moved.runId}): ${overrideText(moved.versioningOverride)}.`)
     }))
 }

@@ -3,7 +3,7 @@
  * `update-state` reads how an update sent with `update --async` stands.
  */
 import type { Command } from 'commander'
-import { action, clientCommand, clientOf, type CommonOptions } from './command.js'
+import { action, answer, clientCommand, clientOf, type CommonOptions } from './command.js'
 import { EXIT } from './exit-codes.js'
 import { readInput } from './input.js'
 import { info, paint, printJson } from './output.js'
@@ -18,9 +18,7 @@ export function registerHandlers (program: Command): void {
     .addHelpText('after', payloadHelp)
     .action(action(async (id: string, name: string, payload: string | undefined, options: CommonOptions & { ifMatch?: string }) => {
       const sent = await clientOf(options).signal(id, name, await readInput(payload, 'payload'), { ifMatch: options.ifMatch })
-      if (options.json) printJson(sent)
-      else info(`Signal ${name} delivered to workflow ${sent.workflowId} (run ${sent.runId}).`)
-      return EXIT.ok
+      return answer(options, sent, `Signal ${name} delivered to workflow ${sent.workflowId} (run ${sent.runId}).`)
     }))
 
   for (const kind of ['query', 'update'] as const) {
@@ -34,12 +32,10 @@ export function registerHandlers (program: Command): void {
       .action(action(async (id: string, name: string, payload: string | undefined, options: CommonOptions & { ifMatch?: string, async?: boolean }) => {
         if (options.async === true) {
           const accepted = await clientOf(options).updateAsync(id, name, await readInput(payload, 'payload'), { ifMatch: options.ifMatch })
-          if (options.json) printJson(accepted)
-          else info(`Update ${name} accepted by workflow ${accepted.workflowId} (run ${accepted.runId}); update id ${accepted.updateId}.`)
-          return EXIT.ok
+          return answer(options, accepted, `Update ${name} accepted by workflow ${accepted.workflowId} (run ${accepted.runId}); update id ${accepted.updateId}.`)
         }
-        const answer = await clientOf(options)[kind](id, name, await readInput(payload, 'payload'), { ifMatch: options.ifMatch })
-        printJson(options.json ? answer : answer.result)
+        const answered = await clientOf(options)[kind](id, name, await readInput(payload, 'payload'), { ifMatch: options.ifMatch })
+        printJson(options.json ? answered : answered.result)
         return EXIT.ok
       }))
   }

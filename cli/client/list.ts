@@ -4,9 +4,10 @@
  * OpenAPI document, docs/catalog-openapi.md).
  */
 import type { Command } from 'commander'
+import type { WorkflowStatus } from '@flowport/client'
 import { DEFAULT_CATALOG_ID } from '@flowport/core/settings'
 import { FILTER_STATUSES } from '@flowport/core/run'
-import { action, clientCommand, clientOf, type CommonOptions } from './command.js'
+import { action, answer, clientCommand, clientOf, type CommonOptions } from './command.js'
 import { CliError, EXIT } from './exit-codes.js'
 import { positiveInteger } from './input.js'
 import { onInterrupt } from './interrupt.js'
@@ -47,7 +48,7 @@ export function registerList (program: Command): void {
     .option('--watch', 'instead of listing, print every run that starts or closes from now on (Ctrl-C stops)')
     .action(action(async (options: RunFilter) => {
       if (options.watch === true) return await watch(options)
-      const runs = []
+      const runs: WorkflowStatus[] = []
       const pages = clientOf(options).runs({
         workflowName: options.workflow,
         status: options.status as never,
@@ -59,9 +60,7 @@ export function registerList (program: Command): void {
         runs.push(run)
         if (runs.length >= options.limit) break
       }
-      if (options.json) printJson(runs)
-      else printTable(['workflow id', 'workflow', 'status', 'version', 'started', 'closed'], runs.map((r) => [r.workflowId, r.workflowName, r.status, r.version?.buildId ?? '-', r.startTime ?? '-', r.closeTime ?? '-']))
-      return EXIT.ok
+      return answer(options, runs, () => { printTable(['workflow id', 'workflow', 'status', 'version', 'started', 'closed'], runs.map((r) => [r.workflowId, r.workflowName, r.status, r.version?.buildId ?? '-', r.startTime ?? '-', r.closeTime ?? '-'])) })
     }))
 
   // --openapi rather than a subcommand: `catalog <word>` already names a workflow, and a workflow may be called `openapi`.

@@ -4,10 +4,10 @@
  */
 import type { Command } from 'commander'
 import type { ResetFrom } from '@flowport/client'
-import { action, clientCommand, clientOf, type CommonOptions } from './command.js'
+import { action, answer, clientCommand, clientOf, type CommonOptions } from './command.js'
 import { CliError, EXIT } from './exit-codes.js'
 import { readInput } from './input.js'
-import { info, printJson } from './output.js'
+import { info } from './output.js'
 import { retryRateLimited } from './retry-after.js'
 
 /** `failed-step`, `start`, `last-workflow-task`, `step:<name>` or `step:<name>#<occurrence>`. */
@@ -39,12 +39,10 @@ export function registerReset (program: Command): void {
       // Parsed here, not by commander: action() turns a CliError into its one-line message and exit code.
       const from = options.from === undefined ? undefined : parseFrom(options.from)
       const res = await clientOf(options).reset(id, { runId: options.run, from, reason: options.reason, reapply: options.reapply })
-      if (options.json) printJson(res)
-      else {
+      return answer(options, res, () => {
         const step = res.resetFrom.step === null ? '' : ` from step ${res.resetFrom.step}`
         info(`Workflow ${res.workflowId}: run ${res.resetFrom.runId} reset${step}; new run ${res.runId}. Follow it with: flowport tail ${res.workflowId}`)
-      }
-      return EXIT.ok
+      })
     }))
 
   const group = program.command('batch').description('act on every run a filter matches (terminate, stop, signal, reset, status, cancel)')
@@ -61,9 +59,7 @@ export function registerReset (program: Command): void {
       : JSON.parse(JSON.stringify({ workflowName: options.workflow, status: options.status, catalog: options.catalog })) as Record<string, never>
     const client = clientOf(options)
     const started = await retryRateLimited(`Batch ${body.action}`, async () => await client.startBatch({ ...body, filter, reason: options.reason }))
-    if (options.json) printJson(started)
-    else info(`Batch ${started.batchId}: ${body.action} on ${started.matched} matching run(s). Progress: flowport batch status ${started.batchId}`)
-    return EXIT.ok
+    return answer(options, started, `Batch ${started.batchId}: ${body.action} on ${started.matched} matching run(s). Progress: flowport batch status ${started.batchId}`)
   }
 
   batch('terminate', 'terminate every run a filter matches').action(action(async (options: BatchOptions) => await run(options, { action: 'terminate' })))
@@ -81,15 +77,11 @@ export function registerReset (program: Command): void {
   clientCommand(group, 'status <batchId>', 'where a batch operation stands')
     .action(action(async (batchId: string, options: CommonOptions) => {
       const status = await clientOf(options).batch(batchId)
-      if (options.json) printJson(status)
-      else info(`Batch ${status.batchId} (${status.action}): ${status.state}, ${status.completed} of ${status.total} done, ${status.failed} failed.`)
-      return EXIT.ok
+      return answer(options, status, `Batch ${status.batchId} (${status.action}): ${status.state}, ${status.completed} of ${status.total} done, ${status.failed} failed.`)
     }))
   clientCommand(group, 'cancel <batchId>', 'stop a batch operation (runs already acted on stay as they are)')
     .action(action(async (batchId: string, options: CommonOptions) => {
       const status = await clientOf(options).stopBatch(batchId)
-      if (options.json) printJson(status)
-      else info(`Batch ${status.batchId} (${status.action}): ${status.state}, ${status.completed} of ${status.total} done.`)
-      return EXIT.ok
+      return answer(options, status, `Batch ${status.batchId} (${status.action}): ${status.state}, ${status.completed} of ${status.total} done.`)
     }))
 }

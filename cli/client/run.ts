@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Command } from 'commander'
 import { FlowportError } from '@flowport/client'
-import { action, clientCommand, clientOf, type CommonOptions } from './command.js'
+import { action, answer, clientCommand, clientOf, type CommonOptions } from './command.js'
 import { CliError, EXIT } from './exit-codes.js'
 import { followChain, printResult, progressRenderer, type WorkflowResult } from './follow.js'
 import { positiveInteger, readInput } from './input.js'
@@ -86,12 +86,10 @@ async function start (workflow: string, inputArg: string | undefined, options: S
   const client = clientOf(options)
   const inputRef = await inputRefOf(client, input, options.upload)
   const started = await client.start(workflow, input, { workflowId: options.id, catalog: options.catalog, inputRef })
-  if (options.json) printJson(started)
-  else {
+  return answer(options, started, () => {
     process.stdout.write(`${started.workflowId}\n`)
     info(`Started run ${started.runId}. Follow it with: flowport tail ${started.workflowId}`)
-  }
-  return EXIT.ok
+  })
 }
 
 /** `start --update`: the open run of `--id` takes the update, or a run starts and takes it; prints the update's result. */
@@ -99,12 +97,10 @@ async function updateWithStart (workflow: string, input: unknown, name: string, 
   if (options.id === undefined) throw new CliError('InputError: --update needs --id <workflowId>, the id whose open run takes the update', EXIT.usage)
   const payload = await readInput(options.updatePayload, 'update payload')
   const updated = await clientOf(options).updateWithStart(workflow, input, { name, ...(payload === undefined ? {} : { payload }) }, { workflowId: options.id, catalog: options.catalog })
-  if (options.json) printJson(updated)
-  else {
+  return answer(options, updated, () => {
     printJson(updated.result)
     info(`Update ${name} ran in run ${updated.runId} of ${updated.workflowId}.`)
-  }
-  return EXIT.ok
+  })
 }
 
 const UPLOAD_HELP = 'upload the input to the payload store first and start with its reference: for inputs above the API\'s body limit (docs/large-payloads.md)'

@@ -3,11 +3,10 @@
  * the /schedules endpoints (docs/schedules.md), in the style of the other client commands.
  */
 import { InvalidArgumentError, type Command } from 'commander'
-import type { CreateScheduleBody, OverlapPolicy, Schedule } from '@flowport/client'
-import { action, clientCommand, clientOf, type CommonOptions } from './command.js'
-import { EXIT } from './exit-codes.js'
+import type { CreateScheduleBody, OverlapPolicy, Schedule, ScheduleSummary } from '@flowport/client'
+import { action, answer, clientCommand, clientOf, type CommonOptions } from './command.js'
 import { positiveInteger, readInput } from './input.js'
-import { info, printJson, printTable } from './output.js'
+import { info, printTable } from './output.js'
 
 const OVERLAPS = ['skip', 'bufferOne', 'bufferAll', 'cancelOther', 'terminateOther', 'allowAll']
 
@@ -88,9 +87,7 @@ export function registerSchedule (program: Command): void {
         ...(Object.keys(policies).length ? { policies } : {})
       }
       const scheduleId = await clientOf(options).createSchedule(body)
-      if (options.json) printJson({ scheduleId })
-      else process.stdout.write(`${scheduleId}\n`)
-      return EXIT.ok
+      return answer(options, { scheduleId }, () => { process.stdout.write(`${scheduleId}\n`) })
     }))
 
   clientCommand(schedule, 'list', 'list schedules')
@@ -98,22 +95,18 @@ export function registerSchedule (program: Command): void {
     .option('--catalog <catalog>', 'only schedules of this catalog')
     .option('--limit <n>', 'at most this many', positiveInteger('--limit'), 50)
     .action(action(async (options: CommonOptions & { workflow?: string, limit: number }) => {
-      const found = []
+      const found: ScheduleSummary[] = []
       for await (const s of clientOf(options).schedules({ workflowName: options.workflow, catalog: options.catalog, pageSize: Math.min(options.limit, 100) })) {
         found.push(s)
         if (found.length >= options.limit) break
       }
-      if (options.json) printJson(found)
-      else printTable(['schedule', 'workflow', 'catalog', 'state', 'next'], found.map((s) => [s.scheduleId, s.workflowName, s.catalog, s.state.paused ? 'paused' : 'active', s.nextActionTimes[0] ?? '-']))
-      return EXIT.ok
+      return answer(options, found, () => { printTable(['schedule', 'workflow', 'catalog', 'state', 'next'], found.map((s) => [s.scheduleId, s.workflowName, s.catalog, s.state.paused ? 'paused' : 'active', s.nextActionTimes[0] ?? '-'])) })
     }))
 
   clientCommand(schedule, 'show <scheduleId>', 'show a schedule: spec, state, next times, recent runs, warnings')
     .action(action(async (scheduleId: string, options: CommonOptions) => {
       const { schedule: s, etag } = await clientOf(options).getSchedule(scheduleId)
-      if (options.json) printJson({ ...s, etag })
-      else printSchedule(s)
-      return EXIT.ok
+      return answer(options, { ...s, etag }, () => { printSchedule(s) })
     }))
 
   for (const verb of ['pause', 'unpause'] as const) {
@@ -122,9 +115,7 @@ export function registerSchedule (program: Command): void {
       .action(action(async (scheduleId: string, options: CommonOptions & { note?: string }) => {
         const client = clientOf(options)
         await (verb === 'pause' ? client.pauseSchedule(scheduleId, options.note) : client.unpauseSchedule(scheduleId, options.note))
-        if (options.json) printJson({ scheduleId, paused: verb === 'pause' })
-        else info(`Schedule ${scheduleId} ${verb}d.`)
-        return EXIT.ok
+        return answer(options, { scheduleId, paused: verb === 'pause' }, `Schedule ${scheduleId} ${verb}d.`)
       }))
   }
 
@@ -132,9 +123,7 @@ export function registerSchedule (program: Command): void {
     .option('--overlap <policy>', 'overlap policy for this run (default: the schedule\'s)', overlap)
     .action(action(async (scheduleId: string, options: CommonOptions & { overlap?: OverlapPolicy }) => {
       await clientOf(options).triggerSchedule(scheduleId, { overlap: options.overlap })
-      if (options.json) printJson({ scheduleId, triggered: true })
-      else info(`Schedule ${scheduleId} triggered.`)
-      return EXIT.ok
+      return answer(options, { scheduleId, triggered: true }, `Schedule ${scheduleId} triggered.`)
     }))
 
   clientCommand(schedule, 'backfill <scheduleId>', 'start now the runs that were due in a time range (both ends inclusive)')
@@ -143,16 +132,12 @@ export function registerSchedule (program: Command): void {
     .option('--overlap <policy>', 'overlap policy for these runs (default: the schedule\'s)', overlap)
     .action(action(async (scheduleId: string, options: CommonOptions & { from: string, to: string, overlap?: OverlapPolicy }) => {
       await clientOf(options).backfillSchedule(scheduleId, options.from, options.to, { overlap: options.overlap })
-      if (options.json) printJson({ scheduleId, backfilled: { startAt: options.from, endAt: options.to } })
-      else info(`Schedule ${scheduleId}: runs due from ${options.from} to ${options.to} started.`)
-      return EXIT.ok
+      return answer(options, { scheduleId, backfilled: { startAt: options.from, endAt: options.to } }, `Schedule ${scheduleId}: runs due from ${options.from} to ${options.to} started.`)
     }))
 
   clientCommand(schedule, 'delete <scheduleId>', 'delete a schedule (the runs it started are left alone)')
     .action(action(async (scheduleId: string, options: CommonOptions) => {
       await clientOf(options).deleteSchedule(scheduleId)
-      if (options.json) printJson({ scheduleId, deleted: true })
-      else info(`Schedule ${scheduleId} deleted.`)
-      return EXIT.ok
+      return answer(options, { scheduleId, deleted: true }, `Schedule ${scheduleId} deleted.`)
     }))
 }

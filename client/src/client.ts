@@ -4,6 +4,7 @@
  * the error class of the API's `error` name (errors.ts). No Node built-ins: runs in browsers too.
  */
 import createClient, { type Client } from 'openapi-fetch'
+import { DEFAULT_PORT } from '@flowport/core/api'
 import { errorFromResponse, FlowportNetworkError } from './errors.js'
 import { follow, type FollowOptions } from './follow.js'
 import { watchRuns, type WatchRunsOptions } from './watch-runs.js'
@@ -19,10 +20,10 @@ import type {
   RunVersioning, RunVersioningBody
 } from './types.js'
 
-export const DEFAULT_BASE_URL = 'http://127.0.0.1:3001'
+export const DEFAULT_BASE_URL = `http://127.0.0.1:${DEFAULT_PORT}`
 
 export interface ClientOptions {
-  /** Default: the `FLOWPORT_URL` environment variable (Node), else http://127.0.0.1:3001. */
+  /** Default: the `FLOWPORT_URL` environment variable (Node), else DEFAULT_BASE_URL. */
   baseUrl?: string
   /** Bearer token. Default: the `FLOWPORT_TOKEN` environment variable (Node). */
   token?: string
@@ -88,6 +89,17 @@ export class FlowportClient {
     return result.data as T
   }
 
+  /** `#call`, and the answer's ETag. */
+  async #callWithEtag<T> (signal: AbortSignal | undefined, request: () => Promise<FetchResult<T>>): Promise<[T, string]> {
+    let etag = ''
+    const data = await this.#call(signal, async () => {
+      const result = await request()
+      etag = result.response.headers.get('etag') ?? ''
+      return result
+    })
+    return [data, etag]
+  }
+
   /** Starts a workflow and waits for its result (`POST /workflow/run`). A failed run resolves with `status: 'failed'`. */
   run (workflowName: string, input: unknown, { signal, workflowId, catalog, timeout, idempotencyKey, inputRef }: RunOptions = {}): Promise<WorkflowResult> {
     return this.#call(signal, () => this.#api.POST('/workflow/run', {
@@ -135,30 +147,28 @@ export class FlowportClient {
     }) as Promise<FetchResult<UpdateResult>>)
   }
 
-  status (workflowId: string, { signal, runId }: RunIdOptions = {}): Promise<WorkflowStatus> {
-    return this.#call(signal, () => runId === undefined
-      ? this.#api.GET('/workflow/{id}/status', { params: { path: { id: workflowId } }, signal })
-      : this.#api.GET('/workflow/{id}/runs/{rid}/status', { params: { path: { id: workflowId, rid: runId } }, signal }))
+  /** A run's read (`GET /workflow/{id}/<what>`, or its pinned route with `runId`). */
+  #readRun<T> (what: 'status' | 'result' | 'input' | 'trace-log', workflowId: string, { signal, runId }: RunIdOptions): Promise<T> {
+    const path = runId === undefined ? `/workflow/{id}/${what}` as const : `/workflow/{id}/runs/{rid}/${what}` as const
+    return this.#call(signal, () => this.#api.GET(path, { params: { path: { id: workflowId, rid: runId ?? '' } }, signal }) as Promise<FetchResult<T>>)
+  }
+
+  status (workflowId: string, opts: RunIdOptions = {}): Promise<WorkflowStatus> {
+    return this.#readRun('status', workflowId, opts)
   }
 
   /** The result of a closed run; WorkflowNotCompletedError (424) while it runs. */
-  result (workflowId: string, { signal, runId }: RunIdOptions = {}): Promise<WorkflowResult> {
-    return this.#call(signal, () => runId === undefined
-      ? this.#api.GET('/workflow/{id}/result', { params: { path: { id: workflowId } }, signal })
-      : this.#api.GET('/workflow/{id}/runs/{rid}/result', { params: { path: { id: workflowId, rid: runId } }, signal }))
+  result (workflowId: string, opts: RunIdOptions = {}): Promise<WorkflowResult> {
+    return this.#readRun('result', workflowId, opts)
   }
 
-  input (workflowId: string, { signal, runId }: RunIdOptions = {}): Promise<WorkflowInput> {
-    return this.#call(signal, () => runId === undefined
-      ? this.#api.GET('/workflow/{id}/input', { params: { path: { id: workflowId } }, signal })
-      : this.#api.GET('/workflow/{id}/runs/{rid}/input', { params: { path: { id: workflowId, rid: runId } }, signal }))
+  input (workflowId: string, opts: RunIdOptions = {}): Promise<WorkflowInput> {
+    return this.#readRun('input', workflowId, opts)
   }
 
   /** The execution trace (`GET …/trace-log`). */
-  trace (workflowId: string, { signal, runId }: RunIdOptions = {}): Promise<TraceLog> {
-    return this.#call(signal, () => runId === undefined
-      ? this.#api.GET('/workflow/{id}/trace-log', { params: { path: { id: workflowId } }, signal })
-      : this.#api.GET('/workflow/{id}/runs/{rid}/trace-log', { params: { path: { id: workflowId, rid: runId } }, signal }))
+  trace (workflowId: string, opts: RunIdOptions = {}): Promise<TraceLog> {
+    return this.#readRun('trace-log', workflowId, opts)
   }
 
   /** Every run matching the filters, each once, in the engine's order (open runs, then closed ones), page after page as the loop goes on. */
@@ -262,14 +272,12 @@ export class FlowportClient {
   }
 
   /** Starts an eval run of a workflow over its datasets (docs/evals.md); read it with `evalRun`. */
-  startEval (body: StartEvalBody, opts: CallOptions = {}): Promise<EvalStarted> {
-    const { signal } = opts
+  startEval (body: StartEvalBody, { signal }: CallOptions = {}): Promise<EvalStarted> {
     return this.#call(signal, () => this.#api.POST('/evals', { body, signal }))
   }
 
   /** An eval run, with its report once it completed. */
-  evalRun (evalId: string, opts: CallOptions = {}): Promise<EvalRun> {
-    const { signal } = opts
+  evalRun (evalId: string, { signal }: CallOptions = {}): Promise<EvalRun> {
     return this.#call(signal, () => this.#api.GET('/evals/{evalId}', { params: { path: { evalId } }, signal }))
   }
 
@@ -344,23 +352,13 @@ export class FlowportClient {
 
   /** A schedule, and its ETag: pass it to `replaceSchedule`. */
   async getSchedule (scheduleId: string, { signal }: CallOptions = {}): Promise<{ schedule: Schedule, etag: string }> {
-    let etag = ''
-    const schedule = await this.#call(signal, async () => {
-      const result = await this.#api.GET('/schedules/{scheduleId}', { params: { path: { scheduleId } }, signal })
-      etag = result.response.headers.get('etag') ?? ''
-      return result
-    })
+    const [schedule, etag] = await this.#callWithEtag(signal, () => this.#api.GET('/schedules/{scheduleId}', { params: { path: { scheduleId } }, signal }))
     return { schedule, etag }
   }
 
   /** Replaces a schedule; PreconditionFailedError (412) when it changed since `etag` was read. */
   async replaceSchedule (scheduleId: string, body: UpdateScheduleBody, etag: string, { signal }: CallOptions = {}): Promise<{ schedule: Schedule, etag: string }> {
-    let next = ''
-    const schedule = await this.#call(signal, async () => {
-      const result = await this.#api.PUT('/schedules/{scheduleId}', { params: { path: { scheduleId }, header: { 'if-match': etag } }, body, signal })
-      next = result.response.headers.get('etag') ?? ''
-      return result
-    })
+    const [schedule, next] = await this.#callWithEtag(signal, () => this.#api.PUT('/schedules/{scheduleId}', { params: { path: { scheduleId }, header: { 'if-match': etag } }, body, signal }))
     return { schedule, etag: next }
   }
 
@@ -400,12 +398,7 @@ export class FlowportClient {
 
   /** A worker deployment and its ETag: pass it as `ifMatch` to a change, so that a change made by someone else meanwhile is not overwritten. */
   async readDeployment (deploymentName: string, { signal }: CallOptions = {}): Promise<{ deployment: Deployment, etag: string }> {
-    let etag = ''
-    const deployment = await this.#call(signal, async () => {
-      const result = await this.#api.GET('/deployments/{deploymentName}', { params: { path: { deploymentName } }, signal })
-      etag = result.response.headers.get('etag') ?? ''
-      return result
-    })
+    const [deployment, etag] = await this.#callWithEtag(signal, () => this.#api.GET('/deployments/{deploymentName}', { params: { path: { deploymentName } }, signal }))
     return { deployment, etag }
   }
 

@@ -124,7 +124,6 @@ export class DeploymentConflictError extends named('DeploymentConflictError') {}
 /** 503: the replica holds its most open streams, or polls its most runs-feed filter sets; `retryAfter` says when to try again (streams wait it out by themselves). */
 export class StreamCapacityError extends named('StreamCapacityError') {}
 
-/** The short name for WorkflowExecutionTimedOutError. */
 export { WorkflowExecutionTimedOutError as WorkflowTimeoutError }
 
 /** Every error class of an API error name, found by its name (errorFromBody). */

@@ -1,25 +1,10 @@
 /**
- * A Server-Sent Events stream of the API as an async iterator of messages, parsed with
- * eventsource-parser over a streaming fetch (Node 20 and browsers alike), that resumes by itself.
- * The one SSE reader of the project: `follow()`, `watchRuns()` and the run inspector's live views
- * (docs/inspector.md, "Live steps") all read through it.
- *
- * Resuming: the reader remembers the `id:` of the last message that carried one and, when the
- * connection drops, the stream sends a `server_error` frame, or the API is down for a while
- * (connection refused during a restart), it reconnects with that id in the `Last-Event-ID` header;
- * the API then sends exactly what came after it. The wait between attempts is the server's
- * `retry:` hint (first attempt), then doubles up to 10 s, and is never shorter than an answer's
- * `Retry-After` (seconds or an HTTP date); each wait is then lengthened by a random 0–50 %, so the
- * clients of a replica that restarted (or of sessions that ended together) do not all come back
- * at the same instant. After `maxReconnectWaitMs` (default 60 s) without a
- * successful reconnect the iterator throws the last error (FlowportNetworkError, or the API's
- * error), its message saying it gave up. A 429 (the key holds its most open streams, or spent its
- * budget) and a 502/503/504 answer (a proxy while a replica restarts, the engine away, the replica
- * at its cap of streams) are waited out, also on the first connection; any other JSON error before the
- * first stream byte (400, 401, 404, …) throws its error class. The first connection is not retried
- * when it gets no answer at all: an API that is not there (a wrong URL) throws FlowportNetworkError
- * at once. `onState` hears each connection and each wait. The iterator ends once it has yielded a
- * message `ends` accepts, on a 204, or cleanly (without throwing) when `signal` aborts.
+ * A Server-Sent Events stream of the API as an async iterator of messages (eventsource-parser over
+ * a streaming fetch, Node 20 and browsers alike) that resumes by itself: the one SSE reader of the
+ * project, under `follow()`, `watchRuns()` and the inspector's live views. Its resume rules
+ * (`Last-Event-ID`, waits, `Retry-After`, giving up) are docs/client.md's "Following a run". The
+ * random share added to each wait keeps the clients of a restarted replica (or of sessions that
+ * ended together) from all coming back at the same instant.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
 import { errorFromBody, errorFromResponse, FlowportError, FlowportNetworkError } from './errors.js'
@@ -78,8 +63,8 @@ function sleep (ms: number, signal: AbortSignal): Promise<void> {
   })
 }
 
-async function readBody (response: Response): Promise<unknown> {
-  const text = await response.text().catch(() => '')
+/** An error body: its JSON, or its text when it is not JSON. */
+function jsonOrText (text: string): unknown {
   try {
     return JSON.parse(text)
   } catch {
@@ -89,14 +74,7 @@ async function readBody (response: Response): Promise<unknown> {
 
 /** The error a `server_error` frame stands for (the API's side of the stream failed; it resumes after the last id). */
 function frameError (message: EventSourceMessage): FlowportError | undefined {
-  if (message.event !== 'server_error') return undefined
-  let body: unknown
-  try {
-    body = JSON.parse(message.data)
-  } catch {
-    body = message.data
-  }
-  return errorFromBody(200, body, 'The stream failed on the API\'s side')
+  return message.event === 'server_error' ? errorFromBody(200, jsonOrText(message.data), 'The stream failed on the API\'s side') : undefined
 }
 
 export async function * readEventStream (context: StreamContext, url: string, opts: ReconnectOptions, ends: (message: EventSourceMessage) => boolean): AsyncGenerator<EventSourceMessage, void, undefined> {
@@ -149,7 +127,7 @@ export async function * readEventStream (context: StreamContext, url: string, op
       }
       if (response.status === 204) return
       if (!response.ok || response.body === null) {
-        const error = errorFromResponse(response, await readBody(response))
+        const error = errorFromResponse(response, jsonOrText(await response.text().catch(() => '')))
         if (PASSING.has(response.status)) {
           await backoff(error)
           continue

@@ -22,6 +22,7 @@ async function clientBundle (): Promise<string> {
     format: 'iife',
     globalName: 'Flowport',
     platform: 'browser',
+    conditions: ['flowport-source'],
     target: 'chrome120'
   })
   return result.outputFiles[0]!.text

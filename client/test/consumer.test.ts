@@ -53,8 +53,11 @@ t.test('a strict TypeScript project compiles against the package and runs hello'
   const installed = join(dir, 'node_modules/@flowport/client')
   mkdirSync(installed, { recursive: true })
   cpSync(join(repo, 'client/package.json'), join(installed, 'package.json'))
-  // The package as an install has it: its dist, built from its sources.
-  await run(process.execPath, [tsc, '-p', join(repo, 'client/tsconfig.build.json'), '--outDir', join(installed, 'dist')])
+  // The packages as an install has them: the client's dist, and core's (the contract it imports), built from their sources.
+  const core = join(dir, 'node_modules/@flowport/core')
+  await run(process.execPath, [tsc, '-p', join(repo, 'core/tsconfig.build.json'), '--outDir', join(core, 'dist')])
+  cpSync(join(repo, 'core/package.json'), join(core, 'package.json'))
+  await run(process.execPath, [tsc, '-p', join(repo, 'client/tsconfig.build.json'), '--customConditions', 'flowport-source', '--outDir', join(installed, 'dist')])
   for (const dep of ['openapi-fetch', 'openapi-typescript-helpers', 'eventsource-parser', '@types/node', 'undici-types']) {
     mkdirSync(join(dir, 'node_modules', dep, '..'), { recursive: true })
     symlinkSync(join(repo, 'node_modules', dep), join(dir, 'node_modules', dep), 'dir')

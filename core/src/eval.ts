@@ -38,7 +38,6 @@ export const EVAL_SUMMARY_MEMO_KEY = 'flowportEval'
  */
 export const evalWorkflowIdPrefix = (workflow: string) => `eval:${workflow}:`
 
-/** Pattern of an eval run's id. */
 export const EVAL_ID_PATTERN = '^eval:[A-Za-z_][A-Za-z0-9_]{0,99}:[0-9a-fA-F-]{36}$'
 
 /** The evaluated workflow named by an eval run's id, or undefined when the id is not one. */

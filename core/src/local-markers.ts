@@ -7,16 +7,15 @@
  *   `core_local_activity`, detail `data` = `{activity_type, activity_id, attempt, backoff, …}`.
  * - Go: `LocalActivity`, detail `data` = `{ActivityID, ActivityType, ReplayTime, Attempt, Backoff}`
  *   (Backoff in nanoseconds, 0 unless the SDK retries after a timer).
- * - Java: `LocalActivity`, details `activityId`, `type`, `time` and `meta` = `{attempt, backoff}`.
+ * - Java: `LocalActivity`, details `activityId`, `type`, `input`, `time` and `meta` =
+ *   `{firstSkd, atpt, backoff}` (atpt: the attempt; backoff null unless the SDK retries after a timer).
  *
  * All of them keep the activity's output in detail `result`. Pure (the browser imports it through
  * ./steps.ts): the caller decodes a detail's first value, from a payload or from the API's JSON.
  */
 
-/** Temporal Core's marker (TypeScript, Python, .NET, Ruby). */
-export const LOCAL_ACTIVITY_MARKER = 'core_local_activity'
-/** The Go and Java SDKs' marker. */
-export const LOCAL_ACTIVITY_MARKER_GO_JAVA = 'LocalActivity'
+const LOCAL_ACTIVITY_MARKER = 'core_local_activity'
+const LOCAL_ACTIVITY_MARKER_GO_JAVA = 'LocalActivity'
 
 /** What a local activity's marker says about it, in Temporal Core's words (the other layouts are read into them). */
 export interface LocalStepMarker {
@@ -51,8 +50,8 @@ export function readLocalActivityMarker (markerName: string | null | undefined, 
   const javaType = text(detail('type'))
   if (javaType !== undefined) {
     const meta = detail('meta')
-    const { attempt, backoff } = isObject(meta) ? meta : {}
-    return withoutAbsent({ activity_type: javaType, activity_id: text(detail('activityId')), attempt: count(attempt), backoff: laterRetry(backoff) })
+    const { atpt, backoff } = isObject(meta) ? meta : {}
+    return withoutAbsent({ activity_type: javaType, activity_id: text(detail('activityId')), attempt: count(atpt), backoff: laterRetry(backoff) })
   }
   const data = detail('data')
   if (!isObject(data) || typeof data.ActivityType !== 'string') return null

@@ -42,7 +42,6 @@ export type S3Sdk = typeof import('@aws-sdk/client-s3')
 let sdk: Promise<S3Sdk> | undefined
 export const loadS3Sdk = async (): Promise<S3Sdk> => await (sdk ??= import('@aws-sdk/client-s3'))
 
-/** A client, for calls and for presigned URLs alike. */
 export function s3Client ({ S3Client }: S3Sdk, s3: S3Settings): S3Client {
   return new S3Client({
     region: s3.region,
@@ -95,7 +94,6 @@ export class S3Objects {
     }, signal)
   }
 
-  /** Size and age of the object. */
   async head (key: string, signal?: AbortSignal): Promise<{ bytes: number, lastModified: Date | null } | null> {
     return await this.call(async (client, { HeadObjectCommand, NotFound }, abortSignal) => {
       try {

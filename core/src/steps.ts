@@ -1,14 +1,12 @@
 /**
  * A run's steps rebuilt from its history events: each call of a step or evaluator (the activity
  * `workflow#step`, or a local step's marker) and of a child workflow, with its state and attempt.
- * One reading for every place that shows or uses steps: the inspector (ui/run.js, folding events
- * as the SSE stream delivers them), the CLI's live progress (cli/client/progress.ts), the reset
- * point (plugins/app/control/reset-point.ts) and the trace (core/src/trace/assemble.ts).
+ * One reading for every place that shows or uses steps: the inspector (folding events as the SSE
+ * stream delivers them), the CLI's live progress, the reset point and the trace.
  *
  * Pure and free of Node built-ins and of the Temporal SDK (the browser imports it): it reads the
  * engine's event objects and their JSON alike, by which `…EventAttributes` field an event carries.
  */
-
 import { readLocalActivityMarker, type LocalStepMarker } from './local-markers.js'
 
 // The markers of local activities (a step run with `options.local`, or another SDK's), whatever the SDK.

@@ -1,4 +1,3 @@
-/** The OpenAPI 3.1 document at /openapi.json, from the routes' schemas, and Swagger UI at /docs. */
 import fp from 'fastify-plugin'
 import { OPTIONAL_BODY } from '../../lib/http/optional-body.js'
 import swagger from '@fastify/swagger'

@@ -28,6 +28,9 @@ const BUNDLED: Record<string, string[]> = {
   'json-schema.mjs': ['@cfworker/json-schema']
 }
 
+/** The client's own import of core resolves as this process's did: to core's sources under `--conditions=flowport-source`. */
+const conditions = import.meta.resolve('@flowport/core/run').endsWith('.ts') ? ['flowport-source'] : []
+
 /** At first request: most apps, every test's, never serve one. */
 const bundles = new Map<string, Promise<string>>()
 
@@ -40,6 +43,7 @@ function browserModule (file: string, specifiers: string[]): Promise<string> {
       bundle: true,
       format: 'esm',
       platform: 'browser',
+      conditions,
       // Minified, it is a third smaller gzipped (bench/RESULTS.md, inspector).
       minify: true,
       write: false,

@@ -7,6 +7,7 @@
  * engine records as the deployment's last modifier (`lastModifiedBy`).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { TSchema } from '@sinclair/typebox'
 import { errorsFor, ref, response } from '../../schemas/common.js'
 import {
   DeploymentChangeHeadersSchema, DeploymentListSchema, DeploymentParamsSchema, DeploymentSchema, RampBodySchema, RollbackBodySchema, SetCurrentBodySchema
@@ -32,7 +33,16 @@ const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
   const params = ref(DeploymentParamsSchema)
   const deployment = withEtag(DeploymentSchema, 'The deployment and its versions, as the engine holds them; `ETag` is its conflict token: send it as `If-Match` with a change')
   const headers = ref(DeploymentChangeHeadersSchema)
-  /** The deployment as the answer's body, its ETag as the header. */
+  /** A change with a body answers the deployment with its new ETag, unless `If-Match` names an older one. */
+  const changeSchema = <Body extends TSchema>(body: Body, { description, ...doc }: { operationId: string, summary: string, description: string }) => ({
+    tags,
+    ...doc,
+    description: description + changed,
+    params,
+    body: ref(body),
+    headers,
+    response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 412, 413, 415, 500, 502, 503) }
+  })
   const answer = async (reply: FastifyReply, tagged: Promise<TaggedDeployment>) => {
     const { etag, deployment } = await tagged
     reply.header('etag', etag)
@@ -65,36 +75,26 @@ const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.put('/deployments/:deploymentName/current', {
     config,
-    schema: {
-      tags,
+    schema: changeSchema(SetCurrentBodySchema, {
       operationId: 'setCurrentDeploymentVersion',
       summary: 'Make a version current (or none: unversioned workers): new runs go to it',
       description: 'Runs started from now on go to this version (a ramp to it ends). Open runs pinned to the previous version stay ' +
         'on it, which drains; `autoUpgrade` runs move. `{unversioned: true}` instead: no version is current, new runs go to the ' +
         'unversioned workers of the deployment\'s task queues (back from versioning; a ramp stays). 409 DeploymentConflictError when no worker of the version ' +
-        '(or no unversioned worker) polls now (unless `allowNoPollers`), or when the engine refuses (e.g. no worker of the version polls every task queue of the current one). ' + changed,
-      params,
-      body: ref(SetCurrentBodySchema),
-      headers,
-      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 412, 413, 415, 500, 502, 503) }
-    }
+        '(or no unversioned worker) polls now (unless `allowNoPollers`), or when the engine refuses (e.g. no worker of the version polls every task queue of the current one). '
+    })
   }, async (request, reply) =>
     await answer(reply, fastify.deployments.setCurrent(request.params.deploymentName, 'buildId' in request.body ? request.body.buildId : null, { ...change(request, reply), allowNoPollers: request.body.allowNoPollers })))
 
   fastify.put('/deployments/:deploymentName/ramp', {
     config,
-    schema: {
-      tags,
+    schema: changeSchema(RampBodySchema, {
       operationId: 'rampDeploymentVersion',
       summary: 'Send a share of new runs to a version',
       description: 'From now on `percentage` of new runs go to this version and the rest to the current one; a new call changes the ' +
         'share or the version. 409 DeploymentConflictError when no worker of the version polls now (unless `allowNoPollers`), or when ' +
-        'the engine refuses (e.g. the version is the current one). ' + changed,
-      params,
-      body: ref(RampBodySchema),
-      headers,
-      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 412, 413, 415, 500, 502, 503) }
-    }
+        'the engine refuses (e.g. the version is the current one). '
+    })
   }, async (request, reply) =>
     await answer(reply, fastify.deployments.setRamp(request.params.deploymentName, request.body, { ...change(request, reply), allowNoPollers: request.body.allowNoPollers })))
 
@@ -117,17 +117,14 @@ const deployments: FastifyPluginAsyncTypebox = async (fastify) => {
     ...optionalBody,
     schema: {
       ...optionalBodySchema,
-      tags,
-      operationId: 'rollbackDeployment',
-      summary: 'Make the previous version current again',
-      description: 'Without `buildId`, the version to go back to is, of the versions not current now, the one that most recently ' +
-        'became current (the engine\'s record of each version); with it, that version. A ramp is left as it is. 409 ' +
-        'DeploymentConflictError when no version was current before, when no worker of that version polls now (unless ' +
-        '`allowNoPollers`: start its workers first), or when the engine refuses. ' + changed,
-      params,
-      body: ref(RollbackBodySchema),
-      headers,
-      response: { 200: deployment, ...errorsFor(400, 401, 403, 404, 409, 412, 413, 415, 500, 502, 503) }
+      ...changeSchema(RollbackBodySchema, {
+        operationId: 'rollbackDeployment',
+        summary: 'Make the previous version current again',
+        description: 'Without `buildId`, the version to go back to is, of the versions not current now, the one that most recently ' +
+          'became current (the engine\'s record of each version); with it, that version. A ramp is left as it is. 409 ' +
+          'DeploymentConflictError when no version was current before, when no worker of that version polls now (unless ' +
+          '`allowNoPollers`: start its workers first), or when the engine refuses. '
+      })
     }
   }, async (request, reply) =>
     await answer(reply, fastify.deployments.rollback(request.params.deploymentName, request.body?.buildId, { ...change(request, reply), allowNoPollers: request.body?.allowNoPollers })))

@@ -1,8 +1,4 @@
-/**
- * Execution history (docs/architecture.md, "The history stream"): one page of a run's events
- * (GET /workflow/{id}/history and /workflow/{id}/runs/{rid}/history, plugins/app/history/page.ts)
- * and the live SSE stream (GET …/history/stream, plugins/app/history/stream.ts).
- */
+/** A page of a run's events and their live SSE stream (docs/architecture.md, "The history stream"). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { errorsFor, ref } from '../../schemas/common.js'

@@ -17,7 +17,6 @@ import { access, engineIdentity } from '../../plugins/app/access/route-access.js
 import { optionalBody, optionalBodySchema } from '../../lib/http/optional-body.js'
 
 const schedules: FastifyPluginAsyncTypebox = async (fastify) => {
-  // POST /schedules: check everything (spec, workflow, input), then let the engine store it.
   fastify.post('/schedules', {
     config: access('control', 'start'),
     schema: {
@@ -39,7 +38,6 @@ const schedules: FastifyPluginAsyncTypebox = async (fastify) => {
     return await reply.code(201).header('location', `/schedules/${encodeURIComponent(scheduleId)}`).send({ scheduleId })
   })
 
-  // GET /schedules and GET /schedules/{scheduleId}: what the engine keeps, in the API's terms.
   fastify.get('/schedules', {
     config: access('read', 'runs'),
     schema: {
@@ -95,8 +93,6 @@ const schedules: FastifyPluginAsyncTypebox = async (fastify) => {
     return schedule
   })
 
-  // POST /schedules/{scheduleId}/pause | unpause | trigger | backfill: the engine's schedule
-  // operations, each answered 204 once the engine has taken it.
   const responses = { 204: Type.Null({ description: 'Done: the engine has taken it' }), ...errorsFor(400, 401, 404, 413, 415, 500, 502, 503) }
 
   for (const [verb, summary] of [['pause', 'Pause a schedule: no run is started until it is unpaused'], ['unpause', 'Unpause a schedule']] as const) {
@@ -157,7 +153,6 @@ const schedules: FastifyPluginAsyncTypebox = async (fastify) => {
     return await reply.code(204).send(null)
   })
 
-  // DELETE /schedules/{scheduleId}: the engine forgets the schedule; its runs are theirs.
   fastify.delete('/schedules/:scheduleId', {
     config: access('control', 'schedule'),
     schema: {

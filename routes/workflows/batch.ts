@@ -1,9 +1,4 @@
-/**
- * Batch operations: POST /workflow/batch starts one action on every run a filter matches;
- * GET and DELETE /workflow/batch/{batchId} read and stop it. All need the `control` scope (a
- * batch signal too: acting on runs nobody named one by one is an operator's act) and a key
- * without catalog or workflow limits.
- */
+/** All need `control` (acting on runs nobody named one by one is an operator's act) and a key without limits. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { BatchBodySchema, BatchParamsSchema, BatchStartedSchema, BatchStatusSchema } from '../../schemas/batch.js'

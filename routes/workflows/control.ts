@@ -1,14 +1,10 @@
-/**
- * Graceful stop (PATCH …/stop), forced termination (POST …/terminate) and retry from a step (POST
- * …/reset), each for the latest run of a workflow id and for a pinned run. Stop and terminate answer
- * 409 WorkflowAlreadyClosedError for a closed run; the run a reset makes is the workflow id's latest
- * run from then on.
- */
+/** Stop, terminate and reset, each for the latest run of a workflow id and for a pinned run. */
+import type { Static, TSchema } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
-import { ResetBodySchema, ResetResultSchema, type ResetBody } from '../../schemas/reset.js'
-import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema, type StopBody, type TerminateBody } from '../../schemas/control.js'
-import { latestAndPinned, runCall } from '../latest-and-pinned.js'
+import { ResetBodySchema, ResetResultSchema } from '../../schemas/reset.js'
+import { StopBodySchema, StopResultSchema, TerminateBodySchema, TerminateResultSchema } from '../../schemas/control.js'
+import { latestAndPinned, runCall, type RunHandler, type RunRoute } from '../latest-and-pinned.js'
 import { access } from '../../plugins/app/access/route-access.js'
 import { RunPreconditionHeadersSchema } from '../../plugins/http/conditional/schema.js'
 
@@ -26,39 +22,33 @@ const resetDescription = 'Makes a new run of the workflow id that keeps the old 
   'with nothing sent to the engine, when the run it would reset is another one.'
 
 const control: FastifyPluginAsyncTypebox = async (fastify) => {
-  const config = access('control', 'workflow')
-  const headers = ref(RunPreconditionHeadersSchema)
+  const route = <Body extends TSchema>(path: string, method: 'PATCH' | 'POST', description: string, names: Pick<RunRoute, 'latest' | 'pinned'>, body: Body, result: TSchema,
+    handler: RunHandler<{ Body?: Static<Body>, Headers: { 'if-match'?: string } }>) => {
+    latestAndPinned(fastify, path, {
+      method,
+      config: access('control', 'workflow'),
+      optionalBody: true,
+      description,
+      ...names,
+      schema: { headers: ref(RunPreconditionHeadersSchema), body: ref(body), response: { 200: ref(result), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 502, 503) } }
+    }, handler)
+  }
 
-  latestAndPinned<{ Body?: StopBody, Headers: { 'if-match'?: string } }>(fastify, '/stop', {
-    method: 'PATCH',
-    config,
-    optionalBody: true,
-    description: stopDescription,
+  route('/stop', 'PATCH', stopDescription, {
     latest: { operationId: 'stopWorkflow', summary: 'Gracefully stop the latest run' },
-    pinned: { operationId: 'stopRun', summary: 'Gracefully stop one run' },
-    schema: { headers, body: ref(StopBodySchema), response: { 200: ref(StopResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 502, 503) } }
-  }, async (request, reply) =>
+    pinned: { operationId: 'stopRun', summary: 'Gracefully stop one run' }
+  }, StopBodySchema, StopResultSchema, async (request, reply) =>
     await fastify.control.stopRun({ ...runCall(request, reply), terminateAfterMs: request.body?.terminateAfterMs, reason: request.body?.reason }))
 
-  latestAndPinned<{ Body?: TerminateBody, Headers: { 'if-match'?: string } }>(fastify, '/terminate', {
-    method: 'POST',
-    config,
-    optionalBody: true,
-    description: terminateDescription,
+  route('/terminate', 'POST', terminateDescription, {
     latest: { operationId: 'terminateWorkflow', summary: 'Terminate the latest run' },
-    pinned: { operationId: 'terminateRun', summary: 'Terminate one run' },
-    schema: { headers, body: ref(TerminateBodySchema), response: { 200: ref(TerminateResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 502, 503) } }
-  }, async (request, reply) => await fastify.control.terminateRun({ ...runCall(request, reply), reason: request.body?.reason }))
+    pinned: { operationId: 'terminateRun', summary: 'Terminate one run' }
+  }, TerminateBodySchema, TerminateResultSchema, async (request, reply) => await fastify.control.terminateRun({ ...runCall(request, reply), reason: request.body?.reason }))
 
-  latestAndPinned<{ Body?: ResetBody, Headers: { 'if-match'?: string } }>(fastify, '/reset', {
-    method: 'POST',
-    config,
-    optionalBody: true,
-    description: resetDescription,
+  route('/reset', 'POST', resetDescription, {
     latest: { operationId: 'resetWorkflow', summary: 'Retry the latest run from a step' },
-    pinned: { operationId: 'resetRun', summary: 'Retry one run from a step' },
-    schema: { headers, body: ref(ResetBodySchema), response: { 200: ref(ResetResultSchema), ...errorsFor(400, 401, 404, 409, 412, 413, 415, 500, 502, 503) } }
-  }, async (request, reply) =>
+    pinned: { operationId: 'resetRun', summary: 'Retry one run from a step' }
+  }, ResetBodySchema, ResetResultSchema, async (request, reply) =>
     await fastify.control.resetRun({ ...runCall(request, reply), from: request.body?.from, reason: request.body?.reason, reapply: request.body?.reapply }))
 }
 

@@ -1,9 +1,4 @@
-/**
- * Signals, queries and updates of the latest run of a workflow id, and queries of one run (an
- * older run still answers them; it is closed, so it takes no signal or update). Handler names and payloads are
- * checked against the run's catalog first: an undeclared name is a 404 (Signal|Query|Update)NotFoundError,
- * a payload that breaks the declared payloadSchema a 400 with issues `in: payload`.
- */
+/** Signals, queries and updates of the latest run, and queries of one run (a closed run still answers them). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { Type, type Static } from '@sinclair/typebox'

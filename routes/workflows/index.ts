@@ -1,8 +1,4 @@
-/**
- * The execution endpoints under /workflow, one file per concern. Static
- * segments (`/workflow/catalog`, `/workflow/run`, `/workflow/runs`, `/workflow/runs/stream`) win over `/workflow/:id` in
- * the router, so no workflow route shadows them.
- */
+/** Static segments (`/workflow/catalog`, `/workflow/run`, `/workflow/runs`) win over `/workflow/:id` in the router. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import start from './start.js'
 import runReads from './run-reads.js'

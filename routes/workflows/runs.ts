@@ -1,9 +1,4 @@
-/**
- * GET /workflow/runs: the executions the engine knows, filtered and paged; GET /workflow/runs/stream:
- * the same filters as a live change feed of Server-Sent Events (plugins/app/runs-feed/). The feed's
- * filters and resume position are checked before the first SSE byte (JSON errors); clients with the
- * same filters share one poll of the engine's visibility store.
- */
+/** The run list and, with the same filters, its live change feed (plugins/app/runs-feed/): clients with the same filters share one poll. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { RunsQuerySchema, WorkflowRunsSchema } from '../../schemas/workflow.js'

@@ -1,8 +1,3 @@
-/**
- * POST /workflow/run: start, then wait for the result (plugins/app/run-starter/run-workflow.ts). POST
- * /workflow/start: start and answer at once with the ids to poll, or, with `Prefer: wait=<seconds>`,
- * wait that long for the result first (lib/http/prefer.ts).
- */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { errorsFor, ref, response } from '../../schemas/common.js'

@@ -1,6 +1,3 @@
-/**
- * GET /workflow/{id}/trace-log and its pinned form: the execution trace (plugins/app/runs/trace-log.ts).
- */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { TraceLogSchema } from '../../schemas/trace.js'

@@ -1,9 +1,4 @@
-/**
- * A run's versioning override (docs/deploys.md, "Moving a run to another version"): PUT moves one
- * open run to a worker deployment version (pinned there) or lets it follow the current version
- * (autoUpgrade); DELETE removes the override. Scope `control`, as stop and reset: it decides which
- * code runs the run.
- */
+/** Scope `control`, as stop and reset: the override decides which code runs the run (docs/deploys.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { RunVersioningBodySchema, RunVersioningSchema, type RunVersioningBody } from '../../schemas/run-versioning.js'

@@ -1,15 +1,8 @@
 /**
- * The claim check (docs/large-payloads.md): a Temporal PayloadCodec that stores a payload larger
- * than the threshold in the payload store and lets a small reference travel through the engine in
- * its place, and fetches it back on the way out. The API's client and the worker (its workflows,
- * steps and client) load the same codec, so workflow code never sees the difference, and the
- * engine's history holds references only.
- *
- * A reference is itself a `json/plain` payload, `{payloadRef, bytes, sha256}`, marked by the
- * metadata key `flowport-payload-ref`: whatever reads history without the codec (history pages,
- * SSE, traces) shows the reference as an ordinary JSON value. The object holds the original
- * payload's data unchanged (for JSON values: their JSON text), so a presigned download of it is
- * the value itself; the original metadata rides along in the reference.
+ * The claim check: a Temporal PayloadCodec that stores a payload larger than the threshold in the
+ * payload store and lets a small reference travel through the engine in its place. The API's
+ * client and the worker load the same codec, so workflow code never sees a reference; the format
+ * and why it is plain JSON are in docs/large-payloads.md, "How it works".
  */
 import { createHash } from 'node:crypto'
 import type { Payload, PayloadCodec } from '@temporalio/common'

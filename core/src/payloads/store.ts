@@ -62,7 +62,6 @@ export class PayloadStore {
     return bytes
   }
 
-  /** Size and age of the object, or null when there is none. */
   async stat (payloadRef: string, signal?: AbortSignal): Promise<StoredObject | null> {
     return await this.objects.head(payloadRef, signal)
   }

@@ -174,8 +174,8 @@ export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueByt
   /**
    * A local step: one marker when it finished (the engine saw nothing before). Its input and
    * times come from its result, or for a failed one from the worker's record of the last attempt.
-   * Another SDK's local activity (no `workflow#step` type) records its bare output: no input, and
-   * the marker's time alone.
+   * Another SDK's local activity (no `workflow#step` type) records its bare output, its input only
+   * where the SDK does (Java's `input` detail), and the marker's time alone.
    */
   const localNode = (node: TraceNode, step: Step, marker: Marker): TraceNode => {
     const decoded = decode(marker.details?.result)
@@ -186,7 +186,7 @@ export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueByt
     const lastRecord = records.find((r) => r.attempt === step.attempt)
     const startTime = result?.startTime ?? lastRecord?.startTime ?? null
     return Object.assign(node, {
-      input: cap(result !== null ? result.input : lastRecord?.input ?? null),
+      input: cap(result !== null ? result.input : lastRecord?.input ?? (flowport ? null : decode(marker.details?.input))),
       // Like a regular step's: when the first attempt began (the last attempt's start is `startTime`).
       scheduledTime: records[0]?.startTime ?? startTime ?? node.scheduledTime,
       startTime,

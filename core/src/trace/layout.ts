@@ -1,15 +1,6 @@
 /**
- * Where a run's trace lives, the same relative key on disk and in the bucket:
- *
- *   <workflow-id slug>~<hash>/<run id>.json                         the trace document
- *   <workflow-id slug>~<hash>/<run id>.attempts/<activity>.<n>.json  a failed step attempt (n ≤ ATTEMPTS_KEPT)
- *   <workflow-id slug>~<hash>/<run id>.attempts/<activity>.last<k>.json  a later one, in slot n mod ATTEMPTS_KEPT
- *   <workflow-id slug>~<hash>/<run id>.pending                      (local) to be written again
- *
- * The slug keeps the id readable (characters outside [A-Za-z0-9._-] become `_`, at most 64 of
- * them); the hash (SHA-256 of the exact id, 16 hex digits) keeps ids apart that a file system or
- * S3 would confuse: `a/b` and `a_b`, `Order` and `order` on a case-insensitive disk, ids longer
- * than a file name may be.
+ * Where a run's trace lives, the same relative key on disk and in the bucket: the key layout, and
+ * why a workflow id becomes a slug and a hash, are in docs/traces.md, "Destinations and layout".
  */
 import { hash as digest } from 'node:crypto'
 

@@ -100,7 +100,6 @@ export default fp<{ redactor: Redactor }>(async (fastify, { redactor }) => {
     request.principal = principal
     // An unknown route answers 404 to any valid credential.
     if (request.is404) return
-    // A route that declares no scope needs them all (fail closed; test/access-routes.test.ts catches it).
     for (const scope of route.scope ? [route.scope] : SCOPES) assertScope(principal, scope)
     const params = request.params as { id?: string, rid?: string }
     if (principal.bound && route.target !== 'self') assertBound(principal, route.target === 'workflow' ? params.id : undefined, params.rid)

@@ -25,7 +25,6 @@ function readText (file: string): string {
 }
 
 const hashOf = (text: string) => createHash('sha256').update(text).digest('hex')
-/** The failure is logged once, not at every poll. */
 const UNREADABLE = 'unreadable'
 
 /** Resolved like the settings (plugins/external/config/credential-settings.ts), at each read. */
@@ -95,7 +94,6 @@ export class KeyStore {
     if ((text === undefined ? UNREADABLE : hashOf(text)) !== this.#seen) this.reload(why, text)
   }
 
-  /** On failure keeps the last good set. */
   reload (why: string, text?: string): boolean {
     try {
       ({ keys: this.#keys, runTokenSecrets: this.#runTokenSecrets } = this.#read(text))

@@ -74,7 +74,6 @@ function keysFileValidator (): ValidateFunction<KeysFile> {
   return compiledValidator
 }
 
-/** A start with a bad keys file stops with its message. */
 export class KeysFileError extends ConfigError {
   override name = this.constructor.name
 }

@@ -32,7 +32,6 @@ declare module 'fastify' {
 export const access = (scope: Scope, target: Target) => ({ scope, target })
 
 export interface Caller {
-  /** Itself, or the key that issued the run token. */
   keyId: string
   kind: 'key' | 'run-token'
 }

@@ -40,34 +40,38 @@ function engineRefusal (err: unknown, run: RunRef): unknown {
   return err
 }
 
-export async function resetRun ({ engine, runs }: Pick<ControlDeps, 'engine' | 'runs'>, call: ResetCall): Promise<ResetResult> {
-  const execution = await runs.describeRun(call)
-  const run: RunRef = { workflowId: call.workflowId, runId: execution.runId }
-  assertRunMatches(call.ifMatch, run)
-  const opts = { signal: call.signal, ...run }
-  if (call.runId !== undefined) {
-    // Temporal would terminate the workflow id's open run to make room for the new one: never by surprise.
-    const latest = await runs.describeRun({ workflowId: call.workflowId, signal: call.signal })
-    if (latest.runId !== run.runId && !isTerminalStatus(statusFromEngine(latest.status.name))) {
-      throw resetNotPossible(run, `run ${latest.runId} of the workflow id is open; stop or reset that one instead`)
+export function resetActions ({ engine, runs }: ControlDeps) {
+  async function resetRun (call: ResetCall): Promise<ResetResult> {
+    const execution = await runs.describeRun(call)
+    const run: RunRef = { workflowId: call.workflowId, runId: execution.runId }
+    assertRunMatches(call.ifMatch, run)
+    const opts = { signal: call.signal, ...run }
+    if (call.runId !== undefined) {
+      // Temporal would terminate the workflow id's open run to make room for the new one: never by surprise.
+      const latest = await runs.describeRun({ workflowId: call.workflowId, signal: call.signal })
+      if (latest.runId !== run.runId && !isTerminalStatus(statusFromEngine(latest.status.name))) {
+        throw resetNotPossible(run, `run ${latest.runId} of the workflow id is open; stop or reset that one instead`)
+      }
     }
+    const namespace = engine.namespace
+    const events = await readWholeHistory(async (nextPageToken) => await engine.call(() =>
+      engine.client.workflowService.getWorkflowExecutionHistory({ namespace, execution: run, nextPageToken, skipArchival: true }), opts))
+    const point = resolveResetPoint(events, run, call.from ?? 'failedStep')
+    const client = engine.as(call.identity)
+    const reason = call.reason ?? (point.step === null ? 'Reset through the Flowport API' : `Reset through the Flowport API to retry step ${point.step}`)
+    const res = await engine.call(() => client.workflowService.resetWorkflowExecution({
+      namespace,
+      workflowExecution: run,
+      reason,
+      workflowTaskFinishEventId: Long.fromNumber(point.eventId),
+      requestId: randomUUID(),
+      identity: client.options.identity,
+      ...reapplyOptions(call.reapply)
+    }), opts).catch((err: unknown) => { throw engineRefusal(err, run) })
+    // The old run's describe now names the new run (resetTo): what this replica kept of it is stale.
+    runs.closedRuns.forget(run.workflowId, run.runId)
+    return { workflowId: run.workflowId, runId: res.runId, resetFrom: { ...point, runId: run.runId } }
   }
-  const namespace = engine.namespace
-  const events = await readWholeHistory(async (nextPageToken) => await engine.call(() =>
-    engine.client.workflowService.getWorkflowExecutionHistory({ namespace, execution: run, nextPageToken, skipArchival: true }), opts))
-  const point = resolveResetPoint(events, run, call.from ?? 'failedStep')
-  const client = engine.as(call.identity)
-  const reason = call.reason ?? (point.step === null ? 'Reset through the Flowport API' : `Reset through the Flowport API to retry step ${point.step}`)
-  const res = await engine.call(() => client.workflowService.resetWorkflowExecution({
-    namespace,
-    workflowExecution: run,
-    reason,
-    workflowTaskFinishEventId: Long.fromNumber(point.eventId),
-    requestId: randomUUID(),
-    identity: client.options.identity,
-    ...reapplyOptions(call.reapply)
-  }), opts).catch((err: unknown) => { throw engineRefusal(err, run) })
-  // The old run's describe now names the new run (resetTo): what this replica kept of it is stale.
-  runs.closedRuns.forget(run.workflowId, run.runId)
-  return { workflowId: run.workflowId, runId: res.runId, resetFrom: { ...point, runId: run.runId } }
+
+  return { resetRun }
 }

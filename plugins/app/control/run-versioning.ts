@@ -31,45 +31,49 @@ function overrideFor (body: RunVersioningBody): Override {
 const unknownVersion = (why: string) =>
   validationError([{ path: '/version', in: 'body', message: `names no version the engine knows: ${why}` }])
 
-async function assertRunnable (deps: Pick<ControlDeps, 'deployments' | 'catalogs'>, version: WorkerDeploymentVersion, catalog: string, opts: { allowNoPollers?: boolean, signal?: AbortSignal }) {
-  const { versions } = await deps.deployments.routing(version.deploymentName, opts.signal)
-  if (versions.length === 0) throw unknownVersion(`no versioned worker of deployment ${version.deploymentName} has polled the engine`)
-  if (!versions.some((v) => v.version.buildId === version.buildId)) {
-    throw unknownVersion(`worker deployment ${version.deploymentName} has no version ${version.buildId} (flowport deploy list ${version.deploymentName} lists them)`)
+export function versioningActions ({ engine, runs, catalogs, deployments }: ControlDeps) {
+  async function assertRunnable (version: WorkerDeploymentVersion, catalog: string, opts: { allowNoPollers?: boolean, signal?: AbortSignal }) {
+    const { versions } = await deployments.routing(version.deploymentName, opts.signal)
+    if (versions.length === 0) throw unknownVersion(`no versioned worker of deployment ${version.deploymentName} has polled the engine`)
+    if (!versions.some((v) => v.version.buildId === version.buildId)) {
+      throw unknownVersion(`worker deployment ${version.deploymentName} has no version ${version.buildId} (flowport deploy list ${version.deploymentName} lists them)`)
+    }
+    if (opts.allowNoPollers === true) return
+    // null: the engine could not say; the engine's own check (its version on the task queue) still stands.
+    if (await catalogs.workersPolling(catalog, opts.signal, version) !== false) return
+    throw new ApiError(409, 'DeploymentConflictError', `No worker of version ${version.buildId} of ${version.deploymentName} polls catalog ${catalog} now ` +
+      `(none within ${POLLER_RECENT_MS / 1000} s): the run would wait unseen. Start its workers first, or send allowNoPollers: true (flowport deploy move --allow-no-pollers)`)
   }
-  if (opts.allowNoPollers === true) return
-  // null: the engine could not say; the engine's own check (its version on the task queue) still stands.
-  if (await deps.catalogs.workersPolling(catalog, opts.signal, version) !== false) return
-  throw new ApiError(409, 'DeploymentConflictError', `No worker of version ${version.buildId} of ${version.deploymentName} polls catalog ${catalog} now ` +
-    `(none within ${POLLER_RECENT_MS / 1000} s): the run would wait unseen. Start its workers first, or send allowNoPollers: true (flowport deploy move --allow-no-pollers)`)
-}
 
-/** The engine's FAILED_PRECONDITION for a pin: the version never polled the run's task queue. */
-function pinRefused (err: unknown, body: RunVersioningBody | null, catalog: string): unknown {
-  if (body?.behavior !== 'pinned' || grpcCode(err) !== GrpcStatus.FAILED_PRECONDITION) return err
-  return unknownVersion(`no worker of ${versionValue(body.version)} has polled catalog ${catalog}, the run's`)
-}
+  /** The engine's FAILED_PRECONDITION for a pin: the version never polled the run's task queue. */
+  function pinRefused (err: unknown, body: RunVersioningBody | null, catalog: string): unknown {
+    if (body?.behavior !== 'pinned' || grpcCode(err) !== GrpcStatus.FAILED_PRECONDITION) return err
+    return unknownVersion(`no worker of ${versionValue(body.version)} has polled catalog ${catalog}, the run's`)
+  }
 
-async function update (deps: Pick<ControlDeps, 'engine'>, run: RunRef, body: RunVersioningBody | null, catalog: string, call: ControlCall): Promise<RunVersioning> {
-  const client = deps.engine.as(call.identity)
-  const { workflowExecutionOptions } = await deps.engine.call(async () => await client.workflowService.updateWorkflowExecutionOptions({
-    namespace: client.options.namespace,
-    workflowExecution: run,
-    workflowExecutionOptions: { versioningOverride: body === null ? null : overrideFor(body) },
-    updateMask: MASK,
-    identity: client.options.identity
-  }), { signal: call.signal, ...run }).catch((err: unknown) => { throw closedMeanwhile(pinRefused(err, body, catalog), run) })
-  return { ...run, versioningOverride: overrideOf(workflowExecutionOptions?.versioningOverride) }
-}
+  async function update (run: RunRef, body: RunVersioningBody | null, catalog: string, call: ControlCall): Promise<RunVersioning> {
+    const client = engine.as(call.identity)
+    const { workflowExecutionOptions } = await engine.call(async () => await client.workflowService.updateWorkflowExecutionOptions({
+      namespace: client.options.namespace,
+      workflowExecution: run,
+      workflowExecutionOptions: { versioningOverride: body === null ? null : overrideFor(body) },
+      updateMask: MASK,
+      identity: client.options.identity
+    }), { signal: call.signal, ...run }).catch((err: unknown) => { throw closedMeanwhile(pinRefused(err, body, catalog), run) })
+    return { ...run, versioningOverride: overrideOf(workflowExecutionOptions?.versioningOverride) }
+  }
 
-export async function setRunVersioning (deps: ControlDeps, call: ControlCall & { body: RunVersioningBody }): Promise<RunVersioning> {
-  const { run, execution } = await openRun(deps, call)
-  const { body } = call
-  if (body.behavior === 'pinned') await assertRunnable(deps, body.version, execution.taskQueue, { allowNoPollers: body.allowNoPollers, signal: call.signal })
-  return await update(deps, run, body, execution.taskQueue, call)
-}
+  async function setRunVersioning (call: ControlCall & { body: RunVersioningBody }): Promise<RunVersioning> {
+    const { run, execution } = await openRun(runs, call)
+    const { body } = call
+    if (body.behavior === 'pinned') await assertRunnable(body.version, execution.taskQueue, { allowNoPollers: body.allowNoPollers, signal: call.signal })
+    return await update(run, body, execution.taskQueue, call)
+  }
 
-export async function clearRunVersioning (deps: ControlDeps, call: ControlCall): Promise<RunVersioning> {
-  const { run, execution } = await openRun(deps, call)
-  return await update(deps, run, null, execution.taskQueue, call)
+  async function clearRunVersioning (call: ControlCall): Promise<RunVersioning> {
+    const { run, execution } = await openRun(runs, call)
+    return await update(run, null, execution.taskQueue, call)
+  }
+
+  return { setRunVersioning, clearRunVersioning }
 }

@@ -17,7 +17,7 @@ export interface ControlCall {
   ifMatch?: string
 }
 
-export async function openRun ({ runs }: Pick<ControlDeps, 'runs'>, call: ControlCall) {
+export async function openRun (runs: ControlDeps['runs'], call: ControlCall) {
   const execution = await runs.describeRun(call)
   const run: RunRef = { workflowId: call.workflowId, runId: execution.runId }
   assertRunMatches(call.ifMatch, run)
@@ -26,42 +26,45 @@ export async function openRun ({ runs }: Pick<ControlDeps, 'runs'>, call: Contro
   return { run, status, execution }
 }
 
-async function stopped ({ runs }: Pick<ControlDeps, 'runs'>, run: RunRef, event: HistoryEvent): Promise<StopResult> {
-  const { status } = await runs.outcomeOf(event)
-  return { ...run, status, outcome: status === 'canceled' ? 'canceled' : 'closed' }
-}
-
-export async function stopRun (deps: ControlDeps, call: ControlCall & { terminateAfterMs?: number, reason?: string }): Promise<StopResult> {
-  const { engine, runs } = deps
-  const { run, status } = await openRun(deps, call)
-  const client = engine.as(call.identity)
-  const handle = client.workflow.getHandle(run.workflowId, run.runId)
-  // The raw request: the SDK's handle.cancel() cannot carry the reason the engine records.
-  await engine.call(() => client.workflowService.requestCancelWorkflowExecution({
-    namespace: client.options.namespace, workflowExecution: run, identity: client.options.identity, requestId: randomUUID(), reason: call.reason
-  }), { signal: call.signal, ...run }).catch((err: unknown) => { throw closedMeanwhile(err, run) })
-  if (call.terminateAfterMs === undefined) return { ...run, status, outcome: 'cancel_requested' }
-
-  const wait = Math.min(call.terminateAfterMs, deps.config.SERVICE_RUN_MAX_TIMEOUT_MS)
-  const event = await runs.waitForCloseEvent(run, { signal: call.signal, deadline: Date.now() + wait })
-  if (event !== timedOut) return await stopped(deps, run, event)
-
-  const reason = `Stop escalated: the run had not closed ${wait} ms after its cancellation`
-  try {
-    await engine.call(() => handle.terminate(reason), { signal: call.signal, ...run })
-  } catch (err) {
-    // It closed between the deadline and the terminate call: report how. Or it failed for
-    // another reason and the run is still open, so the read must not wait for a close.
-    const closeEvent = await runs.readCloseEventIfClosed(run, call.signal)
-    if (closeEvent) return await stopped(deps, run, closeEvent)
-    throw err
+export function stopActions ({ engine, runs, config }: ControlDeps) {
+  async function stopped (run: RunRef, event: HistoryEvent): Promise<StopResult> {
+    const { status } = await runs.outcomeOf(event)
+    return { ...run, status, outcome: status === 'canceled' ? 'canceled' : 'closed' }
   }
-  return { ...run, status: 'terminated', outcome: 'terminated' }
-}
 
-export async function terminateRun (deps: Pick<ControlDeps, 'engine' | 'runs'>, call: ControlCall & { reason?: string }): Promise<TerminateResult> {
-  const { run } = await openRun(deps, call)
-  const handle = deps.engine.as(call.identity).workflow.getHandle(run.workflowId, run.runId)
-  await deps.engine.call(() => handle.terminate(call.reason), { signal: call.signal, ...run }).catch((err: unknown) => { throw closedMeanwhile(err, run) })
-  return { ...run, status: 'terminated', reason: call.reason ?? null }
+  async function stopRun (call: ControlCall & { terminateAfterMs?: number, reason?: string }): Promise<StopResult> {
+    const { run, status } = await openRun(runs, call)
+    const client = engine.as(call.identity)
+    const handle = client.workflow.getHandle(run.workflowId, run.runId)
+    // The raw request: the SDK's handle.cancel() cannot carry the reason the engine records.
+    await engine.call(() => client.workflowService.requestCancelWorkflowExecution({
+      namespace: client.options.namespace, workflowExecution: run, identity: client.options.identity, requestId: randomUUID(), reason: call.reason
+    }), { signal: call.signal, ...run }).catch((err: unknown) => { throw closedMeanwhile(err, run) })
+    if (call.terminateAfterMs === undefined) return { ...run, status, outcome: 'cancel_requested' }
+
+    const wait = Math.min(call.terminateAfterMs, config.SERVICE_RUN_MAX_TIMEOUT_MS)
+    const event = await runs.waitForCloseEvent(run, { signal: call.signal, deadline: Date.now() + wait })
+    if (event !== timedOut) return await stopped(run, event)
+
+    const reason = `Stop escalated: the run had not closed ${wait} ms after its cancellation`
+    try {
+      await engine.call(() => handle.terminate(reason), { signal: call.signal, ...run })
+    } catch (err) {
+      // It closed between the deadline and the terminate call: report how. Or it failed for
+      // another reason and the run is still open, so the read must not wait for a close.
+      const closeEvent = await runs.readCloseEventIfClosed(run, call.signal)
+      if (closeEvent) return await stopped(run, closeEvent)
+      throw err
+    }
+    return { ...run, status: 'terminated', outcome: 'terminated' }
+  }
+
+  async function terminateRun (call: ControlCall & { reason?: string }): Promise<TerminateResult> {
+    const { run } = await openRun(runs, call)
+    const handle = engine.as(call.identity).workflow.getHandle(run.workflowId, run.runId)
+    await engine.call(() => handle.terminate(call.reason), { signal: call.signal, ...run }).catch((err: unknown) => { throw closedMeanwhile(err, run) })
+    return { ...run, status: 'terminated', reason: call.reason ?? null }
+  }
+
+  return { stopRun, terminateRun }
 }

@@ -2,13 +2,12 @@
  * The engine's worker deployment APIs are the only record of deployments (nothing is stored
  * elsewhere). Every change carries the caller's engine identity, kept as the last modifier (docs/deploys.md).
  */
-import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '@flowport/core/contract'
 import type { Client } from '@temporalio/client'
 import protoRoot, { type temporal } from '@temporalio/proto'
 import { tsToDate } from '@temporalio/common/lib/time.js'
 import { ApiError } from '../../../lib/api-error.js'
 import { entityTags } from '../../http/conditional/entity-tags.js'
-import { quote } from '../../../lib/visibility-query.js'
+import { INTERNAL_RUNS_EXCLUDED, quote } from '../../../lib/visibility-query.js'
 import type { Deployment, DeploymentList, DeploymentVersionState } from '../../../schemas/deployments.js'
 import { type Engine, versionOf, versionValue, grpcFailure, isAlive, lastPollMs, POLLER_RECENT_MS } from '../engine/index.js'
 import type { WorkerDeploymentVersion } from '../../../schemas/deployment-version.js'
@@ -41,7 +40,6 @@ const etagOf = (token: Uint8Array | null | undefined): string => `"${Buffer.from
 export interface Routing {
   current: WorkerDeploymentVersion | null
   ramping: { version: WorkerDeploymentVersion, percentage: number } | null
-  /** Drained ones too. */
   versions: Array<{ version: WorkerDeploymentVersion, drained: boolean, state: DeploymentVersionState['state'] }>
 }
 
@@ -58,8 +56,7 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
 
   /** Internal runs excepted; visibility lags. */
   async function openRuns (version: WorkerDeploymentVersion, signal?: AbortSignal): Promise<number> {
-    const query = `TemporalWorkerDeploymentVersion = ${quote(versionValue(version))} AND ExecutionStatus = "Running" AND ` +
-      `WorkflowType != ${quote(CATALOG_WORKFLOW_TYPE)} AND WorkflowType != ${quote(WEBHOOK_WORKFLOW_TYPE)}`
+    const query = [`TemporalWorkerDeploymentVersion = ${quote(versionValue(version))}`, 'ExecutionStatus = "Running"', ...INTERNAL_RUNS_EXCLUDED].join(' AND ')
     return (await engine.call(async () => await engine.client.workflow.count(query), { signal })).count
   }
 

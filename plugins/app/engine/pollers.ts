@@ -8,7 +8,6 @@ type PollerInfo = temporal.api.taskqueue.v1.IPollerInfo
 
 export const POLLER_RECENT_MS = 70_000
 
-/** 0 when the engine does not say. */
 export const lastPollMs = (p: PollerInfo): number =>
   Number(p.lastAccessTime?.seconds ?? 0) * 1000 + Math.floor((p.lastAccessTime?.nanos ?? 0) / 1e6)
 

@@ -21,7 +21,6 @@ export class EventChunk {
     return (this.#json[mode] ??= eventsToJson(this.events, includePayloads))
   }
 
-  /** All the events for a client in step. */
   frameAfter (position: number, includePayloads: boolean): Buffer {
     const mode = Number(includePayloads)
     if (position < this.firstId) return (this.#frame[mode] ??= this.#build(this.json(includePayloads)))

@@ -80,7 +80,6 @@ export function createRunsFeed ({ engine, statusOf, streams, options, log, local
   const feeds = new SharedPolls<RunsFeed>()
   /** Streams refused at SERVICE_RUNS_FEED_MAX_FEEDS since start. */
   let refused = 0
-  /** `resume` absent: now. */
   const join = (query: string, resume: Position | undefined, sink: FeedSink): Joined => {
     if (options.maxFeeds > 0 && feeds.size >= options.maxFeeds && !feeds.has(query)) {
       refused++

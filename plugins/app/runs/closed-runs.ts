@@ -64,7 +64,6 @@ export class ClosedRuns {
     return run?.workflowId === workflowId ? run : undefined
   }
 
-  /** Callers pass only facts that can no longer change. */
   remember (workflowId: string, runId: string, facts: Omit<ClosedRun, 'workflowId'>): void {
     if (this.#runs === undefined) return
     const known = this.get(workflowId, runId)

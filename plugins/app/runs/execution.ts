@@ -14,40 +14,10 @@ import { readAttention, versionNotPolled } from './attention.js'
 import type { RunsContext } from './deps.js'
 import type { DescribeOptions, Execution } from './types.js'
 
-/** Temporal's built-in search attributes of a run a schedule started. */
 const SCHEDULED_BY = defineSearchAttributeKey('TemporalScheduledById', SearchAttributeType.KEYWORD)
 const SCHEDULED_AT = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME)
 
-export async function describeRun ({ engine }: Pick<RunsContext, 'engine'>, { workflowId, runId, signal }: DescribeOptions): Promise<Execution> {
-  const ctx = { workflowId, runId }
-  if (isReservedWorkflowId(workflowId)) throw notFound(`Workflow ${workflowId} not found`, ctx)
-  const execution = await engine.call(() => engine.client.workflow.getHandle(workflowId, runId).describe(), { signal, ...ctx })
-  if (execution.type === CATALOG_WORKFLOW_TYPE) throw notFound(`Workflow ${workflowId} not found`, ctx)
-  const extended = execution.raw.workflowExtendedInfo
-  return {
-    ...execution,
-    resetTo: extended?.resetRunId || null,
-    wasReset: Boolean(extended?.lastResetTime),
-    workflowTaskAttempt: execution.raw.pendingWorkflowTask?.attempt ?? null,
-    runVersion: runVersionOfInfo(execution.raw.workflowExecutionInfo?.versioningInfo)
-  }
-}
-
 export const isClosed = (execution: Execution): boolean => isTerminalStatus(statusFromEngine(execution.status.name))
-
-/**
- * A pinned run known closed is answered from the cache; the unpinned form always asks the engine,
- * which alone knows the id's current run.
- */
-export async function describeForRead (deps: Pick<RunsContext, 'engine' | 'closedRuns' | 'longHistories'>, options: DescribeOptions): Promise<Execution> {
-  const known = options.runId === undefined ? undefined : deps.closedRuns.get(options.workflowId, options.runId)?.execution
-  if (known) return known
-  const execution = await describeRun(deps, options)
-  // What a describe of the latest run tells the latest result and input about its length (./long-histories.ts).
-  if (options.runId === undefined) deps.longHistories.seen(options.workflowId, execution.historyLength > SHORT_HISTORY_EVENTS)
-  if (isClosed(execution)) deps.closedRuns.remember(execution.workflowId, execution.runId, { execution: pickExecution(execution) })
-  return execution
-}
 
 const READ_MEMO_KEYS = [WEBHOOK_RUN_MEMO_KEY, STARTED_BY_MEMO_KEY]
 
@@ -69,23 +39,6 @@ function pickExecution ({ type, workflowId, runId, taskQueue, status, historyLen
 export function startedByOf (memo: Record<string, unknown> | undefined): string | null {
   const keyId = memo?.[STARTED_BY_MEMO_KEY]
   return typeof keyId === 'string' ? keyId : null
-}
-
-export async function readStatus (deps: RunsContext, options: DescribeOptions): Promise<WorkflowStatus> {
-  const execution = await describeForRead(deps, options)
-  const run = { workflowId: execution.workflowId, runId: execution.runId }
-  const webhook = execution.memo?.[WEBHOOK_RUN_MEMO_KEY] as WebhookRunMemo | undefined
-  const [status, delivery, resetFrom, attention] = await Promise.all([
-    statusWithWorkers(deps, execution, options.signal),
-    typeof webhook?.url === 'string' ? deps.deliveryOf(run, webhook, options.signal) : undefined,
-    execution.resetFrom !== undefined || execution.wasReset !== true ? execution.resetFrom ?? null : readResetFrom(deps, run, options.signal),
-    execution.closeTime ? null : readAttention(deps, run, execution.workflowTaskAttempt, options.signal)
-  ])
-  // The origin is final: the kept describe (describeForRead kept it) gets it, so it is read once.
-  const kept = deps.closedRuns.get(run.workflowId, run.runId)?.execution
-  if (kept && kept.resetFrom === undefined) kept.resetFrom = resetFrom
-  const links = { ...status, resetTo: execution.resetTo ?? null, resetFrom, attention: attention ?? versionNotPolled(status) }
-  return delivery === undefined ? links : { ...links, webhook: delivery }
 }
 
 export function statusOf (execution: Execution, workersPolling: boolean | null = null): WorkflowStatus {
@@ -117,9 +70,61 @@ export function historyWorkflowOf (execution: Execution): HistoryWorkflow {
 /** A slow `workersPolling` is paid about once per page, and a page of a thousand runs does not send a thousand calls at once. */
 export const STATUS_LOOKUPS = 16
 
-/** A run nobody polls never moves; `workersPolling` is null when the engine cannot say. */
-export async function statusWithWorkers ({ catalogs }: Pick<RunsContext, 'catalogs'>, execution: Execution, signal?: AbortSignal): Promise<WorkflowStatus> {
-  const status = statusOf(execution)
-  if (execution.closeTime) return status
-  return { ...status, workersPolling: await catalogs.workersPolling(execution.taskQueue, signal, status.versioning === 'pinned' ? status.version : null) }
+export function executionReads (deps: RunsContext) {
+  async function describeRun ({ workflowId, runId, signal }: DescribeOptions): Promise<Execution> {
+    const ctx = { workflowId, runId }
+    if (isReservedWorkflowId(workflowId)) throw notFound(`Workflow ${workflowId} not found`, ctx)
+    const execution = await deps.engine.call(() => deps.engine.client.workflow.getHandle(workflowId, runId).describe(), { signal, ...ctx })
+    if (execution.type === CATALOG_WORKFLOW_TYPE) throw notFound(`Workflow ${workflowId} not found`, ctx)
+    const extended = execution.raw.workflowExtendedInfo
+    return {
+      ...execution,
+      resetTo: extended?.resetRunId || null,
+      wasReset: Boolean(extended?.lastResetTime),
+      workflowTaskAttempt: execution.raw.pendingWorkflowTask?.attempt ?? null,
+      runVersion: runVersionOfInfo(execution.raw.workflowExecutionInfo?.versioningInfo)
+    }
+  }
+
+  /**
+   * A pinned run known closed is answered from the cache; the unpinned form always asks the engine,
+   * which alone knows the id's current run.
+   */
+  async function describeForRead (options: DescribeOptions): Promise<Execution> {
+    const known = options.runId === undefined ? undefined : deps.closedRuns.get(options.workflowId, options.runId)?.execution
+    if (known) return known
+    const execution = await describeRun(options)
+    // What a describe of the latest run tells the latest result and input about its length (./long-histories.ts).
+    if (options.runId === undefined) deps.longHistories.seen(options.workflowId, execution.historyLength > SHORT_HISTORY_EVENTS)
+    if (isClosed(execution)) deps.closedRuns.remember(execution.workflowId, execution.runId, { execution: pickExecution(execution) })
+    return execution
+  }
+
+  async function readStatus (options: DescribeOptions): Promise<WorkflowStatus> {
+    const execution = await describeForRead(options)
+    const run = { workflowId: execution.workflowId, runId: execution.runId }
+    const webhook = execution.memo?.[WEBHOOK_RUN_MEMO_KEY] as WebhookRunMemo | undefined
+    const [status, delivery, resetFrom, attention] = await Promise.all([
+      statusWithWorkers(execution, options.signal),
+      typeof webhook?.url === 'string' ? deps.deliveryOf(run, webhook, options.signal) : undefined,
+      execution.resetFrom !== undefined || execution.wasReset !== true ? execution.resetFrom ?? null : readResetFrom(deps, run, options.signal),
+      execution.closeTime ? null : readAttention(deps, run, execution.workflowTaskAttempt, options.signal)
+    ])
+    // The origin is final: the kept describe (describeForRead kept it) gets it, so it is read once.
+    const kept = deps.closedRuns.get(run.workflowId, run.runId)?.execution
+    if (kept && kept.resetFrom === undefined) kept.resetFrom = resetFrom
+    const links = { ...status, resetTo: execution.resetTo ?? null, resetFrom, attention: attention ?? versionNotPolled(status) }
+    return delivery === undefined ? links : { ...links, webhook: delivery }
+  }
+
+  /** A run nobody polls never moves; `workersPolling` is null when the engine cannot say. */
+  async function statusWithWorkers (execution: Execution, signal?: AbortSignal): Promise<WorkflowStatus> {
+    const status = statusOf(execution)
+    if (execution.closeTime) return status
+    return { ...status, workersPolling: await deps.catalogs.workersPolling(execution.taskQueue, signal, status.versioning === 'pinned' ? status.version : null) }
+  }
+
+  return { describeRun, describeForRead, readStatus, statusWithWorkers }
 }
+
+export type ExecutionReads = ReturnType<typeof executionReads>

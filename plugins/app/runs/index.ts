@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import { createRuns, type Runs } from './runs.js'
 
 export { STATUS_LOOKUPS, historyWorkflowOf } from './execution.js'
-export { INTERNAL_RUNS_EXCLUDED, visibilityQuery } from './list-runs.js'
+export { visibilityQuery } from './list-runs.js'
 export type { Runs } from './runs.js'
 export type { Execution } from './types.js'
 

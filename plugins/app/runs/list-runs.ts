@@ -2,20 +2,15 @@
 import { status as GrpcStatus } from '@grpc/grpc-js'
 import { isGrpcServiceError } from '@temporalio/client'
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers.js'
-import { CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE } from '@flowport/core/contract'
-import { EVAL_CHECK_WORKFLOW_TYPE, EVAL_WORKFLOW_TYPE } from '@flowport/core/eval'
 import type { RunsQuery, WorkflowStatus } from '../../../schemas/workflow.js'
 import { validationError } from '../../../lib/api-error.js'
-import { STATUS_LOOKUPS, statusWithWorkers } from './execution.js'
+import { STATUS_LOOKUPS, type ExecutionReads } from './execution.js'
 import { mapBounded } from '@flowport/core/bounded'
 import { decodePageToken, encodePageToken } from '../../../lib/page-token.js'
-import { quote } from '../../../lib/visibility-query.js'
+import { INTERNAL_RUNS_EXCLUDED, quote } from '../../../lib/visibility-query.js'
 import { visibilityName } from '../engine/index.js'
 import type { Status } from '@flowport/core/run'
 import type { RunsContext } from './deps.js'
-
-/** Internal runs (catalogs, webhook deliveries, eval checks) are never listed nor batched, whatever the query. */
-export const INTERNAL_RUNS_EXCLUDED = [CATALOG_WORKFLOW_TYPE, WEBHOOK_WORKFLOW_TYPE, EVAL_WORKFLOW_TYPE, EVAL_CHECK_WORKFLOW_TYPE].map((type) => `WorkflowType != ${quote(type)}`)
 
 export function visibilityQuery (q: Omit<RunsQuery, 'pageSize' | 'pageToken'>): string {
   const clauses = [...INTERNAL_RUNS_EXCLUDED]
@@ -62,22 +57,25 @@ function engineTokenOf (query: string, value: string): Uint8Array {
   return token.engineToken
 }
 
-export async function listRuns (deps: Pick<RunsContext, 'engine' | 'catalogs'>, q: RunsQuery, signal?: AbortSignal): Promise<{ runs: WorkflowStatus[], nextPageToken: string | null }> {
-  const { engine } = deps
-  const { namespace, loadedDataConverter } = engine.client.options
-  const query = visibilityQuery(q)
-  const nextPageToken = q.pageToken ? engineTokenOf(query, q.pageToken) : undefined
-  let res
-  try {
-    res = await engine.call(() => engine.client.workflowService.listWorkflowExecutions({
-      namespace, pageSize: q.pageSize ?? 50, nextPageToken, query
-    }), { signal })
-  } catch (err) {
-    if (nextPageToken && isGrpcServiceError(err) && err.code === GrpcStatus.INVALID_ARGUMENT) throw badToken()
-    throw err
+export function listReads ({ engine, statusWithWorkers }: RunsContext & ExecutionReads) {
+  async function listRuns (q: RunsQuery, signal?: AbortSignal): Promise<{ runs: WorkflowStatus[], nextPageToken: string | null }> {
+    const { namespace, loadedDataConverter } = engine.client.options
+    const query = visibilityQuery(q)
+    const nextPageToken = q.pageToken ? engineTokenOf(query, q.pageToken) : undefined
+    let res
+    try {
+      res = await engine.call(() => engine.client.workflowService.listWorkflowExecutions({
+        namespace, pageSize: q.pageSize ?? 50, nextPageToken, query
+      }), { signal })
+    } catch (err) {
+      if (nextPageToken && isGrpcServiceError(err) && err.code === GrpcStatus.INVALID_ARGUMENT) throw badToken()
+      throw err
+    }
+    const runs = await mapBounded(res.executions ?? [], STATUS_LOOKUPS, async (raw) =>
+      await statusWithWorkers(await executionInfoFromRaw(raw, loadedDataConverter, raw, namespace), signal))
+    const token = res.nextPageToken?.length ? encodePageToken(query, { state: '', engineToken: res.nextPageToken }) : null
+    return { runs, nextPageToken: token }
   }
-  const runs = await mapBounded(res.executions ?? [], STATUS_LOOKUPS, async (raw) =>
-    await statusWithWorkers(deps, await executionInfoFromRaw(raw, loadedDataConverter, raw, namespace), signal))
-  const token = res.nextPageToken?.length ? encodePageToken(query, { state: '', engineToken: res.nextPageToken }) : null
-  return { runs, nextPageToken: token }
+
+  return { listRuns }
 }

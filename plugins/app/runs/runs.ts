@@ -1,12 +1,13 @@
+import type { RunRef } from '@flowport/core/run'
 import { ClosedRuns } from './closed-runs.js'
 import { LongHistories } from './long-histories.js'
-import { describeRun, readStatus, statusWithWorkers } from './execution.js'
+import { executionReads } from './execution.js'
 import { readAttention } from './attention.js'
-import { listRuns } from './list-runs.js'
-import { readInput } from './run-input.js'
-import { readResult, resultOf, outcomeOf } from './workflow-result.js'
-import { readTraceLog } from './trace-log.js'
-import { readCloseEventIfClosed, readRunStart, waitForCloseEvent } from '../engine/index.js'
+import { listReads } from './list-runs.js'
+import { inputReads } from './run-input.js'
+import { resultReads } from './workflow-result.js'
+import { traceLogReads } from './trace-log.js'
+import { readCloseEventIfClosed, readRunStart, waitForCloseEvent, type CloseWait } from '../engine/index.js'
 import type { RunsContext, RunsDeps } from './deps.js'
 
 export type Runs = ReturnType<typeof createRuns>
@@ -19,21 +20,19 @@ export function createRuns ({ config, ...deps }: RunsDeps) {
   })
   const longHistories = new LongHistories()
   const ctx: RunsContext = { ...deps, closedRuns, longHistories }
+  const executions = executionReads(ctx)
+  const reads = { ...ctx, ...executions }
   return {
+    ...executions,
+    ...listReads(reads),
+    ...inputReads(reads),
+    ...resultReads(reads),
+    ...traceLogReads(reads),
     closedRuns,
-    describeRun: describeRun.bind(undefined, ctx),
-    readStatus: readStatus.bind(undefined, ctx),
-    statusWithWorkers: statusWithWorkers.bind(undefined, ctx),
-    readResult: readResult.bind(undefined, ctx),
-    readInput: readInput.bind(undefined, ctx),
-    listRuns: listRuns.bind(undefined, ctx),
-    readTraceLog: readTraceLog.bind(undefined, ctx),
-    readAttention: readAttention.bind(undefined, ctx),
-    readRunStart: readRunStart.bind(undefined, ctx),
-    readCloseEventIfClosed: readCloseEventIfClosed.bind(undefined, ctx),
-    waitForCloseEvent: waitForCloseEvent.bind(undefined, ctx),
-    outcomeOf: outcomeOf.bind(undefined, ctx),
-    resultOf: resultOf.bind(undefined, ctx),
+    readAttention: async (run: RunRef, attempt: number | null | undefined, signal?: AbortSignal) => await readAttention(ctx, run, attempt, signal),
+    readRunStart: async (run: RunRef, signal?: AbortSignal) => await readRunStart(ctx, run, signal),
+    readCloseEventIfClosed: async (run: RunRef, signal?: AbortSignal) => await readCloseEventIfClosed(ctx, run, signal),
+    waitForCloseEvent: async (run: RunRef, wait: CloseWait) => await waitForCloseEvent(ctx, run, wait),
     close () {
       closedRuns.clear()
       longHistories.clear()

@@ -10,7 +10,7 @@
  */
 import { assembleTrace, readWholeHistory, TraceStorageError, type Trace, type TraceStore } from '@flowport/core/trace'
 import { ApiError, RETRY_AFTER_SECONDS, type ApiErrorExtras } from '../../../lib/api-error.js'
-import { describeForRead, isClosed } from './execution.js'
+import { isClosed, type ExecutionReads } from './execution.js'
 import type { DescribeOptions, Execution } from './types.js'
 import type { RunRef } from '@flowport/core/run'
 import { readAttention } from './attention.js'
@@ -18,51 +18,8 @@ import type { TraceLog } from '../../../schemas/trace.js'
 import type { RunsContext } from './deps.js'
 import { traceWriterOf, type TraceWriter } from './trace-writer.js'
 
-type Reads = Pick<RunsContext, 'engine' | 'closedRuns' | 'longHistories' | 'catalogs' | 'traces'>
-
 const storageDown = (err: TraceStorageError, run: ApiErrorExtras) =>
   new ApiError(503, 'TraceStorageUnavailableError', err.message, { ...run, headers: { 'retry-after': RETRY_AFTER_SECONDS } })
-
-export async function readTraceLog (deps: Reads, { workflowId, runId, signal }: DescribeOptions): Promise<TraceLog> {
-  const store = deps.traces
-  if (store === null) {
-    throw new ApiError(404, 'TraceNotFoundError', 'Tracing is switched off on this API (SERVICE_TRACE_ENABLED=false)', { workflowId, runId })
-  }
-  const known = runId === undefined ? undefined : deps.closedRuns.get(workflowId, runId)?.trace
-  if (known) return known
-  let execution: Execution
-  try {
-    execution = await describeForRead(deps, { workflowId, runId, signal })
-  } catch (err) {
-    // The engine forgets closed runs after its retention period; their traces outlive it.
-    const stored = err instanceof ApiError && err.statusCode === 404 && runId !== undefined
-      ? await readStored(store, { workflowId, runId }, signal)
-      : null
-    if (stored !== null) return stored
-    throw err
-  }
-  const run = { workflowId, runId: execution.runId }
-  let writer: Promise<TraceWriter> | undefined
-  const writerOf = async () => await (writer ??= traceWriterOf(deps, execution.taskQueue, signal))
-  if (isClosed(execution)) {
-    const kept = deps.closedRuns.get(workflowId, run.runId)?.trace
-    if (kept) return kept
-    // Destinations nobody writes to need not be up.
-    const stored = await readStored(store, run, signal).catch(async (err: unknown) => { if ((await writerOf()).kind === 'none') return null; throw err })
-    // Kept only when read from the destination preferred: a local copy read while the bucket
-    // was away is answered from the bucket once it is back.
-    if (stored?.source === (store.hasRemote ? 'remote' : 'local')) deps.closedRuns.remember(workflowId, run.runId, { trace: stored })
-    if (stored !== null) return stored
-  }
-  const [trace, attention, historyOnly] = await Promise.all([
-    assembleFromEngine(deps, store, run, writerOf(), signal),
-    execution.closeTime ? null : readAttention(deps, run, execution.workflowTaskAttempt, signal),
-    writerOf().then((w) => w.kind === 'none')
-  ])
-  const log: TraceLog = { ...run, source: historyOnly ? 'history' : 'engine', location: null, partial: trace.workflow.status === 'running', attention, trace }
-  if (historyOnly && isClosed(execution)) deps.closedRuns.remember(workflowId, run.runId, { trace: log })
-  return log
-}
 
 /** The stored document, from the bucket or the local directory; null when neither has it. */
 async function readStored (store: TraceStore, run: RunRef, signal?: AbortSignal): Promise<TraceLog | null> {
@@ -83,7 +40,7 @@ async function readStored (store: TraceStore, run: RunRef, signal?: AbortSignal)
   return null
 }
 
-async function assembleFromEngine ({ engine }: Reads, store: TraceStore, run: RunRef, whose: Promise<TraceWriter>, signal?: AbortSignal): Promise<Trace> {
+async function assembleFromEngine (engine: RunsContext['engine'], store: TraceStore, run: RunRef, whose: Promise<TraceWriter>, signal?: AbortSignal): Promise<Trace> {
   const namespace = engine.namespace
   const [events, [writer, attempts]] = await Promise.all([
     readWholeHistory(async (nextPageToken) => await engine.call(() => engine.client.workflowService.getWorkflowExecutionHistory({
@@ -99,4 +56,49 @@ async function assembleFromEngine ({ engine }: Reads, store: TraceStore, run: Ru
   // Which steps are evaluators comes from the catalog; without it every call reads as a step.
   const evaluators = writer.kind === 'flowport' ? writer.evaluators : new Set<string>()
   return assembleTrace({ run, events, attempts, isEvaluator: (type) => evaluators.has(type), maxValueBytes: store.settings.maxValueBytes })
+}
+
+export function traceLogReads (deps: RunsContext & ExecutionReads) {
+  async function readTraceLog ({ workflowId, runId, signal }: DescribeOptions): Promise<TraceLog> {
+    const store = deps.traces
+    if (store === null) {
+      throw new ApiError(404, 'TraceNotFoundError', 'Tracing is switched off on this API (SERVICE_TRACE_ENABLED=false)', { workflowId, runId })
+    }
+    const known = runId === undefined ? undefined : deps.closedRuns.get(workflowId, runId)?.trace
+    if (known) return known
+    let execution: Execution
+    try {
+      execution = await deps.describeForRead({ workflowId, runId, signal })
+    } catch (err) {
+      // The engine forgets closed runs after its retention period; their traces outlive it.
+      const stored = err instanceof ApiError && err.statusCode === 404 && runId !== undefined
+        ? await readStored(store, { workflowId, runId }, signal)
+        : null
+      if (stored !== null) return stored
+      throw err
+    }
+    const run = { workflowId, runId: execution.runId }
+    let writer: Promise<TraceWriter> | undefined
+    const writerOf = async () => await (writer ??= traceWriterOf(deps, execution.taskQueue, signal))
+    if (isClosed(execution)) {
+      const kept = deps.closedRuns.get(workflowId, run.runId)?.trace
+      if (kept) return kept
+      // Destinations nobody writes to need not be up.
+      const stored = await readStored(store, run, signal).catch(async (err: unknown) => { if ((await writerOf()).kind === 'none') return null; throw err })
+      // Kept only when read from the destination preferred: a local copy read while the bucket
+      // was away is answered from the bucket once it is back.
+      if (stored?.source === (store.hasRemote ? 'remote' : 'local')) deps.closedRuns.remember(workflowId, run.runId, { trace: stored })
+      if (stored !== null) return stored
+    }
+    const [trace, attention, historyOnly] = await Promise.all([
+      assembleFromEngine(deps.engine, store, run, writerOf(), signal),
+      execution.closeTime ? null : readAttention(deps, run, execution.workflowTaskAttempt, signal),
+      writerOf().then((w) => w.kind === 'none')
+    ])
+    const log: TraceLog = { ...run, source: historyOnly ? 'history' : 'engine', location: null, partial: trace.workflow.status === 'running', attention, trace }
+    if (historyOnly && isClosed(execution)) deps.closedRuns.remember(workflowId, run.runId, { trace: log })
+    return log
+  }
+
+  return { readTraceLog }
 }

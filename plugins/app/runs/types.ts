@@ -5,8 +5,6 @@ import type { ResetPoint } from '../../../schemas/reset.js'
 import type { TerminalStatus } from '@flowport/core/run'
 import type { RunVersion } from '../engine/index.js'
 
-export interface RunRef { workflowId: string, runId: string }
-
 export interface DescribeOptions {
   workflowId: string
   runId?: string
@@ -21,7 +19,6 @@ export type Execution = Pick<WorkflowExecutionInfo, 'type' | 'workflowId' | 'run
     wasReset?: boolean
     /** Above 1 the task failed or timed out before. */
     workflowTaskAttempt?: number | null
-    /** Undefined = not read yet. */
     resetFrom?: ResetPoint | null
     /** Undefined for a listed run (read from its search attributes). */
     runVersion?: RunVersion

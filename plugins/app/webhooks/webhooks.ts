@@ -22,7 +22,6 @@ export interface WebhookTarget { url: string, secret: string }
 
 const refused = (message: string) => validationError([{ path: '/webhook/url', in: 'body', message }])
 
-/** An exact name, or `*.example.com` for its subdomains. */
 function hostAllowed (host: string, allowed: string): boolean {
   return allowed.split(',').map((h) => h.trim().toLowerCase()).filter((h) => h !== '').some((pattern) =>
     pattern.startsWith('*.') ? host.endsWith(pattern.slice(1)) : host === pattern)

@@ -1,4 +1,3 @@
-/** What the history stream and the runs feed share. */
 import type { FastifyReply } from 'fastify'
 import { symbols as pinoSymbols } from 'pino'
 import type { Issue } from '../../../lib/api-error.js'

@@ -2,7 +2,6 @@ import { hash } from 'node:crypto'
 import { ApiError } from '../../../lib/api-error.js'
 
 export function etagOf (bytes: string | Buffer, prefix?: string): string {
-  // The one-shot form: no Hash object per response.
   const digest = hash('sha256', bytes, 'base64url').slice(0, 16)
   return `"${prefix === undefined ? '' : `${prefix}.`}${digest}"`
 }

@@ -1,12 +1,7 @@
 /** What JSON Schema cannot check. None recurses: a body nested 100,000 levels deep must cost a loop, not the stack. */
 const LONE_SURROGATE = /\p{Cs}/u
 
-const OPEN_BRACE = 0x7b
-const OPEN_BRACKET = 0x5b
-const CLOSE_BRACE = 0x7d
-const CLOSE_BRACKET = 0x5d
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
+const [OPEN_BRACE, OPEN_BRACKET, CLOSE_BRACE, CLOSE_BRACKET, QUOTE, BACKSLASH] = [...'{[}]"\\'].map((c) => c.charCodeAt(0))
 
 /** Read from the text, before it is parsed: everything after the parser recurses once per level. */
 export function nestsDeeperThan (text: string, maxDepth: number): boolean {

@@ -74,17 +74,13 @@ export interface StepDefinition<I extends TSchema = TSchema, O extends TSchema =
   readonly options: StepOptions | undefined
 }
 
+/** What steps and evaluators share: a definition's fields over its spec's. */
+function fieldsOf<K extends 'flowport.step' | 'flowport.evaluator', S extends Omit<StepSpec<TSchema, TSchema>, 'outputSchema' | 'run'> & { run: (input: never, ctx: StepContext) => unknown }> (kind: K, spec: S) {
+  return { kind, name: spec.name, description: spec.description ?? null, inputSchema: spec.inputSchema, options: spec.options, run: spec.run }
+}
+
 export function defineStep<I extends TSchema, O extends TSchema> (spec: StepSpec<I, O>): StepDefinition<I, O> {
-  const fields = {
-    kind: 'flowport.step' as const,
-    name: spec.name,
-    description: spec.description ?? null,
-    inputSchema: spec.inputSchema,
-    outputSchema: spec.outputSchema,
-    options: spec.options,
-    run: spec.run
-  }
-  return callable(fields, spec.outputSchema) as unknown as StepDefinition<I, O>
+  return callable({ ...fieldsOf('flowport.step', spec), outputSchema: spec.outputSchema }, spec.outputSchema) as unknown as StepDefinition<I, O>
 }
 
 /**
@@ -119,15 +115,7 @@ export interface EvaluatorDefinition<I extends TSchema = TSchema> extends Readon
 }
 
 export function defineEvaluator<I extends TSchema> (spec: EvaluatorSpec<I>): EvaluatorDefinition<I> {
-  const fields = {
-    kind: 'flowport.evaluator' as const,
-    name: spec.name,
-    description: spec.description ?? null,
-    inputSchema: spec.inputSchema,
-    options: spec.options,
-    run: spec.run
-  }
-  return callable(fields, EvaluationSchema) as unknown as EvaluatorDefinition<I>
+  return callable(fieldsOf('flowport.evaluator', spec), EvaluationSchema) as unknown as EvaluatorDefinition<I>
 }
 
 // Definitions are functions; objects of the same shape (e.g. from a hand-rolled copy) still count.

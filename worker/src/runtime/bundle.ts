@@ -112,10 +112,8 @@ export async function bundleWorkflows ({ registry, manifest, logger, reuse = fal
   const cached = reuse ? cache.get(entry) : undefined
   if (cached !== undefined) return await cached
 
-  const forbidden = new Set<string>()
-  for (const loaded of [...registry.shared.values(), ...registry.workflows.flatMap((w) => [...w.own.values()])]) {
-    forbidden.add(realpathSync(loaded.file))
-  }
+  const components = [...registry.shared.values(), ...registry.workflows.flatMap((w) => [...w.own.values()])]
+  const forbidden = new Set(components.map((loaded) => realpathSync(loaded.file)))
   const problems: string[] = []
   let report = ''
   const build = (async () => {

@@ -9,20 +9,14 @@ import { CATALOG_WORKFLOW_TYPE, NAME_PATTERN, VERSIONING_MODES } from '@flowport
 import { StepOptionsSchema } from '../common/step-options.js'
 import type { WorkflowMeta } from '../workflow/types.js'
 import { DefinitionError } from './definition-error.js'
-import type { Component, Loaded, LoadedSource, Origin } from './discovery/load.js'
-import type { EvalDefinition } from '../common/eval.js'
+import type { Component, Loaded, LoadedSource, LoadedWorkflow, Origin } from './discovery/load.js'
 import { CriticalitySchema, InterpretationUnion } from '@flowport/core/eval'
 import { schemaProblem } from './schemas.js'
 
-export interface RegisteredWorkflow {
+/** A loaded workflow, checked: its meta instead of its definition, and its own steps and evaluators (its `components`). */
+export interface RegisteredWorkflow extends Omit<LoadedWorkflow, 'definition' | 'components'> {
   meta: WorkflowMeta
-  file: string
-  exportName: string
-  origin: Origin
-  /** The workflow's own steps and evaluators (next to its file), by name. */
   own: Map<string, Loaded<Component>>
-  /** Its eval (the `eval` module next to its file), if it has one. */
-  eval: Loaded<EvalDefinition> | undefined
 }
 
 export interface Registry {

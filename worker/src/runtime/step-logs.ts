@@ -1,15 +1,9 @@
 /**
- * One log line when a step attempt starts and one when it ends, with the ids the API logs for the
- * run (workflowId, runId), the activity type (`<workflow>#<step>`) and the attempt; the end line
- * adds the outcome, the duration and, for a failure, the error's message. Inputs and results are
- * never logged (they may hold secrets, a webhook's among them). Local steps are logged too (the
- * interceptor sees them).
- * Levels: every step of every run passes here, so at the default level (info) only what needs a
- * look is written: a failed or canceled attempt's end line, and a webhook delivery's POSTs (calls
- * to another system). Starts and completions are debug lines (LOG_LEVEL=debug): at info they were
- * two lines per step of every run, formatted and written for no news (bench/RESULTS.md, cpu-per-run). A webhook
- * delivery's looks at the run it waits for are debug lines whatever their outcome: they repeat
- * every 30 s or less for as long as that run is open (docs/webhooks.md).
+ * One log line when a step attempt (local steps too) starts and one when it ends, with the run's
+ * ids, the activity type and the attempt; the end line adds the outcome, the duration and a
+ * failure's message. Inputs and results are never logged: they may hold secrets. Which lines are
+ * debug lines, and why, is docs/observability.md's "Logs": every step of every run passes here,
+ * so at info only what needs a look is written.
  */
 import type { ActivityInterceptorsFactory } from '@temporalio/worker'
 import { CancelledFailure } from '@temporalio/common'

@@ -1,19 +1,9 @@
 /**
  * The worker's trace keeper: writes the final trace of every run of its catalog once the run has
- * closed, however it closed.
- *
- * - When workflow code finishes (completed, failed, canceled after cleanup, continued as new) the
- *   run tells the keeper through a sink; the keeper waits for the close event and writes at once.
- * - Runs that close without workflow code (terminated, timed out), and runs whose keeper died
- *   before writing, are found by a sweep of the engine's visibility list of closed runs, every
- *   SERVICE_TRACE_SWEEP_MS; the first sweep after a start looks SERVICE_TRACE_LOOKBACK_MS back.
- *
- * - Local trace files older than SERVICE_TRACE_LOCAL_RETENTION_MS are removed, at most once an
- *   hour (local-retention.ts).
- *
- * The document is a pure function of the closed run's history and the recorded attempts, so two
- * workers that write the same run write the same bytes; no store but the engine and the
- * destinations is involved.
+ * closed, however it closed: told by workflow code through a sink, or found by a sweep of the
+ * closed runs; traces that failed are written again (docs/traces.md, "When it is written"). The
+ * document is a pure function of the closed run's history and the recorded attempts, so two
+ * workers that write the same run write the same bytes.
  */
 import type { Client } from '@temporalio/client'
 import protoRoot from '@temporalio/proto'
@@ -251,12 +241,9 @@ export class TraceKeeper {
     if (this.retry.get(runId)?.reason === 'upload') {
       const local = await store.readLocal(workflowId, runId).catch(() => null)
       if (local !== null) {
-        const written = await store.writeTrace(local, (where, err) => {
-          logger.warn(`Trace of ${workflowId} run ${runId}: the ${where} copy could not be written: ${(err as Error).message}`, { workflowId, runId, error: err })
-        }, 'remote')
+        const written = await store.writeTrace(local, this.copyFailed(workflowId, runId), 'remote')
         if (written.remote === null) return
-        this.retry.delete(runId)
-        this.retryFullLogged = false
+        this.rewritten(runId)
         await store.setPending(workflowId, runId, false)
         return
       }
@@ -278,15 +265,22 @@ export class TraceKeeper {
     }
     const trace = stored ?? await assemble()
     if (trace.workflow.status === 'running') throw new Error('the run is still open')
-    const written = await store.writeTrace(trace, (where, err) => {
-      logger.warn(`Trace of ${workflowId} run ${runId}: the ${where} copy could not be written: ${(err as Error).message}`, { workflowId, runId, error: err })
-    }, stored === null ? 'both' : 'local')
+    const written = await store.writeTrace(trace, this.copyFailed(workflowId, runId), stored === null ? 'both' : 'local')
     const again = incomplete || (stored === null && store.hasRemote && written.remote === null)
     if (again) this.rewriteLater(workflowId, runId, incomplete || written.local === null ? 'attempts' : 'upload')
-    else {
-      this.retry.delete(runId)
-      this.retryFullLogged = false
-    }
+    else this.rewritten(runId)
     if (written.local !== null) await store.setPending(workflowId, runId, again)
+  }
+
+  private copyFailed (workflowId: string, runId: string) {
+    return (where: string, err: unknown) => {
+      this.options.logger.warn(`Trace of ${workflowId} run ${runId}: the ${where} copy could not be written: ${(err as Error).message}`, { workflowId, runId, error: err })
+    }
+  }
+
+  /** The trace is where it belongs: no longer one to write again. */
+  private rewritten (runId: string): void {
+    this.retry.delete(runId)
+    this.retryFullLogged = false
   }
 }

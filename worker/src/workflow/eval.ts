@@ -1,19 +1,10 @@
 /**
- * The eval workflow (docs/evals.md): one run per eval run, id
- * `eval:<workflow>:<uuid>`, started by the API on the workflow's catalog. Everything an
- * eval does is a durable, retried and traced piece of this run's history:
- *
- * 1. an activity reads the cases from the dataset files beside the workflow (on the worker);
- * 2. each case runs as a child workflow of the judged workflow (id `<eval run id>:<case>`), or,
- *    `cached`, takes the dataset's cached output; at most `concurrency` case runs are open at once,
- *    and the engine ends a case run after `caseTimeoutMs` (the case fails, saying so);
- * 3. each evaluator of the eval runs as the judged workflow's step `<workflow>#<evaluator>` with
- *    `{input, output, groundTruth}`; its value is read as a verdict and the verdicts are
- *    aggregated (core/src/eval.ts);
- * 4. an activity finds the previous completed eval run of the workflow through visibility, and
- *    the report names the cases that got better or worse.
- *
- * The report is the run's result; a summary (verdict, totals) goes to the memo for listings.
+ * The eval workflow: one run per eval run, id `eval:<workflow>:<uuid>`, started by the API on the
+ * workflow's catalog, so that everything an eval does (read the cases, run each case as a child
+ * run or take its cached output, run the evaluators as the judged workflow's steps, compare with
+ * the previous eval run) is a durable, retried and traced piece of this run's history
+ * (docs/evals.md). The report is the run's result; a summary (verdict, totals) goes to the memo
+ * for listings.
  */
 import { TimeoutFailure, patched, proxyActivities, startChild, upsertMemo, workflowInfo } from '@temporalio/workflow'
 import { mapBounded } from '@flowport/core/bounded'

@@ -1,16 +1,8 @@
 /**
- * Datasets: the cases of a workflow's eval, one file each (YAML or JSON) in the `datasets/` folder
- * beside the workflow file (docs/evals.md):
- *
- *   name: refund_request          # default: the file name without extension
- *   input: { … }                  # the workflow's input
- *   groundTruth: { … }            # optional: what evaluators compare with
- *   lastOutput:                   # optional: the cached output (`flowport eval --cached`; `--save` writes it)
- *     output: { … }
- *     date: 2026-11-27T23:00:00.000Z
- *
- * Read by the worker's cases activity at each eval run (so an edited or saved dataset counts at
- * once), and written back by `flowport eval --save`, which keeps a YAML file's comments and order.
+ * Datasets: the cases of a workflow's eval, one file each (YAML or JSON, its fields in
+ * docs/evals.md) in the `datasets/` folder beside the workflow file. Read by the worker's cases
+ * activity at each eval run (so an edited or saved dataset counts at once), and written back by
+ * `flowport eval --save`, which keeps a YAML file's comments and order.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { basename, dirname, extname, join, relative, sep } from 'node:path'
