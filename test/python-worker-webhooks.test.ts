@@ -114,7 +114,6 @@ t.test('a delivery worker killed while the run is open and started again deliver
 t.test('of two delivery workers, one that hangs (SIGSTOP) while the run is open: the other delivers, once', async (t) => {
   const app = await build(t)
   const [hung] = [await deliveryWorker(t), await deliveryWorker(t)]
-  t.teardown(() => { process.kill(hung!.pid, 'SIGCONT') })
   const hooks = await receiver(t)
   const secret = newSecret()
   const run = await startHooked(t, app, 'order', { item: 'pen', quantity: 2 }, { url: hooks.url('/hang'), secret })
@@ -124,7 +123,10 @@ t.test('of two delivery workers, one that hangs (SIGSTOP) while the run is open:
   process.kill(hung!.pid, 'SIGSTOP')
   const approved = await call(t, app, { method: 'POST', url: `/workflow/${run.workflowId}/signal/approve`, route: '/workflow/{id}/signal/{name}', payload: { payload: { by: 'ops' } } })
   t.equal(approved.status, 200)
-  t.match(await deliveryDone(app, run), { state: 'delivered', attempts: 1, lastResponseStatus: 200 })
+  // The engine may hand the first POST to the hung worker's open poll: that attempt times out (30 s) and counts as failed.
+  const record = await deliveryDone(app, run)
+  t.match(record, { state: 'delivered', lastResponseStatus: 200, lastError: null })
+  t.ok(record.attempts === 1 || record.attempts === 2, `one attempt, or one more that the hung worker held (${record.attempts})`)
   t.equal(hooks.received('/hang').length, 1, 'delivered once')
   t.match(verified(t, secret, hooks.received('/hang')[0]!), { kind: 'result', workflowId: run.workflowId, status: 'completed', output: { item: 'pen', approvedBy: 'ops' } })
 })

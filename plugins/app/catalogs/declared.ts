@@ -1,6 +1,7 @@
 /**
  * A catalog declared in a file has workers without Flowport's SDK (docs/any-worker.md): what needs
- * Flowport's code on the worker is refused with a reason instead of failing there.
+ * Flowport's code on the worker is refused with a reason instead of failing there, or (completion
+ * webhooks) run by Flowport's delivery worker instead.
  */
 import { DELIVERIES_TASK_QUEUE, type Catalog, type CatalogWorkflow } from '@flowport/core/contract'
 import { ApiError } from '../../../lib/api-error.js'
