@@ -141,7 +141,10 @@ const [command] = process.argv.slice(2)
 if (command === 'keys') program.addCommand((await import('./keys.js')).keysCommand())
 else program.command('keys').description('create|list|remove API keys in the keys file (flowport keys --help)')
 // `catalog publish|show|remove` (catalog files, engine side); any other `catalog` is the client's (a catalog's workflows).
-const declaring = command === 'catalog' && ['publish', 'show', 'remove'].includes(process.argv[3] ?? '')
+const DECLARING = ['publish', 'show', 'remove']
+const declaring = command === 'catalog' && DECLARING.includes(process.argv[3] ?? '')
+// `catalog help` is the command's help (both kinds), not a workflow named help.
+if (command === 'catalog' && process.argv[3] === 'help' && process.argv.length === 4) process.argv[3] = '--help'
 if (declaring) program.addCommand((await import('./catalog/command.js')).catalogCommand())
 
 // The server entries never load the client (the production image runs them).
@@ -155,7 +158,10 @@ if (command === undefined) {
   console.log(program.helpInformation().trimEnd())
   process.exitCode = 2
 } else if (!command.startsWith('-') && !known.has(command)) {
-  console.error(`Unknown command: ${command}\n${program.helpInformation().trimEnd()}`)
+  // A subcommand's name given alone (`flowport show`): name the commands it belongs to.
+  const under = [...program.commands.filter((c) => c.commands.some((s) => s.name() === command)).map((c) => c.name()), ...(DECLARING.includes(command) ? ['catalog'] : [])]
+  const meant = under.length === 0 ? '' : ` (a subcommand: ${under.map((c) => `flowport ${c} ${command}`).join(', ')})`
+  console.error(`Unknown command: ${command}${meant}\n${program.helpInformation().trimEnd()}`)
   process.exitCode = 2
 } else {
   try {

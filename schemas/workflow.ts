@@ -179,14 +179,18 @@ export const WorkflowResultSchema = Type.Object({
   kind: Kind('result', 'Always `result`: the outcome of a closed run'),
   workflowId: Type.String(),
   runId: Type.String({ description: 'The run this result belongs to' }),
-  workflowName: Type.String({ description: 'Workflow type (canonical name) of that run: which workflow\'s output `output` is' }),
+  workflowName: Type.String({ description: 'Canonical name of that run\'s workflow (for a catalog file\'s workflow, its `name`, not its Temporal `workflowType`): which workflow\'s output `output` is' }),
   input: Json('The start input of this run; null if it had none'),
   output: Json('The value the workflow returned; null unless status is completed (and null when `outputRef` is there)'),
   inputRef: Type.Optional(response(PayloadLinkSchema, 'Only when the input is larger than SERVICE_PAYLOAD_INLINE_MAX_BYTES ' +
     '(and kept by reference: docs/large-payloads.md): where to download it; `input` is then null')),
   outputRef: Type.Optional(response(PayloadLinkSchema, 'Only when the output is larger than SERVICE_PAYLOAD_INLINE_MAX_BYTES ' +
     '(and kept by reference: docs/large-payloads.md): where to download it; `output` is then null')),
-  trace: Nullable(ref(TraceInfoSchema)),
+  trace: Type.Union([ref(TraceInfoSchema), Type.Null()], {
+    description: 'Where the run\'s trace file is written; null when tracing is off (SERVICE_TRACE_ENABLED=false) or when no trace file is ' +
+      'written for the run: a run of a catalog file\'s workers, or on a task queue no catalog is published for, whose trace ' +
+      'GET /workflow/{id}/trace-log builds from the history (docs/any-worker.md)'
+  }),
   status: ref(TerminalRunStatusSchema),
   error: Nullable(Type.String({ description: 'Why the run did not complete (failed, canceled, terminated, timed_out); null otherwise' })),
   errorDetails: Nullable(ref(ErrorDetailsSchema))
@@ -207,7 +211,7 @@ export const WebhookDeliverySchema = Type.Object({
 export const WorkflowStatusSchema = Type.Object({
   workflowId: Type.String(),
   runId: Type.String(),
-  workflowName: Type.String({ description: 'Workflow type (canonical name)' }),
+  workflowName: Type.String({ description: 'Canonical name of the workflow (for a catalog file\'s workflow, its `name`, not its Temporal `workflowType`)' }),
   catalog: Type.String({ description: 'Catalog (= task queue) the run executes on' }),
   status: ref(RunStatusSchema),
   startTime: IsoTime('When the run started'),
@@ -265,7 +269,7 @@ export const WorkflowInputSchema = Type.Object({
 }, { $id: 'WorkflowInput', additionalProperties: false, description: 'The input a run was started with' })
 
 export const RunsQuerySchema = Type.Object({
-  workflowName: Type.Optional(Type.String({ ...QueryTextSchema, description: 'Only runs of this workflow type' })),
+  workflowName: Type.Optional(Type.String({ ...QueryTextSchema, description: 'Only runs of this workflow type. A catalog file\'s workflow whose `name` differs from its `workflowType` is matched by name (or alias) only together with `catalog`' })),
   status: Type.Optional(Literals(FILTER_STATUSES, { description: 'Only runs in this status' })),
   catalog: Type.Optional(CatalogIdSchema),
   scheduleId: Type.Optional(Type.String({ ...QueryTextSchema, maxLength: 200, description: 'Only runs started by this schedule' })),

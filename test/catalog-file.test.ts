@@ -92,3 +92,43 @@ t.test('a catalog id Flowport reserves is refused', async (t) => {
   const [problem] = problemsOf('catalog: __flowport_x\nworkflows: [{ name: a }]\n')
   t.match(problem, /^c\.yaml:1:\d+: catalog must match pattern/)
 })
+
+t.test('a handler the worker names as the API cannot: the file maps a path-safe name to it, checked line by line', async (t) => {
+  const [unsafe] = problemsOf([
+    'catalog: x',
+    'workflows:',
+    '  - name: order',
+    '    signals:',
+    '      - name: order.approve'
+  ].join('\n'))
+  t.match(unsafe, /^c\.yaml:5:\d+: workflows\.0\.signals\.0\.name must match pattern .*: give clients such a name, and the worker's own in handlerName$/)
+
+  const { catalog } = readCatalogFile([
+    'catalog: x',
+    'workflows:',
+    '  - name: order',
+    '    signals: [{ name: approve, handlerName: order.approve }]',
+    '    queries: [{ name: state, handlerName: order state }, { name: plain }]',
+    '    updates: [{ name: set_discount, handlerName: set-discount }]'
+  ].join('\n'), 'c.yaml')
+  const [order] = catalog.workflows
+  t.same(order?.signals.map((h) => [h.name, h.handlerName]), [['approve', 'order.approve']])
+  t.same(order?.queries.map((h) => [h.name, h.handlerName]), [['state', 'order state'], ['plain', undefined]], 'no handlerName: the name is the handler\'s')
+  t.same(order?.updates.map((h) => [h.name, h.handlerName]), [['set_discount', 'set-discount']])
+
+  const twice = problemsOf([
+    'catalog: x',
+    'workflows:',
+    '  - name: order',
+    '    signals:',
+    '      - name: approve',
+    '        handlerName: order.approve',
+    '      - name: accept',
+    '        handlerName: order.approve',
+    '      - { name: order_approve }',
+    '      - { name: approve }'
+  ].join('\n'))
+  t.ok(twice.some((p) => /^c\.yaml:8:\d+: workflows\.0\.signals\.1\.handlerName repeats signal handler name order\.approve \(line 6\)/.test(p)), twice.join('\n'))
+  t.ok(twice.some((p) => /^c\.yaml:10:\d+: .*repeats signal approve \(line 5\)/.test(p)), twice.join('\n'))
+  t.equal(twice.length, 2, 'a name used twice is one problem, not two')
+})

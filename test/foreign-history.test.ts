@@ -72,6 +72,7 @@ t.test('a completed run: status, result, history and a trace built from its hist
   const result = await get(t, workflowId, 'result')
   t.equal(result.status, 200)
   t.same(result.body.output, { price: 400, charged: 400, shipment: 'shipped lamp' })
+  t.equal(result.body.trace, null, 'no trace file names a run no Flowport worker traces')
 
   const history = await get(t, workflowId, 'history')
   t.equal(history.status, 200)
@@ -172,6 +173,7 @@ t.test('declared in a catalog file, run through the API: the trace is still buil
   })
   t.equal(res.status, 200)
   t.same(res.body.output, { price: 300, charged: 300, shipment: 'shipped rug' })
+  t.equal(res.body.trace, null, 'nor one of a declared catalog\'s run')
   const log = (await get(t, res.body.workflowId as string, 'trace-log')).body as TraceLog
   t.equal(log.source, 'history', 'a declared catalog has no trace writer')
   t.same(node(log.trace, 'chargeCard').attempts.map((a) => a.status), ['unknown', 'completed'])

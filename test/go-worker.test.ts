@@ -38,7 +38,7 @@ t.test('run and result', async (t) => {
   t.match(ran.body, { status: 'completed', output: { greeting: 'Hello, Ada!' } })
   const result = await get(t, `/workflow/${ran.body.workflowId as string}/result`, '/workflow/{id}/result')
   t.equal(result.status, 200)
-  t.match(result.body, { status: 'completed', workflowName: 'Greet', input: { name: 'Ada' }, output: { greeting: 'Hello, Ada!' } })
+  t.match(result.body, { status: 'completed', workflowName: 'greet', input: { name: 'Ada' }, output: { greeting: 'Hello, Ada!' } })
 
   const refused = await post(t, '/workflow/run', '/workflow/run', { catalog, workflowName: 'greet', input: { name: '' } })
   t.equal(refused.status, 400, 'the input is validated against the declared schema')

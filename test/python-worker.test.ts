@@ -135,8 +135,8 @@ t.test('a long-running run: history, SSE resumed with Last-Event-ID, the runs li
 
   const listed = await eventually(() => get(t, app, `/workflow/runs?catalog=${catalog}&status=running`, '/workflow/runs'),
     (r) => r.body.runs.some((run: { workflowId: string }) => run.workflowId === workflowId))
-  t.match(listed.body.runs.find((run: { workflowId: string }) => run.workflowId === workflowId), { runId, catalog, workflowName: 'TickerWorkflow' },
-    'listed on its catalog, under its Temporal workflow type')
+  t.match(listed.body.runs.find((run: { workflowId: string }) => run.workflowId === workflowId), { runId, catalog, workflowName: 'ticker' },
+    'listed on its catalog, under the name clients use')
 
   const stopped = await call(t, app, { method: 'PATCH', url: `/workflow/${workflowId}/stop`, route: '/workflow/{id}/stop', payload: {} })
   t.equal(stopped.status, 200)

@@ -22,8 +22,8 @@ t.test('trace.destinations.remote is null until the trace is in the bucket (also
   const bucket = `destinations-${randomUUID()}`
   await createBucket(store.endpoint, bucket)
   const app = await build(t, { SERVICE_CLOUD_ENDPOINT: store.endpoint, SERVICE_TRACE_S3_BUCKET: bucket, SERVICE_PAYLOAD_REFS_ENABLED: 'false' })
-  // A closed run whose trace no worker writes here (no worker polls its task queue).
-  const handle = await app.engine.client.workflow.start('hello', { taskQueue: `destinations-${randomUUID()}`, workflowId: newId('destinations'), args: [{ name: 'Ada' }] })
+  // A closed run of the Flowport worker's catalog (a queue with no catalog has no trace file at all), whose trace no worker writes to this bucket.
+  const handle = await app.engine.client.workflow.start('hello', { taskQueue: app.config.SERVICE_CATALOG_ID, workflowId: newId('destinations'), args: [{ name: 'Ada' }] })
   await handle.terminate('closed for the test')
   const runId = (await handle.describe()).runId
   const result = async () => await call(t, app, { method: 'GET', url: `/workflow/${handle.workflowId}/result`, route: '/workflow/{id}/result' })

@@ -293,7 +293,7 @@ export class RunView extends Component {
       </section>
       <${Handlers} workflow=${s.workflow} workflowId=${workflowId} runId=${status.runId} running=${running} events=${s.events}
         onDone=${(item) => { this.setState(({ sent }) => ({ sent: [...sent, { ...item, id: `sent-${sent.length}` }] })); this.scheduleTrace() }} />
-      <p><a href=${`#/runs?workflowName=${encodeURIComponent(status.workflowName)}`}>Other runs of ${status.workflowName}</a> ·
+      <p><a href=${`#/runs?workflowName=${encodeURIComponent(status.workflowName)}&catalog=${encodeURIComponent(status.catalog)}`}>Other runs of ${status.workflowName}</a> ·
         <button class="link" onClick=${() => go(`#/catalog?workflow=${encodeURIComponent(status.workflowName)}`)}>Start another</button></p>
     </section>`
   }

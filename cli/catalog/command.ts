@@ -61,12 +61,17 @@ function readFile (file: string): ReturnType<typeof readCatalogFile> {
 }
 
 /** A subcommand of one argument, with the engine's settings in its help. */
+/** `catalog <word>` is also the client's command showing workflow <word> (cli/client/list.ts). */
+const NOT_A_WORKFLOW = (word: string) =>
+  `(flowport catalog ${word} is the catalog-file command, on the engine; to show a workflow named ${word} through the API: flowport catalog --catalog <id> ${word})`
+
 function subcommand (parent: Command, name: string, argument: string, description: string): Command {
-  return parent.command(name).description(description).argument(argument).addHelpText('after', SETTINGS)
+  return parent.command(name).description(description).argument(argument).showHelpAfterError(NOT_A_WORKFLOW(name)).addHelpText('after', SETTINGS)
 }
 
 export function catalogCommand (): Command {
-  const catalog = new Command('catalog').description('publish|show|remove a catalog declared in a file, for workers without Flowport\'s SDK (docs/any-worker.md)')
+  // Its subcommands inherit the override (addCommand does not pass the program's on): a usage error exits 2, as the docs say.
+  const catalog = new Command('catalog').exitOverride().description('publish|show|remove a catalog declared in a file, for workers without Flowport\'s SDK (docs/any-worker.md)')
   subcommand(catalog, 'publish', '<file>', 'validate a catalog file (YAML or JSON) and publish it: the API serves its workflows on the catalog\'s task queue; publishing again replaces it')
     .option('--check', 'only validate the file')
     .action(async (file: string, options: { check?: boolean }) => {

@@ -19,6 +19,7 @@ const JsonSchema = Type.Record(Type.String(), Type.Unknown())
 
 const HandlerSchema = (result: boolean) => Type.Object({
   name: Name,
+  handlerName: Type.Optional(TemporalName),
   description: Description,
   payloadSchema: Type.Optional(JsonSchema),
   ...(result ? { resultSchema: Type.Optional(JsonSchema) } : {})
@@ -88,9 +89,9 @@ export function readCatalogFile (text: string, file: string): { catalog: Catalog
     throw new CatalogFileError((fileChecker.errors ?? []).map((e) => {
       const path = e.instancePath.split('/').slice(1).map((s) => (/^\d+$/.test(s) ? Number(s) : s.replace(/~1/g, '/').replace(/~0/g, '~')))
       const params = e.params as { additionalProperty?: string, missingProperty?: string }
-      return params.additionalProperty !== undefined
-        ? problem(path, 'is not a field of a catalog file', params.additionalProperty)
-        : problem(path, e.message ?? 'is invalid')
+      if (params.additionalProperty !== undefined) return problem(path, 'is not a field of a catalog file', params.additionalProperty)
+      const message = e.message ?? 'is invalid'
+      return problem(path, e.keyword === 'pattern' && path.at(-1) === 'name' ? `${message}${unsafeName(path)}` : message)
     }))
   }
   const declared = value as CatalogFile
@@ -99,6 +100,12 @@ export function readCatalogFile (text: string, file: string): { catalog: Catalog
   const workflows = declared.workflows.map(catalogWorkflow)
   const hash = createHash('sha256').update(JSON.stringify({ catalog: declared.catalog, workflows })).digest('hex')
   return { catalog: { catalog: declared.catalog, publishedAt: new Date().toISOString(), deployment: null, workflows, declared: true }, hash }
+}
+
+/** A name the API's paths cannot carry: where the worker's own name goes instead. */
+function unsafeName (path: Path): string {
+  const field = path.length === 3 ? 'workflowType' : 'handlerName'
+  return ` (the API's paths carry letters, digits and _ only): give clients such a name, and the worker's own in ${field}`
 }
 
 type Problem = (path: Path, message: string, key?: string) => string
@@ -139,15 +146,26 @@ function duplicates (declared: CatalogFile, problem: Problem, at: (path: Path) =
   // A run's workflow type says which entry it is: two entries of one type could not be told apart.
   unique('workflow type', declared.workflows.map((w, i) => ({ value: w.workflowType ?? w.name, path: ['workflows', i, w.workflowType === undefined ? 'name' : 'workflowType'] })))
   declared.workflows.forEach((w, i) => {
-    for (const kind of HANDLER_KINDS) unique(kind.replace(/s$/, '').replace(/ie$/, 'y'), (w[kind] ?? []).map((h, j) => ({ value: h.name, path: ['workflows', i, kind, j, 'name'] })))
+    for (const kind of HANDLER_KINDS) {
+      const what = kind.replace(/s$/, '').replace(/ie$/, 'y')
+      unique(what, (w[kind] ?? []).map((h, j) => ({ value: h.name, path: ['workflows', i, kind, j, 'name'] })))
+      // Two names for one handler of the worker would be one handler under two paths.
+      const named = (w[kind] ?? []).map((h, j) => ({ h, j })).filter(({ h }, k, all) => all.findIndex((o) => o.h.name === h.name) === k)
+      unique(`${what} handler name`, named.map(({ h, j }) => ({ value: h.handlerName ?? h.name, path: ['workflows', i, kind, j, h.handlerName === undefined ? 'name' : 'handlerName'] })))
+    }
     unique('activity', (w.activities ?? []).map((a, j) => ({ value: typeof a === 'string' ? a : a.name, path: ['workflows', i, 'activities', j] })))
   })
   return problems
 }
 
 function catalogWorkflow (w: CatalogFile['workflows'][number]): CatalogWorkflow {
-  const handler = (h: { name: string, description?: string, payloadSchema?: Record<string, unknown>, resultSchema?: Record<string, unknown> }, result: boolean): CatalogHandler =>
-    ({ name: h.name, description: h.description ?? null, payloadSchema: h.payloadSchema ?? null, resultSchema: result ? (h.resultSchema ?? {}) : null })
+  const handler = (h: { name: string, handlerName?: string, description?: string, payloadSchema?: Record<string, unknown>, resultSchema?: Record<string, unknown> }, result: boolean): CatalogHandler => ({
+    name: h.name,
+    description: h.description ?? null,
+    payloadSchema: h.payloadSchema ?? null,
+    resultSchema: result ? (h.resultSchema ?? {}) : null,
+    ...(h.handlerName === undefined || h.handlerName === h.name ? {} : { handlerName: h.handlerName })
+  })
   return {
     name: w.name,
     description: w.description ?? '',

@@ -7,7 +7,7 @@
  * (TERMINATE_EXISTING: a new run id, which the API reads again) instead of an update no worker
  * would handle.
  */
-import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription } from '@temporalio/client'
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowExecutionDescription } from '@temporalio/client'
 import { defaultPayloadConverter } from '@temporalio/common'
 import {
   CATALOG_FORMAT, CATALOG_FORMAT_MEMO_KEY, CATALOG_HASH_MEMO_KEY, CATALOG_PUBLISHED_AT_MEMO_KEY, CATALOG_WORKFLOW_TYPE, DECLARED_CATALOG_TASK_QUEUE,
@@ -41,24 +41,42 @@ function ownedByWorker (catalogId: string): CatalogConflictError {
     `that Flowport worker and terminate its catalog workflow (${catalogWorkflowId(catalogId)}) first`)
 }
 
+/** Each attempt lost a race to another publisher (or a worker) and is decided again from what won. */
+const PUBLISH_ATTEMPTS = 5
+
+/**
+ * Decided by what the describe saw, made safe against what starts meanwhile: with nothing open, the
+ * start fails if another publisher or a Flowport worker started first (the engine's conflict
+ * policy FAIL), and the publication is decided again against that run, so a worker's catalog is
+ * never terminated and two identical publications make one run. A declared run is replaced
+ * (TERMINATE_EXISTING): among catalog files, the last publication wins.
+ */
 export async function publishDeclaredCatalog (client: Client, catalog: Catalog, hash: string): Promise<DeclaredPublication> {
   const catalogId = catalog.catalog
-  const current = await openRun(client, catalogId)
-  if (current !== null && !isDeclared(current)) throw ownedByWorker(catalogId)
-  if (current !== null && current.memo?.[CATALOG_HASH_MEMO_KEY] === hash && current.memo[CATALOG_FORMAT_MEMO_KEY] === CATALOG_FORMAT) {
-    return { outcome: 'current', catalog: { ...catalog, publishedAt: String(current.memo[CATALOG_PUBLISHED_AT_MEMO_KEY]) }, runId: current.runId }
+  for (let attempt = 1; ; attempt++) {
+    const current = await openRun(client, catalogId)
+    if (current !== null && !isDeclared(current)) throw ownedByWorker(catalogId)
+    if (current !== null && current.memo?.[CATALOG_HASH_MEMO_KEY] === hash && current.memo[CATALOG_FORMAT_MEMO_KEY] === CATALOG_FORMAT) {
+      return { outcome: 'current', catalog: { ...catalog, publishedAt: String(current.memo[CATALOG_PUBLISHED_AT_MEMO_KEY]) }, runId: current.runId }
+    }
+    const input: CatalogWorkflowInput = { catalog, hash }
+    try {
+      const handle = await client.workflow.start(CATALOG_WORKFLOW_TYPE, {
+        workflowId: catalogWorkflowId(catalogId),
+        taskQueue: DECLARED_CATALOG_TASK_QUEUE,
+        args: [input],
+        memo: catalogMemo(catalog, hash),
+        workflowIdConflictPolicy: current === null ? 'FAIL' : 'TERMINATE_EXISTING',
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE'
+      })
+      return { outcome: current === null ? 'published' : 'replaced', catalog, runId: handle.firstExecutionRunId }
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err
+      if (attempt >= PUBLISH_ATTEMPTS) {
+        throw new CatalogConflictError(`Catalog ${catalogId} was published by someone else each of ${PUBLISH_ATTEMPTS} times this publication tried: run flowport catalog show ${catalogId}, then publish again`)
+      }
+    }
   }
-  const input: CatalogWorkflowInput = { catalog, hash }
-  // A Flowport worker that started meanwhile would lose its run here; it says so when it publishes again.
-  const handle = await client.workflow.start(CATALOG_WORKFLOW_TYPE, {
-    workflowId: catalogWorkflowId(catalogId),
-    taskQueue: DECLARED_CATALOG_TASK_QUEUE,
-    args: [input],
-    memo: catalogMemo(catalog, hash),
-    workflowIdConflictPolicy: 'TERMINATE_EXISTING',
-    workflowIdReusePolicy: 'ALLOW_DUPLICATE'
-  })
-  return { outcome: current === null ? 'published' : 'replaced', catalog, runId: handle.firstExecutionRunId }
 }
 
 /** Ends the declared catalog of `catalogId`: the API answers 503 for it from then on. */

@@ -64,7 +64,7 @@ export function registerList (program: Command): void {
     }))
 
   // --openapi rather than a subcommand: `catalog <word>` already names a workflow, and a workflow may be called `openapi`.
-  clientCommand(program, 'catalog [workflow]', 'list the workflows of a catalog, or show one (its input and output schemas)')
+  clientCommand(program, 'catalog [workflow]', 'list the workflows of a catalog, or show one (its input and output schemas); catalog publish|show|remove: catalog files (flowport catalog --help)')
     .option('--catalog <catalog>', 'catalog id (default: the API\'s SERVICE_CATALOG_ID)')
     // cli/catalog/command.ts: the words are taken before this command is parsed.
     .addHelpText('after', `

@@ -61,7 +61,10 @@ export const CatalogHandlerSchema = Type.Object({
   /** JSON Schema of the payload; null when the handler takes no argument. */
   payloadSchema: NullableJsonSchema,
   /** JSON Schema of the result; null for signals. */
-  resultSchema: NullableJsonSchema
+  resultSchema: NullableJsonSchema,
+  handlerName: Type.Optional(Type.String({
+    description: 'The name the worker registers the handler under, when it is not `name` (declared catalogs: another SDK allows names the API\'s paths do not)'
+  }))
 }, { $id: 'CatalogHandler', additionalProperties: false })
 
 export const CatalogWorkflowSourceSchema = Type.Object({

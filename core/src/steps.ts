@@ -94,6 +94,12 @@ export interface StepOptions {
    * hold it as a payload (core/src/local-step.ts, localStepMarkerData, decodes that).
    */
   localStep?: (marker: Marker) => LocalStepMarker | null
+  /**
+   * Whether the run is one of Flowport's workers (default), whose activity types are
+   * `workflow#step`; false for a worker of another SDK, whose step is named by its whole activity
+   * type, `#` and all (the API tells them apart by the catalog: plugins/app/runs/trace-writer.ts).
+   */
+  flowport?: boolean
 }
 
 /** A local step's marker data from a marker whose details are decoded JSON (any SDK's layout, ./local-markers.ts); null for any other marker. */
@@ -120,11 +126,11 @@ const ENDINGS = [
 
 const idOf = (id: Id) => String(id ?? '')
 
-const newStep = (event: StepHistoryEvent, kind: Step['kind'], type: string, cleanup: boolean): Step => ({
+const newStep = (event: StepHistoryEvent, kind: Step['kind'], type: string, cleanup: boolean, flowport = true): Step => ({
   id: idOf(event.eventId),
   kind,
   type,
-  name: kind === 'step' ? parseActivityType(type).step : type,
+  name: kind === 'step' && flowport ? parseActivityType(type).step : type,
   activityId: null,
   local: false,
   status: 'scheduled',
@@ -167,7 +173,7 @@ export function foldSteps (state: Steps, events: Iterable<StepHistoryEvent>, opt
     if (event.workflowExecutionCancelRequestedEventAttributes) {
       cancel = true
     } else if (scheduled) {
-      const step = newStep(event, 'step', scheduled.activityType?.name ?? '?', cancel)
+      const step = newStep(event, 'step', scheduled.activityType?.name ?? '?', cancel, options.flowport)
       steps.set(step.id, { ...step, activityId: scheduled.activityId ?? null })
     } else if (initiated) {
       const step = newStep(event, 'child', initiated.workflowType?.name ?? '?', cancel)
@@ -184,7 +190,7 @@ export function foldSteps (state: Steps, events: Iterable<StepHistoryEvent>, opt
       const local = (options.localStep ?? localStepMarkerOf)(marker)
       // A marker with a backoff is an attempt the SDK retries later, under the same activity id.
       if (local === null || local.backoff != null) continue
-      const step = newStep(event, 'step', local.activity_type, cancel)
+      const step = newStep(event, 'step', local.activity_type, cancel, options.flowport)
       steps.set(step.id, { ...step, activityId: local.activity_id ?? null, local: true, status: marker.failure ? 'failed' : 'completed', attempt: local.attempt ?? null, error: marker.failure?.message ?? null, endId: step.id })
     } else {
       for (const [field, status] of ENDINGS) {

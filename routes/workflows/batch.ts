@@ -18,7 +18,8 @@ const batch: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 202: ref(BatchStartedSchema), ...errorsFor(400, 401, 413, 415, 429, 500, 502, 503) }
     }
   }, async (request, reply) => {
-    const started = await fastify.batch.start(request.body, engineIdentity(request), clientGone(reply))
+    const filter = 'query' in request.body.filter ? request.body.filter : await fastify.catalogs.typeFiltered(request.body.filter)
+    const started = await fastify.batch.start({ ...request.body, filter }, engineIdentity(request), clientGone(reply))
     return await reply.code(202).header('location', `/workflow/batch/${started.batchId}`).send(started)
   })
 

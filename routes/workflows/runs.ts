@@ -45,7 +45,7 @@ const runs: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request, reply) => {
     const { lastEventId, ...filters } = request.query
-    await fastify.runsFeed.stream({ reply, filters, ...lastEventIdOf(request.headers['last-event-id'], lastEventId) })
+    await fastify.runsFeed.stream({ reply, filters: await fastify.catalogs.typeFiltered(filters), ...lastEventIdOf(request.headers['last-event-id'], lastEventId) })
   })
 }
 

@@ -1293,6 +1293,8 @@ export interface components {
             resultSchema: {
                 [key: string]: unknown;
             } | null;
+            /** @description The name the worker registers the handler under, when it is not `name` (declared catalogs: another SDK allows names the API's paths do not) */
+            handlerName?: string;
         };
         CatalogWorkflowSource: {
             /** @description npm package the workflow comes from (the worker's own project for local workflows) */
@@ -1664,7 +1666,7 @@ export interface components {
             workflowId: string;
             /** @description The run this result belongs to */
             runId: string;
-            /** @description Workflow type (canonical name) of that run: which workflow's output `output` is */
+            /** @description Canonical name of that run's workflow (for a catalog file's workflow, its `name`, not its Temporal `workflowType`): which workflow's output `output` is */
             workflowName: string;
             /** @description The start input of this run; null if it had none */
             input: unknown;
@@ -1672,6 +1674,7 @@ export interface components {
             output: unknown;
             inputRef?: components["schemas"]["PayloadLink"];
             outputRef?: components["schemas"]["PayloadLink"];
+            /** @description Where the run's trace file is written; null when tracing is off (SERVICE_TRACE_ENABLED=false) or when no trace file is written for the run: a run of a catalog file's workers, or on a task queue no catalog is published for, whose trace GET /workflow/{id}/trace-log builds from the history (docs/any-worker.md) */
             trace: components["schemas"]["TraceInfo"] | null;
             status: components["schemas"]["TerminalRunStatus"];
             error: string | null;
@@ -1695,7 +1698,7 @@ export interface components {
         WorkflowStatus: {
             workflowId: string;
             runId: string;
-            /** @description Workflow type (canonical name) */
+            /** @description Canonical name of the workflow (for a catalog file's workflow, its `name`, not its Temporal `workflowType`) */
             workflowName: string;
             /** @description Catalog (= task queue) the run executes on */
             catalog: string;
@@ -2042,7 +2045,7 @@ export interface components {
         };
         /** @description The filters of GET /workflow/runs (all optional; none = every run) */
         BatchRunFilter: {
-            /** @description Only runs of this workflow type */
+            /** @description Only runs of this workflow type. A catalog file's workflow whose `name` differs from its `workflowType` is matched by name (or alias) only together with `catalog` */
             workflowName?: string;
             /**
              * @description Only runs in this status
@@ -5344,7 +5347,7 @@ export interface operations {
     listRuns: {
         parameters: {
             query?: {
-                /** @description Only runs of this workflow type */
+                /** @description Only runs of this workflow type. A catalog file's workflow whose `name` differs from its `workflowType` is matched by name (or alias) only together with `catalog` */
                 workflowName?: string;
                 /** @description Only runs in this status */
                 status?: "running" | "paused" | "completed" | "failed" | "canceled" | "terminated" | "timed_out" | "continued_as_new";
@@ -5476,7 +5479,7 @@ export interface operations {
     streamRuns: {
         parameters: {
             query?: {
-                /** @description Only runs of this workflow type */
+                /** @description Only runs of this workflow type. A catalog file's workflow whose `name` differs from its `workflowType` is matched by name (or alias) only together with `catalog` */
                 workflowName?: string;
                 /** @description Only runs in this status */
                 status?: "running" | "paused" | "completed" | "failed" | "canceled" | "terminated" | "timed_out" | "continued_as_new";

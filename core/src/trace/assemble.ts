@@ -32,6 +32,8 @@ export interface AssembleOptions {
   /** Whether an activity type (`workflow#name`) is an evaluator; anything else is a step. */
   isEvaluator: (activityType: string) => boolean
   maxValueBytes: number
+  /** False for a run of another SDK's worker: its activity types are not `workflow#step` (../steps.ts). */
+  flowport?: boolean
 }
 
 const PREVIEW_CHARS = 1024
@@ -97,7 +99,7 @@ function endingOf (end: HistoryEvent | undefined): { output: unknown, error: Tra
   return { output, error }
 }
 
-export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueBytes }: AssembleOptions): Trace {
+export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueBytes, flowport: flowportRun = true }: AssembleOptions): Trace {
   const cap = (value: unknown) => capValue(value, maxValueBytes)
   const first = events[0]
   const started = first?.workflowExecutionStartedEventAttributes
@@ -179,7 +181,7 @@ export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueByt
    */
   const localNode = (node: TraceNode, step: Step, marker: Marker): TraceNode => {
     const decoded = decode(marker.details?.result)
-    const flowport = step.type.includes('#')
+    const flowport = flowportRun && step.type.includes('#')
     const result = flowport && isLocalStepResult(decoded) ? decoded : null
     const output = flowport ? result?.output : decoded
     const records = attempts.filter((r) => r.activityId === step.activityId).sort((a, b) => a.attempt - b.attempt)
@@ -197,7 +199,7 @@ export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueByt
     })
   }
 
-  const calls = stepsOf(events, { localStep: localStepMarkerData }).map((step) => ({ step, node: nodeOf(step) }))
+  const calls = stepsOf(events, { localStep: localStepMarkerData, flowport: flowportRun }).map((step) => ({ step, node: nodeOf(step) }))
   finishOpenNodes(calls.map((c) => c.node), workflow)
   const recorded = groupAttempts(attempts)
   const nodes = calls.map(({ step, node }) => {

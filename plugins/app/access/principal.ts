@@ -53,7 +53,7 @@ export interface TargetLookup {
   /** 404 when there is none. */
   runs: Pick<Runs, 'describeRun'>
   runStarter: Pick<RunStarter, 'catalogOf'>
-  catalogs: Pick<Catalogs, 'workflow'>
+  catalogs: Pick<Catalogs, 'workflow' | 'clientName'>
   schedules: Pick<Schedules, 'target'>
 }
 
@@ -68,7 +68,8 @@ export async function assertRunWithin (lookup: TargetLookup, p: Principal, workf
   const run = await lookup.runs.describeRun({ workflowId, runId })
   const ctx = { workflowId, runId: run.runId }
   assertCatalog(p, run.taskQueue, ctx)
-  assertWorkflowName(p, run.type, ctx)
+  // Keys name workflows as clients do: a declared workflow's name, not its Temporal type.
+  if (p.key.workflows) assertWorkflowName(p, await lookup.catalogs.clientName(run.taskQueue, run.type), ctx)
 }
 
 export async function assertTarget (lookup: TargetLookup, defaultCatalog: string, request: TargetRequest, p: Principal): Promise<void> {

@@ -18,6 +18,7 @@ import { type Engine, isAlive, lastPollMs, POLLER_RECENT_MS, versionOf, versionV
 import type { WorkerDeploymentVersion } from '../../../schemas/deployment-version.js'
 import { catalogDocuments } from './catalog-openapi.js'
 import type { Deployments } from '../deployments/index.js'
+import { createQueueCatalogs } from './queue-catalog.js'
 
 const { TaskQueueKind, TaskQueueType, WorkerVersioningMode } = protoRoot.temporal.api.enums.v1
 
@@ -211,5 +212,5 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
   }
 
   const document = catalogDocuments(get, apiDocument, defaultCatalog)
-  return { get, versions, workflow, workers, workersPolling, published, document, cacheStats }
+  return { get, versions, workflow, workers, workersPolling, published, document, cacheStats, ...createQueueCatalogs(get) }
 }

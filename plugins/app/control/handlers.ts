@@ -31,6 +31,10 @@ export interface HandlerCall extends ControlCall {
   payload: unknown
 }
 
+/** The name the engine knows the handler by: a catalog file may map the API's name to the worker's (docs/any-worker.md). */
+export const handlerNameOf = (workflow: CatalogWorkflow | undefined, kind: HandlerKind, name: string): string =>
+  workflow?.[LIST[kind]].find((h) => h.name === name)?.handlerName ?? name
+
 export function handlerArgs (workflow: CatalogWorkflow | undefined, where: { type: string, catalog: string, run?: RunRef },
   { kind, name, payload }: Pick<HandlerCall, 'kind' | 'name' | 'payload'>): unknown[] {
   const handler: CatalogHandler | undefined = workflow?.[LIST[kind]].find((h) => h.name === name)
@@ -72,19 +76,19 @@ export function handlerActions ({ engine, runs, catalogs, config }: ControlDeps)
     // Queries may still be answered by a closed run; signals and updates cannot reach one.
     const status = statusFromEngine(execution.status.name)
     if (call.kind !== 'query' && isTerminalStatus(status)) throw alreadyClosed(run, status)
-    return { execution, run, args, handle: engine.as(call.identity).workflow.getHandle(run.workflowId, run.runId) }
+    return { execution, run, args, handlerName: handlerNameOf(workflow, call.kind, call.name), handle: engine.as(call.identity).workflow.getHandle(run.workflowId, run.runId) }
   }
 
   async function sendSignal (call: HandlerCall) {
-    const { run, args, handle } = await prepare(call)
-    await engine.call(() => handle.signal(call.name, ...args), { signal: call.signal, ...run }).catch((err: unknown) => { throw closedMeanwhile(err, run) })
+    const { run, args, handlerName, handle } = await prepare(call)
+    await engine.call(() => handle.signal(handlerName, ...args), { signal: call.signal, ...run }).catch((err: unknown) => { throw closedMeanwhile(err, run) })
     return run
   }
 
   async function runQuery (call: HandlerCall) {
-    const { execution, run, args, handle } = await prepare(call)
+    const { execution, run, args, handlerName, handle } = await prepare(call)
     try {
-      const result = await engine.call(() => handle.query(call.name, ...args), { signal: call.signal, ...run })
+      const result = await engine.call(() => handle.query(handlerName, ...args), { signal: call.signal, ...run })
       return { ...run, result: result ?? null }
     } catch (err) {
       // The engine reports an unknown query and a query handler that threw the same way.
@@ -100,10 +104,10 @@ export function handlerActions ({ engine, runs, catalogs, config }: ControlDeps)
   }
 
   async function runUpdate (call: HandlerCall) {
-    const { execution, run, args, handle } = await prepare(call)
+    const { execution, run, args, handlerName, handle } = await prepare(call)
     const updateId = randomUUID()
     try {
-      const result = await engine.call(() => handle.executeUpdate(call.name, { args: args as [], updateId }), { signal: call.signal, ...run })
+      const result = await engine.call(() => handle.executeUpdate(handlerName, { args: args as [], updateId }), { signal: call.signal, ...run })
       return { kind: 'update' as const, ...run, updateId, result: result ?? null }
     } catch (err) {
       throw await updateFailure(err, { call, run, updateId, lengthBefore: execution.historyLength })
@@ -112,7 +116,7 @@ export function handlerActions ({ engine, runs, catalogs, config }: ControlDeps)
 
   /** `Prefer: respond-async`: returns once the validator passed; the handler runs on. */
   async function startUpdate (call: HandlerCall) {
-    const { execution, run, args } = await prepare(call)
+    const { execution, run, args, handlerName } = await prepare(call)
     const client = engine.as(call.identity)
     const updateId = randomUUID()
     // Not WorkflowHandle.startUpdate: it hides a validator's rejection until a later result(), and a
@@ -123,7 +127,7 @@ export function handlerActions ({ engine, runs, catalogs, config }: ControlDeps)
       waitPolicy: { lifecycleStage: UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ACCEPTED },
       request: {
         meta: { updateId, identity: client.options.identity },
-        input: { name: call.name, args: { payloads: await encodeToPayloads(client.options.loadedDataConverter, ...args) } }
+        input: { name: handlerName, args: { payloads: await encodeToPayloads(client.options.loadedDataConverter, ...args) } }
       }
     }), { signal: call.signal, ...run }).catch((err: unknown) => { throw updateError(err, call.name, run) })
     const failure = response.outcome?.failure

@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import { createControl, type Control } from './control.js'
 
 export type { Control } from './control.js'
-export { handlerArgs, type HandlerCall, type HandlerKind } from './handlers.js'
+export { handlerArgs, handlerNameOf, type HandlerCall, type HandlerKind } from './handlers.js'
 export { reapplyOptions } from './reset.js'
 
 declare module 'fastify' {

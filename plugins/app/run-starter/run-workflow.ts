@@ -30,9 +30,9 @@ export function runActions ({ runs, payloads, config }: StartDeps, { startWorkfl
   }
 
   /** An undefined input is read from the run's history (an `inputRef` start, or the open run an update-with-start found). */
-  async function waitForResult (run: Pick<Started, 'workflowId' | 'runId' | 'workflowName' | 'input'>, wait: CloseWait): Promise<WorkflowResult | StillOpen> {
+  async function waitForResult (run: Pick<Started, 'workflowId' | 'runId' | 'workflowName' | 'catalog' | 'input'>, wait: CloseWait): Promise<WorkflowResult | StillOpen> {
     let current = { workflowId: run.workflowId, runId: run.runId }
-    let start: RunStart | undefined = run.input === undefined ? undefined : { type: run.workflowName, input: run.input }
+    let start: RunStart | undefined = run.input === undefined ? undefined : { type: run.workflowName, input: run.input, taskQueue: run.catalog }
     for (;;) {
       const event = await runs.waitForCloseEvent(current, wait)
       if (event === timedOut) return { open: current }
@@ -40,7 +40,7 @@ export function runActions ({ runs, payloads, config }: StartDeps, { startWorkfl
       if (next === undefined) return await runs.resultOf(current, start ?? await runs.readRunStart(current, wait.signal), event)
       // The continue-as-new event carries the next run's workflow type and input: no extra read.
       const continued = event.workflowExecutionContinuedAsNewEventAttributes
-      start = { type: continued?.workflowType?.name ?? undefined, input: await payloads.decodeFirstValue(continued?.input) }
+      start = { type: continued?.workflowType?.name ?? undefined, input: await payloads.decodeFirstValue(continued?.input), taskQueue: continued?.taskQueue?.name ?? undefined }
       current = { workflowId: current.workflowId, runId: next }
     }
   }

@@ -7,7 +7,7 @@ import { WithStartWorkflowOperation, WorkflowUpdateStage } from '@temporalio/cli
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common'
 import type { StartWorkflowBody } from '../../../schemas/workflow.js'
 import { ApiError, validationError, type Issue } from '../../../lib/api-error.js'
-import { handlerArgs } from '../control/index.js'
+import { handlerArgs, handlerNameOf } from '../control/index.js'
 import { isTerminalStatus } from '@flowport/core/run'
 import { statusFromEngine } from '../engine/index.js'
 import type { StartDeps } from './deps.js'
@@ -72,7 +72,7 @@ export function updateActions ({ engine, payloads, runs, control, reservedIds }:
     })
     const updateId = randomUUID()
     const client = engine.as(identity)
-    const handle = await engine.call(() => client.workflow.startUpdateWithStart(call.name, {
+    const handle = await engine.call(() => client.workflow.startUpdateWithStart(handlerNameOf(workflow, 'update', call.name), {
       args: args as [], updateId, startWorkflowOperation, waitForStage: WorkflowUpdateStage.ACCEPTED
     }), { signal, workflowId }).catch((err: unknown) => { throw versionRefused(err, body.version, catalog) })
     const runId = handle.workflowRunId ?? (await runs.describeRun({ workflowId, signal })).runId

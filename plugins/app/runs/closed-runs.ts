@@ -14,6 +14,8 @@ export interface ClosedRun {
   /** Present once read; `null` is a run started without input. */
   input?: unknown
   workflowName?: string
+  /** With `workflowName`, read from the same start. */
+  taskQueue?: string
   outcome?: Outcome
   trace?: TraceLog
 }

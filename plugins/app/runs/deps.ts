@@ -11,7 +11,7 @@ import type { RunRef } from '@flowport/core/run'
 
 export interface RunsDeps {
   engine: Engine
-  catalogs: Pick<Catalogs, 'get' | 'workersPolling'>
+  catalogs: Pick<Catalogs, 'get' | 'workersPolling' | 'clientName' | 'ofQueue' | 'typeFiltered'>
   payloads: Pick<Payloads, 'decodeFirstValue' | 'inlineOrLink'>
   /** Null when tracing is off (docs/traces.md). */
   traces: TraceStore | null

@@ -119,7 +119,7 @@ export function executionReads (deps: RunsContext) {
 
   /** A run nobody polls never moves; `workersPolling` is null when the engine cannot say. */
   async function statusWithWorkers (execution: Execution, signal?: AbortSignal): Promise<WorkflowStatus> {
-    const status = statusOf(execution)
+    const status = { ...statusOf(execution), workflowName: await deps.catalogs.clientName(execution.taskQueue, execution.type, signal) }
     if (execution.closeTime) return status
     return { ...status, workersPolling: await deps.catalogs.workersPolling(execution.taskQueue, signal, status.versioning === 'pinned' ? status.version : null) }
   }

@@ -57,10 +57,10 @@ function engineTokenOf (query: string, value: string): Uint8Array {
   return token.engineToken
 }
 
-export function listReads ({ engine, statusWithWorkers }: RunsContext & ExecutionReads) {
+export function listReads ({ engine, catalogs, statusWithWorkers }: RunsContext & ExecutionReads) {
   async function listRuns (q: RunsQuery, signal?: AbortSignal): Promise<{ runs: WorkflowStatus[], nextPageToken: string | null }> {
     const { namespace, loadedDataConverter } = engine.client.options
-    const query = visibilityQuery(q)
+    const query = visibilityQuery(await catalogs.typeFiltered(q, signal))
     const nextPageToken = q.pageToken ? engineTokenOf(query, q.pageToken) : undefined
     let res
     try {

@@ -24,7 +24,7 @@ export function inputReads (deps: RunsContext & ExecutionReads) {
         throw pinned && err instanceof ApiError && err.statusCode === 404 ? runNotFound(run) : err
       })
     if (start.type === CATALOG_WORKFLOW_TYPE) throw notFound(`Workflow ${workflowId} not found`, pinned ? run : { workflowId })
-    deps.closedRuns.remember(workflowId, run.runId, { input: start.input, workflowName: start.type })
+    deps.closedRuns.remember(workflowId, run.runId, { input: start.input, workflowName: start.type, taskQueue: start.taskQueue })
     return await inputOf(run, start.input)
   }
 

@@ -55,7 +55,7 @@ async function assembleFromEngine (engine: RunsContext['engine'], store: TraceSt
   ])
   // Which steps are evaluators comes from the catalog; without it every call reads as a step.
   const evaluators = writer.kind === 'flowport' ? writer.evaluators : new Set<string>()
-  return assembleTrace({ run, events, attempts, isEvaluator: (type) => evaluators.has(type), maxValueBytes: store.settings.maxValueBytes })
+  return assembleTrace({ run, events, attempts, isEvaluator: (type) => evaluators.has(type), maxValueBytes: store.settings.maxValueBytes, flowport: writer.kind === 'flowport' })
 }
 
 export function traceLogReads (deps: RunsContext & ExecutionReads) {

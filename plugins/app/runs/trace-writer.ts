@@ -7,7 +7,6 @@
  */
 import type { Catalog } from '@flowport/core/contract'
 import { evaluatorTypes } from '@flowport/core/trace'
-import { ApiError } from '../../../lib/api-error.js'
 import type { RunsContext } from './deps.js'
 
 export type TraceWriter =
@@ -21,12 +20,12 @@ const byFlowportWorkers = (catalog: Catalog) => catalog.declared !== true
 
 export async function traceWriterOf ({ catalogs }: Pick<RunsContext, 'catalogs'>, catalogId: string, signal?: AbortSignal): Promise<TraceWriter> {
   try {
-    const catalog = await catalogs.get(catalogId, signal)
-    return byFlowportWorkers(catalog) ? { kind: 'flowport', evaluators: evaluatorTypes(catalog) } : { kind: 'none' }
-  } catch (err) {
-    // Never published: 404. Any other answer (the engine is away, the catalog is being replaced)
-    // says nothing about the worker: read it as Flowport's, as the trace was read before.
-    if (err instanceof ApiError && err.statusCode === 404) return { kind: 'none' }
+    // Null: never published.
+    const catalog = await catalogs.ofQueue(catalogId, signal)
+    return catalog !== null && byFlowportWorkers(catalog) ? { kind: 'flowport', evaluators: evaluatorTypes(catalog) } : { kind: 'none' }
+  } catch {
+    // Any other answer (the engine is away, the catalog is being replaced) says nothing about the
+    // worker: read it as Flowport's, as the trace was read before.
     signal?.throwIfAborted()
     return { kind: 'flowport', evaluators: new Set() }
   }

@@ -9,10 +9,12 @@ import type { ClosedRun } from './closed-runs.js'
 import type { DescribeOptions, Outcome } from './types.js'
 import { type RunRef, isTerminalStatus, type Status } from '@flowport/core/run'
 import type { RunsContext } from './deps.js'
+import type { TraceStore } from '@flowport/core/trace'
+import { traceWriterOf } from './trace-writer.js'
 
 function keptStart (known: ClosedRun | undefined): RunStart | undefined {
   const type = known?.workflowName ?? known?.execution?.type
-  return known?.input === undefined || type === undefined ? undefined : { type, input: known.input }
+  return known?.input === undefined || type === undefined ? undefined : { type, input: known.input, taskQueue: known.taskQueue ?? known.execution?.taskQueue }
 }
 
 const notClosed = (run: RunRef, status: Status) =>
@@ -35,18 +37,23 @@ export function resultReads (deps: RunsContext & ExecutionReads) {
     return await resultFrom(run, start, await outcomeOf(closeEvent))
   }
 
-  async function resultFrom (run: RunRef, start: RunStart, outcome: Outcome): Promise<WorkflowResult> {
+  async function resultFrom (run: RunRef, start: RunStart, outcome: Outcome, signal?: AbortSignal): Promise<WorkflowResult> {
     if (start.type === undefined) throw new Error(`run ${run.runId} of ${run.workflowId} has no start event`)
-    // The trace is in the bucket once the worker's trace keeper wrote it at close (docs/traces.md).
-    const [destinations, inputField, outputField] = await Promise.all([
-      deps.traces?.writtenDestinations(run.workflowId, run.runId), deps.payloads.inlineOrLink(start.input ?? null), deps.payloads.inlineOrLink(outcome.output)
+    // The trace is in the bucket once the worker's trace keeper wrote it at close (docs/traces.md);
+    // no trace file is written for a run no Flowport worker traces: its trace is built from the history (./trace-writer.ts).
+    const traced = async (store: TraceStore) => start.taskQueue === undefined || (await traceWriterOf(deps, start.taskQueue, signal)).kind === 'flowport'
+      ? await store.writtenDestinations(run.workflowId, run.runId)
+      : undefined
+    const [destinations, inputField, outputField, workflowName] = await Promise.all([
+      deps.traces == null ? undefined : traced(deps.traces), deps.payloads.inlineOrLink(start.input ?? null), deps.payloads.inlineOrLink(outcome.output),
+      start.taskQueue === undefined ? start.type : deps.catalogs.clientName(start.taskQueue, start.type, signal)
     ])
     const trace = destinations === undefined ? null : { destinations }
     return {
       kind: 'result',
       workflowId: run.workflowId,
       runId: run.runId,
-      workflowName: start.type,
+      workflowName,
       input: inputField.value,
       trace,
       ...outcome,
@@ -67,7 +74,7 @@ export function resultReads (deps: RunsContext & ExecutionReads) {
     const run = { workflowId, runId }
     const known = deps.closedRuns.get(workflowId, runId)
     const kept = keptStart(known)
-    if (known?.outcome && kept) return await resultFrom(run, kept, known.outcome)
+    if (known?.outcome && kept) return await resultFrom(run, kept, known.outcome, signal)
     if (known?.execution) return await readDescribed({ workflowId, runId, signal })
     if (isReservedWorkflowId(workflowId)) throw notFound(`Workflow ${workflowId} not found`, run)
     const { start, closeEvent } = await (kept
@@ -78,8 +85,8 @@ export function resultReads (deps: RunsContext & ExecutionReads) {
     // Open (or closed since the read): the describe names its status for the 424.
     if (!closeEvent) return await readDescribed({ workflowId, runId, signal })
     const outcome = await outcomeOf(closeEvent)
-    deps.closedRuns.remember(workflowId, runId, { input: start.input, workflowName: start.type, outcome })
-    return await resultFrom(run, start, outcome)
+    deps.closedRuns.remember(workflowId, runId, { input: start.input, workflowName: start.type, taskQueue: start.taskQueue, outcome })
+    return await resultFrom(run, start, outcome, signal)
   }
 
   /** From the id's first page when it is a whole closed run; else the describe's way, with the page's input when it is that run's. */
@@ -91,8 +98,8 @@ export function resultReads (deps: RunsContext & ExecutionReads) {
     if (page.openStatus !== undefined) throw notClosed(run, page.openStatus)
     if (page.closeEvent === null) return await readDescribed({ workflowId, signal }, page)
     const outcome = deps.closedRuns.get(workflowId, run.runId)?.outcome ?? await outcomeOf(page.closeEvent)
-    deps.closedRuns.remember(workflowId, run.runId, { input: page.start.input, workflowName: page.start.type, outcome })
-    return await resultFrom(run, page.start, outcome)
+    deps.closedRuns.remember(workflowId, run.runId, { input: page.start.input, workflowName: page.start.type, taskQueue: page.start.taskQueue, outcome })
+    return await resultFrom(run, page.start, outcome, signal)
   }
 
   async function readDescribed ({ workflowId, runId, signal }: DescribeOptions, page?: LatestPage): Promise<WorkflowResult> {
@@ -118,8 +125,8 @@ export function resultReads (deps: RunsContext & ExecutionReads) {
         known?.outcome ?? readCloseEvent(deps, run, signal).then(outcomeFrom)
       ])
     }
-    deps.closedRuns.remember(workflowId, run.runId, { input, workflowName: execution.type, outcome })
-    return await resultFrom(run, { type: execution.type, input }, outcome)
+    deps.closedRuns.remember(workflowId, run.runId, { input, workflowName: execution.type, taskQueue: execution.taskQueue, outcome })
+    return await resultFrom(run, { type: execution.type, input, taskQueue: execution.taskQueue }, outcome, signal)
   }
 
   return { outcomeOf, resultOf, readResult }

@@ -11,6 +11,8 @@ export default fp(async (fastify) => {
   fastify.decorate('schedules', createSchedules({
     engine: fastify.engine,
     defaultCatalog: fastify.config.SERVICE_CATALOG_ID,
-    checkWorkflow: fastify.runStarter.checkedWorkflow
+    checkWorkflow: fastify.runStarter.checkedWorkflow,
+    clientName: fastify.catalogs.clientName,
+    typeFiltered: fastify.catalogs.typeFiltered
   }))
-}, { name: 'schedules', dependencies: ['engine', 'run-starter'] })
+}, { name: 'schedules', dependencies: ['engine', 'run-starter', 'catalogs'] })

@@ -24,6 +24,9 @@ export interface ScheduleDeps {
   engine: Engine
   defaultCatalog: string
   checkWorkflow: (catalog: string, workflowName: string, input: unknown, signal?: AbortSignal) => Promise<CatalogWorkflow>
+  /** The action stores a declared workflow's Temporal type; clients know its name (plugins/app/catalogs/queue-catalog.ts). */
+  clientName: (taskQueue: string, workflowType: string, signal?: AbortSignal) => Promise<string>
+  typeFiltered: <F extends { workflowName?: string, catalog?: string }>(filters: F, signal?: AbortSignal) => Promise<F>
 }
 
 const SCHEDULE_MEMO_KEY = '__flowport_schedule'
@@ -49,15 +52,17 @@ const matches = (ifMatch: string, etag: string): boolean => entityTags(ifMatch).
 
 const memoOf = (d: ScheduleDescription): ScheduleMemo | undefined => d.action.memo?.[SCHEDULE_MEMO_KEY] as ScheduleMemo | undefined
 
-const summaryOf = (d: ScheduleDescription): ScheduleSummary => ({
+const summaryOf = (d: ScheduleDescription, workflowName: string): ScheduleSummary => ({
   scheduleId: d.scheduleId,
-  workflowName: d.action.workflowType,
+  workflowName,
   catalog: d.action.taskQueue,
   state: { paused: d.state.paused, note: d.state.note || null },
   nextActionTimes: d.info.nextActionTimes.slice(0, 5).map((t) => t.toISOString())
 })
 
-export function createSchedules ({ engine, defaultCatalog, checkWorkflow }: ScheduleDeps) {
+export function createSchedules ({ engine, defaultCatalog, checkWorkflow, clientName, typeFiltered }: ScheduleDeps) {
+  const nameOf = async (d: ScheduleDescription, signal?: AbortSignal) => await clientName(d.action.taskQueue, d.action.workflowType, signal)
+
   const compile = async (scheduleId: string, body: UpdateScheduleBody, signal?: AbortSignal): Promise<Compiled> => {
     // Runs are named `<scheduleId>-<time>`: an id the API reserves for itself would make them unreachable.
     if (isReservedWorkflowId(scheduleId)) throw validationError([{ path: '/scheduleId', in: 'body', message: 'is reserved (ids starting with "__flowport")' }])
@@ -107,16 +112,17 @@ export function createSchedules ({ engine, defaultCatalog, checkWorkflow }: Sche
 
   const tagged = async (d: ScheduleDescription, signal?: AbortSignal): Promise<{ etag: string, schedule: Schedule }> => {
     const recent = d.info.recentActions.slice(-10)
-    const [statuses, warnings] = await Promise.all([
+    const [statuses, warnings, workflowName] = await Promise.all([
       Promise.all(recent.map(async (a) => await runStatus(a.action.workflow.workflowId, a.action.workflow.firstExecutionRunId, signal))),
-      warningsOf(d, signal)
+      warningsOf(d, signal),
+      nameOf(d, signal)
     ])
     const spec: ScheduleSpecBody = memoOf(d)?.spec ?? {
       every: (d.spec.intervals ?? []).map((i) => ({ interval: i.every, offset: i.offset })),
       ...(d.spec.timezone ? { timezone: d.spec.timezone } : {})
     }
     const schedule: Schedule = {
-      ...summaryOf(d),
+      ...summaryOf(d, workflowName),
       input: d.action.args?.[0] ?? null,
       spec,
       policies: {
@@ -166,15 +172,16 @@ export function createSchedules ({ engine, defaultCatalog, checkWorkflow }: Sche
       }
       const { namespace } = engine.client.options
       const res = await engine.call(() => engine.client.workflowService.listSchedules({ namespace, maximumPageSize: q.pageSize ?? 20, nextPageToken }), { signal })
-      const entries = (res.schedules ?? []).filter((s) => q.workflowName === undefined || s.info?.workflowType?.name === q.workflowName)
+      const { workflowName } = await typeFiltered(q, signal)
+      const entries = (res.schedules ?? []).filter((s) => workflowName === undefined || s.info?.workflowType?.name === workflowName)
       const described = await Promise.all(entries.map(async (s) => await describe(s.scheduleId ?? '', signal).catch((err: unknown) => {
         // Deleted between the list and the describe.
         if (err instanceof ApiError && err.error === 'ScheduleNotFoundError') return undefined
         throw err
       })))
-      const schedules = described
+      const schedules = await Promise.all(described
         .filter((d): d is ScheduleDescription => d !== undefined && (q.catalog === undefined || d.action.taskQueue === q.catalog))
-        .map(summaryOf)
+        .map(async (d) => summaryOf(d, await nameOf(d, signal))))
       const token = res.nextPageToken?.length ? encodePageToken(scope, { state: '', engineToken: res.nextPageToken }) : null
       return { schedules, nextPageToken: token }
     },
@@ -210,7 +217,7 @@ export function createSchedules ({ engine, defaultCatalog, checkWorkflow }: Sche
     /** For the access plugin's check. */
     target: async (scheduleId: string): Promise<{ catalog: string, workflowName: string }> => {
       const d = await describe(scheduleId)
-      return { catalog: d.action.taskQueue, workflowName: d.action.workflowType }
+      return { catalog: d.action.taskQueue, workflowName: await nameOf(d) }
     },
     pause: async (scheduleId: string, note: string | undefined, identity: string | undefined, signal?: AbortSignal) =>
       await act(scheduleId, identity, signal, async (h) => await h.pause(note)),

@@ -38,11 +38,13 @@ const getHistory = ({ engine }: Pick<HistoryDeps, 'engine'>, run: RunRef | { wor
 export interface RunStart {
   type: string | undefined
   input: unknown
+  /** Its catalog, which names its workflow type for clients; undefined when `type` is that name already. */
+  taskQueue?: string
 }
 
 async function startOf ({ payloads }: Pick<HistoryDeps, 'payloads'>, first: HistoryEvent | undefined): Promise<RunStart> {
   const started = first?.workflowExecutionStartedEventAttributes
-  return { type: started?.workflowType?.name ?? undefined, input: await payloads.decodeFirstValue(started?.input) }
+  return { type: started?.workflowType?.name ?? undefined, input: await payloads.decodeFirstValue(started?.input), taskQueue: started?.taskQueue?.name ?? undefined }
 }
 
 export async function readRunStart (deps: Reads, run: RunRef, signal?: AbortSignal): Promise<RunStart> {
