@@ -8,7 +8,6 @@
  */
 import { Worker } from '@temporalio/worker'
 import { DELIVERIES_TASK_QUEUE, WEBHOOK_AWAIT_ACTIVITY, WEBHOOK_DELIVER_ACTIVITY, webhookDeliveryQueue } from '@flowport/core/contract'
-import { TraceStore } from '@flowport/core/trace'
 import { consoleLogger } from '../common/logger.js'
 import { webhookActivities } from '../webhook/activities.js'
 import { bundleWorkflows } from './bundle.js'
@@ -31,10 +30,9 @@ export async function prepareDeliveryWorker (options: DeliveryWorkerOptions): Pr
 export async function startDeliveryWorker (prepared: Pick<PreparedWorker, 'workflowBundle' | 'engine'>, options: DeliveryWorkerOptions): Promise<Omit<WorkerHandle, 'catalog' | 'version'>> {
   const logger = options.logger ?? consoleLogger
   const engine = await connectEngine(options)
-  // The body's `trace` as a catalog's worker writes it: the destinations where the run's trace is (none for a declared run).
-  const store = options.trace ? new TraceStore(options.trace) : null
+  // No trace file is written for a declared catalog's run (its trace is built from the history): the body's `trace` is null, as GET …/result's.
   const { maxConcurrentWebhookDeliveries, maxWebhookDeliveriesPerReceiver, ...workerEngine } = prepared.engine
-  const webhooks = webhookActivities({ client: engine.client, store, maxPerReceiver: maxWebhookDeliveriesPerReceiver })
+  const webhooks = webhookActivities({ client: engine.client, store: null, maxPerReceiver: maxWebhookDeliveriesPerReceiver })
   const common = {
     connection: engine.connection,
     namespace: options.namespace,
@@ -64,16 +62,12 @@ export async function startDeliveryWorker (prepared: Pick<PreparedWorker, 'workf
     const ran = workers.steps?.run()
     workers.steps?.shutdown()
     await ran?.catch(() => {})
-    store?.close()
     await engine.close()
     throw err
   }
   const both = workers as Workers
   const stopBoth = () => { for (const w of [both.steps, both.deliveries]) if (w.getState() === 'RUNNING') w.shutdown() }
-  const done = Promise.all([both.steps.run().finally(stopBoth), both.deliveries.run().finally(stopBoth)]).then(() => {}).finally(async () => {
-    store?.close()
-    await engine.close()
-  })
+  const done = Promise.all([both.steps.run().finally(stopBoth), both.deliveries.run().finally(stopBoth)]).then(() => {}).finally(async () => { await engine.close() })
   logger.info(`Delivery worker polling ${DELIVERIES_TASK_QUEUE}: completion webhooks of declared catalogs`)
   return {
     shutdown: async () => { stopBoth(); await done },
