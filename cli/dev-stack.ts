@@ -1,5 +1,6 @@
 /**
- * `flowport dev` / `npm start`: embedded Temporal (unless TEMPORAL_ADDRESS is set) + worker + API,
+ * `flowport dev` / `npm start`: embedded Temporal (unless TEMPORAL_ADDRESS is set) + worker + API
+ * + the delivery worker (completion webhooks of declared catalogs: `flowport deliveries`),
  * and beside them, attached when it runs, the object store for large payloads (unless
  * SERVICE_TRACE_S3_BUCKET names a bucket of one's own; see `planDevStore`). The API runs in this
  * process and supervises the others: a worker, engine or store that exits is restarted (the
@@ -20,7 +21,7 @@ import { findObjectStoreBinary, objectStoreBinaryPlan } from './object-store-bin
 import { onParentExit, supervise, type Supervised } from './supervise.js'
 import { startApi } from '../server.js'
 import { loadConfig } from '../plugins/external/config/index.js'
-import { workerNodeArgs } from './worker-entry.js'
+import { deliveriesNodeArgs, workerNodeArgs } from './worker-entry.js'
 import { devLogStream } from './dev-log.js'
 import { watchAndReload } from './worker-reload.js'
 import { uiEnabled } from '../plugins/external/ui.js'
@@ -29,8 +30,8 @@ type Api = Awaited<ReturnType<typeof startApi>>
 
 const log = (message: string): void => { console.log(`[dev] ${message}`) }
 
-function startWorkerProcess (env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, workerNodeArgs, { env, stdio: 'inherit', detached: true })
+function startWorkerProcess (env: NodeJS.ProcessEnv, args = workerNodeArgs): ChildProcess {
+  return spawn(process.execPath, args, { env, stdio: 'inherit', detached: true })
 }
 
 /** A worker of a reload: its output goes through this process, which reads it for the worker's error. */
@@ -80,7 +81,7 @@ export async function runDevStack (): Promise<void> {
   let api: Api | undefined
   let engine: Engine | undefined
   // Filled in as they start; a signal may come before any exists.
-  const supervisors: { engine?: Supervised, worker?: Supervised } = {}
+  const supervisors: { engine?: Supervised, worker?: Supervised, deliveries?: Supervised } = {}
   // Its port and keys now, before the engine: the worker and the API start with its settings.
   const store = hasOwnBucket(env) ? undefined : await planDevStore(env)
   let stopWatching: (() => void) | undefined
@@ -90,7 +91,7 @@ export async function runDevStack (): Promise<void> {
     log('Stopping Flowport …')
     stopWatching?.()
     await api?.close()
-    await supervisors.worker?.stop(15_000)
+    await Promise.all([supervisors.worker?.stop(15_000), supervisors.deliveries?.stop(15_000)])
     await supervisors.engine?.stop(10_000)
     await store?.stop()
     process.exit(code)
@@ -134,6 +135,7 @@ export async function runDevStack (): Promise<void> {
   }
   if (stopping) return
   supervisors.worker = supervise(startWorkerProcess(env), { name: 'worker', start: async () => startWorkerProcess(env), log })
+  supervisors.deliveries = supervise(startWorkerProcess(env, deliveriesNodeArgs), { name: 'delivery worker', start: async () => startWorkerProcess(env, deliveriesNodeArgs), log })
   // FLOWPORT_RELOAD=false: no watch (a worker restarted only when it exits).
   if (env.FLOWPORT_RELOAD !== 'false') {
     stopWatching = watchAndReload({ env, worker: () => supervisors.worker, start: (extra) => startReloadedWorker({ ...env, ...extra }), log })

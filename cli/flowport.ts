@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `flowport` command. Servers: `dev` (engine + worker + API), `cluster` (PostgreSQL + Temporal
- * server + object store + API replicas + workers), `api`, `worker`, `engine`, `bucket`,
+ * server + object store + API replicas + workers), `api`, `worker`, `deliveries`, `engine`, `bucket`,
  * `credentials`, `keys`, `replay` (the determinism check before a deploy). Client commands (cli/client/, on @flowport/client): `run`, `start`, `tail`,
  * `status`, `result`, `input`, `trace`, `signal`, `query`, `update`, `stop`, `terminate`, `runs`,
  * `catalog`, `eval`. Exit codes: docs/cli.md.
@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url'
 import { Command, CommanderError, InvalidArgumentError } from 'commander'
 import { DEFAULT_PORT } from '@flowport/core/api'
 
-const SERVER_COMMANDS = ['dev', 'cluster', 'api', 'worker', 'engine', 'replay', 'bucket', 'credentials', 'keys']
+const SERVER_COMMANDS = ['dev', 'cluster', 'api', 'worker', 'deliveries', 'engine', 'replay', 'bucket', 'credentials', 'keys']
 
 function positive (value: string, name: string): number {
   const n = Number(value)
@@ -44,6 +44,14 @@ program.command('worker')
   .action(async () => {
     // In this process, not a child: SIGTERM then reaches the worker's own handler and nothing is
     // left behind when this process is stopped.
+    const { workerEntry } = await import('./worker-entry.js')
+    await import(pathToFileURL(workerEntry).href)
+  })
+
+program.command('deliveries')
+  .description('the delivery worker alone: completion webhooks of catalogs declared in a file (production entry; the worker\'s settings; docs/webhooks.md)')
+  .action(async () => {
+    // The worker's entry, which reads `deliveries` from the arguments.
     const { workerEntry } = await import('./worker-entry.js')
     await import(pathToFileURL(workerEntry).href)
   })

@@ -10,3 +10,6 @@ export const workerEntry = fileURLToPath(new URL(fromSource ? '../worker/src/mai
 
 /** Node arguments that run the entry: the TypeScript loader and source condition when needed. */
 export const workerNodeArgs = fromSource ? ['--import', 'tsx', '--conditions=flowport-source', workerEntry] : [workerEntry]
+
+/** The delivery worker (`flowport deliveries`): the same entry, told by its argument. */
+export const deliveriesNodeArgs = [...workerNodeArgs, 'deliveries']

@@ -42,7 +42,8 @@ export const WebhookRequestSchema = Type.Object({
   additionalProperties: false,
   description: 'A completion webhook: once the run (and any run it continues as) closes, whatever the final status, its WorkflowResult is ' +
     'delivered to `url` once, signed per Standard Webhooks, retried with exponential backoff for SERVICE_WEBHOOK_RETRY_FOR_MS. ' +
-    'Delivery runs on the engine and survives API and worker restarts.'
+    'Delivery runs on the engine and survives API and worker restarts. On a catalog declared in a file, Flowport\'s delivery worker ' +
+    '(`flowport deliveries`) delivers it; while none polls, the delivery waits and nothing is lost (docs/webhooks.md).'
 })
 
 export const UpdateWithStartSchema = Type.Object({
@@ -198,7 +199,8 @@ export const WorkflowResultSchema = Type.Object({
 export const WebhookDeliverySchema = Type.Object({
   url: Type.String({ description: 'Where the completion webhook goes' }),
   state: Literals(['pending', 'delivered', 'failed'] as const, {
-    description: '`pending`: the run is open, or attempts go on; `delivered`: the receiver answered 2xx; `failed`: SERVICE_WEBHOOK_RETRY_FOR_MS passed without a 2xx'
+    description: '`pending`: the run is open, or attempts go on (with 0 attempts after the close: no worker has taken the delivery yet; ' +
+      'on a declared catalog, is `flowport deliveries` running?); `delivered`: the receiver answered 2xx; `failed`: SERVICE_WEBHOOK_RETRY_FOR_MS passed without a 2xx'
   }),
   attempts: Type.Integer({ minimum: 0 }),
   lastResponseStatus: Nullable(Type.Integer({ description: 'Status code of the last answer; null when none came (refused, unreachable, timed out) or no attempt was made yet' })),

@@ -1,5 +1,5 @@
 /**
- * `npm start`'s promise: one command brings up engine, object store, worker and API on 127.0.0.1,
+ * `npm start`'s promise: one command brings up engine, object store, worker, delivery worker and API on 127.0.0.1,
  * large payloads and traces work with no setting, the API and the worker never wait for the
  * store, and SIGTERM, sent to the npm process, to the `flowport` process or to the process group,
  * stops all of it.
@@ -18,6 +18,7 @@ async function ready (t: Test, stack: Stack, withStore = true): Promise<void> {
   t.teardown(() => { killStack(stack) })
   t.ok(await until(async () => await status(`${stack.base}/ready`) === 200), '/ready answers 200 once the worker published the catalog')
   t.ok(stack.find('worker') && stack.find('engine'), 'engine and worker run as child processes')
+  t.ok(await until(() => stack.find('deliveries') !== undefined), 'and so does the delivery worker (declared catalogs\' webhooks: docs/webhooks.md)')
   if (withStore) t.ok(await until(() => stack.find('store') !== undefined), 'and so does the object store')
 }
 
@@ -44,6 +45,7 @@ t.test('flowport dev listens on 127.0.0.1, prints readable lines, and SIGTERM to
   t.equal(await status(`${stack.base}/health`), 200)
   t.match(stack.output(), new RegExp(`Swagger UI\\s+http://127\\.0\\.0\\.1:${port}/docs`), 'prints the Swagger UI address')
   t.match(stack.output(), /Temporal UI\s+http:\/\/127\.0\.0\.1:\d+/, 'prints the Temporal UI address')
+  t.ok(await until(() => stack.output().includes('Delivery worker polling __flowport_deliveries')), 'the delivery worker polls')
   t.match(stack.output(), new RegExp(`Inspector\\s+http://127\\.0\\.0\\.1:${port}/ui/`), 'prints the inspector\'s address')
   t.equal(await status(`${stack.base}/ui/`), 200, 'which serves the page')
   const settings = await (await fetch(`${stack.base}/ui/settings.json`)).json() as { temporalUiUrl: string | null }

@@ -18,7 +18,6 @@ import { call, eventually, newId, waitClosed } from './helpers/workflows.js'
 import { eventIds, hasDone, openSse } from './helpers/history.js'
 import { startPythonWorker } from './helpers/python-worker.js'
 import { compileTypeScript } from './helpers/compile-typescript.js'
-import { newSecret } from './helpers/webhooks.js'
 import type { App } from '../app.js'
 import type { Test } from 'tap'
 
@@ -151,7 +150,7 @@ t.test('a long-running run: history, SSE resumed with Last-Event-ID, the runs li
   t.match(terminated.body, { status: 'terminated', reason: 'enough' })
 })
 
-t.test('what needs Flowport\'s worker is refused with the reason: a large input, a completion webhook, evals', async (t) => {
+t.test('what needs Flowport\'s worker is refused with the reason: a large input, evals', async (t) => {
   const app = await build(t)
   const large = await post(t, app, '/workflow/start', '/workflow/start', { catalog, workflowName: 'greet', input: { name: 'x'.repeat(300 * 1024) } })
   t.equal(large.status, 413)
@@ -162,9 +161,6 @@ t.test('what needs Flowport\'s worker is refused with the reason: a large input,
   const largeSignal = await post(t, app, `/workflow/${order.workflowId}/signal/approve`, '/workflow/{id}/signal/{name}', { payload: { by: 'x'.repeat(300 * 1024) } })
   t.equal(largeSignal.status, 413, 'a handler payload too')
   t.match(largeSignal.body.message, /The payload has \d+ bytes/)
-  const hooked = await post(t, app, '/workflow/start', '/workflow/start', { catalog, workflowName: 'greet', input: { name: 'x' }, webhook: { url: 'https://hooks.example.com/done', secret: newSecret() } })
-  t.equal(hooked.status, 400, 'no delivery workflow is handed to the Python worker')
-  t.match(hooked.body.issues, [{ path: '/webhook', in: 'body', message: /completion webhooks are delivered by Flowport's worker/ }])
   const evals = await post(t, app, '/evals', '/evals', { catalog, workflowName: 'greet' })
   t.equal(evals.status, 404)
   t.match(evals.body.message, 'Evals need Flowport\'s worker SDK')

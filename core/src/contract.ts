@@ -153,6 +153,12 @@ export const WEBHOOK_DELIVER_ACTIVITY = `${WEBHOOK_WORKFLOW_TYPE}#deliver`
  * trickle or hang hold those slots only, never a step's (docs/webhooks.md).
  */
 export const webhookDeliveryQueue = (catalogId: string): string => `${catalogId}:webhooks`
+/**
+ * Where the delivery workflows of declared catalogs run (docs/any-worker.md): their workers know no
+ * delivery workflow, so Flowport's delivery worker (`flowport deliveries`) polls this queue and its
+ * delivery queue (webhookDeliveryQueue of it) instead.
+ */
+export const DELIVERIES_TASK_QUEUE = '__flowport_deliveries'
 /** Memo field of the delivery workflow: its DeliveryRecord, kept current as attempts are made. */
 export const WEBHOOK_DELIVERY_MEMO_KEY = 'flowportDelivery'
 /**

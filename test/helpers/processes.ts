@@ -77,10 +77,10 @@ export interface Stack {
   output: () => string
   dataDir: string
   /** The stack's worker, engine or object store process now, if one runs. */
-  find: (what: 'worker' | 'engine' | 'store') => number | undefined
+  find: (what: 'worker' | 'deliveries' | 'engine' | 'store') => number | undefined
 }
 
-const PATTERNS = { worker: /worker[/\\](src|dist)[/\\]main\.[jt]s/, engine: /temporal.* server start-dev/, store: /versitygw .*posix/ }
+const PATTERNS = { worker: /worker[/\\](src|dist)[/\\]main\.[jt]s$/, deliveries: /worker[/\\](src|dist)[/\\]main\.[jt]s deliveries$/, engine: /temporal.* server start-dev/, store: /versitygw .*posix/ }
 
 /** Starts the dev stack with its own ports and data directory; `via: 'npm'` runs `npm start`. */
 export async function startStack (via: 'flowport' | 'npm', extraEnv: Record<string, string> = {}): Promise<Stack> {

@@ -10,6 +10,8 @@ export interface WorkerProcess {
   /** Everything it printed so far (stdout and stderr). */
   output: () => string
   exited: Promise<number | null>
+  /** For signals that do not end it (SIGSTOP, SIGCONT). */
+  pid: number
   /** Resolves once the output contains `text`; rejects if the process exits first. */
   waitFor: (text: string) => Promise<void>
   /**
@@ -19,9 +21,9 @@ export interface WorkerProcess {
   kill: (signal?: NodeJS.Signals) => Promise<number | null>
 }
 
-/** Starts the worker in `cwd` with `env` over the test's own environment; SIGKILLed at teardown. */
-export function spawnWorker (t: Test, env: Record<string, string>, cwd: string): WorkerProcess {
-  const child = spawn(process.execPath, workerNodeArgs, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+/** Starts the worker in `cwd` with `env` over the test's own environment (`args`: `deliveries` for the delivery worker); SIGKILLed at teardown. */
+export function spawnWorker (t: Test, env: Record<string, string>, cwd: string, args: string[] = []): WorkerProcess {
+  const child = spawn(process.execPath, [...workerNodeArgs, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   const waiters: Array<{ text: string, done: () => void }> = []
   const collect = (chunk: Buffer): void => {
@@ -35,6 +37,7 @@ export function spawnWorker (t: Test, env: Record<string, string>, cwd: string):
   return {
     output: () => output,
     exited,
+    pid: child.pid!,
     waitFor: async (text) => {
       await Promise.race([
         new Promise<void>((done) => { output.includes(text) ? done() : waiters.push({ text, done }) }),

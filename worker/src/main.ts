@@ -2,12 +2,14 @@
  * Production entry of the worker: settings from the environment, polls until SIGTERM/SIGINT, then
  * lets running tasks finish (ENGINE_SHUTDOWN_GRACE_MS) and exits 0. While the engine is away it
  * retries (SERVICE_WORKER_ENGINE_RETRY_MS) and then exits 1, as on a bad setting or a definition
- * error: a worker is either polling or gone, so that a supervisor can restart it.
+ * error: a worker is either polling or gone, so that a supervisor can restart it. With the argument
+ * `deliveries` (`flowport deliveries`) it is the delivery worker instead (runtime/delivery-worker.ts).
  */
 import type { Server } from 'node:http'
 import { CredentialsError, resolveCredentialSettings } from '@flowport/core/credentials'
 import { readWorkerEnv, workerLogger, workerOptionsFromEnv, type WorkerEnv } from './env.js'
-import { keepPolling } from './runtime/keep-polling.js'
+import { catalogWorker, keepPolling } from './runtime/keep-polling.js'
+import { deliveryWorker } from './runtime/delivery-worker.js'
 import { serveHealth } from './runtime/health-server.js'
 import { createLogger, type Logger } from './common/logger.js'
 import { isProduction } from '@flowport/core/settings'
@@ -39,7 +41,9 @@ async function main (): Promise<number> {
   if (metricsPort !== undefined) logger.info(`Worker metrics on port ${metricsPort}: /metrics`)
   const tracing = await startTracing(settings, 'flowport-worker')
   if (tracing !== null) logger.info('Worker traces go to the OTLP endpoint of the OTEL_* settings')
-  const worker = keepPolling({ ...workerOptionsFromEnv(settings), logger, tracing }, { retryWindowMs: settings.SERVICE_WORKER_ENGINE_RETRY_MS })
+  const options = { ...workerOptionsFromEnv(settings), logger, tracing }
+  const deliveries = process.argv.slice(2).includes('deliveries')
+  const worker = keepPolling(options, { retryWindowMs: settings.SERVICE_WORKER_ENGINE_RETRY_MS }, deliveries ? deliveryWorker(options) : catalogWorker(options))
   const stop = (signal: string): void => {
     // npm and shells may deliver the same signal twice; one shutdown is enough.
     if (worker.state() === 'stopping') return

@@ -1515,7 +1515,7 @@ export interface components {
              */
             expiresAt: string;
         };
-        /** @description A completion webhook: once the run (and any run it continues as) closes, whatever the final status, its WorkflowResult is delivered to `url` once, signed per Standard Webhooks, retried with exponential backoff for SERVICE_WEBHOOK_RETRY_FOR_MS. Delivery runs on the engine and survives API and worker restarts. */
+        /** @description A completion webhook: once the run (and any run it continues as) closes, whatever the final status, its WorkflowResult is delivered to `url` once, signed per Standard Webhooks, retried with exponential backoff for SERVICE_WEBHOOK_RETRY_FOR_MS. Delivery runs on the engine and survives API and worker restarts. On a catalog declared in a file, Flowport's delivery worker (`flowport deliveries`) delivers it; while none polls, the delivery waits and nothing is lost (docs/webhooks.md). */
         WebhookRequest: {
             /**
              * @description Where the WorkflowResult is POSTed once the run closes (http or https; see docs/webhooks.md for the refused hosts)
@@ -1685,7 +1685,7 @@ export interface components {
             /** @description Where the completion webhook goes */
             url: string;
             /**
-             * @description `pending`: the run is open, or attempts go on; `delivered`: the receiver answered 2xx; `failed`: SERVICE_WEBHOOK_RETRY_FOR_MS passed without a 2xx
+             * @description `pending`: the run is open, or attempts go on (with 0 attempts after the close: no worker has taken the delivery yet; on a declared catalog, is `flowport deliveries` running?); `delivered`: the receiver answered 2xx; `failed`: SERVICE_WEBHOOK_RETRY_FOR_MS passed without a 2xx
              * @enum {string}
              */
             state: "pending" | "delivered" | "failed";

@@ -1,9 +1,10 @@
 /**
  * A catalog declared in a file has workers without Flowport's SDK (docs/any-worker.md): what needs
- * Flowport's code on the worker is refused with a reason instead of failing there.
+ * Flowport's code on the worker is refused with a reason instead of failing there, or (completion
+ * webhooks) run by Flowport's delivery worker instead.
  */
-import type { Catalog, CatalogWorkflow } from '@flowport/core/contract'
-import { ApiError, validationError } from '../../../lib/api-error.js'
+import { DELIVERIES_TASK_QUEUE, type Catalog, type CatalogWorkflow } from '@flowport/core/contract'
+import { ApiError } from '../../../lib/api-error.js'
 
 /** A Flowport worker registers each workflow under its name. */
 export const workflowTypeOf = (workflow: CatalogWorkflow): string => workflow.workflowType ?? workflow.name
@@ -26,13 +27,8 @@ export function assertFitsDeclared (catalog: Catalog, value: unknown, thresholdB
 export const notForDeclared = (catalog: Catalog, feature: string): string =>
   `${feature} need Flowport's worker SDK, and catalog ${catalog.catalog} is declared in a catalog file for workers without it (docs/any-worker.md)`
 
-/** A webhook's delivery workflow runs on the catalog's task queue: a declared catalog's workers do not know its type. */
-export function assertNoWebhookOnDeclared (catalog: Catalog): void {
-  if (catalog.declared !== true) return
-  throw validationError([{
-    path: '/webhook',
-    in: 'body',
-    message: `is not available on catalog ${catalog.catalog}: completion webhooks are delivered by Flowport's worker, and this catalog is declared in a catalog file ` +
-      'for workers without it (docs/any-worker.md); follow the run with Prefer: wait, GET /workflow/{id}/result or the history stream instead'
-  }])
-}
+/**
+ * The task queue of a run's completion-webhook delivery: the catalog's, whose Flowport workers run
+ * it; a declared catalog's workers do not know it, so Flowport's delivery worker runs it (docs/webhooks.md).
+ */
+export const deliveryTaskQueueOf = (catalog: Catalog): string => catalog.declared === true ? DELIVERIES_TASK_QUEUE : catalog.catalog

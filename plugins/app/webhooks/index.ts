@@ -8,5 +8,5 @@ declare module 'fastify' {
 }
 
 export default fp(async (fastify) => {
-  fastify.decorate('webhooks', createWebhooks({ engine: fastify.engine, config: fastify.config }))
+  fastify.decorate('webhooks', createWebhooks({ engine: fastify.engine, config: fastify.config, log: fastify.log }))
 }, { name: 'webhooks', dependencies: ['config', 'engine'] })

@@ -1,12 +1,13 @@
 /**
  * Completion webhooks, the API's part (docs/webhooks.md). The delivery workflow
- * (worker/src/workflow/webhook.ts) runs on the catalog's workers, never on an API process, and is
- * started before the run whose memo names it: no run with a webhook exists without its delivery.
+ * (worker/src/workflow/webhook.ts) runs on the catalog's workers (a declared catalog's: on
+ * Flowport's delivery worker), never on an API process, and is started before the run whose memo
+ * names it: no run with a webhook exists without its delivery.
  */
 import { createHash, randomUUID } from 'node:crypto'
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common'
 import {
-  WEBHOOK_DELIVERY_MEMO_KEY, WEBHOOK_RUN_MEMO_KEY, WEBHOOK_WORKFLOW_TYPE, type DeliveryRecord, type WebhookDeliveryInput, type WebhookRunMemo
+  DELIVERIES_TASK_QUEUE, WEBHOOK_DELIVERY_MEMO_KEY, WEBHOOK_RUN_MEMO_KEY, WEBHOOK_WORKFLOW_TYPE, type DeliveryRecord, type WebhookDeliveryInput, type WebhookRunMemo
 } from '@flowport/core/contract'
 import { refusalOf } from '@flowport/core/webhook-address'
 import type { WebhookDelivery, WebhookRequest } from '../../../schemas/workflow.js'
@@ -14,6 +15,8 @@ import type { Config } from '../../../schemas/config.js'
 import { isProduction } from '@flowport/core/settings'
 import { ApiError, validationError } from '../../../lib/api-error.js'
 import { RESERVED_ID_PREFIX, type Engine } from '../engine/index.js'
+import type { FastifyBaseLogger } from 'fastify'
+import { deliveryWorkerWatch } from './delivery-worker-watch.js'
 
 export interface WebhookTarget { url: string, secret: string }
 
@@ -80,13 +83,16 @@ export interface DeliveryStart {
   id: string
   workflowId: string
   catalog: string
+  /** Where the delivery workflow runs; default: the catalog's task queue. */
+  taskQueue?: string
   /** Default: the worker's, 10 minutes. */
   runStartWithinMs?: number
 }
 
 export type Webhooks = ReturnType<typeof createWebhooks>
 
-export function createWebhooks ({ engine, config }: { engine: Engine, config: WebhooksConfig }) {
+export function createWebhooks ({ engine, config, log }: { engine: Engine, config: WebhooksConfig, log?: FastifyBaseLogger }) {
+  const watch = log === undefined ? () => {} : deliveryWorkerWatch(engine, log)
   return {
     /** 400 before anything starts; undefined when none was asked for. */
     target: (webhook: WebhookRequest | undefined) => webhookTarget(config, webhook),
@@ -109,12 +115,13 @@ export function createWebhooks ({ engine, config }: { engine: Engine, config: We
       try {
         await engine.call(() => engine.client.workflow.start(WEBHOOK_WORKFLOW_TYPE, {
           workflowId: id,
-          taskQueue: delivery.catalog,
+          taskQueue: delivery.taskQueue ?? delivery.catalog,
           args: [input],
           workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
           workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
           memo: { [WEBHOOK_DELIVERY_MEMO_KEY]: PENDING }
         }), { signal, workflowId })
+        if (delivery.taskQueue === DELIVERIES_TASK_QUEUE) watch()
       } catch (err) {
         // A delivery that has already finished for this request's run.
         if (err instanceof ApiError && err.error === 'WorkflowAlreadyStartedError') return

@@ -30,10 +30,22 @@ export interface PollingWorker {
   done: Promise<number>
 }
 
-export function keepPolling (options: WorkerOptions, { retryWindowMs, minBackoffMs = 500, maxBackoffMs = 10_000 }: KeepPollingOptions): PollingWorker {
+/**
+ * What is kept polling: a catalog's worker by default, or the delivery worker (delivery-worker.ts).
+ * Prepared once (a definition error is not retried), then started as often as the engine needs.
+ */
+export type Starter = () => Promise<() => Promise<Running>>
+type Running = Pick<WorkerHandle, 'shutdown' | 'done' | 'isPolling'>
+
+export const catalogWorker = (options: WorkerOptions): Starter => async () => {
+  const prepared = await prepareWorker(options)
+  return async () => await startPreparedWorker(prepared, options)
+}
+
+export function keepPolling (options: Pick<WorkerOptions, 'logger'>, { retryWindowMs, minBackoffMs = 500, maxBackoffMs = 10_000 }: KeepPollingOptions, starter: Starter): PollingWorker {
   const logger: Logger = options.logger ?? consoleLogger
   let state: ReturnType<PollingWorker['state']> = 'starting'
-  let current: WorkerHandle | undefined
+  let current: Running | undefined
   let wake: (() => void) | undefined
   const stopped = () => state === 'stopping'
   const pause = (ms: number) => new Promise<void>((resolve) => {
@@ -42,9 +54,9 @@ export function keepPolling (options: WorkerOptions, { retryWindowMs, minBackoff
   })
 
   const run = async (): Promise<number> => {
-    let prepared
+    let start
     try {
-      prepared = await prepareWorker(options)
+      start = await starter()
     } catch (err) {
       // Whole: a definition error names each problem on a line of its own (webpack's report too).
       logger.error(err instanceof Error ? `${err.name}: ${err.message}` : String(err))
@@ -54,7 +66,7 @@ export function keepPolling (options: WorkerOptions, { retryWindowMs, minBackoff
     let outSince = Date.now()
     while (!stopped()) {
       try {
-        current = await startPreparedWorker(prepared, options)
+        current = await start()
         if (stopped()) { await current.shutdown(); break }
         state = 'polling'
         backoff = minBackoffMs

@@ -127,7 +127,7 @@ export async function startPreparedWorker (prepared: PreparedWorker, options: Wo
 }
 
 /** The engine connection and a client on it; payloads above the threshold go through the claim check. */
-async function connectEngine (options: WorkerOptions) {
+export async function connectEngine (options: Pick<WorkerOptions, 'address' | 'namespace' | 'tls' | 'apiKey' | 'payloads'>) {
   const connection = await NativeConnection.connect({ address: options.address, tls: options.tls, apiKey: options.apiKey })
   // The claim check: workflow and step payloads above the threshold, and what this worker's client
   // reads and sends (webhook bodies, trace sweeps), go through the same codec as the API's.
@@ -155,7 +155,7 @@ async function openTraces (project: Project, options: WorkerOptions, client: Cli
 }
 type Traces = Awaited<ReturnType<typeof openTraces>>
 
-interface Workers { steps: Worker, deliveries: Worker }
+export interface Workers { steps: Worker, deliveries: Worker }
 
 /**
  * Two Workers on one connection: the catalog's (workflows, steps, webhook delivery workflows,
@@ -264,7 +264,7 @@ async function publishOnceRunning (project: Project, options: WorkerOptions, cli
 }
 
 /** Whether both Workers' pollers run and the engine answers its health check now. */
-async function isPolling ({ steps, deliveries }: Workers, connection: NativeConnection): Promise<boolean> {
+export async function isPolling ({ steps, deliveries }: Workers, connection: NativeConnection): Promise<boolean> {
   const status = steps.getStatus()
   if (status.runState !== 'RUNNING' || status.workflowPollerState !== 'POLLING' || status.activityPollerState !== 'POLLING') return false
   const delivering = deliveries.getStatus()
