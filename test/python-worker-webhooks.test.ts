@@ -61,8 +61,8 @@ t.test('a start while no delivery worker polls is accepted, kept, and delivered 
   t.equal(received.length, 1, 'delivered once')
   const body = verified(t, secret, received[0]!)
   const result = await call(t, app, { method: 'GET', url: `/workflow/${run.workflowId}/result`, route: '/workflow/{id}/result' })
-  // workflowName: GET …/result answers the catalog's name (greet), the body the Temporal type (Greet): a known gap (docs/webhooks.md).
-  t.same({ ...body, workflowName: undefined }, { ...result.body, workflowName: undefined }, 'the body is the run\'s WorkflowResult, as GET …/result answers it')
+  t.same(body, result.body, 'the body is the run\'s WorkflowResult, as GET …/result answers it, with the catalog file\'s name for the run')
+  t.equal(body.workflowName, 'greet')
   t.match(body, { kind: 'result', workflowId: run.workflowId, runId: run.runId, status: 'completed', output: { greeting: 'Hello, Ada!' } })
   t.match((await statusOf(t, app, run.workflowId)).webhook, { url: hooks.url('/later'), state: 'delivered', attempts: 1, lastResponseStatus: 200, lastError: null })
   t.notMatch(python.output(), /__flowport_webhook/, 'the Python worker is never handed the delivery workflow')

@@ -195,6 +195,11 @@ export interface WebhookDeliveryInput {
   retryForMs: number
   allowLoopback: boolean
   allowLinkLocal: boolean
+  /**
+   * The body's `workflowName` in place of the run's Temporal type: a declared workflow's `name`.
+   * Absent in deliveries of Flowport's catalogs and in those started before it existed.
+   */
+  workflowName?: string
 }
 
 /** The run memo's WEBHOOK_RUN_MEMO_KEY field. `delivery` is absent in runs started before deliveries were started first. */

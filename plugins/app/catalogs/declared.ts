@@ -28,7 +28,9 @@ export const notForDeclared = (catalog: Catalog, feature: string): string =>
   `${feature} need Flowport's worker SDK, and catalog ${catalog.catalog} is declared in a catalog file for workers without it (docs/any-worker.md)`
 
 /**
- * The task queue of a run's completion-webhook delivery: the catalog's, whose Flowport workers run
- * it; a declared catalog's workers do not know it, so Flowport's delivery worker runs it (docs/webhooks.md).
+ * Where a run's completion-webhook delivery runs: on the catalog's task queue, whose Flowport workers
+ * run it; a declared catalog's workers do not know it, so Flowport's delivery worker runs it
+ * (docs/webhooks.md), and the body names the run as clients do, not by its Temporal type.
  */
-export const deliveryTaskQueueOf = (catalog: Catalog): string => catalog.declared === true ? DELIVERIES_TASK_QUEUE : catalog.catalog
+export const deliveryOf = (catalog: Catalog, workflow: CatalogWorkflow): { taskQueue: string, workflowName?: string } =>
+  catalog.declared === true ? { taskQueue: DELIVERIES_TASK_QUEUE, workflowName: workflow.name } : { taskQueue: catalog.catalog }

@@ -3,7 +3,7 @@ import { readRunInput } from '../engine/index.js'
 import { createCatalogs, type Catalogs } from './catalogs.js'
 
 export type { Catalogs } from './catalogs.js'
-export { assertFitsDeclared, deliveryTaskQueueOf, entryOfType, notForDeclared, workflowTypeOf } from './declared.js'
+export { assertFitsDeclared, deliveryOf, entryOfType, notForDeclared, workflowTypeOf } from './declared.js'
 
 declare module 'fastify' {
   interface FastifyInstance { catalogs: Catalogs }

@@ -7,7 +7,7 @@ import { ApiError, validationError } from '../../../lib/api-error.js'
 import { isReservedWorkflowId } from '../engine/index.js'
 import { assertMatches } from '../../../lib/json-schema.js'
 import { durationMs } from '@flowport/core/duration'
-import { assertFitsDeclared, deliveryTaskQueueOf, workflowTypeOf } from '../catalogs/index.js'
+import { assertFitsDeclared, deliveryOf, workflowTypeOf } from '../catalogs/index.js'
 import { deliveryWorkflowId, webhookRunMemo } from '../webhooks/index.js'
 import { IDEMPOTENCY_MEMO_KEY, callersKey, fingerprintOf, keyedWorkflowId, startWithKey } from './idempotency.js'
 import type { StartDeps } from './deps.js'
@@ -83,7 +83,7 @@ export function startActions ({ engine, catalogs, payloads, webhooks, runs, conf
     const catalog = catalogOf(body)
     const input = await startInput(payloads, body, signal)
     const workflow = await checkedWorkflow(catalog, body.workflowName, input, signal, { pinned: body.version !== undefined })
-    const deliveryQueue = webhook === undefined ? undefined : deliveryTaskQueueOf(await catalogs.get(catalog, signal))
+    const delivery = webhook === undefined ? undefined : deliveryOf(await catalogs.get(catalog, signal), workflow)
     const startDelay = body.startDelay === undefined ? undefined : durationMs(body.startDelay)
     const begin = async (workflowId: string, policies: Pick<WorkflowStartOptions, 'workflowIdReusePolicy' | 'workflowIdConflictPolicy' | 'memo'>) =>
       await engine.call(() => engine.as(identity).workflow.start(workflowTypeOf(workflow), {
@@ -94,7 +94,7 @@ export function startActions ({ engine, catalogs, payloads, webhooks, runs, conf
     const withDelivery = async (workflowId: string): Promise<{ deliveryId?: string, runMemo: Record<string, unknown> }> => {
       if (webhook === undefined) return { runMemo: starterMemo(startedBy) }
       const deliveryId = deliveryWorkflowId(workflowId, idempotencyKey)
-      await webhooks.startDelivery({ id: deliveryId, workflowId, catalog, taskQueue: deliveryQueue }, webhook, signal)
+      await webhooks.startDelivery({ id: deliveryId, workflowId, catalog, ...delivery }, webhook, signal)
       return { deliveryId, runMemo: { ...webhookRunMemo(webhook, deliveryId), ...starterMemo(startedBy) } }
     }
     const started = (workflowId: string, runId: string): Started =>

@@ -85,6 +85,8 @@ export interface DeliveryStart {
   catalog: string
   /** Where the delivery workflow runs; default: the catalog's task queue. */
   taskQueue?: string
+  /** The body's name for the run (a declared workflow's `name`); default: its Temporal type. */
+  workflowName?: string
   /** Default: the worker's, 10 minutes. */
   runStartWithinMs?: number
 }
@@ -110,6 +112,7 @@ export function createWebhooks ({ engine, config, log }: { engine: Engine, confi
         // The same `webhook-id` on every attempt: receivers deduplicate by it.
         messageId: `msg_${id.slice(id.indexOf(':') + 1)}`,
         retryForMs: config.SERVICE_WEBHOOK_RETRY_FOR_MS,
+        ...(delivery.workflowName !== undefined && { workflowName: delivery.workflowName }),
         ...addressPolicy(config)
       }
       try {

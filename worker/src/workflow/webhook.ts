@@ -118,7 +118,7 @@ export async function webhookWorkflow (input: WebhookDeliveryInput): Promise<Del
     url: input.url,
     secret: input.secret,
     messageId: input.messageId,
-    body: JSON.stringify(result),
+    body: JSON.stringify(input.workflowName === undefined ? result : { ...(result as object), workflowName: input.workflowName }),
     allowLoopback: input.allowLoopback,
     allowLinkLocal: input.allowLinkLocal
   }
