@@ -49,7 +49,7 @@ t.test('handler forms act on the run on screen: a query on an older run answers 
   const answer = state.locator('.handler-result')
   // An error the API answered shows as the form's problem: waited for too, so a failure says which.
   await state.locator('.handler-result, .problem').first().waitFor()
-  t.equal(await state.locator('.problem').count(), 0, await state.locator('.problem').first().textContent({ timeout: 1 }).catch(() => 'no problem shown'))
+  t.equal(await state.locator('.problem').count(), 0, await state.locator('.problem').first().textContent({ timeout: 1 }).catch(() => null) ?? 'no problem shown')
   t.match(await answer.textContent(), /the older run/, 'the query answered from the run on screen')
   t.notMatch(await answer.textContent(), /the latest run/, 'not from the latest run of the id')
   t.ok(posts.some((r) => r.url() === `${base}/workflow/${workflowId}/runs/${older}/query/state`), 'through the pinned query route')
