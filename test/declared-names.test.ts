@@ -6,12 +6,10 @@
  * catalog file from the names the API's paths carry.
  */
 import t, { type Test } from 'tap'
-import { fileURLToPath } from 'node:url'
 import { randomUUID } from 'node:crypto'
-import { NativeConnection, Runtime, Worker, makeTelemetryFilterString, DefaultLogger } from '@temporalio/worker'
 import type { App } from '../app.js'
 import { build } from './helpers/app.js'
-import { engineAddress } from './helpers/env.js'
+import { startPlainWorker } from './helpers/plain-worker.js'
 import { call, eventually, newId } from './helpers/workflows.js'
 import { readCatalogFile } from '../cli/catalog/file.js'
 import { publishDeclaredCatalog, removeDeclaredCatalog } from '../cli/catalog/publish.js'
@@ -30,25 +28,11 @@ const order = {
 }
 
 t.before(async () => {
-  Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) } } })
-  const connection = await NativeConnection.connect({ address: engineAddress() })
-  const worker = await Worker.create({
-    connection,
-    namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
-    taskQueue: catalog,
-    workflowsPath: fileURLToPath(new URL('./fixtures/declared-names/workflows.ts', import.meta.url)),
-    activities
-  })
-  const running = worker.run()
+  await startPlainWorker(t, catalog, new URL('./fixtures/declared-names/workflows.ts', import.meta.url), activities)
   app = await build(t)
   const { catalog: declared, hash } = readCatalogFile(JSON.stringify({ catalog, workflows: [order] }), 'catalog.json')
   await publishDeclaredCatalog(app.engine.client, declared, hash)
-  t.teardown(async () => {
-    await removeDeclaredCatalog(app.engine.client, catalog)
-    worker.shutdown()
-    await running
-    await connection.close()
-  })
+  t.teardown(async () => { await removeDeclaredCatalog(app.engine.client, catalog) })
 })
 
 const get = async (t: Test, url: string, route: string) => await call(t, app, { method: 'GET', url, route })

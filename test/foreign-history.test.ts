@@ -8,12 +8,10 @@
  * the same way.
  */
 import t, { type Test } from 'tap'
-import { fileURLToPath } from 'node:url'
-import { NativeConnection, Runtime, Worker, makeTelemetryFilterString, DefaultLogger } from '@temporalio/worker'
 import type { Trace, TraceNode } from '@flowport/core/trace'
 import type { App } from '../app.js'
 import { build } from './helpers/app.js'
-import { engineAddress } from './helpers/env.js'
+import { startPlainWorker } from './helpers/plain-worker.js'
 import { call, newId } from './helpers/workflows.js'
 import { launchChromium } from './helpers/browser.js'
 import { flowport } from './helpers/flowport-cli.js'
@@ -27,21 +25,7 @@ const taskQueue = `foreign-${process.pid}`
 let app: App
 
 t.before(async () => {
-  Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) } } })
-  const connection = await NativeConnection.connect({ address: engineAddress() })
-  const worker = await Worker.create({
-    connection,
-    namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
-    taskQueue,
-    workflowsPath: fileURLToPath(new URL('./fixtures/foreign/workflows.ts', import.meta.url)),
-    activities
-  })
-  const running = worker.run()
-  t.teardown(async () => {
-    worker.shutdown()
-    await running
-    await connection.close()
-  })
+  await startPlainWorker(t, taskQueue, new URL('./fixtures/foreign/workflows.ts', import.meta.url), activities)
   app = await build(t)
 })
 

@@ -10,7 +10,8 @@ import { randomUUID } from 'node:crypto'
 import type { Trace } from '@flowport/core/trace'
 import type { App } from '../app.js'
 import { build } from './helpers/app.js'
-import { call, eventually, newId } from './helpers/workflows.js'
+import { declaredBasics } from './helpers/declared-basics.js'
+import { call, newId } from './helpers/workflows.js'
 import { hasDone, openSse, type Frame } from './helpers/history.js'
 import { startGoWorker } from './helpers/go-worker.js'
 
@@ -25,24 +26,7 @@ t.before(async () => {
 const post = async (t: Test, url: string, route: string, payload: unknown) => await call(t, app, { method: 'POST', url, route, payload })
 const get = async (t: Test, url: string, route: string) => await call(t, app, { method: 'GET', url, route })
 
-t.test('the declared catalog is served, with its Go worker polling', async (t) => {
-  const res = await eventually(async () => await get(t, `/workflow/catalog/${catalog}`, '/workflow/catalog/{catalogId}'), (r) => r.body?.workers?.polling === true)
-  t.equal(res.status, 200)
-  t.equal(res.body.declared, true)
-  t.same(res.body.workflows.map((w: { name: string }) => w.name), ['greet', 'order', 'refund'])
-})
-
-t.test('run and result', async (t) => {
-  const ran = await post(t, '/workflow/run', '/workflow/run', { catalog, workflowName: 'greet', input: { name: 'Ada' } })
-  t.equal(ran.status, 200)
-  t.match(ran.body, { status: 'completed', output: { greeting: 'Hello, Ada!' } })
-  const result = await get(t, `/workflow/${ran.body.workflowId as string}/result`, '/workflow/{id}/result')
-  t.equal(result.status, 200)
-  t.match(result.body, { status: 'completed', workflowName: 'greet', input: { name: 'Ada' }, output: { greeting: 'Hello, Ada!' } })
-
-  const refused = await post(t, '/workflow/run', '/workflow/run', { catalog, workflowName: 'greet', input: { name: '' } })
-  t.equal(refused.status, 400, 'the input is validated against the declared schema')
-})
+declaredBasics(t, () => app, catalog, 'Go')
 
 t.test('a signal, the live history stream until the run closes, and the trace from its history', async (t) => {
   const base = await app.listen({ port: 0, host: '127.0.0.1' })

@@ -12,6 +12,7 @@ import type { Trace } from '@flowport/core/trace'
 import { localStepMarkerOf, stepsOf, type StepHistoryEvent } from '@flowport/core/steps'
 import type { App } from '../app.js'
 import { build } from './helpers/app.js'
+import { declaredBasics } from './helpers/declared-basics.js'
 import { call, eventually, newId } from './helpers/workflows.js'
 import { eventIds, hasDone, openSse, type Frame } from './helpers/history.js'
 import { startJavaWorker } from './helpers/java-worker.js'
@@ -29,24 +30,7 @@ const get = async (t: Test, url: string, route: string) => await call(t, app, { 
 const traceOf = async (t: Test, workflowId: string) =>
   (await get(t, `/workflow/${workflowId}/trace-log`, '/workflow/{id}/trace-log')).body as { source: string, trace: Trace }
 
-t.test('the declared catalog is served, with its Java worker polling', async (t) => {
-  const res = await eventually(async () => await get(t, `/workflow/catalog/${catalog}`, '/workflow/catalog/{catalogId}'), (r) => r.body?.workers?.polling === true)
-  t.equal(res.status, 200)
-  t.equal(res.body.declared, true)
-  t.same(res.body.workflows.map((w: { name: string }) => w.name), ['greet', 'order', 'refund'])
-})
-
-t.test('run and result', async (t) => {
-  const ran = await post(t, '/workflow/run', '/workflow/run', { catalog, workflowName: 'greet', input: { name: 'Ada' } })
-  t.equal(ran.status, 200)
-  t.match(ran.body, { status: 'completed', output: { greeting: 'Hello, Ada!' } })
-  const result = await get(t, `/workflow/${ran.body.workflowId as string}/result`, '/workflow/{id}/result')
-  t.equal(result.status, 200)
-  t.match(result.body, { status: 'completed', workflowName: 'GreetWorkflow', input: { name: 'Ada' }, output: { greeting: 'Hello, Ada!' } })
-
-  const refused = await post(t, '/workflow/run', '/workflow/run', { catalog, workflowName: 'greet', input: { name: '' } })
-  t.equal(refused.status, 400, 'the input is validated against the declared schema')
-})
+declaredBasics(t, () => app, catalog, 'Java')
 
 t.test('a query, an update and its validator, a signal, the history stream resumed with Last-Event-ID, steps and the trace', async (t) => {
   const base = await app.listen({ port: 0, host: '127.0.0.1' })
