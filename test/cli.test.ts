@@ -27,7 +27,7 @@ t.test('an unknown command says so, prints the usage and exits 2', async (t) => 
   t.equal(await run.exited, 2)
   t.match(run.stderr(), /^Unknown command: serve\nUsage: flowport <command>/)
   // A long description goes on over indented lines.
-  t.match(run.stderr(), /\n {2}dev .*\n(?: {3,}.*\n)* {2}api .*\n {2}worker .*\n {2}engine /)
+  t.match(run.stderr(), /\n {2}dev .*\n(?: {3,}.*\n)* {2}api .*\n {2}worker .*\n {2}deliveries .*\n(?: {3,}.*\n)* {2}engine /)
 })
 
 t.test('help prints the usage and exits 0', async (t) => {
