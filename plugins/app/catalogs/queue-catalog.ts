@@ -39,12 +39,12 @@ export function createQueueCatalogs (get: (catalogId: string, signal?: AbortSign
     return catalog?.declared === true ? entryOfType(catalog, workflowType)?.name ?? workflowType : workflowType
   }
 
-  /** The declared entry the filters name (by name or alias, in their `catalog`); undefined when they name none. */
+  /** The declared entry the filters name (by Temporal type, name or alias, in their `catalog`); undefined when they name none. */
   async function declaredEntry ({ workflowName, catalog }: { workflowName?: string, catalog?: string }, signal?: AbortSignal): Promise<CatalogWorkflow | undefined> {
     if (workflowName === undefined || catalog === undefined) return undefined
     const declared = await ofQueue(catalog, signal).catch(() => { signal?.throwIfAborted(); return null })
-    if (declared?.declared !== true || entryOfType(declared, workflowName) !== undefined) return undefined
-    return declared.workflows.find((w) => w.name === workflowName || w.aliases.includes(workflowName))
+    if (declared?.declared !== true) return undefined
+    return entryOfType(declared, workflowName) ?? declared.workflows.find((w) => w.name === workflowName || w.aliases.includes(workflowName))
   }
 
   /**
