@@ -124,3 +124,14 @@ t.test('a batch signal to runs of one declared workflow goes to the handler name
   const output = await app.engine.client.workflow.getHandle(workflowId, runId).result()
   t.match(output, { approvedBy: 'Batch' }, 'the worker\'s order.approve handler got the batch\'s signal')
 })
+
+t.test('a batch signal whose filter names the declared workflow by its Temporal type is mapped too', async (t) => {
+  const { workflowId, runId } = await startOrder(t)
+  await eventually(async () => await get(t, `/workflow/runs?catalog=${catalog}&workflowName=OrderWorkflow&status=running`, '/workflow/runs'),
+    (r) => r.body.runs.some((run: { runId: string }) => run.runId === runId))
+  const started = await eventually(async () => await post(t, '/workflow/batch', '/workflow/batch', {
+    action: 'signal', filter: { catalog, workflowName: 'OrderWorkflow', status: 'running' }, signal: { name: 'approve', payload: { by: 'Type' } }, reason: 'approve by type'
+  }), (r) => r.status !== 429, 240)
+  t.equal(started.status, 202, JSON.stringify(started.body))
+  t.match(await app.engine.client.workflow.getHandle(workflowId, runId).result(), { approvedBy: 'Type' }, 'the worker\'s order.approve handler got it')
+})
