@@ -5,10 +5,10 @@ import boundaries from 'eslint-plugin-boundaries'
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript'
 import { importX } from 'eslint-plugin-import-x'
 import neostandard from 'neostandard'
-import noTypeCycle from './scripts/no-type-cycle.mjs'
 
 // Layering (each folder's README.md says what it holds and may import): every file of ours belongs
-// to one element below, an import no policy allows fails the lint, and so does an import cycle.
+// to one element below, and an import no policy allows fails the lint. Import cycles, type-only
+// imports included, and concepts importing each other: .dependency-cruiser.mjs (also `npm run lint`).
 
 // Workspace packages resolve to their sources (the `flowport-source` condition): an import of
 // `@flowport/worker/…` is an import of worker/src/…, checked like any other.
@@ -26,8 +26,8 @@ const TO_WIRE = { to: { file: { categories: 'wire' } } }
 
 const layering = {
   files: ['**/*.{ts,js,mjs}'],
-  ignores: ['eslint.config.js'],
-  plugins: { boundaries, 'import-x': importX, flowport: noTypeCycle },
+  ignores: ['eslint.config.js', '.dependency-cruiser.mjs'],
+  plugins: { boundaries, 'import-x': importX },
   settings: {
     'import/resolver': { typescript: { conditionNames } },
     'import-x/resolver-next': [createTypeScriptImportResolver({ conditionNames })],
@@ -111,10 +111,7 @@ const layering = {
     }],
     'boundaries/no-unknown-files': 'error',
     // Cycles are among our files: not following imports into node_modules keeps the lint fast.
-    'import-x/no-cycle': ['error', { ignoreExternal: true }],
-    // …which skips type-only imports: this one refuses a cycle that goes through one, and two
-    // concepts that import each other.
-    'flowport/no-type-cycle': 'error'
+    'import-x/no-cycle': ['error', { ignoreExternal: true }]
   }
 }
 
