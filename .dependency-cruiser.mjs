@@ -1,7 +1,7 @@
 // Import cycles, checked by `npm run lint` before ESLint (eslint.config.js holds the directions).
-// import-x/no-cycle skips type-only imports, so two concepts importing each other's types (a
-// service's interface one way, a helper the other) passed it; this sees every static import and
-// re-export, types included. test/lint-layering.test.ts shows each rule refusing its case.
+// The one cycle check: it sees every static import and re-export, types included (import-x/no-cycle,
+// which it replaces, skipped type-only imports, so two concepts importing each other's types passed,
+// and took a dynamic import(), the way to break a cycle on purpose, for an edge). test/lint-layering.test.ts shows each rule refusing its case.
 export default {
   forbidden: [
     {
