@@ -12,9 +12,9 @@
 import { randomUUID } from 'node:crypto'
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker'
 import { CancelledFailure } from '@temporalio/common'
-import { failureDetails } from '@flowport/core/failure'
+import { within } from '@flowport/core/bounded'
 import { parseActivityType } from '@flowport/core/steps'
-import type { ErrorEvent, ErrorEventBase, ErrorInfo } from '../common/error-hook.js'
+import { errorInfo, type ErrorEvent, type ErrorEventBase, type ErrorInfo } from '../common/error-hook.js'
 import type { Logger } from '../common/logger.js'
 import type { LoadedErrorHook } from './discovery/error-hooks.js'
 
@@ -22,12 +22,6 @@ import type { LoadedErrorHook } from './discovery/error-hooks.js'
 export const ERROR_SINK = 'flowportErrors'
 
 export const DEFAULT_ERROR_HOOK_TIMEOUT_MS = 10_000
-
-export function errorInfo (err: unknown): ErrorInfo {
-  const error = err instanceof Error ? err : new Error(String(err))
-  const details = failureDetails(error)
-  return { name: details.name ?? error.name, message: details.message ?? '', cause: details.cause, stack: error.stack ?? null }
-}
 
 /** Flowport's own workflows (catalog, webhook, eval and its check): their errors are no package's. */
 const isInternal = (workflowType: string): boolean => workflowType.startsWith('__flowport')
@@ -60,20 +54,15 @@ export class ErrorHooks {
     const ids = { eventId: event.eventId, workflowId: event.workflowId, runId: event.runId }
     for (const { package: name, hook } of this.hooks) {
       if (event.source !== 'runtime' && name !== owner) continue
-      let timer: NodeJS.Timeout | undefined
       const abort = new AbortController()
-      const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => { resolve('late') }, this.timeoutMs) })
       const call = Promise.resolve().then(async () => { await hook(event, { signal: abort.signal }) })
-      const settled = Promise.race([call, late]).then((outcome) => {
+      const settled = within(call, this.timeoutMs, 'late' as const).then((outcome) => {
         if (outcome !== 'late') return
         abort.abort(new Error(`onError hook timed out after ${this.timeoutMs} ms`))
         this.logger.warn(`onError hook of ${name} did not finish within ${this.timeoutMs} ms (${event.source} error${runOf(event)}); no longer waited for`, ids)
       }, (err: unknown) => {
         this.logger.error(`onError hook of ${name} threw on a ${event.source} error${runOf(event)}: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`, ids)
-      }).finally(() => {
-        clearTimeout(timer)
-        this.running.delete(settled)
-      })
+      }).finally(() => this.running.delete(settled))
       this.running.add(settled)
     }
   }

@@ -11,6 +11,7 @@ import type { Duration } from '@temporalio/common'
 import type { TestWorkflowEnvironment } from '@temporalio/testing'
 import { Worker } from '@temporalio/worker'
 import protoRoot from '@temporalio/proto'
+import { within } from '@flowport/core/bounded'
 import { parseActivityType } from '@flowport/core/steps'
 import { assembleTrace, evaluatorTypes, type Trace, type TraceError, type TraceWorkflow } from '@flowport/core/trace'
 import { consoleLogger, type Logger } from '../common/logger.js'
@@ -185,7 +186,7 @@ async function untilClosed (handle: WorkflowHandle, name: string): Promise<void>
       throw new Error(`The workflow task of ${name} (run ${handle.workflowId}) failed, and the engine would retry it until the run times out: ` +
         `${failure.message ?? ''}${failure.stackTrace ? `\n${failure.stackTrace}` : ''}`)
     }
-    if (await Promise.race([closed, new Promise<false>((resolve) => setTimeout(() => { resolve(false) }, TASK_CHECK_MS))])) return
+    if (await within(closed, TASK_CHECK_MS, false)) return
   }
 }
 

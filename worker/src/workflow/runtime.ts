@@ -5,8 +5,7 @@
 import { CancellationScope, ContinueAsNew, isCancellation, proxySinks, workflowInfo, type Sinks } from '@temporalio/workflow'
 import type { WorkflowDefinitionOptions } from '@temporalio/common'
 import type { VersioningMode } from '@flowport/core/contract'
-import { failureDetails } from '@flowport/core/failure'
-import type { ErrorInfo } from '../common/error-hook.js'
+import { errorInfo, type ErrorInfo } from '../common/error-hook.js'
 import { explain } from '../common/validate.js'
 import { createContext } from './context.js'
 import { validationFailure } from '../common/failure.js'
@@ -30,9 +29,8 @@ const { flowportErrors } = proxySinks<ErrorSinks>()
 /** A run that ends by this error failed (a stop ends it canceled, continue-as-new starts the next run). */
 function reportFailure (err: unknown): void {
   if (err instanceof ContinueAsNew || isCancellation(err) || !(err instanceof Error)) return
-  const details = failureDetails(err)
   // Sinks are called by the worker after the workflow task, never on replay: no effect on the run.
-  flowportErrors.failed({ name: details.name ?? err.name, message: details.message ?? '', cause: details.cause, stack: err.stack ?? null })
+  flowportErrors.failed(errorInfo(err))
 }
 
 /**
