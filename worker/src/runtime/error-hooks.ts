@@ -14,12 +14,13 @@ import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/wor
 import { CancelledFailure } from '@temporalio/common'
 import { within } from '@flowport/core/bounded'
 import { parseActivityType } from '@flowport/core/steps'
-import { errorInfo, type ErrorEvent, type ErrorEventBase, type ErrorInfo } from '../common/error-hook.js'
+import { errorInfo, type ErrorEvent, type ErrorEventBase } from '../common/error-hook.js'
 import type { Logger } from '../common/logger.js'
 import type { LoadedErrorHook } from './discovery/error-hooks.js'
+import type { FlowportSinks } from '../workflow/runtime.js'
 
 /** The sink the workflow runtime (worker/src/workflow/runtime.ts) reports a failed run through. */
-export const ERROR_SINK = 'flowportErrors'
+export const ERROR_SINK = 'flowportErrors' satisfies keyof FlowportSinks
 
 export const DEFAULT_ERROR_HOOK_TIMEOUT_MS = 10_000
 
@@ -95,11 +96,11 @@ export class ErrorHooks {
   }
 
   /** The sink a failed run comes out through; `canonical` maps a workflow type (or alias) to its name. */
-  sink (canonical: (workflowType: string) => string): InjectedSinks<Record<typeof ERROR_SINK, { failed: (error: ErrorInfo) => void }>> {
+  sink (canonical: (workflowType: string) => string): InjectedSinks<Pick<FlowportSinks, typeof ERROR_SINK>> {
     return {
       [ERROR_SINK]: {
         failed: {
-          fn: (info, error: ErrorInfo) => {
+          fn: (info, error) => {
             if (isInternal(info.workflowType)) return
             this.emit({ source: 'workflow', workflowName: canonical(info.workflowType), workflowId: info.workflowId, runId: info.runId, error })
           },

@@ -11,7 +11,7 @@ import { bundleWorkflows } from './bundle.js'
 import { resolveEngineOptions, type EngineOptions } from './engine.js'
 import { consoleLogger, type Logger } from '../common/logger.js'
 import { stepLogs } from './step-logs.js'
-import { loadProject, type Project } from './project.js'
+import { loadProject, type Project, type ProjectOptions } from './project.js'
 import { entryHash, readPrebuiltBundle } from './prebuilt-bundle.js'
 import { publishCatalog } from './publish.js'
 import { buildCatalog } from './catalog.js'
@@ -32,16 +32,10 @@ import { within } from '@flowport/core/bounded'
 /** How long a graceful shutdown waits for queued failed-attempt records (docs/traces.md). */
 const SHUTDOWN_FLUSH_MS = 5000
 
-export interface WorkerOptions {
+export interface WorkerOptions extends Omit<ProjectOptions, 'logger'> {
   /** Temporal frontend, e.g. `localhost:7233`. */
   address: string
   namespace: string
-  /** Catalog id = task queue polled and catalog published. */
-  catalogId: string
-  /** Local workflows folder (entry: its `index` module). Default: `./workflows` when it exists. */
-  workflowsDir?: string
-  /** Directory whose `node_modules` is scanned for workflow packages. Default: the current directory. */
-  packagesFrom?: string
   /** Concurrency; see EngineOptionsSchema for the defaults. */
   engine?: Partial<EngineOptions>
   tls?: NativeConnectionOptions['tls']

@@ -15,16 +15,12 @@ import type { WorkflowDefinition } from './types.js'
 
 export { installManifest, type Manifest }
 
-/** The worker's trace keeper (worker/src/trace/keeper.ts; the name is its TRACE_SINK). */
-interface TraceSinks extends Sinks {
+/** The worker's trace keeper (worker/src/trace/keeper.ts, TRACE_SINK) and error hooks (worker/src/runtime/error-hooks.ts, ERROR_SINK). */
+export interface FlowportSinks extends Sinks {
   flowportTrace: { closing: () => void }
-}
-/** The worker's error hooks (worker/src/runtime/error-hooks.ts; the name is its ERROR_SINK). */
-interface ErrorSinks extends Sinks {
   flowportErrors: { failed: (error: ErrorInfo) => void }
 }
-const { flowportTrace } = proxySinks<TraceSinks>()
-const { flowportErrors } = proxySinks<ErrorSinks>()
+const { flowportTrace, flowportErrors } = proxySinks<FlowportSinks>()
 
 /** A run that ends by this error failed (a stop ends it canceled, continue-as-new starts the next run). */
 function reportFailure (err: unknown): void {
