@@ -71,10 +71,7 @@ export interface ErrorHookContext {
 }
 
 /**
- * A package's hook: the module named by the flag exports it as `onError`. It receives the step and
- * workflow errors of its own package's workflows (not another package's, nor those of Flowport's
- * own runs: evals, webhook deliveries, catalogs) and the worker's runtime errors. It runs in the
- * worker, off the run's path: what it throws is logged with the run's ids, and it is given up on
- * (logged, `signal` aborted) after the worker's hook timeout.
+ * A package's hook, exported as `onError` by the module its flag names: the errors of the package's
+ * own workflows and the worker's runtime errors, off the run's path (worker/README.md, "Error hooks").
  */
 export type ErrorHook = (event: ErrorEvent, context: ErrorHookContext) => void | Promise<void>

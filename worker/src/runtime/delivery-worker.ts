@@ -1,10 +1,7 @@
 /**
- * The delivery worker (`flowport deliveries`, docs/webhooks.md): Flowport's completion-webhook
- * delivery workflow and its activities (worker/src/workflow/webhook.ts, ../webhook/activities.ts),
- * and nothing else, on DELIVERIES_TASK_QUEUE. The API starts there the deliveries of runs on
- * catalogs declared in a file, whose own workers know no delivery workflow (docs/any-worker.md).
- * The same two Workers as a catalog's worker has for them: the delivery workflows and their look
- * at the run on the queue, the POSTs on its delivery queue with slots of their own.
+ * The delivery worker (`flowport deliveries`; docs/webhooks.md, "Declared catalogs: the delivery
+ * worker"): the completion-webhook delivery workflow and its activities, and nothing else, on
+ * DELIVERIES_TASK_QUEUE, for the runs of catalogs declared in a file, whose workers know no delivery workflow.
  */
 import { DELIVERIES_TASK_QUEUE, WEBHOOK_AWAIT_ACTIVITY, WEBHOOK_DELIVER_ACTIVITY } from '@flowport/core/contract'
 import { consoleLogger } from '../common/logger.js'

@@ -1,13 +1,7 @@
 /**
  * Calls the packages' `onError` hooks (discovery/error-hooks.ts) for failed step attempts, failed
- * runs and the worker's own errors. A package's hook gets the step and workflow errors of its own
- * workflows only: another package's errors are not its to see (they may carry that package's
- * data), and Flowport's own runs (evals, webhook deliveries, catalogs: workflow types starting with
- * `__flowport`) are no package's. Runtime errors are the worker's, so every hook gets them. A hook
- * never touches a run: it is called off the run's path (a
- * step's failure goes to the engine at once, a run's failure leaves the workflow sandbox through a
- * sink, which Temporal calls after the workflow task), what it throws is logged, and one that does
- * not settle within the timeout is logged and no longer waited for.
+ * runs and the worker's own errors, off the run's path; which hook gets which event, and why, is
+ * worker/README.md, "Error hooks".
  */
 import { randomUUID } from 'node:crypto'
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker'
