@@ -50,10 +50,8 @@ function checkHandlers (file: string, meta: WorkflowMeta): void {
       checkName(file, `${meta.name}: ${kind}`, name)
       if (d.payloadSchema !== undefined) checkSchema(file, `workflow ${meta.name}: ${kind} ${name}: payloadSchema`, d.payloadSchema)
       if (d.resultSchema !== undefined) checkSchema(file, `workflow ${meta.name}: ${kind} ${name}: resultSchema`, d.resultSchema)
+      else if (kind === 'query') throw new DefinitionError(`${file}: workflow ${meta.name}: query ${name} needs a resultSchema`)
     }
-  }
-  for (const name of Object.keys(meta.queries)) {
-    if (meta.queries[name]?.resultSchema === undefined) throw new DefinitionError(`${file}: workflow ${meta.name}: query ${name} needs a resultSchema`)
   }
 }
 
