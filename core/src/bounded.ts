@@ -1,7 +1,8 @@
 /**
- * Many calls at once, a bounded number in flight: a page of runs looks up each run's secondary
- * facts, a trace reads its attempt records, in parallel (one after another, a slow call is paid
- * once per item) without a thousand calls leaving together. Pure: the API and the worker use it.
+ * Bounds, pure (the API, the worker and workflow code use them): many calls at once with a bounded
+ * number in flight (a page of runs looks up each run's secondary facts, a trace reads its attempt
+ * records: one after another, a slow call is paid once per item, yet a thousand must not leave
+ * together), and a wait bounded in time.
  */
 
 /** Maps `items` with at most `limit` calls of `fn` in flight; the results in the order of `items`. */
@@ -16,4 +17,14 @@ export async function mapBounded<T, R> (items: readonly T[], limit: number, fn: 
   }
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane))
   return results
+}
+
+/** `promise`'s value, or `fallback` if `ms` pass first; the timer is cleared either way. */
+export async function within<T, F> (promise: Promise<T>, ms: number, fallback: F): Promise<T | F> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  try {
+    return await Promise.race([promise, new Promise<F>((resolve) => { timer = setTimeout(() => { resolve(fallback) }, ms) })])
+  } finally {
+    clearTimeout(timer)
+  }
 }

@@ -4,6 +4,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 import type { WorkerOptions } from './runtime/start-worker.js'
+import { EngineOptionsSchema, type EngineOptions } from './runtime/engine.js'
 import { CatalogIdSetting, EngineEnvProperties, LogLevelSetting, NodeEnvSetting, isProduction, loadSettings } from '@flowport/core/settings'
 import { createLogger, type Logger } from './common/logger.js'
 import { tlsFromSettings } from '@flowport/core/tls'
@@ -14,6 +15,13 @@ import { PayloadEnvProperties, payloadSettingsFrom } from '@flowport/core/payloa
 const Count = (def: number, minimum: number) => Type.Integer({ minimum, default: def })
 const OptionalString = Type.Optional(Type.String({ minLength: 1 }))
 
+/** `maxCachedWorkflows` → `MAX_CACHED_WORKFLOWS`. */
+type Snake<S extends string> = S extends `${infer C}${infer Rest}` ? `${C extends Lowercase<C> ? Uppercase<C> : `_${C}`}${Snake<Rest>}` : ''
+const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()
+type EngineEnv = { [O in keyof EngineOptions as `ENGINE_${Snake<O>}`]: typeof EngineOptionsSchema.properties[O] }
+/** Each engine option as the variable `ENGINE_<OPTION>`, with the option's type and default (EngineOptionsSchema). */
+const EngineVariables = Object.fromEntries(Object.entries(EngineOptionsSchema.properties).map(([option, schema]) => [`ENGINE_${snake(option)}`, schema])) as EngineEnv
+
 export const WorkerEnvSchema = Type.Object({
   NODE_ENV: NodeEnvSetting,
   LOG_LEVEL: LogLevelSetting,
@@ -21,13 +29,7 @@ export const WorkerEnvSchema = Type.Object({
   SERVICE_CATALOG_ID: CatalogIdSetting,
   SERVICE_WORKFLOWS_DIR: OptionalString,
   WORKFLOW_BUNDLE: OptionalString,
-  ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_EXECUTIONS: Count(100, 1),
-  ENGINE_MAX_CONCURRENT_WORKFLOW_TASK_EXECUTIONS: Count(40, 2),
-  ENGINE_MAX_CACHED_WORKFLOWS: Count(1000, 0),
-  ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_POLLS: Count(10, 1),
-  ENGINE_MAX_CONCURRENT_WORKFLOW_TASK_POLLS: Count(10, 2),
-  ENGINE_MAX_CONCURRENT_WEBHOOK_DELIVERIES: Count(20, 1),
-  ENGINE_MAX_WEBHOOK_DELIVERIES_PER_RECEIVER: Count(10, 1),
+  ...EngineVariables,
   ENGINE_SHUTDOWN_GRACE_MS: Count(10_000, 0),
   /** How long the engine may stay out of reach (at start or later) before the worker exits 1. */
   SERVICE_WORKER_ENGINE_RETRY_MS: Count(120_000, 0),
@@ -91,14 +93,6 @@ export function workerOptionsFromEnv (config: WorkerEnv): WorkerOptions {
     versioning: config.SERVICE_WORKER_VERSIONING
       ? { deploymentName: config.SERVICE_WORKER_DEPLOYMENT_NAME, buildId: config.SERVICE_WORKER_BUILD_ID }
       : null,
-    engine: {
-      maxConcurrentActivityTaskExecutions: config.ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_EXECUTIONS,
-      maxConcurrentWorkflowTaskExecutions: config.ENGINE_MAX_CONCURRENT_WORKFLOW_TASK_EXECUTIONS,
-      maxCachedWorkflows: config.ENGINE_MAX_CACHED_WORKFLOWS,
-      maxConcurrentActivityTaskPolls: config.ENGINE_MAX_CONCURRENT_ACTIVITY_TASK_POLLS,
-      maxConcurrentWorkflowTaskPolls: config.ENGINE_MAX_CONCURRENT_WORKFLOW_TASK_POLLS,
-      maxConcurrentWebhookDeliveries: config.ENGINE_MAX_CONCURRENT_WEBHOOK_DELIVERIES,
-      maxWebhookDeliveriesPerReceiver: config.ENGINE_MAX_WEBHOOK_DELIVERIES_PER_RECEIVER
-    }
+    engine: Object.fromEntries(Object.keys(EngineOptionsSchema.properties).map((option) => [option, config[`ENGINE_${snake(option)}` as keyof EngineEnv]]))
   }
 }

@@ -3,7 +3,8 @@
  * docs/traces.md describes the document, the layout and how traces stay correct across workers.
  */
 export * from './schema.js'
-export { traceSettingsFrom, TraceEnvProperties, type TraceEnv, type TraceSettings, type S3Settings } from './settings.js'
+export { traceSettingsFrom, TraceEnvProperties, type TraceEnv, type TraceSettings } from './settings.js'
+export type { S3Settings } from '../s3.js'
 export { TraceStore, TraceStorageError, type Destinations } from './store.js'
 export { assembleTrace, capValue } from './assemble.js'
 export { readWholeHistory, evaluatorTypes, mayHaveFailedAttempts, type FetchHistoryPage } from './history.js'

@@ -7,8 +7,6 @@ import { isAbsolute, resolve } from 'node:path'
 import { Type, type Static } from '@sinclair/typebox'
 import { s3SettingsFrom, type S3Settings } from '../s3.js'
 
-export type { S3Settings }
-
 const OptionalString = Type.Optional(Type.String({ minLength: 1 }))
 
 /** Properties of the API's and the worker's settings schemas. */

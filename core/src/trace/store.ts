@@ -109,15 +109,14 @@ export class TraceStore {
    * without asking it), else in the local directory. A bucket that fails to answer counts as not.
    */
   async hasComplete (workflowId: string, runId: string): Promise<boolean> {
-    const exists = async (key: string) => await access(join(this.settings.dir, key)).then(() => true, () => false)
-    if (await exists(pendingKey(workflowId, runId))) return false
-    if (await exists(traceKey(workflowId, runId))) return true
+    if (await this.isPending(workflowId, runId)) return false
+    if (await localExists(this.settings.dir, traceKey(workflowId, runId))) return true
     return this.remote !== null && await this.remote.head(traceKey(workflowId, runId)).then((found) => found !== null, () => false)
   }
 
   /** Whether the local copy is marked to be written again (setPending). */
   async isPending (workflowId: string, runId: string): Promise<boolean> {
-    return await access(join(this.settings.dir, pendingKey(workflowId, runId))).then(() => true, () => false)
+    return await localExists(this.settings.dir, pendingKey(workflowId, runId))
   }
 
   /**
@@ -126,9 +125,8 @@ export class TraceStore {
    * after a restart (its first sweep looks SERVICE_TRACE_LOOKBACK_MS back).
    */
   async setPending (workflowId: string, runId: string, pending: boolean): Promise<void> {
-    const path = join(this.settings.dir, pendingKey(workflowId, runId))
     if (pending) await this.writeLocal(pendingKey(workflowId, runId), '')
-    else await rm(path, { force: true })
+    else await rm(join(this.settings.dir, pendingKey(workflowId, runId)), { force: true })
   }
 
   /** The document from the local directory, or null if there is none. */
@@ -186,6 +184,8 @@ export class TraceStore {
     await rename(temp, path)
   }
 }
+
+const localExists = async (dir: string, key: string) => await access(join(dir, key)).then(() => true, () => false)
 
 function notFoundAsNull (err: NodeJS.ErrnoException): null {
   if (err.code === 'ENOENT') return null

@@ -3,7 +3,7 @@
  * worker/README.md, "Error hooks"). Plain data: a workflow's failure comes out of the workflow
  * sandbox, where no Error object survives the trip.
  */
-import type { FailureCause } from '@flowport/core/failure'
+import { failureDetails, type FailureCause } from '@flowport/core/failure'
 
 /** What every event carries, whatever its source. */
 export interface ErrorEventBase {
@@ -19,6 +19,13 @@ export interface ErrorInfo {
   /** The chain below it (e.g. an ActivityFailure's step error), names and messages only. */
   cause: FailureCause | null
   stack: string | null
+}
+
+/** What is said of `err`: worker-side for the hooks, and in the workflow sandbox for a failed run's sink. */
+export function errorInfo (err: unknown): ErrorInfo {
+  const error = err instanceof Error ? err : new Error(String(err))
+  const details = failureDetails(error)
+  return { name: details.name ?? error.name, message: details.message ?? '', cause: details.cause, stack: error.stack ?? null }
 }
 
 /** A step or evaluator attempt that failed (it may be retried: see `attempt` and the step's retry policy). */
@@ -64,10 +71,7 @@ export interface ErrorHookContext {
 }
 
 /**
- * A package's hook: the module named by the flag exports it as `onError`. It receives the step and
- * workflow errors of its own package's workflows (not another package's, nor those of Flowport's
- * own runs: evals, webhook deliveries, catalogs) and the worker's runtime errors. It runs in the
- * worker, off the run's path: what it throws is logged with the run's ids, and it is given up on
- * (logged, `signal` aborted) after the worker's hook timeout.
+ * A package's hook, exported as `onError` by the module its flag names: the errors of the package's
+ * own workflows and the worker's runtime errors, off the run's path (worker/README.md, "Error hooks").
  */
 export type ErrorHook = (event: ErrorEvent, context: ErrorHookContext) => void | Promise<void>

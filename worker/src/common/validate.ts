@@ -9,8 +9,9 @@ import './formats.js'
 
 const MAX_ISSUES = 5
 
-/** Returns why `value` does not match `schema` (JSON pointers and messages), or undefined. */
-export function explain (schema: TSchema, value: unknown): string | undefined {
+/** Returns why `value` does not match `schema` (JSON pointers and messages), or undefined; no schema takes anything. */
+export function explain (schema: TSchema | undefined, value: unknown): string | undefined {
+  if (schema === undefined) return undefined
   const issues: string[] = []
   for (const error of Errors(schema, value)) {
     issues.push(`${error.path === '' ? '/' : error.path}: ${error.message}`)

@@ -5,17 +5,12 @@
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker'
 import type { Catalog } from '@flowport/core/contract'
 import { bundleWorkflows } from './bundle.js'
-import { consoleLogger, type Logger } from '../common/logger.js'
+import { consoleLogger } from '../common/logger.js'
+import type { WorkerOptions } from './start-worker.js'
 import { loadProject } from './project.js'
 import { DEFAULT_CATALOG_ID } from '@flowport/core/settings'
 
-export interface BuildBundleOptions {
-  catalogId?: string
-  workflowsDir?: string
-  packagesFrom?: string
-  logger?: Logger
-  reuseBundle?: boolean
-}
+export type BuildBundleOptions = Partial<Pick<WorkerOptions, 'catalogId' | 'workflowsDir' | 'packagesFrom' | 'logger' | 'reuseBundle'>>
 
 export async function buildWorkflowBundle (options: BuildBundleOptions = {}): Promise<{ bundle: WorkflowBundleWithSourceMap, catalog: Catalog, activityTypes: string[] }> {
   const logger = options.logger ?? consoleLogger

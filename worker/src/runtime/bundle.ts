@@ -69,15 +69,9 @@ export function generateEntry (registry: Registry, manifest: Manifest, tracing =
 }
 
 /**
- * Flowport's own workflows on a catalog's task queue, under worker versioning (docs/versioning.md).
- * The catalog workflow is one long-lived run per catalog that every worker
- * publishes to: pinned, it would stay on the version that started it and stop answering once that
- * version's workers are gone, so it moves to the current version. Webhook deliveries outlive
- * their runs (retries for up to a day) and depend on no author code, so they move too rather than
- * keep an old version's workers alive. An eval run judges one version's code: its case runs
- * (children, which inherit a pinned parent's version) all run on the version it started on.
- * Moving runs replay on the new code, so changes to the catalog and webhook workflows must stay
- * replay-compatible (patched()).
+ * Flowport's own workflows on a catalog's task queue, under worker versioning (why each:
+ * docs/versioning.md). Moving runs replay on the new code, so changes to the catalog and webhook
+ * workflows must stay replay-compatible (patched()).
  */
 const INTERNAL_VERSIONING: Record<string, VersioningMode> = {
   [CATALOG_WORKFLOW_TYPE]: 'autoUpgrade',

@@ -4,14 +4,12 @@
  * versioned worker's catalog names its deployment version, which the hash covers too.
  */
 import { createHash } from 'node:crypto'
-import type { TSchema } from '@sinclair/typebox'
 import type { Catalog, CatalogHandler, CatalogWorkflow, DeploymentVersion } from '@flowport/core/contract'
 import type { Registry, RegisteredWorkflow } from './registry.js'
 import { toJsonSchema } from './schemas.js'
+import type { UpdateDeclaration } from '../workflow/types.js'
 
-interface Declaration { description?: string, payloadSchema?: TSchema, resultSchema?: TSchema }
-
-function handlers (declared: Record<string, Declaration>): CatalogHandler[] {
+function handlers (declared: Record<string, UpdateDeclaration>): CatalogHandler[] {
   return Object.entries(declared).sort(([a], [b]) => a.localeCompare(b)).map(([name, d]) => ({
     name,
     description: d.description ?? null,

@@ -1,20 +1,16 @@
 /**
- * The delivery worker (`flowport deliveries`, docs/webhooks.md): Flowport's completion-webhook
- * delivery workflow and its activities (worker/src/workflow/webhook.ts, ../webhook/activities.ts),
- * and nothing else, on DELIVERIES_TASK_QUEUE. The API starts there the deliveries of runs on
- * catalogs declared in a file, whose own workers know no delivery workflow (docs/any-worker.md).
- * The same two Workers as a catalog's worker has for them: the delivery workflows and their look
- * at the run on the queue, the POSTs on its delivery queue with slots of their own.
+ * The delivery worker (`flowport deliveries`; docs/webhooks.md, "Declared catalogs: the delivery
+ * worker"): the completion-webhook delivery workflow and its activities, and nothing else, on
+ * DELIVERIES_TASK_QUEUE, for the runs of catalogs declared in a file, whose workers know no delivery workflow.
  */
-import { Worker } from '@temporalio/worker'
-import { DELIVERIES_TASK_QUEUE, WEBHOOK_AWAIT_ACTIVITY, WEBHOOK_DELIVER_ACTIVITY, webhookDeliveryQueue } from '@flowport/core/contract'
+import { DELIVERIES_TASK_QUEUE, WEBHOOK_AWAIT_ACTIVITY, WEBHOOK_DELIVER_ACTIVITY } from '@flowport/core/contract'
 import { consoleLogger } from '../common/logger.js'
 import { webhookActivities } from '../webhook/activities.js'
 import { bundleWorkflows } from './bundle.js'
 import { resolveEngineOptions } from './engine.js'
 import { stepLogs } from './step-logs.js'
 import type { Starter } from './keep-polling.js'
-import { connectEngine, isPolling, type PreparedWorker, type WorkerHandle, type WorkerOptions, type Workers } from './start-worker.js'
+import { connectEngine, createWorkerPair, isPolling, runWorkerPair, type PreparedWorker, type WorkerHandle, type WorkerOptions, type Workers } from './start-worker.js'
 
 export type DeliveryWorkerOptions = Omit<WorkerOptions, 'catalogId' | 'workflowsDir' | 'packagesFrom'>
 
@@ -31,49 +27,21 @@ export async function startDeliveryWorker (prepared: Pick<PreparedWorker, 'workf
   const logger = options.logger ?? consoleLogger
   const engine = await connectEngine(options)
   // No trace file is written for a declared catalog's run (its trace is built from the history): the body's `trace` is null, as GET …/result's.
-  const { maxConcurrentWebhookDeliveries, maxWebhookDeliveriesPerReceiver, ...workerEngine } = prepared.engine
-  const webhooks = webhookActivities({ client: engine.client, store: null, maxPerReceiver: maxWebhookDeliveriesPerReceiver })
-  const common = {
-    connection: engine.connection,
-    namespace: options.namespace,
-    dataConverter: engine.dataConverter,
-    shutdownGraceTime: options.shutdownGraceTime ?? '10s',
-    interceptors: { activity: [stepLogs(logger)] },
-    ...(options.identity === undefined ? {} : { identity: options.identity })
-  }
-  const workers: Partial<Workers> = {}
+  const webhooks = webhookActivities({ client: engine.client, store: null, maxPerReceiver: prepared.engine.maxWebhookDeliveriesPerReceiver })
+  let workers: Workers
   try {
-    workers.steps = await Worker.create({
-      ...common,
+    workers = await createWorkerPair(engine, options, prepared.engine, [stepLogs(logger)], webhooks[WEBHOOK_DELIVER_ACTIVITY], {
       taskQueue: DELIVERIES_TASK_QUEUE,
       workflowBundle: prepared.workflowBundle,
-      activities: { [WEBHOOK_AWAIT_ACTIVITY]: webhooks[WEBHOOK_AWAIT_ACTIVITY] },
-      ...workerEngine
-    })
-    workers.deliveries = await Worker.create({
-      ...common,
-      taskQueue: webhookDeliveryQueue(DELIVERIES_TASK_QUEUE),
-      activities: { [WEBHOOK_DELIVER_ACTIVITY]: webhooks[WEBHOOK_DELIVER_ACTIVITY] },
-      maxConcurrentActivityTaskExecutions: maxConcurrentWebhookDeliveries,
-      maxConcurrentActivityTaskPolls: Math.min(prepared.engine.maxConcurrentActivityTaskPolls, maxConcurrentWebhookDeliveries)
+      activities: { [WEBHOOK_AWAIT_ACTIVITY]: webhooks[WEBHOOK_AWAIT_ACTIVITY] }
     })
   } catch (err) {
-    // A Worker made but never run holds the connection: run and stop it, so that it can close.
-    const ran = workers.steps?.run()
-    workers.steps?.shutdown()
-    await ran?.catch(() => {})
     await engine.close()
     throw err
   }
-  const both = workers as Workers
-  const stopBoth = () => { for (const w of [both.steps, both.deliveries]) if (w.getState() === 'RUNNING') w.shutdown() }
-  const done = Promise.all([both.steps.run().finally(stopBoth), both.deliveries.run().finally(stopBoth)]).then(() => {}).finally(async () => { await engine.close() })
+  const { done, shutdown } = runWorkerPair(workers, engine.close)
   logger.info(`Delivery worker polling ${DELIVERIES_TASK_QUEUE}: completion webhooks of declared catalogs`)
-  return {
-    shutdown: async () => { stopBoth(); await done },
-    done,
-    isPolling: async () => await isPolling(both, engine.connection)
-  }
+  return { shutdown, done, isPolling: async () => await isPolling(workers, engine.connection) }
 }
 
 /** For keepPolling: `flowport deliveries`. */

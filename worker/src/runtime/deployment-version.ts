@@ -5,10 +5,10 @@
  * workflow code is a new one.
  */
 import { createHash } from 'node:crypto'
-import { existsSync, readFileSync } from 'node:fs'
-import { dirname, isAbsolute, join } from 'node:path'
+import { dirname, isAbsolute } from 'node:path'
 import type { WorkerDeploymentVersion } from '@temporalio/common'
 import { ENTRY_DIR_PREFIX } from './bundle.js'
+import { nearestPackage } from './discovery/packages.js'
 
 export function deploymentVersion (
   options: { catalogId: string, versioning?: { deploymentName?: string, buildId?: string } | null },
@@ -48,15 +48,9 @@ export function defaultBuildId (code: string): string {
 
 /** The folder of the package a module file belongs to and its `name@version`; none for a path that is not a file's. */
 function packageOf (path: string): { root: string, label: string } | null {
-  if (!isAbsolute(path)) return null
-  for (let dir = dirname(path); dir !== dirname(dir); dir = dirname(dir)) {
-    const manifest = join(dir, 'package.json')
-    if (!existsSync(manifest)) continue
-    const { name, version } = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string, version?: string }
-    // A package.json without a name marks a folder's module format only (e.g. "type": "module").
-    if (name !== undefined) return { root: dir, label: `${name}@${version ?? ''}` }
-  }
-  return null
+  // A package.json without a name marks a folder's module format only (e.g. "type": "module").
+  const found = isAbsolute(path) ? nearestPackage(dirname(path), (pkg) => pkg.name !== undefined) : undefined
+  return found === undefined ? null : { root: found.root, label: `${found.pkg.name}@${found.pkg.version ?? ''}` }
 }
 
 const SOURCE_MAP = '//# sourceMappingURL=data:application/json;charset=utf-8;base64,'

@@ -1,33 +1,22 @@
 /**
  * Calls the packages' `onError` hooks (discovery/error-hooks.ts) for failed step attempts, failed
- * runs and the worker's own errors. A package's hook gets the step and workflow errors of its own
- * workflows only: another package's errors are not its to see (they may carry that package's
- * data), and Flowport's own runs (evals, webhook deliveries, catalogs: workflow types starting with
- * `__flowport`) are no package's. Runtime errors are the worker's, so every hook gets them. A hook
- * never touches a run: it is called off the run's path (a
- * step's failure goes to the engine at once, a run's failure leaves the workflow sandbox through a
- * sink, which Temporal calls after the workflow task), what it throws is logged, and one that does
- * not settle within the timeout is logged and no longer waited for.
+ * runs and the worker's own errors, off the run's path; which hook gets which event, and why, is
+ * worker/README.md, "Error hooks".
  */
 import { randomUUID } from 'node:crypto'
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker'
 import { CancelledFailure } from '@temporalio/common'
-import { failureDetails } from '@flowport/core/failure'
+import { within } from '@flowport/core/bounded'
 import { parseActivityType } from '@flowport/core/steps'
-import type { ErrorEvent, ErrorEventBase, ErrorInfo } from '../common/error-hook.js'
+import { errorInfo, type ErrorEvent, type ErrorEventBase } from '../common/error-hook.js'
 import type { Logger } from '../common/logger.js'
 import type { LoadedErrorHook } from './discovery/error-hooks.js'
+import type { FlowportSinks } from '../workflow/runtime.js'
 
 /** The sink the workflow runtime (worker/src/workflow/runtime.ts) reports a failed run through. */
-export const ERROR_SINK = 'flowportErrors'
+export const ERROR_SINK = 'flowportErrors' satisfies keyof FlowportSinks
 
 export const DEFAULT_ERROR_HOOK_TIMEOUT_MS = 10_000
-
-export function errorInfo (err: unknown): ErrorInfo {
-  const error = err instanceof Error ? err : new Error(String(err))
-  const details = failureDetails(error)
-  return { name: details.name ?? error.name, message: details.message ?? '', cause: details.cause, stack: error.stack ?? null }
-}
 
 /** Flowport's own workflows (catalog, webhook, eval and its check): their errors are no package's. */
 const isInternal = (workflowType: string): boolean => workflowType.startsWith('__flowport')
@@ -60,20 +49,15 @@ export class ErrorHooks {
     const ids = { eventId: event.eventId, workflowId: event.workflowId, runId: event.runId }
     for (const { package: name, hook } of this.hooks) {
       if (event.source !== 'runtime' && name !== owner) continue
-      let timer: NodeJS.Timeout | undefined
       const abort = new AbortController()
-      const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => { resolve('late') }, this.timeoutMs) })
       const call = Promise.resolve().then(async () => { await hook(event, { signal: abort.signal }) })
-      const settled = Promise.race([call, late]).then((outcome) => {
+      const settled = within(call, this.timeoutMs, 'late' as const).then((outcome) => {
         if (outcome !== 'late') return
         abort.abort(new Error(`onError hook timed out after ${this.timeoutMs} ms`))
         this.logger.warn(`onError hook of ${name} did not finish within ${this.timeoutMs} ms (${event.source} error${runOf(event)}); no longer waited for`, ids)
       }, (err: unknown) => {
         this.logger.error(`onError hook of ${name} threw on a ${event.source} error${runOf(event)}: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`, ids)
-      }).finally(() => {
-        clearTimeout(timer)
-        this.running.delete(settled)
-      })
+      }).finally(() => this.running.delete(settled))
       this.running.add(settled)
     }
   }
@@ -106,11 +90,11 @@ export class ErrorHooks {
   }
 
   /** The sink a failed run comes out through; `canonical` maps a workflow type (or alias) to its name. */
-  sink (canonical: (workflowType: string) => string): InjectedSinks<Record<typeof ERROR_SINK, { failed: (error: ErrorInfo) => void }>> {
+  sink (canonical: (workflowType: string) => string): InjectedSinks<Pick<FlowportSinks, typeof ERROR_SINK>> {
     return {
       [ERROR_SINK]: {
         failed: {
-          fn: (info, error: ErrorInfo) => {
+          fn: (info, error) => {
             if (isInternal(info.workflowType)) return
             this.emit({ source: 'workflow', workflowName: canonical(info.workflowType), workflowId: info.workflowId, runId: info.runId, error })
           },

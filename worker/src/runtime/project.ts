@@ -2,8 +2,8 @@
  * Loads a project: the flagged packages in `<packagesFrom>/node_modules` (in name order), then the
  * local workflows folder, whose shared steps therefore win over same-named ones from packages.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
+import { existsSync, statSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import type { Catalog } from '@flowport/core/contract'
 import type { Manifest } from '../workflow/manifest.js'
 import { buildActivities } from './activities.js'
@@ -13,12 +13,13 @@ import { DefinitionError } from './definition-error.js'
 import { loadErrorHooks, type LoadedErrorHook } from './discovery/error-hooks.js'
 import { warnForeignSteps } from './discovery/foreign-steps.js'
 import { loadSource, type LoadedSource, type Origin } from './discovery/load.js'
-import { findWorkflowPackages } from './discovery/packages.js'
-import { resolvePackageEntry, type PackageJson } from './discovery/resolve.js'
+import { findWorkflowPackages, nearestPackage } from './discovery/packages.js'
+import { resolvePackageEntry } from './discovery/resolve.js'
 import type { Logger } from '../common/logger.js'
 import { buildRegistry, type Registry } from './registry.js'
 
 export interface ProjectOptions {
+  /** Catalog id = task queue polled and catalog published. */
   catalogId: string
   /** Local workflows folder; its `index` module is the entry. Default: `./workflows` when it exists. */
   workflowsDir?: string
@@ -39,14 +40,6 @@ export interface Project {
 
 const ENTRY_NAMES = ['index.ts', 'index.mts', 'index.js', 'index.mjs']
 
-function nearestPackage (dir: string): PackageJson | undefined {
-  for (let d = dir; ; d = dirname(d)) {
-    const file = join(d, 'package.json')
-    if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as PackageJson
-    if (dirname(d) === d) return undefined
-  }
-}
-
 async function loadLocal (options: ProjectOptions, warn: (message: string) => void): Promise<LoadedSource | undefined> {
   const explicit = options.workflowsDir !== undefined
   const dir = resolve(options.workflowsDir ?? 'workflows')
@@ -59,7 +52,7 @@ async function loadLocal (options: ProjectOptions, warn: (message: string) => vo
     warn(`${dir}: no index module (${ENTRY_NAMES.join(', ')}); no local workflows registered`)
     return undefined
   }
-  const pkg = nearestPackage(dir)
+  const pkg = nearestPackage(dir)?.pkg
   const origin: Origin = { package: pkg?.name ?? 'local', version: pkg?.version ?? null, label: 'local workflows' }
   return await loadSource(entry, origin, warn)
 }

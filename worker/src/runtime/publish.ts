@@ -35,12 +35,12 @@ async function liveBuildIds (client: Client, deploymentName: string): Promise<st
 }
 
 /** A Flowport worker and a catalog file never share a catalog id (docs/any-worker.md): not retried, as a definition error. */
-export class CatalogDeclaredError extends Error {}
-
-function declaredHere (catalogId: string): Error {
-  return new CatalogDeclaredError(`Catalog ${catalogId} is declared by a catalog file (flowport catalog publish), for workers without Flowport's SDK: ` +
-    'a Flowport worker cannot publish its own catalog under the same id. Give this worker another SERVICE_CATALOG_ID, or remove the ' +
-    `declared catalog first (flowport catalog remove ${catalogId})`)
+export class CatalogDeclaredError extends Error {
+  constructor (catalogId: string) {
+    super(`Catalog ${catalogId} is declared by a catalog file (flowport catalog publish), for workers without Flowport's SDK: ` +
+      'a Flowport worker cannot publish its own catalog under the same id. Give this worker another SERVICE_CATALOG_ID, or remove the ' +
+      `declared catalog first (flowport catalog remove ${catalogId})`)
+  }
 }
 
 export async function publishCatalog (client: Client, catalogId: string, catalog: Catalog, hash: string): Promise<Publication> {
@@ -57,7 +57,7 @@ export async function publishCatalog (client: Client, catalogId: string, catalog
   let handle = await start()
   let description = await handle.describe()
   // No worker handles a declared catalog's run: the update below would wait forever.
-  if (description.taskQueue === DECLARED_CATALOG_TASK_QUEUE) throw declaredHere(catalogId)
+  if (description.taskQueue === DECLARED_CATALOG_TASK_QUEUE) throw new CatalogDeclaredError(catalogId)
   if (description.memo?.[CATALOG_FORMAT_MEMO_KEY] !== CATALOG_FORMAT) {
     // A run published by an older worker: its catalog lives elsewhere and its history was made by
     // other workflow code, so it is ended (that run only: a concurrent publisher may already have

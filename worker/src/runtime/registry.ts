@@ -3,11 +3,10 @@
  * names, publishable schemas, valid step options. Any problem stops the worker with a message
  * naming the file (and, for duplicates, both origins).
  */
-import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { CATALOG_WORKFLOW_TYPE, NAME_PATTERN, VERSIONING_MODES } from '@flowport/core/contract'
 import { StepOptionsSchema } from '../common/step-options.js'
-import type { WorkflowMeta } from '../workflow/types.js'
+import type { UpdateDeclaration, WorkflowMeta } from '../workflow/types.js'
 import { DefinitionError } from './definition-error.js'
 import type { Component, Loaded, LoadedSource, LoadedWorkflow, Origin } from './discovery/load.js'
 import { CriticalitySchema, InterpretationUnion } from '@flowport/core/eval'
@@ -47,14 +46,12 @@ function checkSchema (file: string, what: string, schema: unknown): void {
 function checkHandlers (file: string, meta: WorkflowMeta): void {
   const groups = { signal: meta.signals, query: meta.queries, update: meta.updates }
   for (const [kind, declared] of Object.entries(groups)) {
-    for (const [name, d] of Object.entries(declared as Record<string, { payloadSchema?: TSchema, resultSchema?: TSchema }>)) {
+    for (const [name, d] of Object.entries(declared as Record<string, UpdateDeclaration>)) {
       checkName(file, `${meta.name}: ${kind}`, name)
       if (d.payloadSchema !== undefined) checkSchema(file, `workflow ${meta.name}: ${kind} ${name}: payloadSchema`, d.payloadSchema)
       if (d.resultSchema !== undefined) checkSchema(file, `workflow ${meta.name}: ${kind} ${name}: resultSchema`, d.resultSchema)
+      else if (kind === 'query') throw new DefinitionError(`${file}: workflow ${meta.name}: query ${name} needs a resultSchema`)
     }
-  }
-  for (const name of Object.keys(meta.queries)) {
-    if (meta.queries[name]?.resultSchema === undefined) throw new DefinitionError(`${file}: workflow ${meta.name}: query ${name} needs a resultSchema`)
   }
 }
 

@@ -4,14 +4,14 @@
  */
 import { Client } from '@temporalio/client'
 import type { Duration, WorkerDeploymentVersion } from '@temporalio/common'
-import { NativeConnection, Runtime, Worker, type ActivityInterceptorsFactory, type NativeConnectionOptions } from '@temporalio/worker'
+import { NativeConnection, Runtime, Worker, type ActivityInterceptorsFactory, type NativeConnectionOptions, type WorkerOptions as SdkWorkerOptions } from '@temporalio/worker'
 import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry/lib/worker/index.js'
 import { WEBHOOK_DELIVER_ACTIVITY, webhookDeliveryQueue, type Catalog } from '@flowport/core/contract'
 import { bundleWorkflows } from './bundle.js'
 import { resolveEngineOptions, type EngineOptions } from './engine.js'
 import { consoleLogger, type Logger } from '../common/logger.js'
 import { stepLogs } from './step-logs.js'
-import { loadProject, type Project } from './project.js'
+import { loadProject, type Project, type ProjectOptions } from './project.js'
 import { entryHash, readPrebuiltBundle } from './prebuilt-bundle.js'
 import { publishCatalog } from './publish.js'
 import { buildCatalog } from './catalog.js'
@@ -20,26 +20,22 @@ import { stepMetrics } from './step-metrics.js'
 import type { Tracing } from '@flowport/core/tracing'
 import { evaluatorTypes, type TraceSettings, TraceStore } from '@flowport/core/trace'
 import { TRACE_SINK, TraceKeeper } from '../trace/keeper.js'
-import { ErrorHooks, errorInfo } from './error-hooks.js'
+import { ErrorHooks } from './error-hooks.js'
+import { errorInfo } from '../common/error-hook.js'
 import { webhookActivities } from '../webhook/activities.js'
 import { evalActivities } from './evals/activities.js'
 import { attemptRecorder } from '../trace/recorder.js'
 import { TraceWriteQueue, writeQueueMetrics } from '../trace/write-queue.js'
 import { ClaimCheckCodec, type PayloadSettings, PayloadStore } from '@flowport/core/payloads'
+import { within } from '@flowport/core/bounded'
 
 /** How long a graceful shutdown waits for queued failed-attempt records (docs/traces.md). */
 const SHUTDOWN_FLUSH_MS = 5000
 
-export interface WorkerOptions {
+export interface WorkerOptions extends Omit<ProjectOptions, 'logger'> {
   /** Temporal frontend, e.g. `localhost:7233`. */
   address: string
   namespace: string
-  /** Catalog id = task queue polled and catalog published. */
-  catalogId: string
-  /** Local workflows folder (entry: its `index` module). Default: `./workflows` when it exists. */
-  workflowsDir?: string
-  /** Directory whose `node_modules` is scanned for workflow packages. Default: the current directory. */
-  packagesFrom?: string
   /** Concurrency; see EngineOptionsSchema for the defaults. */
   engine?: Partial<EngineOptions>
   tls?: NativeConnectionOptions['tls']
@@ -140,7 +136,7 @@ export async function connectEngine (options: Pick<WorkerOptions, 'address' | 'n
   }
   return { connection, client, dataConverter, close }
 }
-type Engine = Awaited<ReturnType<typeof connectEngine>>
+export type Engine = Awaited<ReturnType<typeof connectEngine>>
 
 /** The trace store, the queue of failed-attempt records and the keeper of closing runs; all null without traces. */
 async function openTraces (project: Project, options: WorkerOptions, client: Client, traceLogger: Logger, logger: Logger) {
@@ -157,15 +153,11 @@ type Traces = Awaited<ReturnType<typeof openTraces>>
 
 export interface Workers { steps: Worker, deliveries: Worker }
 
-/**
- * Two Workers on one connection: the catalog's (workflows, steps, webhook delivery workflows,
- * evals) and the webhook deliveries' POSTs, on a queue with slots of their own.
- */
+/** The catalog's Worker: its workflows, steps, webhook delivery workflows and evals, with every interceptor and sink the options ask for. */
 async function createWorkers ({ project, workflowBundle, engine: engineOptions }: PreparedWorker, options: WorkerOptions,
   { engine, traces, hooks, version, logger }: { engine: Engine, traces: Traces, hooks: ErrorHooks, version: WorkerDeploymentVersion | null, logger: Logger }): Promise<Workers> {
   const tracing = options.tracing ?? null
   const { store, attemptWrites, keeper } = traces
-  const { maxConcurrentWebhookDeliveries, maxWebhookDeliveriesPerReceiver, ...workerEngine } = engineOptions
   const activityInterceptors = [
     ...(tracing === null ? [] : [tracingInterceptors]),
     stepLogs(logger),
@@ -173,23 +165,14 @@ async function createWorkers ({ project, workflowBundle, engine: engineOptions }
     ...(store === null || attemptWrites === null ? [] : [attemptRecorder(store, attemptWrites)]),
     ...(hooks.size === 0 ? [] : [hooks.stepInterceptor()])
   ]
-  const webhooks = webhookActivities({ client: engine.client, store, maxPerReceiver: maxWebhookDeliveriesPerReceiver })
-  const common = {
-    connection: engine.connection,
-    namespace: options.namespace,
-    dataConverter: engine.dataConverter,
-    shutdownGraceTime: options.shutdownGraceTime ?? '10s',
-    ...(options.identity === undefined ? {} : { identity: options.identity })
-  }
-  const steps = await Worker.create({
-    ...common,
+  const webhooks = webhookActivities({ client: engine.client, store, maxPerReceiver: engineOptions.maxWebhookDeliveriesPerReceiver })
+  return await createWorkerPair(engine, options, engineOptions, activityInterceptors, webhooks[WEBHOOK_DELIVER_ACTIVITY], {
     taskQueue: options.catalogId,
     workflowBundle,
     // The delivery workflows of this catalog's webhooks run here (the POSTs of those started before
     // the delivery queue too), and its evals.
     activities: { ...project.activities, ...webhooks, ...evalActivities({ client: engine.client, registry: project.registry }) },
     ...(version === null ? {} : { workerDeploymentOptions: { useWorkerVersioning: true, version, defaultVersioningBehavior: 'PINNED' } }),
-    interceptors: { activity: activityInterceptors },
     sinks: {
       // Registered with tracing off too: every run calls it, and an unregistered sink is an error log per run.
       [TRACE_SINK]: { closing: { fn: (info) => { keeper?.closing(info.workflowId, info.runId) }, callDuringReplay: false } },
@@ -197,19 +180,34 @@ async function createWorkers ({ project, workflowBundle, engine: engineOptions }
       ...hooks.sink((type) => project.manifest.workflows[type] ?? type),
       // Spans made inside the workflow sandbox leave through this sink.
       ...(tracing === null ? {} : { exporter: makeWorkflowExporter(tracing.processor, tracing.resource) })
-    },
-    ...workerEngine
+    }
   })
+}
+
+/**
+ * Two Workers on one connection: one on `first.taskQueue` (workflows and the other activities),
+ * and one POSTing the completion webhooks from that queue's delivery queue (worker/src/workflow/webhook.ts),
+ * with slots of its own; unversioned, as the POST is Flowport's code, not the catalog's.
+ */
+export async function createWorkerPair (engine: Engine, options: Pick<WorkerOptions, 'namespace' | 'shutdownGraceTime' | 'identity'>, engineOptions: EngineOptions,
+  activityInterceptors: ActivityInterceptorsFactory[], deliver: unknown, first: Omit<SdkWorkerOptions, 'connection' | 'namespace'>): Promise<Workers> {
+  const { maxConcurrentWebhookDeliveries, maxWebhookDeliveriesPerReceiver, ...workerEngine } = engineOptions
+  const common = {
+    connection: engine.connection,
+    namespace: options.namespace,
+    dataConverter: engine.dataConverter,
+    shutdownGraceTime: options.shutdownGraceTime ?? '10s',
+    interceptors: { activity: activityInterceptors },
+    ...(options.identity === undefined ? {} : { identity: options.identity })
+  }
+  const steps = await Worker.create({ ...common, ...workerEngine, ...first })
   try {
-    // Completion webhooks are POSTed from a queue of their own (worker/src/workflow/webhook.ts);
-    // unversioned, as the POST is Flowport's code, not the catalog's.
     const deliveries = await Worker.create({
       ...common,
-      taskQueue: webhookDeliveryQueue(options.catalogId),
-      activities: { [WEBHOOK_DELIVER_ACTIVITY]: webhooks[WEBHOOK_DELIVER_ACTIVITY] },
+      taskQueue: webhookDeliveryQueue(first.taskQueue),
+      activities: { [WEBHOOK_DELIVER_ACTIVITY]: deliver },
       maxConcurrentActivityTaskExecutions: maxConcurrentWebhookDeliveries,
-      maxConcurrentActivityTaskPolls: Math.min(engineOptions.maxConcurrentActivityTaskPolls, maxConcurrentWebhookDeliveries),
-      interceptors: { activity: activityInterceptors }
+      maxConcurrentActivityTaskPolls: Math.min(engineOptions.maxConcurrentActivityTaskPolls, maxConcurrentWebhookDeliveries)
     })
     return { steps, deliveries }
   } catch (err) {
@@ -221,14 +219,20 @@ async function createWorkers ({ project, workflowBundle, engine: engineOptions }
   }
 }
 
-/** Runs both Workers: either stops, so does the other; `done` settles once everything is closed. */
-function runWorkers ({ steps, deliveries }: Workers, options: WorkerOptions, { engine, traces, hooks }: { engine: Engine, traces: Traces, hooks: ErrorHooks }) {
+/** Runs both Workers: either stops, so does the other; `done` settles once `close` has run after both. */
+export function runWorkerPair ({ steps, deliveries }: Workers, close: () => Promise<void>) {
   const stopBoth = () => { for (const w of [steps, deliveries]) if (w.getState() === 'RUNNING') w.shutdown() }
   const running = Promise.all([steps.run().finally(stopBoth), deliveries.run().finally(stopBoth)]).then(() => {})
-  traces.keeper?.startSweeping()
-  // A worker that stops on an error (e.g. its pollers met an engine error) is a runtime error.
-  running.catch((err: unknown) => { hooks.emit({ source: 'runtime', message: `The worker of catalog ${options.catalogId} stopped on an error`, workflowId: null, runId: null, error: errorInfo(err) }) })
-  const done = running.finally(async () => {
+  const done = running.finally(close)
+  const shutdown = async (): Promise<void> => {
+    stopBoth()
+    await done
+  }
+  return { running, done, shutdown }
+}
+
+function runWorkers (workers: Workers, options: WorkerOptions, { engine, traces, hooks }: { engine: Engine, traces: Traces, hooks: ErrorHooks }) {
+  const run = runWorkerPair(workers, async () => {
     await hooks.drain()
     // Steps have ended: the records of their last failures are written before the store closes.
     await traces.attemptWrites?.close(SHUTDOWN_FLUSH_MS)
@@ -236,11 +240,10 @@ function runWorkers ({ steps, deliveries }: Workers, options: WorkerOptions, { e
     traces.store?.close()
     await engine.close()
   })
-  const shutdown = async (): Promise<void> => {
-    stopBoth()
-    await done
-  }
-  return { running, done, shutdown }
+  traces.keeper?.startSweeping()
+  // A worker that stops on an error (e.g. its pollers met an engine error) is a runtime error.
+  run.running.catch((err: unknown) => { hooks.emit({ source: 'runtime', message: `The worker of catalog ${options.catalogId} stopped on an error`, workflowId: null, runId: null, error: errorInfo(err) }) })
+  return run
 }
 
 /**
@@ -271,15 +274,9 @@ export async function isPolling ({ steps, deliveries }: Workers, connection: Nat
   if (delivering.runState !== 'RUNNING' || delivering.activityPollerState !== 'POLLING') return false
   // The pollers keep their state while the engine is away (they retry); ask the engine itself.
   // The connection retries an unanswered call past its deadline, hence the timer of our own.
-  let timer: NodeJS.Timeout | undefined
-  const late = new Promise<false>((resolve) => { timer = setTimeout(() => { resolve(false) }, 1000) })
   const check = connection.withDeadline(Date.now() + 1000, () => connection.healthService.check({}))
     .then((health) => health.status === 1, () => false) // 1 = SERVING
-  try {
-    return await Promise.race([check, late])
-  } finally {
-    clearTimeout(timer)
-  }
+  return await within(check, 1000, false)
 }
 
 /** A step's span (`RunActivity:<workflow>#<step>`), a child of the workflow's `StartActivity` span. */

@@ -1,10 +1,8 @@
 /**
- * Per-step metrics, recorded through the Temporal runtime's own meter so they leave by the same
- * Prometheus endpoint as the SDK's worker metrics (SERVICE_WORKER_METRICS_PORT, see telemetry.ts).
- * Labels: `activity_type` (`<workflow>#<step>`), `task_queue` (the catalog) and, on executions and
- * durations, the `outcome`. Local steps count too (the interceptor sees them). A webhook
- * delivery's looks at the run it waits for do not: they are no step, and each look at an open run
- * ends as a (benign) failure (docs/webhooks.md).
+ * Per-step metrics (docs/observability.md lists them), recorded through the Temporal runtime's own
+ * meter so they leave by the SDK's Prometheus endpoint (telemetry.ts). A webhook delivery's looks at
+ * the run it waits for do not count: they are no step, and each look at an open run ends as a
+ * (benign) failure (docs/webhooks.md).
  */
 import { Runtime, type ActivityInterceptorsFactory } from '@temporalio/worker'
 import { CancelledFailure } from '@temporalio/common'

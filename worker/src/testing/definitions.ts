@@ -4,17 +4,12 @@
  * so that a non-step export in steps.ts or a schema JSON Schema cannot describe fails where the
  * author runs the fast tests, not first in a workflow test or at the worker's start.
  */
-import { consoleLogger, type Logger } from '../common/logger.js'
+import { consoleLogger } from '../common/logger.js'
+import type { WorkerOptions } from '../runtime/start-worker.js'
 import { loadProject } from '../runtime/project.js'
 
-export interface DefinitionsCheckOptions {
-  /** Directory whose `node_modules` is scanned for workflow packages (default: the current directory). */
-  packagesFrom?: string
-  /** Local workflows folder (default: `./workflows` when it exists). */
-  workflowsDir?: string
-  /** Discovery's warnings (default: stderr). */
-  logger?: Logger
-}
+/** Where the workflows are found, as for the worker; `logger` gets discovery's warnings (default: stderr). */
+export type DefinitionsCheckOptions = Pick<WorkerOptions, 'packagesFrom' | 'workflowsDir' | 'logger'>
 
 export interface DefinitionsSummary {
   /** Every workflow's name, with the steps and evaluators it can call (its own and shared). */
@@ -23,7 +18,7 @@ export interface DefinitionsSummary {
 
 /** Loads the definitions as `flowport worker` does; rejects with the worker's DefinitionError (file and export named). */
 export async function checkDefinitions (options: DefinitionsCheckOptions = {}): Promise<DefinitionsSummary> {
-  const project = await loadProject({ catalogId: 'flowport-definitions-check', packagesFrom: options.packagesFrom, workflowsDir: options.workflowsDir, logger: options.logger ?? consoleLogger })
+  const project = await loadProject({ ...options, catalogId: 'flowport-definitions-check', logger: options.logger ?? consoleLogger })
   return {
     workflows: project.catalog.workflows.map((w) => ({ name: w.name, steps: w.steps.map((s) => s.name), evaluators: w.evaluators.map((e) => e.name) }))
   }

@@ -1,11 +1,8 @@
 /**
- * The Temporal environment a workflow test runs on, in this order:
- * - the time-skipping test server (`@temporalio/testing`), when its binary is given
- *   (`testServerPath` or TEMPORAL_TEST_SERVER_PATH): timers and timeouts pass in no time;
- * - a running server (`address` or TEMPORAL_ADDRESS), e.g. the dev server `npm start` or `npm test`
- *   launches: timers take their real time.
- * The SDK's own download of either server (from GitHub at run time) is not used: machines that
- * reach package registries only cannot run it, and a test must fail clearly rather than hang.
+ * The Temporal environment a workflow test runs on: the time-skipping test server when its binary
+ * is given, else a running server (docs/testing.md). The SDK's own download of either server (from
+ * GitHub at run time) is not used: machines that reach package registries only cannot run it, and
+ * a test must fail clearly rather than hang.
  */
 import { TestWorkflowEnvironment } from '@temporalio/testing'
 

@@ -11,9 +11,11 @@ import type { Duration } from '@temporalio/common'
 import type { TestWorkflowEnvironment } from '@temporalio/testing'
 import { Worker } from '@temporalio/worker'
 import protoRoot from '@temporalio/proto'
+import { within } from '@flowport/core/bounded'
 import { parseActivityType } from '@flowport/core/steps'
 import { assembleTrace, evaluatorTypes, type Trace, type TraceError, type TraceWorkflow } from '@flowport/core/trace'
-import { consoleLogger, type Logger } from '../common/logger.js'
+import { consoleLogger } from '../common/logger.js'
+import type { WorkerOptions } from '../runtime/start-worker.js'
 import { isEvaluator, isStep, type Evaluation, type EvaluatorDefinition, type StepContext, type StepDefinition } from '../common/step.js'
 import { buildActivities } from '../runtime/activities.js'
 import { bundleWorkflows } from '../runtime/bundle.js'
@@ -53,14 +55,8 @@ export interface WorkflowTestOptions<M = unknown> {
   workflowId?: string
 }
 
-export interface WorkflowTesterOptions extends EnvironmentOptions {
-  /** Directory whose `node_modules` is scanned for workflow packages (default: the current directory). */
-  packagesFrom?: string
-  /** Local workflows folder (default: `./workflows` when it exists). */
-  workflowsDir?: string
-  /** Discovery's and bundling's warnings (default: stderr). */
-  logger?: Logger
-}
+/** Where the workflows are found, as for the worker; `logger` gets discovery's and bundling's warnings (default: stderr). */
+export type WorkflowTesterOptions = EnvironmentOptions & Pick<WorkerOptions, 'packagesFrom' | 'workflowsDir' | 'logger'>
 
 export interface WorkflowTestResult<O = unknown> {
   workflowId: string
@@ -185,7 +181,7 @@ async function untilClosed (handle: WorkflowHandle, name: string): Promise<void>
       throw new Error(`The workflow task of ${name} (run ${handle.workflowId}) failed, and the engine would retry it until the run times out: ` +
         `${failure.message ?? ''}${failure.stackTrace ? `\n${failure.stackTrace}` : ''}`)
     }
-    if (await Promise.race([closed, new Promise<false>((resolve) => setTimeout(() => { resolve(false) }, TASK_CHECK_MS))])) return
+    if (await within(closed, TASK_CHECK_MS, false)) return
   }
 }
 

@@ -13,11 +13,12 @@ import type { Logger } from '../common/logger.js'
 import { assembleTrace, mayHaveFailedAttempts, readWholeHistory, type TraceStore } from '@flowport/core/trace'
 import { removeLocalFilesOlderThan } from './local-retention.js'
 import type { TraceWriteQueue } from './write-queue.js'
+import type { FlowportSinks } from '../workflow/runtime.js'
 
 const { HistoryEventFilterType } = protoRoot.temporal.api.enums.v1
 
 /** The sink workflow code calls when it finishes (see worker/src/workflow/runtime.ts). */
-export const TRACE_SINK = 'flowportTrace'
+export const TRACE_SINK = 'flowportTrace' satisfies keyof FlowportSinks
 
 /** How long the keeper waits for a close event after workflow code said it finished; the sweep covers longer. */
 const CLOSE_WAIT_MS = 60_000

@@ -7,6 +7,7 @@
  * the first drop, a line when a write succeeds again), not once per record.
  */
 import type { MetricMeter } from '@temporalio/common'
+import { within } from '@flowport/core/bounded'
 import type { Logger } from '../common/logger.js'
 
 /** Why a record was not written: the queue was full, its write failed, or shutdown left it behind. */
@@ -62,13 +63,7 @@ export class TraceWriteQueue {
 
   /** Waits until the writes queued so far are done (written or dropped), at most `timeoutMs`; true if they are. */
   async flushed (timeoutMs: number): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined
-    const late = new Promise<false>((resolve) => { timer = setTimeout(() => { resolve(false) }, timeoutMs) })
-    try {
-      return await Promise.race([this.tail.then(() => true), late])
-    } finally {
-      clearTimeout(timer)
-    }
+    return await within(this.tail.then(() => true), timeoutMs, false)
   }
 
   /**

@@ -1,13 +1,9 @@
 /**
  * The catalog workflow: one long-running workflow per catalog id whose current run holds the
- * published catalog as its start input (the API reads it from the run's first history event; the
- * memo keeps only the hash, see contract.ts) and answers the `get` query. A worker with a new
- * catalog sends the `replace` update, and the run continues as new with that catalog as input, so
- * there is no terminate/start race and the memo stays small.
- *
- * Versioned workers (docs/versioning.md) each keep their version's catalog in
- * `versions`: a v2 worker starting beside the current v1 adds v2's entries without removing v1's,
- * and the API shows the current version's. Versions the deployment no longer has are dropped.
+ * published catalog as its start input (why: contract.ts) and answers the `get` query. A worker with
+ * a new catalog sends the `replace` update, and the run continues as new with that catalog as
+ * input, so there is no terminate/start race. Versioned workers each keep their version's catalog
+ * in `versions` (docs/versioning.md); versions the deployment no longer has are dropped.
  */
 import {
   allHandlersFinished, condition, defineQuery, defineUpdate, makeContinueAsNewFunc, setHandler, workflowInfo

@@ -19,11 +19,6 @@ function declaration<D extends { payloadSchema?: TSchema }> (meta: WorkflowMeta,
   return found
 }
 
-/** Undefined when the payload is valid (or the handler takes none), else the reason. */
-function payloadProblem (schema: TSchema | undefined, payload: unknown): string | undefined {
-  return schema === undefined ? undefined : explain(schema, payload)
-}
-
 export function createContext (meta: WorkflowMeta, input: unknown): WorkflowContext<TSchema, Signals, Queries, Updates> {
   return {
     input,
@@ -35,7 +30,7 @@ export function createContext (meta: WorkflowMeta, input: unknown): WorkflowCont
     onSignal (name, handler) {
       const { payloadSchema } = declaration(meta, 'signal', meta.signals, name)
       setHandler(defineSignal<[unknown]>(name), async (payload) => {
-        const problem = payloadProblem(payloadSchema, payload)
+        const problem = explain(payloadSchema, payload)
         // A signal cannot be rejected: a bad one is dropped (and logged) rather than failing the run.
         if (problem !== undefined) return log.warn(`Ignored signal ${name}: invalid payload: ${problem}`)
         try {
@@ -49,7 +44,7 @@ export function createContext (meta: WorkflowMeta, input: unknown): WorkflowCont
     onQuery (name, handler) {
       const { payloadSchema, resultSchema } = declaration(meta, 'query', meta.queries, name)
       setHandler(defineQuery<unknown, [unknown]>(name), (payload) => {
-        const problem = payloadProblem(payloadSchema, payload)
+        const problem = explain(payloadSchema, payload)
         if (problem !== undefined) throw new ValidationError(`Invalid payload of query ${name}: ${problem}`)
         const result = (handler as Handler)(payloadSchema === undefined ? undefined : payload)
         const resultProblem = explain(resultSchema, result)
@@ -61,7 +56,7 @@ export function createContext (meta: WorkflowMeta, input: unknown): WorkflowCont
     onUpdate (name, handler, options) {
       const { payloadSchema, resultSchema } = declaration(meta, 'update', meta.updates, name)
       const check = (payload: unknown): void => {
-        const problem = payloadProblem(payloadSchema, payload)
+        const problem = explain(payloadSchema, payload)
         if (problem !== undefined) throw validationFailure(`Invalid payload of update ${name}: ${problem}`)
       }
       setHandler(defineUpdate<unknown, [unknown]>(name), async (payload) => {
@@ -74,7 +69,7 @@ export function createContext (meta: WorkflowMeta, input: unknown): WorkflowCont
           // An ApplicationFailure fails this update only; any other error would fail the workflow task.
           throw toFailure(err)
         }
-        const problem = resultSchema === undefined ? undefined : explain(resultSchema, result)
+        const problem = explain(resultSchema, result)
         if (problem !== undefined) throw validationFailure(`Invalid result of update ${name}: ${problem}`)
         return result
       }, {

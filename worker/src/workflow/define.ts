@@ -12,17 +12,13 @@ export function defineWorkflow<I extends TSchema, O extends TSchema, S extends S
   spec: WorkflowSpec<I, O, S, Q, U>
 ): WorkflowDefinition<I, O, S, Q, U> {
   const meta: WorkflowMeta<I, O, S, Q, U> = Object.freeze({
+    ...spec,
     kind: 'flowport.workflow',
-    name: spec.name,
-    description: spec.description,
     aliases: [...(spec.aliases ?? [])],
-    inputSchema: spec.inputSchema,
-    outputSchema: spec.outputSchema,
     signals: spec.signals ?? ({} as S),
     queries: spec.queries ?? ({} as Q),
     updates: spec.updates ?? ({} as U),
     versioning: spec.versioning ?? 'pinned',
-    run: spec.run,
     cleanup: spec.cleanup
   })
 

@@ -5,8 +5,7 @@
 import { CancellationScope, ContinueAsNew, isCancellation, proxySinks, workflowInfo, type Sinks } from '@temporalio/workflow'
 import type { WorkflowDefinitionOptions } from '@temporalio/common'
 import type { VersioningMode } from '@flowport/core/contract'
-import { failureDetails } from '@flowport/core/failure'
-import type { ErrorInfo } from '../common/error-hook.js'
+import { errorInfo, type ErrorInfo } from '../common/error-hook.js'
 import { explain } from '../common/validate.js'
 import { createContext } from './context.js'
 import { validationFailure } from '../common/failure.js'
@@ -16,23 +15,18 @@ import type { WorkflowDefinition } from './types.js'
 
 export { installManifest, type Manifest }
 
-/** The worker's trace keeper (worker/src/trace/keeper.ts; the name is its TRACE_SINK). */
-interface TraceSinks extends Sinks {
+/** The worker's trace keeper (worker/src/trace/keeper.ts, TRACE_SINK) and error hooks (worker/src/runtime/error-hooks.ts, ERROR_SINK). */
+export interface FlowportSinks extends Sinks {
   flowportTrace: { closing: () => void }
-}
-/** The worker's error hooks (worker/src/runtime/error-hooks.ts; the name is its ERROR_SINK). */
-interface ErrorSinks extends Sinks {
   flowportErrors: { failed: (error: ErrorInfo) => void }
 }
-const { flowportTrace } = proxySinks<TraceSinks>()
-const { flowportErrors } = proxySinks<ErrorSinks>()
+const { flowportTrace, flowportErrors } = proxySinks<FlowportSinks>()
 
 /** A run that ends by this error failed (a stop ends it canceled, continue-as-new starts the next run). */
 function reportFailure (err: unknown): void {
   if (err instanceof ContinueAsNew || isCancellation(err) || !(err instanceof Error)) return
-  const details = failureDetails(err)
   // Sinks are called by the worker after the workflow task, never on replay: no effect on the run.
-  flowportErrors.failed({ name: details.name ?? err.name, message: details.message ?? '', cause: details.cause, stack: err.stack ?? null })
+  flowportErrors.failed(errorInfo(err))
 }
 
 /**

@@ -1,21 +1,9 @@
 /**
- * The completion-webhook delivery workflow (docs/webhooks.md). The API starts one per run that
- * asked for a webhook, on the run's catalog, before it starts the run (whose memo names this
- * workflow); it lives on the engine, so neither an API process nor a worker has to stay up for the
- * delivery to happen:
- *
- * 1. an activity finds the run whose memo names this workflow (looking up to `runStartWithinMs`
- *    for it to be started; none by then: the API stopped between the two starts, this workflow
- *    fails and nothing is delivered), waits for it (and the runs it continues as) to close,
- *    however it closes, and builds the body: the run's WorkflowResult. Each attempt of that
- *    activity is one look; while there is nothing new it fails (benign) and the engine retries it
- *    after a growing interval, so waiting holds no worker slot (docs/webhooks.md, "Waiting for the
- *    close");
- * 2. another activity POSTs it from the catalog's delivery queue (slots of its own), signed per
- *    Standard Webhooks; a failed attempt is retried after a durable timer, 1 s, 2 s, 4 s … at most
- *    10 min apart, with the same `webhook-id`, until `retryForMs` has passed since the first attempt.
- *
- * Every attempt updates the memo's DeliveryRecord, which the API's status endpoint reports.
+ * The completion-webhook delivery workflow, one per run that asked for a webhook, started by the API
+ * before the run: an activity finds the run and waits for its close (holding no worker slot), another
+ * POSTs the body, retried after durable timers; every attempt updates the memo's DeliveryRecord, which
+ * the API's status endpoint reports. The steps and their bounds: docs/webhooks.md, "Where delivery
+ * runs" and "Waiting for the close".
  */
 import { ActivityFailure, ApplicationFailure, patched, proxyActivities, sleep, upsertMemo, workflowInfo, type ActivityOptions } from '@temporalio/workflow'
 import {

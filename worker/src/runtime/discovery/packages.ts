@@ -3,7 +3,7 @@
  * whose package.json has `"flowport": {"workflows": true}`. Workspace links are followed.
  */
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { PackageJson } from './resolve.js'
 
 export interface FoundPackage {
@@ -21,6 +21,15 @@ function readPackage (dir: string): PackageJson | undefined {
     return JSON.parse(readFileSync(file, 'utf8')) as PackageJson
   } catch {
     return undefined // a broken package.json is npm's problem, not a workflow package
+  }
+}
+
+/** The nearest folder at or above `dir` whose package.json `accept` takes, and that package.json. */
+export function nearestPackage (dir: string, accept = (pkg: PackageJson) => true): { root: string, pkg: PackageJson } | undefined {
+  for (let d = dir; ; d = dirname(d)) {
+    const pkg = readPackage(d)
+    if (pkg !== undefined && accept(pkg)) return { root: d, pkg }
+    if (dirname(d) === d) return undefined
   }
 }
 

@@ -54,7 +54,7 @@ function datasetNames (registry: Registry, workflow: string): string[] {
   const registered = registry.workflows.find((w) => w.meta.name === workflow)
   if (registered === undefined) return []
   try {
-    return readDatasets(dirname(registered.file), packageRoot(registered.file)).map((c) => c.name)
+    return readDatasets(dirname(registered.file)).map((c) => c.name)
   } catch {
     return []
   }

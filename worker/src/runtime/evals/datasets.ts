@@ -4,12 +4,13 @@
  * activity at each eval run (so an edited or saved dataset counts at once), and written back by
  * `flowport eval --save`, which keeps a YAML file's comments and order.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { basename, dirname, extname, join, relative, sep } from 'node:path'
 import { Type } from '@sinclair/typebox'
 import { parseDocument } from 'yaml'
 import type { EvalCase } from '@flowport/core/eval'
 import { explain } from '../../common/validate.js'
+import { nearestPackage } from '../discovery/packages.js'
 
 const EXTENSIONS = new Set(['.yml', '.yaml', '.json'])
 
@@ -31,12 +32,7 @@ export const datasetsDir = (workflowDir: string) => join(workflowDir, 'datasets'
  * The root of the package a workflow file belongs to (the nearest folder with a package.json):
  * reports and errors name dataset files relative to it, never by a path of the worker's machine.
  */
-export function packageRoot (file: string): string {
-  for (let d = dirname(file); ; d = dirname(d)) {
-    if (existsSync(join(d, 'package.json'))) return d
-    if (dirname(d) === d) return dirname(file)
-  }
-}
+export const packageRoot = (file: string): string => nearestPackage(dirname(file))?.root ?? dirname(file)
 
 /** `path` relative to `root`, with forward slashes whatever the worker's platform. */
 const relativeTo = (root: string, path: string): string => relative(root, path).split(sep).join('/')
