@@ -6,7 +6,7 @@
 import protoRoot from '@temporalio/proto'
 import type { temporal } from '@temporalio/proto'
 import type { RunRef } from '@flowport/core/run'
-import { ApiError } from '../../../../lib/api-error.js'
+import { ApiError, ifNotFound } from '../../../../lib/api-error.js'
 import type { Payloads } from '../../payloads/index.js'
 import type { Engine } from '../engine.js'
 import { isCloseEvent, type HistoryEvent } from './close-events.js'
@@ -108,10 +108,7 @@ export interface LatestPage extends StartAndClose {
  */
 export async function readLatestPage (deps: Pick<HistoryDeps, 'engine' | 'payloads' | 'longHistories'>, workflowId: string, signal?: AbortSignal): Promise<LatestPage | undefined> {
   if (deps.longHistories.has(workflowId)) return undefined
-  const page = await readFirstPage(deps, { workflowId }, signal).catch((err: unknown) => {
-    if (err instanceof ApiError && err.statusCode === 404) return undefined
-    throw err
-  })
+  const page = await readFirstPage(deps, { workflowId }, signal).catch(ifNotFound(undefined))
   if (page === undefined) return undefined
   deps.longHistories.seen(workflowId, !page.whole)
   const runId = page.whole ? runIdOfHistory(page.events) : undefined
