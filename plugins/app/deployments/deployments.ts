@@ -9,12 +9,12 @@ import { ifNotFound } from '../../../lib/api-error.js'
 import { conflictTag, namesTag } from '../../http/conditional/entity-tags.js'
 import { INTERNAL_RUNS_EXCLUDED, quote } from '../../../lib/visibility-query.js'
 import type { Deployment, DeploymentList, DeploymentVersionState } from '../../../schemas/deployments.js'
-import { type Engine, versionOf, versionValue, grpcFailure, isAlive, lastPollMs, POLLER_RECENT_MS } from '../engine/index.js'
+import { type Engine, versionOf, versionValue, grpcFailure, isAlive, isUnversioned, lastPollMs, POLLER_RECENT_MS, workflowQueue } from '../engine/index.js'
 import type { WorkerDeploymentVersion } from '../../../schemas/deployment-version.js'
 import { deploymentChanged, deploymentConflict, deploymentError, describeError, versionNotFound } from './deployment-error.js'
 import { byCreation, deploymentOf, isDrained, NOT_COUNTED, stateOf, summaryOf, type Polling, type VersionSummary } from './deployment-view.js'
 
-const { TaskQueueKind, TaskQueueType, WorkerVersioningMode } = protoRoot.temporal.api.enums.v1
+const { TaskQueueType } = protoRoot.temporal.api.enums.v1
 
 type Info = temporal.api.deployment.v1.IWorkerDeploymentInfo
 
@@ -87,9 +87,7 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
     return async (name: string) => {
       let found = described.get(name)
       if (found === undefined) {
-        described.set(name, found = engine.call(async () => await service.describeTaskQueue({
-          namespace, taskQueue: { name, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL }, taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW
-        }), { signal }))
+        described.set(name, found = engine.call(async () => await service.describeTaskQueue(workflowQueue(namespace, name)), { signal }))
       }
       return await found
     }
@@ -115,8 +113,7 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
     const latest = byCreation(info?.versionSummaries ?? [])[0]?.deploymentVersion
     const version = versionOf(info?.routingConfig?.currentDeploymentVersion) ?? versionOf(latest)
     if (version === null) return 0
-    return fewest((await queuePollers(version, signal)).map((all) =>
-      all.filter((p) => p.deploymentOptions?.workerVersioningMode !== WorkerVersioningMode.WORKER_VERSIONING_MODE_VERSIONED && isAlive(p)).length))
+    return fewest((await queuePollers(version, signal)).map((all) => all.filter((p) => isUnversioned(p) && isAlive(p)).length))
   }
 
   async function assertPolled (deploymentName: string, buildId: string, opts: ChangeOptions): Promise<void> {

@@ -145,8 +145,7 @@ export async function readCloseEventIfClosed ({ engine }: Pick<HistoryDeps, 'eng
   const res = await engine.call(() => engine.client.workflowService.getWorkflowExecutionHistoryReverse({
     namespace: engine.namespace, execution: run, maximumPageSize: 1
   }), { signal, ...run })
-  const last = res.history?.events?.[0]
-  return last !== undefined && isCloseEvent(last) ? last : null
+  return lastIfClose(res.history?.events ?? [])
 }
 
 export const timedOut = Symbol('timedOut')
