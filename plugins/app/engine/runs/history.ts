@@ -125,10 +125,6 @@ export async function readLatestPage (deps: Pick<HistoryDeps, 'engine' | 'payloa
   }
 }
 
-export async function readRunInput (deps: Reads, run: RunRef, signal?: AbortSignal): Promise<unknown> {
-  return (await readRunStart(deps, run, signal)).input
-}
-
 /**
  * Only for a run known closed: while it is open the engine long-polls this read, even without
  * `waitNewEvent`, for up to 20 s (docs/performance.md); `readCloseEventIfClosed` is for those.
