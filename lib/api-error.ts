@@ -37,5 +37,11 @@ export const validationError = (issues: Issue[]) =>
 export const notFound = (message: string, extras: ApiErrorExtras = {}) =>
   new ApiError(404, 'WorkflowNotFoundError', message, extras)
 
+/** For `.catch`: a 404 becomes `value`; any other failure is thrown on. */
+export const ifNotFound = <T>(value: T) => (err: unknown): T => {
+  if (err instanceof ApiError && err.statusCode === 404) return value
+  throw err
+}
+
 export const engineUnavailable = (message = 'The workflow engine is unavailable') =>
   new ApiError(503, 'EngineUnavailableError', message, { headers: { 'retry-after': RETRY_AFTER_SECONDS } })

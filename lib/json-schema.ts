@@ -11,7 +11,7 @@ const ajv = new Ajv({ allErrors: true, strict: false })
 addFormats(ajv)
 const compiled = new Map<string, ValidateFunction>()
 
-function validatorFor (schema: object): ValidateFunction {
+export function validatorFor (schema: object): ValidateFunction {
   const key = JSON.stringify(schema)
   let validate = compiled.get(key)
   if (!validate) {

@@ -31,54 +31,33 @@ const catalog: FastifyPluginAsyncTypebox = async (fastify) => {
   const documentDescription = 'Generated from the catalog as published now (the same document as /openapi.json, with the catalog\'s ' +
     'JSON Schemas filled in); feed it to an OpenAPI client generator. Send its `ETag` back in `If-None-Match` to learn (304) that it has not changed.'
 
-  fastify.get('/workflow/catalog', {
-    config: readConfig,
-    schema: {
-      tags: ['catalog'],
-      headers: ref(ConditionalReadHeadersSchema),
-      operationId: 'getDefaultCatalog',
-      summary: 'Workflows of the default catalog (SERVICE_CATALOG_ID) with their JSON Schemas',
-      response: { 200: ok, 304: notModified, ...errorsFor(400, 401, 500, 502), 503: unavailable }
-    }
-  }, async () => await read(fastify.config.SERVICE_CATALOG_ID))
-
-  // Static segments win in find-my-way: a catalog named `openapi.json` is not reachable as /workflow/catalog/{catalogId}.
-  fastify.get('/workflow/catalog/openapi.json', {
-    config: readConfig,
-    schema: {
-      tags: ['catalog'],
-      operationId: 'getDefaultCatalogOpenApi',
-      summary: 'The OpenAPI document typed for the default catalog (SERVICE_CATALOG_ID)',
-      description: documentDescription,
-      headers: ref(ConditionalReadHeadersSchema),
-      response: { 200: documentOk, 304: notModified, ...errorsFor(400, 401, 500, 502), 503: unavailable }
-    }
-  }, async () => await fastify.catalogs.document(fastify.config.SERVICE_CATALOG_ID))
-
-  fastify.get('/workflow/catalog/:catalogId/openapi.json', {
-    config: readConfig,
-    schema: {
-      tags: ['catalog'],
-      operationId: 'getCatalogOpenApi',
-      summary: 'The OpenAPI document typed for a named catalog',
-      description: documentDescription,
-      params: ref(CatalogParamsSchema),
-      headers: ref(ConditionalReadHeadersSchema),
-      response: { 200: documentOk, 304: notModified, ...errorsFor(400, 401, 500, 502), 404: neverPublished, 503: unavailable }
-    }
-  }, async (request) => await fastify.catalogs.document(request.params.catalogId))
-
-  fastify.get('/workflow/catalog/:catalogId', {
-    config: readConfig,
-    schema: {
-      tags: ['catalog'],
-      operationId: 'getCatalog',
-      summary: 'Workflows of a named catalog with their JSON Schemas',
-      params: ref(CatalogParamsSchema),
-      headers: ref(ConditionalReadHeadersSchema),
-      response: { 200: ok, 304: notModified, ...errorsFor(400, 401, 500, 502), 404: neverPublished, 503: unavailable }
-    }
-  }, async (request) => await read(request.params.catalogId))
+  // Each for the default catalog (SERVICE_CATALOG_ID) and a named one. Static segments win in find-my-way:
+  // a catalog named `openapi.json` is not reachable as /workflow/catalog/{catalogId}.
+  const routes = [
+    { url: '/workflow/catalog', operationId: 'getDefaultCatalog', summary: 'Workflows of the default catalog (SERVICE_CATALOG_ID) with their JSON Schemas' },
+    { url: '/workflow/catalog/openapi.json', operationId: 'getDefaultCatalogOpenApi', summary: 'The OpenAPI document typed for the default catalog (SERVICE_CATALOG_ID)' },
+    { url: '/workflow/catalog/:catalogId/openapi.json', operationId: 'getCatalogOpenApi', summary: 'The OpenAPI document typed for a named catalog' },
+    { url: '/workflow/catalog/:catalogId', operationId: 'getCatalog', summary: 'Workflows of a named catalog with their JSON Schemas' }
+  ]
+  for (const { url, operationId, summary } of routes) {
+    const named = url.includes(':catalogId')
+    const document = url.endsWith('/openapi.json')
+    fastify.get<{ Params: { catalogId?: string } }>(url, {
+      config: readConfig,
+      schema: {
+        tags: ['catalog'],
+        operationId,
+        summary,
+        ...(document && { description: documentDescription }),
+        ...(named && { params: ref(CatalogParamsSchema) }),
+        headers: ref(ConditionalReadHeadersSchema),
+        response: { 200: document ? documentOk : ok, 304: notModified, ...errorsFor(400, 401, 500, 502), ...(named && { 404: neverPublished }), 503: unavailable }
+      }
+    }, async (request) => {
+      const catalogId = request.params.catalogId ?? fastify.config.SERVICE_CATALOG_ID
+      return document ? await fastify.catalogs.document(catalogId) : await read(catalogId)
+    })
+  }
 }
 
 export default catalog

@@ -31,47 +31,40 @@ const BUNDLED: Record<string, string[]> = {
 /** The client's own import of core resolves as this process's did: to core's sources under `--conditions=flowport-source`. */
 const conditions = import.meta.resolve('@flowport/core/run').endsWith('.ts') ? ['flowport-source'] : []
 
-/** At first request: most apps, every test's, never serve one. */
-const bundles = new Map<string, Promise<string>>()
-
-function browserModule (file: string, specifiers: string[]): Promise<string> {
-  let bundle = bundles.get(file)
-  if (bundle === undefined) {
-    const entry = specifiers.map((specifier) => `export * from ${JSON.stringify(fileURLToPath(import.meta.resolve(specifier)))}`)
-    bundle = build({
-      stdin: { contents: entry.join('\n'), resolveDir: UI_ROOT, sourcefile: file },
-      bundle: true,
-      format: 'esm',
-      platform: 'browser',
-      conditions,
-      // Minified, it is a third smaller gzipped (bench/RESULTS.md, inspector).
-      minify: true,
-      write: false,
-      logLevel: 'silent'
-    }).then((result) => result.outputFiles[0]!.text, (error: unknown) => {
-      bundles.delete(file) // the next request tries again
-      throw error
-    })
-    bundles.set(file, bundle)
+/** Made at its first request (most apps, every test's, never serve one) and kept; a failure is forgotten, so the next request tries again. */
+function keptOnceMade<T> (make: (file: string) => Promise<T>): (file: string) => Promise<T> {
+  const made = new Map<string, Promise<T>>()
+  return async (file) => {
+    let found = made.get(file)
+    if (found === undefined) {
+      made.set(file, found = make(file))
+      found.catch(() => { made.delete(file) })
+    }
+    return await found
   }
-  return bundle
 }
 
-/** The page's own modules, minified at their first request with a source map beside each: small, and readable as written. */
-const minified = new Map<string, Promise<{ code: string, map: string }>>()
+const browserModule = keptOnceMade(async (file) => {
+  const entry = BUNDLED[file].map((specifier) => `export * from ${JSON.stringify(fileURLToPath(import.meta.resolve(specifier)))}`)
+  const result = await build({
+    stdin: { contents: entry.join('\n'), resolveDir: UI_ROOT, sourcefile: file },
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    conditions,
+    // Minified, it is a third smaller gzipped (bench/RESULTS.md, inspector).
+    minify: true,
+    write: false,
+    logLevel: 'silent'
+  })
+  return result.outputFiles[0]!.text
+})
 
-function ownModule (file: string): Promise<{ code: string, map: string }> {
-  let module = minified.get(file)
-  if (module === undefined) {
-    module = transform(readFileSync(join(UI_ROOT, file), 'utf8'), { loader: 'js', format: 'esm', minify: true, sourcemap: 'external', sourcefile: file })
-      .then(({ code, map }) => ({ code: `${code}//# sourceMappingURL=${file}.map\n`, map }), (error: unknown) => {
-        minified.delete(file)
-        throw error
-      })
-    minified.set(file, module)
-  }
-  return module
-}
+/** The page's own modules, minified with a source map beside each: small, and readable as written. */
+const ownModule = keptOnceMade(async (file) => {
+  const { code, map } = await transform(readFileSync(join(UI_ROOT, file), 'utf8'), { loader: 'js', format: 'esm', minify: true, sourcemap: 'external', sourcefile: file })
+  return { code: `${code}//# sourceMappingURL=${file}.map\n`, map }
+})
 
 export const UI_CSP = [
   "default-src 'none'",
@@ -121,10 +114,10 @@ export default async function ui (fastify: FastifyInstance): Promise<void> {
       return (await ownModule(file)).map
     })
   }
-  for (const [file, specifiers] of Object.entries(BUNDLED)) {
+  for (const file of Object.keys(BUNDLED)) {
     fastify.get(`/ui/vendor/${file}`, { schema: { hide: true } }, async (_request, reply) => {
       reply.type('text/javascript; charset=utf-8')
-      return await browserModule(file, specifiers)
+      return await browserModule(file)
     })
   }
   await fastify.register(fastifyStatic, {

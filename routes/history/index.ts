@@ -1,6 +1,5 @@
 /** A page of a run's events and their live SSE stream (docs/architecture.md, "The history stream"). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyReply } from 'fastify'
 import { errorsFor, ref } from '../../schemas/common.js'
 import { HistoryPageSchema, HistoryQuerySchema, HistoryStreamHeadersSchema, HistoryStreamQuerySchema, type HistoryQuery } from '../../schemas/history.js'
 import { streamResponses } from '../../schemas/history-stream.js'
@@ -9,15 +8,7 @@ import { access } from '../../plugins/app/access/route-access.js'
 import { lastEventIdOf } from '../../plugins/external/sse/streams.js'
 import { latestAndPinned } from '../latest-and-pinned.js'
 
-interface StreamRequest {
-  headers: { 'last-event-id'?: string }
-  query: { includePayloads?: boolean, lastEventId?: string }
-}
-
 const history: FastifyPluginAsyncTypebox = async (fastify) => {
-  const page = async (workflowId: string, runId: string | undefined, query: HistoryQuery) =>
-    await fastify.history.page({ workflowId, runId, pageSize: query.pageSize ?? 100, pageToken: query.pageToken, includePayloads: query.includePayloads ?? false })
-
   latestAndPinned<{ Querystring: HistoryQuery }>(fastify, '/history', {
     method: 'GET',
     tags: ['history'],
@@ -29,13 +20,11 @@ const history: FastifyPluginAsyncTypebox = async (fastify) => {
       headers: ref(ConditionalReadHeadersSchema),
       response: { 200: withEtag(HistoryPageSchema, 'One page of events, with an `ETag` (a page of an open run changes as events arrive)'), 304: notModified, ...errorsFor(400, 401, 404, 500, 502, 503) }
     }
-  }, async (request) => await page(request.params.id, request.params.rid, request.query))
+  }, async ({ params, query }) => await fastify.history.page({
+    workflowId: params.id, runId: params.rid, pageSize: query.pageSize ?? 100, pageToken: query.pageToken, includePayloads: query.includePayloads ?? false
+  }))
 
-  async function open ({ headers, query }: StreamRequest, reply: FastifyReply, workflowId: string, runId?: string) {
-    await fastify.history.stream({ reply, workflowId, runId, ...lastEventIdOf(headers['last-event-id'], query.lastEventId), includePayloads: query.includePayloads ?? false })
-  }
-
-  latestAndPinned<{ Headers: StreamRequest['headers'], Querystring: StreamRequest['query'] }>(fastify, '/history/stream', {
+  latestAndPinned<{ Headers: { 'last-event-id'?: string }, Querystring: { includePayloads?: boolean, lastEventId?: string } }>(fastify, '/history/stream', {
     method: 'GET',
     tags: ['history'],
     sse: 'only',
@@ -43,7 +32,11 @@ const history: FastifyPluginAsyncTypebox = async (fastify) => {
     latest: { operationId: 'streamHistory', summary: 'Live history of the current run (or of the run named by Last-Event-ID) as Server-Sent Events' },
     pinned: { operationId: 'streamRunHistory', summary: 'Live history of one run as Server-Sent Events' },
     schema: { querystring: ref(HistoryStreamQuerySchema), headers: ref(HistoryStreamHeadersSchema), response: streamResponses }
-  }, async (request, reply) => { await open(request, reply, request.params.id, request.params.rid) })
+  }, async ({ params, headers, query }, reply) => {
+    await fastify.history.stream({
+      reply, workflowId: params.id, runId: params.rid, ...lastEventIdOf(headers['last-event-id'], query.lastEventId), includePayloads: query.includePayloads ?? false
+    })
+  })
 }
 
 export default history

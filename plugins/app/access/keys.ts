@@ -3,14 +3,12 @@
  * with every key in constant time without stopping at a match, so timing says nothing of which matched.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
-import { Ajv, type ValidateFunction } from 'ajv'
-import addFormatsModule from 'ajv-formats'
+import type { ValidateFunction } from 'ajv'
 import { parse as parseYaml } from 'yaml'
 import { ConfigError } from '../../../lib/config-error.js'
+import { validatorFor } from '../../../lib/json-schema.js'
 import { KeysFileSchema, type KeyEntry, type KeysFile } from '../../../schemas/keys-file.js'
 import { SCOPES, type Scope } from '../../../schemas/access.js'
-
-const addFormats = addFormatsModule.default
 
 export const TOKEN_KEY_ID = 'default'
 
@@ -63,17 +61,6 @@ export function findKey (keys: readonly ApiKey[], given: string, equal: (a: Buff
   return found
 }
 
-/** Compiled on the first keys file read: an API with a single token never holds it (about 0.1 MiB of heap). */
-let compiledValidator: ValidateFunction<KeysFile> | undefined
-function keysFileValidator (): ValidateFunction<KeysFile> {
-  if (compiledValidator === undefined) {
-    const ajv = new Ajv({ allErrors: true, strict: false })
-    addFormats(ajv)
-    compiledValidator = ajv.compile<KeysFile>(KeysFileSchema)
-  }
-  return compiledValidator
-}
-
 export class KeysFileError extends ConfigError {
   override name = this.constructor.name
 }
@@ -88,7 +75,8 @@ export function parseKeysFile (text: string, resolveSecrets: (secrets: string[])
   }
   const secrets = (value as { runTokenSecrets?: unknown } | null)?.runTokenSecrets
   if (Array.isArray(secrets) && secrets.every((s) => typeof s === 'string')) (value as { runTokenSecrets: string[] }).runTokenSecrets = resolveSecrets(secrets)
-  const validateFile = keysFileValidator()
+  // Compiled on the first keys file read: an API with a single token never holds it (about 0.1 MiB of heap).
+  const validateFile = validatorFor(KeysFileSchema) as ValidateFunction<KeysFile>
   if (!validateFile(value)) {
     const first = validateFile.errors?.[0]
     throw new KeysFileError(`${first?.instancePath || '/'} ${first?.message ?? 'is invalid'}${first?.params && 'additionalProperty' in first.params ? ` (${String(first.params.additionalProperty)})` : ''}`)

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto'
 import protoRoot from '@temporalio/proto'
 import type { temporal } from '@temporalio/proto'
 import { encodeToPayloads } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js'
-import { tsToDate } from '@temporalio/common/lib/time.js'
+import { optionalTsToDate } from '@temporalio/common/lib/time.js'
 import type { BatchBody, BatchFilter, BatchStarted, BatchStatus } from '../../../schemas/batch.js'
 import { ApiError, RETRY_AFTER_SECONDS, validationError } from '../../../lib/api-error.js'
 import { reapplyOptions } from '../control/index.js'
@@ -14,6 +14,7 @@ import { visibilityQuery } from '../runs/index.js'
 import { INTERNAL_RUNS_EXCLUDED, ungroupableReason } from '../../../lib/visibility-query.js'
 import { type Engine, grpcCode } from '../engine/index.js'
 import { status as GrpcStatus } from '@grpc/grpc-js'
+import { isoOrNull } from '@flowport/core/run'
 
 const { BatchOperationType, BatchOperationState } = protoRoot.temporal.api.enums.v1
 type Operation = Omit<temporal.api.workflowservice.v1.IStartBatchOperationRequest, 'namespace' | 'visibilityQuery' | 'jobId' | 'reason'>
@@ -53,8 +54,7 @@ const orNotFound = (batchId: string) => (err: unknown): never => {
 /** A raw query the engine cannot parse, or its store cannot run, is the client's 400 at that field, not a 500. */
 function badQuery (err: unknown, filter: BatchFilter): unknown {
   if (!('query' in filter)) return err
-  const code = (err as { code?: unknown, cause?: { code?: unknown } }).code ?? (err as { cause?: { code?: unknown } }).cause?.code
-  if (code === 3) {
+  if (grpcCode(err) === GrpcStatus.INVALID_ARGUMENT) {
     return validationError([{ path: '/filter/query', in: 'body', message: `is not a visibility query the engine accepts: ${(err as Error).message}` }])
   }
   if (err instanceof ApiError && err.error === 'ValidationError') {
@@ -92,8 +92,6 @@ const STATES: Partial<Record<number, BatchStatus['state']>> = {
   [BatchOperationState.BATCH_OPERATION_STATE_FAILED]: 'failed'
 }
 
-const iso = (ts: temporal.api.workflowservice.v1.IDescribeBatchOperationResponse['startTime']) => ts ? tsToDate(ts).toISOString() : null
-
 export function createBatch ({ engine }: { engine: Engine }) {
   const { namespace } = engine
   const start = async (body: BatchBody, identity?: string, signal?: AbortSignal): Promise<BatchStarted> => {
@@ -120,8 +118,8 @@ export function createBatch ({ engine }: { engine: Engine }) {
       failed: Number(res.failureOperationCount ?? 0),
       reason: res.reason ?? '',
       query: res.query ?? '',
-      startTime: iso(res.startTime),
-      closeTime: iso(res.closeTime)
+      startTime: isoOrNull(optionalTsToDate(res.startTime)),
+      closeTime: isoOrNull(optionalTsToDate(res.closeTime))
     }
   }
 

@@ -5,7 +5,6 @@
  * published, or no worker polling: 503 with Retry-After (a worker is expected to come).
  */
 import type { FastifyBaseLogger } from 'fastify'
-import protoRoot from '@temporalio/proto'
 import {
   CATALOG_FORMAT, CATALOG_FORMAT_MEMO_KEY, CATALOG_WORKFLOW_TYPE, catalogIdOf, catalogWorkflowId, type Catalog, type CatalogWorkflow, type CatalogWorkflowInput
 } from '@flowport/core/contract'
@@ -14,13 +13,11 @@ import { ApiError, RETRY_AFTER_SECONDS } from '../../../lib/api-error.js'
 import { type RunRef, isoOrNull } from '@flowport/core/run'
 import type { CatalogVersion, CatalogVersions, CatalogWorkers } from '../../../schemas/catalog.js'
 import type { Config } from '../../../schemas/config.js'
-import { type Engine, isAlive, lastPollMs, POLLER_RECENT_MS, versionOf, versionValue } from '../engine/index.js'
+import { type Engine, isAlive, isUnversioned, lastPollMs, POLLER_RECENT_MS, versionOf, versionValue, workflowQueue } from '../engine/index.js'
 import type { WorkerDeploymentVersion } from '../../../schemas/deployment-version.js'
 import { catalogDocuments } from './catalog-openapi.js'
 import type { Deployments } from '../deployments/index.js'
 import { createQueueCatalogs } from './queue-catalog.js'
-
-const { TaskQueueKind, TaskQueueType, WorkerVersioningMode } = protoRoot.temporal.api.enums.v1
 
 const CACHE_TTL_MS = 2000
 /** After DescribeTaskQueue failed or timed out, null at once for this long: a hanging engine costs one deadline per catalog every few seconds. */
@@ -126,17 +123,12 @@ export function createCatalogs ({ engine, config, log, readRunInput, apiDocument
 
   /** Unversioned pollers take the new runs of a deployment with no current version. */
   const taskQueue = cached(cacheStats.catalog_workers, async (catalogId): Promise<{ workers: CatalogWorkers, unversioned: number, versions: Map<string, number> }> => {
-    const { namespace } = engine.client.options
-    const { pollers } = await engine.call(() => engine.client.workflowService.describeTaskQueue({
-      namespace,
-      taskQueue: { name: catalogId, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-      taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW
-    }))
+    const { pollers } = await engine.call(() => engine.client.workflowService.describeTaskQueue(workflowQueue(engine.namespace, catalogId)))
     const alive = (pollers ?? []).filter((p) => isAlive(p))
     const last = pollers?.length ? new Date(Math.max(...pollers.map(lastPollMs))) : null
     return {
       workers: { polling: alive.length > 0, pollers: alive.length, lastPollTime: isoOrNull(last) },
-      unversioned: alive.filter((p) => p.deploymentOptions?.workerVersioningMode !== WorkerVersioningMode.WORKER_VERSIONING_MODE_VERSIONED).length,
+      unversioned: alive.filter(isUnversioned).length,
       versions: alive.reduce((counts, p) => {
         const version = versionOf(p.deploymentOptions)
         if (version !== null) counts.set(versionValue(version), (counts.get(versionValue(version)) ?? 0) + 1)

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import { readRunInput } from '../engine/index.js'
+import { readRunStart } from '../engine/index.js'
 import { createCatalogs, type Catalogs } from './catalogs.js'
 
 export type { Catalogs } from './catalogs.js'
@@ -14,7 +14,7 @@ export default fp(async (fastify) => {
     engine: fastify.engine,
     config: fastify.config,
     log: fastify.log,
-    readRunInput: async (run) => await readRunInput({ engine: fastify.engine, payloads: fastify.payloads }, run),
+    readRunInput: async (run) => (await readRunStart({ engine: fastify.engine, payloads: fastify.payloads }, run)).input,
     // The API's own document exists once every route is registered: asked for at request time.
     apiDocument: () => fastify.swagger(),
     deployments: fastify.deployments

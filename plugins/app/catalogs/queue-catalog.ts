@@ -7,7 +7,7 @@
  */
 import type { Catalog, CatalogWorkflow } from '@flowport/core/contract'
 import { untilAborted } from '../../../lib/abort.js'
-import { ApiError } from '../../../lib/api-error.js'
+import { ifNotFound } from '../../../lib/api-error.js'
 import { entryOfType, workflowTypeOf } from './declared.js'
 
 const NONE_FOR_MS = 2000
@@ -21,10 +21,7 @@ export function createQueueCatalogs (get: (catalogId: string, signal?: AbortSign
   async function ofQueue (taskQueue: string, signal?: AbortSignal): Promise<Catalog | null> {
     const known = none.get(taskQueue)
     if (known !== undefined && Date.now() - known.at < NONE_FOR_MS) return await untilAborted(known.read, signal)
-    const read = get(taskQueue).catch((err: unknown) => {
-      if (err instanceof ApiError && err.statusCode === 404) return null
-      throw err
-    })
+    const read = get(taskQueue).catch(ifNotFound(null))
     // Shared while in flight, kept only when it found no catalog (catalogs.get keeps the others).
     none.set(taskQueue, { at: Date.now(), read })
     read.then((catalog) => { if (catalog !== null && none.get(taskQueue)?.read === read) none.delete(taskQueue) },

@@ -5,7 +5,6 @@
 import { randomUUID } from 'node:crypto'
 import Long from 'long'
 import { status as GrpcStatus } from '@grpc/grpc-js'
-import { isGrpcServiceError } from '@temporalio/client'
 import protoRoot from '@temporalio/proto'
 import { readWholeHistory } from '@flowport/core/trace'
 import type { ResetFrom, ResetReapply, ResetResult } from '../../../schemas/reset.js'
@@ -13,7 +12,7 @@ import { assertRunMatches } from '../../http/conditional/entity-tags.js'
 import { resetNotPossible, resolveResetPoint } from './reset-point.js'
 import type { ControlCall } from './stop.js'
 import { type RunRef, isTerminalStatus } from '@flowport/core/run'
-import { statusFromEngine } from '../engine/index.js'
+import { grpcFailure, statusFromEngine } from '../engine/index.js'
 import type { ControlDeps } from './deps.js'
 
 const { ResetReapplyType, ResetReapplyExcludeType } = protoRoot.temporal.api.enums.v1
@@ -33,11 +32,9 @@ export function reapplyOptions (reapply: ResetReapply = 'all') {
 
 /** The engine refuses some points (e.g. a workflow task with a child still starting): its reason, as a 409. */
 function engineRefusal (err: unknown, run: RunRef): unknown {
-  const cause = (err as { cause?: unknown }).cause ?? err
-  if (isGrpcServiceError(cause) && (cause.code === GrpcStatus.INVALID_ARGUMENT || cause.code === GrpcStatus.FAILED_PRECONDITION)) {
-    return resetNotPossible(run, cause.details)
-  }
-  return err
+  const failure = grpcFailure(err)
+  const refused = failure?.code === GrpcStatus.INVALID_ARGUMENT || failure?.code === GrpcStatus.FAILED_PRECONDITION
+  return refused ? resetNotPossible(run, failure.details) : err
 }
 
 export function resetActions ({ engine, runs }: ControlDeps) {

@@ -5,16 +5,16 @@
 import type { Client } from '@temporalio/client'
 import protoRoot, { type temporal } from '@temporalio/proto'
 import { tsToDate } from '@temporalio/common/lib/time.js'
-import { ApiError } from '../../../lib/api-error.js'
-import { entityTags } from '../../http/conditional/entity-tags.js'
+import { ifNotFound } from '../../../lib/api-error.js'
+import { conflictTag, namesTag } from '../../http/conditional/entity-tags.js'
 import { INTERNAL_RUNS_EXCLUDED, quote } from '../../../lib/visibility-query.js'
 import type { Deployment, DeploymentList, DeploymentVersionState } from '../../../schemas/deployments.js'
-import { type Engine, versionOf, versionValue, grpcFailure, isAlive, lastPollMs, POLLER_RECENT_MS } from '../engine/index.js'
+import { type Engine, versionOf, versionValue, grpcFailure, isAlive, isUnversioned, lastPollMs, POLLER_RECENT_MS, workflowQueue } from '../engine/index.js'
 import type { WorkerDeploymentVersion } from '../../../schemas/deployment-version.js'
 import { deploymentChanged, deploymentConflict, deploymentError, describeError, versionNotFound } from './deployment-error.js'
 import { byCreation, deploymentOf, isDrained, NOT_COUNTED, stateOf, summaryOf, type Polling, type VersionSummary } from './deployment-view.js'
 
-const { TaskQueueKind, TaskQueueType, WorkerVersioningMode } = protoRoot.temporal.api.enums.v1
+const { TaskQueueType } = protoRoot.temporal.api.enums.v1
 
 type Info = temporal.api.deployment.v1.IWorkerDeploymentInfo
 
@@ -35,8 +35,6 @@ export type Deployments = ReturnType<typeof createDeployments>
 /** `ETag`: the engine's conflict token, which changes with every routing change. */
 export interface TaggedDeployment { etag: string, deployment: Deployment }
 
-const etagOf = (token: Uint8Array | null | undefined): string => `"${Buffer.from(token ?? []).toString('base64url')}"`
-
 export interface Routing {
   current: WorkerDeploymentVersion | null
   ramping: { version: WorkerDeploymentVersion, percentage: number } | null
@@ -44,6 +42,8 @@ export interface Routing {
 }
 
 const LIST_PAGE_SIZE = 1000
+
+const fewest = (counts: number[]) => counts.length === 0 ? 0 : Math.min(...counts)
 
 export function createDeployments ({ engine }: DeploymentsDeps) {
   const { namespace } = engine
@@ -60,22 +60,25 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
     return (await engine.call(async () => await engine.client.workflow.count(query), { signal })).count
   }
 
+  /** The pollers of each of the version's workflow task queues. */
+  async function queuePollers (version: WorkerDeploymentVersion, signal?: AbortSignal, describeQueue = queueDescriber(signal)) {
+    const { workerDeploymentVersionInfo: info } = await engine.call(async () => await service.describeWorkerDeploymentVersion({ namespace, deploymentVersion: version }), { signal })
+    const queues = (info?.taskQueueInfos ?? []).filter((q) => q.type === TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW && q.name)
+    return await Promise.all(queues.map(async ({ name }) => (await describeQueue(name!)).pollers ?? []))
+  }
+
   /**
    * The fewest pollers over the version's workflow task queues (a queue none of its workers polls
    * holds its runs), and when one last polled: the engine lists a poller for minutes after its worker left.
    */
-  async function pollers (version: WorkerDeploymentVersion, signal?: AbortSignal, describeQueue = queueDescriber(signal)): Promise<Polling> {
-    const { workerDeploymentVersionInfo: info } = await engine.call(async () => await service.describeWorkerDeploymentVersion({ namespace, deploymentVersion: version }), { signal })
-    const queues = (info?.taskQueueInfos ?? []).filter((q) => q.type === TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW && q.name)
+  async function pollers (version: WorkerDeploymentVersion, signal?: AbortSignal, describeQueue?: ReturnType<typeof queueDescriber>): Promise<Polling> {
     let seenMs = 0
-    const counts = await Promise.all(queues.map(async ({ name }) => {
-      const described = await describeQueue(name!)
-      const own = (described.pollers ?? []).filter((p) =>
-        p.deploymentOptions?.deploymentName === version.deploymentName && p.deploymentOptions.buildId === version.buildId)
+    const counts = (await queuePollers(version, signal, describeQueue)).map((all) => {
+      const own = all.filter((p) => p.deploymentOptions?.deploymentName === version.deploymentName && p.deploymentOptions.buildId === version.buildId)
       for (const p of own) seenMs = Math.max(seenMs, lastPollMs(p))
       return own.filter((p) => isAlive(p)).length
-    }))
-    return { pollers: counts.length === 0 ? 0 : Math.min(...counts), lastPollTime: seenMs === 0 ? null : new Date(seenMs).toISOString() }
+    })
+    return { pollers: fewest(counts), lastPollTime: seenMs === 0 ? null : new Date(seenMs).toISOString() }
   }
 
   /** Once per queue: the versions of a deployment share theirs. */
@@ -84,9 +87,7 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
     return async (name: string) => {
       let found = described.get(name)
       if (found === undefined) {
-        described.set(name, found = engine.call(async () => await service.describeTaskQueue({
-          namespace, taskQueue: { name, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL }, taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW
-        }), { signal }))
+        described.set(name, found = engine.call(async () => await service.describeTaskQueue(workflowQueue(namespace, name)), { signal }))
       }
       return await found
     }
@@ -104,20 +105,15 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
       return [v, { openRuns: runs, ...polling }] as const
     })))
     const deployment = deploymentOf({ ...info, name: info.name ?? deploymentName }, (v) => counts.get(v) ?? NOT_COUNTED)
-    return { etag: etagOf(described.conflictToken), deployment }
+    return { etag: conflictTag(described.conflictToken), deployment }
   }
 
   /** On the queues of the current version, else the latest; the fewest over the queues. */
-  async function unversionedPollers (deploymentName: string, info: Info | null | undefined, signal?: AbortSignal): Promise<number> {
+  async function unversionedPollers (info: Info | null | undefined, signal?: AbortSignal): Promise<number> {
     const latest = byCreation(info?.versionSummaries ?? [])[0]?.deploymentVersion
     const version = versionOf(info?.routingConfig?.currentDeploymentVersion) ?? versionOf(latest)
     if (version === null) return 0
-    const { workerDeploymentVersionInfo: described } = await engine.call(async () => await service.describeWorkerDeploymentVersion({ namespace, deploymentVersion: version }), { signal })
-    const queues = (described?.taskQueueInfos ?? []).filter((q) => q.type === TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW && q.name)
-    const describeQueue = queueDescriber(signal)
-    const counts = await Promise.all(queues.map(async ({ name }) => ((await describeQueue(name!)).pollers ?? [])
-      .filter((p) => p.deploymentOptions?.workerVersioningMode !== WorkerVersioningMode.WORKER_VERSIONING_MODE_VERSIONED && isAlive(p)).length))
-    return counts.length === 0 ? 0 : Math.min(...counts)
+    return fewest((await queuePollers(version, signal)).map((all) => all.filter((p) => isUnversioned(p) && isAlive(p)).length))
   }
 
   async function assertPolled (deploymentName: string, buildId: string, opts: ChangeOptions): Promise<void> {
@@ -136,7 +132,7 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
     const summaries = described.workerDeploymentInfo?.versionSummaries ?? []
     if (buildId !== undefined && !summaries.some((v) => v.deploymentVersion?.buildId === buildId)) throw versionNotFound(deploymentName, buildId)
     const token = described.conflictToken ?? new Uint8Array()
-    if (opts.ifMatch !== undefined && !entityTags(opts.ifMatch).some((tag) => tag === '*' || tag === etagOf(token))) throw deploymentChanged(deploymentName)
+    if (opts.ifMatch !== undefined && !namesTag(opts.ifMatch, conflictTag(token))) throw deploymentChanged(deploymentName)
     return { info: described.workerDeploymentInfo, conflictToken: token }
   }
 
@@ -155,28 +151,24 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
     return { client, identity: client.options.identity }
   }
 
+  /** `buildId` '': new runs go to unversioned workers (the engine's empty build id). */
   async function makeCurrent (deploymentName: string, buildId: string, conflictToken: Uint8Array, opts: ChangeOptions): Promise<TaggedDeployment> {
-    await assertPolled(deploymentName, buildId, opts)
+    if (buildId !== '') await assertPolled(deploymentName, buildId, opts)
     const { client, identity } = as(opts.identity)
     const allowNoPollers = opts.allowNoPollers === true
     await engine.call(async () => await client.workflowService.setWorkerDeploymentCurrentVersion({ namespace, deploymentName, buildId, identity, allowNoPollers, conflictToken })
-      .catch((err: unknown) => refused(err, { deploymentName, buildId }, opts)), { signal: opts.signal })
+      .catch((err: unknown) => refused(err, { deploymentName, buildId: buildId || undefined }, opts)), { signal: opts.signal })
     return await show(deploymentName, opts.signal)
   }
 
-  /** `buildId` null: new runs go to unversioned workers (the engine's empty build id). */
+  /** `buildId` null: new runs go to unversioned workers. */
   async function setCurrent (deploymentName: string, buildId: string | null, opts: ChangeOptions = {}): Promise<TaggedDeployment> {
     const { info, conflictToken } = await base(deploymentName, buildId ?? undefined, opts)
-    if (buildId !== null) return await makeCurrent(deploymentName, buildId, conflictToken, opts)
-    if (opts.allowNoPollers !== true && await unversionedPollers(deploymentName, info, opts.signal) === 0) {
+    if (buildId === null && opts.allowNoPollers !== true && await unversionedPollers(info, opts.signal) === 0) {
       throw deploymentConflict(`No unversioned worker polls the task queues of worker deployment ${deploymentName} now (none within ${POLLER_RECENT_MS / 1000} s): ` +
         'new runs sent to them would wait unseen. Start an unversioned worker first (SERVICE_WORKER_VERSIONING unset), or send allowNoPollers: true (flowport deploy current --unversioned --allow-no-pollers)')
     }
-    const { client, identity } = as(opts.identity)
-    await engine.call(async () => await client.workflowService.setWorkerDeploymentCurrentVersion({
-      namespace, deploymentName, buildId: '', identity, allowNoPollers: opts.allowNoPollers === true, conflictToken
-    }).catch((err: unknown) => refused(err, { deploymentName }, opts)), { signal: opts.signal })
-    return await show(deploymentName, opts.signal)
+    return await makeCurrent(deploymentName, buildId ?? '', conflictToken, opts)
   }
 
   /** `buildId` undefined: stops the ramp. */
@@ -205,10 +197,7 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
 
   /** A deployment no worker has registered yet routes nothing. */
   async function routing (deploymentName: string, signal?: AbortSignal): Promise<Routing> {
-    const info = await describe(deploymentName, signal).then((d) => d.workerDeploymentInfo, (err: unknown) => {
-      if (err instanceof ApiError && err.statusCode === 404) return null
-      throw err
-    })
+    const info = await describe(deploymentName, signal).then((d) => d.workerDeploymentInfo, ifNotFound(null))
     const ramping = versionOf(info?.routingConfig?.rampingDeploymentVersion)
     return {
       current: versionOf(info?.routingConfig?.currentDeploymentVersion),

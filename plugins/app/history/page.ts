@@ -4,11 +4,11 @@
  * The token also names the run, so unpinned paging stays on its run when a new one becomes current.
  */
 import { status as GrpcStatus } from '@grpc/grpc-js'
-import { isGrpcServiceError } from '@temporalio/client'
 import type { HistoryPage } from '../../../schemas/history.js'
 import { isTerminalStatus } from '@flowport/core/run'
 import { validationError } from '../../../lib/api-error.js'
 import { type Runs, historyWorkflowOf } from '../runs/index.js'
+import { grpcCode } from '../engine/index.js'
 import { decodePageToken, encodePageToken } from '../../../lib/page-token.js'
 import { eventIdOf, eventsToJson, type RawEvent } from './events.js'
 import { nextEngineToken, type HistoryReader } from './reader.js'
@@ -40,12 +40,6 @@ function decodePosition (workflowId: string, value: string): Position {
 const encodePosition = (workflowId: string, { runId, nextEventId, engineToken }: Position) =>
   encodePageToken(workflowId, { state: `${runId}:${nextEventId}`, engineToken })
 
-/** The engine rejects a page token that does not fit the run (INVALID_ARGUMENT): the client's fault. */
-function isInvalidArgument (err: unknown): boolean {
-  const cause = err instanceof Error && 'cause' in err ? err.cause : undefined
-  return [err, cause].some((e) => isGrpcServiceError(e) && e.code === GrpcStatus.INVALID_ARGUMENT)
-}
-
 export interface PageDeps {
   runs: Pick<Runs, 'describeRun'>
   read: HistoryReader
@@ -66,7 +60,8 @@ export async function readHistoryPage ({ runs, read }: PageDeps, request: PageRe
   let next: Position | null = null
   for (;;) {
     const page = await read({ workflowId, runId, pageToken: engineToken.length > 0 ? engineToken : undefined, wait: false, pageSize, signal })
-      .catch((err: unknown) => { throw from && isInvalidArgument(err) ? badToken('The engine rejected the page token') : err })
+      // The engine rejects a page token that does not fit the run (INVALID_ARGUMENT): the client's fault.
+      .catch((err: unknown) => { throw from && grpcCode(err) === GrpcStatus.INVALID_ARGUMENT ? badToken('The engine rejected the page token') : err })
     const fresh = page.events.filter((e) => eventIdOf(e) >= nextEventId)
     const room = pageSize - events.length
     events.push(...fresh.slice(0, room))

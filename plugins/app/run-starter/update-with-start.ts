@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto'
 import { WithStartWorkflowOperation, WorkflowUpdateStage } from '@temporalio/client'
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common'
 import type { StartWorkflowBody } from '../../../schemas/workflow.js'
-import { ApiError, validationError, type Issue } from '../../../lib/api-error.js'
+import { ApiError, ifNotFound, validationError, type Issue } from '../../../lib/api-error.js'
 import { handlerArgs, handlerNameOf } from '../control/index.js'
 import { isTerminalStatus } from '@flowport/core/run'
 import { statusFromEngine } from '../engine/index.js'
@@ -36,10 +36,7 @@ export function updateActions ({ engine, payloads, runs, control, reservedIds }:
    * catalog entry may not declare: refused like a start onto an open run (409).
    */
   async function assertNoOtherOpenRun (workflowId: string, workflowName: string, catalog: string, signal?: AbortSignal): Promise<void> {
-    const open = await runs.describeRun({ workflowId, signal }).catch((err: unknown) => {
-      if (err instanceof ApiError && err.statusCode === 404) return undefined
-      throw err
-    })
+    const open = await runs.describeRun({ workflowId, signal }).catch(ifNotFound(undefined))
     if (open === undefined || isTerminalStatus(statusFromEngine(open.status.name))) return
     if (open.type === workflowName && open.taskQueue === catalog) return
     throw new ApiError(409, 'WorkflowAlreadyStartedError',

@@ -1,6 +1,5 @@
 /** The page token (lib/page-token.ts) is bound to the query: a forged or other-filter token is a 400 before the engine. */
 import { status as GrpcStatus } from '@grpc/grpc-js'
-import { isGrpcServiceError } from '@temporalio/client'
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers.js'
 import type { RunsQuery, WorkflowStatus } from '../../../schemas/workflow.js'
 import { validationError } from '../../../lib/api-error.js'
@@ -8,7 +7,7 @@ import { STATUS_LOOKUPS, type ExecutionReads } from './execution.js'
 import { mapBounded } from '@flowport/core/bounded'
 import { decodePageToken, encodePageToken } from '../../../lib/page-token.js'
 import { INTERNAL_RUNS_EXCLUDED, quote } from '../../../lib/visibility-query.js'
-import { visibilityName } from '../engine/index.js'
+import { grpcCode, visibilityName } from '../engine/index.js'
 import type { Status } from '@flowport/core/run'
 import type { RunsContext } from './deps.js'
 
@@ -68,7 +67,7 @@ export function listReads ({ engine, catalogs, statusWithWorkers }: RunsContext 
         namespace, pageSize: q.pageSize ?? 50, nextPageToken, query
       }), { signal })
     } catch (err) {
-      if (nextPageToken && isGrpcServiceError(err) && err.code === GrpcStatus.INVALID_ARGUMENT) throw badToken()
+      if (nextPageToken && grpcCode(err) === GrpcStatus.INVALID_ARGUMENT) throw badToken()
       throw err
     }
     const runs = await mapBounded(res.executions ?? [], STATUS_LOOKUPS, async (raw) =>

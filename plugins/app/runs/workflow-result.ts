@@ -1,7 +1,7 @@
 /** Nothing here follows a run chain: callers pick the run first. */
 import type { WorkflowResult } from '../../../schemas/workflow.js'
 import { ApiError, notFound } from '../../../lib/api-error.js'
-import { type HistoryEvent, isReservedWorkflowId, runNotFound, readCloseEvent, readCloseEventIfClosed, readLatestPage, readRunInput, type LatestPage, type RunStart, readStartAndClose, SHORT_HISTORY_EVENTS, statusFromEngine } from '../engine/index.js'
+import { type HistoryEvent, isReservedWorkflowId, runNotFound, readCloseEvent, readCloseEventIfClosed, readLatestPage, readRunStart, type LatestPage, type RunStart, readStartAndClose, SHORT_HISTORY_EVENTS, statusFromEngine } from '../engine/index.js'
 import { CATALOG_WORKFLOW_TYPE } from '@flowport/core/contract'
 import type { ExecutionReads } from './execution.js'
 import { closeOutcome, closeStatusOf } from '@flowport/core/outcome'
@@ -121,7 +121,7 @@ export function resultReads (deps: RunsContext & ExecutionReads) {
       ;[input, outcome] = [both.start.input, await outcomeFrom(both.closeEvent)]
     } else {
       [input, outcome] = await Promise.all([
-        knownInput !== undefined ? Promise.resolve(knownInput) : readRunInput(deps, run, signal),
+        knownInput !== undefined ? Promise.resolve(knownInput) : readRunStart(deps, run, signal).then((start) => start.input),
         known?.outcome ?? readCloseEvent(deps, run, signal).then(outcomeFrom)
       ])
     }

@@ -8,8 +8,8 @@ import type { ScheduleDescription, ScheduleHandle, ScheduleOptionsStartWorkflowA
 import {
   compileUpdatedScheduleOptions, encodeScheduleAction, encodeSchedulePolicies, encodeScheduleSpec, encodeScheduleState
 } from '@temporalio/client/lib/schedule-helpers.js'
-import { entityTags } from '../../http/conditional/entity-tags.js'
-import { ApiError, validationError } from '../../../lib/api-error.js'
+import { conflictTag, namesTag } from '../../http/conditional/entity-tags.js'
+import { ApiError, ifNotFound, validationError } from '../../../lib/api-error.js'
 import { decodePageToken, encodePageToken } from '../../../lib/page-token.js'
 import { isReservedWorkflowId, statusFromEngine, type Engine } from '../engine/index.js'
 import { isoOrNull, type Status } from '@flowport/core/run'
@@ -43,12 +43,6 @@ interface Compiled {
   state: { paused: boolean, note?: string }
   revision: string
 }
-
-/** RFC 9110 strong validator: the engine's conflict token, base64url, quoted. */
-const etagOf = (d: ScheduleDescription): string => `"${Buffer.from(d.raw.conflictToken ?? []).toString('base64url')}"`
-
-/** A weak tag matches by its opaque part. */
-const matches = (ifMatch: string, etag: string): boolean => entityTags(ifMatch).some((tag) => tag === '*' || tag === etag)
 
 const memoOf = (d: ScheduleDescription): ScheduleMemo | undefined => d.action.memo?.[SCHEDULE_MEMO_KEY] as ScheduleMemo | undefined
 
@@ -86,13 +80,8 @@ export function createSchedules ({ engine, defaultCatalog, checkWorkflow, client
 
   /** A run's status, or `unknown` once the engine no longer keeps it. */
   const runStatus = async (workflowId: string, runId: string, signal?: AbortSignal): Promise<Status> => {
-    try {
-      const d = await engine.call(() => engine.client.workflow.getHandle(workflowId, runId).describe(), { signal, workflowId, runId })
-      return statusFromEngine(d.status.name)
-    } catch (err) {
-      if (err instanceof ApiError && err.statusCode === 404) return 'unknown'
-      throw err
-    }
+    const d = await engine.call(() => engine.client.workflow.getHandle(workflowId, runId).describe(), { signal, workflowId, runId }).catch(ifNotFound(undefined))
+    return d === undefined ? 'unknown' : statusFromEngine(d.status.name)
   }
 
   /** What would make the schedule's runs fail today, as sentences; the schedule itself stays as stored. */
@@ -144,7 +133,7 @@ export function createSchedules ({ engine, defaultCatalog, checkWorkflow, client
       updatedAt: isoOrNull(d.info.lastUpdatedAt),
       warnings
     }
-    return { etag: etagOf(d), schedule }
+    return { etag: conflictTag(d.raw.conflictToken), schedule }
   }
 
   const act = async (scheduleId: string, identity: string | undefined, signal: AbortSignal | undefined, fn: (h: ScheduleHandle) => Promise<unknown>): Promise<void> => {
@@ -193,7 +182,7 @@ export function createSchedules ({ engine, defaultCatalog, checkWorkflow, client
     replace: async (scheduleId: string, ifMatch: string, body: UpdateScheduleBody, identity: string | undefined, signal?: AbortSignal) => {
       const compiled = await compile(scheduleId, body, signal)
       const current = await describe(scheduleId, signal)
-      if (!matches(ifMatch, etagOf(current))) throw scheduleConflict(scheduleId, 'was changed since that ETag was served')
+      if (!namesTag(ifMatch, conflictTag(current.raw.conflictToken))) throw scheduleConflict(scheduleId, 'was changed since that ETag was served')
       const client = engine.as(identity)
       const { namespace, loadedDataConverter } = client.options
       const options = compileUpdatedScheduleOptions(scheduleId, { spec: compiled.spec, action: compiled.action, policies: compiled.policies, state: compiled.state })

@@ -5,11 +5,8 @@
  * most once a minute), as the delivery's `pending` with no attempt says it in the run's status.
  */
 import type { FastifyBaseLogger } from 'fastify'
-import protoRoot from '@temporalio/proto'
 import { DELIVERIES_TASK_QUEUE } from '@flowport/core/contract'
-import { isAlive, type Engine } from '../engine/index.js'
-
-const { TaskQueueKind, TaskQueueType } = protoRoot.temporal.api.enums.v1
+import { isAlive, workflowQueue, type Engine } from '../engine/index.js'
 
 const EVERY_MS = 60_000
 
@@ -19,11 +16,7 @@ export function deliveryWorkerWatch (engine: Engine, log: FastifyBaseLogger): ()
     if (Date.now() - lookedAt < EVERY_MS) return
     lookedAt = Date.now()
     // Never holds up the start; a failed look says nothing about the worker.
-    void engine.client.workflowService.describeTaskQueue({
-      namespace: engine.client.options.namespace,
-      taskQueue: { name: DELIVERIES_TASK_QUEUE, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-      taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW
-    }).then(({ pollers }) => {
+    void engine.client.workflowService.describeTaskQueue(workflowQueue(engine.namespace, DELIVERIES_TASK_QUEUE)).then(({ pollers }) => {
       if ((pollers ?? []).some((p) => isAlive(p))) return
       log.warn({ taskQueue: DELIVERIES_TASK_QUEUE }, `No delivery worker polls ${DELIVERIES_TASK_QUEUE}: completion webhooks of declared catalogs ` +
         'are kept and wait until one does; start one with `flowport deliveries` (docs/webhooks.md)')

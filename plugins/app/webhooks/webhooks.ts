@@ -13,7 +13,7 @@ import { refusalOf } from '@flowport/core/webhook-address'
 import type { WebhookDelivery, WebhookRequest } from '../../../schemas/workflow.js'
 import type { Config } from '../../../schemas/config.js'
 import { isProduction } from '@flowport/core/settings'
-import { ApiError, validationError } from '../../../lib/api-error.js'
+import { ApiError, ifNotFound, validationError } from '../../../lib/api-error.js'
 import { RESERVED_ID_PREFIX, type Engine } from '../engine/index.js'
 import type { FastifyBaseLogger } from 'fastify'
 import { deliveryWorkerWatch } from './delivery-worker-watch.js'
@@ -140,7 +140,7 @@ export function createWebhooks ({ engine, config, log }: { engine: Engine, confi
       const id = deliveryOfRun(run, memo)
       const { url } = memo
       const described = await engine.call(() => engine.client.workflow.getHandle(id).describe(), { signal, ...run })
-        .catch((err: unknown) => { if (err instanceof ApiError && err.statusCode === 404) return undefined; throw err })
+        .catch(ifNotFound(undefined))
       const record = (described?.memo?.[WEBHOOK_DELIVERY_MEMO_KEY] as DeliveryRecord | undefined) ?? PENDING
       return { url, ...record }
     }

@@ -13,9 +13,13 @@ export function entityTags (header: string | string[] | undefined): string[] {
   return [...field.matchAll(/\*|(?:W\/)?"([^"]*)"/g)].map(([all, opaque]) => opaque === undefined ? all : `"${opaque}"`)
 }
 
-export function noneMatchHits (header: string | string[] | undefined, etag: string): boolean {
+/** Whether `If-None-Match` or `If-Match` names `etag` (or `*`). */
+export function namesTag (header: string | string[] | undefined, etag: string): boolean {
   return entityTags(header).some((tag) => tag === '*' || tag === etag)
 }
+
+/** An engine resource's strong validator: its conflict token, which changes with every change, base64url. */
+export const conflictTag = (token: Uint8Array | null | undefined): string => `"${Buffer.from(token ?? []).toString('base64url')}"`
 
 const runOfTag = (tag: string) => tag.slice(1, -1).split('.')[0]
 

@@ -4,7 +4,7 @@
  */
 import fp from 'fastify-plugin'
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler, RouteOptions } from 'fastify'
-import { etagOf, noneMatchHits } from './entity-tags.js'
+import { etagOf, namesTag } from './entity-tags.js'
 import { addRouteHook } from '../../../lib/http/route-hooks.js'
 
 declare module 'fastify' {
@@ -26,7 +26,7 @@ const tag = (named: boolean): onSendHookHandler<unknown> => (request: FastifyReq
   if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return done(null, payload)
   const etag = etagOf(payload, named ? runIds.get(reply) : undefined)
   reply.header('etag', etag)
-  if (!noneMatchHits(request.headers['if-none-match'], etag)) return done(null, payload)
+  if (!namesTag(request.headers['if-none-match'], etag)) return done(null, payload)
   reply.code(304)
   done(null, '')
 }

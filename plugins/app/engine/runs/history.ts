@@ -6,7 +6,7 @@
 import protoRoot from '@temporalio/proto'
 import type { temporal } from '@temporalio/proto'
 import type { RunRef } from '@flowport/core/run'
-import { ApiError } from '../../../../lib/api-error.js'
+import { ApiError, ifNotFound } from '../../../../lib/api-error.js'
 import type { Payloads } from '../../payloads/index.js'
 import type { Engine } from '../engine.js'
 import { isCloseEvent, type HistoryEvent } from './close-events.js'
@@ -108,10 +108,7 @@ export interface LatestPage extends StartAndClose {
  */
 export async function readLatestPage (deps: Pick<HistoryDeps, 'engine' | 'payloads' | 'longHistories'>, workflowId: string, signal?: AbortSignal): Promise<LatestPage | undefined> {
   if (deps.longHistories.has(workflowId)) return undefined
-  const page = await readFirstPage(deps, { workflowId }, signal).catch((err: unknown) => {
-    if (err instanceof ApiError && err.statusCode === 404) return undefined
-    throw err
-  })
+  const page = await readFirstPage(deps, { workflowId }, signal).catch(ifNotFound(undefined))
   if (page === undefined) return undefined
   deps.longHistories.seen(workflowId, !page.whole)
   const runId = page.whole ? runIdOfHistory(page.events) : undefined
@@ -126,10 +123,6 @@ export async function readLatestPage (deps: Pick<HistoryDeps, 'engine' | 'payloa
     closeEvent,
     startsRun: (id) => runId === undefined ? Boolean(startedAs) && startedAs === id : runId === id
   }
-}
-
-export async function readRunInput (deps: Reads, run: RunRef, signal?: AbortSignal): Promise<unknown> {
-  return (await readRunStart(deps, run, signal)).input
 }
 
 /**
@@ -148,8 +141,7 @@ export async function readCloseEventIfClosed ({ engine }: Pick<HistoryDeps, 'eng
   const res = await engine.call(() => engine.client.workflowService.getWorkflowExecutionHistoryReverse({
     namespace: engine.namespace, execution: run, maximumPageSize: 1
   }), { signal, ...run })
-  const last = res.history?.events?.[0]
-  return last !== undefined && isCloseEvent(last) ? last : null
+  return lastIfClose(res.history?.events ?? [])
 }
 
 export const timedOut = Symbol('timedOut')
