@@ -4,6 +4,7 @@
  * says which catalogs have no worker, the reason runs would sit in `running` without progress.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { DELIVERIES_TASK_QUEUE } from '@flowport/core/contract'
 import { ApiError, RETRY_AFTER_SECONDS } from '../lib/api-error.js'
 import { errorsFor, response } from '../schemas/common.js'
 import { HealthSchema, ReadinessSchema, type Readiness } from '../schemas/health.js'
@@ -46,7 +47,7 @@ const health: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }
   }, async (request, reply) => {
-    const result: Readiness = { status: 'unavailable', engine: false, catalog: false, workers: false, catalogs: [], reason: null }
+    const result: Readiness = { status: 'unavailable', engine: false, catalog: false, workers: false, deliveryWorker: false, catalogs: [], reason: null }
     const signal = AbortSignal.timeout(READY_CHECK_TIMEOUT_MS)
     const catalogId = fastify.config.SERVICE_CATALOG_ID
     try {
@@ -57,6 +58,7 @@ const health: FastifyPluginAsyncTypebox = async (fastify) => {
       result.workers = (await fastify.catalogs.workers(catalogId, signal)).polling
       // The list informs; it never decides readiness (its cost grows with the number of catalogs).
       result.catalogs = await catalogStates().catch(() => [])
+      result.deliveryWorker = await fastify.catalogs.workers(DELIVERIES_TASK_QUEUE, signal).then((w) => w.polling, () => false)
       if (result.catalog && !result.workers) result.reason = `No worker polls catalog ${catalogId}: start a worker with SERVICE_CATALOG_ID=${catalogId}`
       if (result.catalog && result.workers) result.status = 'ready'
     } catch (err) {

@@ -16,6 +16,10 @@ export const ReadinessSchema = Type.Object({
   engine: Type.Boolean({ description: 'The Temporal frontend answered' }),
   catalog: Type.Boolean({ description: 'The default catalog is published' }),
   workers: Type.Boolean({ description: 'A worker polls the default catalog\'s task queue (runs started now make progress)' }),
+  deliveryWorker: Type.Boolean({
+    description: 'A delivery worker (`flowport deliveries`) polls `__flowport_deliveries`, so completion webhooks of catalogs declared in a file go out ' +
+      '(they wait until one does). Informs only: Flowport\'s own catalogs deliver from their workers, so it never makes the API not ready'
+  }),
   catalogs: Type.Array(ref(CatalogReadinessSchema), {
     description: 'Every published catalog with its workers (from the engine\'s visibility list, so a catalog published a moment ago may be missing); empty while the engine is away'
   }),

@@ -14,6 +14,8 @@ import { call, eventually, newId } from './helpers/workflows.js'
 import { readCatalogFile } from '../cli/catalog/file.js'
 import { publishDeclaredCatalog, removeDeclaredCatalog } from '../cli/catalog/publish.js'
 import { activities } from './fixtures/declared-names/activities.js'
+import { stepNameOf, stepsOf, type StepHistoryEvent } from '@flowport/core/steps'
+import { ProgressRenderer } from '../cli/client/progress.js'
 
 const catalog = `declared-names-${randomUUID()}`
 let app: App
@@ -65,12 +67,38 @@ t.test('status, the runs list and result name a declared run by its name, not it
   t.equal(result.body.trace, null, 'no trace file is written for a declared run: its trace is built from the history')
   const log = await get(t, `/workflow/${workflowId}/trace-log`, '/workflow/{id}/trace-log')
   t.equal(log.body.source, 'history')
+  t.equal(log.body.trace.workflow.name, 'order', 'the trace names the run as clients do')
   t.same(log.body.trace.nodes.filter((n: { kind: string }) => n.kind === 'step').map((n: { name: string }) => n.name), ['charge#card'],
     'another SDK\'s activity type with # is the step\'s name, not Flowport\'s workflow#step')
   const again = await get(t, `/workflow/${workflowId}/result`, '/workflow/{id}/result')
   t.equal(again.body.workflowName, 'order', 'and again, from what the API kept')
   const closed = await get(t, `/workflow/${workflowId}/status`, '/workflow/{id}/status')
   t.match(closed.body, { status: 'completed', workflowName: 'order' })
+  const history = await get(t, `/workflow/${workflowId}/history`, '/workflow/{id}/history')
+  t.same(stepsOf(history.body.events as StepHistoryEvent[]).map((s) => s.name), ['charge#card'], 'and in the steps the inspector folds from the history')
+  const lines: string[] = []
+  new ProgressRenderer({ terminal: false, color: false, write: (line) => lines.push(line) }).render({ event: 'history', id: '1', data: history.body.events })
+  t.ok(lines.some((line) => line.endsWith('step charge#card completed')), `and in the CLI's live progress: ${lines.join(' | ')}`)
+  const reset = await post(t, `/workflow/${workflowId}/reset`, '/workflow/{id}/reset', { from: { step: 'charge#card' } })
+  t.equal(reset.status, 200, JSON.stringify(reset.body))
+  t.equal(reset.body.resetFrom.step, 'charge#card', 'reset from the step by that name')
+  t.match(await app.engine.client.workflow.getHandle(workflowId, reset.body.runId as string).result(), { charged: 40, approvedBy: 'Ada' })
+})
+
+t.test('a foreign run whose workflow task keeps failing names its whole activity type in the remedy', async (t) => {
+  const workflowId = newId('stuck-order')
+  const handle = await app.engine.client.workflow.start('StuckOrderWorkflow', { taskQueue: catalog, workflowId, args: [{ amount: 5 }] })
+  t.teardown(async () => { await handle.terminate('done').catch(() => undefined) })
+  const status = await eventually(async () => await get(t, `/workflow/${workflowId}/status`, '/workflow/{id}/status'), (r) => r.body.attention !== null, 120)
+  t.match(status.body.attention, { kind: 'workflowTaskFailing', message: /a bug after the charge/ })
+  t.match(status.body.attention.remedy, 'reset the run from `charge#card`')
+})
+
+t.test('a step is named after the # only in a run of the workflow before it, or of Flowport\'s own', async (t) => {
+  t.equal(stepNameOf('hello#greet', 'hello'), 'greet')
+  t.equal(stepNameOf('hello#judge', '__flowport_eval'), 'judge', 'an eval run calls the evaluators of the workflow it judges')
+  t.equal(stepNameOf('charge#card', 'OrderWorkflow'), 'charge#card')
+  t.equal(stepNameOf('charge', 'OrderWorkflow'), 'charge')
 })
 
 t.test('a schedule of a declared workflow reads back under its name', async (t) => {

@@ -22,7 +22,7 @@ t.test('deploy/docker-compose.yml is a valid Compose file', async (t) => {
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false })
   const validate = ajv.compile(schema)
   t.ok(validate(compose), JSON.stringify(validate.errors, null, 2))
-  t.same(Object.keys(services).sort(), ['api', 'postgresql', 'proxy', 'redis', 's3', 's3-bucket', 'temporal', 'temporal-namespace', 'temporal-schema', 'temporal-ui', 'worker'])
+  t.same(Object.keys(services).sort(), ['api', 'deliveries', 'postgresql', 'proxy', 'redis', 's3', 's3-bucket', 'temporal', 'temporal-namespace', 'temporal-schema', 'temporal-ui', 'worker'])
   t.equal(services.api.deploy.replicas, 2, 'two API replicas')
   t.equal(services.worker.deploy.replicas, 2, 'two workers')
   t.match(readFileSync('deploy/nginx.conf', 'utf8'), /resolver 127\.0\.0\.11 valid=10s[\s\S]*set \$flowport_api http:\/\/api:3001;[\s\S]*proxy_pass \$flowport_api;[\s\S]*proxy_buffering off;/,
@@ -32,8 +32,11 @@ t.test('deploy/docker-compose.yml is a valid Compose file', async (t) => {
 t.test('the compose services run the commands the cluster tests run', async (t) => {
   t.same(services.api.command, ['node', 'dist/cli/flowport.js', ...ROLE_COMMANDS.api], 'API: flowport api')
   t.same(services.worker.command, ['node', 'dist/cli/flowport.js', ...ROLE_COMMANDS.worker], 'worker: flowport worker')
+  t.same(services.deliveries.command, ['node', 'dist/cli/flowport.js', ...ROLE_COMMANDS.deliveries], 'delivery worker: flowport deliveries')
+  t.same(services.deliveries.healthcheck.test, services.worker.healthcheck.test, 'probed on its /ready as a worker is')
+  t.equal(services.deliveries.environment.SERVICE_WORKER_HEALTH_PORT, services.worker.environment.SERVICE_WORKER_HEALTH_PORT)
   t.match(flowportNodeArgs.at(-1), /cli[/\\]flowport\.ts$/, 'the cluster runs the source of the same entry')
-  for (const name of ['api', 'worker']) t.same(services[name].build, { context: '..', dockerfile: 'Dockerfile' }, `${name} from the project's Dockerfile`)
+  for (const name of ['api', 'worker', 'deliveries']) t.same(services[name].build, { context: '..', dockerfile: 'Dockerfile' }, `${name} from the project's Dockerfile`)
 
   const script = services['temporal-schema'].command.at(-1) as string
   t.same(script.split(' && '), SCHEMA_COMMANDS.map((args) => `temporal-sql-tool ${args.join(' ')}`), 'the same schema commands, in the same order')
@@ -61,7 +64,8 @@ t.test('compose: one object store, its bucket created first, used by every API r
   t.same(services['s3-bucket'].command, ['node', 'dist/cli/flowport.js', 'bucket'], 'a one-shot flowport bucket')
   t.same(services['s3-bucket'].depends_on, { s3: { condition: 'service_healthy' } }, 'once the store answers')
   t.notOk('restart' in services['s3-bucket'], 'not restarted once done')
-  for (const name of ['api', 'worker', 's3-bucket']) {
+  // The delivery worker reads and writes payloads through the same claim-check codec.
+  for (const name of ['api', 'worker', 'deliveries', 's3-bucket']) {
     t.match(services[name].environment, {
       SERVICE_TRACE_S3_BUCKET: STORE_BUCKET,
       SERVICE_CLOUD_ENDPOINT: /^\$\{FLOWPORT_S3_ENDPOINT:-http:\/\/s3:7070\}$/,
@@ -70,16 +74,16 @@ t.test('compose: one object store, its bucket created first, used by every API r
     }, `${name}: the store's bucket, address and keys`)
     t.notOk('SERVICE_TRACE_DIR' in services[name].environment, `${name}: no shared trace volume`)
   }
-  for (const name of ['api', 'worker']) t.same(services[name].depends_on['s3-bucket'], { condition: 'service_completed_successfully' }, `${name} starts once the bucket exists`)
+  for (const name of ['api', 'worker', 'deliveries']) t.same(services[name].depends_on['s3-bucket'], { condition: 'service_completed_successfully' }, `${name} starts once the bucket exists`)
 
   // Presigned URLs go to clients, outside the Compose network: the API signs them for the port the store publishes.
   const publicEndpoint = /^\$\{FLOWPORT_S3_PUBLIC_ENDPOINT:-(http:\/\/localhost:(\d+))\}$/.exec(services.api.environment.SERVICE_CLOUD_PUBLIC_ENDPOINT ?? '')
   t.ok(publicEndpoint, 'the API names a public endpoint of the store, from FLOWPORT_S3_PUBLIC_ENDPOINT')
   t.ok(s3.ports.includes(`${publicEndpoint?.[2]}:7070`), 'whose default is the port the store publishes on the host')
-  for (const name of ['worker', 's3-bucket']) t.notOk('SERVICE_CLOUD_PUBLIC_ENDPOINT' in services[name].environment, `${name}: presigns nothing`)
+  for (const name of ['worker', 'deliveries', 's3-bucket']) t.notOk('SERVICE_CLOUD_PUBLIC_ENDPOINT' in services[name].environment, `${name}: presigns nothing`)
 })
 
-t.test('the Kubernetes example: two API replicas and two workers with the same commands', async (t) => {
+t.test('the Kubernetes example: two API replicas, two workers and two delivery workers with the same commands', async (t) => {
   const docs = parseAllDocuments(readFileSync('deploy/kubernetes/flowport.yaml', 'utf8')).map((d) => d.toJS() as Record<string, any>)
   // The image's own API command carries a V8 flag; compose and Kubernetes run `flowport api` and pass it through NODE_OPTIONS.
   const imageFlag = /CMD \["node", "(--max-semi-space-size=\d+)", "dist\/server\.js"\]/.exec(readFileSync('Dockerfile', 'utf8'))?.[1]
@@ -90,9 +94,9 @@ t.test('the Kubernetes example: two API replicas and two workers with the same c
   const env = api.spec.template.spec.containers[0].env as Array<{ name: string, value: string }>
   t.equal(env.find((e) => e.name === 'NODE_OPTIONS')?.value, imageFlag, 'Kubernetes API: the image\'s V8 flag')
   t.equal(services.api.environment.NODE_OPTIONS, imageFlag, 'compose API: the image\'s V8 flag')
-  t.same(docs.map((d) => `${d.kind}/${d.metadata.name}`), ['Deployment/flowport-api', 'Service/flowport-api', 'Deployment/flowport-worker', 'Deployment/flowport-redis', 'Service/flowport-redis',
+  t.same(docs.map((d) => `${d.kind}/${d.metadata.name}`), ['Deployment/flowport-api', 'Service/flowport-api', 'Deployment/flowport-worker', 'Deployment/flowport-deliveries', 'Deployment/flowport-redis', 'Service/flowport-redis',
     'PersistentVolumeClaim/flowport-s3', 'Deployment/flowport-s3', 'Service/flowport-s3'])
-  for (const [name, role] of [['flowport-api', 'api'], ['flowport-worker', 'worker']] as const) {
+  for (const [name, role] of [['flowport-api', 'api'], ['flowport-worker', 'worker'], ['flowport-deliveries', 'deliveries']] as const) {
     const deployment = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === name)!
     t.equal(deployment.spec.replicas, 2, `${name}: two replicas`)
     t.same(deployment.spec.template.spec.containers[0].command, ['node', 'dist/cli/flowport.js', ...ROLE_COMMANDS[role]], `${name}: flowport ${role}`)
@@ -137,7 +141,7 @@ t.test('Kubernetes: one object store, its bucket created by an init container, i
   t.same(find('Service', 'flowport-s3').spec.ports, [{ name: 's3', port: 7070, targetPort: 's3' }])
   t.notOk(docs.some((d) => d.kind === 'Secret'), 'no Secret with placeholder values: applying the file again keeps the real ones')
 
-  for (const name of ['flowport-api', 'flowport-worker']) {
+  for (const name of ['flowport-api', 'flowport-worker', 'flowport-deliveries']) {
     const pod = find('Deployment', name).spec.template.spec
     const [init] = pod.initContainers
     t.same(init.command, ['node', 'dist/cli/flowport.js', 'bucket'], `${name}: flowport bucket before it starts`)
@@ -218,7 +222,7 @@ t.test('Kubernetes: the walkthrough in docs/cluster.md creates everything the fi
 
   const count = (kind: string) => docs.filter((d) => d.kind === kind).length
   const said = readFileSync('docs/cluster.md', 'utf8')
-  t.match(said, `# 4. Flowport: ${count('Deployment')} Deployments (api, worker, redis, s3), ${count('Service')} Services and ${count('PersistentVolumeClaim')} PersistentVolumeClaim.`,
+  t.match(said, `# 4. Flowport: ${count('Deployment')} Deployments (api, worker, deliveries, redis, s3), ${count('Service')} Services and ${count('PersistentVolumeClaim')} PersistentVolumeClaim.`,
     'the objects are counted right')
 })
 

@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client, Connection } from '@temporalio/client'
+import { DELIVERIES_TASK_QUEUE } from '@flowport/core/contract'
 import { startEngine } from '../cli/engine.js'
 import { build } from './helpers/app.js'
 import { publishCatalog, startPolling } from './helpers/poller.js'
@@ -56,6 +57,15 @@ t.test('readiness follows the engine down and back up without an API restart', a
     if (first !== 200) await new Promise((r) => setTimeout(r, 250))
   }
   t.equal(first, 200, 'ready at first')
+  t.match((await app.inject({ method: 'GET', url: '/ready' })).json(), { status: 'ready', deliveryWorker: false }, 'ready without a delivery worker')
+  const stopDeliveries = startPolling(client, DELIVERIES_TASK_QUEUE)
+  t.teardown(stopDeliveries)
+  let deliveries = false
+  for (let i = 0; i < 40 && !deliveries; i++) {
+    deliveries = (await app.inject({ method: 'GET', url: '/ready' })).json().deliveryWorker
+    if (!deliveries) await new Promise((r) => setTimeout(r, 250))
+  }
+  t.ok(deliveries, 'and says so once one polls __flowport_deliveries')
 
   await engine.stop()
   const down = await app.inject({ method: 'GET', url: '/ready' })

@@ -2,7 +2,7 @@
  * The Dockerfile's steps, run literally (there is no Docker engine here): a clean copy of the
  * project, `npm ci` + `npm run build` (build stage), then `npm ci --omit=dev` with only the built
  * files (runtime stage), and both entry points — API and worker with the prebuilt bundle —
- * serving a real run. Keeps the image honest without building it.
+ * serving a real run, and the delivery worker polling. Keeps the image honest without building it.
  */
 import t from 'tap'
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
@@ -113,4 +113,13 @@ t.test('the image steps produce working api and worker entry points', async (t) 
   const denied = await fetch(`${base}/workflow/catalog`)
   t.equal(denied.status, 401, 'production requires the token')
   t.equal((await fetch(`${base}/ui/`)).status, 404, 'the inspector is off in production unless SERVICE_UI_ENABLED=true')
+
+  // The command deploy/docker-compose.yml and the Kubernetes file run for the delivery worker.
+  let deliveriesLog = ''
+  const deliveries = spawn('node', ['dist/cli/flowport.js', 'deliveries'], { cwd: runtime, env })
+  deliveries.stdout?.on('data', (c: Buffer) => { deliveriesLog += c.toString() })
+  deliveries.stderr?.on('data', (c: Buffer) => { deliveriesLog += c.toString() })
+  t.teardown(async () => { await stop(deliveries) })
+  for (let i = 0; i < 240 && !deliveriesLog.includes('Delivery worker polling') && deliveries.exitCode === null; i++) await new Promise((r) => setTimeout(r, 500))
+  t.match(deliveriesLog, 'Delivery worker polling __flowport_deliveries', `flowport deliveries runs from the image:\n${deliveriesLog}`)
 })

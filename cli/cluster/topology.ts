@@ -1,8 +1,8 @@
 /**
  * The production topology on one machine (docs/cluster.md): PostgreSQL, the Temporal server on it,
  * the object store (versitygw, cli/object-store.ts) for traces and large payloads, Redis for the
- * rate limits, and N API replicas and N workers (two of each by default), each its own
- * `flowport api` / `flowport worker` process on its own port — the commands
+ * rate limits, N API replicas and N workers (two of each by default) and a delivery worker, each its own
+ * `flowport api` / `flowport worker` / `flowport deliveries` process on its own port — the commands
  * deploy/docker-compose.yml runs. Members share the engine, the store and Redis, nothing through a
  * disk: each has a trace directory of its own, as a container would. Every API replica gets the
  * same run-token secret, drawn at start (a browser's token from one replica is valid on all), and
@@ -32,7 +32,7 @@ const flowportEntry = fileURLToPath(new URL(fromSource ? '../flowport.ts' : '../
 export const flowportNodeArgs = fromSource ? ['--import', 'tsx', '--conditions=flowport-source', flowportEntry] : [flowportEntry]
 
 /** The `flowport` subcommand of each role: the same in the cluster and in deploy/docker-compose.yml. */
-export const ROLE_COMMANDS = { api: ['api'], worker: ['worker'] } as const
+export const ROLE_COMMANDS = { api: ['api'], worker: ['worker'], deliveries: ['deliveries'] } as const
 
 export type Role = keyof typeof ROLE_COMMANDS
 
@@ -40,7 +40,7 @@ export interface Member {
   name: string
   role: Role
   pid: number
-  /** API: its base URL; worker: its probe server (`/health`, `/ready`). */
+  /** API: its base URL; worker and delivery worker: its probe server (`/health`, `/ready`). */
   url: string
 }
 
@@ -113,7 +113,7 @@ export async function startCluster (opts: ClusterOptions = {}): Promise<Cluster>
     // Front to back: the APIs first (no new work), then the workers (running tasks finish), the engine, its database.
     const byRole = (role: Role) => [...supervisors].filter(([name]) => name.startsWith(role))
     await Promise.all(byRole('api').map(async ([, s]) => { await s.stop(10_000) }))
-    await Promise.all(byRole('worker').map(async ([, s]) => { await s.stop(15_000) }))
+    await Promise.all([...byRole('worker'), ...byRole('deliveries')].map(async ([, s]) => { await s.stop(15_000) }))
     await temporal?.stop()
     await Promise.all([pg?.stop(), store?.stop(), redis?.stop()])
     rmSync(stateDir, { recursive: true, force: true })
@@ -174,9 +174,11 @@ export async function startCluster (opts: ClusterOptions = {}): Promise<Cluster>
     }
 
     // Workers first: an API replica is ready once a worker published the catalog and polls it.
-    for (const name of names('worker', opts.workers ?? 2)) {
+    // And the delivery worker: completion webhooks of catalogs declared in a file.
+    const workers = [...names('worker', opts.workers ?? 2).map((name) => ({ name, role: 'worker' as const })), { name: 'deliveries', role: 'deliveries' as const }]
+    for (const { name, role } of workers) {
       const healthPort = await freePort()
-      launch({ name, role: 'worker', pid: 0, url: `http://127.0.0.1:${healthPort}` }, { ...common, SERVICE_WORKER_HEALTH_PORT: String(healthPort) })
+      launch({ name, role, pid: 0, url: `http://127.0.0.1:${healthPort}` }, { ...common, SERVICE_WORKER_HEALTH_PORT: String(healthPort) })
     }
     let nextPort = opts.apiPort ?? 0
     for (const name of names('api', opts.apis ?? 2)) {

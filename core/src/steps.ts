@@ -21,6 +21,19 @@ export function parseActivityType (activityType: string): { workflow: string, st
   return { workflow: hash < 0 ? '' : activityType.slice(0, hash), step: activityType.slice(hash + 1) }
 }
 
+/**
+ * The name of the step an activity type runs in a run of `workflowType`, for every reader (steps
+ * below, reset, the attention's remedy, the trace, the inspector, the CLI): the `step` of
+ * Flowport's `workflow#step` when `workflow` is the run's own type, or the run is one of Flowport's
+ * own (`__flowport…`: an eval run calls the evaluators of the workflow it judges); otherwise the
+ * whole type, as another SDK's worker names it (`charge#card`). A run started under an alias calls
+ * its workflow's steps under the canonical name: those read whole too.
+ */
+export function stepNameOf (activityType: string, workflowType: string | null | undefined): string {
+  const { workflow, step } = parseActivityType(activityType)
+  return workflow === workflowType || workflowType?.startsWith('__flowport') === true ? step : activityType
+}
+
 export type StepStatus = 'scheduled' | 'running' | 'completed' | 'failed' | 'timed_out' | 'canceled' | 'terminated'
 
 export interface Step {
@@ -29,7 +42,7 @@ export interface Step {
   kind: 'step' | 'child'
   /** The activity type (`workflow#step`), or the child's workflow type. */
   type: string
-  /** The step's name (the `step` of `workflow#step`), or the child's workflow type. */
+  /** The step's name (stepNameOf), or the child's workflow type. */
   name: string
   /** The step's activity id (a local step's from its marker); null for a child. */
   activityId: string | null
@@ -54,10 +67,11 @@ export interface Step {
   time: unknown
 }
 
-/** The steps of a run so far, by `Step.id` in the order they were called, and whether the run was asked to stop. */
+/** The steps of a run so far, by `Step.id` in the order they were called, whether the run was asked to stop, and its workflow type (once its first event is read). */
 export interface Steps {
   steps: Map<string, Step>
   cancelRequested: boolean
+  workflowType?: string
 }
 
 type Id = string | number | { toString: () => string } | null | undefined
@@ -69,6 +83,7 @@ interface Marker { markerName?: string | null, failure?: Failure | null, details
 export interface StepHistoryEvent {
   eventId?: Id
   eventTime?: unknown
+  workflowExecutionStartedEventAttributes?: { workflowType?: { name?: string | null } | null } | null
   activityTaskScheduledEventAttributes?: { activityId?: string | null, activityType?: { name?: string | null } | null } | null
   activityTaskStartedEventAttributes?: { scheduledEventId?: Id, attempt?: number | null, lastFailure?: Failure | null } | null
   activityTaskCompletedEventAttributes?: Ending | null
@@ -94,12 +109,6 @@ export interface StepOptions {
    * hold it as a payload (core/src/local-step.ts, localStepMarkerData, decodes that).
    */
   localStep?: (marker: Marker) => LocalStepMarker | null
-  /**
-   * Whether the run is one of Flowport's workers (default), whose activity types are
-   * `workflow#step`; false for a worker of another SDK, whose step is named by its whole activity
-   * type, `#` and all (the API tells them apart by the catalog: plugins/app/runs/trace-writer.ts).
-   */
-  flowport?: boolean
 }
 
 /** A local step's marker data from a marker whose details are decoded JSON (any SDK's layout, ./local-markers.ts); null for any other marker. */
@@ -126,11 +135,11 @@ const ENDINGS = [
 
 const idOf = (id: Id) => String(id ?? '')
 
-const newStep = (event: StepHistoryEvent, kind: Step['kind'], type: string, cleanup: boolean, flowport = true): Step => ({
+const newStep = (event: StepHistoryEvent, kind: Step['kind'], type: string, cleanup: boolean, workflowType?: string): Step => ({
   id: idOf(event.eventId),
   kind,
   type,
-  name: kind === 'step' && flowport ? parseActivityType(type).step : type,
+  name: kind === 'step' ? stepNameOf(type, workflowType) : type,
   activityId: null,
   local: false,
   status: 'scheduled',
@@ -161,6 +170,7 @@ export function stepIdOf (event: StepHistoryEvent, options: StepOptions = {}): s
 export function foldSteps (state: Steps, events: Iterable<StepHistoryEvent>, options: StepOptions = {}): Steps {
   const steps = new Map(state.steps)
   let cancel = state.cancelRequested
+  let workflowType = state.workflowType
   const update = (id: string, change: Partial<Step>) => {
     const step = steps.get(id)
     if (step) steps.set(id, { ...step, ...change })
@@ -170,10 +180,12 @@ export function foldSteps (state: Steps, events: Iterable<StepHistoryEvent>, opt
     const initiated = event.startChildWorkflowExecutionInitiatedEventAttributes
     const started = event.activityTaskStartedEventAttributes
     const childStarted = event.childWorkflowExecutionStartedEventAttributes
-    if (event.workflowExecutionCancelRequestedEventAttributes) {
+    if (event.workflowExecutionStartedEventAttributes) {
+      workflowType = event.workflowExecutionStartedEventAttributes.workflowType?.name ?? undefined
+    } else if (event.workflowExecutionCancelRequestedEventAttributes) {
       cancel = true
     } else if (scheduled) {
-      const step = newStep(event, 'step', scheduled.activityType?.name ?? '?', cancel, options.flowport)
+      const step = newStep(event, 'step', scheduled.activityType?.name ?? '?', cancel, workflowType)
       steps.set(step.id, { ...step, activityId: scheduled.activityId ?? null })
     } else if (initiated) {
       const step = newStep(event, 'child', initiated.workflowType?.name ?? '?', cancel)
@@ -190,7 +202,7 @@ export function foldSteps (state: Steps, events: Iterable<StepHistoryEvent>, opt
       const local = (options.localStep ?? localStepMarkerOf)(marker)
       // A marker with a backoff is an attempt the SDK retries later, under the same activity id.
       if (local === null || local.backoff != null) continue
-      const step = newStep(event, 'step', local.activity_type, cancel, options.flowport)
+      const step = newStep(event, 'step', local.activity_type, cancel, workflowType)
       steps.set(step.id, { ...step, activityId: local.activity_id ?? null, local: true, status: marker.failure ? 'failed' : 'completed', attempt: local.attempt ?? null, error: marker.failure?.message ?? null, endId: step.id })
     } else {
       for (const [field, status] of ENDINGS) {
@@ -199,7 +211,7 @@ export function foldSteps (state: Steps, events: Iterable<StepHistoryEvent>, opt
       }
     }
   }
-  return { steps, cancelRequested: cancel }
+  return { steps, cancelRequested: cancel, workflowType }
 }
 
 /** A run's steps from its history, in the order they were called. */

@@ -1,13 +1,13 @@
 /**
- * `flowport cluster` itself (a topology of its own, one replica and one worker to keep it short):
- * it prints the addresses once everything is ready, and Ctrl-C (SIGINT) stops every process it
+ * `flowport cluster` itself (a topology of its own, one replica and one worker to keep it short,
+ * and the delivery worker): it prints the addresses once everything is ready, and Ctrl-C (SIGINT) stops every process it
  * started — PostgreSQL and its backends, the object store and Redis included — and removes PostgreSQL's data.
  */
 import t from 'tap'
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { descendants, freePort, status, survivors } from '../helpers/processes.js'
+import { descendants, freePort, status, survivors, until } from '../helpers/processes.js'
 
 t.test('flowport cluster comes up, prints its addresses, and Ctrl-C leaves no process behind', async (t) => {
   const port = await freePort()
@@ -31,6 +31,9 @@ t.test('flowport cluster comes up, prints its addresses, and Ctrl-C leaves no pr
   t.match(output, new RegExp(`api-a\\s+http://127\\.0\\.0\\.1:${port}`), 'api-a on the port asked for')
   t.match(output, /worker-a\s+probes http:\/\/127\.0\.0\.1:\d+\/ready/)
   t.equal(await status(`http://127.0.0.1:${port}/ready`), 200, 'the replica is ready')
+  t.match(output, /deliveries\s+probes http:\/\/127\.0\.0\.1:\d+\/ready/, 'and a delivery worker, for the webhooks of declared catalogs')
+  t.ok(await until(async () => (await (await fetch(`http://127.0.0.1:${port}/ready`)).json() as { deliveryWorker: boolean }).deliveryWorker, 40),
+    'which the replica\'s /ready sees polling __flowport_deliveries')
 
   const pids = descendants(child.pid!)
   t.ok(pids.length >= 4, `${pids.length} processes below the command (PostgreSQL and backends, Temporal, the store, Redis, API, worker)`)

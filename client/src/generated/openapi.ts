@@ -1457,6 +1457,8 @@ export interface components {
             catalog: boolean;
             /** @description A worker polls the default catalog's task queue (runs started now make progress) */
             workers: boolean;
+            /** @description A delivery worker (`flowport deliveries`) polls `__flowport_deliveries`, so completion webhooks of catalogs declared in a file go out (they wait until one does). Informs only: Flowport's own catalogs deliver from their workers, so it never makes the API not ready */
+            deliveryWorker: boolean;
             /** @description Every published catalog with its workers (from the engine's visibility list, so a catalog published a moment ago may be missing); empty while the engine is away */
             catalogs: components["schemas"]["CatalogReadiness"][];
             reason: string | null;

@@ -32,8 +32,6 @@ export interface AssembleOptions {
   /** Whether an activity type (`workflow#name`) is an evaluator; anything else is a step. */
   isEvaluator: (activityType: string) => boolean
   maxValueBytes: number
-  /** False for a run of another SDK's worker: its activity types are not `workflow#step` (../steps.ts). */
-  flowport?: boolean
 }
 
 const PREVIEW_CHARS = 1024
@@ -99,7 +97,7 @@ function endingOf (end: HistoryEvent | undefined): { output: unknown, error: Tra
   return { output, error }
 }
 
-export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueBytes, flowport: flowportRun = true }: AssembleOptions): Trace {
+export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueBytes }: AssembleOptions): Trace {
   const cap = (value: unknown) => capValue(value, maxValueBytes)
   const first = events[0]
   const started = first?.workflowExecutionStartedEventAttributes
@@ -176,12 +174,12 @@ export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueByt
   /**
    * A local step: one marker when it finished (the engine saw nothing before). Its input and
    * times come from its result, or for a failed one from the worker's record of the last attempt.
-   * Another SDK's local activity (no `workflow#step` type) records its bare output, its input only
+   * Another SDK's local activity (its step named by its whole type, ../steps.ts) records its bare output, its input only
    * where the SDK does (Java's `input` detail), and the marker's time alone.
    */
   const localNode = (node: TraceNode, step: Step, marker: Marker): TraceNode => {
     const decoded = decode(marker.details?.result)
-    const flowport = flowportRun && step.type.includes('#')
+    const flowport = step.name !== step.type
     const result = flowport && isLocalStepResult(decoded) ? decoded : null
     const output = flowport ? result?.output : decoded
     const records = attempts.filter((r) => r.activityId === step.activityId).sort((a, b) => a.attempt - b.attempt)
@@ -199,7 +197,7 @@ export function assembleTrace ({ run, events, attempts, isEvaluator, maxValueByt
     })
   }
 
-  const calls = stepsOf(events, { localStep: localStepMarkerData, flowport: flowportRun }).map((step) => ({ step, node: nodeOf(step) }))
+  const calls = stepsOf(events, { localStep: localStepMarkerData }).map((step) => ({ step, node: nodeOf(step) }))
   finishOpenNodes(calls.map((c) => c.node), workflow)
   const recorded = groupAttempts(attempts)
   const nodes = calls.map(({ step, node }) => {

@@ -106,7 +106,7 @@ export async function streamRun ({ runs, hubs, streams }: StreamDeps, { reply, w
     throw validationError([{ ...issue, message: 'The event id belongs to another run' }])
   }
   const execution = await runs.describeRun({ workflowId, runId: runId ?? cursor?.runId })
-  const attention = await runs.readAttention({ workflowId, runId: execution.runId }, execution.workflowTaskAttempt)
+  const attention = await runs.readAttention({ workflowId, runId: execution.runId }, execution)
   const info = { ...historyWorkflowOf(execution), attention }
   if (cursor && cursor.eventId > info.historyLength) throw validationError([{ ...issue, message: 'The event id is ahead of the run\'s history' }])
   if (cursor?.done) {

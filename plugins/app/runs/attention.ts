@@ -5,10 +5,11 @@
  * series). A run pinned to a version none of whose workers polls waits however many others poll.
  */
 import protoRoot from '@temporalio/proto'
-import { parseActivityType } from '@flowport/core/steps'
+import { stepNameOf } from '@flowport/core/steps'
 import type { Attention } from '../../../schemas/reset.js'
 import type { RunRef } from '@flowport/core/run'
 import type { RunsContext } from './deps.js'
+import type { Execution } from './types.js'
 import type { WorkflowStatus } from '../../../schemas/workflow.js'
 
 const { WorkflowTaskFailedCause } = protoRoot.temporal.api.enums.v1
@@ -16,7 +17,7 @@ const { WorkflowTaskFailedCause } = protoRoot.temporal.api.enums.v1
 /** The series is at the end of the history. */
 const TAIL_EVENTS = 20
 
-export async function readAttention ({ engine }: Pick<RunsContext, 'engine'>, run: RunRef, attempt: number | null | undefined, signal?: AbortSignal): Promise<Attention | null> {
+export async function readAttention ({ engine }: Pick<RunsContext, 'engine'>, run: RunRef, { type, workflowTaskAttempt: attempt }: Pick<Execution, 'type' | 'workflowTaskAttempt'>, signal?: AbortSignal): Promise<Attention | null> {
   if (attempt == null || attempt < 2) return null
   const res = await engine.call(() => engine.client.workflowService.getWorkflowExecutionHistoryReverse({
     namespace: engine.namespace, execution: run, maximumPageSize: TAIL_EVENTS
@@ -32,14 +33,14 @@ export async function readAttention ({ engine }: Pick<RunsContext, 'engine'>, ru
     }
     if (event.workflowTaskTimedOutEventAttributes) { message = 'the workflow task keeps timing out (is a worker polling its catalog?)'; break }
   }
-  return { kind: 'workflowTaskFailing', message, attempts: attempt, remedy: fixThenReset(lastStep(events)) }
+  return { kind: 'workflowTaskFailing', message, attempts: attempt, remedy: fixThenReset(lastStep(events, type)) }
 }
 
 /** Newest first in a reversed history. */
-function lastStep (events: ReadonlyArray<{ activityTaskScheduledEventAttributes?: { activityType?: { name?: string | null } | null } | null }>): string | null {
+function lastStep (events: ReadonlyArray<{ activityTaskScheduledEventAttributes?: { activityType?: { name?: string | null } | null } | null }>, workflowType: string): string | null {
   for (const event of events) {
     const type = event.activityTaskScheduledEventAttributes?.activityType?.name
-    if (type) return parseActivityType(type).step
+    if (type) return stepNameOf(type, workflowType)
   }
   return null
 }

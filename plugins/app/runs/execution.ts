@@ -108,7 +108,7 @@ export function executionReads (deps: RunsContext) {
       statusWithWorkers(execution, options.signal),
       typeof webhook?.url === 'string' ? deps.deliveryOf(run, webhook, options.signal) : undefined,
       execution.resetFrom !== undefined || execution.wasReset !== true ? execution.resetFrom ?? null : readResetFrom(deps, run, options.signal),
-      execution.closeTime ? null : readAttention(deps, run, execution.workflowTaskAttempt, options.signal)
+      execution.closeTime ? null : readAttention(deps, run, execution, options.signal)
     ])
     // The origin is final: the kept describe (describeForRead kept it) gets it, so it is read once.
     const kept = deps.closedRuns.get(run.workflowId, run.runId)?.execution

@@ -29,7 +29,7 @@ export function createRuns ({ config, ...deps }: RunsDeps) {
     ...resultReads(reads),
     ...traceLogReads(reads),
     closedRuns,
-    readAttention: async (run: RunRef, attempt: number | null | undefined, signal?: AbortSignal) => await readAttention(ctx, run, attempt, signal),
+    readAttention: async (run: RunRef, execution: Parameters<typeof readAttention>[2], signal?: AbortSignal) => await readAttention(ctx, run, execution, signal),
     readRunStart: async (run: RunRef, signal?: AbortSignal) => await readRunStart(ctx, run, signal),
     readCloseEventIfClosed: async (run: RunRef, signal?: AbortSignal) => await readCloseEventIfClosed(ctx, run, signal),
     waitForCloseEvent: async (run: RunRef, wait: CloseWait) => await waitForCloseEvent(ctx, run, wait),

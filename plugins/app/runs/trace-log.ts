@@ -55,7 +55,7 @@ async function assembleFromEngine (engine: RunsContext['engine'], store: TraceSt
   ])
   // Which steps are evaluators comes from the catalog; without it every call reads as a step.
   const evaluators = writer.kind === 'flowport' ? writer.evaluators : new Set<string>()
-  return assembleTrace({ run, events, attempts, isEvaluator: (type) => evaluators.has(type), maxValueBytes: store.settings.maxValueBytes, flowport: writer.kind === 'flowport' })
+  return assembleTrace({ run, events, attempts, isEvaluator: (type) => evaluators.has(type), maxValueBytes: store.settings.maxValueBytes })
 }
 
 export function traceLogReads (deps: RunsContext & ExecutionReads) {
@@ -90,12 +90,14 @@ export function traceLogReads (deps: RunsContext & ExecutionReads) {
       if (stored?.source === (store.hasRemote ? 'remote' : 'local')) deps.closedRuns.remember(workflowId, run.runId, { trace: stored })
       if (stored !== null) return stored
     }
-    const [trace, attention, historyOnly] = await Promise.all([
+    const [trace, attention, historyOnly, name] = await Promise.all([
       assembleFromEngine(deps.engine, store, run, writerOf(), signal),
-      execution.closeTime ? null : readAttention(deps, run, execution.workflowTaskAttempt, signal),
-      writerOf().then((w) => w.kind === 'none')
+      execution.closeTime ? null : readAttention(deps, run, execution, signal),
+      writerOf().then((w) => w.kind === 'none'),
+      // The history knows the Temporal type; clients know a declared workflow by its name, as status and result say.
+      deps.catalogs.clientName(execution.taskQueue, execution.type, signal)
     ])
-    const log: TraceLog = { ...run, source: historyOnly ? 'history' : 'engine', location: null, partial: trace.workflow.status === 'running', attention, trace }
+    const log: TraceLog = { ...run, source: historyOnly ? 'history' : 'engine', location: null, partial: trace.workflow.status === 'running', attention, trace: { ...trace, workflow: { ...trace.workflow, name } } }
     if (historyOnly && isClosed(execution)) deps.closedRuns.remember(workflowId, run.runId, { trace: log })
     return log
   }
