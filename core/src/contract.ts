@@ -6,6 +6,11 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { CatalogEval } from './eval.js'
 
+/** Flowport's own workflow types and ids begin so: a user's workflow, id or schedule may not. */
+export const RESERVED_PREFIX = '__flowport'
+
+export const isReserved = (name: string): boolean => name.startsWith(RESERVED_PREFIX)
+
 /** Workflow type of the internal catalog workflow; hidden from run listings. */
 export const CATALOG_WORKFLOW_TYPE = '__flowport_catalog'
 

@@ -14,7 +14,7 @@ import type { WebhookDelivery, WebhookRequest } from '../../../schemas/workflow.
 import type { Config } from '../../../schemas/config.js'
 import { isProduction } from '@flowport/core/settings'
 import { ApiError, ifNotFound, validationError } from '../../../lib/api-error.js'
-import { RESERVED_ID_PREFIX, type Engine } from '../engine/index.js'
+import type { Engine } from '../engine/index.js'
 import type { FastifyBaseLogger } from 'fastify'
 import { deliveryWorkerWatch } from './delivery-worker-watch.js'
 
@@ -58,7 +58,7 @@ function addressPolicy (config: WebhooksConfig) {
   }
 }
 
-const reservedDeliveryId = (name: string) => `${RESERVED_ID_PREFIX}_webhook:${createHash('sha256').update(name).digest('base64url')}`
+const reservedDeliveryId = (name: string) => `${WEBHOOK_WORKFLOW_TYPE}:${createHash('sha256').update(name).digest('base64url')}`
 
 /**
  * Reserved: the API never shows its history, which holds the secret. Requests with one

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto'
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker'
 import { CancelledFailure } from '@temporalio/common'
 import { within } from '@flowport/core/bounded'
+import { isReserved } from '@flowport/core/contract'
 import { parseActivityType } from '@flowport/core/steps'
 import { errorInfo, type ErrorEvent, type ErrorEventBase } from '../common/error-hook.js'
 import type { Logger } from '../common/logger.js'
@@ -19,7 +20,6 @@ export const ERROR_SINK = 'flowportErrors' satisfies keyof FlowportSinks
 export const DEFAULT_ERROR_HOOK_TIMEOUT_MS = 10_000
 
 /** Flowport's own workflows (catalog, webhook, eval and its check): their errors are no package's. */
-const isInternal = (workflowType: string): boolean => workflowType.startsWith('__flowport')
 
 /** An event as its source reports it; `emit` adds the id and the time. */
 type Reported<E = ErrorEvent> = E extends ErrorEvent ? Omit<E, keyof ErrorEventBase> : never
@@ -77,8 +77,8 @@ export class ErrorHooks {
           } catch (err) {
             const { info } = ctx
             const run = info.workflowExecution
-            // An evaluator of an eval run is named after the judged workflow but runs in Flowport's own run: no package's error.
-            if (run !== undefined && !(err instanceof CancelledFailure) && info.workflowType !== undefined && !isInternal(info.workflowType)) {
+            // Flowport's own workflows' errors are no package's, an evaluator's too: it is named after the judged workflow but runs in an eval run.
+            if (run !== undefined && !(err instanceof CancelledFailure) && info.workflowType !== undefined && !isReserved(info.workflowType)) {
               const { workflow, step } = parseActivityType(info.activityType)
               this.emit({ source: 'step', workflowName: workflow, workflowId: run.workflowId, runId: run.runId, step, activityType: info.activityType, attempt: info.attempt, error: errorInfo(err) })
             }
@@ -95,7 +95,7 @@ export class ErrorHooks {
       [ERROR_SINK]: {
         failed: {
           fn: (info, error) => {
-            if (isInternal(info.workflowType)) return
+            if (isReserved(info.workflowType)) return
             this.emit({ source: 'workflow', workflowName: canonical(info.workflowType), workflowId: info.workflowId, runId: info.runId, error })
           },
           callDuringReplay: false

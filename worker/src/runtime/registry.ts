@@ -4,7 +4,7 @@
  * naming the file (and, for duplicates, both origins).
  */
 import { Value } from '@sinclair/typebox/value'
-import { CATALOG_WORKFLOW_TYPE, NAME_PATTERN, VERSIONING_MODES } from '@flowport/core/contract'
+import { CATALOG_WORKFLOW_TYPE, isReserved, NAME_PATTERN, RESERVED_PREFIX, VERSIONING_MODES } from '@flowport/core/contract'
 import { StepOptionsSchema } from '../common/step-options.js'
 import type { UpdateDeclaration, WorkflowMeta } from '../workflow/types.js'
 import { DefinitionError } from './definition-error.js'
@@ -25,7 +25,6 @@ export interface Registry {
 }
 
 const NAME = new RegExp(NAME_PATTERN)
-const RESERVED_PREFIX = '__flowport'
 
 const where = (file: string, origin: Origin): string => `${file} (${origin.label})`
 
@@ -33,7 +32,7 @@ function checkName (file: string, what: string, name: unknown): void {
   if (typeof name !== 'string' || !NAME.test(name)) {
     throw new DefinitionError(`${file}: ${what} name ${JSON.stringify(name)} is invalid: names must match ${NAME_PATTERN}`)
   }
-  if (name.startsWith(RESERVED_PREFIX) || name === CATALOG_WORKFLOW_TYPE) {
+  if (isReserved(name) || name === CATALOG_WORKFLOW_TYPE) {
     throw new DefinitionError(`${file}: ${what} name "${name}" is reserved (names starting with ${RESERVED_PREFIX})`)
   }
 }

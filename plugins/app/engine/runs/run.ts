@@ -1,12 +1,9 @@
+import { isReserved } from '@flowport/core/contract'
 import type { RunRef } from '@flowport/core/run'
 import { ApiError, notFound } from '../../../../lib/api-error.js'
 
 /** Internal workflows (the published catalogs, `__flowport_catalog:<id>`) are not the API's to show, signal or stop. */
-export const RESERVED_ID_PREFIX = '__flowport'
-
-export function isReservedWorkflowId (workflowId: string): boolean {
-  return workflowId.startsWith(RESERVED_ID_PREFIX)
-}
+export const isReservedWorkflowId = isReserved
 
 /** Worded as the engine's describe words it. */
 export function runNotFound (run: RunRef): ApiError {
