@@ -185,7 +185,6 @@ async function main (): Promise<void> {
   const results = { starts, runs, steps, load }
   console.log(JSON.stringify(results, null, 2))
   writeSection('cluster', report(results, machine))
-  log(`wrote the cluster section of ${process.env.BENCH_RESULTS ?? 'bench/RESULTS.md'}`)
 }
 
 await main()

@@ -149,4 +149,3 @@ ${rows.join('\n')}
 the recovery figures include up to that much of the engine's own start. Before the breaker (issue 25): 503s took
 10–15 s (median 12 s), \`/ready\` 3 s to say 503 and 16.5 s to turn 200 again.
 `)
-console.log('wrote the engine-outage section of bench/RESULTS.md')

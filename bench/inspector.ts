@@ -204,4 +204,3 @@ ${row(`${STEPS}-step timeline`, results.timeline)}
 
 Reproduce: \`npm run bench -- inspector\` (INSPECTOR_ROUNDS, INSPECTOR_RUNS, INSPECTOR_STEPS).
 `)
-console.log(`wrote the inspector section of ${process.env.BENCH_RESULTS ?? 'bench/RESULTS.md'}`)

@@ -240,4 +240,3 @@ its ActivityTaskStarted → Completed, a local step's the times its result carri
 The SSE clients run in the benchmark process on the same ${cpus().length} cores as the API, the engine and the worker: with 1,000 of them
 every event costs 1,000 socket writes in the API and 1,000 reads here (bench/RESULTS.md, SSE section, splits it).
 `)
-console.log('wrote the latency section of bench/RESULTS.md')

@@ -103,4 +103,3 @@ The round-to-round spread on this shared 2-core machine is of the same order as 
 together with the per-round figures. Start throughput is bounded by the engine here, so the API's own CPU time per start
 (from /proc, per round) is the closer measure of what metrics and tracing add. Reproduce: \`npm run bench -- observability\` (OBS_ROUNDS, OBS_STARTS, OBS_CONCURRENCY).
 `)
-console.log(`wrote the observability section of ${process.env.BENCH_RESULTS ?? 'bench/RESULTS.md'}`)

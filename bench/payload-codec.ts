@@ -109,7 +109,6 @@ Goal: nothing measurable. The codec adds ${f2(on.p50 - off.p50)} ms at p50; the 
 spread over ${f2(noise)} ms (the machine's own noise), so the difference is ${Math.abs(on.p50 - off.p50) <= noise ? 'within' : '**above**'} that noise. For a small
 payload the codec does one length comparison per payload in the API and in the worker; it never calls the bucket.
 `)
-  console.log('wrote the payloads section of bench/RESULTS.md')
 } finally {
   await Promise.all([stack.stop(), s3.stop()])
 }

@@ -11,7 +11,7 @@
  */
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { readReport, runReadBenchmark } from './read.js'
+import { assertBuilt, readReport, runReadBenchmark } from './read.js'
 import { runSseBenchmark, sseReport } from './sse.js'
 import { runStartBenchmark, startReport } from './start.js'
 import { keepFigures, machineNote, SECTIONS, writeSection } from './results.js'
@@ -46,6 +46,7 @@ for (const name of asked) {
 // SSE first: the start benchmark leaves a few thousand idle runs (never polled) in the engine.
 // The outage and trace benchmarks start engines and workers of their own, after the rest.
 const selected = (['sse', 'read', 'start'] as const).filter((s) => asked.length === 0 || asked.includes(s))
+if (selected.includes('read')) assertBuilt()
 
 /** The benchmarks that share one engine and worker (each with an API process of its own). */
 async function runShared (): Promise<void> {
@@ -74,7 +75,6 @@ async function runShared (): Promise<void> {
         console.log(JSON.stringify(results, null, 2))
         writeSection('sse', sseReport(results, machine))
       }
-      console.log(`wrote the ${name} section of ${process.env.BENCH_RESULTS ?? 'bench/RESULTS.md'}`)
       await stopAll([child])
     }
   } finally {

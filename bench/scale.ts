@@ -243,7 +243,6 @@ stream sends, the API process is stopped and started again, and all of them conn
 API's \`flowport_engine_call_duration_seconds_count\` by method. Memory is \`process.memoryUsage()\` of the API process
 after forced GCs.
 `)
-  console.log('wrote the scale section of bench/RESULTS.md')
 } finally {
   receiver.close()
   await stack.stop()

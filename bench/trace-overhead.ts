@@ -110,7 +110,6 @@ its cost shows in the throughput column.
 A 100-step \`sleepy\` run: trace document ${(size / 1024).toFixed(1)} KiB (${trace?.nodes.length ?? 0} nodes), i.e. about ${(size / 100).toFixed(0)} bytes per step with
 its input, output and one attempt.
 `)
-  console.log('wrote the trace section of bench/RESULTS.md')
 } finally {
   await Promise.all([stack.stop(), s3.stop()])
 }
