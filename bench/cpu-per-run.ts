@@ -1,24 +1,16 @@
 /**
- * `npm run bench -- cpu-per-run [<other worktree>]`: what one run costs in CPU, by process. The
- * load is issue 55's: `POST /workflow/run` of `hello`, 200 in flight, on a stack started as
- * `npm start` starts it (API in the dev process, worker, engine, object store) on fresh data
- * (a new FLOWPORT_DATA_DIR each round). CPU ms per run of each process comes from /proc
- * (utime + stime, all threads) between the start and the end of the measured runs. On the same
- * engine, the floor: the bare SDK worker (bench/bare-sdk/) running `bareHello`, started by the
- * raw client, as many runs with as many in flight.
+ * `npm run bench -- cpu-per-run [<other worktree>]`: what one run costs in CPU, by process, on a
+ * stack started as `npm start` starts it, beside the bare SDK's floor on the same engine (the
+ * method: the section's note below). The load is issue 55's.
  *
  * With a worktree path (e.g. `git worktree add ../wt-80abcae 80abcae`), the same stack of that
- * tree is measured too, its rounds alternating with this tree's (A B B A …), each round's stack
- * started fresh, so that both sides meet the same load on the shared machine.
+ * tree is measured too, its rounds alternating with this tree's.
  *
  * BENCH_CPU_PROFILE=<dir>: the main threads of the API and the worker are profiled during the
  * measured runs (bench/cpu-prof-preload.mjs) into <dir>/<side>-<round>/<pid>.cpuprofile, with
  * window.json naming the pids: `tsx bench/cpu-profile.ts <dir>/<side>-<round>` summarises where the
- * milliseconds go. Profiling costs CPU itself: its rounds'
- * figures are not the ones to compare.
- *
- * Writes the `cpu-per-run` section of bench/RESULTS.md, or with a profile the `cpu-profile` one
- * (bench/cpu-profile.ts); measured, never asserted.
+ * milliseconds go, and the `cpu-profile` section is written instead of `cpu-per-run` (profiling
+ * costs CPU itself: its rounds' figures are not the ones to compare).
  */
 import { execSync, spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'

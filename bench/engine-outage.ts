@@ -1,10 +1,7 @@
 /**
  * `npx tsx --conditions=flowport-source bench/engine-outage.ts`: how fast the API answers while the
- * engine is away and how soon it serves again once the engine is back. Starts its own engine (on a
- * SQLite file, so it restarts on the same data and port), a worker and the API, then kills the
- * engine with SIGKILL and restarts it, OUTAGE_CYCLES times (default 3), while a client polls
- * `GET /workflow/{id}/status` and `GET /ready` every POLL_MS (default 50) and follows the run's
- * history stream. Writes the `engine-outage` section of bench/RESULTS.md. Measured, never asserted.
+ * engine is away and how soon it serves again once the engine is back (the method: the section's
+ * note below). Measured, never asserted.
  */
 import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'

@@ -1,13 +1,8 @@
 /**
- * `npm run bench -- first-start`: a fresh machine's first `npm start`. Spawns `npm start` with an
- * empty Flowport cache (FLOWPORT_CACHE_DIR: a new temporary folder, so the engine's `temporal`
- * binary is fetched and the object store's versitygw downloaded or built as on a fresh clone), its
- * own data directory and free ports, and measures from the spawn to `/ready` answering 200 and to
- * the log's `Store` line (the store attached). The goal: `/ready` within 60 s, whatever the store
- * does. Once per variant of Go's module and build caches (BENCH_FIRST_START_GO, default
- * `cold,warm`): `cold` empty ones (every module downloaded and compiled, as on a machine that never
- * built Go), `warm` the machine's own. Writes the `first-start` section of bench/RESULTS.md.
- * Measured, never asserted.
+ * `npm run bench -- first-start`: a fresh machine's first `npm start`, on an empty Flowport cache,
+ * once per state of Go's caches (BENCH_FIRST_START_GO, default `cold,warm`: `cold` empty ones, as
+ * on a machine that never built Go, `warm` the machine's own); the method: the section's note
+ * below. Measured, never asserted.
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'

@@ -1,12 +1,7 @@
 /**
- * `npm run bench -- inspector`: the run inspector's budget (docs/inspector.md). Its JavaScript,
- * as served at /ui, compressed (gzip and brotli, the two a proxy in front would use); and, in
- * headless Debian Chromium, how long a run page takes from a fresh load to its first live step,
- * how long a list of 1,000 runs and a 200-step timeline take to render and the longest task on
- * the page's main thread meanwhile (a "frozen tab" is one long task).
- * The API serves the page for real; the answers of the API calls the page makes are synthetic
- * (Playwright's request interception), so the figure is the page's rendering, not the engine's
- * listing. Writes the `inspector` section of bench/RESULTS.md; never asserted.
+ * `npm run bench -- inspector`: the run inspector's budget (docs/inspector.md): its JavaScript as
+ * served, compressed, and in headless Chromium the time to a live run's first step and to render
+ * long lists, with the longest main-thread task (the method: the section's note below). Never asserted.
  */
 import { readdirSync } from 'node:fs'
 import { brotliCompressSync, gzipSync } from 'node:zlib'

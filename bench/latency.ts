@@ -1,22 +1,8 @@
 /**
  * `npm run bench -- latency`: run latency with the engine launcher's settings against the Temporal
- * server's own defaults, side by side in one run (docs/performance.md). Two dev stacks like
- * `npm start` (a SQLite file, one worker serving the examples, the API in its own process), one
- * per setting, both up for the whole run; every measurement alternates between them round by
- * round so that both see the same machine. Measures:
- * - `POST /workflow/run` of `hello`, sequential (client-observed p50/p99);
- * - the per-step overhead of a 10-step `pipeline` run, with local and with regular steps:
- *   (started → closed − Σ step times) / 10, from the run's history;
- * - start throughput: `POST /workflow/start` of `hello`, 32 in flight, the worker running them;
- * - SSE event-to-client latency with 1 and with 1,000 clients following a `sleepy` run, a fresh
- *   run per phase, the phases of all rounds pooled.
- * The floor beside them: on the "after" stack, a worker of the bare Temporal SDK
- * (bench/bare-sdk/) runs the same `hello` and `pipeline` through the raw client, alternating with
- * Flowport's; and the marginal cost of one more local step, from 1- and 10-stage runs of both.
- * For SSE, a minimal node:http server (bench/bare-fanout.ts: one raw long-poll per run, one
- * pre-serialized frame per page written to every socket) in its own process beside the "after"
- * API, followed by the same clients next to Flowport's "after" API in every round.
- * Writes the `latency` section of bench/RESULTS.md; measured, never asserted.
+ * server's own defaults, two dev stacks side by side in one run (docs/performance.md), with the
+ * bare SDK's and a bare SSE fan-out's floor beside them (bench/bare-sdk/, bench/bare-fanout.ts);
+ * what each figure is and how: the section's note below. Measured, never asserted.
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'

@@ -1,11 +1,6 @@
 /**
- * `npm run bench -- observability`: what metrics and tracing cost on start throughput. Starts its
- * own engine, one worker serving the examples, an OTLP/HTTP sink (answers 200, keeps nothing) and
- * three API processes side by side: `off` (SERVICE_METRICS_ENABLED=false, no OTEL settings),
- * `metrics` (the default) and `metrics+tracing` (an OTLP endpoint, every request sampled). Rounds
- * of `POST /workflow/start` of hello (N starts, C in flight) go to each API in turn, in a rotating
- * order, so all three see the same machine; the figure is each variant's median starts per second
- * over the off variant's. Writes the `observability` section of bench/RESULTS.md; never asserted.
+ * `npm run bench -- observability`: what metrics and tracing cost on start throughput, three API
+ * processes side by side (the method: the section's note below). Never asserted.
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'

@@ -1,12 +1,7 @@
 /**
  * `npm run bench -- payloads`: what the large-payload codec (docs/large-payloads.md) costs a run
- * whose payloads are all small, where it must pass everything through untouched. Starts its own
- * engine, an S3-compatible server (moto, as the tests do), and two stacks side by side, each an
- * API process and a worker on a catalog of its own: codec on (a bucket, SERVICE_PAYLOAD_REFS_ENABLED
- * default) and codec off (SERVICE_PAYLOAD_REFS_ENABLED=false), tracing off in both so that only
- * the codec differs. Interleaved rounds of `POST /workflow/run` of `hello` (sequential, so each
- * sample is one run's latency) go to each stack in turn. Writes the `payloads` section of
- * bench/RESULTS.md; measured, never asserted.
+ * whose payloads are all small, codec on against off (the method: the section's note below).
+ * Measured, never asserted.
  */
 import { defaultPayloadConverter } from '@temporalio/common'
 import { ClaimCheckCodec, PayloadStore } from '@flowport/core/payloads'

@@ -1,22 +1,8 @@
 /**
- * `npm run bench -- scale` (issue 49): many at once, and something that never answers. Starts its
- * own engine, a worker serving the examples (its Prometheus metrics on a port, for its free slots)
- * and the API in a process of its own (bench/api-process.ts, GC exposed), then measures three
- * phases, each scaled by SCALE (default 1; 0.1 while developing):
- *
- * 1. webhooks: 1,000 × SCALE `approval` runs with a completion webhook to one receiver that answers
- *    one byte every 2 s and never finishes, all approved at once (so every delivery tries the
- *    receiver), while `hello` runs keep completing through `POST /workflow/run`, a few in flight:
- *    their latency (p50, p95) and the worker's free activity slots, sampled each second;
- * 2. feed reconnects: 500 × SCALE runs-feed clients each take an id, the API process restarts (a
- *    replica restart), and all of them reconnect at once with their Last-Event-ID: the API's engine
- *    calls for it (its `flowport_engine_call_duration_seconds_count`), in all and per client;
- * 3. idle streams: 1,000 × SCALE open SSE streams (half on the runs feed, half following idle open
- *    runs' histories, ten streams a run): the API's RSS and heap before and with them, and its
- *    engine calls per second while they are idle.
- *
- * Writes the `scale` section of bench/RESULTS.md with the commit and the machine's load.
- * A benchmark, not a test: nothing is asserted.
+ * `npm run bench -- scale` (issue 49): many at once, and something that never answers, in three
+ * phases scaled by SCALE (default 1; 0.1 while developing): webhooks to a receiver that never
+ * finishes while `hello` keeps running, runs-feed clients reconnecting at once after a replica
+ * restart, and many idle SSE streams (the method: the section's note below). Nothing is asserted.
  */
 import { execFileSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'

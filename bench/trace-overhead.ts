@@ -1,11 +1,6 @@
 /**
- * `npm run bench -- trace`: what execution traces cost. Starts its own engine, an S3-compatible
- * server (moto, as the tests do) and three workers serving the examples on three catalogs: tracing
- * off, local traces only, local traces plus the bucket. Rounds of `sleepy` runs (S steps each, no
- * timers, C runs at once) go to each worker in turn, interleaved so that all three see the same
- * machine; per step, the engine's own times (ActivityTaskScheduled → ActivityTaskCompleted) give
- * the latency a step pays, and steps per second of each round the throughput. Also the size of a
- * 100-step run's trace. Writes the `trace` section of bench/RESULTS.md; measured, never asserted.
+ * `npm run bench -- trace`: what execution traces cost a step and how large a trace grows, three
+ * workers side by side (the method: the section's note below). Measured, never asserted.
  */
 import { randomUUID } from 'node:crypto'
 import { mkdtempSync, statSync } from 'node:fs'
