@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url'
 import { Client, Connection } from '@temporalio/client'
 import { stopProcess } from '../cli/supervise.js'
 import { closedLoop, f1, median, processCpuMs } from './measure.js'
-import { keepFigures, machineNote, writeSection } from './results.js'
+import { keepFigures, machineNote, table, writeSection } from './results.js'
 import { post } from './stack.js'
 import { commandLine, descendants } from '../test/helpers/processes.js'
 import { profileReport, summariseDir } from './cpu-profile.js'
@@ -204,9 +204,7 @@ ${row('Floor: raw client (not counted above)', (r) => r.bare.client)}
 ${row('Worker ÷ bare SDK worker, same round', (r) => r.stack.worker / r.bare.worker, true)}
 ${row('Whole stack ÷ floor (bare worker + engine), same round', (r) => total(r) / bareTotal(r), true)}
 
-| Round | Side | API | Worker | Engine | Store | Stack | Runs/s | Bare worker | Bare + engine | Bare runs/s | Load average before |
-|---|---|---|---|---|---|---|---|---|---|---|---|
-${roundRows.join('\n')}
+${table(['Round', 'Side', 'API', 'Worker', 'Engine', 'Store', 'Stack', 'Runs/s', 'Bare worker', 'Bare + engine', 'Bare runs/s', 'Load average before'], roundRows)}
 
 Load averages are the machine's (1 / 5 / 15 min) before each round's stack started: the machine is shared, so absolute
 figures move with it (a round under twice the load shows up to twice the CPU per run: cache misses, context switches,

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { formatMs } from '@flowport/core/duration'
 import { freePort } from '../cli/engine.js'
-import { machineNote, writeSection } from './results.js'
+import { machineNote, table, writeSection } from './results.js'
 
 const BUDGET_MS = Number(process.env.BENCH_FIRST_START_BUDGET_S ?? 1200) * 1000
 const VARIANTS = (process.env.BENCH_FIRST_START_GO ?? 'cold,warm').split(',').map((v) => v.trim()).filter((v): v is 'cold' | 'warm' => v === 'cold' || v === 'warm')
@@ -86,9 +86,7 @@ spawn to \`/ready\` answering 200 (goal: ≤ ${formatMs(GOAL_MS)}, whatever the 
 (the store attached; no goal: nothing waits for it). One start per state of Go's module and build caches
 (\`BENCH_FIRST_START_GO=cold,warm\`).
 
-| Go caches | \`/ready\` answers 200 | goal | store attached (\`Store\` line) |
-|---|---|---|---|
-${results.map((r) => `| ${GO[r.go]} | ${ms(r.readyAt)} | ${r.readyAt !== undefined && r.readyAt <= GOAL_MS ? 'met' : 'missed'} | ${ms(r.storeAt)} |`).join('\n')}
+${table(['Go caches', '`/ready` answers 200', 'goal', 'store attached (`Store` line)'], results.map((r) => `| ${GO[r.go]} | ${ms(r.readyAt)} | ${r.readyAt !== undefined && r.readyAt <= GOAL_MS ? 'met' : 'missed'} | ${ms(r.storeAt)} |`))}
 
 What the stack logged about getting its binaries (\`$TMP\`: the run's temporary folder):
 

@@ -6,7 +6,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Agent, request } from 'undici'
 import { closedLoop, f1, f2, median, processCpuMs, verdict } from './measure.js'
-import { machineNote, writeSection } from './results.js'
+import { machineNote, table, writeSection } from './results.js'
 import { startStack } from './stack.js'
 
 const ROUNDS = Number(process.env.OBS_ROUNDS ?? 6)
@@ -90,9 +90,7 @@ request sampled; the sink answers 200 and keeps nothing, ${exports} export reque
 \`POST /workflow/start\` of hello, ${CONCURRENCY} in flight, to each API in turn (order rotating each round), after one warm-up
 round each. Overhead = 1 − median starts/s of the variant ÷ median starts/s of \`off\`.
 
-| Variant | Starts/s, median (each round) | Overhead | Target | | API CPU ms per start, median (vs off) |
-|---|---|---|---|---|---|
-${rows.join('\n')}
+${table(['Variant', 'Starts/s, median (each round)', 'Overhead', 'Target', '', 'API CPU ms per start, median (vs off)'], rows)}
 
 The round-to-round spread on this shared 2-core machine is of the same order as the differences: read the overhead
 together with the per-round figures. Start throughput is bounded by the engine here, so the API's own CPU time per start

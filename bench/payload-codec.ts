@@ -6,7 +6,7 @@
 import { defaultPayloadConverter } from '@temporalio/common'
 import { ClaimCheckCodec, PayloadStore } from '@flowport/core/payloads'
 import { createBucket, S3_TEST_CREDENTIALS, startS3Server } from '../test/helpers/s3-server.js'
-import { machineNote, writeSection } from './results.js'
+import { machineNote, table, writeSection } from './results.js'
 import { f2, interleaved, percentiles } from './measure.js'
 import { startStack, type Api } from './stack.js'
 
@@ -92,9 +92,7 @@ loopback), and the same without it (\`SERVICE_PAYLOAD_REFS_ENABLED=false\`); tra
 of ${RUNS} sequential \`POST /workflow/run\` of \`hello\` (about 40-byte input and output, far below the 256 KiB threshold:
 the codec passes every payload through) per stack, latency measured by the client.
 
-| Codec | Runs | p50 | Round medians (min–max) | p90 | p99 | Added at p50 |
-|---|---|---|---|---|---|---|
-${VARIANTS.map(row).join('\n')}
+${table(['Codec', 'Runs', 'p50', 'Round medians (min–max)', 'p90', 'p99', 'Added at p50'], VARIANTS.map(row))}
 
 The codec alone, in the benchmark process: encode + decode of one such payload takes ${passThrough.ns.toFixed(0)} ns (mean of
 ${passThrough.iterations} in a row, after a warm-up), twice per run in the API and a few times in the worker: microseconds

@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path'
 import type { Client } from '@temporalio/client'
 import { Pool } from 'undici'
 import { closedLoop, cpuPerOp, cpuSnapshot, f1, f2, interleaved, median, percentiles, processCpuMs, verdict, type ApiTrace, type Cpu, type Percentiles, type ProcessName } from './measure.js'
+import { table } from './results.js'
 import { measureIdleStreams, type IdleStreams } from './sse.js'
 import type { Api } from './stack.js'
 import { imageApiCommand } from '../scripts/dockerfile.js'
@@ -435,15 +436,11 @@ Each figure's runs are dealt out in turn to the three sides, so that each reads 
 ${r.firstRead.map((p) => `
 **${p.placement === 'shared' ? 'Shared CPUs' : 'Engine apart'}**: the engine on CPUs ${p.cpus.engine}; the API, the bare front and the benchmark's clients on CPUs ${p.cpus.clients}.
 
-| Read | API | raw client | ratio | target | | each round's ratio | ratio of the totals | floor: bare HTTP front | its ratio |
-|---|---|---|---|---|---|---|---|---|---|
-${p.figures.map((m) => row(m, 0.9)).join('\n')}
+${table(['Read', 'API', 'raw client', 'ratio', 'target', '', 'each round\'s ratio', 'ratio of the totals', 'floor: bare HTTP front', 'its ratio'], p.figures.map((m) => row(m, 0.9)))}
 
 CPU ms per read, engine / front / the benchmark process (its HTTP clients, or the raw client):
 
-| Read | API | raw client | bare HTTP front |
-|---|---|---|---|
-${p.figures.map((m) => `| ${m.label} | ${cpuCell(m.api, true)} | ${cpuCell(m.raw, false)} | ${m.bare ? cpuCell(m.bare, true) : '—'} |`).join('\n')}
+${table(['Read', 'API', 'raw client', 'bare HTTP front'], p.figures.map((m) => `| ${m.label} | ${cpuCell(m.api, true)} | ${cpuCell(m.raw, false)} | ${m.bare ? cpuCell(m.bare, true) : '—'} |`))}
 `).join('')}
 The floor columns: the same reads through bench/bare-front.mjs, a node:http server in a process of its own that
 calls the raw client's \`describe()\` or \`result()\` and answers JSON (no routing library, validation, auth, logging,
@@ -457,9 +454,7 @@ Processes are placed with util-linux \`taskset\`.
 
 ### One closed run read again and again (${o.repeats} requests per side)
 
-| Read | API | raw client | ratio | target | | each round's ratio | ratio of the totals |
-|---|---|---|---|---|---|---|---|
-${r.repeated.map((m, i) => row(m, i < 2 ? 2 : 0.9)).join('\n')}
+${table(['Read', 'API', 'raw client', 'ratio', 'target', '', 'each round\'s ratio', 'ratio of the totals'], r.repeated.map((m, i) => row(m, i < 2 ? 2 : 0.9)))}
 
 The pinned forms of a closed run answer from the closed-run cache without an engine call. The unpinned forms still ask
 the engine which run is current on every request (the status with a describe, the result with the first page of the
@@ -469,9 +464,7 @@ the same cores.
 
 ### Engine calls per request (sequential, counted in the API process)
 
-| Read | calls | which |
-|---|---|---|
-${calls.join('\n')}
+${table(['Read', 'calls', 'which'], calls)}
 
 ### Memory
 

@@ -52,3 +52,7 @@ export function keepFigures (name: string, figures: unknown): string {
   writeFileSync(file, JSON.stringify(figures, null, 2))
   return file
 }
+
+/** A markdown table: its head, the separator line, one line per row. */
+export const table = (head: string[], rows: string[]): string =>
+  [`|${head.map((cell) => (cell === '' ? ' |' : ` ${cell} |`)).join('')}`, `|${head.map(() => '---|').join('')}`, ...rows].join('\n')

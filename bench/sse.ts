@@ -11,6 +11,7 @@ import { cpus } from 'node:os'
 import type { Client } from '@temporalio/client'
 import { formatMs } from '@flowport/core/duration'
 import { percentiles, verdict, type Percentiles } from './measure.js'
+import { table } from './results.js'
 import { until } from '../test/helpers/processes.js'
 import type { Api } from './stack.js'
 
@@ -267,9 +268,7 @@ it on these ${cpus().length} cores, so every socket costs a write syscall in the
 
 ### Where the latency goes, by number of clients
 
-| Clients | eventTime → client | eventTime → raw engine long-poll (floor) | eventTime → API hub read | API read → written to the client's socket | Upstream calls | Exact |
-|---|---|---|---|---|---|---|
-${scaling.join('\n')}
+${table(['Clients', 'eventTime → client', 'eventTime → raw engine long-poll (floor)', 'eventTime → API hub read', 'API read → written to the client\'s socket', 'Upstream calls', 'Exact'], scaling)}
 
 The engine floor is what one direct Temporal long-poll sees on the same run. "API hub read" includes the time the API's
 event loop was still busy writing the previous batch to every client; "written to the socket" is the fan-out itself

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { tsToMs } from '@temporalio/common/lib/time.js'
 import { TraceStore } from '@flowport/core/trace'
 import { createBucket, S3_TEST_CREDENTIALS, startS3Server } from '../test/helpers/s3-server.js'
-import { machineNote, writeSection } from './results.js'
+import { machineNote, table, writeSection } from './results.js'
 import { closedLoop, interleaved, percentiles } from './measure.js'
 import { startStack } from './stack.js'
 
@@ -92,9 +92,7 @@ Three workers (separate processes, the examples' \`sleepy\` workflow): tracing o
 S3 bucket (moto on loopback). ${ROUNDS} interleaved rounds per worker of ${RUNS} runs × ${STEPS} steps, ${CONCURRENCY} runs at once,
 started with the raw Temporal client (no API in the path).
 
-| Tracing | Steps/s, median of rounds (min–max) | Throughput drop vs off | Step latency p50 | p99 | Added at p50 |
-|---|---|---|---|---|---|
-${VARIANTS.map(row).join('\n')}
+${table(['Tracing', 'Steps/s, median of rounds (min–max)', 'Throughput drop vs off', 'Step latency p50', 'p99', 'Added at p50'], VARIANTS.map(row))}
 
 Goals: ≤ 5 % throughput drop, ≤ 1 ms per step at p50. Step latency is the engine's own clock, from
 ActivityTaskScheduled to ActivityTaskCompleted (whole milliseconds: the engine's timestamps), so it holds the worker's
