@@ -1,11 +1,8 @@
 /**
- * The malformed pass of `npm run fuzz`: every kind of hostile value a fuzzer can put in a URL, in
- * every query and path parameter of every read (GET) operation of the OpenAPI document, the other
- * parameters at their examples. schemathesis generates strings a UTF-8 client can send; this pass
- * adds what it cannot (a lone surrogate's bytes, bytes that are no UTF-8 at all) and makes sure
- * each kind (NUL, other C0 and C1 controls, quotes, very long values) reaches each parameter
- * rather than whichever the generator happens to pick. Every answer must be below 500; the
- * neighbour probe (fuzz-neighbour.ts) runs meanwhile and must see no refusal.
+ * The malformed pass of `npm run fuzz` (docs/quality.md, "Fuzzing"): schemathesis generates
+ * strings a UTF-8 client can send; this pass adds what it cannot (a lone surrogate's bytes, bytes
+ * that are no UTF-8 at all) and makes sure each kind of hostile value reaches each query and path
+ * parameter of every read, rather than whichever the generator happens to pick.
  */
 import { answerOf, faultLines } from './fuzz-neighbour.js'
 

@@ -1,10 +1,8 @@
 /**
- * The neighbour probe of `npm run fuzz` (issue: one client's request never takes the API down for
- * everyone). While the fuzzer sends its cases, a second client does what an ordinary one does:
- * starts `hello` runs, reads the status of the latest one and asks `/ready`, one request every
- * PROBE_INTERVAL_MS. The engine stays up for the whole phase, so every answer must be a 2xx; a
- * 429 (the documented rate limit, shared with the fuzzer's key) is the only other one allowed.
- * A 503 here is what the engine breaker answered everyone after one request's failure.
+ * The neighbour probe of `npm run fuzz` (docs/quality.md, "Fuzzing"): while the fuzzer sends its
+ * cases, a second client does what an ordinary one does; every answer must be a 2xx or a 429 (the
+ * rate limit it shares with the fuzzer's key). A 503 here is what the engine breaker answered
+ * everyone after one request's failure.
  */
 
 /** One probe request that did not get the answer a neighbour is owed. */
