@@ -96,12 +96,8 @@ async function stepOverhead (client: Client, workflowId: string, runId: string, 
 }
 
 const stacks = {} as Record<Setting, LatencyStack>
-const samples = {
-  hello: { before: [] as number[], after: [] as number[] },
-  local: { before: [] as number[], after: [] as number[] },
-  regular: { before: [] as number[], after: [] as number[] },
-  starts: { before: [] as number[], after: [] as number[] }
-}
+const bySetting = (): Record<Setting, number[]> => ({ before: [], after: [] })
+const samples = { hello: bySetting(), local: bySetting(), regular: bySetting(), starts: bySetting() }
 /** On the "after" stack only: the bare SDK's figures, and 1- and 10-stage local runs (started → closed) of both. */
 const floor = { hello: [] as number[], local: [] as number[], fp1: [] as number[], fp10: [] as number[], bare1: [] as number[], bare10: [] as number[] }
 /** Per server and number of clients: the pooled latency samples of every round, and whether every client got every event once. */

@@ -16,9 +16,11 @@ export type Cpu = Record<ProcessName | 'others', number>
 
 export const now = () => performance.now()
 
+/** The value at quantile `q` of `values` (nearest rank), NaN when there is none. */
+export const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))] ?? NaN
+
 export function percentiles (values: number[]): Percentiles {
-  const sorted = [...values].sort((a, b) => a - b)
-  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN
+  const at = (q: number) => quantile(values, q)
   return { samples: values.length, p50: at(0.5), p90: at(0.9), p99: at(0.99), mean: values.reduce((a, b) => a + b, 0) / Math.max(1, values.length) }
 }
 /** The middle value, or the mean of the two middle ones for an even count. */

@@ -1,10 +1,8 @@
 /**
  * `npm run bench -- read`: status and result reads through the API side by side with the raw
- * @temporalio/client doing the same reads (`handle.describe()`, `handle.result()`), on runs read
- * for the first time (each request a different closed run nobody read before) and on one closed
- * run read again and again; engine calls per read; API memory per idle SSE stream and of the
- * production API (the built `flowport api`) at start. Targets: first-read ratios ≥ 0.9,
- * repeated reads ≥ 2× the raw client, ≤ 8 KiB per idle stream, ≤ 104 MiB at start.
+ * @temporalio/client doing the same reads, on runs read for the first time and on one closed run
+ * read again and again; engine calls per read; API memory per idle SSE stream and at start
+ * (targets and method: the section's note, readReport below).
  */
 import { execFileSync, fork, spawn } from 'node:child_process'
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'

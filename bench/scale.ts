@@ -11,10 +11,10 @@ import type { AddressInfo } from 'node:net'
 import { loadavg } from 'node:os'
 import { formatMs } from '@flowport/core/duration'
 import { mapBounded } from '@flowport/core/bounded'
-import { freePort } from '../test/helpers/processes.js'
+import { freePort, sleep } from '../test/helpers/processes.js'
 import { parseMetrics, total } from '../test/helpers/prometheus.js'
 import { machineNote, writeSection } from './results.js'
-import { median } from './measure.js'
+import { median, quantile } from './measure.js'
 import { startStack, stopAll, type Api } from './stack.js'
 
 const SCALE = Number(process.env.SCALE ?? 1)
@@ -28,11 +28,8 @@ const HELLO_IN_FLIGHT = 4
 const IDLE_WINDOW_MS = 10_000
 const ACTIVITY_SLOTS = 100
 
-const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms))
 const ms = (v: number) => (Number.isNaN(v) ? '—' : formatMs(v, 1))
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`
-/** The value at quantile `q` of `values` (nearest rank). */
-const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))] ?? NaN
 const load = () => loadavg().map((l) => l.toFixed(1)).join(' / ')
 
 /** A receiver that takes every request and answers one byte every 2 s, never finishing. */
