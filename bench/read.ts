@@ -13,7 +13,7 @@ import { Pool } from 'undici'
 import { closedLoop, cpuPerOp, cpuSnapshot, f1, f2, interleaved, median, percentiles, processCpuMs, verdict, type ApiTrace, type Cpu, type Percentiles, type ProcessName } from './measure.js'
 import { table } from './results.js'
 import { measureIdleStreams, type IdleStreams } from './sse.js'
-import type { Api } from './stack.js'
+import { ipcCalls, type Api } from './stack.js'
 import { imageApiCommand } from '../scripts/dockerfile.js'
 
 export interface ReadOptions {
@@ -198,14 +198,8 @@ async function startBuiltApi (address: string, namespace: string, command: strin
       if (at) listening(at[1])
     })
   })
-  let id = 0
-  const memory = async () => await new Promise<Memory>((done) => {
-    const asked = id++
-    const onMessage = (m: { id: number, result: Memory }) => { if (m.id === asked) { child.off('message', onMessage); done(m.result) } }
-    child.on('message', onMessage)
-    child.send({ id: asked, cmd: 'memory' })
-  })
-  return { base, memory, stop: () => { child.removeAllListeners('exit'); child.kill('SIGTERM') } }
+  const call = ipcCalls(child)
+  return { base, memory: async () => await call<Memory>('memory'), stop: () => { child.removeAllListeners('exit'); child.kill('SIGTERM') } }
 }
 
 /**
