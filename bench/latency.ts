@@ -169,11 +169,7 @@ try {
 }
 
 const p = (values: number[]): Percentiles => percentiles(values)
-const pair = (k: keyof typeof samples, pick: (x: Percentiles) => number) => SETTINGS.map((s) => f1(pick(p(samples[k][s]))))
-const hello = { before: p(samples.hello.before), after: p(samples.hello.after) }
-const local = { before: p(samples.local.before), after: p(samples.local.after) }
-const regular = { before: p(samples.regular.before), after: p(samples.regular.after) }
-const starts = { before: p(samples.starts.before), after: p(samples.starts.after) }
+const [hello, local, regular, starts] = (['hello', 'local', 'regular', 'starts'] as const).map((k) => ({ before: p(samples[k].before), after: p(samples[k].after) }))
 const bareHello = p(floor.hello)
 const bareLocal = p(floor.local)
 /** The cost of one more local step: (10-stage run − 1-stage run) ÷ 9, from the medians. */
@@ -203,7 +199,7 @@ the measurements alternate between them, ${ROUNDS} rounds.
 | Per-step overhead of a 10-step \`pipeline\`, local steps, p50 (p99) of ${local.after.samples} runs | ≤ 5 ms | ${f1(local.before.p50)} (${f1(local.before.p99)}) ms | **${f1(local.after.p50)}** (${f1(local.after.p99)}) ms | ${f1(bareLocal.p50)} (${f1(bareLocal.p99)}) ms | ${verdict(local.after.p50 <= 5)} |
 | … of which one more local step (marginal) and the run's fixed part (started → closed) | — | | ${f1(marginal(floor.fp10, floor.fp1))} ms + ${f1(fixed(floor.fp10, floor.fp1))} ms | ${f1(marginal(floor.bare10, floor.bare1))} ms + ${f1(fixed(floor.bare10, floor.bare1))} ms | |
 | The same with regular steps (activities) | — | ${f1(regular.before.p50)} (${f1(regular.before.p99)}) ms | ${f1(regular.after.p50)} (${f1(regular.after.p99)}) ms | | |
-| Start throughput, \`POST /workflow/start\` of \`hello\`, 32 in flight, median of ${starts.after.samples} rounds of ${STARTS} | not lower | ${pair('starts', (x) => x.p50)[0]} starts/s | **${pair('starts', (x) => x.p50)[1]}** starts/s | | ${verdict(starts.after.p50 >= starts.before.p50 * 0.95)} |
+| Start throughput, \`POST /workflow/start\` of \`hello\`, 32 in flight, median of ${starts.after.samples} rounds of ${STARTS} | not lower | ${f1(starts.before.p50)} starts/s | **${f1(starts.after.p50)}** starts/s | | ${verdict(starts.after.p50 >= starts.before.p50 * 0.95)} |
 ${sseRow(1)}
 ${sseRow(SSE_CLIENTS)}
 

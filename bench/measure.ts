@@ -74,10 +74,7 @@ export function cpuPerOp (a: CpuSnapshot, b: CpuSnapshot, per: number): Cpu {
   return cpu
 }
 /** Share of the machine's capacity that work other than our four processes took between two snapshots. */
-export function othersShare (a: CpuSnapshot, b: CpuSnapshot): number {
-  const ours = PROCESSES.reduce((sum, p) => sum + b.procs[p] - a.procs[p], 0)
-  return Math.max(0, b.machine.busy - a.machine.busy - ours) / Math.max(1, b.machine.total - a.machine.total)
-}
+export const othersShare = (a: CpuSnapshot, b: CpuSnapshot) => cpuPerOp(a, b, 1).others / Math.max(1, b.machine.total - a.machine.total)
 export const busyShare = (a: CpuSnapshot, b: CpuSnapshot) => (b.machine.busy - a.machine.busy) / Math.max(1, b.machine.total - a.machine.total)
 
 export function meanCpu<T> (rounds: T[], pick: (r: T) => Cpu | undefined): Cpu {
