@@ -1,9 +1,7 @@
 /**
- * `npm run bench -- cluster`: scale-out on the cluster topology (docs/cluster.md): PostgreSQL, the
- * Temporal server, API replicas and workers as `npm run cluster` starts them. Side by side in one
- * run: start throughput and `/workflow/run` latency through one API replica versus two (round
- * robin), and step throughput with one worker versus two, each with the CPU share of every
- * process. Writes the `cluster` section of bench/RESULTS.md.
+ * `npm run bench -- cluster`: scale-out on the cluster topology (docs/cluster.md), one API replica
+ * against two and one worker against two, with each process's CPU share (the method: the
+ * section's note below).
  */
 import { cpus, loadavg } from 'node:os'
 import { Client, Connection } from '@temporalio/client'
@@ -185,7 +183,6 @@ async function main (): Promise<void> {
   const results = { starts, runs, steps, load }
   console.log(JSON.stringify(results, null, 2))
   writeSection('cluster', report(results, machine))
-  log(`wrote the cluster section of ${process.env.BENCH_RESULTS ?? 'bench/RESULTS.md'}`)
 }
 
 await main()

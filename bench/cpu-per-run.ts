@@ -1,24 +1,16 @@
 /**
- * `npm run bench -- cpu-per-run [<other worktree>]`: what one run costs in CPU, by process. The
- * load is issue 55's: `POST /workflow/run` of `hello`, 200 in flight, on a stack started as
- * `npm start` starts it (API in the dev process, worker, engine, object store) on fresh data
- * (a new FLOWPORT_DATA_DIR each round). CPU ms per run of each process comes from /proc
- * (utime + stime, all threads) between the start and the end of the measured runs. On the same
- * engine, the floor: the bare SDK worker (bench/bare-sdk/) running `bareHello`, started by the
- * raw client, as many runs with as many in flight.
+ * `npm run bench -- cpu-per-run [<other worktree>]`: what one run costs in CPU, by process, on a
+ * stack started as `npm start` starts it, beside the bare SDK's floor on the same engine (the
+ * method: the section's note below). The load is issue 55's.
  *
  * With a worktree path (e.g. `git worktree add ../wt-80abcae 80abcae`), the same stack of that
- * tree is measured too, its rounds alternating with this tree's (A B B A …), each round's stack
- * started fresh, so that both sides meet the same load on the shared machine.
+ * tree is measured too, its rounds alternating with this tree's.
  *
  * BENCH_CPU_PROFILE=<dir>: the main threads of the API and the worker are profiled during the
  * measured runs (bench/cpu-prof-preload.mjs) into <dir>/<side>-<round>/<pid>.cpuprofile, with
  * window.json naming the pids: `tsx bench/cpu-profile.ts <dir>/<side>-<round>` summarises where the
- * milliseconds go. Profiling costs CPU itself: its rounds'
- * figures are not the ones to compare.
- *
- * Writes the `cpu-per-run` section of bench/RESULTS.md, or with a profile the `cpu-profile` one
- * (bench/cpu-profile.ts); measured, never asserted.
+ * milliseconds go, and the `cpu-profile` section is written instead of `cpu-per-run` (profiling
+ * costs CPU itself: its rounds' figures are not the ones to compare).
  */
 import { execSync, spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
@@ -28,7 +20,7 @@ import { fileURLToPath } from 'node:url'
 import { Client, Connection } from '@temporalio/client'
 import { stopProcess } from '../cli/supervise.js'
 import { closedLoop, f1, median, processCpuMs } from './measure.js'
-import { keepFigures, machineNote, writeSection } from './results.js'
+import { keepFigures, machineNote, table, writeSection } from './results.js'
 import { post } from './stack.js'
 import { commandLine, descendants } from '../test/helpers/processes.js'
 import { profileReport, summariseDir } from './cpu-profile.js'
@@ -212,9 +204,7 @@ ${row('Floor: raw client (not counted above)', (r) => r.bare.client)}
 ${row('Worker ÷ bare SDK worker, same round', (r) => r.stack.worker / r.bare.worker, true)}
 ${row('Whole stack ÷ floor (bare worker + engine), same round', (r) => total(r) / bareTotal(r), true)}
 
-| Round | Side | API | Worker | Engine | Store | Stack | Runs/s | Bare worker | Bare + engine | Bare runs/s | Load average before |
-|---|---|---|---|---|---|---|---|---|---|---|---|
-${roundRows.join('\n')}
+${table(['Round', 'Side', 'API', 'Worker', 'Engine', 'Store', 'Stack', 'Runs/s', 'Bare worker', 'Bare + engine', 'Bare runs/s', 'Load average before'], roundRows)}
 
 Load averages are the machine's (1 / 5 / 15 min) before each round's stack started: the machine is shared, so absolute
 figures move with it (a round under twice the load shows up to twice the CPU per run: cache misses, context switches,

@@ -48,7 +48,6 @@ export class DeliveryLags implements HubObserver {
     }
   }
 
-  /** The lags kept so far. */
   taken (): { delivery: number[], read: number[] } {
     const taken = (ring: Float64Array | undefined, n: number) => Array.from(ring?.subarray(0, Math.min(n, ring.length)) ?? [])
     return { delivery: taken(this.deliveryLags, this.deliveries), read: taken(this.readLags, this.reads) }

@@ -1,10 +1,7 @@
 /**
  * `npx tsx --conditions=flowport-source bench/engine-outage.ts`: how fast the API answers while the
- * engine is away and how soon it serves again once the engine is back. Starts its own engine (on a
- * SQLite file, so it restarts on the same data and port), a worker and the API, then kills the
- * engine with SIGKILL and restarts it, OUTAGE_CYCLES times (default 3), while a client polls
- * `GET /workflow/{id}/status` and `GET /ready` every POLL_MS (default 50) and follows the run's
- * history stream. Writes the `engine-outage` section of bench/RESULTS.md. Measured, never asserted.
+ * engine is away and how soon it serves again once the engine is back (the method: the section's
+ * note below). Measured, never asserted.
  */
 import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
@@ -17,8 +14,8 @@ import { buildApp } from '../app.js'
 import { startEngine, type Engine } from '../cli/engine.js'
 import { workerNodeArgs } from '../cli/worker-entry.js'
 import { loadConfig } from '../plugins/external/config/index.js'
-import { machineNote, writeSection } from './results.js'
-import { percentiles } from './measure.js'
+import { machineNote, table, writeSection } from './results.js'
+import { percentiles, verdict } from './measure.js'
 
 const CYCLES = Number(process.env.OUTAGE_CYCLES ?? 3)
 const POLL_MS = Number(process.env.POLL_MS ?? 50)
@@ -136,17 +133,14 @@ stream; the engine is killed with SIGKILL, left down ${DOWN_MS} ms, and started 
 
 | Figure | Target | Measured | |
 |---|---|---|---|
-| Latency of 503 EngineUnavailableError (with Retry-After) while the engine is down, all cycles | ≤ 1 s | p50 ${ms(percentiles(all503).p50)}, p99 ${ms(percentiles(all503).p99)}, max ${ms(Math.max(...all503))} (${all503.length} answers) | ${Math.max(...all503) <= 1000 ? 'met' : '**not met**'} |
+| Latency of 503 EngineUnavailableError (with Retry-After) while the engine is down, all cycles | ≤ 1 s | p50 ${ms(percentiles(all503).p50)}, p99 ${ms(percentiles(all503).p99)}, max ${ms(Math.max(...all503))} (${all503.length} answers) | ${verdict(Math.max(...all503) <= 1000)} |
 | Latency of \`/ready\` 503 while the engine is down | fast | p50 ${ms(percentiles(allReady503).p50)}, max ${ms(Math.max(...allReady503))} (${allReady503.length} answers) | |
-| Engine back (answers its health check) → first \`/ready\` 200, worst cycle | ≤ 3 s | ${ms(Math.max(...cycles.map((c) => c.readyBackMs)))} | ${Math.max(...cycles.map((c) => c.readyBackMs)) <= 3000 ? 'met' : '**not met**'} |
-| Engine back → first status 200, worst cycle | ≤ 3 s | ${ms(Math.max(...cycles.map((c) => c.statusBackMs)))} | ${Math.max(...cycles.map((c) => c.statusBackMs)) <= 3000 ? 'met' : '**not met**'} |
+| Engine back (answers its health check) → first \`/ready\` 200, worst cycle | ≤ 3 s | ${ms(Math.max(...cycles.map((c) => c.readyBackMs)))} | ${verdict(Math.max(...cycles.map((c) => c.readyBackMs)) <= 3000)} |
+| Engine back → first status 200, worst cycle | ≤ 3 s | ${ms(Math.max(...cycles.map((c) => c.statusBackMs)))} | ${verdict(Math.max(...cycles.map((c) => c.statusBackMs)) <= 3000)} |
 
-| Cycle | Kill → first 503 | Kill → open stream's server_error | status 503s | /ready 503s | Back → /ready 200 | Back → status 200 | Engine start-up | Other statuses |
-|---|---|---|---|---|---|---|---|---|
-${rows.join('\n')}
+${table(['Cycle', 'Kill → first 503', 'Kill → open stream\'s server_error', 'status 503s', '/ready 503s', 'Back → /ready 200', 'Back → status 200', 'Engine start-up', 'Other statuses'], rows)}
 
 "Back" is the moment \`startEngine\` saw the restarted engine answer its gRPC health check (it checks every 200 ms), so
 the recovery figures include up to that much of the engine's own start. Before the breaker (issue 25): 503s took
 10–15 s (median 12 s), \`/ready\` 3 s to say 503 and 16.5 s to turn 200 again.
 `)
-console.log('wrote the engine-outage section of bench/RESULTS.md')

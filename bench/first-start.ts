@@ -1,13 +1,8 @@
 /**
- * `npm run bench -- first-start`: a fresh machine's first `npm start`. Spawns `npm start` with an
- * empty Flowport cache (FLOWPORT_CACHE_DIR: a new temporary folder, so the engine's `temporal`
- * binary is fetched and the object store's versitygw downloaded or built as on a fresh clone), its
- * own data directory and free ports, and measures from the spawn to `/ready` answering 200 and to
- * the log's `Store` line (the store attached). The goal: `/ready` within 60 s, whatever the store
- * does. Once per variant of Go's module and build caches (BENCH_FIRST_START_GO, default
- * `cold,warm`): `cold` empty ones (every module downloaded and compiled, as on a machine that never
- * built Go), `warm` the machine's own. Writes the `first-start` section of bench/RESULTS.md.
- * Measured, never asserted.
+ * `npm run bench -- first-start`: a fresh machine's first `npm start`, on an empty Flowport cache,
+ * once per state of Go's caches (BENCH_FIRST_START_GO, default `cold,warm`: `cold` empty ones, as
+ * on a machine that never built Go, `warm` the machine's own); the method: the section's note
+ * below. Measured, never asserted.
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -15,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { formatMs } from '@flowport/core/duration'
 import { freePort } from '../cli/engine.js'
-import { machineNote, writeSection } from './results.js'
+import { machineNote, table, writeSection } from './results.js'
 
 const BUDGET_MS = Number(process.env.BENCH_FIRST_START_BUDGET_S ?? 1200) * 1000
 const VARIANTS = (process.env.BENCH_FIRST_START_GO ?? 'cold,warm').split(',').map((v) => v.trim()).filter((v): v is 'cold' | 'warm' => v === 'cold' || v === 'warm')
@@ -91,9 +86,7 @@ spawn to \`/ready\` answering 200 (goal: ≤ ${formatMs(GOAL_MS)}, whatever the 
 (the store attached; no goal: nothing waits for it). One start per state of Go's module and build caches
 (\`BENCH_FIRST_START_GO=cold,warm\`).
 
-| Go caches | \`/ready\` answers 200 | goal | store attached (\`Store\` line) |
-|---|---|---|---|
-${results.map((r) => `| ${GO[r.go]} | ${ms(r.readyAt)} | ${r.readyAt !== undefined && r.readyAt <= GOAL_MS ? 'met' : 'missed'} | ${ms(r.storeAt)} |`).join('\n')}
+${table(['Go caches', '`/ready` answers 200', 'goal', 'store attached (`Store` line)'], results.map((r) => `| ${GO[r.go]} | ${ms(r.readyAt)} | ${r.readyAt !== undefined && r.readyAt <= GOAL_MS ? 'met' : 'missed'} | ${ms(r.storeAt)} |`))}
 
 What the stack logged about getting its binaries (\`$TMP\`: the run's temporary folder):
 

@@ -1,22 +1,8 @@
 /**
  * `npm run bench -- latency`: run latency with the engine launcher's settings against the Temporal
- * server's own defaults, side by side in one run (docs/performance.md). Two dev stacks like
- * `npm start` (a SQLite file, one worker serving the examples, the API in its own process), one
- * per setting, both up for the whole run; every measurement alternates between them round by
- * round so that both see the same machine. Measures:
- * - `POST /workflow/run` of `hello`, sequential (client-observed p50/p99);
- * - the per-step overhead of a 10-step `pipeline` run, with local and with regular steps:
- *   (started → closed − Σ step times) / 10, from the run's history;
- * - start throughput: `POST /workflow/start` of `hello`, 32 in flight, the worker running them;
- * - SSE event-to-client latency with 1 and with 1,000 clients following a `sleepy` run, a fresh
- *   run per phase, the phases of all rounds pooled.
- * The floor beside them: on the "after" stack, a worker of the bare Temporal SDK
- * (bench/bare-sdk/) runs the same `hello` and `pipeline` through the raw client, alternating with
- * Flowport's; and the marginal cost of one more local step, from 1- and 10-stage runs of both.
- * For SSE, a minimal node:http server (bench/bare-fanout.ts: one raw long-poll per run, one
- * pre-serialized frame per page written to every socket) in its own process beside the "after"
- * API, followed by the same clients next to Flowport's "after" API in every round.
- * Writes the `latency` section of bench/RESULTS.md; measured, never asserted.
+ * server's own defaults, two dev stacks side by side in one run (docs/performance.md), with the
+ * bare SDK's and a bare SSE fan-out's floor beside them (bench/bare-sdk/, bench/bare-fanout.ts);
+ * what each figure is and how: the section's note below. Measured, never asserted.
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
@@ -110,12 +96,8 @@ async function stepOverhead (client: Client, workflowId: string, runId: string, 
 }
 
 const stacks = {} as Record<Setting, LatencyStack>
-const samples = {
-  hello: { before: [] as number[], after: [] as number[] },
-  local: { before: [] as number[], after: [] as number[] },
-  regular: { before: [] as number[], after: [] as number[] },
-  starts: { before: [] as number[], after: [] as number[] }
-}
+const bySetting = (): Record<Setting, number[]> => ({ before: [], after: [] })
+const samples = { hello: bySetting(), local: bySetting(), regular: bySetting(), starts: bySetting() }
 /** On the "after" stack only: the bare SDK's figures, and 1- and 10-stage local runs (started → closed) of both. */
 const floor = { hello: [] as number[], local: [] as number[], fp1: [] as number[], fp10: [] as number[], bare1: [] as number[], bare10: [] as number[] }
 /** Per server and number of clients: the pooled latency samples of every round, and whether every client got every event once. */
@@ -187,11 +169,7 @@ try {
 }
 
 const p = (values: number[]): Percentiles => percentiles(values)
-const pair = (k: keyof typeof samples, pick: (x: Percentiles) => number) => SETTINGS.map((s) => f1(pick(p(samples[k][s]))))
-const hello = { before: p(samples.hello.before), after: p(samples.hello.after) }
-const local = { before: p(samples.local.before), after: p(samples.local.after) }
-const regular = { before: p(samples.regular.before), after: p(samples.regular.after) }
-const starts = { before: p(samples.starts.before), after: p(samples.starts.after) }
+const [hello, local, regular, starts] = (['hello', 'local', 'regular', 'starts'] as const).map((k) => ({ before: p(samples[k].before), after: p(samples[k].after) }))
 const bareHello = p(floor.hello)
 const bareLocal = p(floor.local)
 /** The cost of one more local step: (10-stage run − 1-stage run) ÷ 9, from the medians. */
@@ -221,7 +199,7 @@ the measurements alternate between them, ${ROUNDS} rounds.
 | Per-step overhead of a 10-step \`pipeline\`, local steps, p50 (p99) of ${local.after.samples} runs | ≤ 5 ms | ${f1(local.before.p50)} (${f1(local.before.p99)}) ms | **${f1(local.after.p50)}** (${f1(local.after.p99)}) ms | ${f1(bareLocal.p50)} (${f1(bareLocal.p99)}) ms | ${verdict(local.after.p50 <= 5)} |
 | … of which one more local step (marginal) and the run's fixed part (started → closed) | — | | ${f1(marginal(floor.fp10, floor.fp1))} ms + ${f1(fixed(floor.fp10, floor.fp1))} ms | ${f1(marginal(floor.bare10, floor.bare1))} ms + ${f1(fixed(floor.bare10, floor.bare1))} ms | |
 | The same with regular steps (activities) | — | ${f1(regular.before.p50)} (${f1(regular.before.p99)}) ms | ${f1(regular.after.p50)} (${f1(regular.after.p99)}) ms | | |
-| Start throughput, \`POST /workflow/start\` of \`hello\`, 32 in flight, median of ${starts.after.samples} rounds of ${STARTS} | not lower | ${pair('starts', (x) => x.p50)[0]} starts/s | **${pair('starts', (x) => x.p50)[1]}** starts/s | | ${verdict(starts.after.p50 >= starts.before.p50 * 0.95)} |
+| Start throughput, \`POST /workflow/start\` of \`hello\`, 32 in flight, median of ${starts.after.samples} rounds of ${STARTS} | not lower | ${f1(starts.before.p50)} starts/s | **${f1(starts.after.p50)}** starts/s | | ${verdict(starts.after.p50 >= starts.before.p50 * 0.95)} |
 ${sseRow(1)}
 ${sseRow(SSE_CLIENTS)}
 
@@ -240,4 +218,3 @@ its ActivityTaskStarted → Completed, a local step's the times its result carri
 The SSE clients run in the benchmark process on the same ${cpus().length} cores as the API, the engine and the worker: with 1,000 of them
 every event costs 1,000 socket writes in the API and 1,000 reads here (bench/RESULTS.md, SSE section, splits it).
 `)
-console.log('wrote the latency section of bench/RESULTS.md')

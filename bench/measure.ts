@@ -16,9 +16,11 @@ export type Cpu = Record<ProcessName | 'others', number>
 
 export const now = () => performance.now()
 
+/** The value at quantile `q` of `values` (nearest rank), NaN when there is none. */
+export const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))] ?? NaN
+
 export function percentiles (values: number[]): Percentiles {
-  const sorted = [...values].sort((a, b) => a - b)
-  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN
+  const at = (q: number) => quantile(values, q)
   return { samples: values.length, p50: at(0.5), p90: at(0.9), p99: at(0.99), mean: values.reduce((a, b) => a + b, 0) / Math.max(1, values.length) }
 }
 /** The middle value, or the mean of the two middle ones for an even count. */
@@ -72,10 +74,7 @@ export function cpuPerOp (a: CpuSnapshot, b: CpuSnapshot, per: number): Cpu {
   return cpu
 }
 /** Share of the machine's capacity that work other than our four processes took between two snapshots. */
-export function othersShare (a: CpuSnapshot, b: CpuSnapshot): number {
-  const ours = PROCESSES.reduce((sum, p) => sum + b.procs[p] - a.procs[p], 0)
-  return Math.max(0, b.machine.busy - a.machine.busy - ours) / Math.max(1, b.machine.total - a.machine.total)
-}
+export const othersShare = (a: CpuSnapshot, b: CpuSnapshot) => cpuPerOp(a, b, 1).others / Math.max(1, b.machine.total - a.machine.total)
 export const busyShare = (a: CpuSnapshot, b: CpuSnapshot) => (b.machine.busy - a.machine.busy) / Math.max(1, b.machine.total - a.machine.total)
 
 export function meanCpu<T> (rounds: T[], pick: (r: T) => Cpu | undefined): Cpu {

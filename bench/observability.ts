@@ -1,17 +1,12 @@
 /**
- * `npm run bench -- observability`: what metrics and tracing cost on start throughput. Starts its
- * own engine, one worker serving the examples, an OTLP/HTTP sink (answers 200, keeps nothing) and
- * three API processes side by side: `off` (SERVICE_METRICS_ENABLED=false, no OTEL settings),
- * `metrics` (the default) and `metrics+tracing` (an OTLP endpoint, every request sampled). Rounds
- * of `POST /workflow/start` of hello (N starts, C in flight) go to each API in turn, in a rotating
- * order, so all three see the same machine; the figure is each variant's median starts per second
- * over the off variant's. Writes the `observability` section of bench/RESULTS.md; never asserted.
+ * `npm run bench -- observability`: what metrics and tracing cost on start throughput, three API
+ * processes side by side (the method: the section's note below). Never asserted.
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Agent, request } from 'undici'
 import { closedLoop, f1, f2, median, processCpuMs, verdict } from './measure.js'
-import { machineNote, writeSection } from './results.js'
+import { machineNote, table, writeSection } from './results.js'
 import { startStack } from './stack.js'
 
 const ROUNDS = Number(process.env.OBS_ROUNDS ?? 6)
@@ -95,12 +90,9 @@ request sampled; the sink answers 200 and keeps nothing, ${exports} export reque
 \`POST /workflow/start\` of hello, ${CONCURRENCY} in flight, to each API in turn (order rotating each round), after one warm-up
 round each. Overhead = 1 − median starts/s of the variant ÷ median starts/s of \`off\`.
 
-| Variant | Starts/s, median (each round) | Overhead | Target | | API CPU ms per start, median (vs off) |
-|---|---|---|---|---|---|
-${rows.join('\n')}
+${table(['Variant', 'Starts/s, median (each round)', 'Overhead', 'Target', '', 'API CPU ms per start, median (vs off)'], rows)}
 
 The round-to-round spread on this shared 2-core machine is of the same order as the differences: read the overhead
 together with the per-round figures. Start throughput is bounded by the engine here, so the API's own CPU time per start
 (from /proc, per round) is the closer measure of what metrics and tracing add. Reproduce: \`npm run bench -- observability\` (OBS_ROUNDS, OBS_STARTS, OBS_CONCURRENCY).
 `)
-console.log(`wrote the observability section of ${process.env.BENCH_RESULTS ?? 'bench/RESULTS.md'}`)

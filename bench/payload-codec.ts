@@ -1,17 +1,12 @@
 /**
  * `npm run bench -- payloads`: what the large-payload codec (docs/large-payloads.md) costs a run
- * whose payloads are all small, where it must pass everything through untouched. Starts its own
- * engine, an S3-compatible server (moto, as the tests do), and two stacks side by side, each an
- * API process and a worker on a catalog of its own: codec on (a bucket, SERVICE_PAYLOAD_REFS_ENABLED
- * default) and codec off (SERVICE_PAYLOAD_REFS_ENABLED=false), tracing off in both so that only
- * the codec differs. Interleaved rounds of `POST /workflow/run` of `hello` (sequential, so each
- * sample is one run's latency) go to each stack in turn. Writes the `payloads` section of
- * bench/RESULTS.md; measured, never asserted.
+ * whose payloads are all small, codec on against off (the method: the section's note below).
+ * Measured, never asserted.
  */
 import { defaultPayloadConverter } from '@temporalio/common'
 import { ClaimCheckCodec, PayloadStore } from '@flowport/core/payloads'
 import { createBucket, S3_TEST_CREDENTIALS, startS3Server } from '../test/helpers/s3-server.js'
-import { machineNote, writeSection } from './results.js'
+import { machineNote, table, writeSection } from './results.js'
 import { f2, interleaved, percentiles } from './measure.js'
 import { startStack, type Api } from './stack.js'
 
@@ -97,9 +92,7 @@ loopback), and the same without it (\`SERVICE_PAYLOAD_REFS_ENABLED=false\`); tra
 of ${RUNS} sequential \`POST /workflow/run\` of \`hello\` (about 40-byte input and output, far below the 256 KiB threshold:
 the codec passes every payload through) per stack, latency measured by the client.
 
-| Codec | Runs | p50 | Round medians (min–max) | p90 | p99 | Added at p50 |
-|---|---|---|---|---|---|---|
-${VARIANTS.map(row).join('\n')}
+${table(['Codec', 'Runs', 'p50', 'Round medians (min–max)', 'p90', 'p99', 'Added at p50'], VARIANTS.map(row))}
 
 The codec alone, in the benchmark process: encode + decode of one such payload takes ${passThrough.ns.toFixed(0)} ns (mean of
 ${passThrough.iterations} in a row, after a warm-up), twice per run in the API and a few times in the worker: microseconds
@@ -109,7 +102,6 @@ Goal: nothing measurable. The codec adds ${f2(on.p50 - off.p50)} ms at p50; the 
 spread over ${f2(noise)} ms (the machine's own noise), so the difference is ${Math.abs(on.p50 - off.p50) <= noise ? 'within' : '**above**'} that noise. For a small
 payload the codec does one length comparison per payload in the API and in the worker; it never calls the bucket.
 `)
-  console.log('wrote the payloads section of bench/RESULTS.md')
 } finally {
   await Promise.all([stack.stop(), s3.stop()])
 }

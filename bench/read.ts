@@ -1,10 +1,8 @@
 /**
  * `npm run bench -- read`: status and result reads through the API side by side with the raw
- * @temporalio/client doing the same reads (`handle.describe()`, `handle.result()`), on runs read
- * for the first time (each request a different closed run nobody read before) and on one closed
- * run read again and again; engine calls per read; API memory per idle SSE stream and of the
- * production API (the built `flowport api`) at start. Targets: first-read ratios ≥ 0.9,
- * repeated reads ≥ 2× the raw client, ≤ 8 KiB per idle stream, ≤ 104 MiB at start.
+ * @temporalio/client doing the same reads, on runs read for the first time and on one closed run
+ * read again and again; engine calls per read; API memory per idle SSE stream and at start
+ * (targets and method: the section's note, readReport below).
  */
 import { execFileSync, fork, spawn } from 'node:child_process'
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
@@ -13,8 +11,9 @@ import { join, resolve } from 'node:path'
 import type { Client } from '@temporalio/client'
 import { Pool } from 'undici'
 import { closedLoop, cpuPerOp, cpuSnapshot, f1, f2, interleaved, median, percentiles, processCpuMs, verdict, type ApiTrace, type Cpu, type Percentiles, type ProcessName } from './measure.js'
+import { table } from './results.js'
 import { measureIdleStreams, type IdleStreams } from './sse.js'
-import type { Api } from './stack.js'
+import { ipcCalls, type Api } from './stack.js'
 import { imageApiCommand } from '../scripts/dockerfile.js'
 
 export interface ReadOptions {
@@ -38,9 +37,8 @@ type Reader = (run: RunRef) => Promise<void>
 
 /** `cpu`: CPU ms per read of each process while this side ran (the front in the `api` slot: the API, or the bare front). */
 export interface Throughput { perSecond: number, latency: Percentiles, cpu?: Cpu }
-/** `bare`: the same read through bench/bare-front.mjs, on first reads only. */
 /**
- * `rounds`: each round's ratio to the raw client's round beside it (the sides run one after the
+ * `bare`: the same read through bench/bare-front.mjs, on first reads only. `rounds`: each round's ratio to the raw client's round beside it (the sides run one after the
  * other within a round), the API's and the bare front's; their median is the figure of record.
  */
 export interface Measured { label: string, api: Throughput, raw: Throughput, bare?: Throughput, rounds: { api: number[], bare?: number[] } }
@@ -103,11 +101,6 @@ async function engineSettled (pid: number, { busyMsPerS = 100, seconds = 8, maxM
   return { waitedMs: Date.now() - started, quiet: inRow >= seconds }
 }
 
-/** `n` reads of the runs `runs` hands out, `concurrency` in flight. */
-async function drive (n: number, concurrency: number, next: () => RunRef, read: Reader): Promise<{ ms: number, latencies: number[] }> {
-  return await closedLoop(n, concurrency, async () => { await read(next()) })
-}
-
 interface Part { ms: number, latencies: number[], cpu?: Cpu }
 
 const throughput = (parts: Part[]): Throughput => {
@@ -135,7 +128,7 @@ async function sideBySide (label: string, opts: ReadOptions, n: number, sides: S
   await interleaved(opts.rounds, names, async (side) => {
     const [next, read] = sides[side]!
     const before = pids && cpuSnapshot(pids[side])
-    const part: Part = await drive(per, opts.concurrency, next, read)
+    const part: Part = await closedLoop(per, opts.concurrency, async () => { await read(next()) })
     if (pids && before) part.cpu = cpuPerOp(before, cpuSnapshot(pids[side]), part.latencies.length)
     ;(parts[side] ??= []).push(part)
   })
@@ -179,12 +172,20 @@ function getter (base: string, connections: number, headers: Record<string, stri
 interface BuiltApi { base: string, memory: () => Promise<Memory>, stop: () => void }
 
 /**
+ * The start-memory figures run the build (the image's CMD and the installed bin), which this
+ * benchmark does not make: said before anything is measured, not after minutes of first reads.
+ */
+export function assertBuilt (): void {
+  const missing = [imageApiCommand().script, 'dist/cli/flowport.js', 'core/dist', 'worker/dist'].filter((path) => !existsSync(resolve(path)))
+  if (missing.length > 0) throw new Error(`the read benchmark runs the built API; missing: ${missing.join(', ')}. Run \`npm run build\` first`)
+}
+
+/**
  * A built API in a process of its own, started by `command` (an executable and its arguments) as a
  * user would start it: GC exposed and bench/memory-probe.mjs (memory answered over IPC) loaded
  * through NODE_OPTIONS, so that the command's own node flags (a shebang's included) stay its own.
  */
 async function startBuiltApi (address: string, namespace: string, command: string[]): Promise<BuiltApi> {
-  if (!existsSync(resolve('dist/server.js'))) throw new Error('the build is missing: run `npm run build` first')
   const [executable, ...args] = command
   const child = spawn(executable, args, {
     env: { PATH: process.env.PATH, NODE_OPTIONS: `--expose-gc --import ${resolve('bench/memory-probe.mjs')}`, NODE_ENV: 'production', SERVICE_API_AUTH_TOKEN: TOKEN, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: namespace, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' },
@@ -197,14 +198,8 @@ async function startBuiltApi (address: string, namespace: string, command: strin
       if (at) listening(at[1])
     })
   })
-  let id = 0
-  const memory = async () => await new Promise<Memory>((done) => {
-    const asked = id++
-    const onMessage = (m: { id: number, result: Memory }) => { if (m.id === asked) { child.off('message', onMessage); done(m.result) } }
-    child.on('message', onMessage)
-    child.send({ id: asked, cmd: 'memory' })
-  })
-  return { base, memory, stop: () => { child.removeAllListeners('exit'); child.kill('SIGTERM') } }
+  const call = ipcCalls(child)
+  return { base, memory: async () => await call<Memory>('memory'), stop: () => { child.removeAllListeners('exit'); child.kill('SIGTERM') } }
 }
 
 /**
@@ -230,26 +225,21 @@ async function measureStartMemory (label: string, api: BuiltApi, settleMs: numbe
 }
 
 /**
- * The image's young-generation cap against V8's default, on one workload: repeated status and
- * input reads of one closed run, `concurrency` in flight, in interleaved rounds.
+ * The image's young-generation cap (`api`) against V8's default (`raw`), on one workload: repeated
+ * status and input reads of one closed run, `concurrency` in flight, in interleaved rounds.
  */
-async function compareFlags (a: BuiltApi, b: BuiltApi, run: RunRef, opts: ReadOptions, n: number): Promise<{ a: Throughput, b: Throughput }> {
-  const enc = encodeURIComponent
-  const paths = [`/workflow/${enc(run.workflowId)}/status`, `/workflow/${enc(run.workflowId)}/input`]
-  const getters = [a, b].map((api) => getter(api.base, opts.concurrency, { authorization: `Bearer ${TOKEN}` }))
-  const reads = getters.map(({ get }) => {
+async function compareFlags (withFlags: BuiltApi, withDefaults: BuiltApi, run: RunRef, opts: ReadOptions): Promise<Measured> {
+  const getters = [withFlags, withDefaults].map((api) => getter(api.base, opts.concurrency, { authorization: `Bearer ${TOKEN}` }))
+  const [flags, defaults] = getters.map(({ get }): [() => RunRef, Reader] => {
     let i = 0
-    return async () => { await get(paths[i++ % 2]) }
+    return [() => run, async (r) => { await get(`/workflow/${encodeURIComponent(r.workflowId)}/${i++ % 2 === 0 ? 'status' : 'input'}`) }]
   })
-  const parts: Array<Array<{ ms: number, latencies: number[] }>> = [[], []]
   try {
-    for (const side of [0, 1]) await closedLoop(200, opts.concurrency, reads[side]) // warm-up
-    const per = Math.ceil(n / opts.rounds)
-    await interleaved(opts.rounds, [0, 1], async (side) => { parts[side].push(await closedLoop(per, opts.concurrency, reads[side])) })
+    for (const [next, read] of [flags, defaults]) await closedLoop(200, opts.concurrency, async () => { await read(next()) }) // warm-up
+    return await sideBySide('image flags (API) vs V8 defaults (raw)', opts, opts.repeats, { api: flags, raw: defaults })
   } finally {
     await Promise.all(getters.map(async (g) => { await g.close() }))
   }
-  return { a: throughput(parts[0]), b: throughput(parts[1]) }
 }
 
 /** CPU lists (taskset's syntax) for each placement, on this machine's CPUs. */
@@ -298,9 +288,7 @@ export async function runReadBenchmark (apiHandle: Api, temporal: Client, opts: 
     const one = fresh()
 
     // Warm-up: JIT, connections, the catalog cache; on runs of their own.
-    await drive(warm, opts.concurrency, fresh, api.result)
-    await drive(warm, opts.concurrency, fresh, raw.result)
-    await drive(warm, opts.concurrency, fresh, bare.result)
+    for (const read of [api.result, raw.result, bare.result]) await closedLoop(warm, opts.concurrency, async () => { await read(fresh()) })
     for (let i = 0; i < 200; i++) { await api.resultPinned(one); await raw.result(one) }
 
     // Engine calls per read: sequential requests, counted by the API process' wrapped client.
@@ -391,9 +379,8 @@ export async function runReadBenchmark (apiHandle: Api, temporal: Client, opts: 
     const withDefaults = await startBuiltApi(opts.address, opts.namespace, [process.execPath, image.script])
     let youngGeneration: ReadResults['youngGeneration']
     try {
-      const compared = await compareFlags(withFlags, withDefaults, one, opts, opts.repeats)
-      youngGeneration = { flags: image.nodeFlags, image: compared.a, defaults: compared.b }
-      console.log(`read: image flags ${f1(compared.a.perSecond)}/s, defaults ${f1(compared.b.perSecond)}/s`)
+      const compared = await compareFlags(withFlags, withDefaults, one, opts)
+      youngGeneration = { flags: image.nodeFlags, image: compared.api, defaults: compared.raw }
     } finally {
       withFlags.stop()
       withDefaults.stop()
@@ -441,15 +428,11 @@ Each figure's runs are dealt out in turn to the three sides, so that each reads 
 ${r.firstRead.map((p) => `
 **${p.placement === 'shared' ? 'Shared CPUs' : 'Engine apart'}**: the engine on CPUs ${p.cpus.engine}; the API, the bare front and the benchmark's clients on CPUs ${p.cpus.clients}.
 
-| Read | API | raw client | ratio | target | | each round's ratio | ratio of the totals | floor: bare HTTP front | its ratio |
-|---|---|---|---|---|---|---|---|---|---|
-${p.figures.map((m) => row(m, 0.9)).join('\n')}
+${table(['Read', 'API', 'raw client', 'ratio', 'target', '', 'each round\'s ratio', 'ratio of the totals', 'floor: bare HTTP front', 'its ratio'], p.figures.map((m) => row(m, 0.9)))}
 
 CPU ms per read, engine / front / the benchmark process (its HTTP clients, or the raw client):
 
-| Read | API | raw client | bare HTTP front |
-|---|---|---|---|
-${p.figures.map((m) => `| ${m.label} | ${cpuCell(m.api, true)} | ${cpuCell(m.raw, false)} | ${m.bare ? cpuCell(m.bare, true) : '—'} |`).join('\n')}
+${table(['Read', 'API', 'raw client', 'bare HTTP front'], p.figures.map((m) => `| ${m.label} | ${cpuCell(m.api, true)} | ${cpuCell(m.raw, false)} | ${m.bare ? cpuCell(m.bare, true) : '—'} |`))}
 `).join('')}
 The floor columns: the same reads through bench/bare-front.mjs, a node:http server in a process of its own that
 calls the raw client's \`describe()\` or \`result()\` and answers JSON (no routing library, validation, auth, logging,
@@ -463,9 +446,7 @@ Processes are placed with util-linux \`taskset\`.
 
 ### One closed run read again and again (${o.repeats} requests per side)
 
-| Read | API | raw client | ratio | target | | each round's ratio | ratio of the totals |
-|---|---|---|---|---|---|---|---|
-${r.repeated.map((m, i) => row(m, i < 2 ? 2 : 0.9)).join('\n')}
+${table(['Read', 'API', 'raw client', 'ratio', 'target', '', 'each round\'s ratio', 'ratio of the totals'], r.repeated.map((m, i) => row(m, i < 2 ? 2 : 0.9)))}
 
 The pinned forms of a closed run answer from the closed-run cache without an engine call. The unpinned forms still ask
 the engine which run is current on every request (the status with a describe, the result with the first page of the
@@ -475,9 +456,7 @@ the same cores.
 
 ### Engine calls per request (sequential, counted in the API process)
 
-| Read | calls | which |
-|---|---|---|
-${calls.join('\n')}
+${table(['Read', 'calls', 'which'], calls)}
 
 ### Memory
 

@@ -43,6 +43,7 @@ export function writeSection (name: SectionName, body: string, file: URL | strin
   sections[name] = body.endsWith('\n') ? body : `${body}\n`
   const parts = SECTIONS.filter((s) => sections[s] !== undefined).map((s) => `<!-- bench:${s} -->\n${sections[s]}<!-- /bench:${s} -->\n`)
   writeFileSync(file, `${HEADER}\n${parts.join('\n')}`)
+  console.log(`wrote the ${name} section of ${file instanceof URL ? 'bench/RESULTS.md' : file}`)
 }
 
 /** Everything a run measured, for a closer look than its section shows: written to a file in tmp, whose path it returns. */
@@ -51,3 +52,7 @@ export function keepFigures (name: string, figures: unknown): string {
   writeFileSync(file, JSON.stringify(figures, null, 2))
   return file
 }
+
+/** A markdown table: its head, the separator line, one line per row. */
+export const table = (head: string[], rows: string[]): string =>
+  [`|${head.map((cell) => (cell === '' ? ' |' : ` ${cell} |`)).join('')}`, `|${head.map(() => '---|').join('')}`, ...rows].join('\n')

@@ -143,7 +143,6 @@ export async function measureRunOverhead (session: StartSession): Promise<Overhe
   }
 }
 
-/** The overhead section of the report. */
 export function overheadReport (o: Overhead): string {
   const s = o.split
   return `### \`/workflow/run\` overhead

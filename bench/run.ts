@@ -1,17 +1,14 @@
 /**
- * `npm run bench`: starts its own Temporal dev server and a worker serving the examples, then runs
- * each benchmark against a fresh API process (GC exposed) and writes its section of
- * bench/RESULTS.md. `npm run bench -- start` (or `BENCH=start`) runs only the start throughput and
- * /run overhead benchmark, `npm run bench -- sse` only the SSE one, `read` the read path (bench/read.ts),
- * `latency`, `cpu-per-run` (bench/cpu-per-run.ts; with a worktree path, A/B against it), `trace`, `observability`, `engine-outage`, `payloads`, `inspector` (bench/inspector.ts), `scale` (bench/scale.ts: many at once and a receiver that never answers; SCALE=0.1 for a tenth), `cluster`
- * (bench/cluster.ts, the PostgreSQL topology of docs/cluster.md) and `first-start` (bench/first-start.ts: `npm start` on an
- * empty Flowport cache) the benchmarks of those names (each with engines of its own);
- * the default is all of them.
+ * `npm run bench`: every benchmark, each writing its section of bench/RESULTS.md; `npm run bench --
+ * start read` (or `BENCH=start,read`) only those sections (their names: SECTIONS, bench/results.ts;
+ * a path among the arguments is cpu-per-run's other worktree). `sse`, `read` and `start` share one
+ * Temporal dev server and a worker serving the examples, each against a fresh API process (GC
+ * exposed); the others run as scripts of their own, each with engines of its own.
  * Not a test: figures are measured and written down next to their targets, never asserted.
  */
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { readReport, runReadBenchmark } from './read.js'
+import { assertBuilt, readReport, runReadBenchmark } from './read.js'
 import { runSseBenchmark, sseReport } from './sse.js'
 import { runStartBenchmark, startReport } from './start.js'
 import { keepFigures, machineNote, SECTIONS, writeSection } from './results.js'
@@ -46,6 +43,7 @@ for (const name of asked) {
 // SSE first: the start benchmark leaves a few thousand idle runs (never polled) in the engine.
 // The outage and trace benchmarks start engines and workers of their own, after the rest.
 const selected = (['sse', 'read', 'start'] as const).filter((s) => asked.length === 0 || asked.includes(s))
+if (selected.includes('read')) assertBuilt()
 
 /** The benchmarks that share one engine and worker (each with an API process of its own). */
 async function runShared (): Promise<void> {
@@ -74,7 +72,6 @@ async function runShared (): Promise<void> {
         console.log(JSON.stringify(results, null, 2))
         writeSection('sse', sseReport(results, machine))
       }
-      console.log(`wrote the ${name} section of ${process.env.BENCH_RESULTS ?? 'bench/RESULTS.md'}`)
       await stopAll([child])
     }
   } finally {
@@ -85,9 +82,9 @@ async function runShared (): Promise<void> {
 if (selected.length > 0) await runShared()
 
 // The outage benchmark kills and restarts an engine of its own, so it runs alone, after the rest.
-const sectionOf = { 'cpu-per-run': 'cpu-per-run', 'engine-outage': 'engine-outage', 'trace-overhead': 'trace', latency: 'latency', observability: 'observability', 'payload-codec': 'payloads', inspector: 'inspector', cluster: 'cluster', 'first-start': 'first-start', scale: 'scale' } as const
-for (const name of ['cpu-per-run', 'engine-outage', 'trace-overhead', 'latency', 'observability', 'payload-codec', 'inspector', 'cluster', 'first-start', 'scale'] as const) {
-  if (asked.length > 0 && !asked.includes(sectionOf[name])) continue
+const sectionOf = { 'cpu-per-run': 'cpu-per-run', 'engine-outage': 'engine-outage', 'trace-overhead': 'trace', latency: 'latency', observability: 'observability', 'payload-codec': 'payloads', inspector: 'inspector', cluster: 'cluster', 'first-start': 'first-start', scale: 'scale' }
+for (const [name, section] of Object.entries(sectionOf)) {
+  if (asked.length > 0 && !asked.includes(section)) continue
   const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL(`./${name}.ts`, import.meta.url)), ...paths], { stdio: 'inherit' })
   const code = await new Promise<number | null>((done) => child.once('exit', done))
   if (code !== 0) throw new Error(`bench/${name}.ts exited with ${code}`)

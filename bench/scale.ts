@@ -1,22 +1,8 @@
 /**
- * `npm run bench -- scale` (issue 49): many at once, and something that never answers. Starts its
- * own engine, a worker serving the examples (its Prometheus metrics on a port, for its free slots)
- * and the API in a process of its own (bench/api-process.ts, GC exposed), then measures three
- * phases, each scaled by SCALE (default 1; 0.1 while developing):
- *
- * 1. webhooks: 1,000 × SCALE `approval` runs with a completion webhook to one receiver that answers
- *    one byte every 2 s and never finishes, all approved at once (so every delivery tries the
- *    receiver), while `hello` runs keep completing through `POST /workflow/run`, a few in flight:
- *    their latency (p50, p95) and the worker's free activity slots, sampled each second;
- * 2. feed reconnects: 500 × SCALE runs-feed clients each take an id, the API process restarts (a
- *    replica restart), and all of them reconnect at once with their Last-Event-ID: the API's engine
- *    calls for it (its `flowport_engine_call_duration_seconds_count`), in all and per client;
- * 3. idle streams: 1,000 × SCALE open SSE streams (half on the runs feed, half following idle open
- *    runs' histories, ten streams a run): the API's RSS and heap before and with them, and its
- *    engine calls per second while they are idle.
- *
- * Writes the `scale` section of bench/RESULTS.md with the commit and the machine's load.
- * A benchmark, not a test: nothing is asserted.
+ * `npm run bench -- scale` (issue 49): many at once, and something that never answers, in three
+ * phases scaled by SCALE (default 1; 0.1 while developing): webhooks to a receiver that never
+ * finishes while `hello` keeps running, runs-feed clients reconnecting at once after a replica
+ * restart, and many idle SSE streams (the method: the section's note below). Nothing is asserted.
  */
 import { execFileSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
@@ -25,10 +11,10 @@ import type { AddressInfo } from 'node:net'
 import { loadavg } from 'node:os'
 import { formatMs } from '@flowport/core/duration'
 import { mapBounded } from '@flowport/core/bounded'
-import { freePort } from '../test/helpers/processes.js'
+import { freePort, sleep } from '../test/helpers/processes.js'
 import { parseMetrics, total } from '../test/helpers/prometheus.js'
 import { machineNote, writeSection } from './results.js'
-import { median } from './measure.js'
+import { median, quantile } from './measure.js'
 import { startStack, stopAll, type Api } from './stack.js'
 
 const SCALE = Number(process.env.SCALE ?? 1)
@@ -42,11 +28,8 @@ const HELLO_IN_FLIGHT = 4
 const IDLE_WINDOW_MS = 10_000
 const ACTIVITY_SLOTS = 100
 
-const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms))
 const ms = (v: number) => (Number.isNaN(v) ? '—' : formatMs(v, 1))
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`
-/** The value at quantile `q` of `values` (nearest rank). */
-const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))] ?? NaN
 const load = () => loadavg().map((l) => l.toFixed(1)).join(' / ')
 
 /** A receiver that takes every request and answers one byte every 2 s, never finishing. */
@@ -243,7 +226,6 @@ stream sends, the API process is stopped and started again, and all of them conn
 API's \`flowport_engine_call_duration_seconds_count\` by method. Memory is \`process.memoryUsage()\` of the API process
 after forced GCs.
 `)
-  console.log('wrote the scale section of bench/RESULTS.md')
 } finally {
   receiver.close()
   await stack.stop()

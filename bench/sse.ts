@@ -1,16 +1,14 @@
 /**
- * SSE benchmark: 1,000 concurrent stream clients on one run.
- * - upstream engine history calls per event (target: one shared long-poll, not one per client)
- * - API memory per idle stream (target ≤ 8 KB; heap and RSS deltas after forced GC)
- * - event-to-client latency p50/p99 (target p50 ≤ 20 ms), measured from the event's `eventTime`
- *   (the time the engine recorded the event, i.e. when it was committed to history) to the moment
- *   the client has the frame, next to the same figure for a raw engine long-poll on the same run.
+ * SSE benchmark: 1,000 concurrent stream clients on one run: upstream engine calls, API memory per
+ * idle stream, event-to-client latency next to a raw engine long-poll's (targets and method: the
+ * section's note, sseReport below).
  */
 import net from 'node:net'
 import { cpus } from 'node:os'
 import type { Client } from '@temporalio/client'
 import { formatMs } from '@flowport/core/duration'
 import { percentiles, verdict, type Percentiles } from './measure.js'
+import { table } from './results.js'
 import { until } from '../test/helpers/processes.js'
 import type { Api } from './stack.js'
 
@@ -89,7 +87,10 @@ function openStream (url: string, record: Recorder): StreamClient {
 /** Latency samples of events committed at or after `since` (set once every client is connected). */
 interface Recorder { since?: number, latencies: number[] }
 
-async function openMany (url: string, n: number, record: Recorder): Promise<StreamClient[]> {
+const streamUrl = (api: ApiHandle, workflowId: string) => `${api.base}/workflow/${workflowId}/history/stream`
+
+/** `n` streams on `url`, each recording its latencies into `record` (none by default: a recorder that never starts). */
+async function openMany (url: string, n: number, record: Recorder = { latencies: [] }): Promise<StreamClient[]> {
   const clients: StreamClient[] = []
   // Ramp in waves so the accept queue never overflows.
   for (let i = 0; i < n; i += 100) {
@@ -149,7 +150,7 @@ export async function livePhase (api: ApiHandle, temporal: Client, taskQueue: st
   const raw: Recorder = { latencies: [] }
   const m0 = await api.call<Metrics>('metrics')
   const run = await temporal.workflow.start('sleepy', { taskQueue, workflowId: `bench-sleepy-${n}-${Date.now()}`, args: [{ steps, delayMs: 600 }] })
-  const clients = await openMany(`${api.base}/workflow/${run.workflowId}/history/stream`, n, record)
+  const clients = await openMany(streamUrl(api, run.workflowId), n, record)
   const rawDone = rawFollower(temporal, run.workflowId, run.firstExecutionRunId, raw)
   // Latency counts only events committed after every client is connected.
   record.since = raw.since = Date.now()
@@ -183,16 +184,14 @@ export type IdleStreams = SseResults['idle']
  * after forced GCs before opening them and after 3 s idle, per stream; engine calls meanwhile.
  */
 export async function measureIdleStreams (api: ApiHandle, temporal: Client, n: number): Promise<IdleStreams> {
-  const streamUrl = (id: string) => `${api.base}/workflow/${id}/history/stream`
-  const off: Recorder = { latencies: [] }
   const idle = await temporal.workflow.start('bench-idle', { taskQueue: 'bench-no-worker', workflowId: `bench-idle-${Date.now()}`, args: [] })
   // A first round as large as the measured one: the code V8 compiles for the first streams is
   // paid once per process, not per stream (it was about 0.7 KiB of a 50-stream warm-up's figure).
-  const warm = await openMany(streamUrl(idle.workflowId), n, off)
+  const warm = await openMany(streamUrl(api, idle.workflowId), n)
   for (const c of warm) c.close()
   if (!await until(async () => (await api.call<Metrics>('metrics')).hubs === 0, 400, 50)) throw new Error('the warm-up streams were not released')
   const before = await api.call<Memory>('memory')
-  const idleClients = await openMany(streamUrl(idle.workflowId), n, off)
+  const idleClients = await openMany(streamUrl(api, idle.workflowId), n)
   const idleStart = await api.call<Metrics>('metrics')
   await new Promise((resolve) => setTimeout(resolve, 3000))
   const after = await api.call<Memory>('memory')
@@ -214,9 +213,6 @@ export async function measureIdleStreams (api: ApiHandle, temporal: Client, n: n
 }
 
 export async function runSseBenchmark (api: ApiHandle, temporal: Client, taskQueue: string, n = 1000): Promise<SseResults> {
-  const streamUrl = (id: string) => `${api.base}/workflow/${id}/history/stream`
-  const off: Recorder = { latencies: [] }
-
   // 1. Idle streams: memory per stream and upstream calls while nothing happens.
   const idle = await measureIdleStreams(api, temporal, n)
 
@@ -226,7 +222,7 @@ export async function runSseBenchmark (api: ApiHandle, temporal: Client, taskQue
 
   // 3. Shutdown with n open streams.
   const idle2 = await temporal.workflow.start('bench-idle', { taskQueue: 'bench-no-worker', workflowId: `bench-idle2-${Date.now()}`, args: [] })
-  const open = await openMany(streamUrl(idle2.workflowId), n, off)
+  const open = await openMany(streamUrl(api, idle2.workflowId), n)
   const { closeMs } = await api.call<{ closeMs: number }>('close')
   await Promise.all(open.map(async (c) => await c.ended))
   await idle2.terminate('benchmark over')
@@ -267,9 +263,7 @@ it on these ${cpus().length} cores, so every socket costs a write syscall in the
 
 ### Where the latency goes, by number of clients
 
-| Clients | eventTime → client | eventTime → raw engine long-poll (floor) | eventTime → API hub read | API read → written to the client's socket | Upstream calls | Exact |
-|---|---|---|---|---|---|---|
-${scaling.join('\n')}
+${table(['Clients', 'eventTime → client', 'eventTime → raw engine long-poll (floor)', 'eventTime → API hub read', 'API read → written to the client\'s socket', 'Upstream calls', 'Exact'], scaling)}
 
 The engine floor is what one direct Temporal long-poll sees on the same run. "API hub read" includes the time the API's
 event loop was still busy writing the previous batch to every client; "written to the socket" is the fan-out itself

@@ -22,21 +22,24 @@ export async function startApi (env: NodeJS.ProcessEnv, script = 'bench/api-proc
       ...(process.env.BENCH_API_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_API_PROFILE}`] : [])],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc']
   })
-  let nextId = 0
-  const pending = new Map<number, (result: unknown) => void>()
+  const call = ipcCalls(child)
   const base = await new Promise<string>((resolveBase, reject) => {
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)))
-    child.on('message', (message: { ready?: string, id?: number, result?: unknown }) => {
-      if (message.ready) resolveBase(message.ready)
-      else if (message.id !== undefined) pending.get(message.id)?.(message.result)
-    })
+    child.on('message', (message: { ready?: string }) => { if (message.ready) resolveBase(message.ready) })
   })
-  const call = async <T>(cmd: string) => await new Promise<T>((done) => {
+  return { api: { base, pid: child.pid ?? 0, call }, child }
+}
+
+/** `call(cmd)`: a command over `child`'s IPC channel, resolved by the message that answers its id. */
+export function ipcCalls (child: ChildProcess) {
+  let nextId = 0
+  const pending = new Map<number, (result: unknown) => void>()
+  child.on('message', (message: { id?: number, result?: unknown }) => { if (message.id !== undefined) pending.get(message.id)?.(message.result) })
+  return async <T>(cmd: string) => await new Promise<T>((done) => {
     const id = nextId++
     pending.set(id, (r) => { pending.delete(id); done(r as T) })
     child.send({ id, cmd })
   })
-  return { api: { base, pid: child.pid ?? 0, call }, child }
 }
 
 /** Stops benchmark processes (any already gone is skipped): SIGTERM, then SIGKILL after 10 s. */

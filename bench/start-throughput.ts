@@ -8,6 +8,7 @@ import {
   PROCESSES, busyShare, closedLoop, cpuPerOp, cpuSnapshot, f1, f2, meanCpu, median, now, othersShare, percentiles,
   type ApiTrace, type Cpu, type Percentiles, type Side
 } from './measure.js'
+import { table } from './results.js'
 import type { StartSession } from './start-session.js'
 
 export interface Round {
@@ -168,9 +169,7 @@ Pairs of rounds of ${t.rounds[0]?.starts ?? 0} starts, A B then B A …, ${t.con
 machine took at most ${(quietShare * 100).toFixed(0)}% of it during both rounds; a noisy pair is measured again (budget ${(budgetMs / 1000).toFixed(0)} s). Each round
 begins once the previous round's runs are closed.
 
-| Pair | Side | Starts/s | Start latency p50 / p99 | Machine busy (${cores} cores) | Of it, other work | API's engine calls |
-|---|---|---|---|---|---|---|
-${roundRows.join('\n')}
+${table(['Pair', 'Side', 'Starts/s', 'Start latency p50 / p99', `Machine busy (${cores} cores)`, 'Of it, other work', 'API\'s engine calls'], roundRows)}
 
 ### Where the CPU goes, per start
 

@@ -1,11 +1,6 @@
 /**
- * `npm run bench -- trace`: what execution traces cost. Starts its own engine, an S3-compatible
- * server (moto, as the tests do) and three workers serving the examples on three catalogs: tracing
- * off, local traces only, local traces plus the bucket. Rounds of `sleepy` runs (S steps each, no
- * timers, C runs at once) go to each worker in turn, interleaved so that all three see the same
- * machine; per step, the engine's own times (ActivityTaskScheduled → ActivityTaskCompleted) give
- * the latency a step pays, and steps per second of each round the throughput. Also the size of a
- * 100-step run's trace. Writes the `trace` section of bench/RESULTS.md; measured, never asserted.
+ * `npm run bench -- trace`: what execution traces cost a step and how large a trace grows, three
+ * workers side by side (the method: the section's note below). Measured, never asserted.
  */
 import { randomUUID } from 'node:crypto'
 import { mkdtempSync, statSync } from 'node:fs'
@@ -14,7 +9,7 @@ import { join } from 'node:path'
 import { tsToMs } from '@temporalio/common/lib/time.js'
 import { TraceStore } from '@flowport/core/trace'
 import { createBucket, S3_TEST_CREDENTIALS, startS3Server } from '../test/helpers/s3-server.js'
-import { machineNote, writeSection } from './results.js'
+import { machineNote, table, writeSection } from './results.js'
 import { closedLoop, interleaved, percentiles } from './measure.js'
 import { startStack } from './stack.js'
 
@@ -97,9 +92,7 @@ Three workers (separate processes, the examples' \`sleepy\` workflow): tracing o
 S3 bucket (moto on loopback). ${ROUNDS} interleaved rounds per worker of ${RUNS} runs × ${STEPS} steps, ${CONCURRENCY} runs at once,
 started with the raw Temporal client (no API in the path).
 
-| Tracing | Steps/s, median of rounds (min–max) | Throughput drop vs off | Step latency p50 | p99 | Added at p50 |
-|---|---|---|---|---|---|
-${VARIANTS.map(row).join('\n')}
+${table(['Tracing', 'Steps/s, median of rounds (min–max)', 'Throughput drop vs off', 'Step latency p50', 'p99', 'Added at p50'], VARIANTS.map(row))}
 
 Goals: ≤ 5 % throughput drop, ≤ 1 ms per step at p50. Step latency is the engine's own clock, from
 ActivityTaskScheduled to ActivityTaskCompleted (whole milliseconds: the engine's timestamps), so it holds the worker's
@@ -110,7 +103,6 @@ its cost shows in the throughput column.
 A 100-step \`sleepy\` run: trace document ${(size / 1024).toFixed(1)} KiB (${trace?.nodes.length ?? 0} nodes), i.e. about ${(size / 100).toFixed(0)} bytes per step with
 its input, output and one attempt.
 `)
-  console.log('wrote the trace section of bench/RESULTS.md')
 } finally {
   await Promise.all([stack.stop(), s3.stop()])
 }

@@ -1,12 +1,10 @@
 /**
- * The malformed pass of `npm run fuzz`: every kind of hostile value a fuzzer can put in a URL, in
- * every query and path parameter of every read (GET) operation of the OpenAPI document, the other
- * parameters at their examples. schemathesis generates strings a UTF-8 client can send; this pass
- * adds what it cannot (a lone surrogate's bytes, bytes that are no UTF-8 at all) and makes sure
- * each kind (NUL, other C0 and C1 controls, quotes, very long values) reaches each parameter
- * rather than whichever the generator happens to pick. Every answer must be below 500; the
- * neighbour probe (fuzz-neighbour.ts) runs meanwhile and must see no refusal.
+ * The malformed pass of `npm run fuzz` (docs/quality.md, "Fuzzing"): schemathesis generates
+ * strings a UTF-8 client can send; this pass adds what it cannot (a lone surrogate's bytes, bytes
+ * that are no UTF-8 at all) and makes sure each kind of hostile value reaches each query and path
+ * parameter of every read, rather than whichever the generator happens to pick.
  */
+import { answerOf, faultLines } from './fuzz-neighbour.js'
 
 /** A hostile value, already percent-encoded for a URL (raw bytes are what a careless client sends). */
 interface Malformed { kind: string, encoded: string }
@@ -72,17 +70,7 @@ export async function sendMalformed (base: string, token: string | undefined, do
   const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` }
   const report: MalformedReport = { sent: 0, byStatus: {}, faults: [], accepted: {} }
   for (const request of malformedRequests(document)) {
-    let status = 0
-    let body = ''
-    try {
-      // A stream that was opened after all would never end by itself: only its status matters.
-      const res = await fetch(`${base}${request.url}`, { headers, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) })
-      status = res.status
-      body = (res.headers.get('content-type') ?? '').startsWith('text/event-stream') ? '' : await res.text()
-      if (body === '') await res.body?.cancel()
-    } catch (err) {
-      body = err instanceof Error ? `${err.name}: ${err.message}` : String(err)
-    }
+    const { status, text: body } = await answerOf(`${base}${request.url}`, { headers }, REQUEST_TIMEOUT_MS)
     report.sent++
     report.byStatus[status] = (report.byStatus[status] ?? 0) + 1
     if (status >= 200 && status < 300) (report.accepted[`${request.method} ${request.route} ${request.parameter}`] ??= []).push(request.kind)
@@ -92,12 +80,8 @@ export async function sendMalformed (base: string, token: string | undefined, do
 }
 
 export function describeMalformed (report: MalformedReport): { passed: boolean, lines: string[] } {
-  const statuses = Object.entries(report.byStatus).map(([status, count]) => `${status === '0' ? 'no answer' : status}: ${count}`).join(', ')
-  const lines = [`malformed values: ${report.sent} requests (${statuses}), ${report.faults.length} failed`]
-  for (const fault of report.faults.slice(0, 20)) {
-    lines.push(`  ${fault.kind} in ${fault.parameter}: ${fault.method} ${fault.url} → ${fault.status === 0 ? 'no answer' : fault.status} ${fault.body}`)
-  }
-  if (report.faults.length > 20) lines.push(`  … and ${report.faults.length - 20} more`)
+  const lines = faultLines(report.byStatus, (statuses) => `malformed values: ${report.sent} requests (${statuses}), ${report.faults.length} failed`,
+    report.faults, (fault) => `${fault.kind} in ${fault.parameter}: ${fault.method} ${fault.url} → ${fault.status === 0 ? 'no answer' : fault.status} ${fault.body}`)
   for (const [where, kinds] of Object.entries(report.accepted)) lines.push(`  accepted (2xx) by ${where}: ${kinds.join(', ')}`)
   return { passed: report.faults.length === 0 && report.sent > 0, lines }
 }

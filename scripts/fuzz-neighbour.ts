@@ -1,10 +1,8 @@
 /**
- * The neighbour probe of `npm run fuzz` (issue: one client's request never takes the API down for
- * everyone). While the fuzzer sends its cases, a second client does what an ordinary one does:
- * starts `hello` runs, reads the status of the latest one and asks `/ready`, one request every
- * PROBE_INTERVAL_MS. The engine stays up for the whole phase, so every answer must be a 2xx; a
- * 429 (the documented rate limit, shared with the fuzzer's key) is the only other one allowed.
- * A 503 here is what the engine breaker answered everyone after one request's failure.
+ * The neighbour probe of `npm run fuzz` (docs/quality.md, "Fuzzing"): while the fuzzer sends its
+ * cases, a second client does what an ordinary one does; every answer must be a 2xx or a 429 (the
+ * rate limit it shares with the fuzzer's key). A 503 here is what the engine breaker answered
+ * everyone after one request's failure.
  */
 
 /** One probe request that did not get the answer a neighbour is owed. */
@@ -47,20 +45,8 @@ export function startNeighbourProbe (options: ProbeOptions): { stop: () => Promi
 
   const send = async (method: string, path: string, body?: unknown): Promise<{ status: number, text: string }> => {
     const at = new Date().toISOString()
-    let status = 0
-    let text = ''
-    try {
-      const res = await fetch(`${base}${path}`, {
-        method,
-        headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs)
-      })
-      status = res.status
-      text = await res.text()
-    } catch (err) {
-      text = err instanceof Error ? `${err.name}: ${err.message}` : String(err)
-    }
+    const init = body === undefined ? { method, headers } : { method, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) }
+    const { status, text } = await answerOf(`${base}${path}`, init, timeoutMs)
     report.requests++
     report.byStatus[status] = (report.byStatus[status] ?? 0) + 1
     if ((status < 200 || status > 299) && status !== 429) report.faults.push({ at, method, path, status, body: text.slice(0, BODY_SHOWN) })
@@ -99,11 +85,28 @@ export function startNeighbourProbe (options: ProbeOptions): { stop: () => Promi
 
 /** The report's lines, and whether the phase passes. */
 export function describeProbe (report: ProbeReport): { passed: boolean, lines: string[] } {
-  const statuses = Object.entries(report.byStatus).map(([status, count]) => `${status === '0' ? 'no answer' : status}: ${count}`).join(', ')
-  const lines = [`neighbour probe: ${report.requests} requests (${statuses || 'none'}), ${report.faults.length} refused`]
-  for (const fault of report.faults.slice(0, 20)) {
-    lines.push(`  ${fault.at} ${fault.method} ${fault.path} → ${fault.status === 0 ? 'no answer' : fault.status} ${fault.body}`)
-  }
-  if (report.faults.length > 20) lines.push(`  … and ${report.faults.length - 20} more`)
+  const lines = faultLines(report.byStatus, (statuses) => `neighbour probe: ${report.requests} requests (${statuses || 'none'}), ${report.faults.length} refused`,
+    report.faults, (fault) => `${fault.at} ${fault.method} ${fault.path} → ${answered(fault.status)} ${fault.body}`)
   return { passed: report.faults.length === 0 && report.requests > 0, lines }
+}
+
+/** A request of a fuzz pass, which never throws: its status (0: no answer within `timeoutMs`) and body, or why none came. */
+export async function answerOf (url: string, init: RequestInit, timeoutMs: number): Promise<{ status: number, text: string }> {
+  try {
+    const res = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) })
+    // A stream that was opened after all would never end by itself: only its status matters.
+    const stream = (res.headers.get('content-type') ?? '').startsWith('text/event-stream')
+    if (stream) await res.body?.cancel()
+    return { status: res.status, text: stream ? '' : await res.text() }
+  } catch (err) {
+    return { status: 0, text: err instanceof Error ? `${err.name}: ${err.message}` : String(err) }
+  }
+}
+
+const answered = (status: number) => (status === 0 ? 'no answer' : status)
+
+/** A pass's head line (given its counts by status), then its first 20 faults. */
+export function faultLines<F extends { status: number }> (byStatus: Record<string, number>, head: (statuses: string) => string, faults: F[], line: (fault: F) => string): string[] {
+  const statuses = Object.entries(byStatus).map(([status, count]) => `${answered(Number(status))}: ${count}`).join(', ')
+  return [head(statuses), ...faults.slice(0, 20).map((fault) => `  ${line(fault)}`), ...(faults.length > 20 ? [`  … and ${faults.length - 20} more`] : [])]
 }

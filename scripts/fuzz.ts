@@ -1,22 +1,15 @@
 /**
- * `npm run fuzz`: fuzzes the API from its own OpenAPI document with schemathesis: no 5xx, no
- * response that breaks its schema, no schema-valid request refused. Installs schemathesis into a
- * venv in the cache if missing (test/helpers/python-venv.ts), starts the dev stack (embedded
- * engine + example worker + API, auth on) on a free port with a throw-away data dir, seeds closed runs, runs every check in every phase
- * (examples, coverage, fuzzing, stateful), stops the stack, and exits with schemathesis' status.
- * Before schemathesis, a pass of hand-made malformed values to every read's parameters
- * (fuzz-malformed.ts: what a UTF-8 generator cannot send); during both, a neighbour probe
- * (fuzz-neighbour.ts) starts and reads runs as an ordinary client: a 5xx of the pass, or any
- * refusal the probe sees but a 429, fails the phase as schemathesis' own failures do.
- * No hooks: the cases are what the document lets any generator build (its request examples name
- * the example workflows, and the stateful phase follows the ids a start returns). scripts/fuzz.toml
- * lists, per operation, the documented statuses a schema-valid request can still get and why.
+ * `npm run fuzz`: schemathesis against the dev stack, with the malformed pass (fuzz-malformed.ts)
+ * before it and the neighbour probe (fuzz-neighbour.ts) during both; what each checks and what
+ * fails the run: docs/quality.md, "Fuzzing". No hooks: the cases are what the document lets any
+ * generator build. scripts/fuzz.toml lists, per operation, the documented statuses a schema-valid
+ * request can still get and why.
  *
  * Settings: FUZZ_MAX_EXAMPLES (default 50 per operation), FUZZ_SEED (replay a run), FUZZ_WORKERS
  * (default 1: with more, Hypothesis calls ast.parse from several threads, which Python 3.11.7
  * fails with "AST constructor recursion depth mismatch"), FUZZ_REPORT_DIR (keep a JUnit report
  * there), FUZZ_ARGS (more schemathesis options, space-separated, e.g. `--include-operation-id listRuns`),
- * FLOWPORT_CACHE_DIR (default ~/.cache/flowport).
+ * FLOWPORT_CACHE_DIR (default ~/.cache/flowport, where schemathesis is installed).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'

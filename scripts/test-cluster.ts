@@ -1,11 +1,7 @@
 /**
- * `npm run test:cluster`: brings up the cluster topology (cli/cluster/topology.ts: PostgreSQL, the
- * Temporal server, Redis, two API replicas, two workers that also serve test/cluster/workflows),
- * with auth on as in production (a keys file both replicas read, holding the tests' key; the tests
- * add keys to it), runs the
- * tap files of test/cluster/ one after the other against it (they kill members), stops all of it,
- * and ends with the same `N passed, N failed` line as `npm test`. The members' output goes to a
- * log file, printed when a test failed. Extra arguments go to tap (e.g. one file).
+ * `npm run test:cluster`: the tap files of test/cluster/ against the cluster topology, one after
+ * the other (docs/cluster.md, "What `npm run test:cluster` proves"); extra arguments go to tap
+ * (e.g. one file). The members' output goes to a log file, printed when a test failed.
  */
 import { spawn } from 'node:child_process'
 import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'

@@ -1,11 +1,7 @@
 /**
- * `npm test`: starts one real Temporal dev server, one S3-compatible server (moto) with a trace
- * bucket, and one worker serving the example workflows (and the test-only ones of
- * test/fixtures/workflows) that writes traces to a temporary directory and the bucket, for the
- * whole run (docs/architecture.md, "Tests and tools"), and finds the time-skipping test server's binary
- * for workflow tests (TEMPORAL_TEST_SERVER_PATH); runs tap against them, stops all three, and
- * ends with a plain `N passed, N failed` line. Extra arguments go to tap (e.g. a test file). When
- * the cache lacks the dev stack's object store (versitygw), it is built first.
+ * `npm test`: one Temporal dev server, one S3-compatible server with a trace bucket and one worker
+ * for the whole run, then tap (extra arguments go to it, e.g. a test file); docs/architecture.md,
+ * "Tests and tools". Ends with a plain `N passed, N failed` line.
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'

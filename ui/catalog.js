@@ -156,9 +156,7 @@ export class CatalogView extends Component {
           </form>
           <details><summary>Input schema</summary><${Json} value=${workflow.inputSchema} /></details>
           <details><summary>Output schema</summary><${Json} value=${workflow.outputSchema} /></details>
-          ${workflow.steps.length > 0 && html`<h4>Steps</h4><ul>${workflow.steps.map((s) => html`<li><code>${s.name}</code> ${s.description ?? ''}</li>`)}</ul>`}
-          ${workflow.evaluators.length > 0 && html`<h4>Evaluators</h4><ul>${workflow.evaluators.map((s) => html`<li><code>${s.name}</code> ${s.description ?? ''}</li>`)}</ul>`}
-          ${['signals', 'queries', 'updates'].map((kind) => workflow[kind].length > 0 && html`<h4>${kind[0].toUpperCase() + kind.slice(1)}</h4>
+          ${['steps', 'evaluators', 'signals', 'queries', 'updates'].map((kind) => workflow[kind].length > 0 && html`<h4>${kind[0].toUpperCase() + kind.slice(1)}</h4>
             <ul>${workflow[kind].map((s) => html`<li><code>${s.name}</code> ${s.description ?? ''}</li>`)}</ul>`)}
           ${workflow.eval && html`<h4>Eval</h4><ul>${workflow.eval.evaluators.map((e) => html`<li><code>${e.name}</code> ${e.criticality}, read as ${e.interpret.type}</li>`)}</ul>`}
           <p><a href=${`#/runs?workflowName=${encodeURIComponent(workflow.name)}`}>Runs of ${workflow.name}</a>

@@ -186,19 +186,12 @@ export class RunView extends Component {
     }
   }
 
-  stop = async () => {
+  /** `stop` or `terminate` this run, with the reason typed (a terminate without one says where it came from). */
+  async control (kind) {
     this.setState({ confirm: null, controlError: null })
+    const reason = this.state.reason || (kind === 'terminate' ? 'Terminated from the inspector' : undefined)
     try {
-      this.setState({ controlAnswer: await client().stop(this.props.workflowId, { runId: this.runId, reason: this.state.reason || undefined }) })
-    } catch (controlError) {
-      this.setState({ controlError })
-    }
-  }
-
-  terminate = async () => {
-    this.setState({ confirm: null, controlError: null })
-    try {
-      this.setState({ controlAnswer: await client().terminate(this.props.workflowId, { runId: this.runId, reason: this.state.reason || 'Terminated from the inspector' }) })
+      this.setState({ controlAnswer: await client()[kind](this.props.workflowId, { runId: this.runId, reason }) })
     } catch (controlError) {
       this.setState({ controlError })
     }
@@ -230,9 +223,7 @@ export class RunView extends Component {
           ${running && !s.confirm && html`<button class="danger" disabled=${noControl} title=${noControl ?? 'Ends the run at once, without cleanup'} onClick=${() => this.setState({ confirm: 'terminate' })}>Terminate…</button>`}
           ${running && s.confirm && html`<span class="confirm">${s.confirm === 'stop' ? 'Stop the run? Its cleanup runs.' : 'Terminate at once, without cleanup?'}
             <label>Reason <input name="controlReason" value=${s.reason} maxlength="1000" onInput=${(e) => this.setState({ reason: e.currentTarget.value })} /></label>
-            ${s.confirm === 'stop'
-              ? html`<button class="danger" onClick=${this.stop}>Yes, stop</button>`
-              : html`<button class="danger" onClick=${this.terminate}>Yes, terminate</button>`}
+            <button class="danger" onClick=${() => this.control(s.confirm)}>${`Yes, ${s.confirm}`}</button>
             <button class="secondary" onClick=${() => this.setState({ confirm: null })}>No</button></span>`}
         </div>
         ${running && noControl && html`<p class="muted why-disabled">${noControl}: stopping and terminating need it.</p>`}
