@@ -30,13 +30,9 @@ type Api = Awaited<ReturnType<typeof startApi>>
 
 const log = (message: string): void => { console.log(`[dev] ${message}`) }
 
-function startWorkerProcess (env: NodeJS.ProcessEnv, args = workerNodeArgs): ChildProcess {
-  return spawn(process.execPath, args, { env, stdio: 'inherit', detached: true })
-}
-
-/** A worker of a reload: its output goes through this process, which reads it for the worker's error. */
-function startReloadedWorker (env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, workerNodeArgs, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+/** A worker process; a reload's (`piped`) has its output go through this process, which reads it for the worker's error. */
+function startWorkerProcess (env: NodeJS.ProcessEnv, args = workerNodeArgs, piped = false): ChildProcess {
+  const child = spawn(process.execPath, args, { env, stdio: piped ? ['ignore', 'pipe', 'pipe'] : 'inherit', detached: true })
   child.stdout?.pipe(process.stdout, { end: false })
   child.stderr?.pipe(process.stderr, { end: false })
   return child
@@ -138,7 +134,7 @@ export async function runDevStack (): Promise<void> {
   supervisors.deliveries = supervise(startWorkerProcess(env, deliveriesNodeArgs), { name: 'delivery worker', start: async () => startWorkerProcess(env, deliveriesNodeArgs), log })
   // FLOWPORT_RELOAD=false: no watch (a worker restarted only when it exits).
   if (env.FLOWPORT_RELOAD !== 'false') {
-    stopWatching = watchAndReload({ env, worker: () => supervisors.worker, start: (extra) => startReloadedWorker({ ...env, ...extra }), log })
+    stopWatching = watchAndReload({ env, worker: () => supervisors.worker, start: (extra) => startWorkerProcess({ ...env, ...extra }, workerNodeArgs, true), log })
   }
 
   try {

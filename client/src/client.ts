@@ -53,6 +53,11 @@ function env (name: string): string | undefined {
   return value === undefined || value === '' ? undefined : value
 }
 
+/** A run's route: of the workflow id's latest run, or with `runId` its pinned route (`/runs/{rid}/`). */
+function runPath<R extends string> (runId: string | undefined, rest: R) {
+  return runId === undefined ? `/workflow/{id}/${rest}` as const : `/workflow/{id}/runs/{rid}/${rest}` as const
+}
+
 function isAbort (error: unknown, signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true || (error instanceof Error && error.name === 'AbortError')
 }
@@ -61,18 +66,14 @@ interface FetchResult<T> { data?: T, error?: unknown, response: Response }
 
 export class FlowportClient {
   readonly baseUrl: string
-  readonly #token: string | undefined
   readonly #headers: Record<string, string>
   readonly #fetch: typeof fetch
   readonly #api: Client<paths>
 
   constructor (options: ClientOptions = {}) {
     this.baseUrl = (options.baseUrl ?? env('FLOWPORT_URL') ?? DEFAULT_BASE_URL).replace(/\/+$/, '')
-    this.#token = options.token ?? env('FLOWPORT_TOKEN')
-    this.#headers = {
-      ...options.headers,
-      ...(this.#token === undefined ? {} : { authorization: `Bearer ${this.#token}` })
-    }
+    const token = options.token ?? env('FLOWPORT_TOKEN')
+    this.#headers = { ...options.headers, ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) }
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
     this.#api = createClient<paths>({ baseUrl: this.baseUrl, headers: this.#headers, fetch: (request: Request) => this.#fetch(request) })
   }
@@ -149,8 +150,7 @@ export class FlowportClient {
 
   /** A run's read (`GET /workflow/{id}/<what>`, or its pinned route with `runId`). */
   #readRun<T> (what: 'status' | 'result' | 'input' | 'trace-log', workflowId: string, { signal, runId }: RunIdOptions): Promise<T> {
-    const path = runId === undefined ? `/workflow/{id}/${what}` as const : `/workflow/{id}/runs/{rid}/${what}` as const
-    return this.#call(signal, () => this.#api.GET(path, { params: { path: { id: workflowId, rid: runId ?? '' } }, signal }) as Promise<FetchResult<T>>)
+    return this.#call(signal, () => this.#api.GET(runPath(runId, what), { params: { path: { id: workflowId, rid: runId ?? '' } }, signal }) as Promise<FetchResult<T>>)
   }
 
   status (workflowId: string, opts: RunIdOptions = {}): Promise<WorkflowStatus> {
@@ -206,9 +206,7 @@ export class FlowportClient {
   /** Queries the current run, or with `runId` that run (a closed one answers too, when a worker can replay it). */
   query (workflowId: string, name: string, payload?: unknown, { signal, runId }: RunIdOptions = {}): Promise<QueryResult> {
     const body = payload === undefined ? {} : { payload }
-    return this.#call(signal, () => runId === undefined
-      ? this.#api.POST('/workflow/{id}/query/{query}', { params: { path: { id: workflowId, query: name } }, body, signal })
-      : this.#api.POST('/workflow/{id}/runs/{rid}/query/{query}', { params: { path: { id: workflowId, rid: runId, query: name } }, body, signal }))
+    return this.#call(signal, () => this.#api.POST(runPath(runId, 'query/{query}'), { params: { path: { id: workflowId, rid: runId ?? '', query: name } }, body, signal }))
   }
 
   update (workflowId: string, name: string, payload?: unknown, { signal, ifMatch }: PreconditionOptions = {}): Promise<UpdateResult> {
@@ -234,24 +232,18 @@ export class FlowportClient {
   /** Graceful stop (cancellation); with `terminateAfterMs` the call waits that long and terminates a run still open. */
   stop (workflowId: string, { signal, runId, terminateAfterMs, reason, ifMatch }: StopOptions = {}): Promise<StopResult> {
     const body = defined({ terminateAfterMs, reason })
-    return this.#call(signal, () => runId === undefined
-      ? this.#api.PATCH('/workflow/{id}/stop', { params: { path: { id: workflowId }, header: ifMatchHeader(ifMatch) }, body, signal })
-      : this.#api.PATCH('/workflow/{id}/runs/{rid}/stop', { params: { path: { id: workflowId, rid: runId }, header: ifMatchHeader(ifMatch) }, body, signal }))
+    return this.#call(signal, () => this.#api.PATCH(runPath(runId, 'stop'), { params: { path: { id: workflowId, rid: runId ?? '' }, header: ifMatchHeader(ifMatch) }, body, signal }))
   }
 
   terminate (workflowId: string, { signal, runId, reason, ifMatch }: TerminateOptions = {}): Promise<TerminateResult> {
     const body = defined({ reason })
-    return this.#call(signal, () => runId === undefined
-      ? this.#api.POST('/workflow/{id}/terminate', { params: { path: { id: workflowId }, header: ifMatchHeader(ifMatch) }, body, signal })
-      : this.#api.POST('/workflow/{id}/runs/{rid}/terminate', { params: { path: { id: workflowId, rid: runId }, header: ifMatchHeader(ifMatch) }, body, signal }))
+    return this.#call(signal, () => this.#api.POST(runPath(runId, 'terminate'), { params: { path: { id: workflowId, rid: runId ?? '' }, header: ifMatchHeader(ifMatch) }, body, signal }))
   }
 
   /** Retry a run from a step (default: the step that failed it); answers the new run (docs/failed-runs.md). */
   reset (workflowId: string, { signal, runId, from, reason, reapply }: ResetOptions = {}): Promise<ResetResult> {
     const body = defined({ from, reason, reapply })
-    return this.#call(signal, () => runId === undefined
-      ? this.#api.POST('/workflow/{id}/reset', { params: { path: { id: workflowId } }, body, signal })
-      : this.#api.POST('/workflow/{id}/runs/{rid}/reset', { params: { path: { id: workflowId, rid: runId } }, body, signal }))
+    return this.#call(signal, () => this.#api.POST(runPath(runId, 'reset'), { params: { path: { id: workflowId, rid: runId ?? '' } }, body, signal }))
   }
 
   /**
@@ -259,16 +251,12 @@ export class FlowportClient {
    * deployment version, `{behavior: 'autoUpgrade'}` lets it follow the current one (docs/deploys.md).
    */
   setVersioning (workflowId: string, body: RunVersioningBody, { signal, runId, ifMatch }: VersioningOptions = {}): Promise<RunVersioning> {
-    return this.#call(signal, () => runId === undefined
-      ? this.#api.PUT('/workflow/{id}/versioning', { params: { path: { id: workflowId }, header: ifMatchHeader(ifMatch) }, body, signal })
-      : this.#api.PUT('/workflow/{id}/runs/{rid}/versioning', { params: { path: { id: workflowId, rid: runId }, header: ifMatchHeader(ifMatch) }, body, signal }))
+    return this.#call(signal, () => this.#api.PUT(runPath(runId, 'versioning'), { params: { path: { id: workflowId, rid: runId ?? '' }, header: ifMatchHeader(ifMatch) }, body, signal }))
   }
 
   /** Removes a run's versioning override: it follows what its workers report again. */
   clearVersioning (workflowId: string, { signal, runId, ifMatch }: VersioningOptions = {}): Promise<RunVersioning> {
-    return this.#call(signal, () => runId === undefined
-      ? this.#api.DELETE('/workflow/{id}/versioning', { params: { path: { id: workflowId }, header: ifMatchHeader(ifMatch) }, signal })
-      : this.#api.DELETE('/workflow/{id}/runs/{rid}/versioning', { params: { path: { id: workflowId, rid: runId }, header: ifMatchHeader(ifMatch) }, signal }))
+    return this.#call(signal, () => this.#api.DELETE(runPath(runId, 'versioning'), { params: { path: { id: workflowId, rid: runId ?? '' }, header: ifMatchHeader(ifMatch) }, signal }))
   }
 
   /** Starts an eval run of a workflow over its datasets (docs/evals.md); read it with `evalRun`. */
