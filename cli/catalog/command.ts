@@ -54,11 +54,11 @@ function readFile (file: string): ReturnType<typeof readCatalogFile> {
   return readCatalogFile(text, file)
 }
 
-/** A subcommand of one argument, with the engine's settings in its help. */
 /** `catalog <word>` is also the client's command showing workflow <word> (cli/client/list.ts). */
 const NOT_A_WORKFLOW = (word: string) =>
   `(flowport catalog ${word} is the catalog-file command, on the engine; to show a workflow named ${word} through the API: flowport catalog --catalog <id> ${word})`
 
+/** A subcommand of one argument, with the engine's settings in its help. */
 function subcommand (parent: Command, name: string, argument: string, description: string): Command {
   return parent.command(name).description(description).argument(argument).showHelpAfterError(NOT_A_WORKFLOW(name)).addHelpText('after', SETTINGS)
 }

@@ -6,6 +6,7 @@
 import createClient, { type Client } from 'openapi-fetch'
 import { DEFAULT_PORT } from '@flowport/core/api'
 import { errorFromResponse, FlowportNetworkError } from './errors.js'
+import type { StreamContext } from './event-stream.js'
 import { follow, type FollowOptions } from './follow.js'
 import { watchRuns, type WatchRunsOptions } from './watch-runs.js'
 import { defined, iso } from './values.js'
@@ -66,16 +67,17 @@ interface FetchResult<T> { data?: T, error?: unknown, response: Response }
 
 export class FlowportClient {
   readonly baseUrl: string
-  readonly #headers: Record<string, string>
-  readonly #fetch: typeof fetch
+  /** Headers and fetch of every request, the streams' too. */
+  readonly #context: StreamContext
   readonly #api: Client<paths>
 
   constructor (options: ClientOptions = {}) {
     this.baseUrl = (options.baseUrl ?? env('FLOWPORT_URL') ?? DEFAULT_BASE_URL).replace(/\/+$/, '')
     const token = options.token ?? env('FLOWPORT_TOKEN')
-    this.#headers = { ...options.headers, ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) }
-    this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
-    this.#api = createClient<paths>({ baseUrl: this.baseUrl, headers: this.#headers, fetch: (request: Request) => this.#fetch(request) })
+    const headers = { ...options.headers, ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) }
+    const fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
+    this.#context = { baseUrl: this.baseUrl, headers, fetch }
+    this.#api = createClient<paths>({ baseUrl: this.baseUrl, headers, fetch: (request: Request) => fetch(request) })
   }
 
   async #call<T> (signal: AbortSignal | undefined, request: () => Promise<FetchResult<T>>): Promise<T> {
@@ -127,7 +129,7 @@ export class FlowportClient {
     const upload: PayloadUpload = await this.#call(signal, () => this.#api.POST('/payloads', { signal }))
     let response: Response
     try {
-      response = await this.#fetch(upload.uploadUrl, { method: upload.method, body: JSON.stringify(input), signal })
+      response = await this.#context.fetch(upload.uploadUrl, { method: upload.method, body: JSON.stringify(input), signal })
     } catch (error) {
       if (isAbort(error, signal)) throw signal?.reason ?? error
       throw new FlowportNetworkError(`No answer from the payload store: ${error instanceof Error ? error.message : String(error)}`, error)
@@ -419,7 +421,7 @@ export class FlowportClient {
    * reconnect rules. Ends after `done` (or a 204: nothing left after `lastEventId`).
    */
   follow (workflowId: string, opts: FollowOptions = {}): AsyncIterable<StreamEvent> {
-    return follow({ baseUrl: this.baseUrl, headers: this.#headers, fetch: this.#fetch }, workflowId, opts)
+    return follow(this.#context, workflowId, opts)
   }
 
   /**
@@ -428,6 +430,6 @@ export class FlowportClient {
    * on its own: abort `signal` to stop.
    */
   watchRuns (opts: WatchRunsOptions = {}): AsyncIterable<RunsFeedEvent> {
-    return watchRuns({ baseUrl: this.baseUrl, headers: this.#headers, fetch: this.#fetch }, opts)
+    return watchRuns(this.#context, opts)
   }
 }
