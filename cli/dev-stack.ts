@@ -14,7 +14,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readWorkerEnv } from '@flowport/worker/env'
 import { resolve } from 'node:path'
+import { Type } from '@sinclair/typebox'
 import { formatMs } from '@flowport/core/duration'
+import { loadSettings } from '@flowport/core/settings'
 import { DEV_ENGINE_PORT, DEV_ENGINE_UI_PORT, devEngineDbFile, freePort, startEngine, type Engine, type EngineOptions } from './engine.js'
 import { STORE_BUCKET, hasOwnBucket, isLoopback, newStoreCredentials, startObjectStore, storeSettings, type ObjectStore, type ObjectStoreOptions } from './object-store.js'
 import { findObjectStoreBinary, objectStoreBinaryPlan } from './object-store-binary.js'
@@ -41,23 +43,21 @@ function startWorkerProcess (env: NodeJS.ProcessEnv, args = workerNodeArgs, pipe
 /** versitygw's own default port, preferred for the store (FLOWPORT_STORE_PORT). */
 const DEV_STORE_PORT = 7070
 
-/** FLOWPORT_ENGINE_PORT / FLOWPORT_ENGINE_UI_PORT / FLOWPORT_STORE_PORT: where the embedded engine and the store listen (preferred). */
-function enginePort (env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const value = env[name]
-  if (value === undefined || value === '') return fallback
-  const port = Number(value)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid setting ${name}=${JSON.stringify(value)}: Expected an integer from 0 to 65535`)
-  return port
-}
+const Port = (preferred: number) => Type.Integer({ minimum: 0, maximum: 65535, default: preferred })
+/** Where the embedded engine and the store listen (preferred). */
+const DevPorts = Type.Object({
+  FLOWPORT_ENGINE_PORT: Port(DEV_ENGINE_PORT),
+  FLOWPORT_ENGINE_UI_PORT: Port(DEV_ENGINE_UI_PORT),
+  FLOWPORT_STORE_PORT: Port(DEV_STORE_PORT)
+})
+const devPorts = (env: NodeJS.ProcessEnv) => loadSettings(DevPorts, env, (message) => new Error(message))
 
 /** A bad setting is one line naming it, before anything starts; null when all are valid. */
 function settingsError (env: NodeJS.ProcessEnv): string | null {
   try {
     loadConfig(env)
     readWorkerEnv(env)
-    enginePort(env, 'FLOWPORT_ENGINE_PORT', DEV_ENGINE_PORT)
-    enginePort(env, 'FLOWPORT_ENGINE_UI_PORT', DEV_ENGINE_UI_PORT)
-    enginePort(env, 'FLOWPORT_STORE_PORT', DEV_STORE_PORT)
+    devPorts(env)
     return null
   } catch (err) {
     return (err as Error).message
@@ -103,9 +103,9 @@ export async function runDevStack (): Promise<void> {
   if (!env.TEMPORAL_ADDRESS) {
     const options: EngineOptions = {
       dbFile: devEngineDbFile(env),
-      port: enginePort(env, 'FLOWPORT_ENGINE_PORT', DEV_ENGINE_PORT),
+      port: devPorts(env).FLOWPORT_ENGINE_PORT,
       ui: true,
-      uiPort: enginePort(env, 'FLOWPORT_ENGINE_UI_PORT', DEV_ENGINE_UI_PORT),
+      uiPort: devPorts(env).FLOWPORT_ENGINE_UI_PORT,
       detached: true,
       log: (m) => { log(`engine: ${m}`) }
     }
@@ -190,7 +190,7 @@ async function planDevStore (env: NodeJS.ProcessEnv) {
     // Chosen now, listened on later (and not held meanwhile, so that calls to it are refused at
     // once): the other ports of the stack are asked for by number or are ephemeral ones, which
     // only a preferred port already taken could be (then a start fails and is retried).
-    port: await freePort(enginePort(env, 'FLOWPORT_STORE_PORT', DEV_STORE_PORT)),
+    port: await freePort(devPorts(env).FLOWPORT_STORE_PORT),
     strictPort: true,
     host: isLoopback(env.HOST!) ? '127.0.0.1' : env.HOST,
     credentials: newStoreCredentials(),
