@@ -14,7 +14,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readWorkerEnv } from '@flowport/worker/env'
 import { resolve } from 'node:path'
+import { Type } from '@sinclair/typebox'
 import { formatMs } from '@flowport/core/duration'
+import { loadSettings } from '@flowport/core/settings'
 import { DEV_ENGINE_PORT, DEV_ENGINE_UI_PORT, devEngineDbFile, freePort, startEngine, type Engine, type EngineOptions } from './engine.js'
 import { STORE_BUCKET, hasOwnBucket, isLoopback, newStoreCredentials, startObjectStore, storeSettings, type ObjectStore, type ObjectStoreOptions } from './object-store.js'
 import { findObjectStoreBinary, objectStoreBinaryPlan } from './object-store-binary.js'
@@ -30,13 +32,9 @@ type Api = Awaited<ReturnType<typeof startApi>>
 
 const log = (message: string): void => { console.log(`[dev] ${message}`) }
 
-function startWorkerProcess (env: NodeJS.ProcessEnv, args = workerNodeArgs): ChildProcess {
-  return spawn(process.execPath, args, { env, stdio: 'inherit', detached: true })
-}
-
-/** A worker of a reload: its output goes through this process, which reads it for the worker's error. */
-function startReloadedWorker (env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, workerNodeArgs, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+/** A worker process; a reload's (`piped`) has its output go through this process, which reads it for the worker's error. */
+function startWorkerProcess (env: NodeJS.ProcessEnv, args = workerNodeArgs, piped = false): ChildProcess {
+  const child = spawn(process.execPath, args, { env, stdio: piped ? ['ignore', 'pipe', 'pipe'] : 'inherit', detached: true })
   child.stdout?.pipe(process.stdout, { end: false })
   child.stderr?.pipe(process.stderr, { end: false })
   return child
@@ -45,23 +43,21 @@ function startReloadedWorker (env: NodeJS.ProcessEnv): ChildProcess {
 /** versitygw's own default port, preferred for the store (FLOWPORT_STORE_PORT). */
 const DEV_STORE_PORT = 7070
 
-/** FLOWPORT_ENGINE_PORT / FLOWPORT_ENGINE_UI_PORT / FLOWPORT_STORE_PORT: where the embedded engine and the store listen (preferred). */
-function enginePort (env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const value = env[name]
-  if (value === undefined || value === '') return fallback
-  const port = Number(value)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid setting ${name}=${JSON.stringify(value)}: Expected an integer from 0 to 65535`)
-  return port
-}
+const Port = (preferred: number) => Type.Integer({ minimum: 0, maximum: 65535, default: preferred })
+/** Where the embedded engine and the store listen (preferred). */
+const DevPorts = Type.Object({
+  FLOWPORT_ENGINE_PORT: Port(DEV_ENGINE_PORT),
+  FLOWPORT_ENGINE_UI_PORT: Port(DEV_ENGINE_UI_PORT),
+  FLOWPORT_STORE_PORT: Port(DEV_STORE_PORT)
+})
+const devPorts = (env: NodeJS.ProcessEnv) => loadSettings(DevPorts, env, (message) => new Error(message))
 
 /** A bad setting is one line naming it, before anything starts; null when all are valid. */
 function settingsError (env: NodeJS.ProcessEnv): string | null {
   try {
     loadConfig(env)
     readWorkerEnv(env)
-    enginePort(env, 'FLOWPORT_ENGINE_PORT', DEV_ENGINE_PORT)
-    enginePort(env, 'FLOWPORT_ENGINE_UI_PORT', DEV_ENGINE_UI_PORT)
-    enginePort(env, 'FLOWPORT_STORE_PORT', DEV_STORE_PORT)
+    devPorts(env)
     return null
   } catch (err) {
     return (err as Error).message
@@ -107,9 +103,9 @@ export async function runDevStack (): Promise<void> {
   if (!env.TEMPORAL_ADDRESS) {
     const options: EngineOptions = {
       dbFile: devEngineDbFile(env),
-      port: enginePort(env, 'FLOWPORT_ENGINE_PORT', DEV_ENGINE_PORT),
+      port: devPorts(env).FLOWPORT_ENGINE_PORT,
       ui: true,
-      uiPort: enginePort(env, 'FLOWPORT_ENGINE_UI_PORT', DEV_ENGINE_UI_PORT),
+      uiPort: devPorts(env).FLOWPORT_ENGINE_UI_PORT,
       detached: true,
       log: (m) => { log(`engine: ${m}`) }
     }
@@ -138,7 +134,7 @@ export async function runDevStack (): Promise<void> {
   supervisors.deliveries = supervise(startWorkerProcess(env, deliveriesNodeArgs), { name: 'delivery worker', start: async () => startWorkerProcess(env, deliveriesNodeArgs), log })
   // FLOWPORT_RELOAD=false: no watch (a worker restarted only when it exits).
   if (env.FLOWPORT_RELOAD !== 'false') {
-    stopWatching = watchAndReload({ env, worker: () => supervisors.worker, start: (extra) => startReloadedWorker({ ...env, ...extra }), log })
+    stopWatching = watchAndReload({ env, worker: () => supervisors.worker, start: (extra) => startWorkerProcess({ ...env, ...extra }, workerNodeArgs, true), log })
   }
 
   try {
@@ -194,7 +190,7 @@ async function planDevStore (env: NodeJS.ProcessEnv) {
     // Chosen now, listened on later (and not held meanwhile, so that calls to it are refused at
     // once): the other ports of the stack are asked for by number or are ephemeral ones, which
     // only a preferred port already taken could be (then a start fails and is retried).
-    port: await freePort(enginePort(env, 'FLOWPORT_STORE_PORT', DEV_STORE_PORT)),
+    port: await freePort(devPorts(env).FLOWPORT_STORE_PORT),
     strictPort: true,
     host: isLoopback(env.HOST!) ? '127.0.0.1' : env.HOST,
     credentials: newStoreCredentials(),

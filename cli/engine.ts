@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { dirname, resolve } from 'node:path'
 import { Connection } from '@temporalio/client'
+import { tlsFromSettings, type TlsSettings } from '@flowport/core/tls'
 import { ownServer } from './supervise.js'
 import { findTemporalBinary } from './temporal-binary.js'
 
@@ -50,6 +51,20 @@ export async function freePort (preferred = 0, strict = false): Promise<number> 
       server.close(() => resolve(port))
     })
   })
+}
+
+/** The engine the settings name cannot be reached: the commands that need it exit 3. */
+export class EngineUnreachableError extends Error {}
+
+/**
+ * A connection to the engine the settings name. The SDK's connect timeout (10 s) is for a
+ * long-lived process; a command run in CI against an engine that is not there should say so now.
+ */
+export async function connectEngine (settings: TlsSettings & { TEMPORAL_ADDRESS: string }, timeoutMs = 3_000): Promise<Connection> {
+  return await Connection.connect({ address: settings.TEMPORAL_ADDRESS, tls: tlsFromSettings(settings), apiKey: settings.TEMPORAL_API_KEY, connectTimeout: timeoutMs })
+    .catch((err: unknown) => {
+      throw new EngineUnreachableError(`Cannot reach the engine at ${settings.TEMPORAL_ADDRESS} (TEMPORAL_ADDRESS) within ${timeoutMs / 1000} s: ${(err as Error).message}`)
+    })
 }
 
 /** Whether the engine's gRPC health service answers SERVING. */

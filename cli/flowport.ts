@@ -39,22 +39,17 @@ program.command('api')
     await main()
   })
 
-program.command('worker')
-  .description('the worker alone (production entry; settings from the environment)')
-  .action(async () => {
-    // In this process, not a child: SIGTERM then reaches the worker's own handler and nothing is
-    // left behind when this process is stopped.
+// In this process, not a child: SIGTERM then reaches the worker's own handler and nothing is left
+// behind when this process is stopped. `deliveries`: the same entry, which reads it from the arguments.
+for (const [name, description] of [
+  ['worker', 'the worker alone (production entry; settings from the environment)'],
+  ['deliveries', 'the delivery worker alone: completion webhooks of catalogs declared in a file (production entry; the worker\'s settings; docs/webhooks.md)']
+]) {
+  program.command(name).description(description).action(async () => {
     const { workerEntry } = await import('./worker-entry.js')
     await import(pathToFileURL(workerEntry).href)
   })
-
-program.command('deliveries')
-  .description('the delivery worker alone: completion webhooks of catalogs declared in a file (production entry; the worker\'s settings; docs/webhooks.md)')
-  .action(async () => {
-    // The worker's entry, which reads `deliveries` from the arguments.
-    const { workerEntry } = await import('./worker-entry.js')
-    await import(pathToFileURL(workerEntry).href)
-  })
+}
 
 program.command('engine')
   .description('only the embedded Temporal dev server, until Ctrl-C')

@@ -29,7 +29,6 @@ export interface GoBuild {
   signal?: AbortSignal
 }
 
-/** The arguments of the build. */
 const goInstallArgs = (build: Pick<GoBuild, 'packages'>): string[] => ['install', '-trimpath', '-ldflags=-s -w', ...build.packages]
 
 /**

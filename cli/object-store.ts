@@ -52,7 +52,6 @@ export const isLoopback = (host: string): boolean => host === 'localhost' || hos
 /** The settings that name a bucket of the user's own: then no store is started for them. */
 export const hasOwnBucket = (env: NodeJS.ProcessEnv): boolean => (env.SERVICE_TRACE_S3_BUCKET ?? '') !== ''
 
-/** Fresh root keys. */
 export const newStoreCredentials = (): StoreCredentials =>
   ({ accessKeyId: `flowport-${randomBytes(6).toString('hex')}`, secretAccessKey: randomBytes(24).toString('base64url') })
 

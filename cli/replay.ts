@@ -7,18 +7,16 @@
  * the runs the new code will run: runs pinned to another version are counted, not replayed, unless
  * `--all` (docs/deploys.md, "Which runs replay checks").
  */
-import { Client, Connection } from '@temporalio/client'
+import { Client, type Connection } from '@temporalio/client'
 import { DefaultLogger, Runtime } from '@temporalio/worker'
 import { buildWorkflowBundle, defaultBuildId, DefinitionError, replayRuns } from '@flowport/worker'
 import { readWorkerEnv, workerLogger, WorkerConfigError, type WorkerEnv } from '@flowport/worker/env'
 import { ClaimCheckCodec, payloadSettingsFrom, PayloadStore } from '@flowport/core/payloads'
-import { tlsFromSettings } from '@flowport/core/tls'
 import { durationMs } from '@flowport/core/duration'
 import type { WorkerDeploymentVersion } from '../schemas/deployment-version.js'
 import { versionValue } from '../plugins/app/engine/deployment-version.js'
 import { describeVersion, fromEngine, fromFile, pinnedElsewhere, type VersionedRun } from './replay-sources.js'
-
-export { replayQuery } from './replay-sources.js'
+import { connectEngine, EngineUnreachableError } from './engine.js'
 
 export interface ReplayOptions {
   /** Closed runs count when they closed within this many ms (open runs always count). */
@@ -38,12 +36,6 @@ export const EXIT_DIVERGED = 1
 export const EXIT_USAGE = 2
 export const EXIT_ENGINE = 3
 
-/**
- * How long the engine may take to answer before the command gives up. The SDK's default (10 s) is
- * for a long-lived process; a check in CI against an engine that is not there should say so now.
- */
-export const ENGINE_CONNECT_TIMEOUT_MS = 3_000
-
 /** `--since`: a duration as the API writes them (`30m`, `24h`, `7d`); null when it is not one. */
 export function windowMs (value: string): number | null {
   if (!/^\d+(ms|s|m|h|d)$/.test(value)) return null
@@ -51,16 +43,6 @@ export function windowMs (value: string): number | null {
 }
 
 type Print = (line: string) => void
-
-async function connect (config: WorkerEnv): Promise<Connection | string> {
-  try {
-    return await Connection.connect({
-      address: config.TEMPORAL_ADDRESS, tls: tlsFromSettings(config), apiKey: config.TEMPORAL_API_KEY, connectTimeout: ENGINE_CONNECT_TIMEOUT_MS
-    })
-  } catch (e) {
-    return `Cannot reach the engine at ${config.TEMPORAL_ADDRESS} (TEMPORAL_ADDRESS) within ${ENGINE_CONNECT_TIMEOUT_MS / 1000} s: ${(e as Error).message}`
-  }
-}
 
 /** `- skipped: 3 run(s) pinned to main:4f0c2a9e1b7d`, one line per version. */
 function skippedLines (skipped: Map<string, number>): string[] {
@@ -76,11 +58,13 @@ export async function replayCommand (options: ReplayOptions, env: Record<string,
     err(e.message)
     return EXIT_USAGE
   }
-  const fromHistoryFiles = options.historyFiles.length > 0
   // Before the bundle is built (seconds): an engine that is not there is the first thing to tell.
-  const connection = fromHistoryFiles ? undefined : await connect(config)
-  if (typeof connection === 'string') {
-    err(connection)
+  let connection: Connection | undefined
+  try {
+    connection = options.historyFiles.length > 0 ? undefined : await connectEngine(config)
+  } catch (e) {
+    if (!(e instanceof EngineUnreachableError)) throw e
+    err(e.message)
     return EXIT_ENGINE
   }
   try {

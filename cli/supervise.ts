@@ -4,6 +4,7 @@
  * and each restart is logged. Stopping sends SIGTERM, then SIGKILL after the grace time.
  */
 import type { ChildProcess } from 'node:child_process'
+import { rmSync } from 'node:fs'
 import { formatMs } from '@flowport/core/duration'
 
 export interface Supervised {
@@ -108,9 +109,9 @@ export function stopProcess (child: ChildProcess, graceMs: number, signal: NodeJ
  * A server process this one started and owns (`name`: PostgreSQL, the Temporal server,
  * redis-server …): the last `keepChars` of its output are kept for the error when it does not come
  * up, it is killed if this process exits first, and `stop` asks it with `signal` (its own fast
- * shutdown) before SIGKILL after `graceMs`.
+ * shutdown) before SIGKILL after `graceMs`, then removes its folder `dir`, if any.
  */
-export function ownServer (child: ChildProcess, name: string, { keepChars = 4000, signal = 'SIGTERM', graceMs = 10_000 }: { keepChars?: number, signal?: NodeJS.Signals, graceMs?: number } = {}) {
+export function ownServer (child: ChildProcess, name: string, { keepChars = 4000, signal = 'SIGTERM', graceMs = 10_000, dir }: { keepChars?: number, signal?: NodeJS.Signals, graceMs?: number, dir?: string } = {}) {
   let output = ''
   const keep = (chunk: Buffer): void => { output = (output + chunk.toString()).slice(-keepChars) }
   child.stdout?.on('data', keep)
@@ -121,6 +122,7 @@ export function ownServer (child: ChildProcess, name: string, { keepChars = 4000
   const stop = async (): Promise<void> => {
     await stopProcess(child, graceMs, signal)
     process.removeListener('exit', killOnExit)
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
   }
   /**
    * Polls `probe` every `everyMs` (a throw counts as not yet) until it holds; when the server exits

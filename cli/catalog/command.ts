@@ -7,17 +7,16 @@
 import { readFileSync } from 'node:fs'
 import { Command } from 'commander'
 import { Type } from '@sinclair/typebox'
-import { Client, Connection } from '@temporalio/client'
+import { Client } from '@temporalio/client'
 import { stringify } from 'yaml'
 import { EngineEnvProperties, loadSettings } from '@flowport/core/settings'
-import { tlsFromSettings } from '@flowport/core/tls'
+import { connectEngine, EngineUnreachableError } from '../engine.js'
 import { CatalogFileError, readCatalogFile } from './file.js'
 import { CatalogConflictError, publishDeclaredCatalog, readPublishedCatalog, removeDeclaredCatalog } from './publish.js'
 
 const EXIT_REFUSED = 1
 const EXIT_USAGE = 2
 const EXIT_ENGINE = 3
-const CONNECT_TIMEOUT_MS = 3_000
 
 const SETTINGS = `
 Settings (the engine's, from the environment, as a worker reads them):
@@ -25,24 +24,19 @@ Settings (the engine's, from the environment, as a worker reads them):
   TEMPORAL_TLS, TEMPORAL_TLS_SERVER_NAME, TEMPORAL_TLS_CA_PATH, TEMPORAL_TLS_CERT_PATH, TEMPORAL_TLS_KEY_PATH`
 
 class UsageError extends Error {}
-class EngineError extends Error {}
 
 /** Runs `action` with a client of the engine the settings name; its errors become an exit code and a message. */
 async function withEngine (action: (client: Client) => Promise<void>): Promise<void> {
   try {
     const settings = loadSettings(Type.Object(EngineEnvProperties), process.env, (message) => new UsageError(message))
-    const connection = await Connection.connect({
-      address: settings.TEMPORAL_ADDRESS, tls: tlsFromSettings(settings), apiKey: settings.TEMPORAL_API_KEY, connectTimeout: CONNECT_TIMEOUT_MS
-    }).catch((err: unknown) => {
-      throw new EngineError(`Cannot reach the engine at ${settings.TEMPORAL_ADDRESS} (TEMPORAL_ADDRESS) within ${CONNECT_TIMEOUT_MS / 1000} s: ${(err as Error).message}`)
-    })
+    const connection = await connectEngine(settings)
     try {
       await action(new Client({ connection, namespace: settings.TEMPORAL_NAMESPACE }))
     } finally {
       await connection.close()
     }
   } catch (err) {
-    const codes: Array<[new (...args: never[]) => Error, number]> = [[UsageError, EXIT_USAGE], [CatalogFileError, EXIT_USAGE], [CatalogConflictError, EXIT_REFUSED], [EngineError, EXIT_ENGINE]]
+    const codes: Array<[new (...args: never[]) => Error, number]> = [[UsageError, EXIT_USAGE], [CatalogFileError, EXIT_USAGE], [CatalogConflictError, EXIT_REFUSED], [EngineUnreachableError, EXIT_ENGINE]]
     const code = codes.find(([type]) => err instanceof type)?.[1]
     if (code === undefined) throw err
     console.error((err as Error).message)
@@ -60,11 +54,11 @@ function readFile (file: string): ReturnType<typeof readCatalogFile> {
   return readCatalogFile(text, file)
 }
 
-/** A subcommand of one argument, with the engine's settings in its help. */
 /** `catalog <word>` is also the client's command showing workflow <word> (cli/client/list.ts). */
 const NOT_A_WORKFLOW = (word: string) =>
   `(flowport catalog ${word} is the catalog-file command, on the engine; to show a workflow named ${word} through the API: flowport catalog --catalog <id> ${word})`
 
+/** A subcommand of one argument, with the engine's settings in its help. */
 function subcommand (parent: Command, name: string, argument: string, description: string): Command {
   return parent.command(name).description(description).argument(argument).showHelpAfterError(NOT_A_WORKFLOW(name)).addHelpText('after', SETTINGS)
 }

@@ -13,7 +13,7 @@ import { DEFAULT_CATALOG_ID } from '@flowport/core/settings'
 import { action, answer, clientCommand, clientOf, type CommonOptions } from './command.js'
 import { CliError, EXIT } from './exit-codes.js'
 import { IF_MATCH_HELP } from './handlers.js'
-import { info, printJson, printTable } from './output.js'
+import { info, printTable } from './output.js'
 
 type DeployOptions = CommonOptions & { deployment?: string, allowNoPollers?: boolean, ifMatch?: string }
 
@@ -121,14 +121,10 @@ export function registerDeploy (program: Command): void {
       const deploymentName = named ?? options.deployment
       if (deploymentName === undefined) {
         const list = await client.deployments()
-        if (options.json) printJson(list)
-        else printDeployments(list)
-      } else {
-        const { deployment: d, etag } = await client.readDeployment(deploymentName)
-        if (options.json) printJson(d)
-        else printDeployment(d, etag)
+        return answer(options, list, () => { printDeployments(list) })
       }
-      return EXIT.ok
+      const { deployment: d, etag } = await client.readDeployment(deploymentName)
+      return answer(options, d, () => { printDeployment(d, etag) })
     }))
 
   change(deploy, 'current [buildId]', 'make a version current: new runs go to it; runs pinned to the old one finish there')

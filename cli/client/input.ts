@@ -2,13 +2,8 @@
  * Command input: inline JSON, `@file.json`, or `-` for stdin. A parse failure is a usage error.
  */
 import { readFile } from 'node:fs/promises'
+import { text as readAll } from 'node:stream/consumers'
 import { CliError, EXIT } from './exit-codes.js'
-
-async function readStdin (): Promise<string> {
-  const chunks: Buffer[] = []
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString('utf8')
-}
 
 /** The JSON value of an input argument; `undefined` when the argument was not given. */
 export async function readInput (arg: string | undefined, what = 'input'): Promise<unknown> {
@@ -16,7 +11,7 @@ export async function readInput (arg: string | undefined, what = 'input'): Promi
   let text: string
   let source: string
   if (arg === '-') {
-    text = await readStdin()
+    text = await readAll(process.stdin)
     source = 'stdin'
   } else if (arg.startsWith('@')) {
     source = arg.slice(1)

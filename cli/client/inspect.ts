@@ -3,7 +3,7 @@
  */
 import type { Command } from 'commander'
 import { FlowportError } from '@flowport/client'
-import { action, clientCommand, clientOf, type CommonOptions } from './command.js'
+import { action, answer, clientCommand, clientOf, type CommonOptions } from './command.js'
 import { CliError, EXIT } from './exit-codes.js'
 import { printResult } from './follow.js'
 import { info, printJson, printTable } from './output.js'
@@ -14,18 +14,14 @@ export function registerInspect (program: Command): void {
   withRun(clientCommand(program, 'status <id>', 'show the status of a run'))
     .action(action(async (id: string, options: CommonOptions) => {
       const status = await clientOf(options).status(id, { runId: options.run })
-      if (options.json) printJson(status)
       // The version as the engine writes it (`<deployment>:<buildId>`, what `flowport runs --version` takes); other nested
       // values (resetFrom, attention, webhook) as compact JSON, not "[object Object]".
-      else {
-        const text = (k: string, v: unknown): string => {
-          if (v === null) return '-'
-          if (k === 'version') return `${status.version!.deploymentName}:${status.version!.buildId}`
-          return typeof v === 'object' ? JSON.stringify(v) : String(v)
-        }
-        printTable(['field', 'value'], Object.entries(status).map(([k, v]) => [k, text(k, v)]))
+      const text = (k: string, v: unknown): string => {
+        if (v === null) return '-'
+        if (k === 'version') return `${status.version!.deploymentName}:${status.version!.buildId}`
+        return typeof v === 'object' ? JSON.stringify(v) : String(v)
       }
-      return EXIT.ok
+      return answer(options, status, () => { printTable(['field', 'value'], Object.entries(status).map(([k, v]) => [k, text(k, v)])) })
     }))
 
   withRun(clientCommand(program, 'result <id>', 'print the output of a closed run (exit 1 unless it completed)'))

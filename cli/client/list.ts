@@ -15,16 +15,22 @@ import { info, printJson, printTable } from './output.js'
 
 type RunFilter = CommonOptions & { workflow?: string, status?: string, version?: string, limit: number, watch?: boolean }
 
-/** `--version <buildId>`: of the deployment named as the catalog (a worker's default), unless it names its own (`<deployment>:<buildId>`). */
-const versionOf = (options: RunFilter & { catalog?: string }) => options.version === undefined || options.version.includes(':')
-  ? options.version
-  : `${options.catalog ?? process.env.SERVICE_CATALOG_ID ?? DEFAULT_CATALOG_ID}:${options.version}`
+/**
+ * The filters of the listing and the feed. `--version <buildId>`: of the deployment named as the
+ * catalog (a worker's default), unless it names its own (`<deployment>:<buildId>`).
+ */
+const filtersOf = ({ workflow, status, catalog, version }: RunFilter) => ({
+  workflowName: workflow,
+  status: status as never,
+  catalog,
+  version: version === undefined || version.includes(':') ? version : `${catalog ?? process.env.SERVICE_CATALOG_ID ?? DEFAULT_CATALOG_ID}:${version}`
+})
 
 /** `--watch`: one line per change (a JSON object per line with --json) until Ctrl-C (exit 130). */
 async function watch (options: RunFilter): Promise<number> {
   const interrupt = onInterrupt()
   try {
-    const events = clientOf(options).watchRuns({ workflowName: options.workflow, status: options.status as never, catalog: options.catalog, version: versionOf(options), signal: interrupt.signal })
+    const events = clientOf(options).watchRuns({ ...filtersOf(options), signal: interrupt.signal })
     for await (const event of events) {
       if (event.event === 'expired') info(event.data.message)
       if (event.event !== 'run') continue
@@ -49,14 +55,7 @@ export function registerList (program: Command): void {
     .action(action(async (options: RunFilter) => {
       if (options.watch === true) return await watch(options)
       const runs: WorkflowStatus[] = []
-      const pages = clientOf(options).runs({
-        workflowName: options.workflow,
-        status: options.status as never,
-        catalog: options.catalog,
-        version: versionOf(options),
-        pageSize: Math.min(options.limit, 1000)
-      })
-      for await (const run of pages) {
+      for await (const run of clientOf(options).runs({ ...filtersOf(options), pageSize: Math.min(options.limit, 1000) })) {
         runs.push(run)
         if (runs.length >= options.limit) break
       }

@@ -42,7 +42,6 @@ export class ProgressRenderer {
     this.options.write(terminal ? `${elapsed}${paint(style, symbol, color)} ${text}` : `${elapsed}${text}`)
   }
 
-  /** Renders one stream event. */
   render (event: FollowEvent): void {
     if (event.event === 'workflow') {
       const { workflowId, runId, startTime } = event.data

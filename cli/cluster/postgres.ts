@@ -6,7 +6,7 @@
  * user the Debian package creates (setpriv, which execs in place: the child is the postmaster).
  */
 import { execFile, spawn } from 'node:child_process'
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { chownSync, existsSync, mkdtempSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -61,21 +61,12 @@ export async function startPostgres (opts: { port?: number, log?: (m: string) =>
     // Two history-shard owners, matching and visibility keep about 60 connections open.
     '-c', 'max_connections=200']), { stdio: ['ignore', 'pipe', 'pipe'], detached: true })
   // SIGINT is PostgreSQL's fast shutdown: open sessions are ended, not waited for.
-  const server = ownServer(child, 'postgres', { signal: 'SIGINT' })
-  const stop = async (): Promise<void> => {
-    await server.stop()
-    rmSync(root, { recursive: true, force: true })
-  }
+  const { stop, untilServing } = ownServer(child, 'postgres', { signal: 'SIGINT', dir: root })
   const accepting = async (): Promise<boolean> => {
     await run(join(bin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-U', POSTGRES_USER, '-q'])
     return true
   }
-  try {
-    await server.untilServing(accepting, 60_000)
-  } catch (err) {
-    await stop()
-    throw err
-  }
+  await untilServing(accepting, 60_000)
   log(`PostgreSQL ${bin.split('/').at(-2) ?? ''} on 127.0.0.1:${port} (data in ${dataDir})`)
   // `user`: the superuser `initdb` created; local connections need no password (trust).
   return { host: '127.0.0.1', port, user: POSTGRES_USER, dataDir, process: child, stop }

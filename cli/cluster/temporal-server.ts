@@ -5,7 +5,7 @@
  * and the namespace registered once the frontend serves.
  */
 import { execFile, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -158,17 +158,8 @@ export async function startTemporalServer (binaries: ServerBinaries, pg: Postgre
   writeFileSync(configFile, stringify(config))
 
   const child = spawn(binaries.server, ['--config-file', configFile, '--allow-no-auth', 'start'], { stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-  const server = ownServer(child, 'the Temporal server', { keepChars: 8000, graceMs: 15_000 })
-  const stop = async (): Promise<void> => {
-    await server.stop()
-    rmSync(dir, { recursive: true, force: true })
-  }
+  const { stop, untilServing } = ownServer(child, 'the Temporal server', { keepChars: 8000, graceMs: 15_000, dir })
   const address = `127.0.0.1:${frontendPort}`
-  try {
-    await server.untilServing(async () => await servesNamespace(address, namespace), opts.startTimeoutMs ?? 120_000, 500)
-  } catch (err) {
-    await stop()
-    throw err
-  }
+  await untilServing(async () => await servesNamespace(address, namespace), opts.startTimeoutMs ?? 120_000, 500)
   return { address, namespace, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, process: child, stop }
 }

@@ -17,6 +17,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { freePort } from '../engine.js'
 import { supervise, type Supervised } from '../supervise.js'
@@ -78,14 +79,7 @@ export interface Cluster {
 const names = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${String.fromCharCode(97 + i)}`)
 
 function pipeLines (child: ChildProcess, name: string, output: (name: string, line: string) => void): void {
-  for (const stream of [child.stdout, child.stderr]) {
-    let rest = ''
-    stream?.on('data', (chunk: Buffer) => {
-      const lines = (rest + chunk.toString()).split('\n')
-      rest = lines.pop() ?? ''
-      for (const line of lines) output(name, line)
-    })
-  }
+  for (const input of [child.stdout!, child.stderr!]) createInterface({ input }).on('line', (line) => { output(name, line) })
 }
 
 async function waitReady (url: string, name: string, timeoutMs: number): Promise<void> {

@@ -6,6 +6,7 @@
 import createClient, { type Client } from 'openapi-fetch'
 import { DEFAULT_PORT } from '@flowport/core/api'
 import { errorFromResponse, FlowportNetworkError } from './errors.js'
+import type { StreamContext } from './event-stream.js'
 import { follow, type FollowOptions } from './follow.js'
 import { watchRuns, type WatchRunsOptions } from './watch-runs.js'
 import { defined, iso } from './values.js'
@@ -53,6 +54,11 @@ function env (name: string): string | undefined {
   return value === undefined || value === '' ? undefined : value
 }
 
+/** A run's route: of the workflow id's latest run, or with `runId` its pinned route (`/runs/{rid}/`). */
+function runPath<R extends string> (runId: string | undefined, rest: R) {
+  return runId === undefined ? `/workflow/{id}/${rest}` as const : `/workflow/{id}/runs/{rid}/${rest}` as const
+}
+
 function isAbort (error: unknown, signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true || (error instanceof Error && error.name === 'AbortError')
 }
@@ -61,20 +67,17 @@ interface FetchResult<T> { data?: T, error?: unknown, response: Response }
 
 export class FlowportClient {
   readonly baseUrl: string
-  readonly #token: string | undefined
-  readonly #headers: Record<string, string>
-  readonly #fetch: typeof fetch
+  /** Headers and fetch of every request, the streams' too. */
+  readonly #context: StreamContext
   readonly #api: Client<paths>
 
   constructor (options: ClientOptions = {}) {
     this.baseUrl = (options.baseUrl ?? env('FLOWPORT_URL') ?? DEFAULT_BASE_URL).replace(/\/+$/, '')
-    this.#token = options.token ?? env('FLOWPORT_TOKEN')
-    this.#headers = {
-      ...options.headers,
-      ...(this.#token === undefined ? {} : { authorization: `Bearer ${this.#token}` })
-    }
-    this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
-    this.#api = createClient<paths>({ baseUrl: this.baseUrl, headers: this.#headers, fetch: (request: Request) => this.#fetch(request) })
+    const token = options.token ?? env('FLOWPORT_TOKEN')
+    const headers = { ...options.headers, ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) }
+    const fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
+    this.#context = { baseUrl: this.baseUrl, headers, fetch }
+    this.#api = createClient<paths>({ baseUrl: this.baseUrl, headers, fetch: (request: Request) => fetch(request) })
   }
 
   async #call<T> (signal: AbortSignal | undefined, request: () => Promise<FetchResult<T>>): Promise<T> {
@@ -126,7 +129,7 @@ export class FlowportClient {
     const upload: PayloadUpload = await this.#call(signal, () => this.#api.POST('/payloads', { signal }))
     let response: Response
     try {
-      response = await this.#fetch(upload.uploadUrl, { method: upload.method, body: JSON.stringify(input), signal })
+      response = await this.#context.fetch(upload.uploadUrl, { method: upload.method, body: JSON.stringify(input), signal })
     } catch (error) {
       if (isAbort(error, signal)) throw signal?.reason ?? error
       throw new FlowportNetworkError(`No answer from the payload store: ${error instanceof Error ? error.message : String(error)}`, error)
@@ -149,8 +152,7 @@ export class FlowportClient {
 
   /** A run's read (`GET /workflow/{id}/<what>`, or its pinned route with `runId`). */
   #readRun<T> (what: 'status' | 'result' | 'input' | 'trace-log', workflowId: string, { signal, runId }: RunIdOptions): Promise<T> {
-    const path = runId === undefined ? `/workflow/{id}/${what}` as const : `/workflow/{id}/runs/{rid}/${what}` as const
-    return this.#call(signal, () => this.#api.GET(path, { params: { path: { id: workflowId, rid: runId ?? '' } }, signal }) as Promise<FetchResult<T>>)
+    return this.#call(signal, () => this.#api.GET(runPath(runId, what), { params: { path: { id: workflowId, rid: runId ?? '' } }, signal }) as Promise<FetchResult<T>>)
   }
 
   status (workflowId: string, opts: RunIdOptions = {}): Promise<WorkflowStatus> {
@@ -206,9 +208,7 @@ export class FlowportClient {
   /** Queries the current run, or with `runId` that run (a closed one answers too, when a worker can replay it). */
   query (workflowId: string, name: string, payload?: unknown, { signal, runId }: RunIdOptions = {}): Promise<QueryResult> {
     const body = payload === undefined ? {} : { payload }
-    return this.#call(signal, () => runId === undefined
-      ? this.#api.POST('/workflow/{id}/query/{query}', { params: { path: { id: workflowId, query: name } }, body, signal })
-      : this.#api.POST('/workflow/{id}/runs/{rid}/query/{query}', { params: { path: { id: workflowId, rid: runId, query: name } }, body, signal }))
+    return this.#call(signal, () => this.#api.POST(runPath(runId, 'query/{query}'), { params: { path: { id: workflowId, rid: runId ?? '', query: name } }, body, signal }))
   }
 
   update (workflowId: string, name: string, payload?: unknown, { signal, ifMatch }: PreconditionOptions = {}): Promise<UpdateResult> {
@@ -234,24 +234,18 @@ export class FlowportClient {
   /** Graceful stop (cancellation); with `terminateAfterMs` the call waits that long and terminates a run still open. */
   stop (workflowId: string, { signal, runId, terminateAfterMs, reason, ifMatch }: StopOptions = {}): Promise<StopResult> {
     const body = defined({ terminateAfterMs, reason })
-    return this.#call(signal, () => runId === undefined
-      ? this.#api.PATCH('/workflow/{id}/stop', { params: { path: { id: workflowId }, header: ifMatchHeader(ifMatch) }, body, signal })
-      : this.#api.PATCH('/workflow/{id}/runs/{rid}/stop', { params: { path: { id: workflowId, rid: runId }, header: ifMatchHeader(ifMatch) }, body, signal }))
+    return this.#call(signal, () => this.#api.PATCH(runPath(runId, 'stop'), { params: { path: { id: workflowId, rid: runId ?? '' }, header: ifMatchHeader(ifMatch) }, body, signal }))
   }
 
   terminate (workflowId: string, { signal, runId, reason, ifMatch }: TerminateOptions = {}): Promise<TerminateResult> {
     const body = defined({ reason })
-    return this.#call(signal, () => runId === undefined
-      ? this.#api.POST('/workflow/{id}/terminate', { params: { path: { id: workflowId }, header: ifMatchHeader(ifMatch) }, body, signal })
-      : this.#api.POST('/workflow/{id}/runs/{rid}/terminate', { params: { path: { id: workflowId, rid: runId }, header: ifMatchHeader(ifMatch) }, body, signal }))
+    return this.#call(signal, () => this.#api.POST(runPath(runId, 'terminate'), { params: { path: { id: workflowId, rid: runId ?? '' }, header: ifMatchHeader(ifMatch) }, body, signal }))
   }
 
   /** Retry a run from a step (default: the step that failed it); answers the new run (docs/failed-runs.md). */
   reset (workflowId: string, { signal, runId, from, reason, reapply }: ResetOptions = {}): Promise<ResetResult> {
     const body = defined({ from, reason, reapply })
-    return this.#call(signal, () => runId === undefined
-      ? this.#api.POST('/workflow/{id}/reset', { params: { path: { id: workflowId } }, body, signal })
-      : this.#api.POST('/workflow/{id}/runs/{rid}/reset', { params: { path: { id: workflowId, rid: runId } }, body, signal }))
+    return this.#call(signal, () => this.#api.POST(runPath(runId, 'reset'), { params: { path: { id: workflowId, rid: runId ?? '' } }, body, signal }))
   }
 
   /**
@@ -259,16 +253,12 @@ export class FlowportClient {
    * deployment version, `{behavior: 'autoUpgrade'}` lets it follow the current one (docs/deploys.md).
    */
   setVersioning (workflowId: string, body: RunVersioningBody, { signal, runId, ifMatch }: VersioningOptions = {}): Promise<RunVersioning> {
-    return this.#call(signal, () => runId === undefined
-      ? this.#api.PUT('/workflow/{id}/versioning', { params: { path: { id: workflowId }, header: ifMatchHeader(ifMatch) }, body, signal })
-      : this.#api.PUT('/workflow/{id}/runs/{rid}/versioning', { params: { path: { id: workflowId, rid: runId }, header: ifMatchHeader(ifMatch) }, body, signal }))
+    return this.#call(signal, () => this.#api.PUT(runPath(runId, 'versioning'), { params: { path: { id: workflowId, rid: runId ?? '' }, header: ifMatchHeader(ifMatch) }, body, signal }))
   }
 
   /** Removes a run's versioning override: it follows what its workers report again. */
   clearVersioning (workflowId: string, { signal, runId, ifMatch }: VersioningOptions = {}): Promise<RunVersioning> {
-    return this.#call(signal, () => runId === undefined
-      ? this.#api.DELETE('/workflow/{id}/versioning', { params: { path: { id: workflowId }, header: ifMatchHeader(ifMatch) }, signal })
-      : this.#api.DELETE('/workflow/{id}/runs/{rid}/versioning', { params: { path: { id: workflowId, rid: runId }, header: ifMatchHeader(ifMatch) }, signal }))
+    return this.#call(signal, () => this.#api.DELETE(runPath(runId, 'versioning'), { params: { path: { id: workflowId, rid: runId ?? '' }, header: ifMatchHeader(ifMatch) }, signal }))
   }
 
   /** Starts an eval run of a workflow over its datasets (docs/evals.md); read it with `evalRun`. */
@@ -431,7 +421,7 @@ export class FlowportClient {
    * reconnect rules. Ends after `done` (or a 204: nothing left after `lastEventId`).
    */
   follow (workflowId: string, opts: FollowOptions = {}): AsyncIterable<StreamEvent> {
-    return follow({ baseUrl: this.baseUrl, headers: this.#headers, fetch: this.#fetch }, workflowId, opts)
+    return follow(this.#context, workflowId, opts)
   }
 
   /**
@@ -440,6 +430,6 @@ export class FlowportClient {
    * on its own: abort `signal` to stop.
    */
   watchRuns (opts: WatchRunsOptions = {}): AsyncIterable<RunsFeedEvent> {
-    return watchRuns({ baseUrl: this.baseUrl, headers: this.#headers, fetch: this.#fetch }, opts)
+    return watchRuns(this.#context, opts)
   }
 }
