@@ -5,14 +5,13 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 import { DEFAULT_PORT } from '@flowport/core/api'
-import { CatalogIdSetting, EngineEnvProperties, LogLevelSetting, NodeEnvSetting } from '@flowport/core/settings'
+import { CatalogIdSetting, EngineEnvProperties, LogLevelSetting, NodeEnvSetting, OptionalString } from '@flowport/core/settings'
 import { TraceEnvProperties } from '@flowport/core/trace-settings'
 import { OtelEnvProperties } from '@flowport/core/tracing'
 import { PayloadEnvProperties } from '@flowport/core/payloads'
 
 const Millis = (def: number, min = 1) => Type.Integer({ minimum: min, default: def })
 const Bool = (def: boolean) => Type.Boolean({ default: def })
-const OptionalString = Type.Optional(Type.String({ minLength: 1 }))
 
 export const ConfigSchema = Type.Object({
   NODE_ENV: NodeEnvSetting,

@@ -19,6 +19,8 @@ export type LogLevel = typeof LOG_LEVELS[number]
 export const DEFAULT_CATALOG_ID = 'main'
 
 // The settings both processes read, each declared (with its default) once.
+/** A setting that may be unset, never empty. */
+export const OptionalString = Type.Optional(Type.String({ minLength: 1 }))
 /** `production`: JSON log lines; anything else: readable ones. */
 export const NodeEnvSetting = Type.String({ default: 'development' })
 export const LogLevelSetting = Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)), { default: 'info' })
@@ -27,7 +29,7 @@ export const CatalogIdSetting = Type.String({ minLength: 1, maxLength: 200, defa
 export const EngineEnvProperties = {
   TEMPORAL_ADDRESS: Type.String({ minLength: 1, default: 'localhost:7233' }),
   TEMPORAL_NAMESPACE: Type.String({ minLength: 1, default: 'default' }),
-  TEMPORAL_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  TEMPORAL_API_KEY: OptionalString,
   TEMPORAL_TLS: Type.Boolean({ default: false }),
   TEMPORAL_TLS_SERVER_NAME: Type.Optional(Type.String({ minLength: 1 })),
   TEMPORAL_TLS_CA_PATH: Type.Optional(Type.String({ minLength: 1 })),

@@ -7,10 +7,10 @@
  * the headers of what they start (@temporalio/interceptors-opentelemetry). See docs/observability.md.
  */
 import { Type, type Static } from '@sinclair/typebox'
+import { OptionalString } from './settings.js'
 import { context, propagation, trace } from '@opentelemetry/api'
 import type { Sampler } from '@opentelemetry/sdk-trace-base'
 
-const OptionalString = Type.Optional(Type.String({ minLength: 1 }))
 const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const
 
 /** The standard variables Flowport reads itself (the exporter also reads OTEL_EXPORTER_OTLP_HEADERS, OTEL_BSP_* and the like). */

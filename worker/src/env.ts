@@ -5,7 +5,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { WorkerOptions } from './runtime/start-worker.js'
 import { EngineOptionsSchema, type EngineOptions } from './runtime/engine.js'
-import { CatalogIdSetting, EngineEnvProperties, LogLevelSetting, NodeEnvSetting, isProduction, loadSettings } from '@flowport/core/settings'
+import { CatalogIdSetting, EngineEnvProperties, LogLevelSetting, NodeEnvSetting, OptionalString, isProduction, loadSettings } from '@flowport/core/settings'
 import { createLogger, type Logger } from './common/logger.js'
 import { tlsFromSettings } from '@flowport/core/tls'
 import { TraceEnvProperties, traceEnvProblem, traceSettingsFrom } from '@flowport/core/trace-settings'
@@ -13,7 +13,6 @@ import { OtelEnvProperties } from '@flowport/core/tracing'
 import { PayloadEnvProperties, payloadSettingsFrom } from '@flowport/core/payloads'
 
 const Count = (def: number, minimum: number) => Type.Integer({ minimum, default: def })
-const OptionalString = Type.Optional(Type.String({ minLength: 1 }))
 
 /** `maxCachedWorkflows` → `MAX_CACHED_WORKFLOWS`. */
 type Snake<S extends string> = S extends `${infer C}${infer Rest}` ? `${C extends Lowercase<C> ? Uppercase<C> : `_${C}`}${Snake<Rest>}` : ''

@@ -6,7 +6,8 @@
  */
 import { credentialAt } from './document.js'
 import { CredentialsError, MissingCredentialError } from './errors.js'
-import { credentialsLocation, readCredentials, unavailable, type CredentialsLocation, type Env } from './location.js'
+import { credentialsLocation, readCredentials, unavailable, type CredentialsLocation } from './location.js'
+import type { Env } from '../settings.js'
 
 export const CREDENTIAL_PREFIX = 'credential:'
 

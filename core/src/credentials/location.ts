@@ -10,8 +10,7 @@ import { basename, dirname, join, resolve } from 'node:path'
 import { decrypt, encrypt, parseKey } from './cipher.js'
 import { parseCredentials, type CredentialsDocument } from './document.js'
 import { MissingCredentialError } from './errors.js'
-
-export type Env = Record<string, string | undefined>
+import type { Env } from '../settings.js'
 
 export interface CredentialsLocation {
   environment: string

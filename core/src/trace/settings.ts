@@ -6,8 +6,7 @@
 import { isAbsolute, resolve } from 'node:path'
 import { Type, type Static } from '@sinclair/typebox'
 import { s3SettingsFrom, type S3Settings } from '../s3.js'
-
-const OptionalString = Type.Optional(Type.String({ minLength: 1 }))
+import { OptionalString } from '../settings.js'
 
 /** Properties of the API's and the worker's settings schemas. */
 export const TraceEnvProperties = {
