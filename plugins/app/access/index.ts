@@ -1,10 +1,7 @@
 /**
- * Authentication and access control (docs/access-control.md); on when SERVICE_API_AUTH_TOKEN or
- * SERVICE_API_KEYS_FILE is set. onRequest: who calls (401), then the route's declared scope (403).
- * Stream routes also read `?runToken=`, where only run tokens count (a key would be kept in logs
- * and browser history) unless SERVICE_API_QUERY_KEYS_ALLOWED; a key in the query is refused on every
- * route whatever the header holds, so a client sending it there too never works. preHandler: a
- * limited key against what the request touches (the body and run are known only then) → 403.
+ * Authentication and access control, on with SERVICE_API_AUTH_TOKEN or SERVICE_API_KEYS_FILE. onRequest: who calls (401),
+ * then the route's scope (403); preHandler: a limited key against what the request touches, known only then (403).
+ * Which credential counts where, and why a key never does in a URL: docs/access-control.md.
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'

@@ -60,7 +60,6 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
     return (await engine.call(async () => await engine.client.workflow.count(query), { signal })).count
   }
 
-  /** The pollers of each of the version's workflow task queues. */
   async function queuePollers (version: WorkerDeploymentVersion, signal?: AbortSignal, describeQueue = queueDescriber(signal)) {
     const { workerDeploymentVersionInfo: info } = await engine.call(async () => await service.describeWorkerDeploymentVersion({ namespace, deploymentVersion: version }), { signal })
     const queues = (info?.taskQueueInfos ?? []).filter((q) => q.type === TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW && q.name)
@@ -151,7 +150,6 @@ export function createDeployments ({ engine }: DeploymentsDeps) {
     return { client, identity: client.options.identity }
   }
 
-  /** `buildId` '': new runs go to unversioned workers (the engine's empty build id). */
   async function makeCurrent (deploymentName: string, buildId: string, conflictToken: Uint8Array, opts: ChangeOptions): Promise<TaggedDeployment> {
     if (buildId !== '') await assertPolled(deploymentName, buildId, opts)
     const { client, identity } = as(opts.identity)

@@ -1,10 +1,6 @@
 /**
- * One `RunsFeed` per filter set polls visibility for runs started or closed in the next window and
- * hands them to every subscriber: a thousand dashboards on one filter cost one query a poll.
- * Visibility lags, so a window is read once it is `delayMs` old, and never again: each change goes
- * out once, in feed order. A returning subscriber gets the last minute from memory and older
- * changes from a catch-up read shared by nearby positions: after a restart, a thousand resuming
- * clients cost one or two queries.
+ * One `RunsFeed` per filter set: a thousand dashboards on one filter cost one visibility query a poll, and a
+ * thousand resuming after a restart one or two (docs/architecture.md, "runs change feed", says how).
  */
 import type { FastifyBaseLogger } from 'fastify'
 import { SharedPoll } from '../../../lib/shared-poll.js'

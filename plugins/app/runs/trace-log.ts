@@ -1,12 +1,7 @@
 /**
- * GET …/trace-log: the trace of a closed run from its destinations (the bucket first, then the
- * local directory); for an open run, or a closed one whose trace the worker has not written yet,
- * the same document assembled from the engine's history and the recorded attempts (`source:
- * "engine"`; `partial: true` while the run is open). A pinned run the engine no longer keeps is
- * still found in the destinations. An open run's `attention` is the status's (./attention.ts): a
- * run whose workflow task keeps failing looks stuck here too, not merely running. A run no
- * Flowport worker traces (./trace-writer.ts) is answered from its history alone (`source:
- * "history"`), kept once closed.
+ * GET …/trace-log: a closed run's stored trace, else the same document assembled from the engine's history
+ * (docs/traces.md lists each `source`). An open run's `attention` is the status's (./attention.ts): a run
+ * whose workflow task keeps failing looks stuck here too, not merely running.
  */
 import { assembleTrace, readWholeHistory, TraceStorageError, type Trace, type TraceStore } from '@flowport/core/trace'
 import { ApiError, RETRY_AFTER_SECONDS, type ApiErrorExtras } from '../../../lib/api-error.js'
