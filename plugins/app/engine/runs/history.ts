@@ -141,7 +141,9 @@ export async function readCloseEventIfClosed ({ engine }: Pick<HistoryDeps, 'eng
   const res = await engine.call(() => engine.client.workflowService.getWorkflowExecutionHistoryReverse({
     namespace: engine.namespace, execution: run, maximumPageSize: 1
   }), { signal, ...run })
-  return lastIfClose(res.history?.events ?? [])
+  // Newest first: the close event, when there is one, leads its batch (the page is a whole batch, not one event).
+  const last = res.history?.events?.[0]
+  return last !== undefined && isCloseEvent(last) ? last : null
 }
 
 export const timedOut = Symbol('timedOut')
