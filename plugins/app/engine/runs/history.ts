@@ -136,12 +136,11 @@ export async function readCloseEvent (deps: Pick<HistoryDeps, 'engine'>, run: Ru
   return res.history?.events?.[0] ?? null
 }
 
-/** Null while open, without waiting: the close event is last, and a reverse read of one batch is answered at once. */
+/** Null while open, without waiting: the close event is last, so it leads a reverse read's page (a whole batch, answered at once). */
 export async function readCloseEventIfClosed ({ engine }: Pick<HistoryDeps, 'engine'>, run: RunRef, signal?: AbortSignal): Promise<HistoryEvent | null> {
   const res = await engine.call(() => engine.client.workflowService.getWorkflowExecutionHistoryReverse({
     namespace: engine.namespace, execution: run, maximumPageSize: 1
   }), { signal, ...run })
-  // Newest first: the close event, when there is one, leads its batch (the page is a whole batch, not one event).
   const last = res.history?.events?.[0]
   return last !== undefined && isCloseEvent(last) ? last : null
 }
